@@ -1,0 +1,1 @@
+//! Congestion control policies over one shared window mechanism.

@@ -1,0 +1,50 @@
+//! Parameters of a TCP endpoint, each with the default the papers' stacks used.
+
+use crate::time::Duration;
+
+/// Delayed ACKs (RFC 1122 section 4.2.3.2): ACK every `segments` full segments or after `timeout`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DelayedAck {
+    /// ACK at the latest after this many unacknowledged in-order segments (DCTCP paper: m = 2).
+    pub segments: u32,
+    /// ACK at the latest this long after the first unacknowledged segment.
+    pub timeout: Duration,
+}
+
+/// Parameters of one TCP connection (sender and receiver).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Initial congestion window in segments. D3 Section 6: the testbed stack starts at 2.
+    pub initial_window_segments: u32,
+    /// Floor of the retransmission timeout. 300 ms in the Windows stacks of DCTCP and D3; the
+    /// "reduced" settings of D3 Table 1 and the D2TCP evaluation use 10 ms and 20 ms.
+    pub min_rto: Duration,
+    /// RTO before any RTT sample. Our flows skip the handshake; with an idle-network SYN RTT
+    /// sample R, RFC 6298 gives max(min_rto, 3R) = min_rto, so `None` means "use `min_rto`".
+    pub initial_rto: Option<Duration>,
+    /// Ceiling of the backed-off RTO (RFC 6298 allows 60 s).
+    pub max_rto: Duration,
+    /// Clock granularity G of RFC 6298 (RTO = SRTT + max(G, 4 RTTVAR)).
+    pub clock_granularity: Duration,
+    /// Delayed ACKs; `None` ACKs every segment.
+    pub delayed_ack: Option<DelayedAck>,
+    /// Receiver's advertised window in bytes; `None` means unlimited.
+    pub receive_window_bytes: Option<u64>,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
+    pub dupack_threshold: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            initial_window_segments: 2,
+            min_rto: Duration::from_ms(300),
+            initial_rto: None,
+            max_rto: Duration::from_secs(60),
+            clock_granularity: Duration::from_us(1),
+            delayed_ack: None,
+            receive_window_bytes: None,
+            dupack_threshold: 3,
+        }
+    }
+}
