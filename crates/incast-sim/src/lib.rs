@@ -1,1 +1,26 @@
+//! incast-sim: a deterministic packet-level simulator of datacenter networks.
+//!
+//! One [`Simulation`] value owns everything (no global state), so many can run side by side in one
+//! process. Build it from a validated [`scenario::Scenario`], advance it in bounded steps (so a
+//! driver can show progress and stay interruptible), then take its [`results::RunResults`].
+//!
+//! Layout, one concept per module: `event` (the time-ordered queue), `packet` (packets and their
+//! arena), `topology` (graph builders), `routing` (shortest paths, ECMP), `port` (queues, buffers,
+//! ECN, links), `processor` (in-network header processing), `workload` (flows of a run), `flow`
+//! (transport dispatch), `sim` (the event loop), `results` (what a run returns).
 
+mod event;
+mod flow;
+pub mod ids;
+pub mod packet;
+mod port;
+pub mod processor;
+pub mod results;
+mod rng;
+mod routing;
+pub mod scenario;
+mod sim;
+mod topology;
+mod workload;
+
+pub use sim::{run, Progress, Simulation};

@@ -1,1 +1,89 @@
-//! Congestion control policies over one shared window mechanism.
+//! Congestion control policies over one shared window mechanism (neqo's `classic_cc` design).
+//!
+//! [`CongestionControl`] owns the window: RFC 5681 slow start and congestion avoidance with exact
+//! byte counting, the RFC 6582 NewReno fast-recovery arithmetic, the RFC 5681 timeout response
+//! and the RFC 3168 Section 6.1.2 rule that ECN cuts the window at most once per window of data.
+//! A policy only decides how far to cut when ECN-Echo arrives and keeps whatever estimator that
+//! decision needs:
+//!
+//! ```text
+//!              TcpSender ── acked bytes, CE-marked bytes, loss, timeout ──► CongestionControl
+//!                                                                        │  window skeleton
+//!                                                                        ▼
+//!                                            Policy::{NewReno, Dctcp}: estimator + ecn_cut()
+//! ```
+//!
+//! Policies are an enum matched per ACK, not a `Box<dyn>`. Adding D2TCP means one more variant
+//! holding DCTCP's alpha estimator (`dctcp::AlphaEstimator`) and a cut that reads the deadline
+//! from [`CutContext`].
+
+mod dctcp;
+mod reno;
+mod window;
+
+pub use window::CongestionControl;
+
+use crate::time::{Duration, Instant};
+
+/// The DCTCP estimation gain g = 1/16 (DCTCP paper Section 3.4: g must satisfy
+/// g < 1.386 / sqrt(2 (C x RTT + K)); 1/16 is the value of the paper's testbed).
+pub const DCTCP_DEFAULT_G: f64 = 1.0 / 16.0;
+
+/// Which congestion policy a flow uses; a [`CongestionControl`] is built from it per flow.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CcKind {
+    /// TCP NewReno (RFC 5681, RFC 6582) with RFC 3168 ECN: an ECN-Echo halves the window.
+    NewReno,
+    /// DCTCP (Alizadeh et al., SIGCOMM 2010, Section 3): cut in proportion to the fraction of
+    /// marked bytes.
+    Dctcp {
+        /// Estimation gain g in (0, 1]; default [`DCTCP_DEFAULT_G`].
+        g: f64,
+    },
+}
+
+impl CcKind {
+    /// DCTCP with the paper's gain g = 1/16.
+    pub const fn dctcp() -> Self {
+        CcKind::Dctcp { g: DCTCP_DEFAULT_G }
+    }
+}
+
+/// What a policy may look at when it decides an ECN cut.
+///
+/// DCTCP needs only `cwnd_bytes`; the rest is here so a deadline-aware policy (D2TCP Section 3:
+/// p = alpha^d, with d from the time the remaining bytes need at the current rate against the
+/// time left to the deadline) can be added without changing the sender.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CutContext {
+    /// Current time.
+    pub now: Instant,
+    /// Congestion window before the cut.
+    pub cwnd_bytes: u64,
+    /// Smoothed round-trip time (RFC 6298), if any sample was taken yet.
+    pub srtt: Option<Duration>,
+    /// Bytes not yet acknowledged (size - snd_una); `None` for a long-lived flow.
+    pub remaining_bytes: Option<u64>,
+    /// Absolute deadline of the flow, if it has one.
+    pub deadline: Option<Instant>,
+}
+
+/// One acknowledgement as the window mechanism sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AckEvent {
+    /// Bytes newly acknowledged by this ACK (for a duplicate ACK: see `on_dupack`).
+    pub(crate) acked_bytes: u64,
+    /// Of those, the bytes the receiver reported as CE-marked (all of them if ECE is set).
+    pub(crate) ce_marked_bytes: u64,
+    /// snd_una after the ACK.
+    pub(crate) snd_una: u64,
+    /// snd_nxt after the ACK.
+    pub(crate) snd_nxt: u64,
+}
+
+impl AckEvent {
+    /// Bytes in flight after the ACK.
+    pub(crate) fn flight_bytes(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+}

@@ -1,0 +1,772 @@
+//! The sending side of a TCP flow: windowed transmission (RFC 5681), the RFC 6298 retransmission
+//! timer with go-back-N recovery, and NewReno fast retransmit / fast recovery (RFC 6582).
+
+use super::rtt::RttEstimator;
+use super::{AckSegment, DataSegment, TcpConfig, MSS_BYTES};
+use crate::cc::{AckEvent, CongestionControl, CutContext};
+use crate::time::{Duration, Instant};
+
+/// One maximum segment in bytes.
+const MSS: u64 = MSS_BYTES as u64;
+
+/// Counters of one sender, for reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Payload bytes sent again below the highest offset ever sent (fast retransmits and
+    /// go-back-N after a timeout).
+    pub retransmitted_bytes: u64,
+    /// Retransmission timer expiries.
+    pub timeouts: u64,
+    /// Entries into fast retransmit (third duplicate ACK).
+    pub fast_retransmits: u64,
+    /// Bytes cumulatively acknowledged.
+    pub bytes_acked: u64,
+    /// Data segments handed out by `poll_transmit`, retransmissions included.
+    pub segments_sent: u64,
+}
+
+/// The sender of one flow: a sans-IO state machine over byte offsets starting at 0.
+///
+/// There is no handshake and no FIN: the flow starts sending at creation and is complete when
+/// every byte of `size_bytes` is acknowledged. The sender never reads a clock; a driver
+///
+/// 1. calls [`poll_transmit`](Self::poll_transmit) in a loop until `None` and puts each segment
+///    on the wire, after creation and after every `handle_*` call;
+/// 2. feeds every arriving ACK to [`handle_ack`](Self::handle_ack);
+/// 3. arms a timer at [`poll_timeout`](Self::poll_timeout) (re-read after every call) and calls
+///    [`handle_timeout`](Self::handle_timeout) when it fires. Calling it early or spuriously is
+///    harmless: the sender compares `now` with its own deadline.
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    config: TcpConfig,
+    cc: CongestionControl,
+    size_bytes: Option<u64>,
+    ect: bool,
+    deadline: Option<Instant>,
+    started_at: Instant,
+    completed_at: Option<Instant>,
+    /// Oldest unacknowledged byte.
+    snd_una: u64,
+    /// Next byte to send; pulled back to `snd_una` by a timeout (go-back-N).
+    snd_nxt: u64,
+    /// One past the highest byte ever sent: bytes sent again below it are retransmissions.
+    high_sent: u64,
+    /// NewReno `recover` (RFC 6582), exclusive: `high_sent` at the last loss event. A third
+    /// duplicate ACK starts fast retransmit only if its ACK reaches this far, so duplicates
+    /// caused by data sent before a timeout do not trigger a second, spurious recovery.
+    recover: u64,
+    /// Consecutive duplicate ACKs.
+    dupacks: u32,
+    /// A single segment to resend ahead of new data, outside the window: the fast retransmit
+    /// and each NewReno partial-ACK retransmission.
+    retransmit: Option<u64>,
+    rtt: RttEstimator,
+    /// Retransmission timer; `None` when nothing is outstanding.
+    rto_at: Option<Instant>,
+    stats: SenderStats,
+}
+
+impl TcpSender {
+    /// A sender about to transmit its initial window.
+    ///
+    /// `size_bytes` `None` is a long-lived flow that never ends. `ect` marks every data segment
+    /// ECN-capable. `deadline` is the flow's absolute deadline, kept for deadline-aware policies.
+    pub fn new(
+        config: TcpConfig,
+        mut cc: CongestionControl,
+        size_bytes: Option<u64>,
+        ect: bool,
+        deadline: Option<Instant>,
+        now: Instant,
+    ) -> Self {
+        cc.set_initial_window(u64::from(config.initial_window_segments) * MSS);
+        let complete = size_bytes == Some(0);
+        TcpSender {
+            config,
+            cc,
+            size_bytes,
+            ect,
+            deadline,
+            started_at: now,
+            completed_at: complete.then_some(now),
+            snd_una: 0,
+            snd_nxt: 0,
+            high_sent: 0,
+            recover: 0,
+            dupacks: 0,
+            retransmit: None,
+            rtt: RttEstimator::new(&config),
+            rto_at: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// Processes a cumulative ACK: RTT sample, window growth or ECN cut, duplicate-ACK counting
+    /// and NewReno recovery. ACKs for bytes never sent and ACKs below `snd_una` are ignored.
+    pub fn handle_ack(&mut self, now: Instant, ack: &AckSegment) {
+        // After a timeout snd_nxt is pulled back, but ACKs for data sent before it up to
+        // high_sent are still genuine and advance snd_una.
+        if ack.ack > self.high_sent || ack.ack < self.snd_una {
+            return;
+        }
+        if ack.ack == self.snd_una {
+            self.on_duplicate_ack(ack);
+        } else {
+            self.on_new_ack(now, ack);
+        }
+    }
+
+    /// RFC 6582 Section 3.2 steps 1 to 4.
+    fn on_duplicate_ack(&mut self, ack: &AckSegment) {
+        if self.snd_nxt == self.snd_una {
+            // Nothing in flight: a window update, not a duplicate.
+            return;
+        }
+        self.dupacks = self.dupacks.saturating_add(1);
+        self.cc.on_dupack(ack.ece, self.snd_una, self.snd_nxt);
+        if self.cc.in_recovery()
+            || self.dupacks != self.config.dupack_threshold
+            || ack.ack < self.recover
+        {
+            return;
+        }
+        self.stats.fast_retransmits += 1;
+        self.cc
+            .on_fast_retransmit(self.flight_bytes(), self.high_sent);
+        self.recover = self.high_sent;
+        self.retransmit = Some(self.snd_una);
+    }
+
+    /// An ACK that advances `snd_una`.
+    fn on_new_ack(&mut self, now: Instant, ack: &AckSegment) {
+        let acked = ack.ack - self.snd_una;
+        self.snd_una = ack.ack;
+        self.snd_nxt = self.snd_nxt.max(ack.ack);
+        self.dupacks = 0;
+        self.stats.bytes_acked += acked;
+        // Every segment carries a timestamp, so every advancing ACK is an unambiguous sample
+        // (RFC 7323 Section 4.1; Karn's rule is not needed).
+        if ack.ts_echo <= now {
+            self.rtt.on_sample(now.saturating_since(ack.ts_echo));
+        }
+        let ev = AckEvent {
+            acked_bytes: acked,
+            ce_marked_bytes: if ack.ece { acked } else { 0 },
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+        };
+        if !self.cc.in_recovery() {
+            let ctx = self.cut_context(now);
+            self.cc.on_ack(&ev, &ctx);
+        } else if ack.ack >= self.recover {
+            self.cc.on_recovery_exit(&ev);
+        } else {
+            // Partial ACK: the next hole is at the new snd_una.
+            self.cc.on_partial_ack(&ev);
+            self.retransmit = Some(self.snd_una);
+        }
+        // RFC 6298 Section 5.2 and 5.3: stop when all is acknowledged, else restart.
+        self.rto_at = (self.snd_nxt > self.snd_una).then(|| now + self.rtt.rto());
+        if self.completed_at.is_none() && self.is_complete() {
+            self.completed_at = Some(now);
+        }
+    }
+
+    /// Fires the retransmission timer if it is due; otherwise does nothing.
+    ///
+    /// On expiry (RFC 6298 Section 5.4 to 5.6, RFC 5681 Section 3.1): ssthresh = max(flight/2,
+    /// 2 MSS), cwnd = 1 MSS, resend everything from `snd_una` (go-back-N, since without SACK
+    /// the sender cannot know what arrived), double the RTO and leave fast recovery.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        match self.rto_at {
+            Some(at) if now >= at => {}
+            _ => return,
+        }
+        self.stats.timeouts += 1;
+        self.cc.on_timeout(self.flight_bytes(), self.high_sent);
+        self.recover = self.high_sent;
+        self.snd_nxt = self.snd_una;
+        self.dupacks = 0;
+        self.retransmit = None;
+        self.rtt.back_off();
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// The next segment to put on the wire, if the window allows one. Call in a loop until
+    /// `None`.
+    #[must_use]
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<DataSegment> {
+        if let Some(seq) = self.retransmit.take() {
+            if seq >= self.snd_una && seq < self.snd_nxt {
+                return Some(self.segment_at(now, seq));
+            }
+        }
+        let end = self.data_end();
+        if self.snd_nxt >= end {
+            return None;
+        }
+        let len = MSS.min(end - self.snd_nxt);
+        let flight = self.flight_bytes();
+        // An empty pipe always gets one segment, so a window below one MSS cannot stall.
+        if flight > 0 && flight + len > self.window_bytes() {
+            return None;
+        }
+        let seg = self.segment_at(now, self.snd_nxt);
+        self.snd_nxt += len;
+        self.high_sent = self.high_sent.max(self.snd_nxt);
+        Some(seg)
+    }
+
+    /// Builds the segment starting at `seq`, counts it and arms the timer (RFC 6298 5.1).
+    fn segment_at(&mut self, now: Instant, seq: u64) -> DataSegment {
+        let len = MSS.min(self.data_end() - seq);
+        let resent = (seq + len).min(self.high_sent).saturating_sub(seq);
+        self.stats.retransmitted_bytes += resent;
+        self.stats.segments_sent += 1;
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+        DataSegment {
+            seq,
+            len: len as u32,
+            ts: now,
+            ect: self.ect,
+            ce: false,
+            retransmission: resent > 0,
+        }
+    }
+
+    /// When the retransmission timer expires, if it is armed.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.rto_at
+    }
+
+    /// Whether every byte of a sized flow has been acknowledged (never for a long-lived flow).
+    pub fn is_complete(&self) -> bool {
+        self.size_bytes.is_some_and(|size| self.snd_una >= size)
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> SenderStats {
+        self.stats
+    }
+
+    /// Congestion window in bytes.
+    pub fn cwnd_bytes(&self) -> u64 {
+        self.cc.cwnd_bytes()
+    }
+
+    /// Slow-start threshold in bytes (`u64::MAX` before the first cut).
+    pub fn ssthresh_bytes(&self) -> u64 {
+        self.cc.ssthresh_bytes()
+    }
+
+    /// Smoothed RTT, once an ACK has given a sample.
+    pub fn srtt(&self) -> Option<Duration> {
+        self.rtt.srtt()
+    }
+
+    /// The current retransmission timeout, back-off included.
+    pub fn rto(&self) -> Duration {
+        self.rtt.rto()
+    }
+
+    /// The congestion controller, e.g. to read DCTCP's alpha.
+    pub fn congestion_control(&self) -> &CongestionControl {
+        &self.cc
+    }
+
+    /// Oldest unacknowledged byte offset.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    /// Next byte offset to be sent.
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+
+    /// Bytes sent and not yet acknowledged (snd_nxt - snd_una).
+    pub fn flight_bytes(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+
+    /// The flow size; `None` for a long-lived flow.
+    pub fn size_bytes(&self) -> Option<u64> {
+        self.size_bytes
+    }
+
+    /// The flow's absolute deadline, if any.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// When the sender was created.
+    pub fn started_at(&self) -> Instant {
+        self.started_at
+    }
+
+    /// When the last byte was acknowledged, for a completed flow.
+    pub fn completed_at(&self) -> Option<Instant> {
+        self.completed_at
+    }
+
+    /// Usable window: min(cwnd, receiver's window).
+    fn window_bytes(&self) -> u64 {
+        self.cc
+            .cwnd_bytes()
+            .min(self.config.receive_window_bytes.unwrap_or(u64::MAX))
+    }
+
+    /// One past the last byte of the flow.
+    fn data_end(&self) -> u64 {
+        self.size_bytes.unwrap_or(u64::MAX)
+    }
+
+    /// What a policy may look at when it cuts.
+    fn cut_context(&self, now: Instant) -> CutContext {
+        CutContext {
+            now,
+            cwnd_bytes: self.cc.cwnd_bytes(),
+            srtt: self.rtt.srtt(),
+            remaining_bytes: self.size_bytes.map(|s| s.saturating_sub(self.snd_una)),
+            deadline: self.deadline,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::CcKind;
+
+    const RTO: Duration = Duration::from_ms(10);
+
+    fn config(iw: u32) -> TcpConfig {
+        TcpConfig {
+            initial_window_segments: iw,
+            min_rto: RTO,
+            ..TcpConfig::default()
+        }
+    }
+
+    fn us(t: u64) -> Instant {
+        Instant::ZERO + Duration::from_us(t)
+    }
+
+    fn sender(iw: u32, size: Option<u64>, kind: CcKind) -> TcpSender {
+        TcpSender::new(
+            config(iw),
+            CongestionControl::new(kind),
+            size,
+            true,
+            None,
+            Instant::ZERO,
+        )
+    }
+
+    fn reno(iw: u32, size: Option<u64>) -> TcpSender {
+        sender(iw, size, CcKind::NewReno)
+    }
+
+    fn drain(s: &mut TcpSender, now: Instant) -> Vec<DataSegment> {
+        std::iter::from_fn(|| s.poll_transmit(now)).collect()
+    }
+
+    /// Sequence numbers of `segs`, in segments.
+    fn seqs(segs: &[DataSegment]) -> Vec<u64> {
+        segs.iter().map(|s| s.seq / MSS).collect()
+    }
+
+    fn ack(s: &mut TcpSender, now: Instant, segments: u64) {
+        s.handle_ack(
+            now,
+            &AckSegment {
+                ack: segments * MSS,
+                ece: false,
+                ts_echo: Instant::ZERO,
+            },
+        );
+    }
+
+    fn ack_ece(s: &mut TcpSender, now: Instant, segments: u64) {
+        s.handle_ack(
+            now,
+            &AckSegment {
+                ack: segments * MSS,
+                ece: true,
+                ts_echo: Instant::ZERO,
+            },
+        );
+    }
+
+    #[test]
+    fn new_initial_window_sends_iw_segments_and_arms_timer() {
+        let mut s = reno(2, None);
+        let segs = drain(&mut s, us(5));
+        assert_eq!(seqs(&segs), vec![0, 1]);
+        let first = segs[0];
+        assert_eq!(
+            (
+                first.len,
+                first.ts,
+                first.ect,
+                first.ce,
+                first.retransmission
+            ),
+            (MSS_BYTES, us(5), true, false, false)
+        );
+        assert_eq!(s.poll_timeout(), Some(us(5) + RTO));
+        assert_eq!(s.flight_bytes(), 2 * MSS);
+        assert_eq!(s.stats().segments_sent, 2);
+    }
+
+    #[test]
+    fn sized_flow_last_segment_shorter_then_complete() {
+        let mut s = reno(10, Some(2 * MSS + 100));
+        let segs = drain(&mut s, us(0));
+        assert_eq!(
+            segs.iter().map(|s| s.len).collect::<Vec<_>>(),
+            vec![MSS_BYTES, MSS_BYTES, 100]
+        );
+        assert!(!s.is_complete());
+        s.handle_ack(
+            us(50),
+            &AckSegment {
+                ack: 2 * MSS + 100,
+                ece: false,
+                ts_echo: us(0),
+            },
+        );
+        assert!(s.is_complete());
+        assert_eq!(s.completed_at(), Some(us(50)));
+        assert_eq!(s.poll_timeout(), None);
+        assert_eq!(s.stats().bytes_acked, 2 * MSS + 100);
+        assert_eq!(s.poll_transmit(us(50)), None);
+    }
+
+    #[test]
+    fn empty_flow_complete_at_start_sends_nothing() {
+        let mut s = reno(2, Some(0));
+        assert!(s.is_complete());
+        assert_eq!(s.poll_transmit(us(0)), None);
+        assert_eq!(s.poll_timeout(), None);
+    }
+
+    #[test]
+    fn long_lived_flow_never_complete() {
+        let mut s = reno(2, None);
+        let _ = drain(&mut s, us(0));
+        ack(&mut s, us(10), 2);
+        assert!(!s.is_complete());
+        assert_eq!(seqs(&drain(&mut s, us(10))), vec![2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn slow_start_each_ack_grows_cwnd_by_acked_bytes() {
+        let mut s = reno(2, None);
+        let _ = drain(&mut s, us(0));
+        ack(&mut s, us(10), 1);
+        assert_eq!(s.cwnd_bytes(), 3 * MSS);
+        assert_eq!(seqs(&drain(&mut s, us(10))), vec![2, 3]);
+        // A stretch ACK of 3 segments grows by 3 segments.
+        ack(&mut s, us(20), 4);
+        assert_eq!(s.cwnd_bytes(), 6 * MSS);
+        assert_eq!(seqs(&drain(&mut s, us(20))), vec![4, 5, 6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn congestion_avoidance_grows_one_mss_per_window() {
+        let mut s = reno(10, None);
+        let _ = drain(&mut s, us(0));
+        // An ECN cut takes the flow out of slow start: cwnd = ssthresh = 5 MSS.
+        ack_ece(&mut s, us(10), 1);
+        assert_eq!((s.cwnd_bytes(), s.ssthresh_bytes()), (5 * MSS, 5 * MSS));
+        for n in 2..=5 {
+            ack(&mut s, us(10 + n), n);
+            assert_eq!(s.cwnd_bytes(), 5 * MSS);
+        }
+        ack(&mut s, us(20), 6);
+        assert_eq!(s.cwnd_bytes(), 6 * MSS);
+        // Flight is 10 - 6 = 4 segments, so two more fit.
+        assert_eq!(seqs(&drain(&mut s, us(20))), vec![10, 11]);
+    }
+
+    #[test]
+    fn receive_window_limits_flight() {
+        let c = TcpConfig {
+            receive_window_bytes: Some(3 * MSS),
+            ..config(10)
+        };
+        let mut s = TcpSender::new(
+            c,
+            CongestionControl::new(CcKind::NewReno),
+            None,
+            false,
+            None,
+            us(0),
+        );
+        assert_eq!(seqs(&drain(&mut s, us(0))), vec![0, 1, 2]);
+        ack(&mut s, us(10), 1);
+        assert_eq!(seqs(&drain(&mut s, us(10))), vec![3]);
+    }
+
+    #[test]
+    fn two_dupacks_below_threshold_no_retransmit() {
+        let mut s = reno(10, None);
+        let _ = drain(&mut s, us(0));
+        ack(&mut s, us(10), 1);
+        ack(&mut s, us(11), 1);
+        ack(&mut s, us(12), 1);
+        assert_eq!(s.stats().fast_retransmits, 0);
+        assert!(drain(&mut s, us(12)).iter().all(|seg| !seg.retransmission));
+    }
+
+    #[test]
+    fn three_dupacks_fast_retransmit_then_newreno_partial_and_full_ack() {
+        // Segments 2 and 5 of the first 12 are lost.
+        let mut s = reno(10, None);
+        let _ = drain(&mut s, us(0));
+        ack(&mut s, us(100), 1);
+        ack(&mut s, us(101), 2);
+        assert_eq!(s.cwnd_bytes(), 12 * MSS);
+        assert_eq!(seqs(&drain(&mut s, us(101))), vec![10, 11, 12, 13]);
+        // Segments 3 and 4 arrive: two duplicates. Then segment 6: the third.
+        ack(&mut s, us(102), 2);
+        ack(&mut s, us(103), 2);
+        assert_eq!(s.stats().fast_retransmits, 0);
+        ack(&mut s, us(104), 2);
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert!(s.congestion_control().in_recovery());
+        // ssthresh = flight / 2 = 12 / 2 segments; cwnd = ssthresh + 3.
+        assert_eq!(s.ssthresh_bytes(), 6 * MSS);
+        assert_eq!(s.cwnd_bytes(), 9 * MSS);
+        let rexmit = drain(&mut s, us(104));
+        assert_eq!(seqs(&rexmit), vec![2]);
+        assert!(rexmit[0].retransmission);
+        assert_eq!(s.stats().retransmitted_bytes, MSS);
+        // Segments 7..=13 arrive: 7 more duplicates inflate cwnd to 16, flight is 12: 4 new.
+        for i in 0..7 {
+            ack(&mut s, us(105 + i), 2);
+        }
+        assert_eq!(s.cwnd_bytes(), 16 * MSS);
+        assert_eq!(seqs(&drain(&mut s, us(112))), vec![14, 15, 16, 17]);
+        // The retransmitted 2 arrives: partial ACK up to the next hole, 5, which is resent.
+        ack(&mut s, us(200), 5);
+        assert!(s.congestion_control().in_recovery());
+        // Deflate by the 3 acked segments, add one back.
+        assert_eq!(s.cwnd_bytes(), 14 * MSS);
+        // The hole first, outside the window; then flight 13 + 1 fits the deflated window.
+        let rexmit = drain(&mut s, us(200));
+        assert_eq!(seqs(&rexmit), vec![5, 18]);
+        assert!(rexmit[0].retransmission && !rexmit[1].retransmission);
+        assert_eq!(s.stats().retransmitted_bytes, 2 * MSS);
+        assert_eq!(s.stats().fast_retransmits, 1);
+        // 5 arrives: the ACK covers recover (14): recovery ends with cwnd = min(6, 5 + 1).
+        ack(&mut s, us(300), 14);
+        assert!(!s.congestion_control().in_recovery());
+        assert_eq!(s.cwnd_bytes(), 6 * MSS);
+        assert_eq!(seqs(&drain(&mut s, us(300))), vec![19]);
+        assert_eq!(s.stats().timeouts, 0);
+    }
+
+    #[test]
+    fn rto_expiry_one_mss_go_back_n_and_backoff() {
+        let mut s = reno(4, None);
+        let _ = drain(&mut s, us(0));
+        ack(&mut s, us(100), 1);
+        let _ = drain(&mut s, us(100));
+        // Flight: segments 1..=5. Nothing more arrives.
+        let due = s.poll_timeout().unwrap();
+        assert_eq!(due, us(100) + RTO);
+        s.handle_timeout(due);
+        assert_eq!(s.stats().timeouts, 1);
+        assert_eq!(s.cwnd_bytes(), MSS);
+        assert_eq!(s.ssthresh_bytes(), 5 * MSS / 2);
+        assert_eq!(s.poll_timeout(), Some(due + RTO.saturating_mul(2)));
+        let segs = drain(&mut s, due);
+        assert_eq!(seqs(&segs), vec![1]);
+        assert!(segs[0].retransmission);
+        // Second expiry: the back-off doubles again.
+        let due2 = s.poll_timeout().unwrap();
+        s.handle_timeout(due2);
+        assert_eq!(s.stats().timeouts, 2);
+        assert_eq!(s.poll_timeout(), Some(due2 + RTO.saturating_mul(4)));
+        assert_eq!(seqs(&drain(&mut s, due2)), vec![1]);
+        // The retransmission is acknowledged: new RTT sample, back-off cleared, slow start
+        // resends the rest of the old window.
+        s.handle_ack(
+            due2 + Duration::from_us(100),
+            &AckSegment {
+                ack: 2 * MSS,
+                ece: false,
+                ts_echo: due2,
+            },
+        );
+        assert_eq!(s.rto(), RTO);
+        assert_eq!(s.cwnd_bytes(), 2 * MSS);
+        let segs = drain(&mut s, due2 + Duration::from_us(100));
+        assert_eq!(seqs(&segs), vec![2, 3]);
+        assert!(segs.iter().all(|seg| seg.retransmission));
+        assert_eq!(s.stats().retransmitted_bytes, 4 * MSS);
+    }
+
+    #[test]
+    fn rto_small_rtt_clamped_to_min_rto() {
+        let mut s = reno(2, None);
+        let _ = drain(&mut s, us(0));
+        s.handle_ack(
+            us(100),
+            &AckSegment {
+                ack: MSS,
+                ece: false,
+                ts_echo: us(0),
+            },
+        );
+        assert_eq!(s.srtt(), Some(Duration::from_us(100)));
+        assert_eq!(s.rto(), RTO);
+        assert_eq!(s.poll_timeout(), Some(us(100) + RTO));
+    }
+
+    #[test]
+    fn handle_timeout_early_is_noop() {
+        let mut s = reno(2, None);
+        let _ = drain(&mut s, us(0));
+        let before = (s.stats(), s.cwnd_bytes(), s.poll_timeout(), s.snd_nxt());
+        s.handle_timeout(us(0));
+        s.handle_timeout(us(0) + RTO - Duration::from_ps(1));
+        assert_eq!(
+            (s.stats(), s.cwnd_bytes(), s.poll_timeout(), s.snd_nxt()),
+            before
+        );
+        assert_eq!(s.poll_transmit(us(1)), None);
+    }
+
+    #[test]
+    fn handle_timeout_nothing_outstanding_is_noop() {
+        let mut s = reno(2, Some(MSS));
+        let _ = drain(&mut s, us(0));
+        ack(&mut s, us(10), 1);
+        s.handle_timeout(us(10) + Duration::from_secs(100));
+        assert_eq!(s.stats().timeouts, 0);
+    }
+
+    #[test]
+    fn after_timeout_old_dupacks_no_fast_retransmit() {
+        let mut s = reno(10, None);
+        let _ = drain(&mut s, us(0));
+        // Segment 0 lost; the timeout fires before any duplicate ACK arrives.
+        let due = s.poll_timeout().unwrap();
+        s.handle_timeout(due);
+        let _ = drain(&mut s, due);
+        // Duplicates for the old segments 1..=9 trail in: recover = 10 blocks fast retransmit.
+        for i in 0..9 {
+            ack(&mut s, due + Duration::from_us(i), 0);
+        }
+        assert_eq!(s.stats().fast_retransmits, 0);
+        assert_eq!(s.poll_transmit(due + Duration::from_us(10)), None);
+    }
+
+    #[test]
+    fn ack_beyond_highest_sent_or_stale_ignored() {
+        let mut s = reno(2, None);
+        let _ = drain(&mut s, us(0));
+        ack(&mut s, us(10), 7);
+        assert_eq!((s.snd_una(), s.cwnd_bytes()), (0, 2 * MSS));
+        ack(&mut s, us(11), 2);
+        ack(&mut s, us(12), 1);
+        assert_eq!(s.snd_una(), 2 * MSS);
+        assert_eq!(s.cwnd_bytes(), 4 * MSS);
+        assert_eq!(s.stats().fast_retransmits, 0);
+    }
+
+    #[test]
+    fn ack_after_go_back_n_for_pre_timeout_data_accepted() {
+        let mut s = reno(4, None);
+        let _ = drain(&mut s, us(0));
+        let due = s.poll_timeout().unwrap();
+        s.handle_timeout(due);
+        let _ = drain(&mut s, due);
+        assert_eq!(s.snd_nxt(), MSS);
+        // Everything sent before the timeout was only delayed: the ACK jumps past snd_nxt.
+        ack(&mut s, due + Duration::from_us(1), 4);
+        assert_eq!(
+            (s.snd_una(), s.snd_nxt(), s.flight_bytes()),
+            (4 * MSS, 4 * MSS, 0)
+        );
+        // Slow start to ssthresh (2 MSS), the other 3 MSS in avoidance: cwnd = 3 MSS.
+        assert_eq!(
+            seqs(&drain(&mut s, due + Duration::from_us(1))),
+            vec![4, 5, 6]
+        );
+    }
+
+    #[test]
+    fn newreno_ece_halves_once_per_window() {
+        let mut s = reno(10, None);
+        let _ = drain(&mut s, us(0));
+        ack_ece(&mut s, us(10), 1);
+        assert_eq!(s.cwnd_bytes(), 5 * MSS);
+        // More marks from the same window (snd_nxt was 10 at the cut): no further cut.
+        ack_ece(&mut s, us(11), 5);
+        ack_ece(&mut s, us(12), 10);
+        assert_eq!(s.cwnd_bytes(), 6 * MSS);
+        let _ = drain(&mut s, us(12));
+        // A mark on data sent after the cut cuts again.
+        ack_ece(&mut s, us(20), 11);
+        assert_eq!(s.cwnd_bytes(), 3 * MSS);
+    }
+
+    #[test]
+    fn dctcp_ece_cut_by_half_alpha_once_per_window() {
+        let mut s = sender(10, None, CcKind::Dctcp { g: 1.0 / 16.0 });
+        let _ = drain(&mut s, us(0));
+        // First ACK closes the first estimator window: F = 1, alpha stays 1, cut by half.
+        ack_ece(&mut s, us(10), 1);
+        assert_eq!(s.congestion_control().dctcp_alpha(), Some(1.0));
+        assert_eq!(s.cwnd_bytes(), 5 * MSS);
+        ack_ece(&mut s, us(11), 2);
+        assert_eq!(s.cwnd_bytes(), 5 * MSS);
+        // Unmarked windows: alpha decays (the exact per-window math is tested in cc::dctcp).
+        let mut now = 20;
+        let mut una = 2;
+        for _ in 0..30 {
+            let _ = drain(&mut s, us(now));
+            let nxt = s.snd_nxt() / MSS;
+            while una < nxt {
+                una += 1;
+                now += 1;
+                ack(&mut s, us(now), una);
+            }
+        }
+        let alpha = s.congestion_control().dctcp_alpha().unwrap();
+        assert!(alpha < 0.1, "alpha {alpha}");
+        let _ = drain(&mut s, us(now));
+        let cwnd = s.cwnd_bytes();
+        // The marked ACK closes a window first (F = 1), then cuts with the updated alpha.
+        ack_ece(&mut s, us(now + 1), una + 1);
+        let alpha = s.congestion_control().dctcp_alpha().unwrap();
+        assert!(alpha < 0.2);
+        assert_eq!(s.cwnd_bytes(), (cwnd as f64 * (1.0 - alpha / 2.0)) as u64);
+    }
+
+    #[test]
+    fn cut_context_carries_remaining_bytes_and_deadline() {
+        let deadline = Some(us(5_000));
+        let mut s = TcpSender::new(
+            config(2),
+            CongestionControl::new(CcKind::NewReno),
+            Some(10 * MSS),
+            true,
+            deadline,
+            us(0),
+        );
+        let _ = drain(&mut s, us(0));
+        ack(&mut s, us(100), 1);
+        let ctx = s.cut_context(us(100));
+        assert_eq!(ctx.remaining_bytes, Some(9 * MSS));
+        assert_eq!(ctx.deadline, deadline);
+        assert_eq!(ctx.cwnd_bytes, 3 * MSS);
+    }
+}

@@ -1,0 +1,230 @@
+//! An egress port: strict-priority FIFO queues under a buffer limit (drop-tail per port, or a
+//! shared switch buffer with dynamic thresholds), ECN marking on arrival, a serializer and the link
+//! it drives, with the packets in flight kept in the port's own FIFO (a link delivers in order).
+
+use std::collections::VecDeque;
+
+use incast_proto::time::{Duration, Instant};
+
+use crate::ids::PacketId;
+use crate::processor::{PortProcessor, PortView};
+use crate::topology::PortInfo;
+
+/// How much a port may queue.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum BufferLimit {
+    /// Host NICs: the transport's window bounds the queue.
+    Unlimited,
+    /// Fixed per-port limit in bytes.
+    DropTail(u64),
+    /// A share of the switch's pool: admit while queue + packet <= alpha x (free pool bytes)
+    /// (Choudhury and Hahne's dynamic threshold).
+    Shared {
+        /// Index of the switch's pool.
+        pool: u32,
+        /// Threshold factor.
+        alpha: f64,
+    },
+}
+
+/// A switch's shared buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SharedPool {
+    pub(crate) capacity: u64,
+    pub(crate) used: u64,
+}
+
+/// Outcome of offering a packet to a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Admission {
+    /// Queued; `marked` if it was CE-marked on the way in.
+    Queued {
+        /// Whether the packet was marked.
+        marked: bool,
+    },
+    /// No room: dropped.
+    Dropped,
+}
+
+/// One egress port and its link.
+pub(crate) struct Port {
+    pub(crate) info: PortInfo,
+    classes: Vec<VecDeque<PacketId>>,
+    queued_bytes: u64,
+    limit: BufferLimit,
+    ecn_threshold_bytes: u64,
+    /// The packet being serialized and its size.
+    in_service: Option<(PacketId, u32)>,
+    /// Packets on the wire, with their arrival times at the far end (FIFO: constant delay).
+    pipe: VecDeque<(Instant, PacketId)>,
+    pub(crate) bytes_sent: u64,
+    pub(crate) max_queue_bytes: u64,
+    pub(crate) processor: Option<Box<dyn PortProcessor>>,
+}
+
+impl Port {
+    pub(crate) fn new(info: PortInfo, limit: BufferLimit, ecn_threshold_bytes: u64, classes: u8) -> Port {
+        Port {
+            info,
+            classes: (0..classes.max(1)).map(|_| VecDeque::new()).collect(),
+            queued_bytes: 0,
+            limit,
+            ecn_threshold_bytes,
+            in_service: None,
+            pipe: VecDeque::new(),
+            bytes_sent: 0,
+            max_queue_bytes: 0,
+            processor: None,
+        }
+    }
+
+    pub(crate) fn view(&self) -> PortView {
+        PortView { rate: self.info.link.rate, queue_bytes: self.queued_bytes, bytes_sent: self.bytes_sent }
+    }
+
+    pub(crate) fn queue_bytes(&self) -> u64 {
+        self.queued_bytes
+    }
+
+    /// Offers a packet of `wire_bytes` in class `priority`; on success it is queued (or taken into
+    /// service if the port is idle). `ect` packets over the threshold get `*ce = true`.
+    pub(crate) fn offer(
+        &mut self,
+        id: PacketId,
+        wire_bytes: u32,
+        priority: u8,
+        ect: bool,
+        ce: &mut bool,
+        pools: &mut [SharedPool],
+    ) -> Admission {
+        let size = u64::from(wire_bytes);
+        let fits = match self.limit {
+            BufferLimit::Unlimited => true,
+            BufferLimit::DropTail(limit) => self.queued_bytes + size <= limit,
+            BufferLimit::Shared { pool, alpha } => {
+                let pool = &pools[pool as usize];
+                let free = pool.capacity - pool.used;
+                size <= free && (self.queued_bytes + size) as f64 <= alpha * free as f64
+            }
+        };
+        if !fits {
+            return Admission::Dropped;
+        }
+        // DCTCP Section 3.1: mark on arrival when the instantaneous queue exceeds K.
+        let marked = ect && !*ce && self.queued_bytes > self.ecn_threshold_bytes;
+        if marked {
+            *ce = true;
+        }
+        if let BufferLimit::Shared { pool, .. } = self.limit {
+            pools[pool as usize].used += size;
+        }
+        self.queued_bytes += size;
+        self.max_queue_bytes = self.max_queue_bytes.max(self.queued_bytes);
+        let class = (priority as usize).min(self.classes.len() - 1);
+        self.classes[class].push_back(id);
+        Admission::Queued { marked }
+    }
+
+    /// If idle and a packet waits, takes the highest-priority one into service and returns it.
+    /// `size_of` gives a queued packet's wire size.
+    pub(crate) fn start_service(&mut self, size_of: impl Fn(PacketId) -> u32) -> Option<(PacketId, Duration)> {
+        if self.in_service.is_some() {
+            return None;
+        }
+        let id = self.classes.iter_mut().find_map(|q| q.pop_front())?;
+        let size = size_of(id);
+        self.in_service = Some((id, size));
+        Some((id, self.info.link.rate.tx_time(u64::from(size))))
+    }
+
+    /// Serialization finished: frees the buffer and puts the packet on the wire. Returns the packet
+    /// and whether the wire was empty (so the caller schedules its arrival).
+    pub(crate) fn finish_service(&mut self, now: Instant, pools: &mut [SharedPool]) -> (PacketId, bool) {
+        let (id, size) = self.in_service.take().expect("TxDone is only scheduled for a port in service");
+        let size = u64::from(size);
+        self.queued_bytes -= size;
+        if let BufferLimit::Shared { pool, .. } = self.limit {
+            pools[pool as usize].used -= size;
+        }
+        self.bytes_sent += size;
+        let was_empty = self.pipe.is_empty();
+        self.pipe.push_back((now + self.info.link.delay, id));
+        (id, was_empty)
+    }
+
+    /// The packet at the far end of the wire, and when the next one arrives.
+    pub(crate) fn pop_arrival(&mut self) -> (PacketId, Option<Instant>) {
+        let (_, id) = self.pipe.pop_front().expect("Arrive is only scheduled for a non-empty wire");
+        (id, self.pipe.front().map(|&(t, _)| t))
+    }
+
+    /// Packets queued, in service or on the wire.
+    pub(crate) fn packets_held(&self) -> u64 {
+        let queued: usize = self.classes.iter().map(VecDeque::len).sum();
+        (queued + self.pipe.len() + usize::from(self.in_service.is_some())) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::NodeId;
+    use crate::scenario::LinkSpec;
+    use incast_proto::time::BitsPerSec;
+
+    fn port(limit: BufferLimit, k: u64, classes: u8) -> Port {
+        let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
+        Port::new(PortInfo { node: NodeId(0), peer: NodeId(1), link }, limit, k, classes)
+    }
+
+    #[test]
+    fn drop_tail_admits_up_to_the_byte_limit() {
+        let mut p = port(BufferLimit::DropTail(3000), u64::MAX, 1);
+        let mut ce = false;
+        assert_eq!(p.offer(PacketId(0), 1500, 0, false, &mut ce, &mut []), Admission::Queued { marked: false });
+        assert_eq!(p.offer(PacketId(1), 1500, 0, false, &mut ce, &mut []), Admission::Queued { marked: false });
+        assert_eq!(p.offer(PacketId(2), 40, 0, false, &mut ce, &mut []), Admission::Dropped);
+    }
+
+    #[test]
+    fn ecn_marks_only_ect_packets_above_threshold() {
+        let mut p = port(BufferLimit::DropTail(1 << 20), 1500, 1);
+        let mut ce = false;
+        p.offer(PacketId(0), 1500, 0, true, &mut ce, &mut []);
+        p.offer(PacketId(1), 1500, 0, true, &mut ce, &mut []);
+        assert!(!ce, "queue of 1500 does not exceed K = 1500");
+        let mut ce_non_ect = false;
+        p.offer(PacketId(2), 1500, 0, false, &mut ce_non_ect, &mut []);
+        assert!(!ce_non_ect);
+        assert_eq!(p.offer(PacketId(3), 1500, 0, true, &mut ce, &mut []), Admission::Queued { marked: true });
+        assert!(ce);
+    }
+
+    #[test]
+    fn strict_priority_serves_class_zero_first() {
+        let mut p = port(BufferLimit::Unlimited, u64::MAX, 2);
+        let mut ce = false;
+        p.offer(PacketId(7), 100, 1, false, &mut ce, &mut []);
+        p.offer(PacketId(8), 100, 0, false, &mut ce, &mut []);
+        let (first, _) = p.start_service(|_| 100).unwrap();
+        assert_eq!(first, PacketId(8), "class 0 overtakes an earlier class-1 packet");
+        assert!(p.start_service(|_| 100).is_none(), "one packet in service at a time");
+        p.finish_service(Instant::ZERO, &mut []);
+        let (next, _) = p.start_service(|_| 100).unwrap();
+        assert_eq!(next, PacketId(7));
+    }
+
+    #[test]
+    fn shared_buffer_threshold_shrinks_as_pool_fills() {
+        let mut pools = [SharedPool { capacity: 10_000, used: 0 }];
+        let mut a = port(BufferLimit::Shared { pool: 0, alpha: 1.0 }, u64::MAX, 1);
+        let mut ce = false;
+        // With alpha = 1 one port can take at most half the pool: q <= (B - q).
+        let mut admitted = 0;
+        while let Admission::Queued { .. } = a.offer(PacketId(admitted), 1000, 0, false, &mut ce, &mut pools) {
+            admitted += 1;
+        }
+        assert_eq!(admitted, 5);
+        assert_eq!(pools[0].used, 5000);
+    }
+}

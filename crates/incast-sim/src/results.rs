@@ -1,0 +1,108 @@
+//! What a run produces: one record per flow, a run summary, optional time series. Plain columnar
+//! data so the Python layer can hand it to Arrow without reshaping.
+
+/// One row of the flow table.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlowRecord {
+    /// Index of the flow in the scenario (workloads in order, flows in start order within each).
+    pub flow_id: u32,
+    /// Sending host.
+    pub src: u32,
+    /// Receiving host.
+    pub dst: u32,
+    /// Bytes to deliver; `None` for a long-lived flow.
+    pub size_bytes: Option<u64>,
+    /// When the flow started, seconds.
+    pub start_s: f64,
+    /// When the receiver held every byte, seconds; `None` if it never did.
+    pub finish_s: Option<f64>,
+    /// Absolute deadline, seconds; `None` without a deadline.
+    pub deadline_s: Option<f64>,
+    /// Whether `finish_s <= deadline_s`; `None` without a deadline.
+    pub met_deadline: Option<bool>,
+    /// Payload bytes the receiver got in order (for throughput of long flows).
+    pub delivered_bytes: u64,
+    /// Payload bytes sent more than once.
+    pub retransmitted_bytes: u64,
+    /// Retransmission timeouts suffered.
+    pub timeouts: u32,
+    /// Workload index the flow came from.
+    pub workload: u32,
+    /// Round of a flow-burst workload (0 otherwise).
+    pub round: u32,
+    /// Transport protocol name.
+    pub protocol: &'static str,
+    /// Priority class.
+    pub priority: u8,
+}
+
+/// Counters of one run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Events processed.
+    pub events: u64,
+    /// Simulated time at the end, seconds.
+    pub sim_time_s: f64,
+    /// Wall-clock time of the run, seconds (the only non-deterministic field).
+    pub wall_time_s: f64,
+    /// Flows in the scenario.
+    pub flows: u64,
+    /// Flows that completed.
+    pub flows_completed: u64,
+    /// Flows with a deadline.
+    pub deadline_flows: u64,
+    /// Fraction of deadline flows that met their deadline (D3's application throughput); `None`
+    /// when no flow has a deadline.
+    pub app_throughput: Option<f64>,
+    /// Packets handed to a host NIC by a transport.
+    pub packets_sent: u64,
+    /// Packets that reached their destination host.
+    pub packets_delivered: u64,
+    /// Packets dropped at a full queue.
+    pub packets_dropped: u64,
+    /// Packets still queued or on a wire when the run stopped.
+    pub packets_in_network: u64,
+    /// Packets sent over one link, summed over links (a "packet-hop").
+    pub packet_hops: u64,
+    /// Packets marked CE.
+    pub ecn_marked: u64,
+    /// Largest queue seen at any switch port, bytes.
+    pub max_queue_bytes: u64,
+    /// Retransmission timeouts over all flows.
+    pub timeouts: u64,
+}
+
+/// A sampled queue length series of one switch port.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueueSeries {
+    /// The host the sampled switch port faces.
+    pub host: u32,
+    /// Sample times, seconds.
+    pub time_s: Vec<f64>,
+    /// Queue length at each sample, bytes.
+    pub queue_bytes: Vec<u64>,
+}
+
+/// Per-flow delivered bytes sampled over time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThroughputSeries {
+    /// Sample time, seconds (one entry per flow per sample).
+    pub time_s: Vec<f64>,
+    /// Flow of each entry.
+    pub flow_id: Vec<u32>,
+    /// Bytes the receiver got in order by that time.
+    pub delivered_bytes: Vec<u64>,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, Default)]
+pub struct RunResults {
+    /// One record per flow, ordered by `flow_id`.
+    pub flows: Vec<FlowRecord>,
+    /// Counters.
+    pub summary: Summary,
+    /// Queue samples, one series per sampled port.
+    pub queues: Vec<QueueSeries>,
+    /// Throughput samples, if requested.
+    pub throughput: Option<ThroughputSeries>,
+}

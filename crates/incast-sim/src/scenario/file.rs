@@ -1,0 +1,570 @@
+//! The scenario file as written: serde structs that mirror the TOML/JSON tree key for key.
+//!
+//! They reject unknown keys (`deny_unknown_fields`) and parse unit strings while deserializing,
+//! so that `serde_path_to_error` names the exact key of every type or unit error. Everything that
+//! needs more than one key (ranges, host indices, kind-specific keys) is checked afterwards in
+//! `scenario::validate`, which turns these structs into the spec types.
+//!
+//! Workloads, topologies and distributions are flat structs with a `kind`/`dist` name rather than
+//! serde-tagged enums: tagged enums buffer their content and lose the key path of errors inside.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+
+use super::spec::Protocol;
+use super::units;
+
+/// The whole document.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawScenario {
+    pub(crate) seed: Option<u64>,
+    pub(crate) topology: RawTopology,
+    #[serde(default)]
+    pub(crate) switch: RawSwitch,
+    #[serde(default)]
+    pub(crate) transport: RawTransport,
+    #[serde(default)]
+    pub(crate) workload: Vec<RawWorkload>,
+    #[serde(default)]
+    pub(crate) run: RawRun,
+    #[serde(default)]
+    pub(crate) output: RawOutput,
+}
+
+/// `[topology]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawTopology {
+    pub(crate) kind: Name<TopologyKind>,
+    pub(crate) hosts: Option<u64>,
+    pub(crate) racks: Option<u64>,
+    pub(crate) hosts_per_rack: Option<u64>,
+    pub(crate) k: Option<u64>,
+    pub(crate) link_rate: Option<Rate>,
+    pub(crate) link_delay: Option<Time>,
+    pub(crate) fabric_rate: Option<Rate>,
+}
+
+/// `[switch]`.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSwitch {
+    pub(crate) buffer: Option<Size>,
+    pub(crate) shared_buffer: Option<Size>,
+    pub(crate) dt_alpha: Option<f64>,
+    pub(crate) core_buffer: Option<Size>,
+    pub(crate) core_shared_buffer: Option<Size>,
+    pub(crate) core_dt_alpha: Option<f64>,
+    pub(crate) ecn_threshold: Option<RawEcn>,
+    pub(crate) priority_classes: Option<u64>,
+}
+
+/// `[transport]`.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawTransport {
+    pub(crate) protocol: Option<Name<Protocol>>,
+    pub(crate) initial_window: Option<u64>,
+    pub(crate) min_rto: Option<Time>,
+    pub(crate) initial_rto: Option<Time>,
+    pub(crate) max_rto: Option<Time>,
+    pub(crate) clock_granularity: Option<Time>,
+    pub(crate) delayed_ack: Option<RawDelayedAck>,
+    pub(crate) receive_window: Option<Size>,
+    pub(crate) dupack_threshold: Option<u64>,
+    pub(crate) dctcp_g: Option<f64>,
+}
+
+/// One `[[workload]]`: the union of every kind's keys; `validate` rejects keys of other kinds.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawWorkload {
+    pub(crate) kind: Name<WorkloadKind>,
+    pub(crate) protocol: Option<Name<Protocol>>,
+    pub(crate) priority: Option<u64>,
+    pub(crate) aggregator: Option<u32>,
+    pub(crate) senders: Option<u64>,
+    pub(crate) worker_hosts: Option<Vec<u32>>,
+    pub(crate) size: Option<RawSizeDist>,
+    pub(crate) deadline: Option<RawDeadlineDist>,
+    pub(crate) start: Option<Time>,
+    pub(crate) rounds: Option<u64>,
+    pub(crate) round_gap: Option<Time>,
+    pub(crate) pairs: Option<Vec<Pair<u32, u32>>>,
+    pub(crate) rate: Option<f64>,
+    pub(crate) hosts: Option<Vec<u32>>,
+    pub(crate) stop: Option<Time>,
+    pub(crate) flows: Option<Vec<RawFlow>>,
+    pub(crate) path: Option<String>,
+}
+
+/// One entry of a `kind = "flows"` list. Besides unit strings it takes plain numbers
+/// (`size_bytes`, `start_s`, `deadline_s`, the trace CSV's columns), which is what the Python
+/// layer emits when it converts a Parquet trace of millions of flows.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawFlow {
+    pub(crate) src: u32,
+    pub(crate) dst: u32,
+    pub(crate) size: Option<Size>,
+    pub(crate) size_bytes: Option<u64>,
+    pub(crate) start: Option<Time>,
+    pub(crate) start_s: Option<f64>,
+    pub(crate) deadline: Option<Time>,
+    pub(crate) deadline_s: Option<f64>,
+}
+
+/// `[run]`.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRun {
+    pub(crate) duration: Option<Time>,
+}
+
+/// `[output]`.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawOutput {
+    pub(crate) queue_sample_interval: Option<Time>,
+    pub(crate) queue_sample_hosts: Option<Vec<u32>>,
+    pub(crate) flow_throughput_interval: Option<Time>,
+}
+
+/// `ecn_threshold`: `"auto"`, `"off"`, a packet count or a size string.
+pub(crate) enum RawEcn {
+    Auto,
+    Off,
+    Packets(u64),
+    Bytes(u64),
+}
+
+/// `delayed_ack`: a bool or a table.
+pub(crate) enum RawDelayedAck {
+    Enabled(bool),
+    Table(RawDelayedAckTable),
+}
+
+/// `delayed_ack = { segments = 2, timeout = "200ms" }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawDelayedAckTable {
+    pub(crate) segments: Option<u64>,
+    pub(crate) timeout: Option<Time>,
+}
+
+/// `size`: a size string (fixed) or a distribution table.
+pub(crate) enum RawSizeDist {
+    Fixed(u64),
+    Table(RawSizeTable),
+}
+
+/// `size = { dist = "...", ... }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSizeTable {
+    pub(crate) dist: Name<SizeDistKind>,
+    pub(crate) value: Option<Size>,
+    pub(crate) min: Option<Size>,
+    pub(crate) max: Option<Size>,
+    pub(crate) mean: Option<Size>,
+    pub(crate) points: Option<Vec<Pair<Size, f64>>>,
+}
+
+/// `deadline`: a time string (fixed) or a distribution table.
+pub(crate) enum RawDeadlineDist {
+    Fixed(u64),
+    Table(RawDeadlineTable),
+}
+
+/// `deadline = { dist = "...", ... }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawDeadlineTable {
+    pub(crate) dist: Name<DeadlineDistKind>,
+    pub(crate) value: Option<Time>,
+    pub(crate) min: Option<Time>,
+    pub(crate) max: Option<Time>,
+    pub(crate) mean: Option<Time>,
+}
+
+/// Values of `topology.kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TopologyKind {
+    Star,
+    D3Testbed,
+    TwoTier,
+    FatTree,
+}
+
+/// Values of `workload.kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WorkloadKind {
+    FlowBurst,
+    LongFlows,
+    Poisson,
+    Flows,
+    Trace,
+}
+
+/// Values of `size.dist`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SizeDistKind {
+    Fixed,
+    Uniform,
+    Exponential,
+    Cdf,
+}
+
+/// Values of `deadline.dist`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DeadlineDistKind {
+    Fixed,
+    Uniform,
+    Exponential,
+}
+
+/// A closed set of names a string key may take. Matching ignores ASCII case and treats `_` like
+/// `-`, so `"DCTCP"` and `"fat_tree"` are accepted; error messages list the canonical names.
+pub(crate) trait Named: Copy + 'static {
+    /// What the name names, for messages ("protocol").
+    const WHAT: &'static str;
+    /// Every accepted name; the first name of each value is its canonical spelling.
+    const NAMES: &'static [(&'static str, Self)];
+
+    /// The canonical name of `self`.
+    fn name(self) -> &'static str
+    where
+        Self: PartialEq,
+    {
+        Self::NAMES
+            .iter()
+            .find(|(_, v)| *v == self)
+            .map_or("?", |(n, _)| n)
+    }
+}
+
+impl Named for Protocol {
+    const WHAT: &'static str = "protocol";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("tcp", Protocol::Tcp),
+        ("newreno", Protocol::Tcp),
+        ("dctcp", Protocol::Dctcp),
+    ];
+}
+
+impl Named for TopologyKind {
+    const WHAT: &'static str = "topology kind";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("star", TopologyKind::Star),
+        ("d3-testbed", TopologyKind::D3Testbed),
+        ("two-tier", TopologyKind::TwoTier),
+        ("fat-tree", TopologyKind::FatTree),
+    ];
+}
+
+impl Named for WorkloadKind {
+    const WHAT: &'static str = "workload kind";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("flow-burst", WorkloadKind::FlowBurst),
+        ("long-flows", WorkloadKind::LongFlows),
+        ("poisson", WorkloadKind::Poisson),
+        ("flows", WorkloadKind::Flows),
+        ("trace", WorkloadKind::Trace),
+    ];
+}
+
+impl Named for SizeDistKind {
+    const WHAT: &'static str = "size distribution";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("fixed", SizeDistKind::Fixed),
+        ("uniform", SizeDistKind::Uniform),
+        ("exponential", SizeDistKind::Exponential),
+        ("cdf", SizeDistKind::Cdf),
+    ];
+}
+
+impl Named for DeadlineDistKind {
+    const WHAT: &'static str = "deadline distribution";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("fixed", DeadlineDistKind::Fixed),
+        ("uniform", DeadlineDistKind::Uniform),
+        ("exponential", DeadlineDistKind::Exponential),
+    ];
+}
+
+/// Looks `s` up among `T`'s names.
+pub(crate) fn parse_name<T: Named>(s: &str) -> Result<T, String> {
+    let wanted = s.trim().replace('_', "-");
+    if let Some(&(_, value)) = T::NAMES
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(&wanted))
+    {
+        return Ok(value);
+    }
+    let names: Vec<String> = T::NAMES.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+    Err(format!(
+        "unknown {} {s:?}: expected one of {}",
+        T::WHAT,
+        names.join(", ")
+    ))
+}
+
+/// A name of the closed set `T`, parsed while deserializing.
+pub(crate) struct Name<T>(pub(crate) T);
+
+impl<'de, T: Named> Deserialize<'de> for Name<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<T: Named> Visitor<'_> for V<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a {} name (a string)", T::WHAT)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+                parse_name(v).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(V(PhantomData)).map(Name)
+    }
+}
+
+/// A two-element array such as `[1, 0]` or `["1KB", 0.5]`. Unlike a serde tuple it rejects a
+/// third element in every format (TOML's sequence access would silently drop it).
+pub(crate) struct Pair<A, B>(pub(crate) A, pub(crate) B);
+
+impl<'de, A: Deserialize<'de>, B: Deserialize<'de>> Deserialize<'de> for Pair<A, B> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<A, B>(PhantomData<(A, B)>);
+        impl<'de, A: Deserialize<'de>, B: Deserialize<'de>> Visitor<'de> for V<A, B> {
+            type Value = Pair<A, B>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of exactly 2 elements")
+            }
+            fn visit_seq<S: de::SeqAccess<'de>>(self, mut seq: S) -> Result<Pair<A, B>, S::Error> {
+                let a = seq
+                    .next_element()?
+                    .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+                let b = seq
+                    .next_element()?
+                    .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+                let mut len = 2;
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {
+                    len += 1;
+                }
+                if len > 2 {
+                    return Err(de::Error::invalid_length(len, &self));
+                }
+                Ok(Pair(a, b))
+            }
+        }
+        d.deserialize_seq(V(PhantomData))
+    }
+}
+
+/// Defines a newtype parsed from a unit string while deserializing.
+macro_rules! unit_newtype {
+    ($(#[$doc:meta])* $name:ident, $parse:path, $expecting:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) struct $name(pub(crate) u64);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl Visitor<'_> for V {
+                    type Value = u64;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+                        $parse(v).map_err(E::custom)
+                    }
+                }
+                d.deserialize_str(V).map($name)
+            }
+        }
+    };
+}
+
+unit_newtype!(
+    /// A size string, in bytes.
+    Size,
+    units::parse_size,
+    "a size string such as \"20KB\" (units B, KB, MB, GB, KiB, MiB, GiB, pkts)"
+);
+unit_newtype!(
+    /// A time string, in picoseconds.
+    Time,
+    units::parse_time,
+    "a time string such as \"20us\" (units ps, ns, us, ms, s)"
+);
+unit_newtype!(
+    /// A rate string, in bits per second.
+    Rate,
+    units::parse_rate,
+    "a rate string such as \"1Gbps\" (units bps, Kbps, Mbps, Gbps, Tbps)"
+);
+
+impl<'de> Deserialize<'de> for RawEcn {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RawEcn;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "\"auto\", \"off\", a number of packets or a size string such as \"30KB\"",
+                )
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawEcn, E> {
+                match v.trim().to_ascii_lowercase().as_str() {
+                    "auto" => Ok(RawEcn::Auto),
+                    "off" => Ok(RawEcn::Off),
+                    _ => units::parse_size(v).map(RawEcn::Bytes).map_err(|e| {
+                        E::custom(format!(
+                            "{e}; or use \"auto\", \"off\" or a number of packets"
+                        ))
+                    }),
+                }
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawEcn, E> {
+                Ok(RawEcn::Packets(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawEcn, E> {
+                u64::try_from(v).map(RawEcn::Packets).map_err(|_| {
+                    E::custom(format!("invalid ECN threshold {v}: must not be negative"))
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawDelayedAck {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawDelayedAck;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("true, false or a table { segments = 2, timeout = \"200ms\" }")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<RawDelayedAck, E> {
+                Ok(RawDelayedAck::Enabled(v))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawDelayedAck, A::Error> {
+                RawDelayedAckTable::deserialize(MapAccessDeserializer::new(map))
+                    .map(RawDelayedAck::Table)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawSizeDist {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawSizeDist;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a size string such as \"20KB\" or a table { dist = \"uniform\", ... }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawSizeDist, E> {
+                units::parse_size(v)
+                    .map(RawSizeDist::Fixed)
+                    .map_err(E::custom)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawSizeDist, A::Error> {
+                RawSizeTable::deserialize(MapAccessDeserializer::new(map)).map(RawSizeDist::Table)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawDeadlineDist {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawDeadlineDist;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a time string such as \"20ms\" or a table { dist = \"exponential\", ... }",
+                )
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawDeadlineDist, E> {
+                units::parse_time(v)
+                    .map(RawDeadlineDist::Fixed)
+                    .map_err(E::custom)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawDeadlineDist, A::Error> {
+                RawDeadlineTable::deserialize(MapAccessDeserializer::new(map))
+                    .map(RawDeadlineDist::Table)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_ignore_case_and_underscores() {
+        assert_eq!(parse_name::<Protocol>("DCTCP"), Ok(Protocol::Dctcp));
+        assert_eq!(parse_name::<Protocol>("NewReno"), Ok(Protocol::Tcp));
+        assert_eq!(
+            parse_name::<TopologyKind>("fat_tree"),
+            Ok(TopologyKind::FatTree)
+        );
+        assert_eq!(
+            parse_name::<WorkloadKind>("Flow-Burst"),
+            Ok(WorkloadKind::FlowBurst)
+        );
+    }
+
+    #[test]
+    fn unknown_names_list_the_valid_ones() {
+        let err = parse_name::<Protocol>("cubic").unwrap_err();
+        assert_eq!(
+            err,
+            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\""
+        );
+    }
+
+    #[test]
+    fn canonical_names() {
+        assert_eq!(TopologyKind::TwoTier.name(), "two-tier");
+        assert_eq!(Protocol::Tcp.name(), "tcp");
+        assert_eq!(DeadlineDistKind::Uniform.name(), "uniform");
+    }
+
+    #[test]
+    fn unit_newtypes_parse_while_deserializing() {
+        let t: Time = serde_json::from_str("\"20us\"").unwrap();
+        assert_eq!(t, Time(20_000_000));
+        let s: Size = serde_json::from_str("\"2KiB\"").unwrap();
+        assert_eq!(s, Size(2048));
+        let r: Rate = serde_json::from_str("\"10Gbps\"").unwrap();
+        assert_eq!(r, Rate(10_000_000_000));
+        let err = serde_json::from_str::<Size>("20000")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("expected a size string"), "{err}");
+    }
+
+    #[test]
+    fn ecn_threshold_forms() {
+        let parse = |s: &str| serde_json::from_str::<RawEcn>(s);
+        assert!(matches!(parse("\"auto\""), Ok(RawEcn::Auto)));
+        assert!(matches!(parse("\"OFF\""), Ok(RawEcn::Off)));
+        assert!(matches!(parse("20"), Ok(RawEcn::Packets(20))));
+        assert!(matches!(parse("\"30KB\""), Ok(RawEcn::Bytes(30_000))));
+        assert!(parse("-1").is_err());
+        assert!(parse("1.5").is_err());
+        assert!(parse("\"sometimes\"").is_err());
+    }
+}

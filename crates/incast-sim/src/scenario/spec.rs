@@ -1,0 +1,344 @@
+//! The validated scenario: what the engine builds a simulation from. Every value here is already
+//! in engine units and checked (host indices exist, sizes positive, ...); the file format and its
+//! error messages live in `scenario::file`.
+
+use incast_proto::tcp::TcpConfig;
+use incast_proto::time::{BitsPerSec, Duration, Instant};
+
+/// A host, numbered 0..hosts in the order the topology builder documents.
+pub type HostIndex = u32;
+
+/// A complete, validated simulation scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Seed of every random stream of the run (workload sizes, deadlines, placement, ECMP salt).
+    pub seed: u64,
+    /// The network.
+    pub topology: TopologySpec,
+    /// Switch buffers, ECN marking and priority classes.
+    pub switch: SwitchSpec,
+    /// Default transport of every flow (a workload may override the protocol).
+    pub transport: TransportSpec,
+    /// Traffic sources; their flows are merged.
+    pub workloads: Vec<WorkloadSpec>,
+    /// When the run stops.
+    pub run: RunSpec,
+    /// Optional instrumentation.
+    pub output: OutputSpec,
+}
+
+/// One link speed and propagation delay.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkSpec {
+    /// Line rate.
+    pub rate: BitsPerSec,
+    /// One-way propagation delay.
+    pub delay: Duration,
+}
+
+/// The topology and its builder parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TopologySpec {
+    /// `hosts` hosts on one switch. Hosts 0..hosts.
+    Star {
+        /// Number of hosts (at least 2).
+        hosts: u32,
+        /// Every host link.
+        link: LinkSpec,
+    },
+    /// D3 Figure 8: 4 ToRs x 3 hosts (hosts 0..12, rack r holds hosts 3r..3r+3), each ToR linked to a
+    /// root switch, and 2 traffic generators on the root (hosts 12 and 13).
+    D3Testbed {
+        /// Every link (1 Gbps in the paper).
+        link: LinkSpec,
+    },
+    /// D2TCP Figure 8: `racks` x `hosts_per_rack` hosts (rack r holds hosts r*H..(r+1)*H), each ToR
+    /// connected to one fabric switch.
+    TwoTier {
+        /// Number of racks (ToR switches).
+        racks: u32,
+        /// Hosts per rack.
+        hosts_per_rack: u32,
+        /// Host-to-ToR links.
+        host_link: LinkSpec,
+        /// ToR-to-fabric links (the paper: H x 1 Gbps, so never oversubscribed).
+        fabric_link: LinkSpec,
+    },
+    /// k-ary fat-tree (Al-Fares et al.): k pods, k^3/4 hosts; hosts of pod p, edge switch e are
+    /// numbered consecutively.
+    FatTree {
+        /// Even arity, at least 2.
+        k: u32,
+        /// Every link.
+        link: LinkSpec,
+    },
+}
+
+impl TopologySpec {
+    /// Hosts of the D3 testbed (Figure 8): 4 racks of 3 end hosts plus 2 traffic generators.
+    pub const D3_TESTBED_HOSTS: u32 = 14;
+
+    /// Number of hosts; they are numbered `0..host_count()` as each variant documents. Saturates
+    /// at `u32::MAX` for absurd parameters (a loaded scenario never has more than 2^20 hosts).
+    pub fn host_count(&self) -> u32 {
+        let hosts: u128 = match *self {
+            TopologySpec::Star { hosts, .. } => u128::from(hosts),
+            TopologySpec::D3Testbed { .. } => u128::from(Self::D3_TESTBED_HOSTS),
+            TopologySpec::TwoTier {
+                racks,
+                hosts_per_rack,
+                ..
+            } => u128::from(racks) * u128::from(hosts_per_rack),
+            TopologySpec::FatTree { k, .. } => u128::from(k).pow(3) / 4,
+        };
+        u32::try_from(hosts).unwrap_or(u32::MAX)
+    }
+
+    /// The `kind` name of the topology in scenario files (`"star"`, `"d3-testbed"`, ...).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            TopologySpec::Star { .. } => "star",
+            TopologySpec::D3Testbed { .. } => "d3-testbed",
+            TopologySpec::TwoTier { .. } => "two-tier",
+            TopologySpec::FatTree { .. } => "fat-tree",
+        }
+    }
+}
+
+/// How a switch port limits its queue.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BufferSpec {
+    /// Drop-tail with a fixed byte limit per egress port.
+    PerPort {
+        /// Limit per port in bytes.
+        bytes: u64,
+    },
+    /// One buffer shared by all ports of a switch, with Choudhury-Hahne dynamic thresholds: a
+    /// packet is admitted to a port only if that port's queue stays below alpha x (free buffer).
+    Shared {
+        /// Total buffer of the switch in bytes (4 MB ToRs in DCTCP and D2TCP).
+        bytes: u64,
+        /// Dynamic-threshold factor alpha.
+        alpha: f64,
+    },
+}
+
+/// ECN marking threshold K of a switch port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnSpec {
+    /// No marking.
+    Off,
+    /// DCTCP's guidance: 20 full packets at 1 Gbps and below, 65 above (DCTCP Section 4).
+    Auto,
+    /// Mark when the instantaneous queue exceeds this many bytes on arrival.
+    Bytes(u64),
+}
+
+/// Switch configuration, the same for every switch unless `core_buffer` is set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchSpec {
+    /// Buffer of ToR / edge switches (and of every switch if `core_buffer` is `None`).
+    pub buffer: BufferSpec,
+    /// Buffer of switches above the ToRs: the root (d3-testbed), the fabric (two-tier), aggregation
+    /// and core (fat-tree).
+    pub core_buffer: Option<BufferSpec>,
+    /// ECN marking threshold.
+    pub ecn: EcnSpec,
+    /// Strict-priority classes per port, 1 to 8; class 0 is served first.
+    pub priority_classes: u8,
+}
+
+/// A transport protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// TCP NewReno, not ECN-capable.
+    Tcp,
+    /// DCTCP: NewReno's window mechanism with the DCTCP policy, ECN-capable.
+    Dctcp,
+}
+
+/// Transport configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TransportSpec {
+    /// Protocol of flows whose workload does not name one.
+    pub protocol: Protocol,
+    /// TCP parameters, shared by every window-based protocol.
+    pub tcp: TcpConfig,
+    /// DCTCP's estimation gain g (DCTCP Section 3.1: 1/16).
+    pub dctcp_g: f64,
+}
+
+/// A distribution of flow sizes in bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SizeDist {
+    /// Always the same size.
+    Fixed(u64),
+    /// Uniform integer in [lo, hi].
+    Uniform {
+        /// Smallest size.
+        lo: u64,
+        /// Largest size.
+        hi: u64,
+    },
+    /// Exponential with this mean, rounded up to at least 1 byte.
+    Exponential {
+        /// Mean size.
+        mean: u64,
+    },
+    /// Empirical CDF as (size, cumulative probability) points, probabilities rising to 1;
+    /// sizes are interpolated linearly between points.
+    Cdf(Vec<(u64, f64)>),
+}
+
+/// A distribution of relative deadlines (deadline minus flow start).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeadlineDist {
+    /// Always the same.
+    Fixed(Duration),
+    /// Uniform in [lo, hi].
+    Uniform {
+        /// Shortest.
+        lo: Duration,
+        /// Longest.
+        hi: Duration,
+    },
+    /// Exponential with this mean (D3 Section 6.1.1: "exponentially around 20/30/40 ms"),
+    /// never below `min`.
+    Exponential {
+        /// Mean.
+        mean: Duration,
+        /// Floor.
+        min: Duration,
+    },
+}
+
+/// Options every workload shares.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowOptions {
+    /// Protocol override; `None` uses the scenario's transport.
+    pub protocol: Option<Protocol>,
+    /// Strict-priority class of the flow's packets (0 is highest).
+    pub priority: u8,
+}
+
+/// A source of flows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkloadSpec {
+    /// D3 Section 6.1.1: workers all answer one aggregator at the same instant. With `rounds` > 1,
+    /// round r+1 starts `round_gap` after every flow of round r has completed.
+    FlowBurst {
+        /// Receiver of every response.
+        aggregator: HostIndex,
+        /// Sender of each response, one flow each (a host may appear several times: several
+        /// workers per host, as in the D3 testbed).
+        workers: Vec<HostIndex>,
+        /// Response sizes (D3: uniform in [2 KB, 50 KB]).
+        size: SizeDist,
+        /// Response deadlines; `None` for no deadline.
+        deadline: Option<DeadlineDist>,
+        /// Start of the first round.
+        start: Instant,
+        /// Number of rounds.
+        rounds: u32,
+        /// Idle time between a round's last completion and the next round.
+        round_gap: Duration,
+        /// Shared options.
+        options: FlowOptions,
+    },
+    /// Long-lived flows that never finish (background traffic).
+    LongFlows {
+        /// (source, destination) of each flow.
+        pairs: Vec<(HostIndex, HostIndex)>,
+        /// When they start.
+        start: Instant,
+        /// Shared options.
+        options: FlowOptions,
+    },
+    /// Poisson flow arrivals between random distinct hosts of `hosts`.
+    Poisson {
+        /// Mean arrivals per second.
+        rate_per_sec: f64,
+        /// Hosts that may send or receive.
+        hosts: Vec<HostIndex>,
+        /// Sizes.
+        size: SizeDist,
+        /// Deadlines; `None` for no deadline.
+        deadline: Option<DeadlineDist>,
+        /// First possible arrival.
+        start: Instant,
+        /// No arrivals at or after this time.
+        stop: Instant,
+        /// Shared options.
+        options: FlowOptions,
+    },
+    /// An explicit list of flows (inline, or replayed from a CSV or Parquet trace).
+    Flows {
+        /// The flows.
+        flows: Vec<ExplicitFlow>,
+        /// Shared options.
+        options: FlowOptions,
+    },
+}
+
+impl WorkloadSpec {
+    /// The options shared by every workload kind.
+    pub fn options(&self) -> &FlowOptions {
+        match self {
+            WorkloadSpec::FlowBurst { options, .. }
+            | WorkloadSpec::LongFlows { options, .. }
+            | WorkloadSpec::Poisson { options, .. }
+            | WorkloadSpec::Flows { options, .. } => options,
+        }
+    }
+
+    /// Whether the workload starts flows that never finish, in which case the run needs a
+    /// `duration` to stop.
+    pub fn has_long_lived_flows(&self) -> bool {
+        match self {
+            WorkloadSpec::LongFlows { pairs, .. } => !pairs.is_empty(),
+            WorkloadSpec::Flows { flows, .. } => flows.iter().any(|f| f.size_bytes.is_none()),
+            WorkloadSpec::FlowBurst { .. } | WorkloadSpec::Poisson { .. } => false,
+        }
+    }
+}
+
+/// One flow given explicitly.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ExplicitFlow {
+    /// Sender.
+    pub src: HostIndex,
+    /// Receiver.
+    pub dst: HostIndex,
+    /// Bytes; `None` for a long-lived flow.
+    pub size_bytes: Option<u64>,
+    /// Start time.
+    pub start: Instant,
+    /// Deadline relative to start.
+    pub deadline: Option<Duration>,
+}
+
+/// When the run stops.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunSpec {
+    /// Stop at this simulated time; `None` runs until every finite flow has completed.
+    pub duration: Option<Duration>,
+}
+
+/// Optional instrumentation.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct OutputSpec {
+    /// Sample queue length of these ports every `interval`.
+    pub queue_samples: Option<QueueSampling>,
+    /// Sample each flow's delivered bytes every `interval` (per-flow throughput).
+    pub flow_throughput_interval: Option<Duration>,
+}
+
+/// Which ports' queues to sample.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueSampling {
+    /// Sampling period.
+    pub interval: Duration,
+    /// Ports to sample, each named by the host on the far side of a switch port: the egress port
+    /// of the switch that faces this host (the port where incast congestion builds).
+    pub host_downlinks: Vec<HostIndex>,
+}

@@ -1,0 +1,692 @@
+//! Scenario loading end to end: defaults, the example files, JSON/TOML parity, traces, and one
+//! test per malformed-scenario rule asserting the key path and the message.
+
+use std::path::{Path, PathBuf};
+
+use incast_proto::tcp::{DelayedAck, TcpConfig};
+use incast_proto::time::{BitsPerSec, Duration, Instant};
+
+use super::*;
+
+/// A 4-host star, the smallest valid topology section.
+macro_rules! star {
+    () => {
+        "[topology]\nkind = \"star\"\nhosts = 4\n"
+    };
+}
+/// A flow-burst workload header; keys written after it belong to the workload.
+macro_rules! burst {
+    () => {
+        "[[workload]]\nkind = \"flow-burst\"\n"
+    };
+}
+
+fn toml(text: &str) -> Scenario {
+    parse_toml(text, None).unwrap_or_else(|e| panic!("rejected: {e}\n{text}"))
+}
+
+#[track_caller]
+fn assert_bad(text: &str, path: &str, needle: &str) {
+    let e = match parse_toml(text, None) {
+        Ok(_) => panic!("accepted a malformed scenario:\n{text}"),
+        Err(e) => e,
+    };
+    assert_eq!(e.path, path, "wrong path in: {e}");
+    assert!(
+        e.message.contains(needle),
+        "message {:?} lacks {needle:?}",
+        e.message
+    );
+}
+
+/// One test per rule: `malformed!(name, toml text, expected path, message substring)`.
+macro_rules! malformed {
+    ($($name:ident: $text:expr, $path:expr, $needle:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                assert_bad($text, $path, $needle);
+            }
+        )*
+    };
+}
+
+fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+/// A fresh directory under the system temp dir for file-based tests.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("incast-scenario-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn minimal_scenario_gets_every_default() {
+    let s = toml(concat!(star!(), burst!()));
+    assert_eq!(s.seed, 1);
+    let link = LinkSpec {
+        rate: BitsPerSec::GBPS,
+        delay: Duration::from_us(125),
+    };
+    assert_eq!(s.topology, TopologySpec::Star { hosts: 4, link });
+    assert_eq!(
+        s.switch,
+        SwitchSpec {
+            buffer: BufferSpec::PerPort { bytes: 128_000 },
+            core_buffer: None,
+            ecn: EcnSpec::Auto,
+            priority_classes: 1,
+        }
+    );
+    assert_eq!(
+        s.transport,
+        TransportSpec {
+            protocol: Protocol::Tcp,
+            tcp: TcpConfig::default(),
+            dctcp_g: 0.0625,
+        }
+    );
+    assert_eq!(
+        s.workloads,
+        vec![WorkloadSpec::FlowBurst {
+            aggregator: 0,
+            workers: vec![1, 2, 3],
+            size: SizeDist::Uniform {
+                lo: 2_000,
+                hi: 50_000
+            },
+            deadline: None,
+            start: Instant::ZERO,
+            rounds: 1,
+            round_gap: Duration::ZERO,
+            options: FlowOptions {
+                protocol: None,
+                priority: 0,
+            },
+        }]
+    );
+    assert_eq!(s.run, RunSpec { duration: None });
+    assert_eq!(s.output, OutputSpec::default());
+}
+
+#[test]
+fn topology_defaults_per_kind() {
+    let d3 = toml(concat!("[topology]\nkind = \"d3-testbed\"\n", burst!()));
+    assert_eq!(d3.topology.host_count(), 14);
+    assert!(
+        matches!(d3.topology, TopologySpec::D3Testbed { link } if link.delay == Duration::from_us(125))
+    );
+
+    let tt = toml(concat!("[topology]\nkind = \"two-tier\"\n", burst!()));
+    assert_eq!(tt.topology.host_count(), 1000);
+    match tt.topology {
+        TopologySpec::TwoTier {
+            racks,
+            hosts_per_rack,
+            host_link,
+            fabric_link,
+        } => {
+            assert_eq!((racks, hosts_per_rack), (25, 40));
+            assert_eq!(host_link.delay, Duration::from_us(20));
+            assert_eq!(fabric_link.rate, BitsPerSec(40_000_000_000));
+            assert_eq!(fabric_link.delay, Duration::from_us(20));
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let ft = toml(concat!("[topology]\nkind = \"fat-tree\"\n", burst!()));
+    assert_eq!(ft.topology.host_count(), 16);
+    assert!(
+        matches!(ft.topology, TopologySpec::FatTree { k: 4, link } if link.delay == Duration::from_us(10))
+    );
+}
+
+#[test]
+fn explicit_values_override_defaults() {
+    let s = toml(concat!(
+        "seed = 99\n",
+        "[topology]\nkind = \"two-tier\"\nracks = 2\nhosts_per_rack = 3\nlink_rate = \"10Gbps\"\nlink_delay = \"5us\"\nfabric_rate = \"20Gbps\"\n",
+        "[switch]\nshared_buffer = \"4MB\"\ndt_alpha = 0.5\ncore_buffer = \"1MB\"\necn_threshold = 65\npriority_classes = 3\n",
+        "[transport]\nprotocol = \"DCTCP\"\ninitial_window = 10\nmin_rto = \"10ms\"\ninitial_rto = \"1s\"\nmax_rto = \"2s\"\n",
+        "clock_granularity = \"1ns\"\ndelayed_ack = { segments = 3 }\nreceive_window = \"64KiB\"\ndupack_threshold = 2\ndctcp_g = 0.125\n",
+        burst!(),
+        "aggregator = 2\nworker_hosts = [0, 1]\nsenders = 5\nsize = \"10KB\"\ndeadline = \"25ms\"\nstart = \"1ms\"\nrounds = 2\nround_gap = \"3ms\"\nprotocol = \"tcp\"\npriority = 2\n",
+        "[run]\nduration = \"1s\"\n",
+        "[output]\nqueue_sample_interval = \"10us\"\nqueue_sample_hosts = [2, 5]\nflow_throughput_interval = \"1ms\"\n",
+    ));
+    assert_eq!(s.seed, 99);
+    assert_eq!(
+        s.topology,
+        TopologySpec::TwoTier {
+            racks: 2,
+            hosts_per_rack: 3,
+            host_link: LinkSpec {
+                rate: BitsPerSec(10_000_000_000),
+                delay: Duration::from_us(5)
+            },
+            fabric_link: LinkSpec {
+                rate: BitsPerSec(20_000_000_000),
+                delay: Duration::from_us(5)
+            },
+        }
+    );
+    assert_eq!(
+        s.switch.buffer,
+        BufferSpec::Shared {
+            bytes: 4_000_000,
+            alpha: 0.5
+        }
+    );
+    assert_eq!(
+        s.switch.core_buffer,
+        Some(BufferSpec::PerPort { bytes: 1_000_000 })
+    );
+    assert_eq!(s.switch.ecn, EcnSpec::Bytes(65 * 1500));
+    assert_eq!(s.switch.priority_classes, 3);
+    let tcp = s.transport.tcp;
+    assert_eq!(s.transport.protocol, Protocol::Dctcp);
+    assert_eq!(tcp.initial_window_segments, 10);
+    assert_eq!(tcp.min_rto, Duration::from_ms(10));
+    assert_eq!(tcp.initial_rto, Some(Duration::from_secs(1)));
+    assert_eq!(tcp.max_rto, Duration::from_secs(2));
+    assert_eq!(tcp.clock_granularity, Duration::from_ns(1));
+    assert_eq!(
+        tcp.delayed_ack,
+        Some(DelayedAck {
+            segments: 3,
+            timeout: Duration::from_ms(200)
+        })
+    );
+    assert_eq!(tcp.receive_window_bytes, Some(65_536));
+    assert_eq!(tcp.dupack_threshold, 2);
+    assert_eq!(s.transport.dctcp_g, 0.125);
+    assert_eq!(
+        s.workloads[0],
+        WorkloadSpec::FlowBurst {
+            aggregator: 2,
+            workers: vec![0, 1, 0, 1, 0],
+            size: SizeDist::Fixed(10_000),
+            deadline: Some(DeadlineDist::Fixed(Duration::from_ms(25))),
+            start: Instant::from_ps(1_000_000_000),
+            rounds: 2,
+            round_gap: Duration::from_ms(3),
+            options: FlowOptions {
+                protocol: Some(Protocol::Tcp),
+                priority: 2
+            },
+        }
+    );
+    assert_eq!(s.run.duration, Some(Duration::from_secs(1)));
+    assert_eq!(
+        s.output.queue_samples,
+        Some(QueueSampling {
+            interval: Duration::from_us(10),
+            host_downlinks: vec![2, 5]
+        })
+    );
+    assert_eq!(
+        s.output.flow_throughput_interval,
+        Some(Duration::from_ms(1))
+    );
+}
+
+#[test]
+fn delayed_ack_forms() {
+    let with = |v: &str| {
+        toml(&format!(
+            "{}[transport]\ndelayed_ack = {v}\n{}",
+            star!(),
+            burst!()
+        ))
+        .transport
+        .tcp
+        .delayed_ack
+    };
+    assert_eq!(with("false"), None);
+    assert_eq!(
+        with("true"),
+        Some(DelayedAck {
+            segments: 2,
+            timeout: Duration::from_ms(200)
+        })
+    );
+    assert_eq!(
+        with("{ segments = 4, timeout = \"1ms\" }"),
+        Some(DelayedAck {
+            segments: 4,
+            timeout: Duration::from_ms(1)
+        })
+    );
+}
+
+#[test]
+fn ecn_threshold_forms() {
+    let with = |v: &str| {
+        toml(&format!(
+            "{}[switch]\necn_threshold = {v}\n{}",
+            star!(),
+            burst!()
+        ))
+        .switch
+        .ecn
+    };
+    assert_eq!(with("\"auto\""), EcnSpec::Auto);
+    assert_eq!(with("\"off\""), EcnSpec::Off);
+    assert_eq!(with("20"), EcnSpec::Bytes(30_000));
+    assert_eq!(with("\"30KB\""), EcnSpec::Bytes(30_000));
+}
+
+#[test]
+fn distributions() {
+    let size = |v: &str| match &toml(&format!("{}{}size = {v}\n", star!(), burst!())).workloads[0] {
+        WorkloadSpec::FlowBurst { size, .. } => size.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        size("{ dist = \"fixed\", value = \"1KB\" }"),
+        SizeDist::Fixed(1000)
+    );
+    assert_eq!(
+        size("{ dist = \"exponential\", mean = \"26KB\" }"),
+        SizeDist::Exponential { mean: 26_000 }
+    );
+    assert_eq!(
+        size("{ dist = \"cdf\", points = [[\"1KB\", 0.5], [\"1MB\", 1.0]] }"),
+        SizeDist::Cdf(vec![(1000, 0.5), (1_000_000, 1.0)])
+    );
+    let deadline =
+        |v: &str| match &toml(&format!("{}{}deadline = {v}\n", star!(), burst!())).workloads[0] {
+            WorkloadSpec::FlowBurst { deadline, .. } => deadline.clone(),
+            other => panic!("{other:?}"),
+        };
+    assert_eq!(
+        deadline("{ dist = \"exponential\", mean = \"20ms\" }"),
+        Some(DeadlineDist::Exponential {
+            mean: Duration::from_ms(20),
+            min: Duration::ZERO
+        })
+    );
+    assert_eq!(
+        deadline("{ dist = \"exponential\", mean = \"20ms\", min = \"2ms\" }"),
+        Some(DeadlineDist::Exponential {
+            mean: Duration::from_ms(20),
+            min: Duration::from_ms(2)
+        })
+    );
+    assert_eq!(
+        deadline("{ dist = \"uniform\", min = \"5ms\", max = \"25ms\" }"),
+        Some(DeadlineDist::Uniform {
+            lo: Duration::from_ms(5),
+            hi: Duration::from_ms(25)
+        })
+    );
+}
+
+#[test]
+fn long_flows_poisson_and_flows() {
+    let s = toml(concat!(
+        star!(),
+        "[[workload]]\nkind = \"long-flows\"\npairs = [[1, 0], [2, 0]]\nprotocol = \"dctcp\"\n",
+        "[[workload]]\nkind = \"poisson\"\nrate = 1000\nstop = \"10ms\"\n",
+        "[[workload]]\nkind = \"flows\"\nflows = [{ src = 1, dst = 0, size = \"20KB\", start = \"1ms\", deadline = \"10ms\" }, { src = 3, dst = 2 }]\n",
+        "[run]\nduration = \"50ms\"\n",
+    ));
+    assert_eq!(
+        s.workloads[0],
+        WorkloadSpec::LongFlows {
+            pairs: vec![(1, 0), (2, 0)],
+            start: Instant::ZERO,
+            options: FlowOptions {
+                protocol: Some(Protocol::Dctcp),
+                priority: 0
+            },
+        }
+    );
+    match &s.workloads[1] {
+        WorkloadSpec::Poisson {
+            rate_per_sec,
+            hosts,
+            stop,
+            ..
+        } => {
+            assert_eq!(*rate_per_sec, 1000.0);
+            assert_eq!(hosts, &vec![0, 1, 2, 3]);
+            assert_eq!(*stop, Instant::from_ps(10_000_000_000));
+        }
+        other => panic!("{other:?}"),
+    }
+    match &s.workloads[2] {
+        WorkloadSpec::Flows { flows, .. } => {
+            assert_eq!(
+                flows[0],
+                ExplicitFlow {
+                    src: 1,
+                    dst: 0,
+                    size_bytes: Some(20_000),
+                    start: Instant::from_ps(1_000_000_000),
+                    deadline: Some(Duration::from_ms(10)),
+                }
+            );
+            assert_eq!(flows[1].size_bytes, None);
+            assert!(s.workloads[2].has_long_lived_flows());
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn json_is_the_same_tree_as_toml() {
+    let from_toml = toml(concat!(
+        "seed = 5\n",
+        star!(),
+        "[switch]\necn_threshold = 20\n",
+        burst!(),
+        "senders = 6\nsize = { dist = \"uniform\", min = \"2KB\", max = \"50KB\" }\ndeadline = \"20ms\"\n",
+    ));
+    let from_json = parse_json(
+        r#"{"seed": 5, "topology": {"kind": "star", "hosts": 4}, "switch": {"ecn_threshold": 20},
+            "workload": [{"kind": "flow-burst", "senders": 6,
+                          "size": {"dist": "uniform", "min": "2KB", "max": "50KB"}, "deadline": "20ms"}]}"#,
+        None,
+    )
+    .unwrap();
+    assert_eq!(format!("{from_toml:?}"), format!("{from_json:?}"));
+}
+
+#[test]
+fn flows_accept_plain_numbers_for_large_generated_lists() {
+    let n = 100_000;
+    let mut json = String::from(
+        r#"{"topology": {"kind": "star", "hosts": 64}, "workload": [{"kind": "flows", "flows": ["#,
+    );
+    for i in 0..n {
+        if i > 0 {
+            json.push(',');
+        }
+        let src = 1 + i % 63;
+        json.push_str(&format!(
+            r#"{{"src":{src},"dst":0,"size_bytes":{},"start_s":{},"deadline_s":0.02}}"#,
+            1000 + i,
+            i as f64 * 1e-6
+        ));
+    }
+    json.push_str("]}]}");
+    let s = parse_json(&json, None).unwrap();
+    match &s.workloads[0] {
+        WorkloadSpec::Flows { flows, .. } => {
+            assert_eq!(flows.len(), n);
+            assert_eq!(flows[1].start, Instant::from_ps(1_000_000));
+            assert_eq!(flows[1].deadline, Some(Duration::from_ms(20)));
+            assert_eq!(flows[n - 1].size_bytes, Some(1000 + n as u64 - 1));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn every_example_parses() {
+    let mut count = 0;
+    for entry in std::fs::read_dir(examples_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if ext == "toml" || ext == "json" {
+            load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            count += 1;
+        }
+    }
+    assert!(count >= 5, "found only {count} example scenarios");
+}
+
+#[test]
+fn trace_example_resolves_next_to_the_scenario() {
+    let s = load(&examples_dir().join("trace.toml")).unwrap();
+    match &s.workloads[0] {
+        WorkloadSpec::Flows { flows, .. } => {
+            assert_eq!(flows.len(), 8);
+            assert_eq!(flows[0].deadline, Some(Duration::from_ms(10)));
+            assert_eq!(flows[5].size_bytes, None);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn load_reads_json_and_resolves_traces() {
+    let dir = temp_dir("load");
+    std::fs::write(
+        dir.join("t.csv"),
+        "src,dst,size_bytes,start_s\n1,0,1500,0\n",
+    )
+    .unwrap();
+    let file = dir.join("s.json");
+    std::fs::write(
+        &file,
+        r#"{"topology": {"kind": "star", "hosts": 2}, "workload": [{"kind": "trace", "path": "t.csv"}]}"#,
+    )
+    .unwrap();
+    let s = load(&file).unwrap();
+    assert!(matches!(&s.workloads[0], WorkloadSpec::Flows { flows, .. } if flows.len() == 1));
+    // A bad row names the file as written, its line and column.
+    std::fs::write(
+        dir.join("t.csv"),
+        "src,dst,size_bytes,start_s\n1,0,1500,0\n1,7,1500,0\n",
+    )
+    .unwrap();
+    let e = load(&file).unwrap_err();
+    assert_eq!(e.path, "workload[0].path");
+    assert!(
+        e.message
+            .starts_with("t.csv line 3, column 2 (dst): host 7 does not exist"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn load_names_the_missing_file() {
+    let e = load(Path::new("/nonexistent/dir/scenario.toml")).unwrap_err();
+    assert_eq!(e.path, "");
+    assert!(
+        e.message
+            .contains("cannot read scenario file /nonexistent/dir/scenario.toml"),
+        "{e}"
+    );
+}
+
+#[test]
+fn display_matches_the_documented_form() {
+    let e = parse_toml(
+        concat!(
+            star!(),
+            burst!(),
+            "size = { dist = \"uniform\", min = \"2XB\", max = \"50KB\" }\n"
+        ),
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "`workload[0].size.min`: invalid size \"2XB\": expected a number with a unit B, KB, MB, GB, KiB, MiB, GiB or pkts"
+        ),
+        "{e}"
+    );
+    assert!(e.message.ends_with("(line 6, column 34)"), "{e}");
+}
+
+malformed! {
+    unknown_root_key: concat!("sed = 1\n", star!(), burst!()), "sed", "unknown key";
+    unknown_table_key_lists_valid_ones: concat!(star!(), "[switch]\nbufer = \"1MB\"\n", burst!()), "switch.bufer", "expected one of `buffer`";
+    wrong_type: "[topology]\nkind = \"star\"\nhosts = \"four\"\n[[workload]]\nkind = \"flows\"\n", "topology.hosts", "invalid type: string";
+    negative_integer: concat!("seed = -1\n", star!(), burst!()), "seed", "expected a whole number";
+    missing_topology: burst!(), "topology", "required key is missing";
+    missing_topology_kind: concat!("[topology]\nhosts = 3\n", burst!()), "topology.kind", "required key is missing";
+    unknown_topology_kind: concat!("[topology]\nkind = \"ring\"\n", burst!()), "topology.kind", "expected one of \"star\", \"d3-testbed\", \"two-tier\", \"fat-tree\"";
+    star_needs_hosts: concat!("[topology]\nkind = \"star\"\n", burst!()), "topology.hosts", "is required for kind = \"star\"";
+    star_with_one_host: concat!("[topology]\nkind = \"star\"\nhosts = 1\n", burst!()), "topology.hosts", "between 2 and";
+    key_of_another_topology: concat!(star!(), "racks = 2\n", burst!()), "topology.racks", "does not apply to kind = \"star\"";
+    fat_tree_odd_k: concat!("[topology]\nkind = \"fat-tree\"\nk = 5\n", burst!()), "topology.k", "even";
+    fat_tree_huge_k: concat!("[topology]\nkind = \"fat-tree\"\nk = 4000\n", burst!()), "topology.k", "at most 160";
+    two_tier_zero_racks: concat!("[topology]\nkind = \"two-tier\"\nracks = 0\n", burst!()), "topology.racks", "between 1 and";
+    bad_rate_unit: concat!(star!(), "link_rate = \"1Gb\"\n", burst!()), "topology.link_rate", "expected a number with a unit bps, Kbps";
+    zero_rate: concat!(star!(), "link_rate = \"0Gbps\"\n", burst!()), "topology.link_rate", "must be positive";
+    both_buffers: concat!(star!(), "[switch]\nbuffer = \"1MB\"\nshared_buffer = \"4MB\"\n", burst!()), "switch.shared_buffer", "not both";
+    zero_dt_alpha: concat!(star!(), "[switch]\nshared_buffer = \"4MB\"\ndt_alpha = 0.0\n", burst!()), "switch.dt_alpha", "greater than 0";
+    negative_core_dt_alpha: concat!(star!(), "[switch]\ncore_shared_buffer = \"4MB\"\ncore_dt_alpha = -1.0\n", burst!()), "switch.core_dt_alpha", "greater than 0";
+    dt_alpha_without_shared_buffer: concat!(star!(), "[switch]\ndt_alpha = 2.0\n", burst!()), "switch.dt_alpha", "only applies to a shared buffer";
+    zero_buffer: concat!(star!(), "[switch]\nbuffer = \"0KB\"\n", burst!()), "switch.buffer", "must be positive";
+    too_many_priority_classes: concat!(star!(), "[switch]\npriority_classes = 9\n", burst!()), "switch.priority_classes", "between 1 and 8";
+    zero_priority_classes: concat!(star!(), "[switch]\npriority_classes = 0\n", burst!()), "switch.priority_classes", "between 1 and 8";
+    bad_ecn_threshold: concat!(star!(), "[switch]\necn_threshold = \"sometimes\"\n", burst!()), "switch.ecn_threshold", "\"auto\", \"off\"";
+    unknown_protocol: concat!(star!(), "[transport]\nprotocol = \"cubic\"\n", burst!()), "transport.protocol", "expected one of \"tcp\", \"newreno\", \"dctcp\"";
+    zero_min_rto: concat!(star!(), "[transport]\nmin_rto = \"0ms\"\n", burst!()), "transport.min_rto", "must be positive";
+    max_rto_below_min_rto: concat!(star!(), "[transport]\nmin_rto = \"1s\"\nmax_rto = \"10ms\"\n", burst!()), "transport.max_rto", "must not be below min_rto";
+    zero_initial_window: concat!(star!(), "[transport]\ninitial_window = 0\n", burst!()), "transport.initial_window", "between 1 and";
+    dctcp_g_above_one: concat!(star!(), "[transport]\ndctcp_g = 1.5\n", burst!()), "transport.dctcp_g", "(0, 1]";
+    dctcp_g_nan: concat!(star!(), "[transport]\ndctcp_g = nan\n", burst!()), "transport.dctcp_g", "finite";
+    delayed_ack_string: concat!(star!(), "[transport]\ndelayed_ack = \"yes\"\n", burst!()), "transport.delayed_ack", "true, false or a table";
+    delayed_ack_unknown_key: concat!(star!(), "[transport]\ndelayed_ack = { count = 2 }\n", burst!()), "transport.delayed_ack.count", "unknown key";
+    no_workload: star!(), "workload", "at least one [[workload]]";
+    workload_not_an_array: concat!(star!(), "[workload]\nkind = \"flows\"\n"), "workload", "invalid type";
+    unknown_workload_kind: concat!(star!(), "[[workload]]\nkind = \"incast\"\n"), "workload[0].kind", "expected one of \"flow-burst\"";
+    key_of_another_workload_kind: concat!(star!(), burst!(), "pairs = [[1, 0]]\n"), "workload[0].pairs", "does not apply to kind = \"flow-burst\"";
+    bad_size_unit: concat!(star!(), burst!(), "size = \"20kb\"\n"), "workload[0].size", "invalid size \"20kb\"";
+    zero_size: concat!(star!(), burst!(), "size = \"0KB\"\n"), "workload[0].size", "must be positive";
+    negative_size: concat!(star!(), burst!(), "size = \"-2KB\"\n"), "workload[0].size", "must not be negative";
+    size_min_above_max: concat!(star!(), burst!(), "size = { dist = \"uniform\", min = \"50KB\", max = \"2KB\" }\n"), "workload[0].size.min", "greater than max";
+    size_missing_max: concat!(star!(), burst!(), "size = { dist = \"uniform\", min = \"2KB\" }\n"), "workload[0].size.max", "is required for dist = \"uniform\"";
+    unknown_size_dist: concat!(star!(), burst!(), "size = { dist = \"normal\", mean = \"2KB\" }\n"), "workload[0].size.dist", "expected one of \"fixed\", \"uniform\", \"exponential\", \"cdf\"";
+    cdf_not_ending_at_one: concat!(star!(), burst!(), "size = { dist = \"cdf\", points = [[\"1KB\", 0.5], [\"2KB\", 0.9]] }\n"), "workload[0].size.points[1][1]", "must be 1";
+    cdf_sizes_falling: concat!(star!(), burst!(), "size = { dist = \"cdf\", points = [[\"2KB\", 0.5], [\"1KB\", 1.0]] }\n"), "workload[0].size.points[1][0]", "rise strictly";
+    aggregator_out_of_range: concat!(star!(), burst!(), "aggregator = 9\n"), "workload[0].aggregator", "host 9 does not exist: the star topology has 4 hosts, numbered 0 to 3";
+    aggregator_among_workers: concat!(star!(), burst!(), "aggregator = 1\nworker_hosts = [2, 1]\n"), "workload[0].worker_hosts[1]", "is the aggregator";
+    zero_senders: concat!(star!(), burst!(), "senders = 0\n"), "workload[0].senders", "between 1 and";
+    zero_rounds: concat!(star!(), burst!(), "rounds = 0\n"), "workload[0].rounds", "between 1 and";
+    zero_deadline: concat!(star!(), burst!(), "deadline = \"0ms\"\n"), "workload[0].deadline", "must be positive";
+    zero_deadline_mean: concat!(star!(), burst!(), "deadline = { dist = \"exponential\", mean = \"0s\" }\n"), "workload[0].deadline.mean", "must be positive";
+    unknown_deadline_dist: concat!(star!(), burst!(), "deadline = { dist = \"cdf\" }\n"), "workload[0].deadline.dist", "expected one of \"fixed\", \"uniform\", \"exponential\"";
+    deadline_key_of_another_dist: concat!(star!(), burst!(), "deadline = { dist = \"uniform\", min = \"1ms\", max = \"2ms\", mean = \"1ms\" }\n"), "workload[0].deadline.mean", "does not apply to dist = \"uniform\"";
+    priority_without_class: concat!(star!(), burst!(), "priority = 1\n"), "workload[0].priority", "must be below switch.priority_classes = 1";
+    huge_time: concat!(star!(), burst!(), "start = \"1e30s\"\n"), "workload[0].start", "too large";
+    bad_time_unit: concat!(star!(), burst!(), "round_gap = \"5m\"\n"), "workload[0].round_gap", "expected a number with a unit ps, ns, us, ms or s";
+    long_flow_to_itself: concat!(star!(), "[[workload]]\nkind = \"long-flows\"\npairs = [[1, 1]]\n[run]\nduration = \"1s\"\n"), "workload[0].pairs[0][1]", "two distinct hosts";
+    long_flow_pair_of_three: concat!(star!(), "[[workload]]\nkind = \"long-flows\"\npairs = [[1, 0, 2]]\n[run]\nduration = \"1s\"\n"), "workload[0].pairs[0]", "invalid length 3";
+    long_flows_without_duration: concat!(star!(), burst!(), "[[workload]]\nkind = \"long-flows\"\npairs = [[1, 0]]\n"), "run.duration", "workload[1] has long-lived flows";
+    poisson_stop_before_start: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\nstart = \"5ms\"\nstop = \"5ms\"\n"), "workload[0].stop", "must be after start";
+    poisson_without_stop: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\n"), "workload[0].stop", "is required for kind = \"poisson\"";
+    poisson_zero_rate: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 0\nstop = \"1s\"\n"), "workload[0].rate", "greater than 0";
+    poisson_infinite_rate: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = inf\nstop = \"1s\"\n"), "workload[0].rate", "finite";
+    poisson_one_host: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 1.0\nhosts = [1]\nstop = \"1s\"\n"), "workload[0].hosts", "at least 2 hosts";
+    poisson_duplicate_host: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 1.0\nhosts = [1, 2, 1]\nstop = \"1s\"\n"), "workload[0].hosts[2]", "listed twice";
+    flow_to_itself: concat!(star!(), "[[workload]]\nkind = \"flows\"\nflows = [{ src = 2, dst = 2, size = \"1KB\" }]\n"), "workload[0].flows[0].dst", "same host as src";
+    flow_host_out_of_range: concat!(star!(), "[[workload]]\nkind = \"flows\"\nflows = [{ src = 1, dst = 0, size = \"1KB\" }, { src = 1, dst = 4, size = \"1KB\" }]\n"), "workload[0].flows[1].dst", "the star topology has 4 hosts";
+    flow_size_twice: concat!(star!(), "[[workload]]\nkind = \"flows\"\nflows = [{ src = 1, dst = 0, size = \"1KB\", size_bytes = 1000 }]\n"), "workload[0].flows[0].size_bytes", "not both";
+    long_lived_flow_with_deadline: concat!(star!(), "[[workload]]\nkind = \"flows\"\nflows = [{ src = 1, dst = 0, deadline = \"1ms\" }]\n[run]\nduration = \"1s\"\n"), "workload[0].flows[0].deadline", "long-lived flow";
+    flow_start_nan: concat!(star!(), "[[workload]]\nkind = \"flows\"\nflows = [{ src = 1, dst = 0, size_bytes = 1, start_s = nan }]\n"), "workload[0].flows[0].start_s", "finite";
+    flow_unknown_key: concat!(star!(), "[[workload]]\nkind = \"flows\"\nflows = [{ src = 1, dst = 0, bytes = 1 }]\n"), "workload[0].flows[0].bytes", "unknown key";
+    empty_flow_list: concat!(star!(), "[[workload]]\nkind = \"flows\"\nflows = []\n"), "workload[0].flows", "at least one flow";
+    missing_trace_file: concat!(star!(), "[[workload]]\nkind = \"trace\"\npath = \"/nonexistent/flows.csv\"\n"), "workload[0].path", "cannot read trace file";
+    queue_interval_without_hosts: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\n"), "output.queue_sample_hosts", "is required with queue_sample_interval";
+    queue_host_out_of_range: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_hosts = [0, 12]\n"), "output.queue_sample_hosts[1]", "host 12 does not exist";
+    zero_throughput_interval: concat!(star!(), burst!(), "[output]\nflow_throughput_interval = \"0s\"\n"), "output.flow_throughput_interval", "must be positive";
+    zero_duration: concat!(star!(), burst!(), "[run]\nduration = \"0s\"\n"), "run.duration", "must be positive";
+    toml_syntax_error: concat!(star!(), "[[workload]\nkind = \"flows\"\n"), "", "TOML syntax error at line 4, column";
+}
+
+#[test]
+fn json_errors_name_the_path() {
+    let bad = |text: &str, path: &str, needle: &str| {
+        let e = parse_json(text, None).map(|_| ()).unwrap_err();
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.contains(needle), "{e}");
+    };
+    bad(
+        r#"{"topology": {"kind": "star", "hosts": 3}, "workload": [{"kind": "flow-burst", "size": {"dist": "uniform", "min": "2XB", "max": "1KB"}}]}"#,
+        "workload[0].size.min",
+        "invalid size \"2XB\"",
+    );
+    bad(
+        r#"{"topology": {"kind": "star", "hosts": 3}, "workload": [{"kind": "flow-burst", "sise": 1}]}"#,
+        "workload[0].sise",
+        "unknown key",
+    );
+    bad(
+        r#"{"topology": {"kind": "star", "hosts": 3}, "workload": []} x"#,
+        "",
+        "JSON syntax error at line 1, column",
+    );
+    bad(
+        r#"{"topology": {"kind": "star", "hosts": 3}"#,
+        "",
+        "JSON syntax error",
+    );
+    bad(
+        r#"{"topology": {"kind": "star", "hosts": 3}, "workload": [{"kind": "flows", "flows": [{"src": 1, "dst": 0, "start_s": -1.0}]}]}"#,
+        "workload[0].flows[0].start_s",
+        "must not be negative",
+    );
+}
+
+/// A valid scenario using most keys, for mutation tests.
+const FULL: &str = concat!(
+    "seed = 3\n",
+    "[topology]\nkind = \"two-tier\"\nracks = 2\nhosts_per_rack = 4\nlink_delay = \"20us\"\n",
+    "[switch]\nshared_buffer = \"4MB\"\ndt_alpha = 1.0\necn_threshold = 20\npriority_classes = 2\n",
+    "[transport]\nprotocol = \"dctcp\"\nmin_rto = \"10ms\"\ndelayed_ack = { segments = 2, timeout = \"1ms\" }\n",
+    "[[workload]]\nkind = \"flow-burst\"\naggregator = 0\nsenders = 7\nsize = { dist = \"uniform\", min = \"2KB\", max = \"50KB\" }\n",
+    "deadline = { dist = \"exponential\", mean = \"20ms\" }\npriority = 1\n",
+    "[[workload]]\nkind = \"poisson\"\nrate = 100.0\nstop = \"10ms\"\nsize = { dist = \"cdf\", points = [[\"1KB\", 0.5], [\"1MB\", 1.0]] }\n",
+    "[[workload]]\nkind = \"long-flows\"\npairs = [[1, 0]]\n",
+    "[run]\nduration = \"50ms\"\n",
+    "[output]\nqueue_sample_interval = \"100us\"\nqueue_sample_hosts = [0]\n",
+);
+
+#[test]
+fn full_scenario_is_valid() {
+    let s = toml(FULL);
+    assert_eq!(s.workloads.len(), 3);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(512))]
+
+    #[test]
+    fn mutated_scenarios_never_panic(at in 0usize..2000, cut in 0usize..40, insert in "[\\[\\]{}=\",.0-9a-zA-Z_ \\n-]{0,12}") {
+        let mut text = FULL.to_owned();
+        let at = at.min(text.len());
+        let end = (at + cut).min(text.len());
+        text.replace_range(at..end, &insert);
+        let _ = parse_toml(&text, None);
+        let _ = parse_json(&text, None);
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
+        let _ = parse_toml(&text, None);
+        let _ = parse_json(&text, None);
+    }
+
+    #[test]
+    fn arbitrary_values_in_any_key_never_panic(
+        key in proptest::sample::select(vec!["hosts", "k", "racks", "link_rate", "link_delay"]),
+        value in proptest::sample::select(vec![
+            "0", "-1", "1", "3", "18446744073709551615", "99999999999999999999", "1.5", "nan", "inf",
+            "\"1e30s\"", "\"0Gbps\"", "\"\"", "[]", "{}", "true",
+        ]),
+        kind in proptest::sample::select(vec!["star", "two-tier", "fat-tree", "d3-testbed"]),
+    ) {
+        let text = format!("[topology]\nkind = \"{kind}\"\n{key} = {value}\n[[workload]]\nkind = \"flow-burst\"\n");
+        let _ = parse_toml(&text, None);
+    }
+}
+
+#[test]
+fn tmp_run_examples() {
+    for name in ["star-incast-dctcp", "d3-flow-burst", "two-tier-oldi-lite", "long-flows", "trace"] {
+        let s = load(&examples_dir().join(format!("{name}.toml"))).unwrap();
+        let t = std::time::Instant::now();
+        let r = crate::run(&s);
+        eprintln!("{name}: {:?} in {:?}", r.as_ref().map(|_| "ok").map_err(|e| e.to_string()), t.elapsed());
+    }
+}

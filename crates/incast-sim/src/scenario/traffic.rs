@@ -1,0 +1,451 @@
+//! Validation of traffic: the workload kinds (D3 Section 6.1 flow bursts and Poisson arrivals,
+//! long-lived background flows, explicit flow lists and traces) and their size and deadline
+//! distributions, with the defaults of the papers' experiments.
+
+use std::path::Path;
+
+use incast_proto::time::{Duration, Instant};
+
+use super::error::join;
+use super::file::{
+    DeadlineDistKind, Named, Pair, RawDeadlineDist, RawFlow, RawSizeDist, RawWorkload, Size,
+    SizeDistKind, Time, WorkloadKind,
+};
+use super::spec::{DeadlineDist, ExplicitFlow, FlowOptions, SizeDist, SwitchSpec, WorkloadSpec};
+use super::validate::{
+    count, err, finite, only_keys, positive, positive_time, required, Hosts, Result,
+};
+use super::{trace, units};
+
+/// Most workers of one flow burst: keeps a mistyped count from allocating gigabytes.
+const MAX_SENDERS: u64 = 1 << 20;
+
+/// D3 Section 6.1.1: "response flow lengths are uniformly distributed across [2KB, 50KB]".
+const DEFAULT_RESPONSE_SIZE: SizeDist = SizeDist::Uniform {
+    lo: 2_000,
+    hi: 50_000,
+};
+
+/// Converts the workload at key path `p` (`workload[i]`).
+pub(crate) fn workload(
+    p: &str,
+    raw: RawWorkload,
+    hosts: &Hosts,
+    switch: &SwitchSpec,
+    base_dir: Option<&Path>,
+) -> Result<WorkloadSpec> {
+    let kind = raw.kind.0;
+    let given = [
+        ("aggregator", raw.aggregator.is_some()),
+        ("senders", raw.senders.is_some()),
+        ("worker_hosts", raw.worker_hosts.is_some()),
+        ("size", raw.size.is_some()),
+        ("deadline", raw.deadline.is_some()),
+        ("start", raw.start.is_some()),
+        ("rounds", raw.rounds.is_some()),
+        ("round_gap", raw.round_gap.is_some()),
+        ("pairs", raw.pairs.is_some()),
+        ("rate", raw.rate.is_some()),
+        ("hosts", raw.hosts.is_some()),
+        ("stop", raw.stop.is_some()),
+        ("flows", raw.flows.is_some()),
+        ("path", raw.path.is_some()),
+    ];
+    let allowed: &[&str] = match kind {
+        WorkloadKind::FlowBurst => &[
+            "aggregator",
+            "senders",
+            "worker_hosts",
+            "size",
+            "deadline",
+            "start",
+            "rounds",
+            "round_gap",
+        ],
+        WorkloadKind::LongFlows => &["pairs", "start"],
+        WorkloadKind::Poisson => &["rate", "hosts", "size", "deadline", "start", "stop"],
+        WorkloadKind::Flows => &["flows"],
+        WorkloadKind::Trace => &["path"],
+    };
+    let what = format!("kind = \"{}\"", kind.name());
+    only_keys(p, &what, &given, allowed)?;
+    let priority = raw.priority.unwrap_or(0);
+    if priority >= u64::from(switch.priority_classes) {
+        return Err(err(
+            join(p, "priority"),
+            format!(
+                "must be below switch.priority_classes = {} (classes are numbered 0 to {}, 0 served first)",
+                switch.priority_classes,
+                switch.priority_classes - 1
+            ),
+        ));
+    }
+    let options = FlowOptions {
+        protocol: raw.protocol.map(|n| n.0),
+        priority: priority as u8,
+    };
+    let start = Instant::from_ps(raw.start.map_or(0, |t| t.0));
+    let size = |raw: Option<RawSizeDist>| match raw {
+        None => Ok(DEFAULT_RESPONSE_SIZE),
+        Some(s) => size_dist(&join(p, "size"), s),
+    };
+    let deadline = |raw: Option<RawDeadlineDist>| match raw {
+        None => Ok(None),
+        Some(d) => deadline_dist(&join(p, "deadline"), d).map(Some),
+    };
+    Ok(match kind {
+        WorkloadKind::FlowBurst => {
+            let aggregator = raw.aggregator.unwrap_or(0);
+            hosts.check(|| join(p, "aggregator"), u64::from(aggregator))?;
+            let worker_hosts = match raw.worker_hosts {
+                None => (0..hosts.count).filter(|&h| h != aggregator).collect(),
+                Some(list) => {
+                    let at = |j: usize| format!("{p}.worker_hosts[{j}]");
+                    if list.is_empty() {
+                        return Err(err(join(p, "worker_hosts"), "must list at least one host"));
+                    }
+                    for (j, &h) in list.iter().enumerate() {
+                        hosts.check(|| at(j), u64::from(h))?;
+                        if h == aggregator {
+                            return Err(err(
+                                at(j),
+                                format!(
+                                    "host {h} is the aggregator; a worker cannot send to itself"
+                                ),
+                            ));
+                        }
+                    }
+                    list
+                }
+            };
+            let senders = raw.senders.unwrap_or(worker_hosts.len() as u64);
+            let senders = count(|| join(p, "senders"), senders, 1, MAX_SENDERS)?;
+            let workers = (0..senders as usize)
+                .map(|i| worker_hosts[i % worker_hosts.len()])
+                .collect();
+            let rounds = count(
+                || join(p, "rounds"),
+                raw.rounds.unwrap_or(1),
+                1,
+                u64::from(u32::MAX),
+            )?;
+            WorkloadSpec::FlowBurst {
+                aggregator,
+                workers,
+                size: size(raw.size)?,
+                deadline: deadline(raw.deadline)?,
+                start,
+                rounds,
+                round_gap: Duration::from_ps(raw.round_gap.map_or(0, |t| t.0)),
+                options,
+            }
+        }
+        WorkloadKind::LongFlows => {
+            let pairs = required(raw.pairs, p, "pairs", &what)?;
+            if pairs.is_empty() {
+                return Err(err(
+                    join(p, "pairs"),
+                    "must list at least one [src, dst] pair",
+                ));
+            }
+            for (j, &Pair(src, dst)) in pairs.iter().enumerate() {
+                let at = |i: usize| format!("{p}.pairs[{j}][{i}]");
+                hosts.check(|| at(0), u64::from(src))?;
+                hosts.check(|| at(1), u64::from(dst))?;
+                if src == dst {
+                    return Err(err(
+                        at(1),
+                        format!("destination {dst} is the source; a flow needs two distinct hosts"),
+                    ));
+                }
+            }
+            WorkloadSpec::LongFlows {
+                pairs: pairs.into_iter().map(|Pair(s, d)| (s, d)).collect(),
+                start,
+                options,
+            }
+        }
+        WorkloadKind::Poisson => {
+            let rate = finite(&join(p, "rate"), required(raw.rate, p, "rate", &what)?)?;
+            if rate <= 0.0 {
+                return Err(err(
+                    join(p, "rate"),
+                    format!("must be greater than 0 flows per second (found {rate})"),
+                ));
+            }
+            let list = match raw.hosts {
+                None => (0..hosts.count).collect(),
+                Some(list) => {
+                    let mut seen = std::collections::HashSet::new();
+                    for (j, &h) in list.iter().enumerate() {
+                        hosts.check(|| format!("{p}.hosts[{j}]"), u64::from(h))?;
+                        if !seen.insert(h) {
+                            return Err(err(
+                                format!("{p}.hosts[{j}]"),
+                                format!("host {h} is listed twice"),
+                            ));
+                        }
+                    }
+                    if list.len() < 2 {
+                        return Err(err(
+                            join(p, "hosts"),
+                            "must list at least 2 hosts (a flow needs a sender and a receiver)",
+                        ));
+                    }
+                    list
+                }
+            };
+            let stop = required(raw.stop, p, "stop", &what)?;
+            let stop = Instant::from_ps(stop.0);
+            if stop <= start {
+                return Err(err(
+                    join(p, "stop"),
+                    format!("must be after start ({stop} <= {start})"),
+                ));
+            }
+            WorkloadSpec::Poisson {
+                rate_per_sec: rate,
+                hosts: list,
+                size: size(raw.size)?,
+                deadline: deadline(raw.deadline)?,
+                start,
+                stop,
+                options,
+            }
+        }
+        WorkloadKind::Flows => {
+            let raw_flows = required(raw.flows, p, "flows", &what)?;
+            if raw_flows.is_empty() {
+                return Err(err(join(p, "flows"), "must list at least one flow"));
+            }
+            let mut flows = Vec::with_capacity(raw_flows.len());
+            for (j, f) in raw_flows.into_iter().enumerate() {
+                let flow = explicit_flow(f).and_then(|f| check_flow(&f, hosts).map(|()| f));
+                flows.push(flow.map_err(|(key, msg)| err(format!("{p}.flows[{j}].{key}"), msg))?);
+            }
+            WorkloadSpec::Flows { flows, options }
+        }
+        WorkloadKind::Trace => {
+            let file = required(raw.path, p, "path", &what)?;
+            let resolved = match base_dir {
+                Some(dir) if Path::new(&file).is_relative() => dir.join(&file),
+                _ => Path::new(&file).to_path_buf(),
+            };
+            let flows =
+                trace::read(&file, &resolved, hosts).map_err(|m| err(join(p, "path"), m))?;
+            WorkloadSpec::Flows { flows, options }
+        }
+    })
+}
+
+/// A `flows` entry, with its error as (key, message).
+fn explicit_flow(raw: RawFlow) -> std::result::Result<ExplicitFlow, (&'static str, String)> {
+    let either = |a: &str, b: &'static str| (b, format!("give either {a} or {b}, not both"));
+    let size_bytes = match (raw.size, raw.size_bytes) {
+        (Some(_), Some(_)) => return Err(either("size", "size_bytes")),
+        (s, b) => s.map(|s| s.0).or(b),
+    };
+    let start = match (raw.start, raw.start_s) {
+        (Some(_), Some(_)) => return Err(either("start", "start_s")),
+        (Some(t), None) => t.0,
+        (None, Some(s)) => units::seconds_f64_to_ps(s).map_err(|m| ("start_s", m))?,
+        (None, None) => 0,
+    };
+    let deadline = match (raw.deadline, raw.deadline_s) {
+        (Some(_), Some(_)) => return Err(either("deadline", "deadline_s")),
+        (Some(t), None) => Some(t.0),
+        (None, Some(s)) => Some(units::seconds_f64_to_ps(s).map_err(|m| ("deadline_s", m))?),
+        (None, None) => None,
+    };
+    Ok(ExplicitFlow {
+        src: raw.src,
+        dst: raw.dst,
+        size_bytes,
+        start: Instant::from_ps(start),
+        deadline: deadline.map(Duration::from_ps),
+    })
+}
+
+/// Checks one explicit flow (inline or from a trace); the error names the offending field
+/// (`src`, `dst`, `size` or `deadline`).
+pub(crate) fn check_flow(
+    f: &ExplicitFlow,
+    hosts: &Hosts,
+) -> std::result::Result<(), (&'static str, String)> {
+    if let Some(m) = hosts.missing(u64::from(f.src)) {
+        return Err(("src", m));
+    }
+    if let Some(m) = hosts.missing(u64::from(f.dst)) {
+        return Err(("dst", m));
+    }
+    if f.src == f.dst {
+        return Err((
+            "dst",
+            format!(
+                "is the same host as src ({}); a flow needs two distinct hosts",
+                f.src
+            ),
+        ));
+    }
+    if f.size_bytes == Some(0) {
+        return Err((
+            "size",
+            "must be positive (omit it for a long-lived flow)".into(),
+        ));
+    }
+    match f.deadline {
+        Some(d) if d == Duration::ZERO => Err((
+            "deadline",
+            "must be positive (omit it for no deadline)".into(),
+        )),
+        Some(_) if f.size_bytes.is_none() => Err((
+            "deadline",
+            "a long-lived flow (no size) cannot have a deadline".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A size distribution at `p`: a plain size string is a fixed size.
+fn size_dist(p: &str, raw: RawSizeDist) -> Result<SizeDist> {
+    let t = match raw {
+        RawSizeDist::Fixed(b) => return Ok(SizeDist::Fixed(positive(|| p.into(), b, "bytes")?)),
+        RawSizeDist::Table(t) => t,
+    };
+    let kind = t.dist.0;
+    let what = format!("dist = \"{}\"", kind.name());
+    let given = [
+        ("value", t.value.is_some()),
+        ("min", t.min.is_some()),
+        ("max", t.max.is_some()),
+        ("mean", t.mean.is_some()),
+        ("points", t.points.is_some()),
+    ];
+    let allowed: &[&str] = match kind {
+        SizeDistKind::Fixed => &["value"],
+        SizeDistKind::Uniform => &["min", "max"],
+        SizeDistKind::Exponential => &["mean"],
+        SizeDistKind::Cdf => &["points"],
+    };
+    only_keys(p, &what, &given, allowed)?;
+    let get = |v: Option<Size>, key: &str| -> Result<u64> {
+        let v = required(v, p, key, &what)?;
+        positive(|| join(p, key), v.0, "bytes")
+    };
+    Ok(match kind {
+        SizeDistKind::Fixed => SizeDist::Fixed(get(t.value, "value")?),
+        SizeDistKind::Uniform => {
+            let (lo, hi) = (get(t.min, "min")?, get(t.max, "max")?);
+            if lo > hi {
+                return Err(err(
+                    join(p, "min"),
+                    format!("is greater than max ({lo} B > {hi} B)"),
+                ));
+            }
+            SizeDist::Uniform { lo, hi }
+        }
+        SizeDistKind::Exponential => SizeDist::Exponential {
+            mean: get(t.mean, "mean")?,
+        },
+        SizeDistKind::Cdf => {
+            let points = required(t.points, p, "points", &what)?;
+            cdf(&join(p, "points"), points)?
+        }
+    })
+}
+
+/// An empirical CDF: sizes strictly rising, probabilities rising to exactly 1.
+fn cdf(p: &str, points: Vec<Pair<Size, f64>>) -> Result<SizeDist> {
+    if points.is_empty() {
+        return Err(err(p, "must list at least one [size, probability] point"));
+    }
+    let mut out = Vec::with_capacity(points.len());
+    let mut prev: Option<(u64, f64)> = None;
+    for (j, &Pair(Size(size), prob)) in points.iter().enumerate() {
+        let at = |i: usize| format!("{p}[{j}][{i}]");
+        positive(|| at(0), size, "bytes")?;
+        let prob = finite(&at(1), prob)?;
+        if !(0.0..=1.0).contains(&prob) {
+            return Err(err(
+                at(1),
+                format!("probability must be in [0, 1] (found {prob})"),
+            ));
+        }
+        if let Some((prev_size, prev_prob)) = prev {
+            if size <= prev_size {
+                return Err(err(
+                    at(0),
+                    format!("sizes must rise strictly ({size} B after {prev_size} B)"),
+                ));
+            }
+            if prob < prev_prob {
+                return Err(err(
+                    at(1),
+                    format!("probabilities must not fall ({prob} after {prev_prob})"),
+                ));
+            }
+        }
+        prev = Some((size, prob));
+        out.push((size, prob));
+    }
+    let last = out.len() - 1;
+    // Tolerate float noise from generated files, then store the exact 1 the sampler relies on.
+    if (out[last].1 - 1.0).abs() > 1e-9 {
+        return Err(err(
+            format!("{p}[{last}][1]"),
+            format!("the last probability must be 1 (found {})", out[last].1),
+        ));
+    }
+    out[last].1 = 1.0;
+    Ok(SizeDist::Cdf(out))
+}
+
+/// A deadline distribution at `p`: a plain time string is a fixed deadline.
+fn deadline_dist(p: &str, raw: RawDeadlineDist) -> Result<DeadlineDist> {
+    let t = match raw {
+        RawDeadlineDist::Fixed(ps) => {
+            return Ok(DeadlineDist::Fixed(positive_time(
+                || p.into(),
+                Some(Time(ps)),
+                Duration::ZERO,
+            )?))
+        }
+        RawDeadlineDist::Table(t) => t,
+    };
+    let kind = t.dist.0;
+    let what = format!("dist = \"{}\"", kind.name());
+    let given = [
+        ("value", t.value.is_some()),
+        ("min", t.min.is_some()),
+        ("max", t.max.is_some()),
+        ("mean", t.mean.is_some()),
+    ];
+    let allowed: &[&str] = match kind {
+        DeadlineDistKind::Fixed => &["value"],
+        DeadlineDistKind::Uniform => &["min", "max"],
+        DeadlineDistKind::Exponential => &["mean", "min"],
+    };
+    only_keys(p, &what, &given, allowed)?;
+    let get = |v: Option<Time>, key: &str| -> Result<Duration> {
+        let v = required(v, p, key, &what)?;
+        positive_time(|| join(p, key), Some(v), Duration::ZERO)
+    };
+    Ok(match kind {
+        DeadlineDistKind::Fixed => DeadlineDist::Fixed(get(t.value, "value")?),
+        DeadlineDistKind::Uniform => {
+            let (lo, hi) = (get(t.min, "min")?, get(t.max, "max")?);
+            if lo > hi {
+                return Err(err(
+                    join(p, "min"),
+                    format!("is greater than max ({lo} > {hi})"),
+                ));
+            }
+            DeadlineDist::Uniform { lo, hi }
+        }
+        DeadlineDistKind::Exponential => DeadlineDist::Exponential {
+            mean: get(t.mean, "mean")?,
+            // D3 Section 6.1.1 gives only the mean; no floor unless the file asks for one.
+            min: Duration::from_ps(t.min.map_or(0, |m| m.0)),
+        },
+    })
+}

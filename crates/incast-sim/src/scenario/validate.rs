@@ -1,0 +1,531 @@
+//! Validation: turns the file structs of `scenario::file` into the spec types, applying the
+//! documented defaults (each cited to the paper it comes from) and naming the key path of every
+//! semantic error. This module holds the network and run sections and the shared checks;
+//! `scenario::traffic` the workloads. docs/scenario.md is the user-facing copy of these rules.
+
+use std::path::Path;
+
+use incast_proto::tcp::{DelayedAck, TcpConfig};
+use incast_proto::time::{BitsPerSec, Duration};
+
+use super::error::{join, ScenarioError};
+use super::file::{
+    Named, RawDelayedAck, RawEcn, RawOutput, RawRun, RawScenario, RawSwitch, RawTopology,
+    RawTransport, Size, Time, TopologyKind,
+};
+use super::spec::{
+    BufferSpec, EcnSpec, HostIndex, LinkSpec, OutputSpec, QueueSampling, RunSpec, Scenario,
+    SwitchSpec, TopologySpec, TransportSpec, WorkloadSpec,
+};
+use super::{traffic, units};
+
+/// Seed when the file gives none.
+const DEFAULT_SEED: u64 = 1;
+/// Host link rate of both papers' testbeds and of D2TCP's simulations (D3 Section 6, D2TCP
+/// Section 4.2.1).
+const DEFAULT_LINK_RATE: BitsPerSec = BitsPerSec::GBPS;
+/// D3 Section 6: hosts in one rack see a propagation RTT of "roughly 500 us" through their ToR,
+/// which is four link traversals. Used for `d3-testbed` and for `star`, which stands for the
+/// 48-port switch those same hosts used for the TCP experiments.
+const D3_LINK_DELAY: Duration = Duration::from_us(125);
+/// D2TCP Section 4.2.1: "We set the link latencies to 20 us, achieving an average RTT of 200 us".
+const TWO_TIER_LINK_DELAY: Duration = Duration::from_us(20);
+/// No paper measures a fat-tree; 10 us per link gives a 120 us RTT across the core.
+const FAT_TREE_LINK_DELAY: Duration = Duration::from_us(10);
+/// D2TCP Section 4.2.1: "25 racks with each rack having up to 40 end-host machines".
+const DEFAULT_RACKS: u64 = 25;
+const DEFAULT_HOSTS_PER_RACK: u64 = 40;
+/// The smallest fat-tree with more than one host per edge switch.
+const DEFAULT_FAT_TREE_K: u64 = 4;
+/// Keeps a mistyped count from allocating gigabytes before the run even starts.
+const MAX_HOSTS: u64 = 1 << 20;
+/// D3 Section 5: "the router has a buffer of 128KB per NIC".
+const DEFAULT_BUFFER_BYTES: u64 = 128_000;
+/// Choudhury and Hahne's dynamic threshold factor; 1 lets one port take half the free buffer.
+const DEFAULT_DT_ALPHA: f64 = 1.0;
+/// Strict-priority classes per port: 8 is the number of 802.1p classes.
+const MAX_PRIORITY_CLASSES: u64 = 8;
+/// DCTCP Section 3.1: g = 1/16.
+const DEFAULT_DCTCP_G: f64 = 1.0 / 16.0;
+/// `delayed_ack = true`: ns-3's TcpSocket defaults (DelAckCount = 2, DelAckTimeout = 200 ms), the
+/// stack D2TCP's simulations were built on (D2TCP Section 4.2.1); also DCTCP's m = 2.
+const DEFAULT_DELAYED_ACK: DelayedAck = DelayedAck {
+    segments: 2,
+    timeout: Duration::from_ms(200),
+};
+
+/// Result of a validation step.
+pub(crate) type Result<T> = std::result::Result<T, ScenarioError>;
+
+/// An error at `path`.
+pub(crate) fn err(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+    ScenarioError::new(path, message)
+}
+
+/// Converts a whole document.
+pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scenario> {
+    let topology = topology(raw.topology)?;
+    let switch = switch(raw.switch)?;
+    let transport = transport(raw.transport)?;
+    if raw.workload.is_empty() {
+        return Err(err(
+            "workload",
+            "at least one [[workload]] is required (kinds: flow-burst, long-flows, poisson, \
+             flows, trace)",
+        ));
+    }
+    let hosts = Hosts {
+        count: topology.host_count(),
+        topology: topology.kind_name(),
+    };
+    let workloads = raw
+        .workload
+        .into_iter()
+        .enumerate()
+        .map(|(i, w)| traffic::workload(&format!("workload[{i}]"), w, &hosts, &switch, base_dir))
+        .collect::<Result<Vec<_>>>()?;
+    let run = run(raw.run, &workloads)?;
+    let output = output(raw.output, &hosts)?;
+    Ok(Scenario {
+        seed: raw.seed.unwrap_or(DEFAULT_SEED),
+        topology,
+        switch,
+        transport,
+        workloads,
+        run,
+        output,
+    })
+}
+
+/// The hosts of the topology, for range checks with a message that says how many there are.
+pub(crate) struct Hosts {
+    /// Hosts are numbered `0..count`.
+    pub(crate) count: u32,
+    /// The topology's kind name, for messages.
+    pub(crate) topology: &'static str,
+}
+
+impl Hosts {
+    /// Why `host` is out of range, or `None` if it exists.
+    pub(crate) fn missing(&self, host: u64) -> Option<String> {
+        (host >= u64::from(self.count)).then(|| {
+            format!(
+                "host {host} does not exist: the {} topology has {} hosts, numbered 0 to {}",
+                self.topology,
+                self.count,
+                self.count.saturating_sub(1)
+            )
+        })
+    }
+
+    /// Errs at `path()` if `host` does not exist.
+    pub(crate) fn check(&self, path: impl FnOnce() -> String, host: u64) -> Result<()> {
+        match self.missing(host) {
+            Some(message) => Err(err(path(), message)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Rejects keys that were given but do not apply to `what` (e.g. `kind = "star"`).
+pub(crate) fn only_keys(
+    path: &str,
+    what: &str,
+    given: &[(&str, bool)],
+    allowed: &[&str],
+) -> Result<()> {
+    for &(key, present) in given {
+        if present && !allowed.contains(&key) {
+            let valid = if allowed.is_empty() {
+                "it takes none of the optional keys".to_owned()
+            } else {
+                format!("its keys are {}", allowed.join(", "))
+            };
+            return Err(err(
+                join(path, key),
+                format!("does not apply to {what}; {valid}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `value`, or "is required for {what}" at `path.key`.
+pub(crate) fn required<T>(value: Option<T>, path: &str, key: &str, what: &str) -> Result<T> {
+    value.ok_or_else(|| err(join(path, key), format!("is required for {what}")))
+}
+
+/// `value` if it is not zero.
+pub(crate) fn positive(path: impl FnOnce() -> String, value: u64, unit: &str) -> Result<u64> {
+    if value == 0 {
+        Err(err(path(), format!("must be positive (found 0 {unit})")))
+    } else {
+        Ok(value)
+    }
+}
+
+/// An optional time that must not be zero when given, else `default`.
+pub(crate) fn positive_time(
+    path: impl FnOnce() -> String,
+    value: Option<Time>,
+    default: Duration,
+) -> Result<Duration> {
+    match value {
+        None => Ok(default),
+        Some(Time(0)) => Err(err(path(), "must be positive (found 0)")),
+        Some(Time(ps)) => Ok(Duration::from_ps(ps)),
+    }
+}
+
+/// A count in `min..=max`.
+pub(crate) fn count(path: impl FnOnce() -> String, value: u64, min: u64, max: u64) -> Result<u32> {
+    if value < min || value > max {
+        return Err(err(
+            path(),
+            format!("must be between {min} and {max} (found {value})"),
+        ));
+    }
+    u32::try_from(value).map_err(|_| err(String::new(), "count out of range"))
+}
+
+/// `value` if it is neither NaN nor infinite.
+pub(crate) fn finite(path: &str, value: f64) -> Result<f64> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(err(
+            path,
+            format!("must be a finite number (found {value})"),
+        ))
+    }
+}
+
+/// `[topology]`, with the per-kind defaults.
+fn topology(raw: RawTopology) -> Result<TopologySpec> {
+    let p = "topology";
+    let kind = raw.kind.0;
+    let given = [
+        ("hosts", raw.hosts.is_some()),
+        ("racks", raw.racks.is_some()),
+        ("hosts_per_rack", raw.hosts_per_rack.is_some()),
+        ("k", raw.k.is_some()),
+        ("fabric_rate", raw.fabric_rate.is_some()),
+    ];
+    let allowed: &[&str] = match kind {
+        TopologyKind::Star => &["hosts", "link_rate", "link_delay"],
+        TopologyKind::D3Testbed => &["link_rate", "link_delay"],
+        TopologyKind::TwoTier => &[
+            "racks",
+            "hosts_per_rack",
+            "link_rate",
+            "link_delay",
+            "fabric_rate",
+        ],
+        TopologyKind::FatTree => &["k", "link_rate", "link_delay"],
+    };
+    let what = format!("kind = \"{}\"", kind.name());
+    only_keys(p, &what, &given, allowed)?;
+    let rate = match raw.link_rate {
+        None => DEFAULT_LINK_RATE,
+        Some(r) => BitsPerSec(positive(|| "topology.link_rate".into(), r.0, "bps")?),
+    };
+    let delay = raw.link_delay.map_or(
+        match kind {
+            TopologyKind::Star | TopologyKind::D3Testbed => D3_LINK_DELAY,
+            TopologyKind::TwoTier => TWO_TIER_LINK_DELAY,
+            TopologyKind::FatTree => FAT_TREE_LINK_DELAY,
+        },
+        |t| Duration::from_ps(t.0),
+    );
+    let link = LinkSpec { rate, delay };
+    Ok(match kind {
+        TopologyKind::Star => {
+            let hosts = required(raw.hosts, p, "hosts", &what)?;
+            let hosts = count(|| "topology.hosts".into(), hosts, 2, MAX_HOSTS)?;
+            TopologySpec::Star { hosts, link }
+        }
+        TopologyKind::D3Testbed => TopologySpec::D3Testbed { link },
+        TopologyKind::TwoTier => {
+            let racks = raw.racks.unwrap_or(DEFAULT_RACKS);
+            let racks = count(|| "topology.racks".into(), racks, 1, MAX_HOSTS)?;
+            let per_rack = raw.hosts_per_rack.unwrap_or(DEFAULT_HOSTS_PER_RACK);
+            let per_rack = count(|| "topology.hosts_per_rack".into(), per_rack, 1, MAX_HOSTS)?;
+            let hosts = u64::from(racks) * u64::from(per_rack);
+            if !(2..=MAX_HOSTS).contains(&hosts) {
+                return Err(err(
+                    p,
+                    format!("racks x hosts_per_rack must be between 2 and {MAX_HOSTS} hosts (found {hosts})"),
+                ));
+            }
+            // D2TCP Figure 8: each ToR uplink runs at hosts-per-rack x 1 Gbps, never oversubscribed.
+            let fabric_rate = match raw.fabric_rate {
+                Some(r) => positive(|| "topology.fabric_rate".into(), r.0, "bps")?,
+                None => rate.0.checked_mul(u64::from(per_rack)).ok_or_else(|| {
+                    err(
+                        "topology.fabric_rate",
+                        "default hosts_per_rack x link_rate is too large; set it",
+                    )
+                })?,
+            };
+            TopologySpec::TwoTier {
+                racks,
+                hosts_per_rack: per_rack,
+                host_link: link,
+                fabric_link: LinkSpec {
+                    rate: BitsPerSec(fabric_rate),
+                    delay,
+                },
+            }
+        }
+        TopologyKind::FatTree => {
+            let k = raw.k.unwrap_or(DEFAULT_FAT_TREE_K);
+            if k < 2 || k % 2 == 1 {
+                return Err(err(
+                    "topology.k",
+                    format!("must be an even number of at least 2 (found {k})"),
+                ));
+            }
+            // k^3/4 hosts; 160 is the largest even k with at most 2^20 hosts.
+            if k > 160 {
+                return Err(err(
+                    "topology.k",
+                    format!("must be at most 160 (k^3/4 hosts, at most {MAX_HOSTS}; found {k})"),
+                ));
+            }
+            TopologySpec::FatTree { k: k as u32, link }
+        }
+    })
+}
+
+/// `[switch]`.
+fn switch(raw: RawSwitch) -> Result<SwitchSpec> {
+    let buffer = buffer_spec(
+        ["buffer", "shared_buffer", "dt_alpha"],
+        raw.buffer,
+        raw.shared_buffer,
+        raw.dt_alpha,
+    )?
+    .unwrap_or(BufferSpec::PerPort {
+        bytes: DEFAULT_BUFFER_BYTES,
+    });
+    let core_buffer = buffer_spec(
+        ["core_buffer", "core_shared_buffer", "core_dt_alpha"],
+        raw.core_buffer,
+        raw.core_shared_buffer,
+        raw.core_dt_alpha,
+    )?;
+    let ecn = match raw.ecn_threshold {
+        None | Some(RawEcn::Auto) => EcnSpec::Auto,
+        Some(RawEcn::Off) => EcnSpec::Off,
+        Some(RawEcn::Bytes(b)) => EcnSpec::Bytes(b),
+        Some(RawEcn::Packets(n)) => EcnSpec::Bytes(
+            n.checked_mul(units::PACKET_BYTES)
+                .ok_or_else(|| err("switch.ecn_threshold", format!("{n} packets is too large")))?,
+        ),
+    };
+    let classes = count(
+        || "switch.priority_classes".into(),
+        raw.priority_classes.unwrap_or(1),
+        1,
+        MAX_PRIORITY_CLASSES,
+    )?;
+    Ok(SwitchSpec {
+        buffer,
+        core_buffer,
+        ecn,
+        priority_classes: classes as u8,
+    })
+}
+
+/// One switch tier's buffer from its three keys `[per-port, shared, alpha]`; `None` if unset.
+fn buffer_spec(
+    keys: [&str; 3],
+    per_port: Option<Size>,
+    shared: Option<Size>,
+    alpha: Option<f64>,
+) -> Result<Option<BufferSpec>> {
+    let at = |key: &str| join("switch", key);
+    if alpha.is_some() && shared.is_none() {
+        return Err(err(
+            at(keys[2]),
+            format!("only applies to a shared buffer; set {} too", keys[1]),
+        ));
+    }
+    match (per_port, shared) {
+        (Some(_), Some(_)) => Err(err(
+            at(keys[1]),
+            format!(
+                "give either {} (per port) or {} (per switch), not both",
+                keys[0], keys[1]
+            ),
+        )),
+        (Some(b), None) => Ok(Some(BufferSpec::PerPort {
+            bytes: positive(|| at(keys[0]), b.0, "bytes")?,
+        })),
+        (None, Some(b)) => {
+            let bytes = positive(|| at(keys[1]), b.0, "bytes")?;
+            let alpha = finite(&at(keys[2]), alpha.unwrap_or(DEFAULT_DT_ALPHA))?;
+            if alpha <= 0.0 {
+                return Err(err(
+                    at(keys[2]),
+                    format!("must be greater than 0 (found {alpha})"),
+                ));
+            }
+            Ok(Some(BufferSpec::Shared { bytes, alpha }))
+        }
+        (None, None) => Ok(None),
+    }
+}
+
+/// `[transport]`, defaulting to `TcpConfig::default()`.
+fn transport(raw: RawTransport) -> Result<TransportSpec> {
+    let d = TcpConfig::default();
+    let at = |key: &str| join("transport", key);
+    let u32_max = u64::from(u32::MAX);
+    let initial_window = match raw.initial_window {
+        None => d.initial_window_segments,
+        Some(n) => count(|| at("initial_window"), n, 1, u32_max)?,
+    };
+    let min_rto = positive_time(|| at("min_rto"), raw.min_rto, d.min_rto)?;
+    let max_rto = positive_time(|| at("max_rto"), raw.max_rto, d.max_rto)?;
+    if max_rto < min_rto {
+        return Err(err(
+            at("max_rto"),
+            format!("must not be below min_rto ({max_rto} < {min_rto})"),
+        ));
+    }
+    let initial_rto = match raw.initial_rto {
+        None => None,
+        Some(t) => Some(positive_time(
+            || at("initial_rto"),
+            Some(t),
+            Duration::ZERO,
+        )?),
+    };
+    let clock_granularity = positive_time(
+        || at("clock_granularity"),
+        raw.clock_granularity,
+        d.clock_granularity,
+    )?;
+    let delayed_ack = match raw.delayed_ack {
+        None | Some(RawDelayedAck::Enabled(false)) => None,
+        Some(RawDelayedAck::Enabled(true)) => Some(DEFAULT_DELAYED_ACK),
+        Some(RawDelayedAck::Table(t)) => Some(DelayedAck {
+            segments: match t.segments {
+                None => DEFAULT_DELAYED_ACK.segments,
+                Some(n) => count(|| at("delayed_ack.segments"), n, 1, u32_max)?,
+            },
+            timeout: positive_time(
+                || at("delayed_ack.timeout"),
+                t.timeout,
+                DEFAULT_DELAYED_ACK.timeout,
+            )?,
+        }),
+    };
+    let receive_window_bytes = match raw.receive_window {
+        None => None,
+        Some(b) => Some(positive(|| at("receive_window"), b.0, "bytes")?),
+    };
+    let dupack_threshold = match raw.dupack_threshold {
+        None => d.dupack_threshold,
+        Some(n) => count(|| at("dupack_threshold"), n, 1, u32_max)?,
+    };
+    let dctcp_g = finite(&at("dctcp_g"), raw.dctcp_g.unwrap_or(DEFAULT_DCTCP_G))?;
+    if !(dctcp_g > 0.0 && dctcp_g <= 1.0) {
+        return Err(err(
+            at("dctcp_g"),
+            format!("must be in (0, 1] (found {dctcp_g})"),
+        ));
+    }
+    Ok(TransportSpec {
+        protocol: raw.protocol.map_or(super::Protocol::Tcp, |n| n.0),
+        tcp: TcpConfig {
+            initial_window_segments: initial_window,
+            min_rto,
+            initial_rto,
+            max_rto,
+            clock_granularity,
+            delayed_ack,
+            receive_window_bytes,
+            dupack_threshold,
+        },
+        dctcp_g,
+    })
+}
+
+/// `[run]`; requires a duration when some flow never finishes.
+fn run(raw: RawRun, workloads: &[WorkloadSpec]) -> Result<RunSpec> {
+    let duration = match raw.duration {
+        None => None,
+        Some(t) => Some(positive_time(
+            || "run.duration".into(),
+            Some(t),
+            Duration::ZERO,
+        )?),
+    };
+    if duration.is_none() {
+        if let Some(i) = workloads
+            .iter()
+            .position(WorkloadSpec::has_long_lived_flows)
+        {
+            return Err(err(
+                "run.duration",
+                format!(
+                    "is required because workload[{i}] has long-lived flows, which never finish"
+                ),
+            ));
+        }
+    }
+    Ok(RunSpec { duration })
+}
+
+/// `[output]`.
+fn output(raw: RawOutput, hosts: &Hosts) -> Result<OutputSpec> {
+    let queue_samples = match (raw.queue_sample_interval, raw.queue_sample_hosts) {
+        (None, None) => None,
+        (Some(_), None) => {
+            return Err(err(
+                "output.queue_sample_hosts",
+                "is required with queue_sample_interval (hosts whose downlink queue to sample)",
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(err(
+                "output.queue_sample_interval",
+                "is required with queue_sample_hosts",
+            ))
+        }
+        (Some(interval), Some(list)) => {
+            let interval = positive_time(
+                || "output.queue_sample_interval".into(),
+                Some(interval),
+                Duration::ZERO,
+            )?;
+            if list.is_empty() {
+                return Err(err(
+                    "output.queue_sample_hosts",
+                    "must list at least one host",
+                ));
+            }
+            for (j, &h) in list.iter().enumerate() {
+                hosts.check(|| format!("output.queue_sample_hosts[{j}]"), u64::from(h))?;
+            }
+            Some(QueueSampling {
+                interval,
+                host_downlinks: list as Vec<HostIndex>,
+            })
+        }
+    };
+    let flow_throughput_interval = match raw.flow_throughput_interval {
+        None => None,
+        Some(t) => Some(positive_time(
+            || "output.flow_throughput_interval".into(),
+            Some(t),
+            Duration::ZERO,
+        )?),
+    };
+    Ok(OutputSpec {
+        queue_samples,
+        flow_throughput_interval,
+    })
+}

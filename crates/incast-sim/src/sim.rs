@@ -1,0 +1,685 @@
+//! The simulation: one value that owns the network, the flows and the event queue, and advances
+//! them event by event. Each port has at most two pending events (serialization done, next arrival
+//! at the far end of its link) and each flow at most one live timer, so the heap grows with
+//! components, not with packets.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use incast_proto::tcp::{AckSegment, DataSegment, ACK_WIRE_BYTES};
+use incast_proto::time::{BitsPerSec, Duration, Instant};
+
+use crate::event::{Event, EventQueue};
+use crate::flow::{Flow, Transport};
+use crate::ids::{FlowId, PacketId, PortId};
+use crate::packet::{Packet, PacketArena, PacketKind, RouteCursor};
+use crate::port::{Admission, BufferLimit, Port, SharedPool};
+use crate::processor::PortProcessor;
+use crate::results::{FlowRecord, QueueSeries, RunResults, Summary, ThroughputSeries};
+use crate::routing::{mix, Router};
+use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, ScenarioError, TransportSpec};
+use crate::topology::{NodeKind, Topology};
+use crate::workload::{plan, Rounds};
+
+/// Full-size frame used to turn DCTCP's K in packets into bytes.
+const FULL_FRAME_BYTES: u64 = 1500;
+
+/// Where a running simulation is.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Progress {
+    /// Simulated time reached, seconds.
+    pub sim_time_s: f64,
+    /// Simulated time at which the run will stop, if known.
+    pub end_time_s: Option<f64>,
+    /// Events processed so far.
+    pub events: u64,
+    /// Flows completed so far.
+    pub flows_completed: u64,
+    /// Flows in the scenario.
+    pub flows_total: u64,
+}
+
+/// Packet counters, kept so that sent = delivered + dropped + still in the network.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counters {
+    sent: u64,
+    delivered: u64,
+    dropped: u64,
+    hops: u64,
+    marked: u64,
+}
+
+/// Progress of one flow-burst workload through its rounds.
+#[derive(Clone, Copy, Debug)]
+struct RoundState {
+    spec: Rounds,
+    current: u32,
+    outstanding: u32,
+}
+
+/// Sampling configuration and what was sampled.
+struct Sampling {
+    interval: Duration,
+    queue_ports: Vec<(u32, PortId)>,
+    queues: Vec<QueueSeries>,
+    throughput_every: Option<u64>,
+    throughput: Option<ThroughputSeries>,
+    ticks: u64,
+}
+
+/// A simulation in progress. Build it with [`Simulation::new`], advance it with
+/// [`Simulation::step`] until that returns true, then take the results with
+/// [`Simulation::finish`].
+pub struct Simulation {
+    now: Instant,
+    events: EventQueue,
+    event_count: u64,
+    topo: Topology,
+    ports: Vec<Port>,
+    pools: Vec<SharedPool>,
+    packets: PacketArena,
+    routes: Vec<PortId>,
+    flows: Vec<Flow>,
+    transport: TransportSpec,
+    starts: BinaryHeap<Reverse<(Instant, u32)>>,
+    starts_event_at: Option<Instant>,
+    processor_timer_at: Vec<Option<Instant>>,
+    rounds: Vec<RoundState>,
+    /// Round group of each flow-burst workload, indexed by workload.
+    round_of_workload: Vec<Option<u32>>,
+    end: Option<Instant>,
+    finite_remaining: u64,
+    completed: u64,
+    counters: Counters,
+    sampling: Option<Sampling>,
+    wall: std::time::Duration,
+    done: bool,
+}
+
+impl Simulation {
+    /// Builds the network and workload of `scenario`.
+    pub fn new(scenario: &Scenario) -> Result<Simulation, ScenarioError> {
+        let topo = Topology::build(&scenario.topology)?;
+        let classes = scenario.switch.priority_classes.max(1);
+        let mut pools = Vec::new();
+        let mut pool_of_switch = vec![None; topo.switches as usize];
+        let mut ports = Vec::with_capacity(topo.ports.len());
+        for info in &topo.ports {
+            let (limit, ecn) = match topo.nodes[info.node.idx()].kind {
+                NodeKind::Host(_) => (BufferLimit::Unlimited, u64::MAX),
+                NodeKind::Switch { tier, index } => {
+                    let spec = if tier == 0 { scenario.switch.buffer } else { scenario.switch.core_buffer.unwrap_or(scenario.switch.buffer) };
+                    let limit = match spec {
+                        BufferSpec::PerPort { bytes } => BufferLimit::DropTail(bytes),
+                        BufferSpec::Shared { bytes, alpha } => {
+                            let pool = *pool_of_switch[index as usize].get_or_insert_with(|| {
+                                pools.push(SharedPool { capacity: bytes, used: 0 });
+                                pools.len() as u32 - 1
+                            });
+                            BufferLimit::Shared { pool, alpha }
+                        }
+                    };
+                    (limit, ecn_threshold(scenario.switch.ecn, info.link.rate))
+                }
+            };
+            ports.push(Port::new(*info, limit, ecn, classes));
+        }
+
+        let plan = plan(&scenario.workloads, scenario.seed);
+        let hosts = topo.hosts.len() as u32;
+        let mut router = Router::new(scenario.seed);
+        let mut routes = Vec::new();
+        let mut flows = Vec::with_capacity(plan.flows.len());
+        let mut starts = BinaryHeap::new();
+        for (i, f) in plan.flows.iter().enumerate() {
+            for (host, what) in [(f.src, "source"), (f.dst, "destination")] {
+                if host >= hosts {
+                    return Err(ScenarioError {
+                        path: format!("workload[{}]", f.workload),
+                        message: format!("flow {i} has {what} host {host}, but the topology has only {hosts} hosts (0..{})", hosts - 1),
+                    });
+                }
+            }
+            if f.src == f.dst {
+                return Err(ScenarioError {
+                    path: format!("workload[{}]", f.workload),
+                    message: format!("flow {i} sends from host {} to itself", f.src),
+                });
+            }
+            let key = mix(i as u64);
+            let forward = push_route(&mut router, &topo, &mut routes, f.src, f.dst, key);
+            let reverse = push_route(&mut router, &topo, &mut routes, f.dst, f.src, key);
+            if let Some(at) = f.start {
+                starts.push(Reverse((at, i as u32)));
+            }
+            flows.push(Flow {
+                plan: *f,
+                protocol: f.protocol.unwrap_or(scenario.transport.protocol),
+                forward,
+                reverse,
+                transport: None,
+                started_at: None,
+                finished_at: None,
+                deadline_at: None,
+                timer_at: None,
+            });
+        }
+        let mut round_of_workload = vec![None; scenario.workloads.len()];
+        let rounds: Vec<RoundState> = plan
+            .rounds
+            .iter()
+            .enumerate()
+            .map(|(g, r)| {
+                round_of_workload[plan.flows[r.first_flow as usize].workload as usize] = Some(g as u32);
+                RoundState { spec: *r, current: 0, outstanding: r.per_round }
+            })
+            .collect();
+
+        let sampling = build_sampling(scenario, &topo, hosts)?;
+        let finite_remaining = flows.iter().filter(|f| f.plan.size_bytes.is_some()).count() as u64;
+        let mut sim = Simulation {
+            now: Instant::ZERO,
+            events: EventQueue::default(),
+            event_count: 0,
+            processor_timer_at: vec![None; ports.len()],
+            topo,
+            ports,
+            pools,
+            packets: PacketArena::default(),
+            routes,
+            flows,
+            transport: scenario.transport.clone(),
+            starts,
+            starts_event_at: None,
+            rounds,
+            round_of_workload,
+            end: scenario.run.duration.map(|d| Instant::ZERO + d),
+            finite_remaining,
+            completed: 0,
+            counters: Counters::default(),
+            sampling,
+            wall: std::time::Duration::ZERO,
+            done: false,
+        };
+        sim.schedule_starts();
+        if sim.sampling.is_some() {
+            sim.events.push(Instant::ZERO, Event::Sample);
+        }
+        Ok(sim)
+    }
+
+    /// Egress ports of switches, where in-network processors may be attached.
+    pub fn switch_ports(&self) -> Vec<PortId> {
+        (0..self.ports.len() as u32)
+            .map(PortId)
+            .filter(|p| !self.topo.is_host(self.ports[p.idx()].info.node))
+            .collect()
+    }
+
+    /// The switch port that transmits towards `host`, if the host exists.
+    pub fn host_downlink(&self, host: u32) -> Option<PortId> {
+        ((host as usize) < self.topo.hosts.len()).then(|| self.topo.host_downlink(host))
+    }
+
+    /// Installs a header processor at a switch egress port (before the run starts).
+    pub fn attach_processor(&mut self, port: PortId, processor: Box<dyn PortProcessor>) {
+        assert!(self.event_count == 0, "processors are attached before the run starts");
+        if let Some(t) = processor.poll_timeout() {
+            self.processor_timer_at[port.idx()] = Some(t);
+            self.events.push(t, Event::ProcessorTimer(port));
+        }
+        self.ports[port.idx()].processor = Some(processor);
+    }
+
+    /// Processes at most `max_events` events; returns true once the run is over.
+    pub fn step(&mut self, max_events: u64) -> bool {
+        let wall_start = std::time::Instant::now();
+        let mut budget = max_events;
+        while !self.done && budget > 0 {
+            let Some(t) = self.events.peek_time() else {
+                self.done = true;
+                break;
+            };
+            if self.end.is_some_and(|end| t > end) {
+                self.now = self.end.expect("checked");
+                self.done = true;
+                break;
+            }
+            let (t, event) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.event_count += 1;
+            budget -= 1;
+            self.dispatch(event);
+            if self.finite_remaining == 0 && self.starts.is_empty() && self.has_no_long_flows() {
+                self.done = true;
+            }
+        }
+        self.wall += wall_start.elapsed();
+        self.done
+    }
+
+    /// Where the run is.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            sim_time_s: self.now.as_secs_f64(),
+            end_time_s: self.end.map(Instant::as_secs_f64),
+            events: self.event_count,
+            flows_completed: self.completed,
+            flows_total: self.flows.len() as u64,
+        }
+    }
+
+    /// Ends the run and returns its results.
+    pub fn finish(self) -> RunResults {
+        let mut deadline_flows = 0u64;
+        let mut met = 0u64;
+        let mut timeouts = 0u64;
+        let flows: Vec<FlowRecord> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let (retransmitted_bytes, flow_timeouts) = f.transport.as_ref().map_or((0, 0), Transport::loss_stats);
+                timeouts += u64::from(flow_timeouts);
+                // A flow that never started still had its deadline, counted from its planned start.
+                let deadline_at = f.deadline_at.or_else(|| Some(f.plan.start? + f.plan.deadline?));
+                let met_deadline = f.plan.deadline.map(|_| match (f.finished_at, deadline_at) {
+                    (Some(done), Some(due)) => done <= due,
+                    _ => false,
+                });
+                if let Some(m) = met_deadline {
+                    deadline_flows += 1;
+                    met += u64::from(m);
+                }
+                FlowRecord {
+                    flow_id: i as u32,
+                    src: f.plan.src,
+                    dst: f.plan.dst,
+                    size_bytes: f.plan.size_bytes,
+                    start_s: f.started_at.or(f.plan.start).map_or(f64::NAN, Instant::as_secs_f64),
+                    finish_s: f.finished_at.map(Instant::as_secs_f64),
+                    deadline_s: deadline_at.filter(|_| f.plan.deadline.is_some()).map(Instant::as_secs_f64),
+                    met_deadline,
+                    delivered_bytes: f.transport.as_ref().map_or(0, Transport::delivered_bytes),
+                    retransmitted_bytes,
+                    timeouts: flow_timeouts,
+                    workload: f.plan.workload,
+                    round: f.plan.round,
+                    protocol: protocol_name(f.protocol),
+                    priority: f.plan.priority,
+                }
+            })
+            .collect();
+        let max_queue_bytes = self
+            .ports
+            .iter()
+            .filter(|p| !self.topo.is_host(p.info.node))
+            .map(|p| p.max_queue_bytes)
+            .max()
+            .unwrap_or(0);
+        let summary = Summary {
+            events: self.event_count,
+            sim_time_s: self.now.as_secs_f64(),
+            wall_time_s: self.wall.as_secs_f64(),
+            flows: self.flows.len() as u64,
+            flows_completed: self.completed,
+            deadline_flows,
+            app_throughput: (deadline_flows > 0).then(|| met as f64 / deadline_flows as f64),
+            packets_sent: self.counters.sent,
+            packets_delivered: self.counters.delivered,
+            packets_dropped: self.counters.dropped,
+            packets_in_network: self.packets.live(),
+            packet_hops: self.counters.hops,
+            ecn_marked: self.counters.marked,
+            max_queue_bytes,
+            timeouts,
+        };
+        let (queues, throughput) = match self.sampling {
+            Some(s) => (s.queues, s.throughput),
+            None => (Vec::new(), None),
+        };
+        RunResults { flows, summary, queues, throughput }
+    }
+
+    fn has_no_long_flows(&self) -> bool {
+        // Long-lived flows require a duration (checked at load), which ends the run instead.
+        self.end.is_none()
+    }
+
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::TxDone(port) => self.on_tx_done(port),
+            Event::Arrive(port) => self.on_arrive(port),
+            Event::FlowTimer(flow) => self.on_flow_timer(flow),
+            Event::FlowStarts => self.on_flow_starts(),
+            Event::ProcessorTimer(port) => self.on_processor_timer(port),
+            Event::Sample => self.on_sample(),
+        }
+    }
+
+    // ---- flows -------------------------------------------------------------------------------
+
+    fn schedule_starts(&mut self) {
+        if let Some(&Reverse((t, _))) = self.starts.peek() {
+            if self.starts_event_at.is_none_or(|s| t < s) {
+                self.starts_event_at = Some(t);
+                self.events.push(t, Event::FlowStarts);
+            }
+        }
+    }
+
+    fn on_flow_starts(&mut self) {
+        if self.starts_event_at != Some(self.now) {
+            return; // superseded by an earlier start
+        }
+        self.starts_event_at = None;
+        while let Some(&Reverse((t, f))) = self.starts.peek() {
+            if t > self.now {
+                break;
+            }
+            self.starts.pop();
+            self.start_flow(FlowId(f));
+        }
+        self.schedule_starts();
+    }
+
+    fn start_flow(&mut self, id: FlowId) {
+        let now = self.now;
+        let flow = &mut self.flows[id.idx()];
+        let deadline = flow.plan.deadline.map(|d| now + d);
+        flow.started_at = Some(now);
+        flow.deadline_at = deadline;
+        flow.transport = Some(Transport::new(flow.protocol, &self.transport, &flow.plan, deadline, now));
+        self.pump(id);
+    }
+
+    /// Moves whatever the flow's endpoints want to send into their NICs and re-arms its timer.
+    fn pump(&mut self, id: FlowId) {
+        let now = self.now;
+        loop {
+            let flow = &mut self.flows[id.idx()];
+            let transport = flow.transport.as_mut().expect("pumped flows have started");
+            let Some(seg) = transport.poll_transmit(now) else { break };
+            let (route, priority) = (flow.forward, flow.plan.priority);
+            self.inject(data_packet(id, &seg, route, priority));
+        }
+        loop {
+            let flow = &mut self.flows[id.idx()];
+            let transport = flow.transport.as_mut().expect("pumped flows have started");
+            let Some(ack) = transport.poll_ack(now) else { break };
+            let (route, priority) = (flow.reverse, flow.plan.priority);
+            self.inject(ack_packet(id, &ack, route, priority));
+        }
+        let flow = &mut self.flows[id.idx()];
+        let transport = flow.transport.as_ref().expect("pumped flows have started");
+        if let Some(due) = transport.poll_timeout() {
+            // Lazy timers: keep an earlier pending event (it re-arms when it finds nothing due);
+            // schedule only when the new deadline is earlier than what is pending.
+            let due = due.max(now + Duration::from_ps(1));
+            if flow.timer_at.is_none_or(|t| due < t) {
+                flow.timer_at = Some(due);
+                self.events.push(due, Event::FlowTimer(id));
+            }
+        }
+    }
+
+    fn on_flow_timer(&mut self, id: FlowId) {
+        let flow = &mut self.flows[id.idx()];
+        if flow.timer_at != Some(self.now) {
+            return; // stale: a different timer event is the live one
+        }
+        flow.timer_at = None;
+        flow.transport.as_mut().expect("timers belong to started flows").handle_timeout(self.now);
+        self.pump(id);
+    }
+
+    fn on_flow_finished(&mut self, id: FlowId) {
+        self.completed += 1;
+        self.finite_remaining -= 1;
+        let workload = self.flows[id.idx()].plan.workload as usize;
+        let Some(group) = self.round_of_workload[workload] else { return };
+        let state = &mut self.rounds[group as usize];
+        state.outstanding -= 1;
+        if state.outstanding == 0 && state.current + 1 < state.spec.rounds {
+            state.current += 1;
+            state.outstanding = state.spec.per_round;
+            let at = self.now + state.spec.gap;
+            let first = state.spec.first_flow + state.current * state.spec.per_round;
+            for f in first..first + state.spec.per_round {
+                self.starts.push(Reverse((at, f)));
+            }
+            self.schedule_starts();
+        }
+    }
+
+    // ---- packets -----------------------------------------------------------------------------
+
+    /// A transport hands a packet to its host's NIC.
+    fn inject(&mut self, packet: Packet) {
+        self.counters.sent += 1;
+        let id = self.packets.alloc(packet);
+        self.enqueue(id);
+    }
+
+    /// Offers a packet to the port at its route cursor.
+    fn enqueue(&mut self, id: PacketId) {
+        let now = self.now;
+        let port_id = self.packets.get(id).current_port(&self.routes);
+        let port = &mut self.ports[port_id.idx()];
+        let view = port.view();
+        if let Some(processor) = port.processor.as_mut() {
+            processor.on_packet(now, self.packets.get_mut(id), &view);
+        }
+        let pkt = self.packets.get_mut(id);
+        let (wire, prio, ect) = (pkt.wire_bytes, pkt.priority, pkt.ect);
+        match port.offer(id, wire, prio, ect, &mut pkt.ce, &mut self.pools) {
+            Admission::Dropped => {
+                self.counters.dropped += 1;
+                self.packets.release(id);
+            }
+            Admission::Queued { marked } => {
+                self.counters.marked += u64::from(marked);
+                self.try_start_service(port_id);
+            }
+        }
+    }
+
+    fn try_start_service(&mut self, port_id: PortId) {
+        let packets = &self.packets;
+        if let Some((_, tx)) = self.ports[port_id.idx()].start_service(|id| packets.get(id).wire_bytes) {
+            self.events.push(self.now + tx, Event::TxDone(port_id));
+        }
+    }
+
+    fn on_tx_done(&mut self, port_id: PortId) {
+        let port = &mut self.ports[port_id.idx()];
+        let (_, wire_was_empty) = port.finish_service(self.now, &mut self.pools);
+        self.counters.hops += 1;
+        if wire_was_empty {
+            self.events.push(self.now + port.info.link.delay, Event::Arrive(port_id));
+        }
+        self.try_start_service(port_id);
+    }
+
+    fn on_arrive(&mut self, port_id: PortId) {
+        let (id, next) = self.ports[port_id.idx()].pop_arrival();
+        if let Some(t) = next {
+            self.events.push(t, Event::Arrive(port_id));
+        }
+        let pkt = self.packets.get_mut(id);
+        pkt.route.hop += 1;
+        if pkt.route.hop < pkt.route.len {
+            self.enqueue(id);
+        } else {
+            let pkt = *pkt;
+            self.packets.release(id);
+            self.deliver(&pkt);
+        }
+    }
+
+    /// A packet reached its destination host.
+    fn deliver(&mut self, pkt: &Packet) {
+        self.counters.delivered += 1;
+        let now = self.now;
+        let id = pkt.flow;
+        let flow = &mut self.flows[id.idx()];
+        let transport = flow.transport.as_mut().expect("packets belong to started flows");
+        match pkt.kind {
+            PacketKind::Data => {
+                let seg = DataSegment { seq: pkt.seq, len: pkt.len, ts: pkt.ts, ect: pkt.ect, ce: pkt.ce, retransmission: pkt.retransmission };
+                transport.handle_data(now, &seg);
+                let complete = flow.finished_at.is_none() && flow.plan.size_bytes.is_some_and(|s| transport.delivered_bytes() >= s);
+                if complete {
+                    flow.finished_at = Some(now);
+                    self.on_flow_finished(id);
+                }
+            }
+            PacketKind::Ack => {
+                transport.handle_ack(now, &AckSegment { ack: pkt.seq, ece: pkt.ece, ts_echo: pkt.ts });
+            }
+        }
+        self.pump(id);
+    }
+
+    // ---- processors and sampling ---------------------------------------------------------------
+
+    fn on_processor_timer(&mut self, port_id: PortId) {
+        if self.processor_timer_at[port_id.idx()] != Some(self.now) {
+            return;
+        }
+        self.processor_timer_at[port_id.idx()] = None;
+        let port = &mut self.ports[port_id.idx()];
+        let view = port.view();
+        let processor = port.processor.as_mut().expect("timer of an attached processor");
+        processor.handle_timeout(self.now, &view);
+        if let Some(t) = processor.poll_timeout() {
+            let t = t.max(self.now + Duration::from_ps(1));
+            self.processor_timer_at[port_id.idx()] = Some(t);
+            self.events.push(t, Event::ProcessorTimer(port_id));
+        }
+    }
+
+    fn on_sample(&mut self) {
+        let Some(s) = self.sampling.as_mut() else { return };
+        let t = self.now.as_secs_f64();
+        for (series, &(_, port)) in s.queues.iter_mut().zip(&s.queue_ports) {
+            series.time_s.push(t);
+            series.queue_bytes.push(self.ports[port.idx()].queue_bytes());
+        }
+        if let (Some(every), Some(tp)) = (s.throughput_every, s.throughput.as_mut()) {
+            if s.ticks % every == 0 {
+                for (i, f) in self.flows.iter().enumerate() {
+                    let Some(transport) = f.transport.as_ref() else { continue };
+                    if f.finished_at.is_some_and(|done| done < self.now) {
+                        continue;
+                    }
+                    tp.time_s.push(t);
+                    tp.flow_id.push(i as u32);
+                    tp.delivered_bytes.push(transport.delivered_bytes());
+                }
+            }
+        }
+        s.ticks += 1;
+        let next = self.now + s.interval;
+        self.events.push(next, Event::Sample);
+    }
+
+    /// Packets queued or on a wire anywhere (for conservation checks).
+    pub fn packets_in_network(&self) -> u64 {
+        self.ports.iter().map(Port::packets_held).sum()
+    }
+}
+
+fn push_route(router: &mut Router, topo: &Topology, routes: &mut Vec<PortId>, src: u32, dst: u32, key: u64) -> RouteCursor {
+    let start = routes.len() as u32;
+    router.route(topo, topo.hosts[src as usize], topo.hosts[dst as usize], key, routes);
+    RouteCursor { start, len: (routes.len() as u32 - start) as u16, hop: 0 }
+}
+
+fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8) -> Packet {
+    Packet {
+        flow,
+        kind: PacketKind::Data,
+        seq: seg.seq,
+        len: seg.len,
+        wire_bytes: seg.wire_bytes(),
+        ts: seg.ts,
+        ect: seg.ect,
+        ce: false,
+        ece: false,
+        retransmission: seg.retransmission,
+        priority,
+        route,
+    }
+}
+
+fn ack_packet(flow: FlowId, ack: &AckSegment, route: RouteCursor, priority: u8) -> Packet {
+    Packet {
+        flow,
+        kind: PacketKind::Ack,
+        seq: ack.ack,
+        len: 0,
+        wire_bytes: ACK_WIRE_BYTES,
+        ts: ack.ts_echo,
+        ect: false,
+        ce: false,
+        ece: ack.ece,
+        retransmission: false,
+        priority,
+        route,
+    }
+}
+
+/// DCTCP Section 4: K = 20 packets at 1 Gbps, 65 at 10 Gbps.
+fn ecn_threshold(spec: EcnSpec, rate: BitsPerSec) -> u64 {
+    match spec {
+        EcnSpec::Off => u64::MAX,
+        EcnSpec::Bytes(b) => b,
+        EcnSpec::Auto if rate <= BitsPerSec::GBPS => 20 * FULL_FRAME_BYTES,
+        EcnSpec::Auto => 65 * FULL_FRAME_BYTES,
+    }
+}
+
+fn protocol_name(p: Protocol) -> &'static str {
+    match p {
+        Protocol::Tcp => "tcp",
+        Protocol::Dctcp => "dctcp",
+    }
+}
+
+fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Option<Sampling>, ScenarioError> {
+    let out = &scenario.output;
+    let queue = out.queue_samples.as_ref();
+    let interval = match (queue.map(|q| q.interval), out.flow_throughput_interval) {
+        (None, None) => return Ok(None),
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b).expect("one is set"),
+    };
+    let mut queue_ports = Vec::new();
+    for &h in queue.map_or(&[][..], |q| &q.host_downlinks[..]) {
+        if h >= hosts {
+            return Err(ScenarioError {
+                path: "output.queue_sample_hosts".into(),
+                message: format!("host {h} does not exist (the topology has {hosts} hosts)"),
+            });
+        }
+        queue_ports.push((h, topo.host_downlink(h)));
+    }
+    let queues = queue_ports.iter().map(|&(host, _)| QueueSeries { host, ..Default::default() }).collect();
+    let throughput_every = out.flow_throughput_interval.map(|t| (t.as_ps() / interval.as_ps().max(1)).max(1));
+    Ok(Some(Sampling {
+        interval,
+        queue_ports,
+        queues,
+        throughput_every,
+        throughput: throughput_every.map(|_| ThroughputSeries::default()),
+        ticks: 0,
+    }))
+}
+
+/// Runs `scenario` to the end.
+pub fn run(scenario: &Scenario) -> Result<RunResults, ScenarioError> {
+    let mut sim = Simulation::new(scenario)?;
+    while !sim.step(1 << 20) {}
+    Ok(sim.finish())
+}

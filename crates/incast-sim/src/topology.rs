@@ -1,0 +1,240 @@
+//! The network graph and its builders: `star`, `d3-testbed` (D3 Figure 8), `two-tier` (D2TCP
+//! Figure 8) and k-ary `fat-tree`. A link between two nodes is two egress ports, one per direction.
+
+use incast_proto::time::BitsPerSec;
+
+use crate::ids::{NodeId, PortId};
+use crate::scenario::{LinkSpec, ScenarioError, TopologySpec};
+
+/// Largest network we agree to build (nodes), so a typo cannot exhaust memory.
+const MAX_NODES: u64 = 2_000_000;
+
+/// What a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NodeKind {
+    /// End host with this index.
+    Host(u32),
+    /// Switch; tier 0 is a ToR or edge switch, higher tiers sit above it.
+    Switch {
+        /// 0 for ToR/edge, 1 and up for root, fabric, aggregation, core.
+        tier: u8,
+        /// Index among switches.
+        index: u32,
+    },
+}
+
+/// A node and its egress ports.
+#[derive(Clone, Debug)]
+pub(crate) struct Node {
+    pub(crate) kind: NodeKind,
+    pub(crate) ports: Vec<PortId>,
+}
+
+/// One direction of a link.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PortInfo {
+    /// Node that transmits on this port.
+    pub(crate) node: NodeId,
+    /// Node at the far end of the link.
+    pub(crate) peer: NodeId,
+    /// Rate and propagation delay.
+    pub(crate) link: LinkSpec,
+}
+
+/// Nodes, ports and the host numbering.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Topology {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) ports: Vec<PortInfo>,
+    /// Node of host i.
+    pub(crate) hosts: Vec<NodeId>,
+    /// Number of switches.
+    pub(crate) switches: u32,
+}
+
+impl Topology {
+    /// Builds the topology `spec` describes.
+    pub(crate) fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
+        let err = |path: &str, message: String| ScenarioError { path: format!("topology.{path}"), message };
+        let mut t = Topology::default();
+        match *spec {
+            TopologySpec::Star { hosts, link } => {
+                if hosts < 2 {
+                    return Err(err("hosts", format!("a star needs at least 2 hosts, got {hosts}")));
+                }
+                check_size(u64::from(hosts) + 1)?;
+                let sw = t.add_switch(0);
+                for _ in 0..hosts {
+                    let h = t.add_host();
+                    t.connect(h, sw, link);
+                }
+            }
+            TopologySpec::D3Testbed { link } => {
+                // D3 Figure 8: four racks of three hosts under a root switch, plus two traffic
+                // generators attached to the root.
+                let root = t.add_switch(1);
+                for _ in 0..4 {
+                    let tor = t.add_switch(0);
+                    t.connect(tor, root, link);
+                    for _ in 0..3 {
+                        let h = t.add_host();
+                        t.connect(h, tor, link);
+                    }
+                }
+                for _ in 0..2 {
+                    let h = t.add_host();
+                    t.connect(h, root, link);
+                }
+            }
+            TopologySpec::TwoTier { racks, hosts_per_rack, host_link, fabric_link } => {
+                if racks == 0 {
+                    return Err(err("racks", "must be at least 1".into()));
+                }
+                if hosts_per_rack == 0 {
+                    return Err(err("hosts_per_rack", "must be at least 1".into()));
+                }
+                check_size(u64::from(racks) * (u64::from(hosts_per_rack) + 1) + 1)?;
+                let fabric = t.add_switch(1);
+                for _ in 0..racks {
+                    let tor = t.add_switch(0);
+                    t.connect(tor, fabric, fabric_link);
+                    for _ in 0..hosts_per_rack {
+                        let h = t.add_host();
+                        t.connect(h, tor, host_link);
+                    }
+                }
+            }
+            TopologySpec::FatTree { k, link } => {
+                if k < 2 || k % 2 != 0 {
+                    return Err(err("k", format!("a fat-tree needs an even k >= 2, got {k}")));
+                }
+                let half = k / 2;
+                check_size(u64::from(k).pow(3) / 4 + u64::from(k) * u64::from(k) * 5 / 4)?;
+                let cores: Vec<NodeId> = (0..half * half).map(|_| t.add_switch(2)).collect();
+                for _pod in 0..k {
+                    let aggs: Vec<NodeId> = (0..half).map(|_| t.add_switch(1)).collect();
+                    for (a, &agg) in aggs.iter().enumerate() {
+                        for c in 0..half {
+                            t.connect(agg, cores[(a as u32 * half + c) as usize], link);
+                        }
+                    }
+                    for _edge in 0..half {
+                        let edge = t.add_switch(0);
+                        for &agg in &aggs {
+                            t.connect(edge, agg, link);
+                        }
+                        for _ in 0..half {
+                            let h = t.add_host();
+                            t.connect(h, edge, link);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(t)
+    }
+
+    fn add_host(&mut self) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(Node { kind: NodeKind::Host(self.hosts.len() as u32), ports: Vec::new() });
+        self.hosts.push(id);
+        id
+    }
+
+    fn add_switch(&mut self, tier: u8) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(Node { kind: NodeKind::Switch { tier, index: self.switches }, ports: Vec::new() });
+        self.switches += 1;
+        id
+    }
+
+    /// A full-duplex link: one egress port at each end.
+    fn connect(&mut self, a: NodeId, b: NodeId, link: LinkSpec) {
+        for (from, to) in [(a, b), (b, a)] {
+            let port = PortId(self.ports.len() as u32);
+            self.ports.push(PortInfo { node: from, peer: to, link });
+            self.nodes[from.idx()].ports.push(port);
+        }
+    }
+
+    /// The host's NIC: its only egress port.
+    pub(crate) fn host_nic(&self, host: u32) -> PortId {
+        self.nodes[self.hosts[host as usize].idx()].ports[0]
+    }
+
+    /// The switch port that transmits towards `host` (where incast queues build).
+    pub(crate) fn host_downlink(&self, host: u32) -> PortId {
+        let nic = self.ports[self.host_nic(host).idx()];
+        let switch = &self.nodes[nic.peer.idx()];
+        *switch
+            .ports
+            .iter()
+            .find(|p| self.ports[p.idx()].peer == self.hosts[host as usize])
+            .expect("every host link has a port in each direction")
+    }
+
+    /// Whether `node` is an end host.
+    pub(crate) fn is_host(&self, node: NodeId) -> bool {
+        matches!(self.nodes[node.idx()].kind, NodeKind::Host(_))
+    }
+
+    /// Line rate of a port.
+    pub(crate) fn rate(&self, port: PortId) -> BitsPerSec {
+        self.ports[port.idx()].link.rate
+    }
+}
+
+fn check_size(nodes: u64) -> Result<(), ScenarioError> {
+    if nodes > MAX_NODES {
+        return Err(ScenarioError {
+            path: "topology".into(),
+            message: format!("{nodes} nodes is more than the {MAX_NODES} this simulator builds"),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use incast_proto::time::Duration;
+
+    fn link() -> LinkSpec {
+        LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(10) }
+    }
+
+    #[test]
+    fn star_has_one_switch_and_two_ports_per_host() {
+        let t = Topology::build(&TopologySpec::Star { hosts: 5, link: link() }).unwrap();
+        assert_eq!((t.hosts.len(), t.switches, t.ports.len()), (5, 1, 10));
+    }
+
+    #[test]
+    fn d3_testbed_matches_figure_8() {
+        let t = Topology::build(&TopologySpec::D3Testbed { link: link() }).unwrap();
+        // 12 rack hosts + 2 generators; 4 ToRs + root; 14 host links + 4 uplinks.
+        assert_eq!((t.hosts.len(), t.switches, t.ports.len()), (14, 5, 36));
+    }
+
+    #[test]
+    fn fat_tree_k4_has_16_hosts_and_20_switches() {
+        let t = Topology::build(&TopologySpec::FatTree { k: 4, link: link() }).unwrap();
+        // k^3/4 hosts, 5k^2/4 switches, 3 k^3/4 links.
+        assert_eq!((t.hosts.len(), t.switches, t.ports.len()), (16, 20, 96));
+    }
+
+    #[test]
+    fn fat_tree_with_odd_k_is_an_error_naming_k() {
+        let e = Topology::build(&TopologySpec::FatTree { k: 3, link: link() }).unwrap_err();
+        assert_eq!(e.path, "topology.k");
+    }
+
+    #[test]
+    fn two_tier_host_downlink_faces_the_host() {
+        let spec = TopologySpec::TwoTier { racks: 2, hosts_per_rack: 3, host_link: link(), fabric_link: link() };
+        let t = Topology::build(&spec).unwrap();
+        let p = t.host_downlink(4);
+        assert_eq!(t.ports[p.idx()].peer, t.hosts[4]);
+        assert!(!t.is_host(t.ports[p.idx()].node));
+    }
+}
