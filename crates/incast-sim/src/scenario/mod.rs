@@ -5,9 +5,9 @@
 //! Loading has two passes, so that every error names the key it is about:
 //!
 //! ```text
-//! text --serde + serde_path_to_error--> file::Raw* --validate--> spec::Scenario
+//! text --serde + serde_path_to_error--> file::Raw* --validate, traffic--> spec::Scenario
 //!       (syntax, types, unknown keys,            (ranges, host indices, kind-specific
-//!        unit strings)                            keys, defaults, traces)
+//!        unit strings: units)                     keys, defaults; CSV traces: trace)
 //! ```
 
 mod error;
@@ -120,7 +120,10 @@ fn key_error(path: String, message: &str, position: &str) -> ScenarioError {
     }
     if let Some(rest) = message.strip_prefix("unknown field `") {
         if let Some(key) = quoted(rest) {
-            let expected = rest[key.len() + 1..].trim_start_matches(", ");
+            let expected = rest
+                .get(key.len() + 1..)
+                .unwrap_or("")
+                .trim_start_matches(", ");
             let expected = expected.replace("there are no fields", "this table takes no keys");
             // serde_path_to_error already ends the path with the unknown key; be robust if not.
             let at_key = path == key || path.ends_with(&format!(".{key}"));
@@ -138,6 +141,7 @@ fn key_error(path: String, message: &str, position: &str) -> ScenarioError {
     ScenarioError::new(path, format!("{message}{position}"))
 }
 
+/// A serde_json error: a data error at `path`, or a syntax error at its line and column.
 fn json_error(path: String, e: &serde_json::Error) -> ScenarioError {
     // serde_json appends its position to every message; keep the sentence alone.
     let full = e.to_string();

@@ -220,8 +220,17 @@ pub(crate) fn workload(
             }
             let mut flows = Vec::with_capacity(raw_flows.len());
             for (j, f) in raw_flows.into_iter().enumerate() {
+                // Name the key as the file wrote it (`size_bytes` rather than `size`).
+                let numeric = (f.size_bytes.is_some(), f.deadline_s.is_some());
                 let flow = explicit_flow(f).and_then(|f| check_flow(&f, hosts).map(|()| f));
-                flows.push(flow.map_err(|(key, msg)| err(format!("{p}.flows[{j}].{key}"), msg))?);
+                flows.push(flow.map_err(|(key, msg)| {
+                    let key = match key {
+                        "size" if numeric.0 => "size_bytes",
+                        "deadline" if numeric.1 => "deadline_s",
+                        key => key,
+                    };
+                    err(format!("{p}.flows[{j}].{key}"), msg)
+                })?);
             }
             WorkloadSpec::Flows { flows, options }
         }
