@@ -87,15 +87,27 @@ impl Transport {
         }
     }
 
-    /// (retransmitted bytes, timeouts).
-    pub(crate) fn loss_stats(&self) -> (u64, u32) {
+    /// What the flow achieved so far.
+    pub(crate) fn outcome(&self) -> Outcome {
         match self {
-            Transport::Tcp { sender, .. } => {
+            Transport::Tcp { sender, receiver } => {
                 let s = sender.stats();
-                (s.retransmitted_bytes, s.timeouts as u32)
+                Outcome {
+                    delivered_bytes: receiver.bytes_received_in_order(),
+                    retransmitted_bytes: s.retransmitted_bytes,
+                    timeouts: s.timeouts as u32,
+                }
             }
         }
     }
+}
+
+/// The counters a flow reports, kept after its endpoints are freed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Outcome {
+    pub(crate) delivered_bytes: u64,
+    pub(crate) retransmitted_bytes: u64,
+    pub(crate) timeouts: u32,
 }
 
 /// A flow of the run: its plan, routes, transport and outcome.
@@ -105,10 +117,26 @@ pub(crate) struct Flow {
     pub(crate) forward: RouteCursor,
     pub(crate) reverse: RouteCursor,
     pub(crate) transport: Option<Transport>,
+    /// Final counters once `transport` has been freed.
+    pub(crate) outcome: Option<Outcome>,
     pub(crate) started_at: Option<Instant>,
     pub(crate) finished_at: Option<Instant>,
     /// Absolute deadline once started.
     pub(crate) deadline_at: Option<Instant>,
     /// Time of this flow's pending timer event, if any (later events for it are stale).
     pub(crate) timer_at: Option<Instant>,
+}
+
+impl Flow {
+    /// Counters so far (zero before the flow starts).
+    pub(crate) fn outcome(&self) -> Outcome {
+        self.outcome.or_else(|| self.transport.as_ref().map(Transport::outcome)).unwrap_or_default()
+    }
+
+    /// Frees the endpoints of a flow whose both ends are done, keeping its counters.
+    pub(crate) fn retire(&mut self) {
+        self.outcome = Some(self.outcome());
+        self.transport = None;
+        self.timer_at = None;
+    }
 }

@@ -19,7 +19,7 @@ use crate::results::{FlowRecord, QueueSeries, RunResults, Summary, ThroughputSer
 use crate::routing::{mix, Router};
 use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, ScenarioError, TransportSpec};
 use crate::topology::{NodeKind, Topology};
-use crate::workload::{plan, Rounds};
+use crate::workload::{plan, Burst, FlowPlan};
 
 /// Full-size frame used to turn DCTCP's K in packets into bytes.
 const FULL_FRAME_BYTES: u64 = 1500;
@@ -49,14 +49,6 @@ struct Counters {
     marked: u64,
 }
 
-/// Progress of one flow-burst workload through its rounds.
-#[derive(Clone, Copy, Debug)]
-struct RoundState {
-    spec: Rounds,
-    current: u32,
-    outstanding: u32,
-}
-
 /// Sampling configuration and what was sampled.
 struct Sampling {
     interval: Duration,
@@ -79,14 +71,14 @@ pub struct Simulation {
     pools: Vec<SharedPool>,
     packets: PacketArena,
     routes: Vec<PortId>,
+    router: Router,
     flows: Vec<Flow>,
     transport: TransportSpec,
     starts: BinaryHeap<Reverse<(Instant, u32)>>,
     starts_event_at: Option<Instant>,
     processor_timer_at: Vec<Option<Instant>>,
-    rounds: Vec<RoundState>,
-    /// Round group of each flow-burst workload, indexed by workload.
-    round_of_workload: Vec<Option<u32>>,
+    /// Round generators of flow-burst workloads, indexed by workload.
+    bursts: Vec<Option<Burst>>,
     end: Option<Instant>,
     finite_remaining: u64,
     completed: u64,
@@ -127,56 +119,7 @@ impl Simulation {
 
         let plan = plan(&scenario.workloads, scenario.seed);
         let hosts = topo.hosts.len() as u32;
-        let mut router = Router::new(scenario.seed);
-        let mut routes = Vec::new();
-        let mut flows = Vec::with_capacity(plan.flows.len());
-        let mut starts = BinaryHeap::new();
-        for (i, f) in plan.flows.iter().enumerate() {
-            for (host, what) in [(f.src, "source"), (f.dst, "destination")] {
-                if host >= hosts {
-                    return Err(ScenarioError {
-                        path: format!("workload[{}]", f.workload),
-                        message: format!("flow {i} has {what} host {host}, but the topology has only {hosts} hosts (0..{})", hosts - 1),
-                    });
-                }
-            }
-            if f.src == f.dst {
-                return Err(ScenarioError {
-                    path: format!("workload[{}]", f.workload),
-                    message: format!("flow {i} sends from host {} to itself", f.src),
-                });
-            }
-            let key = mix(i as u64);
-            let forward = push_route(&mut router, &topo, &mut routes, f.src, f.dst, key);
-            let reverse = push_route(&mut router, &topo, &mut routes, f.dst, f.src, key);
-            if let Some(at) = f.start {
-                starts.push(Reverse((at, i as u32)));
-            }
-            flows.push(Flow {
-                plan: *f,
-                protocol: f.protocol.unwrap_or(scenario.transport.protocol),
-                forward,
-                reverse,
-                transport: None,
-                started_at: None,
-                finished_at: None,
-                deadline_at: None,
-                timer_at: None,
-            });
-        }
-        let mut round_of_workload = vec![None; scenario.workloads.len()];
-        let rounds: Vec<RoundState> = plan
-            .rounds
-            .iter()
-            .enumerate()
-            .map(|(g, r)| {
-                round_of_workload[plan.flows[r.first_flow as usize].workload as usize] = Some(g as u32);
-                RoundState { spec: *r, current: 0, outstanding: r.per_round }
-            })
-            .collect();
-
         let sampling = build_sampling(scenario, &topo, hosts)?;
-        let finite_remaining = flows.iter().filter(|f| f.plan.size_bytes.is_some()).count() as u64;
         let mut sim = Simulation {
             now: Instant::ZERO,
             events: EventQueue::default(),
@@ -186,21 +129,24 @@ impl Simulation {
             ports,
             pools,
             packets: PacketArena::default(),
-            routes,
-            flows,
+            routes: Vec::new(),
+            router: Router::new(scenario.seed),
+            flows: Vec::with_capacity(plan.flows.len()),
             transport: scenario.transport.clone(),
-            starts,
+            starts: BinaryHeap::new(),
             starts_event_at: None,
-            rounds,
-            round_of_workload,
+            bursts: plan.bursts,
             end: scenario.run.duration.map(|d| Instant::ZERO + d),
-            finite_remaining,
+            finite_remaining: 0,
             completed: 0,
             counters: Counters::default(),
             sampling,
             wall: std::time::Duration::ZERO,
             done: false,
         };
+        for f in &plan.flows {
+            sim.add_flow(f)?;
+        }
         sim.schedule_starts();
         if sim.sampling.is_some() {
             sim.events.push(Instant::ZERO, Event::Sample);
@@ -279,10 +225,11 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let (retransmitted_bytes, flow_timeouts) = f.transport.as_ref().map_or((0, 0), Transport::loss_stats);
+                let outcome = f.outcome();
+                let (retransmitted_bytes, flow_timeouts) = (outcome.retransmitted_bytes, outcome.timeouts);
                 timeouts += u64::from(flow_timeouts);
                 // A flow that never started still had its deadline, counted from its planned start.
-                let deadline_at = f.deadline_at.or_else(|| Some(f.plan.start? + f.plan.deadline?));
+                let deadline_at = f.deadline_at.or_else(|| Some(f.plan.start + f.plan.deadline?));
                 let met_deadline = f.plan.deadline.map(|_| match (f.finished_at, deadline_at) {
                     (Some(done), Some(due)) => done <= due,
                     _ => false,
@@ -296,11 +243,11 @@ impl Simulation {
                     src: f.plan.src,
                     dst: f.plan.dst,
                     size_bytes: f.plan.size_bytes,
-                    start_s: f.started_at.or(f.plan.start).map_or(f64::NAN, Instant::as_secs_f64),
+                    start_s: f.started_at.unwrap_or(f.plan.start).as_secs_f64(),
                     finish_s: f.finished_at.map(Instant::as_secs_f64),
                     deadline_s: deadline_at.filter(|_| f.plan.deadline.is_some()).map(Instant::as_secs_f64),
                     met_deadline,
-                    delivered_bytes: f.transport.as_ref().map_or(0, Transport::delivered_bytes),
+                    delivered_bytes: outcome.delivered_bytes,
                     retransmitted_bytes,
                     timeouts: flow_timeouts,
                     workload: f.plan.workload,
@@ -339,6 +286,44 @@ impl Simulation {
             None => (Vec::new(), None),
         };
         RunResults { flows, summary, queues, throughput }
+    }
+
+    /// Adds a planned flow: checks its hosts, resolves its routes and queues its start.
+    fn add_flow(&mut self, f: &FlowPlan) -> Result<(), ScenarioError> {
+        let hosts = self.topo.hosts.len() as u32;
+        let i = self.flows.len();
+        for (host, what) in [(f.src, "source"), (f.dst, "destination")] {
+            if host >= hosts {
+                return Err(ScenarioError {
+                    path: format!("workload[{}]", f.workload),
+                    message: format!("flow {i} has {what} host {host}, but the topology has only {hosts} hosts (0..{})", hosts - 1),
+                });
+            }
+        }
+        if f.src == f.dst {
+            return Err(ScenarioError {
+                path: format!("workload[{}]", f.workload),
+                message: format!("flow {i} sends from host {} to itself", f.src),
+            });
+        }
+        let key = mix(i as u64);
+        let forward = push_route(&mut self.router, &self.topo, &mut self.routes, f.src, f.dst, key);
+        let reverse = push_route(&mut self.router, &self.topo, &mut self.routes, f.dst, f.src, key);
+        self.starts.push(Reverse((f.start, i as u32)));
+        self.finite_remaining += u64::from(f.size_bytes.is_some());
+        self.flows.push(Flow {
+            plan: *f,
+            protocol: f.protocol.unwrap_or(self.transport.protocol),
+            forward,
+            reverse,
+            transport: None,
+            outcome: None,
+            started_at: None,
+            finished_at: None,
+            deadline_at: None,
+            timer_at: None,
+        });
+        Ok(())
     }
 
     fn has_no_long_flows(&self) -> bool {
@@ -412,6 +397,12 @@ impl Simulation {
         }
         let flow = &mut self.flows[id.idx()];
         let transport = flow.transport.as_ref().expect("pumped flows have started");
+        if flow.finished_at.is_some() && transport.sender_complete() {
+            // Both ends are done: keep the outcome, free the endpoints (a long run holds
+            // thousands of finished flows). Late duplicates are counted and discarded.
+            flow.retire();
+            return;
+        }
         if let Some(due) = transport.poll_timeout() {
             // Lazy timers: keep an earlier pending event (it re-arms when it finds nothing due);
             // schedule only when the new deadline is earlier than what is pending.
@@ -429,7 +420,8 @@ impl Simulation {
             return; // stale: a different timer event is the live one
         }
         flow.timer_at = None;
-        flow.transport.as_mut().expect("timers belong to started flows").handle_timeout(self.now);
+        let Some(transport) = flow.transport.as_mut() else { return };
+        transport.handle_timeout(self.now);
         self.pump(id);
     }
 
@@ -437,16 +429,11 @@ impl Simulation {
         self.completed += 1;
         self.finite_remaining -= 1;
         let workload = self.flows[id.idx()].plan.workload as usize;
-        let Some(group) = self.round_of_workload[workload] else { return };
-        let state = &mut self.rounds[group as usize];
-        state.outstanding -= 1;
-        if state.outstanding == 0 && state.current + 1 < state.spec.rounds {
-            state.current += 1;
-            state.outstanding = state.spec.per_round;
-            let at = self.now + state.spec.gap;
-            let first = state.spec.first_flow + state.current * state.spec.per_round;
-            for f in first..first + state.spec.per_round {
-                self.starts.push(Reverse((at, f)));
+        let Some(burst) = self.bursts[workload].as_mut() else { return };
+        let mut next = Vec::new();
+        if burst.flow_completed(self.now, &mut next) {
+            for f in &next {
+                self.add_flow(f).expect("round flows reuse hosts validated by the first round");
             }
             self.schedule_starts();
         }
@@ -523,7 +510,9 @@ impl Simulation {
         let now = self.now;
         let id = pkt.flow;
         let flow = &mut self.flows[id.idx()];
-        let transport = flow.transport.as_mut().expect("packets belong to started flows");
+        let Some(transport) = flow.transport.as_mut() else {
+            return; // a late duplicate for a flow whose endpoints are both done
+        };
         match pkt.kind {
             PacketKind::Data => {
                 let seg = DataSegment { seq: pkt.seq, len: pkt.len, ts: pkt.ts, ect: pkt.ect, ce: pkt.ce, retransmission: pkt.retransmission };
@@ -569,13 +558,12 @@ impl Simulation {
         if let (Some(every), Some(tp)) = (s.throughput_every, s.throughput.as_mut()) {
             if s.ticks % every == 0 {
                 for (i, f) in self.flows.iter().enumerate() {
-                    let Some(transport) = f.transport.as_ref() else { continue };
-                    if f.finished_at.is_some_and(|done| done < self.now) {
+                    if f.started_at.is_none() || f.finished_at.is_some_and(|done| done < self.now) {
                         continue;
                     }
                     tp.time_s.push(t);
                     tp.flow_id.push(i as u32);
-                    tp.delivered_bytes.push(transport.delivered_bytes());
+                    tp.delivered_bytes.push(f.outcome().delivered_bytes);
                 }
             }
         }

@@ -1,8 +1,6 @@
 //! The network graph and its builders: `star`, `d3-testbed` (D3 Figure 8), `two-tier` (D2TCP
 //! Figure 8) and k-ary `fat-tree`. A link between two nodes is two egress ports, one per direction.
 
-use incast_proto::time::BitsPerSec;
-
 use crate::ids::{NodeId, PortId};
 use crate::scenario::{LinkSpec, ScenarioError, TopologySpec};
 
@@ -177,11 +175,6 @@ impl Topology {
     pub(crate) fn is_host(&self, node: NodeId) -> bool {
         matches!(self.nodes[node.idx()].kind, NodeKind::Host(_))
     }
-
-    /// Line rate of a port.
-    pub(crate) fn rate(&self, port: PortId) -> BitsPerSec {
-        self.ports[port.idx()].link.rate
-    }
 }
 
 fn check_size(nodes: u64) -> Result<(), ScenarioError> {
@@ -197,7 +190,7 @@ fn check_size(nodes: u64) -> Result<(), ScenarioError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use incast_proto::time::Duration;
+    use incast_proto::time::{BitsPerSec, Duration};
 
     fn link() -> LinkSpec {
         LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(10) }

@@ -13,8 +13,7 @@ pub(crate) struct FlowPlan {
     pub(crate) dst: u32,
     /// `None` for a long-lived flow.
     pub(crate) size_bytes: Option<u64>,
-    /// `None` while the flow waits for its round to begin.
-    pub(crate) start: Option<Instant>,
+    pub(crate) start: Instant,
     /// Deadline relative to the start.
     pub(crate) deadline: Option<Duration>,
     pub(crate) protocol: Option<Protocol>,
@@ -23,20 +22,69 @@ pub(crate) struct FlowPlan {
     pub(crate) round: u32,
 }
 
-/// A flow-burst workload's rounds: round r holds flows `first + r*per_round ..`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Rounds {
-    pub(crate) first_flow: u32,
-    pub(crate) per_round: u32,
-    pub(crate) rounds: u32,
-    pub(crate) gap: Duration,
+/// A flow-burst workload in progress. Rounds are drawn when they begin, so a run with thousands of
+/// rounds holds only the flows it has started.
+pub(crate) struct Burst {
+    workload: u32,
+    aggregator: u32,
+    workers: Vec<u32>,
+    size: SizeDist,
+    deadline: Option<DeadlineDist>,
+    options: FlowOptions,
+    rng: Rng,
+    rounds: u32,
+    gap: Duration,
+    /// Round most recently begun.
+    current: u32,
+    /// Flows of the current round not yet complete.
+    outstanding: u32,
 }
 
-/// Every flow of a run plus the round structure of its flow-burst workloads.
-#[derive(Debug, Default)]
+impl Burst {
+    /// Draws the flows of the next round, starting at `at`, into `out`.
+    fn begin_round(&mut self, round: u32, at: Instant, out: &mut Vec<FlowPlan>) {
+        self.current = round;
+        self.outstanding = self.workers.len() as u32;
+        for &worker in &self.workers {
+            let s = sample_size(&self.size, &mut self.rng);
+            let d = self.deadline.as_ref().map(|d| sample_deadline(d, &mut self.rng));
+            out.push(FlowPlan {
+                src: worker,
+                dst: self.aggregator,
+                size_bytes: Some(s),
+                start: at,
+                deadline: d,
+                protocol: self.options.protocol,
+                priority: self.options.priority,
+                workload: self.workload,
+                round,
+            });
+        }
+    }
+
+    /// One flow of the current round completed at `now`; when it was the last, draws the next
+    /// round (starting `gap` later) into `out` and returns true.
+    pub(crate) fn flow_completed(&mut self, now: Instant, out: &mut Vec<FlowPlan>) -> bool {
+        self.outstanding -= 1;
+        if self.outstanding > 0 || self.current + 1 >= self.rounds {
+            return false;
+        }
+        self.begin_round(self.current + 1, now + self.gap, out);
+        true
+    }
+
+    /// Whether rounds remain to be drawn.
+    #[cfg(test)]
+    pub(crate) fn has_more_rounds(&self) -> bool {
+        self.current + 1 < self.rounds
+    }
+}
+
+/// The flows known before the run, plus the generators of flow-burst rounds (indexed by workload).
+#[derive(Default)]
 pub(crate) struct Plan {
     pub(crate) flows: Vec<FlowPlan>,
-    pub(crate) rounds: Vec<Rounds>,
+    pub(crate) bursts: Vec<Option<Burst>>,
 }
 
 /// Expands `workloads`; workload i draws from random stream i of `seed`.
@@ -45,6 +93,7 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64) -> Plan {
     for (w, spec) in workloads.iter().enumerate() {
         let mut rng = Rng::new(seed, w as u64);
         let w = w as u32;
+        out.bursts.push(None);
         let flow = |src, dst, size_bytes, start, deadline, options: &FlowOptions, round| FlowPlan {
             src,
             dst,
@@ -58,24 +107,27 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64) -> Plan {
         };
         match spec {
             WorkloadSpec::FlowBurst { aggregator, workers, size, deadline, start, rounds, round_gap, options } => {
-                out.rounds.push(Rounds {
-                    first_flow: out.flows.len() as u32,
-                    per_round: workers.len() as u32,
+                let mut burst = Burst {
+                    workload: w,
+                    aggregator: *aggregator,
+                    workers: workers.clone(),
+                    size: size.clone(),
+                    deadline: deadline.clone(),
+                    options: options.clone(),
+                    rng,
                     rounds: *rounds,
                     gap: *round_gap,
-                });
-                for round in 0..*rounds {
-                    let at = (round == 0).then_some(*start);
-                    for &worker in workers {
-                        let s = sample_size(size, &mut rng);
-                        let d = deadline.as_ref().map(|d| sample_deadline(d, &mut rng));
-                        out.flows.push(flow(worker, *aggregator, Some(s), at, d, options, round));
-                    }
+                    current: 0,
+                    outstanding: 0,
+                };
+                if *rounds > 0 {
+                    burst.begin_round(0, *start, &mut out.flows);
                 }
+                out.bursts[w as usize] = Some(burst);
             }
             WorkloadSpec::LongFlows { pairs, start, options } => {
                 for &(src, dst) in pairs {
-                    out.flows.push(flow(src, dst, None, Some(*start), None, options, 0));
+                    out.flows.push(flow(src, dst, None, *start, None, options, 0));
                 }
             }
             WorkloadSpec::Poisson { rate_per_sec, hosts, size, deadline, start, stop, options } => {
@@ -86,20 +138,21 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64) -> Plan {
                     if at >= *stop {
                         break;
                     }
-                    let src = hosts[rng.index(hosts.len())];
-                    let mut dst = hosts[rng.index(hosts.len() - 1)];
-                    if dst == src {
-                        // Draw among the others: map the source's slot to the last host.
-                        dst = hosts[hosts.len() - 1];
+                    let si = rng.index(hosts.len());
+                    let mut di = rng.index(hosts.len() - 1);
+                    if di == si {
+                        // Uniform over the other hosts: the source's own slot stands for the last.
+                        di = hosts.len() - 1;
                     }
+                    let (src, dst) = (hosts[si], hosts[di]);
                     let s = sample_size(size, &mut rng);
                     let d = deadline.as_ref().map(|d| sample_deadline(d, &mut rng));
-                    out.flows.push(flow(src, dst, Some(s), Some(at), d, options, 0));
+                    out.flows.push(flow(src, dst, Some(s), at, d, options, 0));
                 }
             }
             WorkloadSpec::Flows { flows, options } => {
                 for f in flows {
-                    out.flows.push(flow(f.src, f.dst, f.size_bytes, Some(f.start), f.deadline, options, 0));
+                    out.flows.push(flow(f.src, f.dst, f.size_bytes, f.start, f.deadline, options, 0));
                 }
             }
         }
@@ -164,13 +217,26 @@ mod tests {
     }
 
     #[test]
-    fn flow_burst_rounds_wait_for_their_barrier() {
-        let p = plan(&[burst(3)], 1);
-        assert_eq!(p.flows.len(), 9);
-        assert!(p.flows[..3].iter().all(|f| f.start == Some(Instant::ZERO) && f.round == 0));
-        assert!(p.flows[3..].iter().all(|f| f.start.is_none()));
-        assert_eq!(p.rounds[0], Rounds { first_flow: 0, per_round: 3, rounds: 3, gap: Duration::from_ms(1) });
+    fn flow_burst_draws_the_next_round_when_the_last_flow_completes() {
+        let mut p = plan(&[burst(3)], 1);
+        assert_eq!(p.flows.len(), 3);
+        assert!(p.flows.iter().all(|f| f.start == Instant::ZERO && f.round == 0));
         assert!(p.flows.iter().all(|f| f.dst == 0 && (2_000..=50_000).contains(&f.size_bytes.unwrap())));
+        let b = p.bursts[0].as_mut().unwrap();
+        let t = Instant::ZERO + Duration::from_ms(7);
+        let mut next = Vec::new();
+        assert!(!b.flow_completed(t, &mut next));
+        assert!(!b.flow_completed(t, &mut next));
+        assert!(b.flow_completed(t, &mut next));
+        assert_eq!(next.len(), 3);
+        assert!(next.iter().all(|f| f.round == 1 && f.start == t + Duration::from_ms(1)));
+        for _ in 0..3 {
+            b.flow_completed(t, &mut next);
+        }
+        assert!(!b.has_more_rounds());
+        for _ in 0..3 {
+            assert!(!b.flow_completed(t, &mut next), "no fourth round");
+        }
     }
 
     #[test]
@@ -192,7 +258,7 @@ mod tests {
         };
         let p = plan(&[spec], 2);
         assert!((800..1200).contains(&p.flows.len()), "{} arrivals", p.flows.len());
-        assert!(p.flows.iter().all(|f| f.src != f.dst && f.start.unwrap() < Instant::ZERO + Duration::from_ms(100)));
+        assert!(p.flows.iter().all(|f| f.src != f.dst && f.start < Instant::ZERO + Duration::from_ms(100)));
         assert!(p.flows.windows(2).all(|w| w[0].start <= w[1].start));
     }
 
