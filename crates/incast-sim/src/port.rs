@@ -1,10 +1,15 @@
 //! An egress port: strict-priority FIFO queues under a buffer limit (drop-tail per port, or a
 //! shared switch buffer with dynamic thresholds), ECN marking on arrival, a serializer and the link
 //! it drives, with the packets in flight kept in the port's own FIFO (a link delivers in order).
+//!
+//! A packet leaves the buffer when its serialization starts (as a NIC takes it off the queue), so
+//! the queue, its limit and K count waiting packets. A packet that finds the port idle goes
+//! straight onto the wire: the port needs a "serializer free" event only while packets wait, which
+//! halves the events of uncongested hops.
 
 use std::collections::VecDeque;
 
-use incast_proto::time::{Duration, Instant};
+use incast_proto::time::Instant;
 
 use crate::ids::PacketId;
 use crate::processor::{PortProcessor, PortView};
@@ -53,8 +58,10 @@ pub(crate) struct Port {
     queued_bytes: u64,
     limit: BufferLimit,
     ecn_threshold_bytes: u64,
-    /// The packet being serialized and its size.
-    in_service: Option<(PacketId, u32)>,
+    /// When the serializer finishes the packet it is sending.
+    busy_until: Instant,
+    /// Whether a "serializer free" event is scheduled.
+    wake_pending: bool,
     /// Packets on the wire, with their arrival times at the far end (FIFO: constant delay).
     pipe: VecDeque<(Instant, PacketId)>,
     pub(crate) bytes_sent: u64,
@@ -70,7 +77,8 @@ impl Port {
             queued_bytes: 0,
             limit,
             ecn_threshold_bytes,
-            in_service: None,
+            busy_until: Instant::ZERO,
+            wake_pending: false,
             pipe: VecDeque::new(),
             bytes_sent: 0,
             max_queue_bytes: 0,
@@ -125,31 +133,37 @@ impl Port {
         Admission::Queued { marked }
     }
 
-    /// If idle and a packet waits, takes the highest-priority one into service and returns it.
-    /// `size_of` gives a queued packet's wire size.
-    pub(crate) fn start_service(&mut self, size_of: impl Fn(PacketId) -> u32) -> Option<(PacketId, Duration)> {
-        if self.in_service.is_some() {
-            return None;
+    /// Starts serializing the next waiting packet if the serializer is free at `now`. Returns when
+    /// the caller must schedule this port's next arrival (the wire was empty) and when it must wake
+    /// the port again (packets still wait behind a busy serializer).
+    pub(crate) fn serve(&mut self, now: Instant, pools: &mut [SharedPool], size_of: impl Fn(PacketId) -> u32) -> Service {
+        let mut service = Service::default();
+        if self.busy_until <= now {
+            if let Some(id) = self.classes.iter_mut().find_map(VecDeque::pop_front) {
+                let size = u64::from(size_of(id));
+                self.queued_bytes -= size;
+                if let BufferLimit::Shared { pool, .. } = self.limit {
+                    pools[pool as usize].used -= size;
+                }
+                self.bytes_sent += size;
+                self.busy_until = now + self.info.link.rate.tx_time(size);
+                let arrival = self.busy_until + self.info.link.delay;
+                if self.pipe.is_empty() {
+                    service.arrival = Some(arrival);
+                }
+                self.pipe.push_back((arrival, id));
+            }
         }
-        let id = self.classes.iter_mut().find_map(|q| q.pop_front())?;
-        let size = size_of(id);
-        self.in_service = Some((id, size));
-        Some((id, self.info.link.rate.tx_time(u64::from(size))))
+        if !self.wake_pending && self.queued_bytes > 0 {
+            self.wake_pending = true;
+            service.wake = Some(self.busy_until);
+        }
+        service
     }
 
-    /// Serialization finished: frees the buffer and puts the packet on the wire. Returns the packet
-    /// and whether the wire was empty (so the caller schedules its arrival).
-    pub(crate) fn finish_service(&mut self, now: Instant, pools: &mut [SharedPool]) -> (PacketId, bool) {
-        let (id, size) = self.in_service.take().expect("TxDone is only scheduled for a port in service");
-        let size = u64::from(size);
-        self.queued_bytes -= size;
-        if let BufferLimit::Shared { pool, .. } = self.limit {
-            pools[pool as usize].used -= size;
-        }
-        self.bytes_sent += size;
-        let was_empty = self.pipe.is_empty();
-        self.pipe.push_back((now + self.info.link.delay, id));
-        (id, was_empty)
+    /// The scheduled wake-up has come.
+    pub(crate) fn woken(&mut self) {
+        self.wake_pending = false;
     }
 
     /// The packet at the far end of the wire, and when the next one arrives.
@@ -158,11 +172,20 @@ impl Port {
         (id, self.pipe.front().map(|&(t, _)| t))
     }
 
-    /// Packets queued, in service or on the wire.
+    /// Packets queued or on the wire (serializing counts as on the wire).
     pub(crate) fn packets_held(&self) -> u64 {
         let queued: usize = self.classes.iter().map(VecDeque::len).sum();
-        (queued + self.pipe.len() + usize::from(self.in_service.is_some())) as u64
+        (queued + self.pipe.len()) as u64
     }
+}
+
+/// Events a port asks its driver to schedule after `serve`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Service {
+    /// Schedule the port's `Arrive` at this time.
+    pub(crate) arrival: Option<Instant>,
+    /// Schedule the port's `TxDone` (serializer free) at this time.
+    pub(crate) wake: Option<Instant>,
 }
 
 #[cfg(test)]
@@ -170,7 +193,7 @@ mod tests {
     use super::*;
     use crate::ids::NodeId;
     use crate::scenario::LinkSpec;
-    use incast_proto::time::BitsPerSec;
+    use incast_proto::time::{BitsPerSec, Duration};
 
     fn port(limit: BufferLimit, k: u64, classes: u8) -> Port {
         let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
@@ -206,12 +229,16 @@ mod tests {
         let mut ce = false;
         p.offer(PacketId(7), 100, 1, false, &mut ce, &mut []);
         p.offer(PacketId(8), 100, 0, false, &mut ce, &mut []);
-        let (first, _) = p.start_service(|_| 100).unwrap();
-        assert_eq!(first, PacketId(8), "class 0 overtakes an earlier class-1 packet");
-        assert!(p.start_service(|_| 100).is_none(), "one packet in service at a time");
-        p.finish_service(Instant::ZERO, &mut []);
-        let (next, _) = p.start_service(|_| 100).unwrap();
-        assert_eq!(next, PacketId(7));
+        let s = p.serve(Instant::ZERO, &mut [], |_| 100);
+        // 100 B at 1 Gbps = 800 ns on the wire, then 1 us of propagation.
+        assert_eq!(s.arrival, Some(Instant::ZERO + Duration::from_ns(1800)));
+        assert_eq!(s.wake, Some(Instant::ZERO + Duration::from_ns(800)), "a packet still waits");
+        assert_eq!(p.pop_arrival().0, PacketId(8), "class 0 overtakes an earlier class-1 packet");
+        assert_eq!(p.serve(Instant::ZERO + Duration::from_ns(400), &mut [], |_| 100), Service::default(), "busy");
+        p.woken();
+        let s = p.serve(Instant::ZERO + Duration::from_ns(800), &mut [], |_| 100);
+        assert_eq!((s.arrival.is_some(), s.wake), (true, None));
+        assert_eq!(p.pop_arrival().0, PacketId(7));
     }
 
     #[test]

@@ -473,22 +473,22 @@ impl Simulation {
 
     fn try_start_service(&mut self, port_id: PortId) {
         let packets = &self.packets;
-        if let Some((_, tx)) = self.ports[port_id.idx()].start_service(|id| packets.get(id).wire_bytes) {
-            self.events.push(self.now + tx, Event::TxDone(port_id));
+        let service = self.ports[port_id.idx()].serve(self.now, &mut self.pools, |id| packets.get(id).wire_bytes);
+        if let Some(t) = service.arrival {
+            self.events.push(t, Event::Arrive(port_id));
+        }
+        if let Some(t) = service.wake {
+            self.events.push(t, Event::TxDone(port_id));
         }
     }
 
     fn on_tx_done(&mut self, port_id: PortId) {
-        let port = &mut self.ports[port_id.idx()];
-        let (_, wire_was_empty) = port.finish_service(self.now, &mut self.pools);
-        self.counters.hops += 1;
-        if wire_was_empty {
-            self.events.push(self.now + port.info.link.delay, Event::Arrive(port_id));
-        }
+        self.ports[port_id.idx()].woken();
         self.try_start_service(port_id);
     }
 
     fn on_arrive(&mut self, port_id: PortId) {
+        self.counters.hops += 1;
         let (id, next) = self.ports[port_id.idx()].pop_arrival();
         if let Some(t) = next {
             self.events.push(t, Event::Arrive(port_id));
