@@ -139,6 +139,11 @@ impl BitsPerSec {
 
     /// Time to serialize `bytes` at this rate, rounded up to a whole picosecond.
     pub fn tx_time(self, bytes: u64) -> Duration {
+        // Packet-sized inputs fit in u64 arithmetic (bytes * 8e12 < 2^64 below ~2.3 MB); the
+        // 128-bit division is kept for larger ones. Both round the same way.
+        if bytes < (1 << 21) {
+            return Duration((bytes * 8 * PS_PER_S).div_ceil(self.0));
+        }
         let bits = bytes as u128 * 8;
         let ps = (bits * PS_PER_S as u128).div_ceil(self.0 as u128);
         Duration(ps as u64)
@@ -162,6 +167,15 @@ mod tests {
     fn tx_time_rounds_up() {
         // 1 byte at 3 bps = 8/3 s, not representable exactly.
         assert_eq!(BitsPerSec(3).tx_time(1).as_ps(), 2_666_666_666_667);
+    }
+
+    #[test]
+    fn tx_time_agrees_across_the_u64_and_u128_paths() {
+        let rate = BitsPerSec(2_500_000_007);
+        let small = rate.tx_time((1 << 21) - 1).as_ps() as u128;
+        let exact = (((1u128 << 21) - 1) * 8 * PS_PER_S as u128).div_ceil(rate.0 as u128);
+        assert_eq!(small, exact);
+        assert_eq!(BitsPerSec::GBPS.tx_time(1 << 21), Duration::from_ps((1 << 21) * 8_000));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! exactly the order of a single heap.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use dary_heap::QuaternaryHeap as BinaryHeap;
 
 use incast_proto::time::Instant;
 
