@@ -87,16 +87,18 @@ impl EventQueue {
     }
 
     /// Removes and returns the earliest event.
+    #[cfg(test)]
     pub(crate) fn pop(&mut self) -> Option<(Instant, Event)> {
-        self.earliest()?.pop().map(|e| (e.time, e.event))
+        self.pop_until(Instant::NEVER)
     }
 
-    /// Time of the earliest event.
-    pub(crate) fn peek_time(&self) -> Option<Instant> {
-        match (self.packets.peek(), self.timers.peek()) {
-            (Some(p), Some(t)) => Some(p.time.min(t.time)),
-            (p, t) => p.or(t).map(|e| e.time),
+    /// Removes and returns the earliest event if it is due at or before `limit`.
+    pub(crate) fn pop_until(&mut self, limit: Instant) -> Option<(Instant, Event)> {
+        let heap = self.earliest()?;
+        if heap.peek().is_some_and(|e| e.time > limit) {
+            return None;
         }
+        heap.pop().map(|e| (e.time, e.event))
     }
 }
 

@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 
-use incast_proto::time::Instant;
+use incast_proto::time::{Duration, Instant};
 
 use crate::ids::PacketId;
 use crate::processor::{PortProcessor, PortView};
@@ -58,6 +58,9 @@ pub(crate) struct Port {
     queued_bytes: u64,
     limit: BufferLimit,
     ecn_threshold_bytes: u64,
+    /// Serialization time per byte when the rate divides 8 x 10^12 evenly (every round rate), so
+    /// the hot path multiplies instead of dividing.
+    ps_per_byte: Option<u64>,
     /// When the serializer finishes the packet it is sending.
     busy_until: Instant,
     /// Whether a "serializer free" event is scheduled.
@@ -77,6 +80,11 @@ impl Port {
             queued_bytes: 0,
             limit,
             ecn_threshold_bytes,
+            ps_per_byte: {
+                let ps_per_bit_second = 8 * 1_000_000_000_000u64;
+                let rate = info.link.rate.0;
+                (rate > 0 && ps_per_bit_second % rate == 0).then(|| ps_per_bit_second / rate)
+            },
             busy_until: Instant::ZERO,
             wake_pending: false,
             pipe: VecDeque::new(),
@@ -146,7 +154,11 @@ impl Port {
                     pools[pool as usize].used -= size;
                 }
                 self.bytes_sent += size;
-                self.busy_until = now + self.info.link.rate.tx_time(size);
+                let tx = match self.ps_per_byte {
+                    Some(ps) => Duration::from_ps(size * ps),
+                    None => self.info.link.rate.tx_time(size),
+                };
+                self.busy_until = now + tx;
                 let arrival = self.busy_until + self.info.link.delay;
                 if self.pipe.is_empty() {
                     service.arrival = Some(arrival);
@@ -193,7 +205,7 @@ mod tests {
     use super::*;
     use crate::ids::NodeId;
     use crate::scenario::LinkSpec;
-    use incast_proto::time::{BitsPerSec, Duration};
+    use incast_proto::time::BitsPerSec;
 
     fn port(limit: BufferLimit, k: u64, classes: u8) -> Port {
         let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };

@@ -1,44 +1,62 @@
 //! Static shortest-path routing with per-flow ECMP: among equal-cost next hops a switch picks one by
 //! hashing the flow, so a flow keeps one path (no reordering) and flows spread over paths. Routes
-//! are resolved once, when a flow is created, into a list of egress ports.
+//! are resolved once, when a flow is created, into a list of egress ports. A route with no ECMP
+//! choice on the way is the same for every flow of its host pair, so it is stored once and shared.
 
 use std::collections::HashMap;
 
 use crate::ids::{NodeId, PortId};
 use crate::topology::Topology;
 
-/// Hop distances to each destination node, computed on first use.
+/// Hop distances to each destination node, computed on first use, and the shared routes.
 #[derive(Debug, Default)]
 pub(crate) struct Router {
     distances: HashMap<NodeId, Vec<u32>>,
+    /// Routes of host pairs with a single shortest path: (offset, length) in the route table.
+    unique: HashMap<(NodeId, NodeId), (u32, u16)>,
     salt: u64,
 }
 
 impl Router {
     /// A router whose ECMP choices are salted with `seed`.
     pub(crate) fn new(seed: u64) -> Router {
-        Router { distances: HashMap::new(), salt: seed }
+        Router { distances: HashMap::new(), unique: HashMap::new(), salt: seed }
     }
 
-    /// Appends to `out` the egress ports from `src` to `dst` for flow key `flow_key`.
-    pub(crate) fn route(&mut self, topo: &Topology, src: NodeId, dst: NodeId, flow_key: u64, out: &mut Vec<PortId>) {
+    /// The egress ports from `src` to `dst` for flow key `flow_key`, as (offset, length) in
+    /// `table`; new routes are appended to it.
+    pub(crate) fn route(&mut self, topo: &Topology, src: NodeId, dst: NodeId, flow_key: u64, table: &mut Vec<PortId>) -> (u32, u16) {
+        if let Some(&shared) = self.unique.get(&(src, dst)) {
+            return shared;
+        }
         let salt = self.salt;
         let dist = self.distances.entry(dst).or_insert_with(|| bfs(topo, dst));
+        let start = table.len();
+        let mut branched = false;
+        let mut candidates = Vec::new();
         let mut at = src;
         while at != dst {
             let here = dist[at.idx()];
-            let mut candidates = topo.nodes[at.idx()]
-                .ports
-                .iter()
-                .copied()
-                .filter(|p| dist[topo.ports[p.idx()].peer.idx()] + 1 == here);
-            let count = candidates.clone().count() as u64;
-            assert!(count > 0, "every topology we build is connected");
-            let pick = if count == 1 { 0 } else { mix(flow_key ^ mix(salt ^ u64::from(at.0))) % count };
-            let port = candidates.nth(pick as usize).expect("pick < count");
-            out.push(port);
+            candidates.clear();
+            candidates.extend(
+                topo.nodes[at.idx()].ports.iter().copied().filter(|p| dist[topo.ports[p.idx()].peer.idx()] + 1 == here),
+            );
+            assert!(!candidates.is_empty(), "every topology we build is connected");
+            let pick = if candidates.len() == 1 {
+                0
+            } else {
+                branched = true;
+                (mix(flow_key ^ mix(salt ^ u64::from(at.0))) % candidates.len() as u64) as usize
+            };
+            let port = candidates[pick];
+            table.push(port);
             at = topo.ports[port.idx()].peer;
         }
+        let range = (start as u32, (table.len() - start) as u16);
+        if !branched {
+            self.unique.insert((src, dst), range);
+        }
+        range
     }
 }
 
@@ -87,7 +105,7 @@ mod tests {
         let t = fat_tree(4);
         let mut r = Router::new(1);
         let mut path = Vec::new();
-        r.route(&t, t.hosts[0], t.hosts[15], 7, &mut path);
+        assert_eq!(r.route(&t, t.hosts[0], t.hosts[15], 7, &mut path), (0, 6));
         assert_eq!(path.len(), 6);
         assert_eq!(t.ports[path[5].idx()].peer, t.hosts[15]);
         assert_eq!(t.ports[path[0].idx()].node, t.hosts[0]);
@@ -104,6 +122,17 @@ mod tests {
             cores.insert(t.ports[path[2].idx()].peer);
         }
         assert_eq!(cores.len(), 4, "all (k/2)^2 core switches used");
+    }
+
+    #[test]
+    fn single_path_routes_are_stored_once() {
+        let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
+        let t = Topology::build(&TopologySpec::Star { hosts: 3, link }).unwrap();
+        let mut r = Router::new(1);
+        let mut table = Vec::new();
+        let a = r.route(&t, t.hosts[1], t.hosts[0], 1, &mut table);
+        let b = r.route(&t, t.hosts[1], t.hosts[0], 2, &mut table);
+        assert_eq!((a, b, table.len()), ((0, 2), (0, 2), 2));
     }
 
     #[test]

@@ -181,17 +181,14 @@ impl Simulation {
     pub fn step(&mut self, max_events: u64) -> bool {
         let wall_start = std::time::Instant::now();
         let mut budget = max_events;
+        let limit = self.end.unwrap_or(Instant::NEVER);
         while !self.done && budget > 0 {
-            let Some(t) = self.events.peek_time() else {
+            let Some((t, event)) = self.events.pop_until(limit) else {
+                // Nothing left before the end: the run is over at `end`, or now if it had none.
+                self.now = self.end.unwrap_or(self.now);
                 self.done = true;
                 break;
             };
-            if self.end.is_some_and(|end| t > end) {
-                self.now = self.end.expect("checked");
-                self.done = true;
-                break;
-            }
-            let (t, event) = self.events.pop().expect("peeked");
             self.now = t;
             self.event_count += 1;
             budget -= 1;
@@ -579,9 +576,8 @@ impl Simulation {
 }
 
 fn push_route(router: &mut Router, topo: &Topology, routes: &mut Vec<PortId>, src: u32, dst: u32, key: u64) -> RouteCursor {
-    let start = routes.len() as u32;
-    router.route(topo, topo.hosts[src as usize], topo.hosts[dst as usize], key, routes);
-    RouteCursor { start, len: (routes.len() as u32 - start) as u16, hop: 0 }
+    let (start, len) = router.route(topo, topo.hosts[src as usize], topo.hosts[dst as usize], key, routes);
+    RouteCursor { start, len, hop: 0 }
 }
 
 fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8) -> Packet {
