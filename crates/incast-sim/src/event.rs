@@ -30,16 +30,23 @@ pub(crate) enum Event {
     Sample,
 }
 
+/// A scheduled event. `key` packs (time, sequence) into one integer, time in the high half, so
+/// the heap orders entries with a single comparison.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    time: Instant,
-    seq: u64,
+    key: u128,
     event: Event,
+}
+
+impl Entry {
+    fn time(&self) -> Instant {
+        Instant::from_ps((self.key >> 64) as u64)
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
-        (self.time, self.seq) == (other.time, other.seq)
+        self.key == other.key
     }
 }
 impl Eq for Entry {}
@@ -51,7 +58,7 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest event first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -68,7 +75,7 @@ impl EventQueue {
     pub(crate) fn push(&mut self, time: Instant, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let entry = Entry { time, seq, event };
+        let entry = Entry { key: (u128::from(time.as_ps()) << 64) | u128::from(seq), event };
         match event {
             Event::TxDone(_) | Event::Arrive(_) => self.packets.push(entry),
             _ => self.timers.push(entry),
@@ -95,10 +102,10 @@ impl EventQueue {
     /// Removes and returns the earliest event if it is due at or before `limit`.
     pub(crate) fn pop_until(&mut self, limit: Instant) -> Option<(Instant, Event)> {
         let heap = self.earliest()?;
-        if heap.peek().is_some_and(|e| e.time > limit) {
+        if heap.peek().is_some_and(|e| e.time() > limit) {
             return None;
         }
-        heap.pop().map(|e| (e.time, e.event))
+        heap.pop().map(|e| (e.time(), e.event))
     }
 }
 
