@@ -1,1 +1,376 @@
+//! `incast._core`: the `PyO3` face of the engine. Type and error conversion only; every decision
+//! about scenarios and simulation lives in `incast-sim`, every convenience in `python/incast/`.
+//!
+//! Results cross the boundary as columns: each column is one `bytes` object holding the values in
+//! native byte order (little-endian on every supported platform), plus an Arrow validity bitmap for
+//! nullable columns, so Python builds `pyarrow` arrays with `pa.Array.from_buffers` and never makes
+//! one Python object per row. The engine runs with the GIL released, so simulations in several
+//! Python threads run in parallel.
 
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use incast_sim::results::{FlowRecord, QueueSeries, RunResults, Summary, ThroughputSeries};
+use incast_sim::scenario::{self, Scenario};
+use incast_sim::{Progress, Simulation};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+create_exception!(
+    incast._core,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot be simulated. `path` names the offending key (for example \
+     `workload[0].size.min`), `message` says what is wrong with it; `str()` gives both."
+);
+
+/// Builds a Python `ScenarioError` carrying `.path` and `.message`.
+fn scenario_error(py: Python<'_>, err: &scenario::ScenarioError) -> PyErr {
+    let exc = ScenarioError::new_err(err.to_string());
+    let value = exc.value(py);
+    // Exception instances always accept attributes; a failure here would only lose the extras.
+    let _ = value.setattr("path", err.path.as_str());
+    let _ = value.setattr("message", err.message.as_str());
+    exc
+}
+
+fn used_after_finish() -> PyErr {
+    PyRuntimeError::new_err("this Simulation has already been finished")
+}
+
+fn poisoned() -> PyErr {
+    PyRuntimeError::new_err("this Simulation stopped on an internal error and cannot continue")
+}
+
+/// A simulation in progress, owned by Python.
+///
+/// The engine sits in a `Mutex<Option<_>>`: the mutex lets `step` run without the GIL while
+/// another thread may hold a reference to the same object, the `Option` lets `finish` take it.
+#[pyclass(module = "incast._core", name = "Simulation")]
+struct PySimulation {
+    inner: Mutex<Option<Simulation>>,
+}
+
+/// A scenario parser: text and the directory relative paths resolve against.
+type Parser = fn(&str, Option<&Path>) -> Result<Scenario, scenario::ScenarioError>;
+
+/// The parser of `format` ("toml" or "json").
+fn parser(format: &str) -> PyResult<Parser> {
+    match format {
+        "toml" => Ok(scenario::parse_toml),
+        "json" => Ok(scenario::parse_json),
+        _ => Err(PyValueError::new_err(format!(
+            "format must be \"toml\" or \"json\", not {format:?}"
+        ))),
+    }
+}
+
+/// Parses and builds, without the GIL (a large trace takes a while); `seed` overrides the file's.
+fn build(
+    py: Python<'_>,
+    text: String,
+    format: &str,
+    base_dir: Option<PathBuf>,
+    seed: Option<u64>,
+) -> PyResult<Simulation> {
+    let parse = parser(format)?;
+    py.detach(move || {
+        let mut sc = parse(&text, base_dir.as_deref())?;
+        if let Some(seed) = seed {
+            sc.seed = seed;
+        }
+        Simulation::new(&sc)
+    })
+    .map_err(|e| scenario_error(py, &e))
+}
+
+#[pymethods]
+impl PySimulation {
+    /// Parses a scenario and builds its network. Raises `ScenarioError` naming the bad key.
+    #[new]
+    #[pyo3(signature = (text, format = "toml", base_dir = None, seed = None))]
+    fn new(
+        py: Python<'_>,
+        text: String,
+        format: &str,
+        base_dir: Option<PathBuf>,
+        seed: Option<u64>,
+    ) -> PyResult<Self> {
+        let sim = build(py, text, format, base_dir, seed)?;
+        Ok(PySimulation {
+            inner: Mutex::new(Some(sim)),
+        })
+    }
+
+    /// Processes at most `max_events` events with the GIL released; True once the run is over.
+    fn step(&self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
+        py.detach(|| {
+            let mut guard = self.inner.lock().map_err(|_| poisoned())?;
+            let sim = guard.as_mut().ok_or_else(used_after_finish)?;
+            Ok(sim.step(max_events))
+        })
+    }
+
+    /// Where the run is, as a dict (see `_core.pyi`).
+    fn progress<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        // Another thread may be stepping: wait for the lock without holding the GIL.
+        let p: Progress = py.detach(|| {
+            let guard = self.inner.lock().map_err(|_| poisoned())?;
+            guard
+                .as_ref()
+                .map(Simulation::progress)
+                .ok_or_else(used_after_finish)
+        })?;
+        let d = PyDict::new(py);
+        d.set_item("sim_time_s", p.sim_time_s)?;
+        d.set_item("end_time_s", p.end_time_s)?;
+        d.set_item("events", p.events)?;
+        d.set_item("flows_completed", p.flows_completed)?;
+        d.set_item("flows_total", p.flows_total)?;
+        Ok(d)
+    }
+
+    /// Ends the run and returns its results as columns (see `_core.pyi`). The object is spent.
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let results: RunResults = py.detach(|| {
+            let mut guard = self.inner.lock().map_err(|_| poisoned())?;
+            guard
+                .take()
+                .map(Simulation::finish)
+                .ok_or_else(used_after_finish)
+        })?;
+        results_to_py(py, &results)
+    }
+}
+
+/// Parses a scenario without building it; raises `ScenarioError` naming the bad key.
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml", base_dir = None))]
+fn check(py: Python<'_>, text: String, format: &str, base_dir: Option<PathBuf>) -> PyResult<()> {
+    let parse = parser(format)?;
+    py.detach(move || parse(&text, base_dir.as_deref()).map(drop))
+        .map_err(|e| scenario_error(py, &e))
+}
+
+/// The version of the engine crate.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// A fixed-width value as it sits in an Arrow buffer: native byte order.
+trait Plain: Copy + Default {
+    const WIDTH: usize;
+    fn put(self, out: &mut Vec<u8>);
+}
+
+macro_rules! plain {
+    ($($t:ty),*) => {$(
+        impl Plain for $t {
+            const WIDTH: usize = std::mem::size_of::<$t>();
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_ne_bytes());
+            }
+        }
+    )*};
+}
+plain!(u8, u32, u64, f64);
+
+/// An Arrow bitmap (validity or boolean values): bit i, least significant first, is row i.
+struct Bitmap {
+    bits: Vec<u8>,
+    len: usize,
+}
+
+impl Bitmap {
+    fn with_rows(rows: usize) -> Self {
+        Bitmap {
+            bits: vec![0; rows.div_ceil(8)],
+            len: 0,
+        }
+    }
+    fn push(&mut self, set: bool) {
+        if set {
+            self.bits[self.len / 8] |= 1 << (self.len % 8);
+        }
+        self.len += 1;
+    }
+}
+
+fn column<T: Plain>(values: impl Iterator<Item = T>, rows: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(rows * T::WIDTH);
+    values.for_each(|v| v.put(&mut out));
+    out
+}
+
+/// A nullable column: its values (zero where null) and its validity bitmap.
+fn nullable_column<T: Plain>(
+    values: impl Iterator<Item = Option<T>>,
+    rows: usize,
+) -> (Vec<u8>, Vec<u8>) {
+    let mut out = Vec::with_capacity(rows * T::WIDTH);
+    let mut valid = Bitmap::with_rows(rows);
+    for v in values {
+        valid.push(v.is_some());
+        v.unwrap_or_default().put(&mut out);
+    }
+    (out, valid.bits)
+}
+
+/// Puts column `name` into `d` as `bytes`.
+fn put_column<T: Plain>(
+    d: &Bound<'_, PyDict>,
+    name: &str,
+    values: impl Iterator<Item = T>,
+    rows: usize,
+) -> PyResult<()> {
+    d.set_item(name, PyBytes::new(d.py(), &column(values, rows)))
+}
+
+/// Puts nullable column `name` into `d`: values under `name`, validity under `name.valid`.
+fn put_nullable<T: Plain>(
+    d: &Bound<'_, PyDict>,
+    name: &str,
+    values: impl Iterator<Item = Option<T>>,
+    rows: usize,
+) -> PyResult<()> {
+    let (values, valid) = nullable_column(values, rows);
+    d.set_item(name, PyBytes::new(d.py(), &values))?;
+    d.set_item(format!("{name}.valid"), PyBytes::new(d.py(), &valid))
+}
+
+fn flows_to_py<'py>(py: Python<'py>, flows: &[FlowRecord]) -> PyResult<Bound<'py, PyDict>> {
+    let n = flows.len();
+    let d = PyDict::new(py);
+    d.set_item("rows", n)?;
+    put_column(&d, "flow_id", flows.iter().map(|f| f.flow_id), n)?;
+    put_column(&d, "src", flows.iter().map(|f| f.src), n)?;
+    put_column(&d, "dst", flows.iter().map(|f| f.dst), n)?;
+    put_nullable(&d, "size_bytes", flows.iter().map(|f| f.size_bytes), n)?;
+    put_column(&d, "start_s", flows.iter().map(|f| f.start_s), n)?;
+    put_nullable(&d, "finish_s", flows.iter().map(|f| f.finish_s), n)?;
+    put_nullable(&d, "deadline_s", flows.iter().map(|f| f.deadline_s), n)?;
+    // Arrow booleans are bit-packed like validity bitmaps.
+    let mut met = Bitmap::with_rows(n);
+    let mut met_valid = Bitmap::with_rows(n);
+    for f in flows {
+        met.push(f.met_deadline == Some(true));
+        met_valid.push(f.met_deadline.is_some());
+    }
+    d.set_item("met_deadline", PyBytes::new(py, &met.bits))?;
+    d.set_item("met_deadline.valid", PyBytes::new(py, &met_valid.bits))?;
+    put_column(
+        &d,
+        "delivered_bytes",
+        flows.iter().map(|f| f.delivered_bytes),
+        n,
+    )?;
+    put_column(
+        &d,
+        "retransmitted_bytes",
+        flows.iter().map(|f| f.retransmitted_bytes),
+        n,
+    )?;
+    put_column(&d, "timeouts", flows.iter().map(|f| f.timeouts), n)?;
+    put_column(&d, "workload", flows.iter().map(|f| f.workload), n)?;
+    put_column(&d, "round", flows.iter().map(|f| f.round), n)?;
+    put_column(&d, "priority", flows.iter().map(|f| f.priority), n)?;
+    // Protocol names are few: dictionary-encode them as u8 codes plus the list of names.
+    let mut names: Vec<&'static str> = Vec::new();
+    let mut codes = Vec::with_capacity(n);
+    for f in flows {
+        let code = names
+            .iter()
+            .position(|&p| p == f.protocol)
+            .unwrap_or_else(|| {
+                names.push(f.protocol);
+                names.len() - 1
+            });
+        codes.push(u8::try_from(code).map_err(|_| PyRuntimeError::new_err("over 256 protocols"))?);
+    }
+    d.set_item("protocol", PyBytes::new(py, &codes))?;
+    d.set_item("protocol.names", PyList::new(py, names)?)?;
+    Ok(d)
+}
+
+fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("events", s.events)?;
+    d.set_item("sim_time_s", s.sim_time_s)?;
+    d.set_item("wall_time_s", s.wall_time_s)?;
+    d.set_item("flows", s.flows)?;
+    d.set_item("flows_completed", s.flows_completed)?;
+    d.set_item("deadline_flows", s.deadline_flows)?;
+    d.set_item("app_throughput", s.app_throughput)?;
+    d.set_item("packets_sent", s.packets_sent)?;
+    d.set_item("packets_delivered", s.packets_delivered)?;
+    d.set_item("packets_dropped", s.packets_dropped)?;
+    d.set_item("packets_in_network", s.packets_in_network)?;
+    d.set_item("packet_hops", s.packet_hops)?;
+    d.set_item("ecn_marked", s.ecn_marked)?;
+    d.set_item("max_queue_bytes", s.max_queue_bytes)?;
+    d.set_item("timeouts", s.timeouts)?;
+    Ok(d)
+}
+
+/// Queue series flattened to one long table: `host`, `time_s`, `queue_bytes`.
+fn queues_to_py<'py>(py: Python<'py>, queues: &[QueueSeries]) -> PyResult<Bound<'py, PyDict>> {
+    let n: usize = queues.iter().map(|q| q.time_s.len()).sum();
+    let d = PyDict::new(py);
+    d.set_item("rows", n)?;
+    put_column(
+        &d,
+        "host",
+        queues
+            .iter()
+            .flat_map(|q| std::iter::repeat_n(q.host, q.time_s.len())),
+        n,
+    )?;
+    put_column(
+        &d,
+        "time_s",
+        queues.iter().flat_map(|q| q.time_s.iter().copied()),
+        n,
+    )?;
+    put_column(
+        &d,
+        "queue_bytes",
+        queues.iter().flat_map(|q| q.queue_bytes.iter().copied()),
+        n,
+    )?;
+    Ok(d)
+}
+
+fn throughput_to_py<'py>(py: Python<'py>, t: &ThroughputSeries) -> PyResult<Bound<'py, PyDict>> {
+    let n = t.time_s.len();
+    let d = PyDict::new(py);
+    d.set_item("rows", n)?;
+    put_column(&d, "time_s", t.time_s.iter().copied(), n)?;
+    put_column(&d, "flow_id", t.flow_id.iter().copied(), n)?;
+    put_column(&d, "delivered_bytes", t.delivered_bytes.iter().copied(), n)?;
+    Ok(d)
+}
+
+fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("flows", flows_to_py(py, &r.flows)?)?;
+    d.set_item("summary", summary_to_py(py, &r.summary)?)?;
+    d.set_item("queues", queues_to_py(py, &r.queues)?)?;
+    match &r.throughput {
+        Some(t) => d.set_item("throughput", throughput_to_py(py, t)?)?,
+        None => d.set_item("throughput", py.None())?,
+    }
+    Ok(d)
+}
+
+/// The native module behind the `incast` package.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_class::<PySimulation>()?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

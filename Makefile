@@ -1,0 +1,62 @@
+# incast: build, demo, test and benchmark from a fresh checkout. GNU make + bash.
+#
+#   make demo    set up .venv, build the engine (release), run the D3 flow-burst demo into demo-out/
+#   make test    set up the same way, then cargo tests and pytest
+#   make bench   the speed and memory benchmarks of benches/
+#   make clean   remove .venv, build outputs and demo output
+#
+# Setup is guarded by stamp files in .venv, so a second `make test` rebuilds only what changed.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+# maturin finds the virtualenv through VIRTUAL_ENV; PATH makes `incast` the venv's console script.
+VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
+
+RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
+
+.PHONY: help setup demo test test-rust test-python bench clean
+
+help:
+	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
+	@echo "make test   cargo test + pytest"
+	@echo "make bench  speed and memory benchmarks"
+	@echo "make clean  remove .venv, build outputs and demo output"
+
+# The venv and the build tool.
+$(VENV)/.tools:
+	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --upgrade pip 'maturin>=1.7,<2'
+	touch $@
+
+# The engine built in release mode and installed into the venv with its dependencies and the dev
+# extra (pytest); the Python sources stay editable, so only Rust changes trigger a rebuild.
+$(VENV)/.built: $(VENV)/.tools $(RUST_SOURCES) pyproject.toml
+	$(VENV_ENV) $(VENV)/bin/maturin develop --release --quiet --extras dev
+	$(VPY) -c 'import incast._core'
+	touch $@
+
+setup: $(VENV)/.built
+
+demo: setup
+	$(VENV_ENV) incast demo --out demo-out
+
+test: test-rust test-python
+
+test-rust:
+	cargo test --workspace --exclude incast-py
+
+test-python: setup
+	$(VENV_ENV) $(VPY) -m pytest -q tests
+
+bench: setup
+	$(VENV_ENV) incast bench
+
+clean:
+	rm -rf $(VENV) demo-out target python/incast/_core*.so .pytest_cache
+	find python tests benches -name __pycache__ -type d -prune -exec rm -rf {} +

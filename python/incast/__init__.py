@@ -1,0 +1,19 @@
+"""incast: a packet-level datacenter network simulator with a Rust engine.
+
+    >>> import incast
+    >>> result = incast.run("examples/incast.toml", seed=7)
+    >>> result.summary["app_throughput"]
+    >>> result.flows.to_pandas()
+
+`run` takes a scenario file or a dict of the same shape (docs/scenario.md), steps the engine with
+the GIL released and returns a `RunResult` of pyarrow tables. Bad scenarios raise `ScenarioError`
+naming the offending key.
+"""
+
+from incast._core import ScenarioError
+from incast._core import version as _engine_version
+from incast.api import Progress, RunResult, load_scenario, run
+
+__version__: str = _engine_version()
+
+__all__ = ["Progress", "RunResult", "ScenarioError", "__version__", "load_scenario", "run"]

@@ -1,0 +1,82 @@
+"""Type stubs of the native module `incast._core` (crates/incast-py/src/lib.rs).
+
+Private: use the `incast` package. tests/test_stub.py checks these names against the module.
+"""
+
+import os
+from typing import Dict, List, Literal, Optional, TypedDict, Union, final
+
+__all__ = ["ScenarioError", "Simulation", "check", "version"]
+
+_PathLike = Union[str, "os.PathLike[str]"]
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be simulated; `str()` is "`path`: message"."""
+
+    path: str
+    """The offending key, e.g. `workload[0].size.min`; "" for the whole document."""
+    message: str
+    """What is wrong with it."""
+
+class _ProgressDict(TypedDict):
+    sim_time_s: float
+    end_time_s: Optional[float]
+    events: int
+    flows_completed: int
+    flows_total: int
+
+class _SummaryDict(TypedDict):
+    events: int
+    sim_time_s: float
+    wall_time_s: float
+    flows: int
+    flows_completed: int
+    deadline_flows: int
+    app_throughput: Optional[float]
+    packets_sent: int
+    packets_delivered: int
+    packets_dropped: int
+    packets_in_network: int
+    packet_hops: int
+    ecn_marked: int
+    max_queue_bytes: int
+    timeouts: int
+
+# Column dicts: "rows" (int) plus one `bytes` per column holding its values in native byte order
+# (u32, u64, f64 or u8 as in RunResult's schema); a nullable column `c` also has "c.valid", an
+# Arrow validity bitmap. Flows: flow_id, src, dst, size_bytes(+valid), start_s, finish_s(+valid),
+# deadline_s(+valid), met_deadline (bit-packed, +valid), delivered_bytes, retransmitted_bytes,
+# timeouts, workload, round, priority, protocol (u8 codes) and "protocol.names" (list of str).
+# Queues: host, time_s, queue_bytes. Throughput: time_s, flow_id, delivered_bytes.
+_ColumnsDict = Dict[str, Union[int, bytes, List[str]]]
+
+class _ResultsDict(TypedDict):
+    flows: _ColumnsDict
+    summary: _SummaryDict
+    queues: _ColumnsDict
+    throughput: Optional[_ColumnsDict]
+
+@final
+class Simulation:
+    """A simulation in progress. Safe to share between threads; `step` releases the GIL."""
+
+    def __new__(
+        cls,
+        text: str,
+        format: Literal["toml", "json"] = "toml",
+        base_dir: Optional[_PathLike] = None,
+        seed: Optional[int] = None,
+    ) -> Simulation:
+        """Parses a scenario and builds its network; raises ScenarioError naming the bad key."""
+    def step(self, max_events: int) -> bool:
+        """Processes at most `max_events` events without the GIL; True once the run is over."""
+    def progress(self) -> _ProgressDict:
+        """Where the run is."""
+    def finish(self) -> _ResultsDict:
+        """Ends the run and returns its results as columns; the object cannot be used again."""
+
+def check(text: str, format: Literal["toml", "json"] = "toml", base_dir: Optional[_PathLike] = None) -> None:
+    """Parses a scenario without building it; raises ScenarioError naming the bad key."""
+
+def version() -> str:
+    """The engine's version."""

@@ -1,0 +1,257 @@
+"""The public Python API: `run` a scenario, get a `RunResult` of pyarrow tables."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Union
+
+from incast import _core
+from incast.scenario import ScenarioLike, load_scenario, source_of
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["Progress", "RunResult", "load_scenario", "run", "CHUNK_EVENTS"]
+
+CHUNK_EVENTS = 1 << 18
+"""Events per engine call between progress reports: a few tens of milliseconds of work, so that
+Ctrl-C and progress bars react promptly while the per-call overhead stays negligible."""
+
+_SEED_LIMIT = 1 << 64
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a running simulation is, as passed to a `run(progress=...)` callback."""
+
+    sim_time_s: float
+    """Simulated time reached, seconds."""
+    end_time_s: Optional[float]
+    """Simulated time at which the run stops, if the scenario sets `run.duration`."""
+    events: int
+    """Events processed so far."""
+    flows_completed: int
+    """Flows completed so far."""
+    flows_total: int
+    """Flows in the scenario."""
+
+    @property
+    def fraction(self) -> Optional[float]:
+        """Share of the run done, by simulated time when the end is known, else by flows."""
+        if self.end_time_s:
+            return min(1.0, self.sim_time_s / self.end_time_s)
+        if self.flows_total:
+            return self.flows_completed / self.flows_total
+        return None
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything a run produced.
+
+    `flows` has one row per flow (columns in docs/python.md; null where a value does not apply, e.g.
+    `finish_s` of a flow that never completed). `summary` holds the run's counters. `queues` is the
+    sampled switch-port queue lengths (empty unless `[output]` asks for them) and `throughput` the
+    per-flow delivered-bytes samples (None unless asked for).
+    """
+
+    flows: "pa.Table"
+    summary: Dict[str, Any]
+    queues: "pa.Table"
+    throughput: Optional["pa.Table"]
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"RunResult(flows={self.flows.num_rows}, completed={s.get('flows_completed')}, "
+            f"app_throughput={s.get('app_throughput')}, sim_time_s={s.get('sim_time_s')})"
+        )
+
+    def save(self, out_dir: Union[str, "os.PathLike[str]"]) -> List[Path]:
+        """Writes flows.parquet, summary.json and, when present, queues.parquet and
+        throughput.parquet into `out_dir`, returning the paths written.
+
+        Each file is written to a temporary name in `out_dir` and renamed only once all are
+        written, so a failure leaves any earlier result untouched. Optional files of an earlier
+        result that this one lacks are removed, so the directory never mixes two runs.
+        """
+        import pyarrow.parquet as pq
+
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        payloads: Dict[str, Any] = {"flows.parquet": self.flows, "summary.json": self.summary}
+        if self.queues.num_rows:
+            payloads["queues.parquet"] = self.queues
+        if self.throughput is not None:
+            payloads["throughput.parquet"] = self.throughput
+        staged: Dict[str, Path] = {}
+        try:
+            for name, payload in payloads.items():
+                tmp = staged[name] = stage_file(out, name)
+                if name.endswith(".json"):
+                    tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+                else:
+                    pq.write_table(payload, tmp)
+            for name, tmp in staged.items():
+                os.replace(tmp, out / name)
+        finally:
+            for tmp in staged.values():
+                if tmp.exists():
+                    tmp.unlink()
+        for stale in ("queues.parquet", "throughput.parquet"):
+            if stale not in payloads and (out / stale).exists():
+                (out / stale).unlink()
+        return [out / name for name in payloads]
+
+
+def stage_file(directory: Path, name: str) -> Path:
+    """A new empty file in `directory` to write `name` under before renaming it into place, with
+    the permissions a plain `open` would give (mkstemp's are owner-only)."""
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())
+    finally:
+        os.close(fd)
+    return Path(tmp)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def simulation(scenario: ScenarioLike, *, seed: Optional[int] = None) -> _core.Simulation:
+    """Parses `scenario` and builds its network, ready to `step`. See `run` for the arguments."""
+    if seed is not None:
+        if isinstance(seed, bool) or not hasattr(seed, "__index__"):
+            raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
+        seed = int(seed.__index__())
+        if not 0 <= seed < _SEED_LIMIT:
+            raise ValueError(f"seed must be in [0, 2**64), not {seed}")
+    source = source_of(scenario)
+    try:
+        return _core.Simulation(source.text, source.format, source.base_dir, seed)
+    except _core.ScenarioError as e:
+        raise source.explain(e) from None
+
+
+def run(
+    scenario: ScenarioLike,
+    *,
+    seed: Optional[int] = None,
+    progress: Union[bool, ProgressCallback] = False,
+    chunk_events: int = CHUNK_EVENTS,
+) -> RunResult:
+    """Runs a scenario to its end.
+
+    `scenario` is a path to a `.toml` (or `.json`) scenario file, or a dict of the same tree
+    (docs/scenario.md); a trace workload whose path ends in `.parquet` is read here and handed to
+    the engine as explicit flows. `seed` overrides the scenario's seed. `progress=True` shows a
+    progress bar on stderr once the run has taken a second; a callable is called with a
+    `Progress` after every `chunk_events` events and once at the end.
+
+    The engine runs with the GIL released, so runs in several threads proceed in parallel; Ctrl-C
+    interrupts within one chunk. Raises `ScenarioError` (a ValueError) naming the offending key,
+    or OSError if the scenario file cannot be read.
+    """
+    from incast.progress import ProgressBar
+
+    sim = simulation(scenario, seed=seed)
+    bar = ProgressBar(force=True) if progress is True else None
+    report: Optional[ProgressCallback] = bar
+    if report is None and callable(progress):
+        report = progress
+    try:
+        while not sim.step(chunk_events):
+            if report is not None:
+                report(Progress(**sim.progress()))
+        if report is not None:
+            report(Progress(**sim.progress()))
+    finally:
+        if bar is not None:
+            bar.close()
+    return _result(sim.finish())
+
+
+def _result(raw: Mapping[str, Any]) -> RunResult:
+    import pyarrow as pa
+
+    return RunResult(
+        flows=_flows_table(raw["flows"]),
+        summary=dict(raw["summary"]),
+        queues=_table(
+            raw["queues"],
+            [("host", pa.uint32()), ("time_s", pa.float64()), ("queue_bytes", pa.uint64())],
+        ),
+        throughput=None
+        if raw["throughput"] is None
+        else _table(
+            raw["throughput"],
+            [("time_s", pa.float64()), ("flow_id", pa.uint32()), ("delivered_bytes", pa.uint64())],
+        ),
+    )
+
+
+def flows_schema() -> "pa.Schema":
+    """The schema of `RunResult.flows`."""
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            pa.field("flow_id", pa.uint32(), nullable=False),
+            pa.field("src", pa.uint32(), nullable=False),
+            pa.field("dst", pa.uint32(), nullable=False),
+            pa.field("size_bytes", pa.uint64()),
+            pa.field("start_s", pa.float64(), nullable=False),
+            pa.field("finish_s", pa.float64()),
+            pa.field("deadline_s", pa.float64()),
+            pa.field("met_deadline", pa.bool_()),
+            pa.field("delivered_bytes", pa.uint64(), nullable=False),
+            pa.field("retransmitted_bytes", pa.uint64(), nullable=False),
+            pa.field("timeouts", pa.uint32(), nullable=False),
+            pa.field("workload", pa.uint32(), nullable=False),
+            pa.field("round", pa.uint32(), nullable=False),
+            pa.field("protocol", pa.string(), nullable=False),
+            pa.field("priority", pa.uint8(), nullable=False),
+        ]
+    )
+
+
+def _array(type_: "pa.DataType", rows: int, values: bytes, valid: Optional[bytes] = None) -> "pa.Array":
+    """An Arrow array over the engine's buffers, without copying or per-row objects."""
+    import pyarrow as pa
+
+    validity = None if valid is None else pa.py_buffer(valid)
+    return pa.Array.from_buffers(type_, rows, [validity, pa.py_buffer(values)], null_count=-1)
+
+
+def _table(columns: Dict[str, Any], spec: List[Any]) -> "pa.Table":
+    import pyarrow as pa
+
+    rows = columns["rows"]
+    return pa.table({name: _array(t, rows, columns[name]) for name, t in spec})
+
+
+def _flows_table(columns: Dict[str, Any]) -> "pa.Table":
+    import pyarrow as pa
+
+    rows = columns["rows"]
+    arrays = []
+    schema = flows_schema()
+    for field in schema:
+        name = field.name
+        if name == "protocol":
+            codes = _array(pa.uint8(), rows, columns["protocol"])
+            names = pa.array(columns["protocol.names"], pa.string())
+            arrays.append(pa.DictionaryArray.from_arrays(codes, names).dictionary_decode())
+        else:
+            arrays.append(_array(field.type, rows, columns[name], columns.get(f"{name}.valid")))
+    return pa.Table.from_arrays(arrays, schema=schema)

@@ -1,0 +1,155 @@
+"""Speed and memory benchmarks: every run in a fresh child process.
+
+Each measurement runs `python -m incast.bench SCENARIO` as a child of its own and reads that
+child's resource usage from `os.wait4`, so the peak resident set size is the one run's alone
+(`getrusage(RUSAGE_CHILDREN)` would report the largest child so far). The child imports only the
+native module and the scenario reader, not pyarrow, and times the engine's steps alone: parsing
+and network construction are reported apart.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+HEADER = (
+    f"{'benchmark':<24} {'events/s':>10} {'hops/s':>10} {'sim s/wall s':>12} "
+    f"{'wall s':>8} {'build s':>8} {'peak RSS':>9} {'events':>10}"
+)
+
+
+class BenchError(Exception):
+    """A benchmark child failed."""
+
+
+def find_bench_dir(explicit: Optional[str]) -> Optional[Path]:
+    """The directory of benchmark scenarios: `explicit`, else the repository's benches/ (beside
+    python/, where an editable install lives), else ./benches."""
+    if explicit is not None:
+        path = Path(explicit)
+        return path if path.is_dir() else None
+    for candidate in (Path(__file__).resolve().parents[2] / "benches", Path.cwd() / "benches"):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def discover(directory: Path) -> List[str]:
+    """Benchmark names: the stems of the *.toml files in `directory`, sorted."""
+    return sorted(p.stem for p in directory.glob("*.toml"))
+
+
+def measure(scenario: Path, repeat: int) -> Dict[str, Any]:
+    """Runs `scenario` `repeat` times, each in a fresh child, and returns the medians."""
+    runs = [_run_child(scenario) for _ in range(repeat)]
+    med = lambda key: statistics.median(r[key] for r in runs)  # noqa: E731
+    return {
+        "name": scenario.stem,
+        "repeat": repeat,
+        "events_per_s": med("events_per_s"),
+        "packet_hops_per_s": med("packet_hops_per_s"),
+        "sim_s_per_wall_s": med("sim_s_per_wall_s"),
+        "wall_s": med("wall_s"),
+        "build_s": med("build_s"),
+        "peak_rss_bytes": med("peak_rss_bytes"),
+        "events": runs[0]["events"],
+        "packet_hops": runs[0]["packet_hops"],
+        "sim_time_s": runs[0]["sim_time_s"],
+        "runs": runs,
+    }
+
+
+def _run_child(scenario: Path) -> Dict[str, Any]:
+    with tempfile.TemporaryFile() as stderr:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "incast.bench", str(scenario)],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            preexec_fn=_limit_memory,
+        )
+        assert child.stdout is not None
+        out = child.stdout.read()
+        child.stdout.close()
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            stderr.seek(0)
+            lines = stderr.read().decode(errors="replace").strip().splitlines()
+            raise BenchError(lines[-1] if lines else f"exit status {child.returncode}")
+    report = json.loads(out)
+    # ru_maxrss is in kilobytes on Linux, bytes on macOS.
+    scale = 1 if sys.platform == "darwin" else 1024
+    wall = max(report["wall_s"], 1e-9)
+    summary = report["summary"]
+    return {
+        "events": summary["events"],
+        "packet_hops": summary["packet_hops"],
+        "sim_time_s": summary["sim_time_s"],
+        "wall_s": report["wall_s"],
+        "build_s": report["build_s"],
+        "events_per_s": summary["events"] / wall,
+        "packet_hops_per_s": summary["packet_hops"] / wall,
+        "sim_s_per_wall_s": summary["sim_time_s"] / wall,
+        "peak_rss_bytes": usage.ru_maxrss * scale,
+    }
+
+
+def _limit_memory() -> None:
+    """In the child: fail with an allocation error rather than wake the OOM killer, which may
+    pick another process of the machine."""
+    import resource
+
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return
+    limit = total * 3 // 4
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def format_row(r: Dict[str, Any]) -> str:
+    """One line of the benchmark table."""
+    return (
+        f"{r['name']:<24} {_si(r['events_per_s']):>10} {_si(r['packet_hops_per_s']):>10} "
+        f"{r['sim_s_per_wall_s']:>12.4g} {r['wall_s']:>8.3f} {r['build_s']:>8.3f} "
+        f"{r['peak_rss_bytes'] / 2**20:>7.1f}MB {_si(r['events']):>10}"
+    )
+
+
+def _si(x: float) -> str:
+    for factor, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= factor:
+            return f"{x / factor:.2f}{suffix}"
+    return f"{x:.0f}"
+
+
+def write_json(results: List[Dict[str, Any]], path: Path) -> None:
+    """Writes the measurements (with every run, for later comparison) as JSON."""
+    path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+def _child(argv: Sequence[str]) -> int:
+    """The measured process: builds and runs one scenario, prints timings and the summary."""
+    from incast.api import CHUNK_EVENTS, simulation
+
+    (scenario,) = argv
+    started = time.perf_counter()
+    sim = simulation(scenario)
+    built = time.perf_counter()
+    while not sim.step(CHUNK_EVENTS):
+        pass
+    raw = sim.finish()
+    done = time.perf_counter()
+    print(json.dumps({"build_s": built - started, "wall_s": done - built, "summary": raw["summary"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1:]))

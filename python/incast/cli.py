@@ -1,0 +1,282 @@
+"""The `incast` command: run a scenario, the D3 flow-burst demo, or the benchmarks.
+
+Every user mistake (bad scenario, missing file, unwritable --out, bad option) ends the same way:
+one line `incast: error: ...` naming the key or option on stderr, exit status 2, no traceback and
+no partial output. Ctrl-C exits with status 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, NoReturn, Optional, Sequence
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+EXIT_INTERNAL = 70
+
+
+class CliError(Exception):
+    """A user error: reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (argparse prints the usage block first by default)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(message)
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}")
+    return value
+
+
+def seed_value(text: str) -> int:
+    """argparse type: a seed in [0, 2^64)."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, not {text!r}") from None
+    if not 0 <= value < 1 << 64:
+        raise argparse.ArgumentTypeError(f"must be in [0, 2**64), not {text!r}")
+    return value
+
+
+def int_list(text: str) -> List[int]:
+    """argparse type: comma-separated positive integers."""
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be comma-separated integers, not {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"must be comma-separated positive integers, not {text!r}")
+    return values
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `incast` (documented in docs/cli.md)."""
+    from incast import __version__
+
+    parser = _Parser(prog="incast", description="Packet-level datacenter network simulator.")
+    parser.add_argument("--version", action="version", version=f"incast {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("run", help="run a scenario file and write its results")
+    p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    p.add_argument("--out", required=True, metavar="DIR", help="directory for the result files")
+    p.add_argument("--seed", type=seed_value, help="override the scenario's seed")
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("--progress", action="store_true", help="show the progress bar even without a terminal")
+
+    p = sub.add_parser("check", help="check a scenario file without running it")
+    p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+
+    p = sub.add_parser("demo", help="D3 flow-burst microbenchmark: TCP vs DCTCP as senders grow")
+    p.add_argument("--out", default="demo-out", metavar="DIR", help="output directory (default: demo-out)")
+    p.add_argument("--seeds", type=positive_int, default=5, metavar="N", help="seeds per point (default: 5)")
+    p.add_argument(
+        "--rounds", type=positive_int, default=20, metavar="N", help="bursts per run (default: 20)"
+    )
+    p.add_argument(
+        "--senders",
+        type=int_list,
+        default=[5, 10, 20, 30, 40],
+        metavar="LIST",
+        help="sender counts (default: 5,10,20,30,40)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="simulations run in parallel (default: one per CPU)",
+    )
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+
+    p = sub.add_parser("bench", help="speed and memory benchmarks (scenarios in benches/)")
+    p.add_argument(
+        "--repeat", type=positive_int, default=3, metavar="N", help="runs per benchmark; the median is shown"
+    )
+    p.add_argument(
+        "--dir", metavar="DIR", help="directory of benchmark scenarios (default: the repository's benches/)"
+    )
+    p.add_argument("--only", metavar="NAME", action="append", help="run only this benchmark (repeatable)")
+    p.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of the `incast` console script; returns the exit status."""
+    try:
+        return _main(argv)
+    except CliError as e:
+        return _fail(str(e))
+    except KeyboardInterrupt:
+        print("incast: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # Output piped into `head`: not an error of ours. Silence the flush at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except BaseException as e:
+        if type(e).__name__ != "PanicException":
+            raise
+        # The engine broke an invariant; Rust has already printed where.
+        print(f"incast: internal error: {e} (please report this)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _fail(message: str) -> int:
+    print(f"incast: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        raise CliError("choose a command: run, check, demo or bench (see incast --help)")
+    from incast import ScenarioError
+
+    try:
+        if args.command == "run":
+            return _cmd_run(args)
+        if args.command == "check":
+            return _cmd_check(args)
+        if args.command == "demo":
+            return _cmd_demo(args)
+        return _cmd_bench(args)
+    except ScenarioError as e:
+        where = f"{args.scenario}: " if getattr(args, "scenario", None) else ""
+        raise CliError(f"{where}{e}") from None
+
+
+def check_out_dir(out: str) -> Path:
+    """Fails early, before a long run, if results could not be written to `out`.
+
+    Creates nothing: the directory is made only when there are results to put in it.
+    """
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise CliError(f"--out {out!r} exists and is not a directory")
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise CliError(f"--out {out!r}: {str(existing)!r} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise CliError(f"--out {out!r}: {str(existing)!r} is not writable")
+    return path
+
+
+def _read_scenario_error(scenario: str, e: OSError) -> CliError:
+    return CliError(f"cannot read scenario {scenario!r}: {e.strerror or e}")
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from incast import load_scenario
+
+    try:
+        load_scenario(args.scenario)
+    except OSError as e:
+        raise _read_scenario_error(args.scenario, e) from None
+    print(f"{args.scenario}: ok")
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from incast.api import run
+    from incast.progress import ProgressBar
+
+    out = check_out_dir(args.out)
+    bar = None if args.quiet else ProgressBar(force=args.progress)
+    try:
+        result = run(args.scenario, seed=args.seed, progress=bar if bar is not None else False)
+    except OSError as e:
+        raise _read_scenario_error(args.scenario, e) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    try:
+        result.save(out)
+    except OSError as e:
+        raise CliError(f"--out {args.out!r}: cannot write results: {e.strerror or e}") from None
+    if not args.quiet:
+        print(summary_line(result.summary, out))
+    return 0
+
+
+def summary_line(s: Dict[str, Any], out: Path) -> str:
+    """One line saying how the run went and where its results are."""
+    parts = [f"{s['flows_completed']}/{s['flows']} flows completed"]
+    if s.get("app_throughput") is not None:
+        parts.append(
+            f"app throughput {100 * s['app_throughput']:.1f}% of {s['deadline_flows']} deadline flows"
+        )
+    parts.append(f"{s['timeouts']} timeouts")
+    parts.append(f"{s['packets_dropped']} drops")
+    parts.append(f"{s['sim_time_s']:.4g} simulated s, {s['events']:,} events in {s['wall_time_s']:.3g} s")
+    return "; ".join(parts) + f" -> {out}/"
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from incast.experiments import flow_burst
+
+    out = check_out_dir(args.out)
+    started = time.monotonic()
+    table = flow_burst.sweep(
+        senders=args.senders,
+        seeds=args.seeds,
+        rounds=args.rounds,
+        jobs=args.jobs,
+        progress=not args.quiet,
+    )
+    rows = flow_burst.summarize(table, args.senders, args.seeds, args.rounds)
+    try:
+        flow_burst.save(table, rows, out)
+    except OSError as e:
+        raise CliError(f"--out {args.out!r}: cannot write results: {e.strerror or e}") from None
+    if not args.quiet:
+        print(flow_burst.describe(args.seeds, args.rounds))
+        print(flow_burst.format_rows(rows))
+        print(f"{time.monotonic() - started:.1f} s; wrote {out / 'demo.png'} and {out / 'demo.parquet'}")
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from incast import bench
+
+    directory = bench.find_bench_dir(args.dir)
+    if directory is None:
+        raise CliError(
+            "--dir: no benchmark directory found "
+            "(looked for benches/ beside the package and in the current directory)"
+        )
+    names = bench.discover(directory)
+    if args.only:
+        unknown = sorted(set(args.only) - set(names))
+        if unknown:
+            raise CliError(f"--only: unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(names)}")
+        names = [n for n in names if n in args.only]
+    if not names:
+        raise CliError(f"--dir: no *.toml benchmark scenarios in {str(directory)!r}")
+    print(bench.HEADER, flush=True)
+    results = []
+    for name in names:
+        try:
+            results.append(bench.measure(directory / f"{name}.toml", repeat=args.repeat))
+        except bench.BenchError as e:
+            raise CliError(f"benchmark {name}: {e}") from None
+        print(bench.format_row(results[-1]), flush=True)
+    if args.json:
+        bench.write_json(results, Path(args.json))
+    return 0

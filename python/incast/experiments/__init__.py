@@ -1,0 +1,1 @@
+"""Paper reproductions, one module per experiment, each citing the section it reproduces."""

@@ -1,0 +1,95 @@
+"""Shared helpers: a small valid scenario, and running the CLI as a user would."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Four hosts on one switch; three workers answer host 0 twice. Runs in milliseconds.
+SMALL_TOML = """\
+seed = 7
+
+[topology]
+kind = "star"
+hosts = 4
+
+[switch]
+buffer = "64KB"
+
+[transport]
+protocol = "dctcp"
+min_rto = "10ms"
+
+[[workload]]
+kind = "flow-burst"
+aggregator = 0
+senders = 3
+size = { dist = "uniform", min = "2KB", max = "20KB" }
+deadline = { dist = "exponential", mean = "20ms" }
+rounds = 2
+"""
+
+
+def small_scenario(seed: int = 7) -> dict:
+    """SMALL_TOML as a dict."""
+    return {
+        "seed": seed,
+        "topology": {"kind": "star", "hosts": 4},
+        "switch": {"buffer": "64KB"},
+        "transport": {"protocol": "dctcp", "min_rto": "10ms"},
+        "workload": [
+            {
+                "kind": "flow-burst",
+                "aggregator": 0,
+                "senders": 3,
+                "size": {"dist": "uniform", "min": "2KB", "max": "20KB"},
+                "deadline": {"dist": "exponential", "mean": "20ms"},
+                "rounds": 2,
+            }
+        ],
+    }
+
+
+def incast(*args: str, timeout: float = 300, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Runs `python -m incast ARGS` and captures its output."""
+    return subprocess.run(
+        [sys.executable, "-m", "incast", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+    )
+
+
+def assert_clean_error(proc: subprocess.CompletedProcess, *needles: str) -> None:
+    """Exit status 2, one `incast: error:` line naming every needle, no traceback or panic."""
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 2, output
+    assert "Traceback" not in output and "panicked" not in output, output
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, output
+    assert lines[0].startswith("incast: error: "), output
+    for needle in needles:
+        assert needle in lines[0], f"{needle!r} not in {lines[0]!r}"
+
+
+@pytest.fixture
+def small_toml(tmp_path: Path) -> Path:
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL_TOML)
+    return path
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def listing(directory: Path) -> Sequence[str]:
+    return sorted(p.name for p in directory.iterdir())

@@ -1,0 +1,315 @@
+"""The Python API: run from a dict or a file, the result tables, determinism, threads."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import incast
+from incast import _core
+from incast.api import flows_schema
+from conftest import SMALL_TOML, small_scenario, write
+
+SUMMARY_KEYS = {
+    "events",
+    "sim_time_s",
+    "wall_time_s",
+    "flows",
+    "flows_completed",
+    "deadline_flows",
+    "app_throughput",
+    "packets_sent",
+    "packets_delivered",
+    "packets_dropped",
+    "packets_in_network",
+    "packet_hops",
+    "ecn_marked",
+    "max_queue_bytes",
+    "timeouts",
+}
+FLOW_COLUMNS = [
+    "flow_id",
+    "src",
+    "dst",
+    "size_bytes",
+    "start_s",
+    "finish_s",
+    "deadline_s",
+    "met_deadline",
+    "delivered_bytes",
+    "retransmitted_bytes",
+    "timeouts",
+    "workload",
+    "round",
+    "protocol",
+    "priority",
+]
+
+
+def burst(senders: int = 8, rounds: int = 3, seed: int = 1, protocol: str = "tcp") -> dict:
+    """A flow burst big enough to overflow the buffer, so seeds and protocols matter."""
+    return {
+        "seed": seed,
+        "topology": {"kind": "star", "hosts": senders + 1},
+        "switch": {"buffer": "32KB"},
+        "transport": {"protocol": protocol, "min_rto": "10ms"},
+        "workload": [
+            {
+                "kind": "flow-burst",
+                "senders": senders,
+                "size": {"dist": "uniform", "min": "2KB", "max": "50KB"},
+                "deadline": {"dist": "exponential", "mean": "20ms"},
+                "rounds": rounds,
+            }
+        ],
+    }
+
+
+def test_run_from_dict_and_from_path_agree(tmp_path: Path) -> None:
+    from_path = incast.run(write(tmp_path / "s.toml", SMALL_TOML))
+    from_dict = incast.run(small_scenario())
+    assert from_path.flows.num_rows == 6
+    assert from_path.flows.equals(from_dict.flows)
+
+
+def test_flow_columns_and_types() -> None:
+    flows = incast.run(small_scenario()).flows
+    assert flows.column_names == FLOW_COLUMNS
+    assert flows.schema.equals(flows_schema())
+    assert flows["flow_id"].to_pylist() == list(range(flows.num_rows))
+    assert set(flows["protocol"].to_pylist()) == {"dctcp"}
+    assert set(flows["src"].to_pylist()) == {1, 2, 3}
+    assert set(flows["dst"].to_pylist()) == {0}
+    assert flows["round"].to_pylist() == [0, 0, 0, 1, 1, 1]
+    for row in flows.to_pylist():
+        assert 2000 <= row["size_bytes"] <= 20000
+        assert row["finish_s"] > row["start_s"]
+        assert row["delivered_bytes"] == row["size_bytes"]
+        assert row["met_deadline"] == (row["finish_s"] <= row["deadline_s"])
+
+
+def test_nulls_where_a_value_does_not_apply() -> None:
+    scenario = {
+        "topology": {"kind": "star", "hosts": 3},
+        "run": {"duration": "20ms"},
+        "workload": [
+            {
+                "kind": "flows",
+                "flows": [
+                    {"src": 1, "dst": 0, "size": "10KB", "deadline": "50ms"},
+                    {"src": 2, "dst": 0, "size": "10KB"},
+                    {"src": 1, "dst": 2},  # long-lived: no size, never finishes
+                ],
+            }
+        ],
+    }
+    rows = incast.run(scenario).flows.to_pylist()
+    with_deadline, without_deadline, long_lived = rows
+    assert with_deadline["deadline_s"] == pytest.approx(0.05)
+    assert with_deadline["met_deadline"] is True
+    assert without_deadline["deadline_s"] is None and without_deadline["met_deadline"] is None
+    assert without_deadline["finish_s"] is not None
+    assert long_lived["size_bytes"] is None and long_lived["finish_s"] is None
+    assert long_lived["delivered_bytes"] > 0
+
+
+def test_summary_keys_and_consistency() -> None:
+    result = incast.run(burst())
+    s = result.summary
+    assert set(s) == SUMMARY_KEYS
+    assert s["flows"] == result.flows.num_rows == 24
+    assert s["flows_completed"] == 24
+    assert s["deadline_flows"] == 24
+    met = sum(result.flows["met_deadline"].to_pylist())
+    assert s["app_throughput"] == pytest.approx(met / 24)
+    assert s["timeouts"] == sum(result.flows["timeouts"].to_pylist())
+    assert s["events"] > 0 and s["packet_hops"] >= s["packets_delivered"] > 0
+    json.dumps(s)  # plain JSON values only
+
+
+def test_same_seed_same_flows_different_seed_differs() -> None:
+    a, b = incast.run(burst(seed=3)), incast.run(burst(seed=3))
+    assert a.flows.equals(b.flows)
+    assert {k: v for k, v in a.summary.items() if k != "wall_time_s"} == {
+        k: v for k, v in b.summary.items() if k != "wall_time_s"
+    }
+    c = incast.run(burst(seed=4))
+    assert not a.flows.equals(c.flows)
+
+
+def test_seed_argument_overrides_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path / "s.toml", SMALL_TOML)
+    assert incast.run(path, seed=11).flows.equals(incast.run(small_scenario(seed=11)).flows)
+    assert not incast.run(path, seed=11).flows.equals(incast.run(path).flows)
+    with pytest.raises(ValueError):
+        incast.run(path, seed=-1)
+    with pytest.raises(TypeError):
+        incast.run(path, seed="3")  # type: ignore[arg-type]
+
+
+def test_threads_give_the_same_results_as_sequential_runs() -> None:
+    scenarios = [burst(seed=s, protocol=p) for s in (1, 2) for p in ("tcp", "dctcp")]
+    sequential = [incast.run(s).flows for s in scenarios]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(lambda s: incast.run(s).flows, scenarios))
+    for seq, par in zip(sequential, parallel):
+        assert seq.equals(par)
+
+
+def test_step_releases_the_gil() -> None:
+    # Long-lived flows for a long simulated time: one step call of many events.
+    scenario = {
+        "topology": {"kind": "star", "hosts": 3},
+        "run": {"duration": "20s"},
+        "workload": [{"kind": "long-flows", "pairs": [[1, 0], [2, 0]]}],
+    }
+    sim = incast.api.simulation(scenario)
+    ticks = 0
+    done = threading.Event()
+
+    def engine() -> None:
+        sim.step(1 << 62)
+        done.set()
+
+    worker = threading.Thread(target=engine)
+    started = time.perf_counter()
+    worker.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    elapsed = time.perf_counter() - started
+    if elapsed < 0.2:
+        pytest.skip(f"the run took only {elapsed:.3f} s, too short to tell")
+    # Holding the GIL would leave this thread a tick or two; released, it ticks every ~1 ms.
+    assert ticks > 20 * elapsed, (ticks, elapsed)
+
+
+def test_progress_callback_sees_the_run_end() -> None:
+    seen: list = []
+    incast.run(burst(rounds=5), progress=seen.append, chunk_events=1000)
+    assert len(seen) >= 2
+    assert all(isinstance(p, incast.Progress) for p in seen)
+    assert [p.events for p in seen] == sorted(p.events for p in seen)
+    last = seen[-1]
+    assert last.flows_completed == last.flows_total == 40
+    assert last.fraction == 1.0
+
+
+def test_scenario_error_has_path_and_message() -> None:
+    bad = small_scenario()
+    bad["workload"][0]["size"] = {"dist": "uniform", "min": "9KB", "max": "1KB"}
+    with pytest.raises(incast.ScenarioError) as info:
+        incast.run(bad)
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert err.path == "workload[0].size.min"
+    assert err.message and err.message in str(err)
+    assert str(err).startswith("`workload[0].size.min`: ")
+
+
+def test_unserializable_dict_value_names_its_key() -> None:
+    bad = small_scenario()
+    bad["workload"][0]["rounds"] = object()
+    with pytest.raises(incast.ScenarioError) as info:
+        incast.run(bad)
+    assert info.value.path == "workload[0].rounds"
+
+
+def test_missing_file_is_an_oserror(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        incast.run(tmp_path / "nope.toml")
+
+
+def test_parquet_trace_matches_csv_trace(tmp_path: Path) -> None:
+    trace = pa.table(
+        {
+            "src": pa.array([1, 2, 3, 1], pa.uint32()),
+            "dst": pa.array([0, 0, 0, 2], pa.uint32()),
+            "size_bytes": pa.array([20000, 30000, 5000, None], pa.uint64()),
+            "start_s": [0.0, 0.0001, 0.0002, 0.0],
+            "deadline_s": [0.01, None, 0.002, None],
+        }
+    )
+    pq.write_table(trace, tmp_path / "trace.parquet")
+    csv = ["src,dst,size_bytes,start_s,deadline_s"]
+    for r in trace.to_pylist():
+        csv.append(",".join("" if r[c] is None else str(r[c]) for c in trace.column_names))
+    write(tmp_path / "trace.csv", "\n".join(csv) + "\n")
+    base = '[topology]\nkind = "star"\nhosts = 4\n[run]\nduration = "30ms"\n[[workload]]\nkind = "trace"\n'
+    via_parquet = incast.run(write(tmp_path / "p.toml", base + 'path = "trace.parquet"\n'))
+    via_csv = incast.run(write(tmp_path / "c.toml", base + 'path = "trace.csv"\n'))
+    assert via_parquet.flows.num_rows == 4
+    assert via_parquet.flows.equals(via_csv.flows)
+    # A dict names the trace relative to the working directory, or absolutely.
+    as_dict = incast.load_scenario(tmp_path / "p.toml")
+    assert Path(as_dict["workload"][0]["path"]).is_absolute()
+    assert incast.run(as_dict).flows.equals(via_csv.flows)
+
+
+def test_load_scenario_returns_an_editable_dict(tmp_path: Path) -> None:
+    tree = incast.load_scenario(write(tmp_path / "s.toml", SMALL_TOML))
+    assert tree["topology"] == {"kind": "star", "hosts": 4}
+    tree["workload"][0]["senders"] = 2
+    assert incast.run(tree).flows.num_rows == 4
+    with pytest.raises(incast.ScenarioError):
+        incast.load_scenario(write(tmp_path / "bad.toml", SMALL_TOML + "bogus = 1\n"))
+
+
+def test_queue_and_throughput_series() -> None:
+    scenario = burst(rounds=1)
+    scenario["output"] = {
+        "queue_sample_interval": "100us",
+        "queue_sample_hosts": [0, 1],
+        "flow_throughput_interval": "1ms",
+    }
+    result = incast.run(scenario)
+    q = result.queues
+    assert q.column_names == ["host", "time_s", "queue_bytes"]
+    assert q.num_rows > 0 and set(q["host"].to_pylist()) == {0, 1}
+    assert max(q["queue_bytes"].to_pylist()) > 0
+    t = result.throughput
+    assert t is not None and t.column_names == ["time_s", "flow_id", "delivered_bytes"]
+    assert t.num_rows > 0
+    assert incast.run(burst(rounds=1)).throughput is None
+    assert incast.run(burst(rounds=1)).queues.num_rows == 0
+
+
+def test_save_writes_atomically_and_drops_stale_files(tmp_path: Path) -> None:
+    scenario = burst(rounds=1)
+    scenario["output"] = {"queue_sample_interval": "1ms", "queue_sample_hosts": [0]}
+    incast.run(scenario).save(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flows.parquet", "queues.parquet", "summary.json"]
+    result = incast.run(burst(rounds=1))
+    written = result.save(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flows.parquet", "summary.json"]
+    assert sorted(p.name for p in written) == ["flows.parquet", "summary.json"]
+    assert pq.read_table(tmp_path / "flows.parquet").equals(result.flows)
+    assert json.loads((tmp_path / "summary.json").read_text()) == result.summary
+
+
+def test_finished_simulation_cannot_be_reused() -> None:
+    sim = incast.api.simulation(small_scenario())
+    while not sim.step(1 << 20):
+        pass
+    sim.finish()
+    with pytest.raises(RuntimeError):
+        sim.step(1)
+    with pytest.raises(RuntimeError):
+        sim.finish()
+
+
+def test_core_rejects_unknown_format() -> None:
+    with pytest.raises(ValueError, match="format"):
+        _core.Simulation("{}", "yaml")
+
+
+def test_version() -> None:
+    assert incast.__version__ == _core.version()

@@ -1,0 +1,148 @@
+"""The `incast` command on good input: run, check, demo, bench, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import SMALL_TOML, incast, listing, write
+
+
+def test_run_writes_results_and_a_summary_line(small_toml: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out" / "nested"
+    proc = incast("run", str(small_toml), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert listing(out) == ["flows.parquet", "summary.json"]
+    flows = pq.read_table(out / "flows.parquet")
+    summary = json.loads((out / "summary.json").read_text())
+    assert flows.num_rows == summary["flows"] == 6
+    assert proc.stdout.count("\n") == 1
+    assert "6/6 flows completed" in proc.stdout and str(out) in proc.stdout
+    assert proc.stderr == ""  # no progress bar without a terminal
+
+
+def test_run_quiet_prints_nothing(small_toml: Path, tmp_path: Path) -> None:
+    proc = incast("run", str(small_toml), "--out", str(tmp_path / "o"), "--quiet")
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+
+
+def test_run_seed_option_changes_the_flows(small_toml: Path, tmp_path: Path) -> None:
+    for name, seed in (("a", "1"), ("b", "1"), ("c", "2")):
+        assert (
+            incast(
+                "run", str(small_toml), "--out", str(tmp_path / name), "--seed", seed, "--quiet"
+            ).returncode
+            == 0
+        )
+    read = lambda name: pq.read_table(tmp_path / name / "flows.parquet")  # noqa: E731
+    assert read("a").equals(read("b"))
+    assert not read("a").equals(read("c"))
+
+
+def test_run_writes_optional_series(tmp_path: Path) -> None:
+    scenario = write(
+        tmp_path / "s.toml",
+        SMALL_TOML + "[output]\n"
+        'queue_sample_interval = "100us"\nqueue_sample_hosts = [0]\nflow_throughput_interval = "1ms"\n',
+    )
+    out = tmp_path / "out"
+    assert incast("run", str(scenario), "--out", str(out), "--quiet").returncode == 0
+    assert listing(out) == ["flows.parquet", "queues.parquet", "summary.json", "throughput.parquet"]
+    assert pq.read_table(out / "queues.parquet").column_names == ["host", "time_s", "queue_bytes"]
+
+
+def test_json_scenario_runs(tmp_path: Path) -> None:
+    from conftest import small_scenario
+
+    scenario = write(tmp_path / "s.json", json.dumps(small_scenario()))
+    assert incast("run", str(scenario), "--out", str(tmp_path / "o"), "--quiet").returncode == 0
+
+
+def test_check_and_version(small_toml: Path) -> None:
+    proc = incast("check", str(small_toml))
+    assert proc.returncode == 0 and "ok" in proc.stdout
+    proc = incast("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith("incast ")
+
+
+def test_module_and_console_script_agree(small_toml: Path, tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("incast")
+    if not script.exists():
+        pytest.skip("no console script beside this interpreter")
+    proc = subprocess.run([str(script), "check", str(small_toml)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_demo_quick(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    proc = incast("demo", "--out", str(out), "--seeds", "1", "--rounds", "2", "--senders", "5,10")
+    assert proc.returncode == 0, proc.stderr
+    assert listing(out) == ["demo.parquet", "demo.png"]
+    assert (out / "demo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    flows = pq.read_table(out / "demo.parquet")
+    assert {"senders", "scheme", "seed", "met_deadline"} <= set(flows.column_names)
+    assert flows.num_rows == (5 + 10) * 2 * 2  # senders x rounds x protocols
+    table = proc.stdout.splitlines()
+    assert any(line.split()[:2] == ["senders", "protocol"] for line in table)
+    assert sum(1 for line in table if line.split()[:2] in (["5", "tcp"], ["10", "dctcp"])) == 2
+
+
+def test_bench_measures_a_scenario(tmp_path: Path) -> None:
+    bench_dir = tmp_path / "benches"
+    bench_dir.mkdir()
+    write(bench_dir / "tiny.toml", SMALL_TOML)
+    report = tmp_path / "bench.json"
+    proc = incast("bench", "--dir", str(bench_dir), "--repeat", "2", "--json", str(report))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].split()[:2] == ["benchmark", "events/s"]
+    assert proc.stdout.splitlines()[1].startswith("tiny ")
+    (result,) = json.loads(report.read_text())
+    assert result["name"] == "tiny" and len(result["runs"]) == 2
+    assert result["events"] > 0 and result["peak_rss_bytes"] > 1 << 20
+
+
+def test_repository_benchmarks_are_valid_scenarios() -> None:
+    benches = Path(__file__).resolve().parents[1] / "benches"
+    scenarios = sorted(benches.glob("*.toml"))
+    assert len(scenarios) >= 2
+    for scenario in scenarios:
+        proc = incast("check", str(scenario))
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_ctrl_c_exits_130_without_traceback(tmp_path: Path) -> None:
+    scenario = write(
+        tmp_path / "long.toml",
+        '[topology]\nkind = "star"\nhosts = 3\n[run]\nduration = "10000s"\n'
+        '[[workload]]\nkind = "long-flows"\npairs = [[1, 0], [2, 0]]\n',
+    )
+    out = tmp_path / "out"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "incast", "run", str(scenario), "--out", str(out), "--progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stderr is not None
+    # Interrupt once the run is under way: the progress bar appears after a second of running.
+    seen = b""
+    deadline = time.monotonic() + 120
+    while b"simulated s" not in seen:
+        assert time.monotonic() < deadline and child.poll() is None, seen.decode(errors="replace")
+        if select.select([child.stderr], [], [], 1.0)[0]:
+            seen += os.read(child.stderr.fileno(), 4096)
+    child.send_signal(signal.SIGINT)
+    _, rest = child.communicate(timeout=60)
+    stderr = (seen + rest).decode(errors="replace")
+    assert child.returncode == 130, stderr
+    assert "Traceback" not in stderr and "panicked" not in stderr, stderr
+    assert stderr.strip().splitlines()[-1].strip() == "incast: interrupted"
+    assert not out.exists()

@@ -1,0 +1,233 @@
+"""Bad input through the CLI: one line naming the key, exit status 2, no traceback, no output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import SMALL_TOML, assert_clean_error, incast, listing, write
+
+TOPOLOGY = '[topology]\nkind = "star"\nhosts = 4\n'
+BURST = '[[workload]]\nkind = "flow-burst"\naggregator = 0\nsenders = 3\n'
+
+
+def burst(**keys: str) -> str:
+    """A flow-burst workload with extra `key = value` lines (values written as TOML)."""
+    return BURST + "".join(f"{k} = {v}\n" for k, v in keys.items())
+
+
+# (id, scenario text, what stderr must name)
+CASES = [
+    ("unknown-key", TOPOLOGY + 'colour = "red"\n' + burst(), "topology.colour"),
+    ("unknown-table", TOPOLOGY + "[network]\nx = 1\n" + burst(), "network"),
+    ("wrong-type", '[topology]\nkind = "star"\nhosts = "four"\n' + burst(), "topology.hosts"),
+    ("missing-required-key", "[topology]\nhosts = 4\n" + burst(), "topology.kind"),
+    ("negative-size", TOPOLOGY + burst(size='"-2KB"'), "workload[0].size"),
+    ("zero-size", TOPOLOGY + burst(size='"0KB"'), "workload[0].size"),
+    (
+        "host-out-of-range",
+        TOPOLOGY + burst().replace("aggregator = 0", "aggregator = 9"),
+        "workload[0].aggregator",
+    ),
+    ("worker-is-aggregator", TOPOLOGY + burst(worker_hosts="[1, 0]"), "workload[0].worker_hosts[1]"),
+    ("zero-deadline", TOPOLOGY + burst(deadline='"0ms"'), "workload[0].deadline"),
+    ("unknown-protocol", TOPOLOGY + '[transport]\nprotocol = "cubic"\n' + burst(), "transport.protocol"),
+    ("unknown-topology-kind", '[topology]\nkind = "ring"\nhosts = 4\n' + burst(), "topology.kind"),
+    ("fat-tree-odd-k", '[topology]\nkind = "fat-tree"\nk = 3\n' + burst(), "topology.k"),
+    ("key-of-other-kind", '[topology]\nkind = "star"\nhosts = 4\nk = 4\n' + burst(), "topology.k"),
+    ("toml-syntax", "[topology\nkind = 'star'\n", "TOML syntax error at line 1"),
+    (
+        "buffer-and-shared-buffer",
+        TOPOLOGY + '[switch]\nbuffer = "100KB"\nshared_buffer = "4MB"\n' + burst(),
+        "switch.shared_buffer",
+    ),
+    (
+        "size-min-above-max",
+        TOPOLOGY + burst(size='{ dist = "uniform", min = "50KB", max = "2KB" }'),
+        "workload[0].size.min",
+    ),
+    (
+        "unknown-size-dist",
+        TOPOLOGY + burst(size='{ dist = "pareto", mean = "10KB" }'),
+        "workload[0].size.dist",
+    ),
+    (
+        "cdf-not-ending-at-1",
+        TOPOLOGY + burst(size='{ dist = "cdf", points = [["1KB", 0.5], ["9KB", 0.9]] }'),
+        "workload[0].size.points[1][1]",
+    ),
+    (
+        "bad-unit",
+        '[topology]\nkind = "star"\nhosts = 4\nlink_rate = "1Gbit"\n' + burst(),
+        "topology.link_rate",
+    ),
+    (
+        "zero-rate",
+        '[topology]\nkind = "star"\nhosts = 4\nlink_rate = "0Gbps"\n' + burst(),
+        "topology.link_rate",
+    ),
+    ("priority-out-of-range", TOPOLOGY + burst(priority="3"), "workload[0].priority"),
+    (
+        "too-many-priority-classes",
+        TOPOLOGY + "[switch]\npriority_classes = 9\n" + burst(),
+        "switch.priority_classes",
+    ),
+    (
+        "bad-ecn-threshold",
+        TOPOLOGY + '[switch]\necn_threshold = "sometimes"\n' + burst(),
+        "switch.ecn_threshold",
+    ),
+    (
+        "max-rto-below-min-rto",
+        TOPOLOGY + '[transport]\nmin_rto = "10ms"\nmax_rto = "5ms"\n' + burst(),
+        "transport.max_rto",
+    ),
+    (
+        "src-equals-dst",
+        TOPOLOGY + '[[workload]]\nkind = "flows"\nflows = [{ src = 1, dst = 1, size = "10KB" }]\n',
+        "workload[0].flows[0].dst",
+    ),
+    (
+        "flow-host-out-of-range",
+        TOPOLOGY + '[[workload]]\nkind = "flows"\nflows = [{ src = 1, dst = 7, size = "10KB" }]\n',
+        "workload[0].flows[0].dst",
+    ),
+    (
+        "long-pair-src-equals-dst",
+        TOPOLOGY + '[run]\nduration = "1s"\n[[workload]]\nkind = "long-flows"\npairs = [[2, 2]]\n',
+        "workload[0].pairs[0][1]",
+    ),
+    ("empty-workload-list", TOPOLOGY, "workload"),
+    (
+        "poisson-stop-before-start",
+        TOPOLOGY + '[[workload]]\nkind = "poisson"\nrate = 1000\nstart = "10ms"\nstop = "5ms"\n',
+        "workload[0].stop",
+    ),
+    (
+        "long-flows-without-duration",
+        TOPOLOGY + '[[workload]]\nkind = "long-flows"\npairs = [[1, 0]]\n',
+        "run.duration",
+    ),
+    (
+        "queue-hosts-without-interval",
+        TOPOLOGY + burst() + "[output]\nqueue_sample_hosts = [0]\n",
+        "output.queue_sample_interval",
+    ),
+    ("negative-seed", "seed = -1\n" + TOPOLOGY + burst(), "seed"),
+    ("missing-csv-trace", TOPOLOGY + '[[workload]]\nkind = "trace"\npath = "nope.csv"\n', "workload[0].path"),
+    (
+        "missing-parquet-trace",
+        TOPOLOGY + '[[workload]]\nkind = "trace"\npath = "nope.parquet"\n',
+        "workload[0].path",
+    ),
+]
+
+
+@pytest.mark.parametrize("text,needle", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_scenario_is_one_line_naming_the_key(tmp_path: Path, text: str, needle: str) -> None:
+    scenario = write(tmp_path / "bad.toml", text)
+    out = tmp_path / "out"
+    proc = incast("run", str(scenario), "--out", str(out))
+    assert_clean_error(proc, needle, "bad.toml")
+    assert proc.stdout == ""
+    assert not out.exists(), "a failed run must not create its output directory"
+
+
+def test_check_reports_the_same_errors(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "bad.toml", CASES[0][1])
+    assert_clean_error(incast("check", str(scenario)), "topology.colour")
+
+
+def test_json_scenario_errors_name_the_key(tmp_path: Path) -> None:
+    scenario = write(
+        tmp_path / "bad.json",
+        '{"topology": {"kind": "star", "hosts": 4},'
+        ' "workload": [{"kind": "flow-burst", "senders": "three"}]}',
+    )
+    assert_clean_error(incast("run", str(scenario), "--out", str(tmp_path / "o")), "workload[0].senders")
+
+
+def test_parquet_trace_missing_a_column(tmp_path: Path) -> None:
+    pq.write_table(pa.table({"src": [1], "dst": [0], "start_s": [0.0]}), tmp_path / "t.parquet")
+    scenario = write(tmp_path / "s.toml", TOPOLOGY + '[[workload]]\nkind = "trace"\npath = "t.parquet"\n')
+    assert_clean_error(
+        incast("run", str(scenario), "--out", str(tmp_path / "o")), "workload[0].path", "size_bytes"
+    )
+
+
+def test_parquet_trace_rows_are_checked_by_the_engine(tmp_path: Path) -> None:
+    trace = pa.table({"src": [1, 2], "dst": [0, 2], "size_bytes": [1000, 1000], "start_s": [0.0, 0.0]})
+    pq.write_table(trace, tmp_path / "t.parquet")
+    scenario = write(tmp_path / "s.toml", TOPOLOGY + '[[workload]]\nkind = "trace"\npath = "t.parquet"\n')
+    proc = incast("run", str(scenario), "--out", str(tmp_path / "o"))
+    assert_clean_error(proc, "`workload[0].path`: t.parquet row 2 (dst): ", "distinct hosts")
+
+
+def test_missing_scenario_file(tmp_path: Path) -> None:
+    proc = incast("run", str(tmp_path / "does-not-exist.toml"), "--out", str(tmp_path / "o"))
+    assert_clean_error(proc, "does-not-exist.toml", "No such file")
+
+
+def test_empty_scenario_file(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "empty.toml", "")
+    assert_clean_error(incast("run", str(scenario), "--out", str(tmp_path / "o")), "topology")
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["run", "{scenario}", "--out", "{tmp}/o", "--seed", "-1"], "--seed"),
+        (["run", "{scenario}", "--out", "{tmp}/o", "--seed", "abc"], "--seed"),
+        (["run", "{scenario}"], "--out"),
+        (["run", "{scenario}", "--out", "{tmp}/o", "--bogus"], "--bogus"),
+        (["demo", "--seeds", "0"], "--seeds"),
+        (["demo", "--senders", "5,x"], "--senders"),
+        (["bench", "--repeat", "-3"], "--repeat"),
+        (["bench", "--dir", "{tmp}/nowhere"], "--dir"),
+        (["frobnicate"], "frobnicate"),
+        ([], "command"),
+    ],
+    ids=[
+        "negative-seed",
+        "text-seed",
+        "no-out",
+        "unknown-flag",
+        "zero-seeds",
+        "bad-senders",
+        "negative-repeat",
+        "missing-bench-dir",
+        "unknown-command",
+        "no-command",
+    ],
+)
+def test_bad_flags(tmp_path: Path, args: list, needle: str) -> None:
+    scenario = write(tmp_path / "ok.toml", SMALL_TOML)
+    args = [a.format(scenario=scenario, tmp=tmp_path) for a in args]
+    assert_clean_error(incast(*args, cwd=tmp_path), needle)
+    assert not (tmp_path / "o").exists()
+
+
+def test_unwritable_out_fails_before_running(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "ok.toml", SMALL_TOML)
+    blocker = write(tmp_path / "a-file", "")
+    proc = incast("run", str(scenario), "--out", str(blocker / "sub"))
+    assert_clean_error(proc, "--out", "not a directory")
+    proc = incast("run", str(scenario), "--out", str(blocker))
+    assert_clean_error(proc, "--out", "not a directory")
+
+
+def test_failing_run_does_not_clobber_a_good_result(tmp_path: Path) -> None:
+    good = write(tmp_path / "good.toml", SMALL_TOML)
+    out = tmp_path / "out"
+    first = incast("run", str(good), "--out", str(out), "--quiet")
+    assert first.returncode == 0, first.stderr
+    before = {name: (out / name).read_bytes() for name in listing(out)}
+    assert "flows.parquet" in before and "summary.json" in before
+
+    bad = write(tmp_path / "bad.toml", SMALL_TOML.replace("senders = 3", "senders = 0"))
+    assert_clean_error(incast("run", str(bad), "--out", str(out)), "workload[0].senders")
+    after = {name: (out / name).read_bytes() for name in listing(out)}
+    assert after == before, "the failed run changed or left files in --out"
