@@ -125,6 +125,8 @@ pub(crate) struct Flow {
     pub(crate) deadline_at: Option<Instant>,
     /// Time of this flow's pending timer event, if any (later events for it are stale).
     pub(crate) timer_at: Option<Instant>,
+    /// Waiting for its host's NIC to drain.
+    pub(crate) blocked: bool,
 }
 
 impl Flow {

@@ -24,6 +24,13 @@ use crate::workload::{plan, Burst, FlowPlan};
 /// Full-size frame used to turn DCTCP's K in packets into bytes.
 const FULL_FRAME_BYTES: u64 = 1500;
 
+/// How much a host lets its transports queue at its NIC, as time at line rate. Beyond it, senders
+/// wait for the NIC to drain (backpressure) instead of piling data into an unbounded host queue,
+/// as Linux's TCP Small Queues bound a flow's qdisc backlog to about 1 ms of data. Without it a
+/// window grown while the NIC was the bottleneck would sit in the host queue and later burst into
+/// the network at line rate long after the window was cut.
+const HOST_BACKLOG: Duration = Duration::from_ms(1);
+
 /// Where a running simulation is.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Progress {
@@ -77,6 +84,12 @@ pub struct Simulation {
     starts: BinaryHeap<Reverse<(Instant, u32)>>,
     starts_event_at: Option<Instant>,
     processor_timer_at: Vec<Option<Instant>>,
+    /// Per host: bytes its NIC may hold before senders wait, and the flows waiting (FIFO, so
+    /// flows of one host share the NIC round-robin).
+    host_backlog_bytes: Vec<u64>,
+    blocked: Vec<std::collections::VecDeque<FlowId>>,
+    /// The host whose NIC a port is, for each port (`u32::MAX` for switch ports).
+    host_of_port: Vec<u32>,
     /// Round generators of flow-burst workloads, indexed by workload.
     bursts: Vec<Option<Burst>>,
     end: Option<Instant>,
@@ -119,6 +132,18 @@ impl Simulation {
 
         let plan = plan(&scenario.workloads, scenario.seed);
         let hosts = topo.hosts.len() as u32;
+        let host_backlog_bytes = (0..hosts)
+            .map(|h| {
+                let rate = topo.ports[topo.host_nic(h).idx()].link.rate;
+                ((rate.0 as f64 / 8.0 * HOST_BACKLOG.as_secs_f64()) as u64).max(FULL_FRAME_BYTES)
+            })
+            .collect();
+        let host_of_port = (0..topo.ports.len())
+            .map(|p| match topo.nodes[topo.ports[p].node.idx()].kind {
+                NodeKind::Host(h) => h,
+                NodeKind::Switch { .. } => u32::MAX,
+            })
+            .collect();
         let sampling = build_sampling(scenario, &topo, hosts)?;
         let mut sim = Simulation {
             now: Instant::ZERO,
@@ -135,6 +160,9 @@ impl Simulation {
             transport: scenario.transport.clone(),
             starts: BinaryHeap::new(),
             starts_event_at: None,
+            host_backlog_bytes,
+            blocked: vec![std::collections::VecDeque::new(); hosts as usize],
+            host_of_port,
             bursts: plan.bursts,
             end: scenario.run.duration.map(|d| Instant::ZERO + d),
             finite_remaining: 0,
@@ -319,6 +347,7 @@ impl Simulation {
             finished_at: None,
             deadline_at: None,
             timer_at: None,
+            blocked: false,
         });
         Ok(())
     }
@@ -380,6 +409,15 @@ impl Simulation {
         let now = self.now;
         loop {
             let flow = &mut self.flows[id.idx()];
+            let nic = self.routes[flow.forward.start as usize];
+            let host = flow.plan.src as usize;
+            if self.ports[nic.idx()].queue_bytes() >= self.host_backlog_bytes[host] {
+                if !flow.blocked {
+                    flow.blocked = true;
+                    self.blocked[host].push_back(id);
+                }
+                break;
+            }
             let transport = flow.transport.as_mut().expect("pumped flows have started");
             let Some(seg) = transport.poll_transmit(now) else { break };
             let (route, priority) = (flow.forward, flow.plan.priority);
@@ -482,6 +520,22 @@ impl Simulation {
     fn on_tx_done(&mut self, port_id: PortId) {
         self.ports[port_id.idx()].woken();
         self.try_start_service(port_id);
+        let host = self.host_of_port[port_id.idx()];
+        if host != u32::MAX {
+            self.unblock_senders(host as usize, port_id);
+        }
+    }
+
+    /// The NIC of `host` drained: let waiting flows send while it is below its backlog bound.
+    fn unblock_senders(&mut self, host: usize, nic: PortId) {
+        while self.ports[nic.idx()].queue_bytes() < self.host_backlog_bytes[host] {
+            let Some(id) = self.blocked[host].pop_front() else { break };
+            let flow = &mut self.flows[id.idx()];
+            flow.blocked = false;
+            if flow.transport.is_some() {
+                self.pump(id);
+            }
+        }
     }
 
     fn on_arrive(&mut self, port_id: PortId) {

@@ -79,6 +79,10 @@ pub(crate) struct AckEvent {
     pub(crate) snd_una: u64,
     /// snd_nxt after the ACK.
     pub(crate) snd_nxt: u64,
+    /// Whether the window limited sending since the previous ACK. The window grows only then
+    /// (RFC 7661, Linux `tcp_is_cwnd_limited`): a sender held back by its NIC or by its data
+    /// has not shown that the network can take a larger window.
+    pub(crate) cwnd_limited: bool,
 }
 
 impl AckEvent {

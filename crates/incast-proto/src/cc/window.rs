@@ -138,7 +138,9 @@ impl CongestionControl {
             self.cut_end = ev.snd_nxt;
             return;
         }
-        self.grow(ev.acked_bytes);
+        if ev.cwnd_limited {
+            self.grow(ev.acked_bytes);
+        }
     }
 
     /// Slow start up to ssthresh, the remainder of the ACK in congestion avoidance.
@@ -231,6 +233,7 @@ mod tests {
             ce_marked_bytes: marked,
             snd_una,
             snd_nxt,
+            cwnd_limited: true,
         }
     }
 

@@ -63,6 +63,10 @@ pub struct TcpSender {
     rtt: RttEstimator,
     /// Retransmission timer; `None` when nothing is outstanding.
     rto_at: Option<Instant>,
+    /// `snd_nxt` when `poll_transmit` last found the window full. ACKs up to here acknowledge
+    /// data sent while the window was the limit, and only they grow it (RFC 7661 cwnd
+    /// validation; Linux's `is_cwnd_limited` is likewise sticky for the window it was set in).
+    window_limited_through: u64,
     stats: SenderStats,
 }
 
@@ -97,6 +101,7 @@ impl TcpSender {
             retransmit: None,
             rtt: RttEstimator::new(&config),
             rto_at: None,
+            window_limited_through: 0,
             stats: SenderStats::default(),
         }
     }
@@ -154,6 +159,7 @@ impl TcpSender {
             ce_marked_bytes: if ack.ece { acked } else { 0 },
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
+            cwnd_limited: ack.ack <= self.window_limited_through,
         };
         if !self.cc.in_recovery() {
             let ctx = self.cut_context(now);
@@ -209,6 +215,7 @@ impl TcpSender {
         let flight = self.flight_bytes();
         // An empty pipe always gets one segment, so a window below one MSS cannot stall.
         if flight > 0 && flight + len > self.window_bytes() {
+            self.window_limited_through = self.window_limited_through.max(self.snd_nxt);
             return None;
         }
         let seg = self.segment_at(now, self.snd_nxt);
@@ -474,6 +481,20 @@ mod tests {
         ack(&mut s, us(20), 4);
         assert_eq!(s.cwnd_bytes(), 6 * MSS);
         assert_eq!(seqs(&drain(&mut s, us(20))), vec![4, 5, 6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn sender_not_limited_by_window_does_not_grow_it() {
+        // The driver takes only 2 of the 10 segments the window allows (its NIC is busy).
+        let mut s = reno(10, None);
+        let _ = s.poll_transmit(us(0));
+        let _ = s.poll_transmit(us(0));
+        ack(&mut s, us(10), 2);
+        assert_eq!(s.cwnd_bytes(), 10 * MSS, "RFC 7661: no growth without a full window");
+        // Once the window has been the limit, its ACKs grow it again.
+        let _ = drain(&mut s, us(10));
+        ack(&mut s, us(20), 3);
+        assert_eq!(s.cwnd_bytes(), 11 * MSS);
     }
 
     #[test]
