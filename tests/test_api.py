@@ -131,6 +131,7 @@ def test_summary_keys_and_consistency() -> None:
     assert s["app_throughput"] == pytest.approx(met / 24)
     assert s["timeouts"] == sum(result.flows["timeouts"].to_pylist())
     assert s["events"] > 0 and s["packet_hops"] >= s["packets_delivered"] > 0
+    assert s["packets_sent"] == s["packets_delivered"] + s["packets_dropped"] + s["packets_in_network"]
     json.dumps(s)  # plain JSON values only
 
 

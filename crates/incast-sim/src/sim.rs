@@ -46,6 +46,14 @@ pub struct Progress {
     pub flows_total: u64,
 }
 
+/// Which endpoints of a flow `pump` polls for output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ends {
+    Sender,
+    Receiver,
+    Both,
+}
+
 /// Packet counters, kept so that sent = delivered + dropped + still in the network.
 #[derive(Clone, Copy, Debug, Default)]
 struct Counters {
@@ -401,13 +409,14 @@ impl Simulation {
         flow.started_at = Some(now);
         flow.deadline_at = deadline;
         flow.transport = Some(Transport::new(flow.protocol, &self.transport, &flow.plan, deadline, now));
-        self.pump(id);
+        self.pump(id, Ends::Sender);
     }
 
-    /// Moves whatever the flow's endpoints want to send into their NICs and re-arms its timer.
-    fn pump(&mut self, id: FlowId) {
+    /// Moves whatever the flow's `ends` want to send into their NICs and re-arms its timer. Only
+    /// an end that was just handed something can have new output, so the other is not polled.
+    fn pump(&mut self, id: FlowId, ends: Ends) {
         let now = self.now;
-        loop {
+        while ends != Ends::Receiver {
             let flow = &mut self.flows[id.idx()];
             let nic = self.routes[flow.forward.start as usize];
             let host = flow.plan.src as usize;
@@ -423,7 +432,7 @@ impl Simulation {
             let (route, priority) = (flow.forward, flow.plan.priority);
             self.inject(data_packet(id, &seg, route, priority));
         }
-        loop {
+        while ends != Ends::Sender {
             let flow = &mut self.flows[id.idx()];
             let transport = flow.transport.as_mut().expect("pumped flows have started");
             let Some(ack) = transport.poll_ack(now) else { break };
@@ -457,7 +466,7 @@ impl Simulation {
         flow.timer_at = None;
         let Some(transport) = flow.transport.as_mut() else { return };
         transport.handle_timeout(self.now);
-        self.pump(id);
+        self.pump(id, Ends::Both);
     }
 
     fn on_flow_finished(&mut self, id: FlowId) {
@@ -533,7 +542,7 @@ impl Simulation {
             let flow = &mut self.flows[id.idx()];
             flow.blocked = false;
             if flow.transport.is_some() {
-                self.pump(id);
+                self.pump(id, Ends::Sender);
             }
         }
     }
@@ -564,7 +573,7 @@ impl Simulation {
         let Some(transport) = flow.transport.as_mut() else {
             return; // a late duplicate for a flow whose endpoints are both done
         };
-        match pkt.kind {
+        let ends = match pkt.kind {
             PacketKind::Data => {
                 let seg = DataSegment { seq: pkt.seq, len: pkt.len, ts: pkt.ts, ect: pkt.ect, ce: pkt.ce, retransmission: pkt.retransmission };
                 transport.handle_data(now, &seg);
@@ -573,12 +582,14 @@ impl Simulation {
                     flow.finished_at = Some(now);
                     self.on_flow_finished(id);
                 }
+                Ends::Receiver
             }
             PacketKind::Ack => {
                 transport.handle_ack(now, &AckSegment { ack: pkt.seq, ece: pkt.ece, ts_echo: pkt.ts });
+                Ends::Sender
             }
-        }
-        self.pump(id);
+        };
+        self.pump(id, ends);
     }
 
     // ---- processors and sampling ---------------------------------------------------------------
