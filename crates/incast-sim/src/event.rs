@@ -112,6 +112,7 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn queue_pops_in_time_then_fifo_order() {
@@ -130,5 +131,37 @@ mod tests {
                 Event::FlowStarts
             ]
         );
+    }
+
+    proptest! {
+        /// Against a reference priority queue on (time, seq): any interleaving of pushes (never
+        /// into the past) and pops gives the same sequence of events.
+        #[test]
+        fn matches_a_reference_priority_queue(ops in prop::collection::vec((0u8..4, 0u64..(1 << 30), 0u32..8), 1..400)) {
+            let mut q = EventQueue::default();
+            let mut reference = std::collections::BTreeMap::new();
+            let (mut now, mut seq) = (0u64, 0u64);
+            for (op, delay, port) in ops {
+                if op == 0 {
+                    let got = q.pop();
+                    let want = reference.pop_first().map(|((t, _), e)| (Instant::from_ps(t), e));
+                    prop_assert_eq!(got, want);
+                    if let Some((t, _)) = got {
+                        now = t.as_ps();
+                    }
+                } else {
+                    // Mix packet and timer events (two heaps), near and far.
+                    let t = now + if op == 3 { delay * 64 } else { delay >> (op * 6) };
+                    let event = if port % 3 == 0 { Event::FlowTimer(FlowId(port)) } else { Event::Arrive(PortId(port)) };
+                    q.push(Instant::from_ps(t), event);
+                    reference.insert((t, seq), event);
+                    seq += 1;
+                }
+            }
+            while let Some(want) = reference.pop_first().map(|((t, _), e)| (Instant::from_ps(t), e)) {
+                prop_assert_eq!(q.pop(), Some(want));
+            }
+            prop_assert_eq!(q.pop(), None);
+        }
     }
 }
