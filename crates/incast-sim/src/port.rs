@@ -83,7 +83,7 @@ impl Port {
             ps_per_byte: {
                 let ps_per_bit_second = 8 * 1_000_000_000_000u64;
                 let rate = info.link.rate.0;
-                (rate > 0 && ps_per_bit_second % rate == 0).then(|| ps_per_bit_second / rate)
+                (rate > 0 && ps_per_bit_second.is_multiple_of(rate)).then(|| ps_per_bit_second / rate)
             },
             busy_until: Instant::ZERO,
             wake_pending: false,

@@ -415,8 +415,20 @@ impl Simulation {
     /// Moves whatever the flow's `ends` want to send into their NICs and re-arms its timer. Only
     /// an end that was just handed something can have new output, so the other is not polled.
     fn pump(&mut self, id: FlowId, ends: Ends) {
+        if ends != Ends::Receiver {
+            self.send_data(id);
+        }
+        if ends != Ends::Sender {
+            self.send_acks(id);
+        }
+        self.rearm(id);
+    }
+
+    /// Hands the sender's segments to its NIC while the NIC has room (else queues the flow to
+    /// wait for it).
+    fn send_data(&mut self, id: FlowId) {
         let now = self.now;
-        while ends != Ends::Receiver {
+        loop {
             let flow = &mut self.flows[id.idx()];
             let nic = self.routes[flow.forward.start as usize];
             let host = flow.plan.src as usize;
@@ -432,13 +444,23 @@ impl Simulation {
             let (route, priority) = (flow.forward, flow.plan.priority);
             self.inject(data_packet(id, &seg, route, priority));
         }
-        while ends != Ends::Sender {
+    }
+
+    /// Hands the receiver's ACKs to its NIC.
+    fn send_acks(&mut self, id: FlowId) {
+        let now = self.now;
+        loop {
             let flow = &mut self.flows[id.idx()];
             let transport = flow.transport.as_mut().expect("pumped flows have started");
             let Some(ack) = transport.poll_ack(now) else { break };
             let (route, priority) = (flow.reverse, flow.plan.priority);
             self.inject(ack_packet(id, &ack, route, priority));
         }
+    }
+
+    /// Frees a flow whose both ends are done, or makes sure its next timer has an event.
+    fn rearm(&mut self, id: FlowId) {
+        let now = self.now;
         let flow = &mut self.flows[id.idx()];
         let transport = flow.transport.as_ref().expect("pumped flows have started");
         if flow.finished_at.is_some() && transport.sender_complete() {
