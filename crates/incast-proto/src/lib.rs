@@ -7,3 +7,4 @@
 pub mod time;
 pub mod tcp;
 pub mod cc;
+pub mod d3;

@@ -1,0 +1,31 @@
+//! D3, deadline-aware explicit rate control (Wilson et al., "Better Never than Late: Meeting
+//! Deadlines in Datacenter Networks", SIGCOMM 2011, Section 4): routers hand each flow a rate for
+//! its next RTT from aggregate per-port counters.
+//!
+//! Every RTT a D3 sender asks each router on its path for a rate. The request carries what the
+//! flow needs, r(t+1), and what it asked and was given last time, r(t) and [a(t)], so that a
+//! router needs no per-flow state: it returns the old allocation and demand to its counters and
+//! computes a new allocation (Snippet 1). A controller corrects the capacity the router hands out
+//! every T from measured utilization and queue (Section 4.4).
+//!
+//! ```text
+//!  host ── RateRequest{syn, fin, r(t+1), r(t), a(t), upstream min} ──► Router (one per port)
+//!                                                                           │ N, D, A, C
+//!  host ◄──────────── a(t+1) written into this router's slot of the header ─┘
+//!
+//!  port ── on_bytes_sent(bytes) ───────────────────► Router   u(t)
+//!  timer ─ handle_timeout(now, queue_bytes) every T ► Router   C(t+1) from u(t) and q(t)
+//! ```
+//!
+//! - [`rate`]: the unit ([`Rate`], integer bytes per second) and the base rate.
+//! - [`router`]: the per-port allocator ([`Router`]), Sections 4.2-4.5, with its soft state.
+//! - [`capacity`]: the Section 4.4 controller, and why its printed equation is read the RCP way
+//!   (constants [`CONTROL_INTERVAL`], [`ALPHA`], [`BETA`]).
+
+pub mod capacity;
+pub mod rate;
+pub mod router;
+
+pub use capacity::{ALPHA, BETA, CONTROL_INTERVAL};
+pub use rate::{base_rate, Rate, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
+pub use router::{Counters, RateRequest, Router, RouterConfig};

@@ -1,0 +1,757 @@
+//! Scripted exchanges with one port's allocator, closed-loop runs of its capacity controller and
+//! property tests of its accounting.
+
+use super::*;
+use crate::d3::rate::bytes_in;
+use proptest::prelude::*;
+
+/// 1 Gbps in bytes per second.
+const LINK: Rate = 125_000_000;
+/// The default base rate: 62 B per 300 µs, rounded up.
+const BASE: Rate = 206_667;
+/// The default control interval.
+const T: Duration = CONTROL_INTERVAL;
+/// MB/s, to keep the scripts readable.
+const M: Rate = 1_000_000;
+
+fn config() -> RouterConfig {
+    RouterConfig::for_link(BitsPerSec::GBPS)
+}
+
+fn router() -> Router {
+    Router::new(config(), Instant::ZERO)
+}
+
+/// A host's view of one flow: what it last asked for and was given, as a real D3 sender echoes
+/// them back (Section 4.3).
+#[derive(Clone, Copy, Debug, Default)]
+struct Flow {
+    desired: Rate,
+    alloc: Rate,
+}
+
+impl Flow {
+    /// Sends the SYN request.
+    fn start(router: &mut Router, desired: Rate) -> Flow {
+        Flow::start_capped(router, desired, None)
+    }
+
+    fn start_capped(router: &mut Router, desired: Rate, upstream_min: Option<Rate>) -> Flow {
+        let req = RateRequest {
+            syn: true,
+            desired,
+            upstream_min,
+            ..RateRequest::default()
+        };
+        Flow {
+            desired,
+            alloc: router.handle_request(&req),
+        }
+    }
+
+    /// Sends the next request, returning this interval's allocation.
+    fn ask(&mut self, router: &mut Router, desired: Rate) -> Rate {
+        self.ask_capped(router, desired, None)
+    }
+
+    fn ask_capped(
+        &mut self,
+        router: &mut Router,
+        desired: Rate,
+        upstream_min: Option<Rate>,
+    ) -> Rate {
+        let req = RateRequest {
+            desired,
+            prev_desired: self.desired,
+            prev_alloc: self.alloc,
+            upstream_min,
+            ..RateRequest::default()
+        };
+        self.desired = desired;
+        self.alloc = router.handle_request(&req);
+        self.alloc
+    }
+
+    /// Sends the FIN request.
+    fn finish(self, router: &mut Router) -> Rate {
+        let req = RateRequest {
+            fin: true,
+            prev_desired: self.desired,
+            prev_alloc: self.alloc,
+            ..RateRequest::default()
+        };
+        router.handle_request(&req)
+    }
+}
+
+// ---- Configuration ----
+
+#[test]
+fn config_for_1gbps_link_has_papers_values() {
+    let c = config();
+    assert_eq!(c.link_rate, LINK);
+    assert_eq!(c.base_rate, BASE);
+    assert_eq!(c.control_interval, Duration::from_us(800));
+    assert_eq!((c.alpha, c.beta), (0.1, 1.0));
+    assert_eq!((c.capacity_min, c.capacity_max), (LINK / 4, 2 * LINK));
+    assert!(c.new_flow_pause);
+    assert_eq!(c.validate(), Ok(()));
+}
+
+#[test]
+fn config_invalid_fields_are_named() {
+    let zero_t = RouterConfig {
+        control_interval: Duration::ZERO,
+        ..config()
+    };
+    assert!(zero_t.validate().unwrap_err().contains("control_interval"));
+    let nan = RouterConfig {
+        alpha: f64::NAN,
+        ..config()
+    };
+    assert!(nan.validate().unwrap_err().contains("alpha"));
+    let negative = RouterConfig {
+        beta: -1.0,
+        ..config()
+    };
+    assert!(negative.validate().unwrap_err().contains("beta"));
+    let inverted = RouterConfig {
+        capacity_min: 3 * LINK,
+        ..config()
+    };
+    assert!(inverted.validate().unwrap_err().contains("capacity_min"));
+}
+
+#[test]
+#[should_panic(expected = "control_interval")]
+fn new_zero_interval_panics() {
+    Router::new(
+        RouterConfig {
+            control_interval: Duration::ZERO,
+            ..config()
+        },
+        Instant::ZERO,
+    );
+}
+
+#[test]
+fn new_starts_empty_at_link_rate() {
+    let r = router();
+    assert_eq!(
+        r.counters(),
+        Counters {
+            flows: 0,
+            demand: 0,
+            allocated: 0,
+            capacity: LINK
+        }
+    );
+}
+
+// ---- Snippet 1, branch by branch ----
+
+#[test]
+fn request_enough_capacity_gets_desired_plus_fair_share() {
+    let mut r = router();
+    let mut deadline = Flow::start(&mut r, 25 * M);
+    let _background = Flow::start(&mut r, 0);
+    // left = C − A = 125 − BASE > 25; fs = (125 − 25) / 2 = 50.
+    assert_eq!(deadline.ask(&mut r, 25 * M), 75 * M);
+    assert_eq!(r.counters().allocated, 75 * M + BASE);
+    assert_eq!(r.counters().demand, 25 * M);
+}
+
+#[test]
+fn request_not_enough_capacity_gets_left_capacity() {
+    let mut r = router();
+    let big = Flow::start(&mut r, 100 * M);
+    assert_eq!(big.alloc, 100 * M + BASE);
+    // left = 125 − 100 − BASE < 50: the whole remainder, no more.
+    let second = Flow::start(&mut r, 50 * M);
+    assert_eq!(second.alloc, 25 * M - BASE);
+    assert_eq!(r.counters().allocated, LINK);
+}
+
+#[test]
+fn request_over_allocated_port_gets_base_rate() {
+    let mut r = router();
+    let mut first = Flow::start(&mut r, 0);
+    assert_eq!(first.ask(&mut r, 0), LINK);
+    // A = C: left is zero, the new flow gets only the base rate; now A > C.
+    let second = Flow::start(&mut r, 0);
+    assert_eq!(second.alloc, BASE);
+    assert_eq!(r.counters().allocated, LINK + BASE);
+    // C − A is negative: still the base rate, and A grows by exactly that.
+    let third = Flow::start(&mut r, 10 * M);
+    assert_eq!(third.alloc, BASE);
+    assert_eq!(r.counters().allocated, LINK + 2 * BASE);
+}
+
+#[test]
+fn request_demand_above_capacity_gets_desired_without_fair_share() {
+    let mut r = router();
+    let _a = Flow::start(&mut r, 100 * M);
+    let mut b = Flow::start(&mut r, 10 * M);
+    assert_eq!(b.alloc, 10 * M + BASE);
+    let c = Flow::start(&mut r, 50 * M);
+    assert_eq!(c.alloc, 15 * M - 2 * BASE);
+    assert_eq!(r.counters().demand, 160 * M);
+    // C − D < 0: fs clamps to zero, so b still gets exactly what it asked for (left = 10 + BASE).
+    assert_eq!(b.ask(&mut r, 10 * M), 10 * M);
+}
+
+#[test]
+fn request_zero_fair_share_floored_at_base_rate() {
+    let mut r = router();
+    // Asks for more than the link, gets it all, but the upstream router granted only 1 MB/s.
+    let hog = Flow::start_capped(&mut r, 200 * M, Some(M));
+    assert_eq!(hog.alloc, M);
+    let mut background = Flow::start(&mut r, 0);
+    // left = 124 > 0, but fs = (125 − 200) / 2 clamps to 0: the floor gives the base rate.
+    assert_eq!(background.ask(&mut r, 0), BASE);
+}
+
+#[test]
+fn request_non_deadline_flows_share_capacity_equally() {
+    let mut r = router();
+    let mut a = Flow::start(&mut r, 0);
+    let mut b = Flow::start(&mut r, 0);
+    assert_eq!((a.alloc, b.alloc), (BASE, BASE));
+    assert_eq!(a.ask(&mut r, 0), LINK / 2);
+    assert_eq!(b.ask(&mut r, 0), LINK / 2);
+    assert_eq!(r.counters().allocated, LINK);
+}
+
+#[test]
+fn request_from_uncounted_flow_divides_by_one() {
+    // After a reset (or duplicate FINs) N may be zero while a flow still asks: fs = C / 1.
+    let mut r = router();
+    let mut orphan = Flow::default();
+    assert_eq!(orphan.ask(&mut r, 0), LINK);
+    assert_eq!(r.counters().flows, 0);
+}
+
+#[test]
+fn request_upstream_cap_limits_allocation() {
+    let mut r = router();
+    let mut capped = Flow::start(&mut r, 0);
+    assert_eq!(capped.ask_capped(&mut r, 0, Some(30 * M)), 30 * M);
+    // The capacity the capped flow cannot use stays free for the next one.
+    let mut other = Flow::start(&mut r, 0);
+    assert_eq!(other.ask(&mut r, 0), LINK / 2);
+    assert_eq!(r.counters().allocated, 30 * M + LINK / 2);
+    assert_eq!(LINK - r.counters().allocated, 32_500_000);
+}
+
+#[test]
+fn request_upstream_cap_below_base_rate_still_gets_base_rate() {
+    let mut r = router();
+    let mut f = Flow::start(&mut r, 0);
+    assert_eq!(f.ask_capped(&mut r, 0, Some(1_000)), BASE);
+    assert_eq!(r.counters().allocated, BASE);
+}
+
+#[test]
+fn syn_with_pause_gets_desired_plus_base_rate() {
+    let mut r = router();
+    let mut f = Flow::start(&mut r, 10 * M);
+    // Not 10 + (125 − 10): the new flow's fair share is the base rate (Section 4.5).
+    assert_eq!(f.alloc, 10 * M + BASE);
+    let background = Flow::start(&mut r, 0);
+    assert_eq!(background.alloc, BASE);
+    // One RTT later the flow gets its share as normal: 10 + (125 − 10) / 2.
+    assert_eq!(f.ask(&mut r, 10 * M), 10 * M + 57_500_000);
+}
+
+#[test]
+fn syn_without_pause_gets_fair_share() {
+    let mut r = Router::new(
+        RouterConfig {
+            new_flow_pause: false,
+            ..config()
+        },
+        Instant::ZERO,
+    );
+    let f = Flow::start(&mut r, 10 * M);
+    assert_eq!(f.alloc, LINK);
+}
+
+#[test]
+fn syn_not_enough_capacity_gets_left_even_with_pause() {
+    let mut r = router();
+    let mut a = Flow::start(&mut r, 0);
+    a.ask(&mut r, 0);
+    let _b = Flow::start(&mut r, 0);
+    // Nothing left: the pause changes nothing, line 12 then the floor.
+    let c = Flow::start(&mut r, 20 * M);
+    assert_eq!(c.alloc, BASE);
+}
+
+#[test]
+fn fin_returns_allocation_and_demand() {
+    let mut r = router();
+    let mut a = Flow::start(&mut r, 20 * M);
+    let mut b = Flow::start(&mut r, 30 * M);
+    a.ask(&mut r, 20 * M);
+    b.ask(&mut r, 30 * M);
+    assert_eq!(a.finish(&mut r), 0);
+    assert_eq!(
+        r.counters(),
+        Counters {
+            flows: 1,
+            demand: 30 * M,
+            allocated: b.alloc,
+            capacity: LINK
+        }
+    );
+    assert_eq!(b.finish(&mut r), 0);
+    assert_eq!(
+        r.counters(),
+        Counters {
+            flows: 0,
+            demand: 0,
+            allocated: 0,
+            capacity: LINK
+        }
+    );
+}
+
+#[test]
+fn fin_ignores_desired_rate_and_upstream_cap() {
+    let mut r = router();
+    let f = Flow::start(&mut r, 5 * M);
+    let req = RateRequest {
+        fin: true,
+        desired: 99 * M,
+        prev_desired: f.desired,
+        prev_alloc: f.alloc,
+        upstream_min: Some(1),
+        ..RateRequest::default()
+    };
+    assert_eq!(r.handle_request(&req), 0);
+    assert_eq!(r.counters().demand, 0);
+    assert_eq!(r.counters().allocated, 0);
+}
+
+#[test]
+fn repeated_requests_keep_allocated_equal_to_current_allocation() {
+    let mut r = router();
+    let mut f = Flow::start(&mut r, 0);
+    for desired in [0, 40 * M, 80 * M, 200 * M, 3 * M, 0] {
+        let a = f.ask(&mut r, desired);
+        assert_eq!(r.counters().allocated, a);
+        assert_eq!(r.counters().demand, desired);
+        assert_eq!(r.counters().flows, 1);
+    }
+}
+
+#[test]
+fn syn_and_fin_count_flows() {
+    let mut r = router();
+    let flows: Vec<Flow> = (0..5).map(|i| Flow::start(&mut r, i * M)).collect();
+    assert_eq!(r.counters().flows, 5);
+    for f in flows.into_iter().take(2) {
+        f.finish(&mut r);
+    }
+    assert_eq!(r.counters().flows, 3);
+}
+
+#[test]
+fn fin_without_flows_saturates_at_zero() {
+    let mut r = router();
+    let stray = Flow {
+        desired: 5 * M,
+        alloc: 7 * M,
+    };
+    assert_eq!(stray.finish(&mut r), 0);
+    assert_eq!(
+        r.counters(),
+        Counters {
+            flows: 0,
+            demand: 0,
+            allocated: 0,
+            capacity: LINK
+        }
+    );
+}
+
+#[test]
+fn request_returning_more_than_allocated_saturates_at_zero() {
+    let mut r = router();
+    let mut f = Flow::start(&mut r, 0);
+    // The host claims to return more than the port holds (a reset or quantization in between).
+    f.alloc = 10 * LINK;
+    f.desired = 10 * LINK;
+    assert_eq!(f.ask(&mut r, 0), LINK);
+    assert_eq!(r.counters().allocated, LINK);
+    assert_eq!(r.counters().demand, 0);
+}
+
+#[test]
+fn syn_and_fin_in_one_request_leave_counters_unchanged() {
+    let mut r = router();
+    let req = RateRequest {
+        syn: true,
+        fin: true,
+        desired: 5 * M,
+        ..RateRequest::default()
+    };
+    assert_eq!(r.handle_request(&req), 0);
+    assert_eq!(
+        r.counters(),
+        Counters {
+            flows: 0,
+            demand: 0,
+            allocated: 0,
+            capacity: LINK
+        }
+    );
+}
+
+// ---- Timer contract ----
+
+#[test]
+fn new_first_timeout_one_interval_later() {
+    let r = Router::new(config(), Instant::from_ps(5));
+    assert_eq!(r.poll_timeout(), Some(Instant::from_ps(5) + T));
+}
+
+#[test]
+fn timeout_before_due_is_noop() {
+    let mut r = router();
+    let _f = Flow::start(&mut r, 0);
+    r.handle_timeout(Instant::ZERO + T - Duration::from_ps(1), 100_000);
+    assert_eq!(r.counters().capacity, LINK);
+    assert_eq!(r.poll_timeout(), Some(Instant::ZERO + T));
+}
+
+#[test]
+fn timeout_late_schedules_next_from_now() {
+    let mut r = router();
+    let _f = Flow::start(&mut r, 0);
+    let late = Instant::ZERO + Duration::from_us(2_000);
+    // 2 ms at full rate over the 2 ms that actually passed: full use, C unchanged.
+    r.on_bytes_sent(bytes_in(LINK, Duration::from_us(2_000)));
+    r.handle_timeout(late, 0);
+    assert_eq!(r.counters().capacity, LINK);
+    assert_eq!(r.poll_timeout(), Some(late + T));
+}
+
+#[test]
+fn timeout_queue_lowers_capacity_by_its_draining_rate() {
+    let mut r = router();
+    let _f = Flow::start(&mut r, 0);
+    r.on_bytes_sent(bytes_in(LINK, T));
+    r.handle_timeout(Instant::ZERO + T, 10_000);
+    assert_eq!(r.counters().capacity, LINK - 12_500_000);
+    assert_eq!(r.counters().flows, 1);
+}
+
+// ---- Soft state ----
+
+#[test]
+fn timeout_silent_interval_resets_counters_and_capacity() {
+    let mut r = router();
+    let mut leaked = Flow::start(&mut r, 20 * M);
+    leaked.ask(&mut r, 20 * M);
+    r.on_bytes_sent(bytes_in(LINK, T) / 2);
+    r.handle_timeout(Instant::ZERO + T, 0);
+    assert!(r.counters().capacity > LINK);
+    // The flow dies without a FIN: the next interval is silent.
+    r.handle_timeout(Instant::ZERO + T + T, 0);
+    assert_eq!(
+        r.counters(),
+        Counters {
+            flows: 0,
+            demand: 0,
+            allocated: 0,
+            capacity: LINK
+        }
+    );
+}
+
+#[test]
+fn timeout_interval_with_request_but_no_bytes_keeps_counters() {
+    let mut r = router();
+    let mut f = Flow::start(&mut r, 20 * M);
+    r.handle_timeout(Instant::ZERO + T, 0);
+    let before = r.counters();
+    assert_eq!(before.flows, 1);
+    // A request arrives, its packet not yet reported as sent.
+    f.ask(&mut r, 20 * M);
+    r.handle_timeout(Instant::ZERO + T + T, 0);
+    assert_eq!(r.counters().flows, 1);
+    assert_eq!(r.counters().allocated, f.alloc);
+}
+
+#[test]
+fn timeout_silent_interval_with_queue_keeps_counters() {
+    let mut r = router();
+    let f = Flow::start(&mut r, 20 * M);
+    r.handle_timeout(Instant::ZERO + T, 0);
+    assert_eq!(r.counters().capacity, LINK + LINK / 10);
+    // Nothing sent or asked this interval, but a queue stands (a paused port): not idle, so the
+    // controller runs: + 0.1 x link for the idle link, − 6.25 MB/s to drain 5 KB in T.
+    r.handle_timeout(Instant::ZERO + T + T, 5_000);
+    assert_eq!(r.counters().flows, 1);
+    assert_eq!(r.counters().allocated, f.alloc);
+    assert_eq!(r.counters().capacity, LINK + 2 * (LINK / 10) - 6_250_000);
+}
+
+#[test]
+fn timeout_no_flows_returns_capacity_to_link() {
+    let mut r = router();
+    let mut f = Flow::start(&mut r, 0);
+    let mut now = Instant::ZERO;
+    // A downstream bottleneck lets the flow use a fifth of the link: C winds up.
+    for _ in 0..5 {
+        f.ask(&mut r, 0);
+        r.on_bytes_sent(bytes_in(LINK / 5, T));
+        now += T;
+        r.handle_timeout(now, 0);
+    }
+    assert!(r.counters().capacity > LINK + LINK / 5);
+    f.finish(&mut r);
+    // Some bytes still went out (other traffic), but no flow holds an allocation.
+    r.on_bytes_sent(1_500);
+    now += T;
+    r.handle_timeout(now, 0);
+    assert_eq!(
+        r.counters(),
+        Counters {
+            flows: 0,
+            demand: 0,
+            allocated: 0,
+            capacity: LINK
+        }
+    );
+}
+
+// ---- Capacity control in closed loop ----
+
+/// The paper's 128 KB of buffer per port (Section 5).
+const BUFFER: u64 = 128_000;
+
+/// One port and its flows as fluids: each flow asks once per interval (its RTT is below T), then
+/// sends at min(allocation, its downstream bottleneck) for the interval; the port sends at most
+/// link x T, queues the rest up to its buffer and drops beyond.
+struct FluidPort {
+    router: Router,
+    now: Instant,
+    queue: u64,
+    flows: Vec<(Flow, Option<Rate>)>,
+}
+
+impl FluidPort {
+    /// Non-deadline flows, each with an optional downstream bottleneck.
+    fn new(downstream: &[Option<Rate>]) -> Self {
+        let mut router = router();
+        let flows = downstream
+            .iter()
+            .map(|&cap| (Flow::start(&mut router, 0), cap))
+            .collect();
+        FluidPort {
+            router,
+            now: Instant::ZERO,
+            queue: 0,
+            flows,
+        }
+    }
+
+    /// One control interval; returns C after the update.
+    fn step(&mut self) -> Rate {
+        let mut offered = 0;
+        for (flow, cap) in &mut self.flows {
+            let a = flow.ask(&mut self.router, 0);
+            offered += bytes_in(cap.map_or(a, |c| a.min(c)), T);
+        }
+        let backlog = self.queue + offered;
+        let sent = backlog.min(bytes_in(LINK, T));
+        self.queue = (backlog - sent).min(BUFFER);
+        self.router.on_bytes_sent(sent);
+        self.now += T;
+        self.router.handle_timeout(self.now, self.queue);
+        self.router.counters().capacity
+    }
+}
+
+fn within(value: Rate, target: Rate, tolerance: f64) -> bool {
+    (value as f64 - target as f64).abs() <= tolerance * target as f64
+}
+
+#[test]
+fn control_burst_queue_drains_and_capacity_converges_to_link() {
+    let mut port = FluidPort::new(&[None; 10]);
+    // A burst of new flows left a nearly full buffer behind.
+    port.queue = 120_000;
+    let trace: Vec<Rate> = (0..80).map(|_| port.step()).collect();
+    let low = *trace.iter().min().unwrap();
+    assert!(
+        (LINK / 4..LINK / 2).contains(&low),
+        "C dips to drain the queue: {low}"
+    );
+    assert_eq!(port.queue, 0);
+    // From the dip on, C climbs back without overshooting the link: no oscillation.
+    let dip = trace.iter().position(|&c| c == low).unwrap();
+    for w in trace[dip..].windows(2) {
+        assert!(w[1] >= w[0] && w[1] <= LINK, "{trace:?}");
+    }
+    assert!(within(trace[79], LINK, 0.01), "{}", trace[79]);
+}
+
+#[test]
+fn control_downstream_bottleneck_grows_capacity_up_to_clamp() {
+    // Every flow is held to 10 MB/s downstream: u/T stays at 40 % of the link with no queue.
+    let mut port = FluidPort::new(&[Some(10 * M); 5]);
+    let trace: Vec<Rate> = (0..40).map(|_| port.step()).collect();
+    for w in trace.windows(2) {
+        assert!(w[1] >= w[0]);
+    }
+    assert_eq!(*trace.last().unwrap(), 2 * LINK);
+    assert_eq!(port.queue, 0);
+}
+
+#[test]
+fn control_partial_downstream_bottleneck_converges_to_full_use() {
+    // Two of four flows are held to 20 MB/s downstream. The others must take the rest:
+    // 2 x 20 + 2 x C/4 = 125 gives C = 170 MB/s.
+    let mut port = FluidPort::new(&[Some(20 * M), Some(20 * M), None, None]);
+    let trace: Vec<Rate> = (0..400).map(|_| port.step()).collect();
+    let target = 170 * M;
+    assert!(within(trace[399], target, 0.01), "{}", trace[399]);
+    // Approached from below and never above target by more than a rounding error: no
+    // overshoot, so no oscillation.
+    for w in trace.windows(2) {
+        assert!(w[1] >= w[0], "{trace:?}");
+    }
+    assert!(trace.iter().all(|&c| c <= target + 1_000));
+    assert_eq!(port.queue, 0);
+}
+
+// ---- Accounting properties ----
+
+/// What a host can do to a flow in a property run.
+#[derive(Clone, Debug)]
+enum Op {
+    /// SYN (or a request, if the flow is already live).
+    Start {
+        flow: usize,
+        desired: Rate,
+        upstream: Option<Rate>,
+    },
+    /// A request (or a SYN, if the flow is not live).
+    Ask {
+        flow: usize,
+        desired: Rate,
+        upstream: Option<Rate>,
+    },
+    /// FIN, if the flow is live.
+    Finish { flow: usize },
+    /// A control update with some traffic sent and a queue.
+    Tick { queue: u64 },
+}
+
+fn desired_rate() -> impl Strategy<Value = Rate> {
+    prop_oneof![Just(0), 0..3 * LINK]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let flow = 0..8usize;
+    let upstream = proptest::option::of(0..2 * LINK);
+    prop_oneof![
+        (flow.clone(), desired_rate(), upstream.clone()).prop_map(|(flow, desired, upstream)| {
+            Op::Start {
+                flow,
+                desired,
+                upstream,
+            }
+        }),
+        (flow.clone(), desired_rate(), upstream).prop_map(|(flow, desired, upstream)| Op::Ask {
+            flow,
+            desired,
+            upstream
+        }),
+        flow.prop_map(|flow| Op::Finish { flow }),
+        (0..200_000u64).prop_map(|queue| Op::Tick { queue }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Whatever the hosts do, as long as they echo back what they were given: A is exactly the
+    /// sum of live allocations, D of live desired rates, N the live count, and every allocation
+    /// respects the floor and the upstream cap.
+    #[test]
+    fn accounting_any_operations_counters_match_live_flows(
+        ops in proptest::collection::vec(op(), 1..200),
+        pause in any::<bool>(),
+    ) {
+        let mut r = Router::new(RouterConfig { new_flow_pause: pause, ..config() }, Instant::ZERO);
+        let mut live: Vec<Option<Flow>> = vec![None; 8];
+        let mut now = Instant::ZERO;
+        for op in ops {
+            match op {
+                Op::Start { flow, desired, upstream } | Op::Ask { flow, desired, upstream } => {
+                    let a = match &mut live[flow] {
+                        Some(f) => f.ask_capped(&mut r, desired, upstream),
+                        slot @ None => {
+                            slot.insert(Flow::start_capped(&mut r, desired, upstream)).alloc
+                        }
+                    };
+                    prop_assert!(a >= BASE);
+                    if let Some(up) = upstream {
+                        prop_assert!(a <= up.max(BASE));
+                    }
+                }
+                Op::Finish { flow } => {
+                    if let Some(f) = live[flow].take() {
+                        prop_assert_eq!(f.finish(&mut r), 0);
+                    }
+                }
+                Op::Tick { queue } => {
+                    // Some bytes always go out, so a live flow is never mistaken for a leak.
+                    r.on_bytes_sent(1_500);
+                    now += T;
+                    r.handle_timeout(now, queue);
+                    let c = r.counters().capacity;
+                    prop_assert!((LINK / 4..=2 * LINK).contains(&c));
+                }
+            }
+            let flows = live.iter().flatten();
+            let counters = r.counters();
+            prop_assert_eq!(counters.flows, flows.clone().count() as u64);
+            prop_assert_eq!(counters.allocated, flows.clone().map(|f| f.alloc).sum::<Rate>());
+            prop_assert_eq!(counters.demand, flows.map(|f| f.desired).sum::<Rate>());
+        }
+    }
+
+    /// Hosts that lie (any values in any field) cannot make the router panic, and every
+    /// allocation still respects the floor.
+    #[test]
+    fn robustness_arbitrary_requests_never_panic(
+        reqs in proptest::collection::vec(
+            (
+                any::<bool>(),
+                any::<bool>(),
+                any::<u64>(),
+                any::<u64>(),
+                any::<u64>(),
+                proptest::option::of(any::<u64>()),
+            ),
+            1..100,
+        ),
+    ) {
+        let mut r = router();
+        for (syn, fin, desired, prev_desired, prev_alloc, upstream_min) in reqs {
+            let req = RateRequest { syn, fin, desired, prev_desired, prev_alloc, upstream_min };
+            let a = r.handle_request(&req);
+            let ok = if fin { a == 0 } else { a >= BASE };
+            prop_assert!(ok, "allocation {} (fin: {})", a, fin);
+        }
+        r.on_bytes_sent(u64::MAX);
+        r.on_bytes_sent(1);
+        r.handle_timeout(Instant::ZERO + T, u64::MAX);
+        prop_assert_eq!(r.counters().capacity, LINK / 4);
+    }
+}
