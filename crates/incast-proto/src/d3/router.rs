@@ -34,6 +34,11 @@ pub struct RouterConfig {
     /// non-deadline flows for one RTT so that a burst of arrivals cannot over-allocate the port
     /// (Section 4.5). Default `true`.
     pub new_flow_pause: bool,
+    /// Scale factor of the 8-bit rate field (D3 Section 5: rates in bytes/µs times a scale);
+    /// `Some` rounds every allocation as the field will carry it *before* it is counted into A,
+    /// so the a(t) a host later returns is exactly what was counted. `None` keeps exact rates.
+    /// Default `None`.
+    pub wire_scale: Option<u8>,
 }
 
 impl RouterConfig {
@@ -65,6 +70,7 @@ impl RouterConfig {
             capacity_min: link_rate / 4,
             capacity_max: link_rate.saturating_mul(2),
             new_flow_pause: true,
+            wire_scale: None,
         }
     }
 
@@ -287,6 +293,10 @@ impl Router {
         }
         // 14: a(t+1) = max(a(t+1), base rate)  // Flows get at least base rate
         alloc = alloc.max(self.config.base_rate);
+        if let Some(scale) = self.config.wire_scale {
+            // What the header will say; never rounded to zero, so the floor survives.
+            alloc = incast_wire::d3::decode_rate(incast_wire::d3::encode_rate(alloc, scale), scale);
+        }
         // 15: A = A + a(t+1)  // Update allocation counter
         self.allocated = self.allocated.saturating_add(alloc);
         alloc

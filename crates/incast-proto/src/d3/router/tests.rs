@@ -755,3 +755,17 @@ proptest! {
         prop_assert_eq!(r.counters().capacity, LINK / 4);
     }
 }
+
+#[test]
+fn wire_scale_rounds_allocations_before_counting_them() {
+    let mut r = Router::new(RouterConfig { wire_scale: Some(1), ..config() }, Instant::ZERO);
+    // 30.4 MB/s asked: granted 30.4 + fair share, then rounded to whole bytes/µs (1 MB/s).
+    let a = Flow::start(&mut r, 30_400_000);
+    let b = Flow::start(&mut r, 0);
+    for f in [a, b] {
+        assert_eq!(f.alloc % M, 0, "{} is not a whole unit of the 8-bit field", f.alloc);
+        assert!(f.alloc >= M, "the base rate survives rounding as one unit");
+    }
+    // Hosts return exactly what the header carried, so A stays the exact sum.
+    assert_eq!(r.counters().allocated, a.alloc + b.alloc);
+}
