@@ -274,6 +274,18 @@ fn flows_to_py<'py>(py: Python<'py>, flows: &[FlowRecord]) -> PyResult<Bound<'py
         n,
     )?;
     put_column(&d, "timeouts", flows.iter().map(|f| f.timeouts), n)?;
+    put_nullable(&d, "lateness_s", flows.iter().map(|f| f.lateness_s), n)?;
+    let mut quenched = Bitmap::with_rows(n);
+    for f in flows {
+        quenched.push(f.quenched);
+    }
+    d.set_item("quenched", PyBytes::new(py, &quenched.bits))?;
+    put_column(
+        &d,
+        "time_at_base_rate_s",
+        flows.iter().map(|f| f.time_at_base_rate_s),
+        n,
+    )?;
     put_column(&d, "workload", flows.iter().map(|f| f.workload), n)?;
     put_column(&d, "round", flows.iter().map(|f| f.round), n)?;
     put_column(&d, "priority", flows.iter().map(|f| f.priority), n)?;

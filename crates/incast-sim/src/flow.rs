@@ -2,8 +2,9 @@
 //! The engine talks to every transport through the same sans-IO calls.
 
 use incast_proto::cc::{CcKind, CongestionControl};
+use incast_proto::d3::{CongestionHeader, D3Config, D3Receiver, D3Sender, Feedback};
 use incast_proto::tcp::{AckSegment, DataSegment, TcpReceiver, TcpSender};
-use incast_proto::time::Instant;
+use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::packet::RouteCursor;
 use crate::scenario::{Protocol, TransportSpec};
@@ -16,40 +17,110 @@ pub(crate) enum Transport {
         sender: Box<TcpSender>,
         receiver: Box<TcpReceiver>,
     },
+    /// D3 or RCPdc: rates allocated by the routers on the path.
+    D3 {
+        sender: Box<D3Sender>,
+        receiver: Box<D3Receiver>,
+        /// Scale of the 8-bit rate fields when rates are quantized (D3 Section 5).
+        wire_scale: Option<u8>,
+    },
+}
+
+/// A packet a sender hands its NIC.
+pub(crate) struct Outgoing {
+    pub(crate) seg: DataSegment,
+    /// D3's rate request, on the first packet of an interval.
+    pub(crate) request: Option<CongestionHeader>,
+}
+
+/// An ACK a receiver hands its NIC.
+pub(crate) struct OutgoingAck {
+    pub(crate) ack: AckSegment,
+    /// D3's allocations, on the ACK of a rate request.
+    pub(crate) feedback: Option<Feedback>,
+}
+
+/// Everything a host needs to know to create a flow's endpoints.
+pub(crate) struct Setup<'a> {
+    pub(crate) spec: &'a TransportSpec,
+    /// Rate of the sender's NIC (D3 quenching compares desired rates with it).
+    pub(crate) uplink: BitsPerSec,
+}
+
+/// Scale of D3's 8-bit rate fields for a network whose fastest host link is `uplink`.
+pub(crate) fn d3_wire_scale(spec: &TransportSpec, uplink: BitsPerSec) -> Option<u8> {
+    spec.d3.quantize.then(|| incast_wire::d3::scale_for(uplink.0 / 8))
+}
+
+/// A rate as the 8-bit field with `scale` carries it.
+pub(crate) fn quantize(rate: u64, scale: Option<u8>) -> u64 {
+    match scale {
+        Some(s) => incast_wire::d3::decode_rate(incast_wire::d3::encode_rate(rate, s), s),
+        None => rate,
+    }
 }
 
 impl Transport {
     /// Creates the endpoints of `protocol` for a flow starting at `now`.
-    pub(crate) fn new(protocol: Protocol, spec: &TransportSpec, plan: &FlowPlan, deadline: Option<Instant>, now: Instant) -> Transport {
+    pub(crate) fn new(protocol: Protocol, setup: &Setup<'_>, plan: &FlowPlan, deadline: Option<Instant>, now: Instant) -> Transport {
+        let spec = setup.spec;
         let (kind, ect) = match protocol {
             Protocol::Tcp => (CcKind::NewReno, false),
             Protocol::Dctcp => (CcKind::Dctcp { g: spec.dctcp_g }, true),
+            Protocol::D3 | Protocol::Rcpdc => {
+                let wire_scale = d3_wire_scale(spec, setup.uplink);
+                let config = D3Config {
+                    // The host must recognise the floor as the routers hand it out.
+                    base_rate: quantize(spec.d3.base_rate_bytes_per_sec, wire_scale),
+                    deadline_aware: protocol == Protocol::D3,
+                    quench: spec.d3.quench,
+                    ..D3Config::new(spec.tcp, setup.uplink)
+                };
+                return Transport::D3 {
+                    sender: Box::new(D3Sender::new(config, plan.size_bytes, deadline, now)),
+                    receiver: Box::new(D3Receiver::new(&spec.tcp)),
+                    wire_scale,
+                };
+            }
         };
         let sender = TcpSender::new(spec.tcp, CongestionControl::new(kind), plan.size_bytes, ect, deadline, now);
         Transport::Tcp { sender: Box::new(sender), receiver: Box::new(TcpReceiver::new(&spec.tcp)) }
     }
 
-    pub(crate) fn poll_transmit(&mut self, now: Instant) -> Option<DataSegment> {
+    pub(crate) fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing> {
         match self {
-            Transport::Tcp { sender, .. } => sender.poll_transmit(now),
+            Transport::Tcp { sender, .. } => sender.poll_transmit(now).map(|seg| Outgoing { seg, request: None }),
+            Transport::D3 { sender, wire_scale, .. } => sender.poll_transmit(now).map(|out| {
+                let request = out.header.map(|mut h| {
+                    // The 8-bit fields round what the host asks for; hosts compute r(t) again
+                    // from their own state, so round both the same way (a pure function).
+                    h.desired = quantize(h.desired, *wire_scale);
+                    h.prev_desired = quantize(h.prev_desired, *wire_scale);
+                    h
+                });
+                Outgoing { seg: out.data, request }
+            }),
         }
     }
 
-    pub(crate) fn poll_ack(&mut self, now: Instant) -> Option<AckSegment> {
+    pub(crate) fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck> {
         match self {
-            Transport::Tcp { receiver, .. } => receiver.poll_ack(now),
+            Transport::Tcp { receiver, .. } => receiver.poll_ack(now).map(|ack| OutgoingAck { ack, feedback: None }),
+            Transport::D3 { receiver, .. } => receiver.poll_ack(now).map(|(ack, feedback)| OutgoingAck { ack, feedback }),
         }
     }
 
-    pub(crate) fn handle_data(&mut self, now: Instant, seg: &DataSegment) {
+    pub(crate) fn handle_data(&mut self, now: Instant, seg: &DataSegment, request: Option<&CongestionHeader>) {
         match self {
             Transport::Tcp { receiver, .. } => receiver.handle_data(now, seg),
+            Transport::D3 { receiver, .. } => receiver.handle_data(now, seg, request),
         }
     }
 
-    pub(crate) fn handle_ack(&mut self, now: Instant, ack: &AckSegment) {
+    pub(crate) fn handle_ack(&mut self, now: Instant, ack: &AckSegment, feedback: Option<&Feedback>) {
         match self {
             Transport::Tcp { sender, .. } => sender.handle_ack(now, ack),
+            Transport::D3 { sender, .. } => sender.handle_ack(now, ack, feedback),
         }
     }
 
@@ -60,16 +131,18 @@ impl Transport {
                 sender.handle_timeout(now);
                 receiver.handle_timeout(now);
             }
+            Transport::D3 { sender, receiver, .. } => {
+                sender.handle_timeout(now);
+                receiver.handle_timeout(now);
+            }
         }
     }
 
     /// The earliest timer of either endpoint.
     pub(crate) fn poll_timeout(&self) -> Option<Instant> {
         match self {
-            Transport::Tcp { sender, receiver } => match (sender.poll_timeout(), receiver.poll_timeout()) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
+            Transport::Tcp { sender, receiver } => earliest(sender.poll_timeout(), receiver.poll_timeout()),
+            Transport::D3 { sender, receiver, .. } => earliest(sender.poll_timeout(), receiver.poll_timeout()),
         }
     }
 
@@ -77,6 +150,7 @@ impl Transport {
     pub(crate) fn delivered_bytes(&self) -> u64 {
         match self {
             Transport::Tcp { receiver, .. } => receiver.bytes_received_in_order(),
+            Transport::D3 { receiver, .. } => receiver.bytes_received_in_order(),
         }
     }
 
@@ -84,6 +158,7 @@ impl Transport {
     pub(crate) fn sender_complete(&self) -> bool {
         match self {
             Transport::Tcp { sender, .. } => sender.is_complete(),
+            Transport::D3 { sender, .. } => sender.is_complete(),
         }
     }
 
@@ -96,9 +171,27 @@ impl Transport {
                     delivered_bytes: receiver.bytes_received_in_order(),
                     retransmitted_bytes: s.retransmitted_bytes,
                     timeouts: s.timeouts as u32,
+                    ..Outcome::default()
+                }
+            }
+            Transport::D3 { sender, receiver, .. } => {
+                let s = sender.stats();
+                Outcome {
+                    delivered_bytes: receiver.bytes_received_in_order(),
+                    retransmitted_bytes: s.retransmitted_bytes,
+                    timeouts: s.timeouts as u32,
+                    quenched: sender.quenched(),
+                    time_at_base_rate: s.time_at_base_rate,
                 }
             }
         }
+    }
+}
+
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
@@ -108,6 +201,10 @@ pub(crate) struct Outcome {
     pub(crate) delivered_bytes: u64,
     pub(crate) retransmitted_bytes: u64,
     pub(crate) timeouts: u32,
+    /// D3: the host gave up on the flow (Section 6.1.3).
+    pub(crate) quenched: bool,
+    /// D3: time spent paused at the base rate.
+    pub(crate) time_at_base_rate: Duration,
 }
 
 /// A flow of the run: its plan, routes, transport and outcome.

@@ -9,6 +9,7 @@
 //! ECN, links), `processor` (in-network header processing), `workload` (flows of a run), `flow`
 //! (transport dispatch), `sim` (the event loop), `results` (what a run returns).
 
+mod d3_port;
 mod event;
 mod flow;
 pub mod ids;

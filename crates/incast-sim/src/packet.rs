@@ -1,6 +1,7 @@
 //! Packets and the arena they live in. Queues and links hold `PacketId`s; slots are recycled, so a
 //! run allocates packet memory only while the number of packets in the network grows.
 
+use incast_proto::d3::header::{CongestionHeader, Feedback};
 use incast_proto::time::Instant;
 
 use crate::ids::{FlowId, PacketId, PortId};
@@ -52,6 +53,18 @@ pub struct Packet {
     pub priority: u8,
     /// Position on the route.
     pub route: RouteCursor,
+    /// Whether the packet carries an extension header (kept beside the packet in the arena, so
+    /// packets of protocols without one stay small).
+    pub has_ext: bool,
+}
+
+/// A header that only some protocols put on their packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ext {
+    /// D3's congestion header on a rate request, rewritten by every router on the way.
+    Request(CongestionHeader),
+    /// D3's allocations carried back to the sender on the ACK of a rate request.
+    Feedback(Feedback),
 }
 
 impl Packet {
@@ -61,24 +74,55 @@ impl Packet {
     }
 }
 
-/// Slab of packets with a free list.
+/// Slab of packets with a free list, and the extension headers of those that have one.
 #[derive(Debug, Default)]
 pub(crate) struct PacketArena {
     slots: Vec<Packet>,
+    /// Extension header of slot i, meaningful only while `slots[i].has_ext`.
+    ext: Vec<Option<Ext>>,
     free: Vec<PacketId>,
     live: u64,
 }
 
 impl PacketArena {
-    pub(crate) fn alloc(&mut self, packet: Packet) -> PacketId {
+    pub(crate) fn alloc(&mut self, mut packet: Packet, ext: Option<Ext>) -> PacketId {
         self.live += 1;
-        if let Some(id) = self.free.pop() {
+        packet.has_ext = ext.is_some();
+        let id = if let Some(id) = self.free.pop() {
             self.slots[id.0 as usize] = packet;
             id
         } else {
             self.slots.push(packet);
             PacketId(self.slots.len() as u32 - 1)
+        };
+        if let Some(ext) = ext {
+            let i = id.0 as usize;
+            if self.ext.len() <= i {
+                self.ext.resize(i + 1, None);
+            }
+            self.ext[i] = Some(ext);
         }
+        id
+    }
+
+    /// The packet's extension header, if it has one.
+    pub(crate) fn ext(&self, id: PacketId) -> Option<&Ext> {
+        if self.slots[id.0 as usize].has_ext {
+            self.ext[id.0 as usize].as_ref()
+        } else {
+            None
+        }
+    }
+
+    /// The packet and, if it carries a rate request, its congestion header, both mutable.
+    pub(crate) fn get_with_request_mut(&mut self, id: PacketId) -> (&mut Packet, Option<&mut CongestionHeader>) {
+        let i = id.0 as usize;
+        let packet = &mut self.slots[i];
+        let header = match (packet.has_ext, self.ext.get_mut(i)) {
+            (true, Some(Some(Ext::Request(h)))) => Some(h),
+            _ => None,
+        };
+        (packet, header)
     }
 
     pub(crate) fn release(&mut self, id: PacketId) {

@@ -3,6 +3,7 @@
 //! for every packet that reaches the port, before the buffer decides to admit or drop it, as a
 //! router's forwarding path would.
 
+use incast_proto::d3::header::CongestionHeader;
 use incast_proto::time::{BitsPerSec, Instant};
 
 use crate::packet::Packet;
@@ -21,8 +22,10 @@ pub struct PortView {
 /// A header processor at one egress port. One boxed value per port, so the call is a single
 /// indirect call per packet-hop at ports that have one and nothing at ports that do not.
 pub trait PortProcessor: Send {
-    /// A packet arrived at the port; the processor may rewrite its headers.
-    fn on_packet(&mut self, now: Instant, packet: &mut Packet, port: &PortView);
+    /// A packet arrived at the port; the processor may rewrite its headers. `request` is the
+    /// congestion header of an explicit-rate transport (D3), present when the packet carries a
+    /// rate request.
+    fn on_packet(&mut self, now: Instant, packet: &mut Packet, request: Option<&mut CongestionHeader>, port: &PortView);
 
     /// When the processor next wants `handle_timeout` (periodic work such as capacity estimation).
     #[must_use]

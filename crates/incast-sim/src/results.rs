@@ -26,6 +26,12 @@ pub struct FlowRecord {
     pub retransmitted_bytes: u64,
     /// Retransmission timeouts suffered.
     pub timeouts: u32,
+    /// `finish_s - deadline_s`, negative when early; `None` without both.
+    pub lateness_s: Option<f64>,
+    /// D3: the sender gave up on the flow (D3 Section 6.1.3); false for other protocols.
+    pub quenched: bool,
+    /// D3: seconds the flow spent paused at the base rate.
+    pub time_at_base_rate_s: f64,
     /// Workload index the flow came from.
     pub workload: u32,
     /// Round of a flow-burst workload (0 otherwise).

@@ -6,13 +6,15 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use incast_proto::d3::D3_HEADER_BYTES;
 use incast_proto::tcp::{AckSegment, DataSegment, ACK_WIRE_BYTES};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::event::{Event, EventQueue};
-use crate::flow::{Flow, Transport};
+use crate::d3_port::D3Port;
+use crate::flow::{d3_wire_scale, Flow, Setup, Transport};
 use crate::ids::{FlowId, PacketId, PortId};
-use crate::packet::{Packet, PacketArena, PacketKind, RouteCursor};
+use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
 use crate::port::{Admission, BufferLimit, Port, SharedPool};
 use crate::processor::PortProcessor;
 use crate::results::{FlowRecord, QueueSeries, RunResults, Summary, ThroughputSeries};
@@ -183,6 +185,9 @@ impl Simulation {
         for f in &plan.flows {
             sim.add_flow(f)?;
         }
+        if sim.flows.iter().any(|f| f.protocol.is_explicit_rate()) {
+            sim.install_d3_routers();
+        }
         sim.schedule_starts();
         if sim.sampling.is_some() {
             sim.events.push(Instant::ZERO, Event::Sample);
@@ -201,6 +206,19 @@ impl Simulation {
     /// The switch port that transmits towards `host`, if the host exists.
     pub fn host_downlink(&self, host: u32) -> Option<PortId> {
         ((host as usize) < self.topo.hosts.len()).then(|| self.topo.host_downlink(host))
+    }
+
+    /// D3 and RCPdc need an allocator at every switch egress port (D3 Section 4.3).
+    fn install_d3_routers(&mut self) {
+        let fastest_host_link = (0..self.topo.hosts.len() as u32)
+            .map(|h| self.topo.ports[self.topo.host_nic(h).idx()].link.rate)
+            .max()
+            .unwrap_or(BitsPerSec::GBPS);
+        let scale = d3_wire_scale(&self.transport, fastest_host_link);
+        for port in self.switch_ports() {
+            let view = self.ports[port.idx()].view();
+            self.attach_processor(port, Box::new(D3Port::new(&self.transport.d3, &view, scale)));
+        }
     }
 
     /// Installs a header processor at a switch egress port (before the run starts).
@@ -283,6 +301,12 @@ impl Simulation {
                     delivered_bytes: outcome.delivered_bytes,
                     retransmitted_bytes,
                     timeouts: flow_timeouts,
+                    lateness_s: match (f.finished_at, deadline_at.filter(|_| f.plan.deadline.is_some())) {
+                        (Some(done), Some(due)) => Some(done.as_secs_f64() - due.as_secs_f64()),
+                        _ => None,
+                    },
+                    quenched: outcome.quenched,
+                    time_at_base_rate_s: outcome.time_at_base_rate.as_secs_f64(),
                     workload: f.plan.workload,
                     round: f.plan.round,
                     protocol: protocol_name(f.protocol),
@@ -408,7 +432,9 @@ impl Simulation {
         let deadline = flow.plan.deadline.map(|d| now + d);
         flow.started_at = Some(now);
         flow.deadline_at = deadline;
-        flow.transport = Some(Transport::new(flow.protocol, &self.transport, &flow.plan, deadline, now));
+        let uplink = self.topo.ports[self.topo.host_nic(flow.plan.src).idx()].link.rate;
+        let setup = Setup { spec: &self.transport, uplink };
+        flow.transport = Some(Transport::new(flow.protocol, &setup, &flow.plan, deadline, now));
         self.pump(id, Ends::Sender);
     }
 
@@ -440,9 +466,10 @@ impl Simulation {
                 break;
             }
             let transport = flow.transport.as_mut().expect("pumped flows have started");
-            let Some(seg) = transport.poll_transmit(now) else { break };
+            let Some(out) = transport.poll_transmit(now) else { break };
             let (route, priority) = (flow.forward, flow.plan.priority);
-            self.inject(data_packet(id, &seg, route, priority));
+            let ext = out.request.map(Ext::Request);
+            self.inject(data_packet(id, &out.seg, route, priority, ext.is_some()), ext);
         }
     }
 
@@ -452,9 +479,10 @@ impl Simulation {
         loop {
             let flow = &mut self.flows[id.idx()];
             let transport = flow.transport.as_mut().expect("pumped flows have started");
-            let Some(ack) = transport.poll_ack(now) else { break };
+            let Some(out) = transport.poll_ack(now) else { break };
             let (route, priority) = (flow.reverse, flow.plan.priority);
-            self.inject(ack_packet(id, &ack, route, priority));
+            let ext = out.feedback.map(Ext::Feedback);
+            self.inject(ack_packet(id, &out.ack, route, priority, ext.is_some()), ext);
         }
     }
 
@@ -508,9 +536,9 @@ impl Simulation {
     // ---- packets -----------------------------------------------------------------------------
 
     /// A transport hands a packet to its host's NIC.
-    fn inject(&mut self, packet: Packet) {
+    fn inject(&mut self, packet: Packet, ext: Option<Ext>) {
         self.counters.sent += 1;
-        let id = self.packets.alloc(packet);
+        let id = self.packets.alloc(packet, ext);
         self.enqueue(id);
     }
 
@@ -521,7 +549,8 @@ impl Simulation {
         let port = &mut self.ports[port_id.idx()];
         let view = port.view();
         if let Some(processor) = port.processor.as_mut() {
-            processor.on_packet(now, self.packets.get_mut(id), &view);
+            let (packet, request) = self.packets.get_with_request_mut(id);
+            processor.on_packet(now, packet, request, &view);
         }
         let pkt = self.packets.get_mut(id);
         let (wire, prio, ect) = (pkt.wire_bytes, pkt.priority, pkt.ect);
@@ -581,13 +610,14 @@ impl Simulation {
             self.enqueue(id);
         } else {
             let pkt = *pkt;
+            let ext = self.packets.ext(id).copied();
             self.packets.release(id);
-            self.deliver(&pkt);
+            self.deliver(&pkt, ext.as_ref());
         }
     }
 
     /// A packet reached its destination host.
-    fn deliver(&mut self, pkt: &Packet) {
+    fn deliver(&mut self, pkt: &Packet, ext: Option<&Ext>) {
         self.counters.delivered += 1;
         let now = self.now;
         let id = pkt.flow;
@@ -598,7 +628,11 @@ impl Simulation {
         let ends = match pkt.kind {
             PacketKind::Data => {
                 let seg = DataSegment { seq: pkt.seq, len: pkt.len, ts: pkt.ts, ect: pkt.ect, ce: pkt.ce, retransmission: pkt.retransmission };
-                transport.handle_data(now, &seg);
+                let request = match ext {
+                    Some(Ext::Request(h)) => Some(h),
+                    _ => None,
+                };
+                transport.handle_data(now, &seg, request);
                 let complete = flow.finished_at.is_none() && flow.plan.size_bytes.is_some_and(|s| transport.delivered_bytes() >= s);
                 if complete {
                     flow.finished_at = Some(now);
@@ -607,7 +641,11 @@ impl Simulation {
                 Ends::Receiver
             }
             PacketKind::Ack => {
-                transport.handle_ack(now, &AckSegment { ack: pkt.seq, ece: pkt.ece, ts_echo: pkt.ts });
+                let feedback = match ext {
+                    Some(Ext::Feedback(f)) => Some(f),
+                    _ => None,
+                };
+                transport.handle_ack(now, &AckSegment { ack: pkt.seq, ece: pkt.ece, ts_echo: pkt.ts }, feedback);
                 Ends::Sender
             }
         };
@@ -667,13 +705,22 @@ fn push_route(router: &mut Router, topo: &Topology, routes: &mut Vec<PortId>, sr
     RouteCursor { start, len, hop: 0 }
 }
 
-fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8) -> Packet {
+/// The congestion header's 22 bytes count on the wire when a packet carries one (D3 Section 5).
+fn ext_bytes(has_ext: bool) -> u32 {
+    if has_ext {
+        D3_HEADER_BYTES
+    } else {
+        0
+    }
+}
+
+fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8, has_ext: bool) -> Packet {
     Packet {
         flow,
         kind: PacketKind::Data,
         seq: seg.seq,
         len: seg.len,
-        wire_bytes: seg.wire_bytes(),
+        wire_bytes: seg.wire_bytes() + ext_bytes(has_ext),
         ts: seg.ts,
         ect: seg.ect,
         ce: false,
@@ -681,16 +728,17 @@ fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8
         retransmission: seg.retransmission,
         priority,
         route,
+        has_ext,
     }
 }
 
-fn ack_packet(flow: FlowId, ack: &AckSegment, route: RouteCursor, priority: u8) -> Packet {
+fn ack_packet(flow: FlowId, ack: &AckSegment, route: RouteCursor, priority: u8, has_ext: bool) -> Packet {
     Packet {
         flow,
         kind: PacketKind::Ack,
         seq: ack.ack,
         len: 0,
-        wire_bytes: ACK_WIRE_BYTES,
+        wire_bytes: ACK_WIRE_BYTES + ext_bytes(has_ext),
         ts: ack.ts_echo,
         ect: false,
         ce: false,
@@ -698,6 +746,7 @@ fn ack_packet(flow: FlowId, ack: &AckSegment, route: RouteCursor, priority: u8) 
         retransmission: false,
         priority,
         route,
+        has_ext,
     }
 }
 
@@ -715,6 +764,8 @@ fn protocol_name(p: Protocol) -> &'static str {
     match p {
         Protocol::Tcp => "tcp",
         Protocol::Dctcp => "dctcp",
+        Protocol::D3 => "d3",
+        Protocol::Rcpdc => "rcpdc",
     }
 }
 

@@ -23,9 +23,18 @@
 //!   (constants [`CONTROL_INTERVAL`], [`ALPHA`], [`BETA`]).
 
 pub mod capacity;
+pub mod header;
+pub mod host;
 pub mod rate;
+pub mod receiver;
 pub mod router;
 
+#[cfg(test)]
+mod harness;
+
 pub use capacity::{ALPHA, BETA, CONTROL_INTERVAL};
+pub use header::{CongestionHeader, Feedback, D3_HEADER_BYTES, MAX_HOPS};
+pub use host::{D3Config, D3Segment, D3Sender, D3Stats};
 pub use rate::{base_rate, Rate, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
+pub use receiver::D3Receiver;
 pub use router::{Counters, RateRequest, Router, RouterConfig};

@@ -24,5 +24,6 @@ mod harness;
 
 pub use config::{DelayedAck, TcpConfig};
 pub use receiver::TcpReceiver;
+pub(crate) use rtt::RttEstimator;
 pub use segment::{AckSegment, DataSegment, ACK_WIRE_BYTES, HEADER_BYTES, MSS_BYTES, MTU_BYTES};
 pub use sender::{SenderStats, TcpSender};

@@ -128,6 +128,14 @@ impl TcpReceiver {
         }
     }
 
+    /// Sends the delayed ACK now, if one is pending, instead of at its timer: a D3 receiver
+    /// answers every rate request at once (D3 Figure 7), whatever the delayed-ACK policy.
+    pub(crate) fn flush_delayed_ack(&mut self) {
+        if self.unacked_segments > 0 {
+            self.ack_now(self.ce_state, self.unacked_ts);
+        }
+    }
+
     /// Every byte below this offset has arrived (rcv_nxt).
     pub fn bytes_received_in_order(&self) -> u64 {
         self.rcv_nxt

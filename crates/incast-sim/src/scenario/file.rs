@@ -28,6 +28,8 @@ pub(crate) struct RawScenario {
     #[serde(default)]
     pub(crate) transport: RawTransport,
     #[serde(default)]
+    pub(crate) d3: RawD3,
+    #[serde(default)]
     pub(crate) workload: Vec<RawWorkload>,
     #[serde(default)]
     pub(crate) run: RawRun,
@@ -77,6 +79,19 @@ pub(crate) struct RawTransport {
     pub(crate) receive_window: Option<Size>,
     pub(crate) dupack_threshold: Option<u64>,
     pub(crate) dctcp_g: Option<f64>,
+}
+
+/// `[d3]`: D3 and RCPdc hosts and routers.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawD3 {
+    pub(crate) quench: Option<bool>,
+    pub(crate) quantize: Option<bool>,
+    pub(crate) base_rate: Option<Rate>,
+    pub(crate) control_interval: Option<Time>,
+    pub(crate) alpha: Option<f64>,
+    pub(crate) beta: Option<f64>,
+    pub(crate) new_flow_pause: Option<bool>,
 }
 
 /// One `[[workload]]`: the union of every kind's keys; `validate` rejects keys of other kinds.
@@ -253,6 +268,8 @@ impl Named for Protocol {
         ("tcp", Protocol::Tcp),
         ("newreno", Protocol::Tcp),
         ("dctcp", Protocol::Dctcp),
+        ("d3", Protocol::D3),
+        ("rcpdc", Protocol::Rcpdc),
     ];
 }
 
@@ -531,7 +548,7 @@ mod tests {
         let err = parse_name::<Protocol>("cubic").unwrap_err();
         assert_eq!(
             err,
-            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\""
+            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d3\", \"rcpdc\""
         );
     }
 

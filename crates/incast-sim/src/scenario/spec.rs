@@ -155,6 +155,55 @@ pub enum Protocol {
     Tcp,
     /// DCTCP: NewReno's window mechanism with the DCTCP policy, ECN-capable.
     Dctcp,
+    /// D3: deadline-driven explicit rate control (D3 Sections 4 and 5); routers on the path
+    /// allocate rates.
+    D3,
+    /// RCPdc: D3 with every flow treated as a non-deadline flow (D3 Section 6.1), fair share only.
+    Rcpdc,
+}
+
+impl Protocol {
+    /// Whether the protocol needs D3 routers at the switch ports.
+    pub fn is_explicit_rate(self) -> bool {
+        matches!(self, Protocol::D3 | Protocol::Rcpdc)
+    }
+}
+
+/// Parameters of D3 and RCPdc, hosts and routers (D3 Sections 4.4, 4.5, 5 and 6.1.3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct D3Spec {
+    /// Terminate flows whose desired rate exceeds the uplink or whose deadline has passed
+    /// (Section 6.1.3).
+    pub quench: bool,
+    /// Round rates as the 8-bit header fields carry them (Section 5); `false` keeps exact rates.
+    pub quantize: bool,
+    /// Allocation floor in bytes per second: one header-only packet per RTT (Section 4.2).
+    pub base_rate_bytes_per_sec: u64,
+    /// Capacity control interval T (Section 4.4, footnote 4: 800 us).
+    pub control_interval: Duration,
+    /// Capacity control gain on spare bandwidth (footnote 4: 0.1).
+    pub alpha: f64,
+    /// Capacity control gain on the queue (footnote 4: 1).
+    pub beta: f64,
+    /// New flows get the base rate as their fair-share part for one RTT (Section 4.5).
+    pub new_flow_pause: bool,
+}
+
+impl Default for D3Spec {
+    /// The paper's values: no quenching, 8-bit rates, base rate one 62 B header-only packet per
+    /// 300 us, T = 800 us, alpha = 0.1, beta = 1, new flows paused one RTT.
+    fn default() -> Self {
+        use incast_proto::d3;
+        D3Spec {
+            quench: false,
+            quantize: true,
+            base_rate_bytes_per_sec: d3::base_rate(d3::HEADER_ONLY_PACKET_BYTES, d3::TYPICAL_RTT),
+            control_interval: d3::CONTROL_INTERVAL,
+            alpha: d3::ALPHA,
+            beta: d3::BETA,
+            new_flow_pause: true,
+        }
+    }
 }
 
 /// Transport configuration.
@@ -166,6 +215,8 @@ pub struct TransportSpec {
     pub tcp: TcpConfig,
     /// DCTCP's estimation gain g (DCTCP Section 3.1: 1/16).
     pub dctcp_g: f64,
+    /// D3 and RCPdc parameters.
+    pub d3: D3Spec,
 }
 
 /// A distribution of flow sizes in bytes.

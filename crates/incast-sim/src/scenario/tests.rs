@@ -86,6 +86,15 @@ fn minimal_scenario_gets_every_default() {
             protocol: Protocol::Tcp,
             tcp: TcpConfig::default(),
             dctcp_g: 0.0625,
+            d3: D3Spec {
+                quench: false,
+                quantize: true,
+                base_rate_bytes_per_sec: 206_667,
+                control_interval: Duration::from_us(800),
+                alpha: 0.1,
+                beta: 1.0,
+                new_flow_pause: true,
+            },
         }
     );
     assert_eq!(

@@ -10,11 +10,11 @@ use incast_proto::time::{BitsPerSec, Duration};
 
 use super::error::{join, ScenarioError};
 use super::file::{
-    Named, RawDelayedAck, RawEcn, RawOutput, RawRun, RawScenario, RawSwitch, RawTopology,
+    Named, RawD3, RawDelayedAck, RawEcn, RawOutput, RawRun, RawScenario, RawSwitch, RawTopology,
     RawTransport, Size, Time, TopologyKind,
 };
 use super::spec::{
-    BufferSpec, EcnSpec, HostIndex, LinkSpec, OutputSpec, QueueSampling, RunSpec, Scenario,
+    BufferSpec, D3Spec, EcnSpec, HostIndex, LinkSpec, OutputSpec, QueueSampling, RunSpec, Scenario,
     SwitchSpec, TopologySpec, TransportSpec, WorkloadSpec,
 };
 use super::{traffic, units};
@@ -66,7 +66,7 @@ pub(crate) fn err(path: impl Into<String>, message: impl Into<String>) -> Scenar
 pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scenario> {
     let topology = topology(raw.topology)?;
     let switch = switch(raw.switch)?;
-    let transport = transport(raw.transport)?;
+    let transport = transport(raw.transport, raw.d3)?;
     if raw.workload.is_empty() {
         return Err(err(
             "workload",
@@ -378,7 +378,7 @@ fn buffer_spec(
 }
 
 /// `[transport]`, defaulting to `TcpConfig::default()`.
-fn transport(raw: RawTransport) -> Result<TransportSpec> {
+fn transport(raw: RawTransport, raw_d3: RawD3) -> Result<TransportSpec> {
     let d = TcpConfig::default();
     let at = |key: &str| join("transport", key);
     let u32_max = u64::from(u32::MAX);
@@ -450,6 +450,33 @@ fn transport(raw: RawTransport) -> Result<TransportSpec> {
             dupack_threshold,
         },
         dctcp_g,
+        d3: d3(raw_d3)?,
+    })
+}
+
+/// `[d3]`, defaults from the paper (D3 Section 4.4 footnote 4, Sections 4.2 and 4.5).
+fn d3(raw: RawD3) -> Result<D3Spec> {
+    let at = |key: &str| join("d3", key);
+    let gain = |key: &str, value: Option<f64>, default: f64| -> Result<f64> {
+        let v = finite(&at(key), value.unwrap_or(default))?;
+        if v < 0.0 {
+            return Err(err(at(key), format!("must not be negative (found {v})")));
+        }
+        Ok(v)
+    };
+    let d = D3Spec::default();
+    let base_rate_bytes_per_sec = match raw.base_rate {
+        None => d.base_rate_bytes_per_sec,
+        Some(r) => positive(|| at("base_rate"), r.0 / 8, "bytes per second")?,
+    };
+    Ok(D3Spec {
+        quench: raw.quench.unwrap_or(d.quench),
+        quantize: raw.quantize.unwrap_or(d.quantize),
+        base_rate_bytes_per_sec,
+        control_interval: positive_time(|| at("control_interval"), raw.control_interval, d.control_interval)?,
+        alpha: gain("alpha", raw.alpha, d.alpha)?,
+        beta: gain("beta", raw.beta, d.beta)?,
+        new_flow_pause: raw.new_flow_pause.unwrap_or(d.new_flow_pause),
     })
 }
 

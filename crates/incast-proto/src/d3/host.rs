@@ -1,0 +1,1237 @@
+//! The D3 sender (D3, SIGCOMM 2011, Sections 4.1 and 5, Figure 7; flow quenching, Section
+//! 6.1.3): one rate request per RTT, a burst of data at the allocated rate, and the reliability of
+//! a plain transport underneath.
+//!
+//! ```text
+//!  SYN/RRQ(r = size/deadline) ─► routers write [a] ─► receiver ─► SYN/ACK + [a] ─┐
+//!                                                                                  │ s = min [a]
+//!  ┌── interval: budget += s x rtt; first packet carries RRQ{r(t+1), r(t), [a(t)]} ◄┘
+//!  │   then full segments while the budget lasts (the rest carries over)
+//!  └── ACK of the RRQ + [a(t+1)] starts the next interval ... FIN/RRQ returns the allocation
+//! ```
+//!
+//! The stack is ACK-clocked (Section 5, "Discretization overhead"): an interval starts when the
+//! feedback for the previous request arrives, so exactly one request is outstanding at a time.
+
+use super::header::{CongestionHeader, Feedback, D3_HEADER_BYTES, MAX_HOPS};
+use super::rate::{base_rate, bytes_in, from_bits_per_sec, rate_of, Rate};
+use super::rate::{HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
+use crate::tcp::{AckSegment, DataSegment, RttEstimator, TcpConfig, MSS_BYTES};
+use crate::time::{BitsPerSec, Duration, Instant};
+
+/// One maximum segment in bytes.
+const MSS: u64 = MSS_BYTES as u64;
+/// Smallest time left over which a desired rate is computed, so that a deadline at `now` gives
+/// the largest finite rate instead of a division by zero.
+const MIN_TIME_LEFT: Duration = Duration::from_ps(1);
+
+/// Parameters of one D3 sender.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct D3Config {
+    /// Reliability parameters shared with TCP, so that D3 and TCP runs differ only in congestion
+    /// control: `min_rto`, `max_rto`, `initial_rto` and `clock_granularity` feed the same RFC
+    /// 6298 estimator, `dupack_threshold` the fast retransmit, `receive_window_bytes` the flow
+    /// control (Section 5: "flow control"), `delayed_ack` the [`D3Receiver`](super::D3Receiver).
+    /// `initial_window_segments` is unused: the allocation, not a window, limits a D3 sender.
+    pub tcp: TcpConfig,
+    /// The routers' allocation floor: an allocation at or below it means "paused", send only a
+    /// header-only request (Sections 4.2 and 4.5). Must equal the routers'
+    /// `RouterConfig::base_rate`. Default
+    /// [`base_rate`]`(`[`HEADER_ONLY_PACKET_BYTES`]`, `[`TYPICAL_RTT`]`)` = 206_667 B/s.
+    pub base_rate: Rate,
+    /// The host's NIC rate: quenching gives up on a flow that needs more (Section 6.1.3), and a
+    /// path without routers is granted it.
+    pub uplink_rate: Rate,
+    /// `false` runs RCPdc (Section 6.1): no deadline information, every request asks for 0 and
+    /// gets the fair share; quenching is then off too, since the host knows no deadline.
+    /// Default `true`.
+    pub deadline_aware: bool,
+    /// Flow quenching (Section 6.1.3): terminate a flow, with a FIN, once its desired rate
+    /// exceeds the uplink or its deadline has passed. Default `false`, the plain D3 of
+    /// Sections 6.1.1 and 6.1.2.
+    pub quench: bool,
+}
+
+impl D3Config {
+    /// D3 with deadlines, without quenching, on a host whose NIC runs at `uplink`.
+    pub fn new(tcp: TcpConfig, uplink: BitsPerSec) -> Self {
+        D3Config {
+            tcp,
+            base_rate: base_rate(HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT),
+            uplink_rate: from_bits_per_sec(uplink),
+            deadline_aware: true,
+            quench: false,
+        }
+    }
+}
+
+/// A packet from a D3 sender: a data segment, possibly empty, and possibly a rate request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct D3Segment {
+    /// The data; `len` is 0 for a header-only packet (the SYN, a paused flow's request, a
+    /// re-sent request, a quenching FIN).
+    pub data: DataSegment,
+    /// The rate request, on the first packet of each interval only.
+    pub header: Option<CongestionHeader>,
+}
+
+impl D3Segment {
+    /// Whether the packet carries no payload.
+    pub fn is_header_only(&self) -> bool {
+        self.data.len == 0
+    }
+
+    /// Size on the wire: TCP/IP headers, payload and, on a rate request, the 22 B congestion
+    /// header (Section 5).
+    pub fn wire_bytes(&self) -> u32 {
+        let header = self.header.map_or(0, |_| D3_HEADER_BYTES);
+        self.data.wire_bytes() + header
+    }
+}
+
+/// Counters of one D3 sender, for reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct D3Stats {
+    /// Payload bytes sent again below the highest offset ever sent.
+    pub retransmitted_bytes: u64,
+    /// Retransmission timer expiries.
+    pub timeouts: u64,
+    /// Fast retransmissions (third duplicate ACK).
+    pub fast_retransmits: u64,
+    /// Packets that carried a rate request: the SYN, one per interval, re-sent requests.
+    pub rate_requests: u64,
+    /// Requests re-sent because their feedback did not come back within the RTO.
+    pub request_timeouts: u64,
+    /// Packets without payload (all of them carry a request).
+    pub header_only_packets: u64,
+    /// Data segments sent, retransmissions included.
+    pub segments_sent: u64,
+    /// Bytes cumulatively acknowledged.
+    pub bytes_acked: u64,
+    /// Intervals started by rate feedback.
+    pub intervals: u64,
+    /// Intervals whose allocation was at or below the base rate.
+    pub paused_intervals: u64,
+    /// Time spent in paused intervals that have ended (an interval ends when the next feedback
+    /// arrives).
+    pub time_at_base_rate: Duration,
+}
+
+/// A rate request waiting for the next packet.
+#[derive(Clone, Copy, Debug)]
+struct PendingRequest {
+    header: CongestionHeader,
+    /// Send it without data even if the budget allows data.
+    header_only: bool,
+    /// This is a quenching FIN: the flow ends when it leaves.
+    quench: bool,
+}
+
+/// The rate request on the wire, whose feedback starts the next interval.
+#[derive(Clone, Copy, Debug)]
+struct Outstanding {
+    /// Its timestamp, echoed by the ACK that carries its feedback.
+    sent_at: Instant,
+    /// It rode on a data segment, so its ACK may be a genuine duplicate.
+    carried_data: bool,
+    /// When to give it up as lost and re-send; `None` for a FIN, which is never re-sent.
+    resend_at: Option<Instant>,
+}
+
+/// The sender of one D3 flow: a sans-IO state machine over byte offsets starting at 0.
+///
+/// A driver
+///
+/// 1. calls [`poll_transmit`](Self::poll_transmit) in a loop until `None` and puts each packet on
+///    the wire, after creation and after every `handle_*` call;
+/// 2. feeds every arriving ACK, with the rate feedback it carries, to
+///    [`handle_ack`](Self::handle_ack);
+/// 3. arms a timer at [`poll_timeout`](Self::poll_timeout) (re-read after every call) and calls
+///    [`handle_timeout`](Self::handle_timeout) when it fires; early calls are harmless.
+///
+/// The flow is over when [`is_complete`](Self::is_complete): every byte acknowledged, or
+/// quenched.
+///
+/// Rates and budget:
+/// - Each feedback sets the sending rate s = min [a(t+1)] and adds s x rtt bytes to a budget.
+///   The burst spends the budget on whole segments; the remainder, at most one segment, carries
+///   over to the next interval ("Discretization overhead", Section 5).
+/// - rtt is an exponential moving average (Section 5), the RFC 6298 smoothing of TCP's RTT
+///   estimator, over the RTTs of rate requests only. A request rides on the first packet of a
+///   burst, so its RTT is the interval length, while the later segments of a burst also measure
+///   the queue the burst itself builds: fed with those, s x rtt would exceed what s sends in an
+///   interval, and the queue and the RTT would grow together. The retransmission timer uses a
+///   second estimator over all samples, as TCP does.
+/// - A fast retransmission goes out at once and is paid from the budget, which may go
+///   negative: the debt is repaid from the next allocation.
+/// - After the FIN the flow holds no allocation. Any loss recovery still needed then runs with a
+///   fixed window of one interval's worth at the last rate (at least one segment), clocked by
+///   ACKs and refilled by an RTO: the paper does not say how D3 finishes after its FIN.
+#[derive(Clone, Debug)]
+pub struct D3Sender {
+    config: D3Config,
+    size_bytes: Option<u64>,
+    deadline: Option<Instant>,
+    started_at: Instant,
+    completed_at: Option<Instant>,
+    /// Oldest unacknowledged byte.
+    snd_una: u64,
+    /// Next byte to send; pulled back to `snd_una` by a timeout (go-back-N).
+    snd_nxt: u64,
+    /// One past the highest byte ever sent.
+    high_sent: u64,
+    /// `high_sent` at the last loss event: duplicates below it start no second fast retransmit.
+    recover: u64,
+    /// Consecutive duplicate ACKs.
+    dupacks: u32,
+    /// The segment a fast retransmit resends ahead of everything else.
+    retransmit: Option<u64>,
+    /// All RTT samples: the retransmission timeout.
+    rtt: RttEstimator,
+    /// Rate-request RTT samples only: the rtt of s x rtt and of the desired rate.
+    interval_rtt: RttEstimator,
+    /// Retransmission timer; `None` when no data is outstanding.
+    rto_at: Option<Instant>,
+    syn_sent: bool,
+    fin_sent: bool,
+    quenched: bool,
+    pending: Option<PendingRequest>,
+    outstanding: Option<Outstanding>,
+    /// The last request sent: r(t) is its `desired`, and a lost request is re-sent from it.
+    last_request: CongestionHeader,
+    /// s, the current sending rate.
+    rate: Rate,
+    /// Payload bytes the allocation still allows (may be negative, see the type's doc).
+    budget: i64,
+    /// The current interval's allocation is at or below the base rate.
+    paused: bool,
+    interval_started_at: Instant,
+    stats: D3Stats,
+}
+
+impl D3Sender {
+    /// A sender about to send its SYN.
+    ///
+    /// `size_bytes` `None` is a long-lived flow that never ends and asks for no rate;
+    /// `deadline` is absolute. A flow of 0 bytes is complete at once and sends nothing.
+    pub fn new(
+        config: D3Config,
+        size_bytes: Option<u64>,
+        deadline: Option<Instant>,
+        now: Instant,
+    ) -> Self {
+        D3Sender {
+            config,
+            size_bytes,
+            deadline,
+            started_at: now,
+            completed_at: (size_bytes == Some(0)).then_some(now),
+            snd_una: 0,
+            snd_nxt: 0,
+            high_sent: 0,
+            recover: 0,
+            dupacks: 0,
+            retransmit: None,
+            rtt: RttEstimator::new(&config.tcp),
+            interval_rtt: RttEstimator::new(&config.tcp),
+            rto_at: None,
+            syn_sent: false,
+            fin_sent: false,
+            quenched: false,
+            pending: None,
+            outstanding: None,
+            last_request: CongestionHeader::default(),
+            rate: 0,
+            budget: 0,
+            paused: false,
+            interval_started_at: now,
+            stats: D3Stats::default(),
+        }
+    }
+
+    /// The next packet to put on the wire, if the protocol allows one now. Call in a loop until
+    /// `None`.
+    ///
+    /// In order: the SYN; the interval's rate request (on a data segment if the budget pays for
+    /// one, else header-only); a fast retransmission; new or go-back-N data while the budget
+    /// lasts. A paused flow sends nothing but its request.
+    #[must_use]
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<D3Segment> {
+        if self.is_complete() {
+            return None;
+        }
+        if !self.syn_sent {
+            return self.transmit_syn(now);
+        }
+        if let Some(request) = self.pending.take() {
+            return Some(self.transmit_request(now, request));
+        }
+        if self.paused && !self.fin_sent {
+            return None;
+        }
+        if let Some(seq) = self.retransmit.take() {
+            if seq >= self.snd_una && seq < self.snd_nxt {
+                return Some(D3Segment {
+                    data: self.data_segment(now, seq),
+                    header: None,
+                });
+            }
+        }
+        self.next_data(now)
+            .map(|data| D3Segment { data, header: None })
+    }
+
+    /// Processes an ACK and the rate feedback it carries, if any.
+    ///
+    /// Feedback counts only if it answers the outstanding request (its ACK echoes that
+    /// request's timestamp or a later one); it then starts the next interval. An ACK that
+    /// carries feedback for a header-only request merely repeats the cumulative ACK and is never
+    /// a duplicate. ACKs for bytes never sent are ignored.
+    pub fn handle_ack(&mut self, now: Instant, ack: &AckSegment, feedback: Option<&Feedback>) {
+        if self.is_complete() || !self.syn_sent || ack.ack > self.high_sent {
+            return;
+        }
+        let answered = match (feedback, self.outstanding) {
+            (Some(_), Some(o)) if ack.ts_echo >= o.sent_at => Some(o),
+            _ => None,
+        };
+        if ack.ack > self.snd_una {
+            self.on_new_ack(now, ack);
+        } else {
+            if answered.is_some() && ack.ts_echo <= now {
+                // Every packet carries a timestamp, so the answer to a header-only request is
+                // as good an RTT sample as a data ACK; the SYN/ACK's is the first.
+                self.rtt.on_sample(now.saturating_since(ack.ts_echo));
+            }
+            let duplicate = match feedback {
+                None => true,
+                // Unmatched (stale) feedback cannot be told apart from a header-only answer.
+                Some(_) => answered.is_some_and(|o| o.carried_data),
+            };
+            if ack.ack == self.snd_una && duplicate {
+                self.on_duplicate_ack();
+            }
+        }
+        if let (Some(feedback), Some(o)) = (feedback, answered) {
+            self.outstanding = None;
+            if ack.ts_echo <= now {
+                self.interval_rtt
+                    .on_sample(now.saturating_since(ack.ts_echo));
+            }
+            // The FIN's answer allocates nothing new (the routers took the flow out).
+            if !self.fin_sent {
+                let rtt = self
+                    .interval_rtt
+                    .srtt()
+                    .unwrap_or_else(|| now.saturating_since(o.sent_at));
+                self.start_interval(now, feedback, rtt);
+            }
+        }
+        if self.completed_at.is_none() && self.is_complete() {
+            self.completed_at = Some(now);
+        }
+    }
+
+    /// When the next timer is due: the retransmission timer or the outstanding request's
+    /// re-send timer, whichever is earlier. `None` once the flow is complete.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if self.is_complete() {
+            return None;
+        }
+        let resend = self.outstanding.and_then(|o| o.resend_at);
+        match (self.rto_at, resend) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Fires whichever timers are due; does nothing if none is.
+    ///
+    /// A rate request unanswered for an RTO is re-sent header-only with the same values, since
+    /// the routers that saw it may already count it (Section 5 asks only for "timer-based
+    /// retransmissions"). A retransmission timeout resends from `snd_una` (go-back-N, no SACK)
+    /// within the rate budget and doubles the RTO (RFC 6298 Section 5.5).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.is_complete() {
+            return;
+        }
+        if self
+            .outstanding
+            .and_then(|o| o.resend_at)
+            .is_some_and(|at| now >= at)
+        {
+            self.on_request_lost(now);
+        }
+        if self.rto_at.is_some_and(|at| now >= at) {
+            self.on_rto(now);
+        }
+    }
+
+    /// Whether the flow is over: every byte acknowledged, or quenched (its FIN sent). A
+    /// long-lived flow is never complete.
+    pub fn is_complete(&self) -> bool {
+        self.quenched || self.size_bytes.is_some_and(|size| self.snd_una >= size)
+    }
+
+    /// Whether the flow gave up on its deadline (Section 6.1.3).
+    pub fn quenched(&self) -> bool {
+        self.quenched
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> D3Stats {
+        self.stats
+    }
+
+    /// s, the sending rate of the current interval (0 before the SYN/ACK).
+    pub fn sending_rate(&self) -> Rate {
+        self.rate
+    }
+
+    /// r, the desired rate of the last request sent.
+    pub fn desired_rate(&self) -> Rate {
+        self.last_request.desired
+    }
+
+    /// Payload bytes the allocation still allows in this interval (negative while a fast
+    /// retransmission's debt is outstanding).
+    pub fn budget_bytes(&self) -> i64 {
+        self.budget
+    }
+
+    /// Smoothed RTT over all samples (the RTO's), once feedback or an ACK has given one.
+    pub fn srtt(&self) -> Option<Duration> {
+        self.rtt.srtt()
+    }
+
+    /// Smoothed RTT of rate requests: the rtt of the budget s x rtt and of the desired rate.
+    pub fn interval_rtt(&self) -> Option<Duration> {
+        self.interval_rtt.srtt()
+    }
+
+    /// The current retransmission timeout, back-off included.
+    pub fn rto(&self) -> Duration {
+        self.rtt.rto()
+    }
+
+    /// Oldest unacknowledged byte offset.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    /// Next byte offset to be sent.
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+
+    /// The flow size; `None` for a long-lived flow.
+    pub fn size_bytes(&self) -> Option<u64> {
+        self.size_bytes
+    }
+
+    /// The flow's absolute deadline, if any.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// When the sender was created.
+    pub fn started_at(&self) -> Instant {
+        self.started_at
+    }
+
+    /// When the flow became complete: its last byte acknowledged, or its quenching FIN sent
+    /// (tell the two apart with [`quenched`](Self::quenched)).
+    pub fn completed_at(&self) -> Option<Instant> {
+        self.completed_at
+    }
+
+    /// Figure 7 step 1: the SYN asks for r = size / deadline (Section 4.1), unless quenching
+    /// gives up on the flow before it starts (it holds no allocation, so nothing is sent).
+    fn transmit_syn(&mut self, now: Instant) -> Option<D3Segment> {
+        self.syn_sent = true;
+        let needed = match (self.size_bytes, self.deadline) {
+            (Some(size), Some(deadline)) => Some(rate_of(
+                size,
+                deadline.saturating_since(now).max(MIN_TIME_LEFT),
+            )),
+            _ => None,
+        };
+        if self.should_quench(now, needed) {
+            self.quenched = true;
+            self.completed_at = Some(now);
+            return None;
+        }
+        let header = CongestionHeader {
+            syn: true,
+            desired: self.requested(needed),
+            ..CongestionHeader::default()
+        };
+        let request = PendingRequest {
+            header,
+            header_only: true,
+            quench: false,
+        };
+        Some(self.transmit_request(now, request))
+    }
+
+    /// Puts a rate request on the next packet: on new or go-back-N data if it may carry data
+    /// and the budget pays for it, otherwise header-only.
+    fn transmit_request(&mut self, now: Instant, request: PendingRequest) -> D3Segment {
+        let data = if request.header_only || self.paused {
+            None
+        } else {
+            self.next_data(now)
+        };
+        let data = data.unwrap_or_else(|| {
+            self.stats.header_only_packets += 1;
+            DataSegment {
+                seq: self.snd_nxt,
+                len: 0,
+                ts: now,
+                ect: false,
+                ce: false,
+                retransmission: false,
+            }
+        });
+        let header = request.header;
+        self.stats.rate_requests += 1;
+        self.last_request = header;
+        self.fin_sent |= header.fin;
+        if request.quench {
+            self.quenched = true;
+            self.completed_at = Some(now);
+        }
+        self.outstanding = Some(Outstanding {
+            sent_at: now,
+            carried_data: data.len > 0,
+            // A FIN is not re-sent: the routers' counters are soft state (Section 4.4) and a
+            // second FIN would take the flow out twice.
+            resend_at: (!header.fin).then(|| now + self.rtt.rto()),
+        });
+        D3Segment {
+            data,
+            header: Some(header),
+        }
+    }
+
+    /// The next data segment at `snd_nxt`, if there is one, the budget pays for it and the
+    /// receive window has room.
+    fn next_data(&mut self, now: Instant) -> Option<DataSegment> {
+        let end = self.data_end();
+        if self.snd_nxt >= end {
+            return None;
+        }
+        let len = MSS.min(end - self.snd_nxt);
+        if self.budget < len as i64 {
+            return None;
+        }
+        let flight = self.snd_nxt - self.snd_una;
+        let window = self.config.tcp.receive_window_bytes.unwrap_or(u64::MAX);
+        // An empty pipe always gets one segment, so a window below one segment cannot stall.
+        if flight > 0 && flight + len > window {
+            return None;
+        }
+        let seg = self.data_segment(now, self.snd_nxt);
+        self.snd_nxt += len;
+        self.high_sent = self.high_sent.max(self.snd_nxt);
+        Some(seg)
+    }
+
+    /// Builds the segment at `seq`, pays for it from the budget, counts it and arms the
+    /// retransmission timer (RFC 6298 Section 5.1).
+    fn data_segment(&mut self, now: Instant, seq: u64) -> DataSegment {
+        let len = MSS.min(self.data_end() - seq);
+        let resent = (seq + len).min(self.high_sent).saturating_sub(seq);
+        self.budget -= len as i64;
+        self.stats.retransmitted_bytes += resent;
+        self.stats.segments_sent += 1;
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+        DataSegment {
+            seq,
+            len: len as u32,
+            ts: now,
+            ect: false,
+            ce: false,
+            retransmission: resent > 0,
+        }
+    }
+
+    /// Feedback arrived: set the new rate and budget and queue the next request (Section 4.1:
+    /// "The source sends data at this rate for a RTT while piggybacking a rate request for the
+    /// next RTT on one of the data packets").
+    fn start_interval(&mut self, now: Instant, feedback: &Feedback, rtt: Duration) {
+        if self.paused {
+            self.stats.time_at_base_rate =
+                self.stats.time_at_base_rate + now.saturating_since(self.interval_started_at);
+        }
+        self.interval_started_at = now;
+        self.stats.intervals += 1;
+        // No router on the path (hosts on one link): nothing limits the flow but its NIC.
+        let rate = feedback.min_alloc().unwrap_or(self.config.uplink_rate);
+        self.rate = rate;
+        self.paused = rate <= self.config.base_rate;
+        let allocated = if self.paused { 0 } else { bytes_in(rate, rtt) };
+        let request = CongestionHeader {
+            syn: false,
+            fin: false,
+            desired: 0,
+            prev_desired: self.last_request.desired,
+            prev_alloc: feedback.alloc,
+            index: 0,
+            alloc: [0; MAX_HOPS],
+        };
+        let needed = self.needed_rate(now, allocated, rtt);
+        if self.should_quench(now, needed) {
+            self.pending = Some(quench_fin(request));
+            return;
+        }
+        // Carry over at most one segment: that is all discretization leaves unused, and an
+        // allocation idle for other reasons (flow control) must not pile up into a later burst.
+        self.budget = self.budget.min(MSS as i64);
+        if self.paused {
+            self.stats.paused_intervals += 1;
+        } else {
+            self.budget = self
+                .budget
+                .saturating_add(i64::try_from(allocated).unwrap_or(i64::MAX));
+        }
+        let unsent = self.data_end() - self.snd_nxt;
+        // Figure 7 step 5: the interval that sends the last byte returns the allocation.
+        let fin = self.size_bytes.is_some()
+            && (unsent == 0
+                || (!self.paused && u64::try_from(self.budget).is_ok_and(|b| b >= unsent)));
+        self.pending = Some(PendingRequest {
+            header: CongestionHeader {
+                fin,
+                desired: if fin { 0 } else { self.requested(needed) },
+                ..request
+            },
+            header_only: self.paused,
+            quench: false,
+        });
+    }
+
+    /// The rate the flow needs from the next RTT on (Section 5, "Calculating desired rate"):
+    ///
+    /// ```text
+    /// r(t+1) = (remaining − s x rtt) / (deadline − now − 2 rtt)
+    /// ```
+    ///
+    /// `remaining` is the bytes not yet acknowledged: lost data still has to be sent, and data
+    /// in flight counts as a margin until it is acknowledged. `s x rtt` is what this interval
+    /// will send (`will_send`, 0 when paused). The time left is taken as at least one RTT: with
+    /// less, the most the flow can usefully ask for is all of its remaining bytes in the next
+    /// RTT, and the paper's denominator would go to zero or below. `None` without a deadline.
+    fn needed_rate(&self, now: Instant, will_send: u64, rtt: Duration) -> Option<Rate> {
+        let (size, deadline) = (self.size_bytes?, self.deadline?);
+        let remaining = size.saturating_sub(self.snd_una).saturating_sub(will_send);
+        let left = deadline.saturating_since(now) - rtt.saturating_mul(2);
+        Some(rate_of(remaining, left.max(rtt).max(MIN_TIME_LEFT)))
+    }
+
+    /// What the request asks for: the needed rate, or 0 for flows without a deadline and under
+    /// RCPdc (Section 4.2: "there are flows without deadlines, where r = 0").
+    fn requested(&self, needed: Option<Rate>) -> Rate {
+        if self.config.deadline_aware {
+            needed.unwrap_or(0)
+        } else {
+            0
+        }
+    }
+
+    /// Section 6.1.3: give up "when: (i). desired rate exceeds their uplink capacity, or (ii).
+    /// the deadline has already expired".
+    fn should_quench(&self, now: Instant, needed: Option<Rate>) -> bool {
+        self.config.quench
+            && self.config.deadline_aware
+            && self.deadline.is_some_and(|deadline| {
+                now >= deadline || needed.is_some_and(|r| r > self.config.uplink_rate)
+            })
+    }
+
+    /// An ACK that advances `snd_una`.
+    fn on_new_ack(&mut self, now: Instant, ack: &AckSegment) {
+        let acked = ack.ack - self.snd_una;
+        self.snd_una = ack.ack;
+        self.snd_nxt = self.snd_nxt.max(ack.ack);
+        self.dupacks = 0;
+        self.stats.bytes_acked += acked;
+        if ack.ts_echo <= now {
+            self.rtt.on_sample(now.saturating_since(ack.ts_echo));
+        }
+        if self.fin_sent {
+            // After the FIN: each acknowledged byte lets one more go, up to the window.
+            let window = self.recovery_window();
+            self.budget = self
+                .budget
+                .saturating_add(i64::try_from(acked).unwrap_or(i64::MAX))
+                .min(window);
+        }
+        // RFC 6298 Section 5.2 and 5.3: stop when all is acknowledged, else restart.
+        self.rto_at = (self.snd_nxt > self.snd_una).then(|| now + self.rtt.rto());
+    }
+
+    /// A duplicate ACK: the third starts one fast retransmission of `snd_una` (RFC 5681
+    /// Section 3.2), unless it is left over from data sent before the last loss event.
+    fn on_duplicate_ack(&mut self) {
+        if self.snd_nxt == self.snd_una {
+            return;
+        }
+        self.dupacks = self.dupacks.saturating_add(1);
+        if self.dupacks == self.config.tcp.dupack_threshold && self.snd_una >= self.recover {
+            self.stats.fast_retransmits += 1;
+            self.recover = self.high_sent;
+            self.retransmit = Some(self.snd_una);
+        }
+    }
+
+    /// The outstanding request got no answer within an RTO: queue it again, header-only, with
+    /// its last known values. A SYN comes back without its flag: a packet dropped at a congested
+    /// port was counted by that port's router before it was queued, and a second SYN would count
+    /// the flow twice. Quenching is checked again, since the deadline may have passed meanwhile.
+    fn on_request_lost(&mut self, now: Instant) {
+        self.stats.request_timeouts += 1;
+        self.outstanding = None;
+        let request = CongestionHeader {
+            syn: false,
+            index: 0,
+            alloc: [0; MAX_HOPS],
+            ..self.last_request
+        };
+        let rtt = self.interval_rtt.srtt().unwrap_or(Duration::ZERO);
+        let needed = self.needed_rate(now, 0, rtt);
+        self.pending = Some(if self.should_quench(now, needed) {
+            quench_fin(request)
+        } else {
+            PendingRequest {
+                header: request,
+                header_only: true,
+                quench: false,
+            }
+        });
+    }
+
+    /// RFC 6298 Section 5.4 to 5.6: go back to `snd_una` and back off.
+    fn on_rto(&mut self, now: Instant) {
+        self.stats.timeouts += 1;
+        self.recover = self.high_sent;
+        self.snd_nxt = self.snd_una;
+        self.dupacks = 0;
+        self.retransmit = None;
+        self.rtt.back_off();
+        self.rto_at = Some(now + self.rtt.rto());
+        if self.fin_sent {
+            // No more intervals will refill the budget after the FIN: grant one window.
+            self.budget = self.budget.max(self.recovery_window());
+        }
+    }
+
+    /// The window of loss recovery after the FIN: one interval at the last rate, at least one
+    /// segment.
+    fn recovery_window(&self) -> i64 {
+        let rtt = self.interval_rtt.srtt().unwrap_or(Duration::ZERO);
+        let bytes = bytes_in(self.rate, rtt).max(MSS);
+        i64::try_from(bytes).unwrap_or(i64::MAX)
+    }
+
+    /// One past the last byte of the flow.
+    fn data_end(&self) -> u64 {
+        self.size_bytes.unwrap_or(u64::MAX)
+    }
+}
+
+/// The quenching FIN built from a request's previous values (Section 6.1.3: terminate "by
+/// sending a FIN"), header-only, asking for nothing and returning the allocation.
+fn quench_fin(request: CongestionHeader) -> PendingRequest {
+    PendingRequest {
+        header: CongestionHeader {
+            fin: true,
+            desired: 0,
+            ..request
+        },
+        header_only: true,
+        quench: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RTO: Duration = Duration::from_ms(10);
+    /// 100 Mbps: 3750 B per 300 us interval, two full segments and 830 B over.
+    const MBPS_100: Rate = 12_500_000;
+    const BASE: Rate = 206_667;
+
+    fn us(t: u64) -> Instant {
+        Instant::ZERO + Duration::from_us(t)
+    }
+
+    fn config() -> D3Config {
+        D3Config::new(
+            TcpConfig {
+                min_rto: RTO,
+                ..TcpConfig::default()
+            },
+            BitsPerSec::GBPS,
+        )
+    }
+
+    fn sender_with(config: D3Config, size: Option<u64>, deadline_us: Option<u64>) -> D3Sender {
+        D3Sender::new(config, size, deadline_us.map(us), Instant::ZERO)
+    }
+
+    fn sender(size: Option<u64>, deadline_us: Option<u64>) -> D3Sender {
+        sender_with(config(), size, deadline_us)
+    }
+
+    fn quenching() -> D3Config {
+        D3Config {
+            quench: true,
+            ..config()
+        }
+    }
+
+    fn drain(s: &mut D3Sender, now: Instant) -> Vec<D3Segment> {
+        std::iter::from_fn(|| s.poll_transmit(now)).collect()
+    }
+
+    /// Sequence numbers of the data segments, in segments.
+    fn seqs(segs: &[D3Segment]) -> Vec<u64> {
+        segs.iter().map(|s| s.data.seq / MSS).collect()
+    }
+
+    /// Feedback from one router.
+    fn fb(rate: Rate) -> Feedback {
+        let mut alloc = [0; MAX_HOPS];
+        alloc[0] = rate;
+        Feedback { hops: 1, alloc }
+    }
+
+    fn ack_at(acked: u64, ts_echo: Instant) -> AckSegment {
+        AckSegment {
+            ack: acked,
+            ece: false,
+            ts_echo,
+        }
+    }
+
+    /// At `now`, the answer to the request sent at `request_ts`: cumulative ACK `acked` bytes
+    /// and one router's allocation `rate`; returns the burst it releases.
+    fn answer(
+        s: &mut D3Sender,
+        now: Instant,
+        acked: u64,
+        request_ts: Instant,
+        rate: Rate,
+    ) -> Vec<D3Segment> {
+        s.handle_ack(now, &ack_at(acked, request_ts), Some(&fb(rate)));
+        drain(s, now)
+    }
+
+    #[test]
+    fn new_first_poll_header_only_syn_asks_size_over_deadline() {
+        let mut s = sender(Some(100_000), Some(10_000));
+        let segs = drain(&mut s, us(0));
+        assert_eq!(segs.len(), 1);
+        let syn = segs[0];
+        assert!(syn.is_header_only());
+        assert_eq!((syn.data.seq, syn.data.ts), (0, us(0)));
+        assert_eq!(u64::from(syn.wire_bytes()), HEADER_ONLY_PACKET_BYTES);
+        // Section 4.1: r = s / d = 100 KB / 10 ms.
+        let expected = CongestionHeader {
+            syn: true,
+            desired: 10_000_000,
+            ..CongestionHeader::default()
+        };
+        assert_eq!(syn.header, Some(expected));
+        assert_eq!(s.poll_timeout(), Some(us(0) + RTO));
+        let st = s.stats();
+        assert_eq!((st.rate_requests, st.header_only_packets), (1, 1));
+        // No data before the SYN/ACK's feedback, however long it takes.
+        assert!(drain(&mut s, us(5_000)).is_empty());
+    }
+
+    #[test]
+    fn syn_no_deadline_or_rcpdc_asks_zero() {
+        let mut s = sender(Some(100_000), None);
+        assert_eq!(drain(&mut s, us(0))[0].header.unwrap().desired, 0);
+        let mut s = sender(None, Some(10_000));
+        assert_eq!(drain(&mut s, us(0))[0].header.unwrap().desired, 0);
+        let rcpdc = D3Config {
+            deadline_aware: false,
+            ..config()
+        };
+        let mut s = sender_with(rcpdc, Some(100_000), Some(10_000));
+        assert_eq!(drain(&mut s, us(0))[0].header.unwrap().desired, 0);
+    }
+
+    #[test]
+    fn synack_feedback_burst_of_rate_times_rtt_request_on_first_packet() {
+        let mut s = sender(Some(100_000), Some(10_000));
+        let _ = drain(&mut s, us(0));
+        let burst = answer(&mut s, us(300), 0, us(0), MBPS_100);
+        // 12.5 MB/s x 300 us = 3750 B: two full segments, 830 B carried over.
+        assert_eq!(seqs(&burst), vec![0, 1]);
+        assert!(burst.iter().all(|b| b.data.len == MSS_BYTES));
+        assert_eq!(s.budget_bytes(), 830);
+        assert_eq!(s.srtt(), Some(Duration::from_us(300)));
+        assert_eq!(s.interval_rtt(), Some(Duration::from_us(300)));
+        assert_eq!(s.sending_rate(), MBPS_100);
+        // (100_000 - 3750) B / (10 ms - 300 us - 2 x 300 us).
+        let expected = CongestionHeader {
+            desired: 10_576_923,
+            prev_desired: 10_000_000,
+            prev_alloc: fb(MBPS_100).alloc,
+            ..CongestionHeader::default()
+        };
+        assert_eq!(burst[0].header, Some(expected));
+        assert_eq!(burst[0].wire_bytes(), 1500 + D3_HEADER_BYTES);
+        assert_eq!(burst[1].header, None);
+        assert_eq!(s.stats().intervals, 1);
+    }
+
+    #[test]
+    fn interval_60mbps_300us_carries_unused_allocation_over() {
+        // Section 5: at 60 Mbps and 300 us one 1500 B packet per RTT would be only 40 Mbps.
+        // With the carry-over the flow alternates one and two segments.
+        let mut s = sender(None, None);
+        let _ = drain(&mut s, us(0));
+        let mut request_ts = us(0);
+        let mut per_interval = Vec::new();
+        for k in 1..=20 {
+            let now = us(300 * k);
+            let snd_nxt = s.snd_nxt();
+            let burst = answer(&mut s, now, snd_nxt, request_ts, 7_500_000);
+            request_ts = now;
+            per_interval.push(burst.len());
+        }
+        assert_eq!(&per_interval[..6], &[1, 2, 1, 2, 1, 2]);
+        // 20 x 2250 B = 45_000 B allocated: 30 full segments, not 20.
+        assert_eq!(per_interval.iter().sum::<usize>(), 30);
+        assert_eq!(s.budget_bytes(), 45_000 - 30 * MSS as i64);
+    }
+
+    #[test]
+    fn paused_flow_header_only_requests_accrue_time_at_base_rate() {
+        let mut s = sender(Some(100_000), Some(20_000));
+        let _ = drain(&mut s, us(0));
+        let mut desired = s.desired_rate();
+        for k in 1..=4 {
+            let burst = answer(&mut s, us(300 * k), 0, us(300 * (k - 1)), BASE);
+            assert_eq!(burst.len(), 1);
+            assert!(burst[0].is_header_only());
+            let h = burst[0].header.unwrap();
+            // Section 4.2: low assignments make the desired rate increase.
+            assert!(h.desired > desired, "{} <= {desired}", h.desired);
+            desired = h.desired;
+        }
+        let st = s.stats();
+        assert_eq!((st.paused_intervals, st.segments_sent), (4, 0));
+        // Three paused intervals have ended.
+        assert_eq!(st.time_at_base_rate, Duration::from_us(900));
+        let burst = answer(&mut s, us(1500), 0, us(1200), MBPS_100);
+        assert_eq!(seqs(&burst), vec![0, 1]);
+        assert_eq!(s.stats().time_at_base_rate, Duration::from_us(1200));
+    }
+
+    #[test]
+    fn needed_rate_formula_counts_unacked_and_floors_time_left_at_rtt() {
+        let rtt = Duration::from_us(300);
+        let mut s = sender(Some(100_000), Some(10_000));
+        // 100_000 B / (10 ms - 600 us).
+        assert_eq!(s.needed_rate(us(0), 0, rtt), Some(10_638_297));
+        // (100_000 - 3750) B / (10 ms - 1 ms - 600 us).
+        assert_eq!(s.needed_rate(us(1_000), 3_750, rtt), Some(11_458_333));
+        // Acknowledged bytes no longer count; sent but unacknowledged ones still do.
+        s.snd_una = 40_000;
+        s.snd_nxt = 60_000;
+        assert_eq!(s.needed_rate(us(1_000), 0, rtt), Some(7_142_857));
+        // Under three RTTs left, and past the deadline: all of it in the next RTT.
+        assert_eq!(s.needed_rate(us(9_500), 0, rtt), Some(200_000_000));
+        assert_eq!(s.needed_rate(us(12_000), 0, rtt), Some(200_000_000));
+        assert_eq!(s.needed_rate(us(0), 70_000, rtt), Some(0));
+        assert_eq!(sender(Some(1), None).needed_rate(us(0), 0, rtt), None);
+    }
+
+    #[test]
+    fn rcpdc_every_request_asks_zero_and_never_quenches() {
+        let rcpdc = D3Config {
+            deadline_aware: false,
+            quench: true,
+            ..config()
+        };
+        let mut s = sender_with(rcpdc, Some(100_000), Some(1_000));
+        let _ = drain(&mut s, us(0));
+        // Long past the deadline, still going, still asking for nothing but the fair share.
+        let burst = answer(&mut s, us(5_000), 0, us(0), MBPS_100);
+        assert_eq!(burst[0].header.unwrap().desired, 0);
+        assert!(!s.quenched());
+    }
+
+    #[test]
+    fn fin_on_interval_covering_the_rest_returns_allocation() {
+        let mut s = sender(Some(2_000), None);
+        let _ = drain(&mut s, us(0));
+        let burst = answer(&mut s, us(300), 0, us(0), MBPS_100);
+        assert_eq!(
+            burst.iter().map(|b| b.data.len).collect::<Vec<_>>(),
+            vec![MSS_BYTES, 540]
+        );
+        let expected = CongestionHeader {
+            fin: true,
+            desired: 0,
+            prev_desired: 0,
+            prev_alloc: fb(MBPS_100).alloc,
+            ..CongestionHeader::default()
+        };
+        assert_eq!(burst[0].header, Some(expected));
+        assert_eq!(burst[1].header, None);
+        // The FIN's answer allocates nothing new and starts no interval.
+        s.handle_ack(us(600), &ack_at(2_000, us(300)), Some(&Feedback::default()));
+        assert!(s.is_complete() && !s.quenched());
+        assert_eq!(s.completed_at(), Some(us(600)));
+        assert_eq!(s.poll_timeout(), None);
+        assert!(drain(&mut s, us(600)).is_empty());
+        assert_eq!(s.stats().intervals, 1);
+    }
+
+    #[test]
+    fn fin_then_tail_loss_rto_resends_without_header() {
+        let mut s = sender(Some(2_000), None);
+        let _ = drain(&mut s, us(0));
+        let _ = answer(&mut s, us(300), 0, us(0), MBPS_100);
+        // The FIN (with the first segment) arrives, the 540 B tail is lost.
+        s.handle_ack(us(600), &ack_at(MSS, us(300)), Some(&Feedback::default()));
+        assert!(drain(&mut s, us(600)).is_empty());
+        let due = s.poll_timeout().unwrap();
+        assert_eq!(due, us(600) + RTO);
+        s.handle_timeout(due);
+        let segs = drain(&mut s, due);
+        assert_eq!(segs.len(), 1);
+        assert_eq!((segs[0].data.seq, segs[0].data.len), (MSS, 540));
+        assert!(segs[0].data.retransmission && segs[0].header.is_none());
+        assert_eq!(s.poll_timeout(), Some(due + RTO.saturating_mul(2)));
+        s.handle_ack(due + Duration::from_us(300), &ack_at(2_000, due), None);
+        assert!(s.is_complete());
+        let st = s.stats();
+        assert_eq!(
+            (st.timeouts, st.retransmitted_bytes, st.rate_requests),
+            (1, 540, 2)
+        );
+    }
+
+    #[test]
+    fn quench_deadline_passed_sends_header_only_fin() {
+        let mut s = sender_with(quenching(), Some(100_000), Some(1_000));
+        let syn = drain(&mut s, us(0));
+        assert_eq!(syn[0].header.unwrap().desired, 100_000_000);
+        // The SYN/ACK comes back after the deadline.
+        let burst = answer(&mut s, us(1_200), 0, us(0), MBPS_100);
+        assert_eq!(burst.len(), 1);
+        assert!(burst[0].is_header_only());
+        let expected = CongestionHeader {
+            fin: true,
+            desired: 0,
+            prev_desired: 100_000_000,
+            prev_alloc: fb(MBPS_100).alloc,
+            ..CongestionHeader::default()
+        };
+        assert_eq!(burst[0].header, Some(expected));
+        assert!(s.quenched() && s.is_complete());
+        assert_eq!(s.completed_at(), Some(us(1_200)));
+        assert_eq!(s.poll_timeout(), None);
+        s.handle_ack(us(1_500), &ack_at(0, us(1_200)), Some(&fb(MBPS_100)));
+        assert!(drain(&mut s, us(1_500)).is_empty());
+    }
+
+    #[test]
+    fn quench_desired_above_uplink_after_pause() {
+        // 1 MB in 8.5 ms needs 117.6 MB/s, under the 125 MB/s uplink; after one paused RTT it
+        // needs 1 MB / (8.5 ms - 900 us) = 131.6 MB/s.
+        let mut s = sender_with(quenching(), Some(1_000_000), Some(8_500));
+        assert_eq!(drain(&mut s, us(0))[0].header.unwrap().desired, 117_647_058);
+        let burst = answer(&mut s, us(300), 0, us(0), BASE);
+        assert!(burst[0].header.unwrap().fin);
+        assert!(s.quenched());
+        // Without quenching the flow asks for the impossible rate and goes on.
+        let mut s = sender(Some(1_000_000), Some(8_500));
+        let _ = drain(&mut s, us(0));
+        let burst = answer(&mut s, us(300), 0, us(0), BASE);
+        let h = burst[0].header.unwrap();
+        assert_eq!((h.fin, h.desired), (false, 131_578_947));
+        assert!(!s.quenched());
+    }
+
+    #[test]
+    fn quench_at_syn_impossible_flow_sends_nothing() {
+        let mut s = sender_with(quenching(), Some(1_000_000), Some(1_000));
+        assert!(drain(&mut s, us(0)).is_empty());
+        assert!(s.quenched() && s.is_complete());
+        assert_eq!(s.stats().rate_requests, 0);
+    }
+
+    #[test]
+    fn rto_and_lost_request_go_back_n_on_next_interval() {
+        let mut s = sender(None, None);
+        let _ = drain(&mut s, us(0));
+        assert_eq!(
+            seqs(&answer(&mut s, us(300), 0, us(0), MBPS_100)),
+            vec![0, 1]
+        );
+        // Segment 0 arrives, 1 is lost; interval 2 (830 + 3750 B) sends 2, 3, 4, and then
+        // nothing at all comes back.
+        assert_eq!(
+            seqs(&answer(&mut s, us(600), MSS, us(300), MBPS_100)),
+            vec![2, 3, 4]
+        );
+        assert_eq!(s.budget_bytes(), 200);
+        let due = s.poll_timeout().unwrap();
+        assert_eq!(due, us(600) + RTO);
+        s.handle_timeout(due);
+        let st = s.stats();
+        assert_eq!((st.timeouts, st.request_timeouts), (1, 1));
+        assert_eq!(s.snd_nxt(), MSS);
+        assert_eq!(s.rto(), RTO.saturating_mul(2));
+        // The request goes again, header-only with the same values; 200 B buys no data.
+        let resent = drain(&mut s, due);
+        assert_eq!(resent.len(), 1);
+        assert!(resent[0].is_header_only());
+        assert_eq!(resent[0].header.unwrap().prev_alloc, fb(MBPS_100).alloc);
+        // Its answer repeats ACK 1 (no duplicate) and opens the next interval: go-back-N from
+        // segment 1 within 3950 B, the request on the first retransmission.
+        let now = due + Duration::from_us(300);
+        let burst = answer(&mut s, now, MSS, due, MBPS_100);
+        assert_eq!(seqs(&burst), vec![1, 2]);
+        assert!(burst.iter().all(|b| b.data.retransmission));
+        assert!(burst[0].header.is_some() && burst[1].header.is_none());
+        let st = s.stats();
+        assert_eq!((st.fast_retransmits, st.retransmitted_bytes), (0, 2 * MSS));
+    }
+
+    #[test]
+    fn fast_retransmit_third_dupack_once_paid_from_budget() {
+        let mut s = sender(None, None);
+        let _ = drain(&mut s, us(0));
+        // 50 MB/s x 300 us = 15_000 B: ten segments, 400 B over.
+        assert_eq!(answer(&mut s, us(300), 0, us(0), 50_000_000).len(), 10);
+        // Segment 1 is lost. Segment 0's answer opens interval 2: 10..=19, 800 B over.
+        assert_eq!(answer(&mut s, us(600), MSS, us(300), 50_000_000).len(), 10);
+        for i in 0..2 {
+            s.handle_ack(us(601 + i), &ack_at(MSS, us(300)), None);
+        }
+        assert!(drain(&mut s, us(602)).is_empty());
+        s.handle_ack(us(603), &ack_at(MSS, us(300)), None);
+        let rexmit = drain(&mut s, us(603));
+        assert_eq!(seqs(&rexmit), vec![1]);
+        assert!(rexmit[0].data.retransmission && rexmit[0].header.is_none());
+        assert_eq!(s.budget_bytes(), 800 - MSS as i64);
+        for i in 0..10 {
+            s.handle_ack(us(604 + i), &ack_at(MSS, us(300)), None);
+        }
+        assert!(drain(&mut s, us(620)).is_empty());
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.stats().timeouts, 0);
+    }
+
+    #[test]
+    fn header_only_feedback_ack_never_duplicate() {
+        let mut s = sender(None, None);
+        let _ = drain(&mut s, us(0));
+        let _ = answer(&mut s, us(300), 0, us(0), MBPS_100);
+        // Segment 1 is lost; the flow is then paused, and every answer repeats ACK 1.
+        for k in 2..=6 {
+            let burst = answer(&mut s, us(300 * k), MSS, us(300 * (k - 1)), BASE);
+            assert!(burst.len() == 1 && burst[0].is_header_only());
+        }
+        assert_eq!(s.stats().fast_retransmits, 0);
+        // Plain duplicates still count; the retransmission waits for the pause to end.
+        for i in 0..3 {
+            s.handle_ack(us(1_801 + i), &ack_at(MSS, us(300)), None);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert!(drain(&mut s, us(1_803)).is_empty());
+        let burst = answer(&mut s, us(2_100), MSS, us(1_800), MBPS_100);
+        assert_eq!(seqs(&burst), vec![2, 1, 3]);
+        assert!(burst[1].data.retransmission);
+    }
+
+    #[test]
+    fn lost_syn_resent_without_syn_flag_stale_answer_ignored() {
+        let mut s = sender(Some(100_000), Some(50_000));
+        let _ = drain(&mut s, us(0));
+        s.handle_timeout(us(0) + RTO - Duration::from_ps(1));
+        assert!(drain(&mut s, us(1)).is_empty());
+        s.handle_timeout(us(0) + RTO);
+        let resent = drain(&mut s, us(10_000));
+        assert_eq!(resent.len(), 1);
+        let expected = CongestionHeader {
+            desired: 2_000_000,
+            ..CongestionHeader::default()
+        };
+        assert_eq!(resent[0].header, Some(expected));
+        assert_eq!(s.stats().request_timeouts, 1);
+        // The first SYN was only slow: its answer echoes an older timestamp and is ignored.
+        assert!(answer(&mut s, us(10_100), 0, us(0), MBPS_100).is_empty());
+        assert_eq!((s.sending_rate(), s.stats().intervals), (0, 0));
+        let burst = answer(&mut s, us(10_300), 0, us(10_000), MBPS_100);
+        assert_eq!(seqs(&burst), vec![0, 1]);
+    }
+
+    #[test]
+    fn handle_timeout_early_or_idle_is_noop() {
+        let mut s = sender(Some(100_000), None);
+        s.handle_timeout(us(1_000_000));
+        let _ = drain(&mut s, us(0));
+        let before = (s.stats(), s.poll_timeout(), s.snd_nxt(), s.rto());
+        s.handle_timeout(us(0) + RTO - Duration::from_ps(1));
+        assert_eq!((s.stats(), s.poll_timeout(), s.snd_nxt(), s.rto()), before);
+        assert!(drain(&mut s, us(1)).is_empty());
+    }
+
+    #[test]
+    fn zero_bytes_complete_at_once_long_lived_never() {
+        let mut s = sender(Some(0), None);
+        assert!(s.is_complete());
+        assert!(drain(&mut s, us(0)).is_empty());
+        assert_eq!(s.completed_at(), Some(us(0)));
+        let mut s = sender(None, None);
+        let _ = drain(&mut s, us(0));
+        let _ = answer(&mut s, us(300), 0, us(0), MBPS_100);
+        s.handle_ack(us(600), &ack_at(2 * MSS, us(300)), None);
+        assert!(!s.is_complete());
+    }
+
+    #[test]
+    fn feedback_without_routers_grants_uplink() {
+        let mut s = sender(None, None);
+        let _ = drain(&mut s, us(0));
+        s.handle_ack(us(10), &ack_at(0, us(0)), Some(&Feedback::default()));
+        assert_eq!(s.sending_rate(), 125_000_000);
+        // 125 MB/s x 10 us = 1250 B: not a full segment, so the request goes alone.
+        let burst = drain(&mut s, us(10));
+        assert!(burst.len() == 1 && burst[0].is_header_only());
+    }
+
+    #[test]
+    fn receive_window_limits_flight() {
+        let c = D3Config {
+            tcp: TcpConfig {
+                receive_window_bytes: Some(2 * MSS),
+                ..config().tcp
+            },
+            ..config()
+        };
+        let mut s = sender_with(c, None, None);
+        let _ = drain(&mut s, us(0));
+        assert_eq!(
+            seqs(&answer(&mut s, us(300), 0, us(0), 50_000_000)),
+            vec![0, 1]
+        );
+        s.handle_ack(us(400), &ack_at(MSS, us(300)), None);
+        assert_eq!(seqs(&drain(&mut s, us(400))), vec![2]);
+    }
+}
