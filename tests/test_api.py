@@ -276,13 +276,26 @@ def test_queue_and_throughput_series() -> None:
     }
     result = incast.run(scenario)
     q = result.queues
-    assert q.column_names == ["host", "time_s", "queue_bytes"]
+    assert q.column_names == ["host", "time_s", "queue_bytes", "d3_flows", "d3_demand_bytes_per_s", "d3_allocated_bytes_per_s", "d3_capacity_bytes_per_s"]
     assert q.num_rows > 0 and set(q["host"].to_pylist()) == {0, 1}
     assert max(q["queue_bytes"].to_pylist()) > 0
     t = result.throughput
     assert t is not None and t.column_names == ["time_s", "flow_id", "delivered_bytes"]
     assert t.num_rows > 0
     assert incast.run(burst(rounds=1)).throughput is None
+    assert q["d3_flows"].null_count == q.num_rows, "no D3 allocator, no counters"
+
+
+def test_d3_counters_are_sampled_at_ports_with_an_allocator() -> None:
+    scenario = burst(senders=8, rounds=1, protocol="d3")
+    scenario["output"] = {"queue_sample_interval": "100us", "queue_sample_hosts": [0]}
+    q = incast.run(scenario).queues
+    assert q["d3_flows"].null_count == 0
+    # The allocator counts the burst's flows while they run and returns to none at the end.
+    flows = q["d3_flows"].to_pylist()
+    assert max(flows) == 8 and flows[-1] == 0
+    capacity = q["d3_capacity_bytes_per_s"].to_pylist()
+    assert all(125_000_000 // 4 <= c <= 2 * 125_000_000 for c in capacity)
     assert incast.run(burst(rounds=1)).queues.num_rows == 0
 
 

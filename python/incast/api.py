@@ -189,7 +189,15 @@ def _result(raw: Mapping[str, Any]) -> RunResult:
         summary=dict(raw["summary"]),
         queues=_table(
             raw["queues"],
-            [("host", pa.uint32()), ("time_s", pa.float64()), ("queue_bytes", pa.uint64())],
+            [
+                ("host", pa.uint32()),
+                ("time_s", pa.float64()),
+                ("queue_bytes", pa.uint64()),
+                ("d3_flows", pa.uint64()),
+                ("d3_demand_bytes_per_s", pa.uint64()),
+                ("d3_allocated_bytes_per_s", pa.uint64()),
+                ("d3_capacity_bytes_per_s", pa.uint64()),
+            ],
         ),
         throughput=None
         if raw["throughput"] is None
@@ -240,7 +248,7 @@ def _table(columns: Dict[str, Any], spec: List[Any]) -> "pa.Table":
     import pyarrow as pa
 
     rows = columns["rows"]
-    return pa.table({name: _array(t, rows, columns[name]) for name, t in spec})
+    return pa.table({name: _array(t, rows, columns[name], columns.get(f"{name}.valid")) for name, t in spec})
 
 
 def _flows_table(columns: Dict[str, Any]) -> "pa.Table":

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use incast_sim::results::{FlowRecord, QueueSeries, RunResults, Summary, ThroughputSeries};
+use incast_sim::results::{FlowRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
 use incast_sim::scenario::{self, Scenario};
 use incast_sim::{Progress, Simulation};
 use pyo3::create_exception;
@@ -352,6 +352,16 @@ fn queues_to_py<'py>(py: Python<'py>, queues: &[QueueSeries]) -> PyResult<Bound<
         queues.iter().flat_map(|q| q.queue_bytes.iter().copied()),
         n,
     )?;
+    // D3's counters, null at ports without an allocator.
+    let counter = |pick: fn(&RateCounters) -> u64| {
+        queues.iter().flat_map(move |q| {
+            (0..q.time_s.len()).map(move |i| q.rate_counters.get(i).map(pick))
+        })
+    };
+    put_nullable(&d, "d3_flows", counter(|c| c.flows), n)?;
+    put_nullable(&d, "d3_demand_bytes_per_s", counter(|c| c.demand), n)?;
+    put_nullable(&d, "d3_allocated_bytes_per_s", counter(|c| c.allocated), n)?;
+    put_nullable(&d, "d3_capacity_bytes_per_s", counter(|c| c.capacity), n)?;
     Ok(d)
 }
 

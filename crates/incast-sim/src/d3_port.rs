@@ -4,7 +4,7 @@
 //! untouched. The allocator's capacity control runs on the port's timer with the bytes the port
 //! sent and its queue.
 
-use incast_proto::d3::{CongestionHeader, RateRequest, Router, RouterConfig, MAX_HOPS};
+use incast_proto::d3::{CongestionHeader, Counters, RateRequest, Router, RouterConfig, MAX_HOPS};
 use incast_proto::time::Instant;
 
 use crate::packet::Packet;
@@ -61,5 +61,9 @@ impl PortProcessor for D3Port {
         self.router.on_bytes_sent(port.bytes_sent - self.bytes_seen);
         self.bytes_seen = port.bytes_sent;
         self.router.handle_timeout(now, port.queue_bytes);
+    }
+
+    fn counters(&self) -> Option<Counters> {
+        Some(self.router.counters())
     }
 }

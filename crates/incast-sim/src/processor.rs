@@ -4,6 +4,7 @@
 //! router's forwarding path would.
 
 use incast_proto::d3::header::CongestionHeader;
+use incast_proto::d3::Counters;
 use incast_proto::time::{BitsPerSec, Instant};
 
 use crate::packet::Packet;
@@ -36,5 +37,10 @@ pub trait PortProcessor: Send {
     /// Called at or after `poll_timeout()`; a no-op when nothing is due.
     fn handle_timeout(&mut self, now: Instant, port: &PortView) {
         let _ = (now, port);
+    }
+
+    /// The aggregate counters of a rate allocator (D3's N, D, A and C), for time series.
+    fn counters(&self) -> Option<Counters> {
+        None
     }
 }

@@ -87,6 +87,22 @@ pub struct QueueSeries {
     pub time_s: Vec<f64>,
     /// Queue length at each sample, bytes.
     pub queue_bytes: Vec<u64>,
+    /// D3's counters at each sample (N, D, A and C, rates in bytes per second), when the port runs
+    /// a D3 allocator; empty otherwise.
+    pub rate_counters: Vec<RateCounters>,
+}
+
+/// D3's per-port counters at one instant (D3 Section 4.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RateCounters {
+    /// N: flows traversing the port.
+    pub flows: u64,
+    /// D: sum of the desired rates of deadline flows, bytes per second.
+    pub demand: u64,
+    /// A: sum of the allocated rates, bytes per second.
+    pub allocated: u64,
+    /// C: the capacity the controller hands out, bytes per second.
+    pub capacity: u64,
 }
 
 /// Per-flow delivered bytes sampled over time.

@@ -17,7 +17,7 @@ use crate::ids::{FlowId, PacketId, PortId};
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
 use crate::port::{Admission, BufferLimit, Port, SharedPool};
 use crate::processor::PortProcessor;
-use crate::results::{FlowRecord, QueueSeries, RunResults, Summary, ThroughputSeries};
+use crate::results::{FlowRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
 use crate::routing::{mix, Router};
 use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, ScenarioError, TransportSpec};
 use crate::topology::{NodeKind, Topology};
@@ -674,8 +674,12 @@ impl Simulation {
         let Some(s) = self.sampling.as_mut() else { return };
         let t = self.now.as_secs_f64();
         for (series, &(_, port)) in s.queues.iter_mut().zip(&s.queue_ports) {
+            let port = &self.ports[port.idx()];
             series.time_s.push(t);
-            series.queue_bytes.push(self.ports[port.idx()].queue_bytes());
+            series.queue_bytes.push(port.queue_bytes());
+            if let Some(c) = port.processor.as_ref().and_then(|p| p.counters()) {
+                series.rate_counters.push(RateCounters { flows: c.flows, demand: c.demand, allocated: c.allocated, capacity: c.capacity });
+            }
         }
         if let (Some(every), Some(tp)) = (s.throughput_every, s.throughput.as_mut()) {
             if s.ticks % every == 0 {
