@@ -77,7 +77,7 @@ fn multi_bottleneck_flows_share_each_bottleneck() {
 #[test]
 fn d3_long_flows_keep_the_queue_short_where_dctcp_holds_k() {
     // D3 Section 6.2, Figure 16: D3's queue is a fraction of DCTCP's for the same long flows.
-    let mut sampled = |p: Protocol| {
+    let sampled = |p: Protocol| {
         let mut s = scenario(star(11), p, 1_000_000, vec![long_flows_into_host0(10)]);
         s.run.duration = Some(Duration::from_ms(200));
         s.output.queue_samples = Some(QueueSampling { interval: Duration::from_us(100), host_downlinks: vec![0] });
