@@ -49,6 +49,8 @@ pub struct Packet {
     pub ece: bool,
     /// Payload sent before (accounting).
     pub retransmission: bool,
+    /// TCP SYN (a header-only segment opening the connection).
+    pub syn: bool,
     /// Strict-priority class, 0 highest.
     pub priority: u8,
     /// Position on the route.

@@ -627,7 +627,15 @@ impl Simulation {
         };
         let ends = match pkt.kind {
             PacketKind::Data => {
-                let seg = DataSegment { seq: pkt.seq, len: pkt.len, ts: pkt.ts, ect: pkt.ect, ce: pkt.ce, retransmission: pkt.retransmission };
+                let seg = DataSegment {
+                    seq: pkt.seq,
+                    len: pkt.len,
+                    ts: pkt.ts,
+                    ect: pkt.ect,
+                    ce: pkt.ce,
+                    retransmission: pkt.retransmission,
+                    syn: pkt.syn,
+                };
                 let request = match ext {
                     Some(Ext::Request(h)) => Some(h),
                     _ => None,
@@ -730,6 +738,7 @@ fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8
         ce: false,
         ece: false,
         retransmission: seg.retransmission,
+        syn: seg.syn,
         priority,
         route,
         has_ext,
@@ -748,6 +757,7 @@ fn ack_packet(flow: FlowId, ack: &AckSegment, route: RouteCursor, priority: u8, 
         ce: false,
         ece: ack.ece,
         retransmission: false,
+        syn: false,
         priority,
         route,
         has_ext,

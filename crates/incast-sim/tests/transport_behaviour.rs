@@ -124,3 +124,17 @@ fn same_seed_gives_identical_flow_table_and_another_seed_differs() {
     s2.seed = 2;
     assert_ne!(bits(&a), bits(&run(&s2)));
 }
+
+#[test]
+fn handshake_costs_tcp_one_round_trip() {
+    let one_flow = |handshake: bool| {
+        let flow = ExplicitFlow { src: 1, dst: 0, size_bytes: Some(10_000), start: Instant::ZERO, deadline: None };
+        let mut s = scenario(star(2), Protocol::Tcp, 100_000, vec![WorkloadSpec::Flows { flows: vec![flow], options: options() }]);
+        s.transport.tcp.handshake = handshake;
+        run(&s).flows[0].finish_s.unwrap()
+    };
+    // Two 10 us links each way, plus the 40 B SYN and SYN/ACK serialized on two links each.
+    let rtt = 4.0 * 10e-6 + 4.0 * 40.0 * 8.0 / 1e9;
+    let extra = one_flow(true) - one_flow(false);
+    assert!((extra - rtt).abs() < 1e-9, "handshake added {extra} s, one RTT is {rtt} s");
+}

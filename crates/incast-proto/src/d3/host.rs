@@ -492,6 +492,7 @@ impl D3Sender {
                 ect: false,
                 ce: false,
                 retransmission: false,
+                syn: false,
             }
         });
         let header = request.header;
@@ -556,6 +557,7 @@ impl D3Sender {
             ect: false,
             ce: false,
             retransmission: resent > 0,
+            syn: false,
         }
     }
 

@@ -152,6 +152,7 @@ mod tests {
             ect: false,
             ce: false,
             retransmission: false,
+            syn: false,
         }
     }
 

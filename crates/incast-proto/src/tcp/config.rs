@@ -19,8 +19,9 @@ pub struct TcpConfig {
     /// Floor of the retransmission timeout. 300 ms in the Windows stacks of DCTCP and D3; the
     /// "reduced" settings of D3 Table 1 and the D2TCP evaluation use 10 ms and 20 ms.
     pub min_rto: Duration,
-    /// RTO before any RTT sample. Our flows skip the handshake; with an idle-network SYN RTT
-    /// sample R, RFC 6298 gives max(min_rto, 3R) = min_rto, so `None` means "use `min_rto`".
+    /// RTO before any RTT sample: the SYN's with `handshake`, else the first data's. With an
+    /// idle-network SYN RTT sample R, RFC 6298 gives max(min_rto, 3R) = min_rto, so `None`
+    /// means "use `min_rto`".
     pub initial_rto: Option<Duration>,
     /// Ceiling of the backed-off RTO (RFC 6298 allows 60 s).
     pub max_rto: Duration,
@@ -32,6 +33,11 @@ pub struct TcpConfig {
     pub receive_window_bytes: Option<u64>,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupack_threshold: u32,
+    /// Send a SYN and wait for the SYN/ACK before data (one RTT, as the three-way handshake of
+    /// the D3 testbed's stacks); the SYN/ACK's RTT sample seeds the RTO estimator. Default
+    /// `false`: data leaves at once. Read by `TcpSender` only; D3 pays its RTT with its own
+    /// SYN rate request (D3 Figure 7).
+    pub handshake: bool,
 }
 
 impl Default for TcpConfig {
@@ -45,6 +51,7 @@ impl Default for TcpConfig {
             delayed_ack: None,
             receive_window_bytes: None,
             dupack_threshold: 3,
+            handshake: false,
         }
     }
 }

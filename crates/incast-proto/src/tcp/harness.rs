@@ -23,6 +23,8 @@ struct Pair {
     to_sender: VecDeque<(Instant, AckSegment)>,
     /// Offsets whose first transmission is lost (retransmissions always get through).
     drop_first_tx: Vec<u64>,
+    /// Lose the first SYN (a re-sent one gets through).
+    drop_first_syn: bool,
     /// Mark CE on ECT segments that find more than this many full frames queued (DCTCP's K).
     mark_threshold: Option<u64>,
     dropped_bytes: u64,
@@ -52,6 +54,7 @@ impl Pair {
             to_receiver: VecDeque::new(),
             to_sender: VecDeque::new(),
             drop_first_tx: Vec::new(),
+            drop_first_syn: false,
             mark_threshold: None,
             dropped_bytes: 0,
             steady_from: 0,
@@ -67,7 +70,12 @@ impl Pair {
 
     /// Puts one data segment on the link: queue behind what is being serialized, then the delay.
     fn transmit(&mut self, mut seg: DataSegment) {
-        if !seg.retransmission && self.drop_first_tx.contains(&seg.seq) {
+        let dropped = if seg.syn {
+            self.drop_first_syn
+        } else {
+            self.drop_first_tx.contains(&seg.seq)
+        };
+        if !seg.retransmission && dropped {
             self.dropped_bytes += u64::from(seg.len);
             return;
         }
@@ -178,6 +186,58 @@ fn transfer_1mb_no_loss_completes_without_retransmission() {
         let srtt = p.sender.srtt().unwrap();
         assert!(srtt >= Duration::from_us(20), "srtt {srtt}");
     }
+}
+
+#[test]
+fn transfer_100kb_handshake_one_rtt_later_without_retransmission() {
+    const SIZE: u64 = 100_000;
+    for config in [TcpConfig::default(), delayed()] {
+        let mut plain = Pair::new(config, CcKind::NewReno, SIZE);
+        assert!(plain.run(limit()));
+        let mut hs = Pair::new(
+            TcpConfig {
+                handshake: true,
+                ..config
+            },
+            CcKind::NewReno,
+            SIZE,
+        );
+        assert!(hs.run(limit()));
+        assert_delivered(&hs, SIZE);
+        let s = hs.sender.stats();
+        assert_eq!(
+            (
+                s.retransmitted_bytes,
+                s.timeouts,
+                s.fast_retransmits,
+                s.syns_sent
+            ),
+            (0, 0, 0, 1)
+        );
+        assert_eq!(s.segments_sent, plain.sender.stats().segments_sent);
+        // The SYN's round trip: its 40 B on the 1 Gbps data direction, then both delays.
+        let rtt = hs.rate.tx_time(u64::from(super::HEADER_BYTES)) + hs.delay + hs.delay;
+        let fct = |p: &Pair| p.sender.completed_at().unwrap();
+        assert_eq!(fct(&hs), fct(&plain) + rtt);
+    }
+}
+
+#[test]
+fn transfer_lost_syn_costs_one_initial_rto() {
+    let config = TcpConfig {
+        handshake: true,
+        ..TcpConfig::default()
+    };
+    let mut plain = Pair::new(config, CcKind::NewReno, ONE_MB);
+    assert!(plain.run(limit()));
+    let mut p = Pair::new(config, CcKind::NewReno, ONE_MB);
+    p.drop_first_syn = true;
+    assert!(p.run(limit()));
+    assert_delivered(&p, ONE_MB);
+    let s = p.sender.stats();
+    assert_eq!((s.timeouts, s.syns_sent, s.retransmitted_bytes), (1, 2, 0));
+    let fct = |p: &Pair| p.sender.completed_at().unwrap();
+    assert_eq!(fct(&p), fct(&plain) + config.min_rto);
 }
 
 #[test]

@@ -19,6 +19,8 @@ use crate::time::Instant;
 ///   or `timeout` after the first unacknowledged one;
 /// - out-of-order or duplicate data, and data that fills all or part of a hole, are
 ///   acknowledged at once, so the sender sees duplicate ACKs promptly (RFC 5681 Section 4.2);
+/// - a SYN (`TcpConfig::handshake`) is answered at once, delayed ACKs or not, by the SYN/ACK
+///   (an ACK for `rcv_nxt`, echoing the SYN's timestamp), and so is every re-sent SYN;
 /// - ECN-Echo echoes the CE bit of the triggering segment without delayed ACKs; with them it
 ///   follows DCTCP's two-state machine, so the sender still learns exactly which bytes were
 ///   marked.
@@ -60,7 +62,13 @@ impl TcpReceiver {
     }
 
     /// Processes one arriving data segment and queues the ACKs it calls for.
+    ///
+    /// A SYN is header-only: its `seq` and `len` are not read and it is never data.
     pub fn handle_data(&mut self, now: Instant, seg: &DataSegment) {
+        if seg.syn {
+            self.answer_syn(seg);
+            return;
+        }
         let ece = match self.delayed_ack {
             None => seg.ce,
             Some(_) => {
@@ -139,6 +147,15 @@ impl TcpReceiver {
     /// Every byte below this offset has arrived (rcv_nxt).
     pub fn bytes_received_in_order(&self) -> u64 {
         self.rcv_nxt
+    }
+
+    /// Queues the SYN/ACK. It is an ACK for `rcv_nxt` (0 unless a re-sent SYN trails data), so
+    /// it also acknowledges any delayed data, with that data's ECN-Echo state; a SYN itself
+    /// carries no bytes to report as marked, and leaves DCTCP's CE state alone.
+    fn answer_syn(&mut self, seg: &DataSegment) {
+        let ece = self.unacked_segments > 0 && self.ce_state;
+        let ts = self.echo_ts(seg);
+        self.ack_now(ece, ts);
     }
 
     /// Queues an ACK for `rcv_nxt`; it covers every unacknowledged segment, so the delayed-ACK
@@ -221,6 +238,7 @@ mod tests {
             ect: true,
             ce,
             retransmission: false,
+            syn: false,
         }
     }
 
@@ -245,6 +263,48 @@ mod tests {
             .iter()
             .map(|a| (a.ack / MSS, a.ece, a.ts_echo.as_ps() / 1_000_000))
             .collect()
+    }
+
+    /// A SYN sent at `t` microseconds.
+    fn syn(t: u64) -> DataSegment {
+        DataSegment {
+            seq: 0,
+            len: 0,
+            ts: us(t),
+            ect: true,
+            ce: false,
+            retransmission: false,
+            syn: true,
+        }
+    }
+
+    #[test]
+    fn receiver_answers_syn_immediately_even_with_delayed_acks() {
+        let mut r = receiver(Some(2));
+        r.handle_data(us(10), &syn(3));
+        assert_eq!(summary(&mut r), vec![(0, false, 3)]);
+        assert_eq!(r.poll_timeout(), None);
+        assert_eq!(r.bytes_received_in_order(), 0);
+        assert!(r.out_of_order.is_empty());
+        // The sender re-sent it: answered again.
+        r.handle_data(us(30), &syn(20));
+        assert_eq!(summary(&mut r), vec![(0, false, 20)]);
+        // The SYN did not count as a delayed segment: data is ACKed every second segment.
+        r.handle_data(us(40), &seg(0, false));
+        assert_eq!(summary(&mut r), vec![]);
+        r.handle_data(us(41), &seg(1, false));
+        assert_eq!(summary(&mut r), vec![(2, false, 0)]);
+    }
+
+    #[test]
+    fn late_syn_after_delayed_data_acks_it_at_once() {
+        let mut r = receiver(Some(2));
+        r.handle_data(us(10), &seg(0, false));
+        r.handle_data(us(11), &DataSegment { ce: true, ..syn(5) });
+        // The delayed data's ts and CE state: the SYN's CE mark is neither echoed nor kept.
+        assert_eq!(summary(&mut r), vec![(1, false, 0)]);
+        assert_eq!(r.poll_timeout(), None);
+        assert!(!r.ce_state);
     }
 
     #[test]

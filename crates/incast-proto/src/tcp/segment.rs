@@ -29,12 +29,15 @@ pub struct DataSegment {
     pub ect: bool,
     /// Congestion Experienced, set by a switch on the way.
     pub ce: bool,
-    /// True if these bytes were sent before (for accounting only).
+    /// True if these bytes were sent before (for accounting only); also set on a re-sent SYN.
     pub retransmission: bool,
+    /// A SYN (with `TcpConfig::handshake`): header only (`len` 0, `seq` 0), answered by the
+    /// receiver at once with the SYN/ACK, an ACK for byte 0.
+    pub syn: bool,
 }
 
 impl DataSegment {
-    /// Size of the segment on the wire, headers included.
+    /// Size of the segment on the wire, headers included (a SYN is a 40 B header).
     pub fn wire_bytes(&self) -> u32 {
         self.len + HEADER_BYTES
     }

@@ -1,5 +1,6 @@
-//! The sending side of a TCP flow: windowed transmission (RFC 5681), the RFC 6298 retransmission
-//! timer with go-back-N recovery, and NewReno fast retransmit / fast recovery (RFC 6582).
+//! The sending side of a TCP flow: an optional SYN round trip, windowed transmission (RFC 5681),
+//! the RFC 6298 retransmission timer with go-back-N recovery, and NewReno fast retransmit / fast
+//! recovery (RFC 6582).
 
 use super::rtt::RttEstimator;
 use super::{AckSegment, DataSegment, TcpConfig, MSS_BYTES};
@@ -9,26 +10,42 @@ use crate::time::{Duration, Instant};
 /// One maximum segment in bytes.
 const MSS: u64 = MSS_BYTES as u64;
 
+/// Progress of the optional handshake (`TcpConfig::handshake`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handshake {
+    /// The next `poll_transmit` returns the SYN (the first one, or one re-sent after the RTO).
+    SynDue,
+    /// The SYN is out; nothing else is sent until its SYN/ACK arrives.
+    SynSent,
+    /// The SYN/ACK arrived, or the flow skips the handshake: data flows.
+    Done,
+}
+
 /// Counters of one sender, for reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SenderStats {
     /// Payload bytes sent again below the highest offset ever sent (fast retransmits and
     /// go-back-N after a timeout).
     pub retransmitted_bytes: u64,
-    /// Retransmission timer expiries.
+    /// Retransmission timer expiries, those of a SYN included.
     pub timeouts: u64,
     /// Entries into fast retransmit (third duplicate ACK).
     pub fast_retransmits: u64,
     /// Bytes cumulatively acknowledged.
     pub bytes_acked: u64,
-    /// Data segments handed out by `poll_transmit`, retransmissions included.
+    /// Data segments handed out by `poll_transmit`, retransmissions included, SYNs excluded.
     pub segments_sent: u64,
+    /// SYNs handed out by `poll_transmit`, re-sent ones included (0 without the handshake).
+    pub syns_sent: u64,
 }
 
 /// The sender of one flow: a sans-IO state machine over byte offsets starting at 0.
 ///
-/// There is no handshake and no FIN: the flow starts sending at creation and is complete when
-/// every byte of `size_bytes` is acknowledged. The sender never reads a clock; a driver
+/// There is no FIN: the flow is complete when every byte of `size_bytes` is acknowledged. It
+/// starts sending data at creation or, with `TcpConfig::handshake`, after a SYN round trip: the
+/// first segment is a header-only SYN, re-sent with back-off on each RTO expiry, and the first
+/// ACK (the SYN/ACK, for byte 0) releases the initial window. The sender never reads a clock;
+/// a driver
 ///
 /// 1. calls [`poll_transmit`](Self::poll_transmit) in a loop until `None` and puts each segment
 ///    on the wire, after creation and after every `handle_*` call;
@@ -67,11 +84,14 @@ pub struct TcpSender {
     /// data sent while the window was the limit, and only they grow it (RFC 7661 cwnd
     /// validation; Linux's `is_cwnd_limited` is likewise sticky for the window it was set in).
     window_limited_through: u64,
+    handshake: Handshake,
+    /// When the latest SYN left: ACKs echoing it or an earlier SYN are SYN/ACKs.
+    syn_sent_at: Option<Instant>,
     stats: SenderStats,
 }
 
 impl TcpSender {
-    /// A sender about to transmit its initial window.
+    /// A sender about to transmit its initial window, or its SYN with `config.handshake`.
     ///
     /// `size_bytes` `None` is a long-lived flow that never ends. `ect` marks every data segment
     /// ECN-capable. `deadline` is the flow's absolute deadline, kept for deadline-aware policies.
@@ -84,7 +104,7 @@ impl TcpSender {
         now: Instant,
     ) -> Self {
         cc.set_initial_window(u64::from(config.initial_window_segments) * MSS);
-        let complete = size_bytes == Some(0);
+        let complete = size_bytes == Some(0) && !config.handshake;
         TcpSender {
             config,
             cc,
@@ -102,13 +122,32 @@ impl TcpSender {
             rtt: RttEstimator::new(&config),
             rto_at: None,
             window_limited_through: 0,
+            handshake: if config.handshake {
+                Handshake::SynDue
+            } else {
+                Handshake::Done
+            },
+            syn_sent_at: None,
             stats: SenderStats::default(),
         }
     }
 
     /// Processes a cumulative ACK: RTT sample, window growth or ECN cut, duplicate-ACK counting
     /// and NewReno recovery. ACKs for bytes never sent and ACKs below `snd_una` are ignored.
+    ///
+    /// During the handshake the first ACK for byte 0 is the SYN/ACK: it gives an RTT sample and
+    /// releases the initial window, and neither it nor a late SYN/ACK for a re-sent SYN counts
+    /// as a duplicate ACK.
     pub fn handle_ack(&mut self, now: Instant, ack: &AckSegment) {
+        if self.handshake != Handshake::Done {
+            if ack.ack == 0 {
+                self.on_syn_ack(now, ack);
+            }
+            return;
+        }
+        if ack.ack == self.snd_una && self.syn_sent_at.is_some_and(|t| ack.ts_echo <= t) {
+            return;
+        }
         // After a timeout snd_nxt is pulled back, but ACKs for data sent before it up to
         // high_sent are still genuine and advance snd_una.
         if ack.ack > self.high_sent || ack.ack < self.snd_una {
@@ -118,6 +157,20 @@ impl TcpSender {
             self.on_duplicate_ack(ack);
         } else {
             self.on_new_ack(now, ack);
+        }
+    }
+
+    /// Completes the handshake: the window is still the initial one and nothing is in flight.
+    fn on_syn_ack(&mut self, now: Instant, ack: &AckSegment) {
+        self.handshake = Handshake::Done;
+        // The timestamp names the SYN answered, so even after a re-sent SYN the sample is
+        // unambiguous; it also clears the SYN's back-off.
+        if ack.ts_echo <= now {
+            self.rtt.on_sample(now.saturating_since(ack.ts_echo));
+        }
+        self.rto_at = None;
+        if self.completed_at.is_none() && self.is_complete() {
+            self.completed_at = Some(now);
         }
     }
 
@@ -183,12 +236,23 @@ impl TcpSender {
     /// On expiry (RFC 6298 Section 5.4 to 5.6, RFC 5681 Section 3.1): ssthresh = max(flight/2,
     /// 2 MSS), cwnd = 1 MSS, resend everything from `snd_una` (go-back-N, since without SACK
     /// the sender cannot know what arrived), double the RTO and leave fast recovery.
+    ///
+    /// A lost SYN is re-sent with the RTO doubled and the window left at its initial value:
+    /// no data was lost, so there is nothing to cut. (RFC 5681 Section 3.1 asks for an initial
+    /// window of one segment after a lost SYN and RFC 6298 Section 5.7 for a 3 s RTO; both are
+    /// left out, as the SYN/ACK's fresh RTT sample sets the RTO.)
     pub fn handle_timeout(&mut self, now: Instant) {
         match self.rto_at {
             Some(at) if now >= at => {}
             _ => return,
         }
         self.stats.timeouts += 1;
+        if self.handshake != Handshake::Done {
+            self.handshake = Handshake::SynDue;
+            self.rtt.back_off();
+            self.rto_at = Some(now + self.rtt.rto());
+            return;
+        }
         self.cc.on_timeout(self.flight_bytes(), self.high_sent);
         self.recover = self.high_sent;
         self.snd_nxt = self.snd_una;
@@ -202,6 +266,11 @@ impl TcpSender {
     /// `None`.
     #[must_use]
     pub fn poll_transmit(&mut self, now: Instant) -> Option<DataSegment> {
+        match self.handshake {
+            Handshake::SynDue => return Some(self.syn(now)),
+            Handshake::SynSent => return None,
+            Handshake::Done => {}
+        }
         if let Some(seq) = self.retransmit.take() {
             if seq >= self.snd_una && seq < self.snd_nxt {
                 return Some(self.segment_at(now, seq));
@@ -240,6 +309,29 @@ impl TcpSender {
             ect: self.ect,
             ce: false,
             retransmission: resent > 0,
+            syn: false,
+        }
+    }
+
+    /// Builds the SYN, counts it and arms the timer for it (RFC 6298 5.1).
+    fn syn(&mut self, now: Instant) -> DataSegment {
+        let resent = self.syn_sent_at.is_some();
+        self.handshake = Handshake::SynSent;
+        self.syn_sent_at = Some(now);
+        self.stats.syns_sent += 1;
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+        DataSegment {
+            seq: 0,
+            len: 0,
+            ts: now,
+            // RFC 3168 Section 6.1.1: a SYN is never ECN-capable, so a marking queue drops it
+            // rather than marks it.
+            ect: false,
+            ce: false,
+            retransmission: resent,
+            syn: true,
         }
     }
 
@@ -249,9 +341,11 @@ impl TcpSender {
         self.rto_at
     }
 
-    /// Whether every byte of a sized flow has been acknowledged (never for a long-lived flow).
+    /// Whether every byte of a sized flow has been acknowledged, after the SYN/ACK with the
+    /// handshake (never for a long-lived flow).
     pub fn is_complete(&self) -> bool {
-        self.size_bytes.is_some_and(|size| self.snd_una >= size)
+        self.handshake == Handshake::Done
+            && self.size_bytes.is_some_and(|size| self.snd_una >= size)
     }
 
     /// Counters so far.
@@ -408,6 +502,133 @@ mod tests {
         );
     }
 
+    fn handshake(iw: u32, size: Option<u64>) -> TcpSender {
+        TcpSender::new(
+            TcpConfig {
+                handshake: true,
+                ..config(iw)
+            },
+            CongestionControl::new(CcKind::NewReno),
+            size,
+            true,
+            None,
+            Instant::ZERO,
+        )
+    }
+
+    /// The SYN/ACK: an ACK for byte 0 echoing the SYN sent at `syn_ts`.
+    fn syn_ack(s: &mut TcpSender, now: Instant, syn_ts: Instant) {
+        s.handle_ack(
+            now,
+            &AckSegment {
+                ack: 0,
+                ece: false,
+                ts_echo: syn_ts,
+            },
+        );
+    }
+
+    #[test]
+    fn handshake_first_transmit_is_syn_then_nothing() {
+        let mut s = handshake(2, None);
+        let segs = drain(&mut s, us(5));
+        assert_eq!(
+            segs,
+            vec![DataSegment {
+                seq: 0,
+                len: 0,
+                ts: us(5),
+                // An ECN-capable sender, but RFC 3168 Section 6.1.1 keeps SYNs non-ECT.
+                ect: false,
+                ce: false,
+                retransmission: false,
+                syn: true,
+            }]
+        );
+        assert_eq!(segs[0].wire_bytes(), crate::tcp::HEADER_BYTES);
+        assert_eq!(s.poll_timeout(), Some(us(5) + RTO));
+        assert_eq!((s.snd_nxt(), s.flight_bytes()), (0, 0));
+        assert_eq!((s.stats().syns_sent, s.stats().segments_sent), (1, 0));
+        // An ACK beyond byte 0 is not a SYN/ACK and releases nothing.
+        ack(&mut s, us(10), 1);
+        assert_eq!(s.poll_transmit(us(10)), None);
+        assert_eq!(s.srtt(), None);
+    }
+
+    #[test]
+    fn synack_starts_initial_window_and_seeds_rtt() {
+        let mut s = handshake(2, None);
+        let _ = drain(&mut s, us(0));
+        syn_ack(&mut s, us(30), us(0));
+        assert_eq!(s.srtt(), Some(Duration::from_us(30)));
+        assert_eq!(s.poll_timeout(), None);
+        assert_eq!((s.dupacks, s.cwnd_bytes()), (0, 2 * MSS));
+        let segs = drain(&mut s, us(30));
+        assert_eq!(seqs(&segs), vec![0, 1]);
+        assert!(segs.iter().all(|seg| !seg.syn && !seg.retransmission));
+        assert_eq!(s.poll_timeout(), Some(us(30) + RTO));
+        // Data is acknowledged as without the handshake.
+        ack(&mut s, us(60), 1);
+        assert_eq!(s.cwnd_bytes(), 3 * MSS);
+        assert_eq!(s.stats().segments_sent, 2);
+    }
+
+    #[test]
+    fn lost_syn_is_resent_after_rto_with_backoff() {
+        let mut s = handshake(2, None);
+        let _ = drain(&mut s, us(0));
+        let due = s.poll_timeout().unwrap();
+        s.handle_timeout(due);
+        assert_eq!(s.stats().timeouts, 1);
+        // No data was lost: the window is not cut.
+        assert_eq!((s.cwnd_bytes(), s.ssthresh_bytes()), (2 * MSS, u64::MAX));
+        assert_eq!(s.poll_timeout(), Some(due + RTO.saturating_mul(2)));
+        let segs = drain(&mut s, due);
+        assert_eq!(segs.len(), 1);
+        assert!(segs[0].syn && segs[0].retransmission);
+        assert_eq!(segs[0].ts, due);
+        let due2 = s.poll_timeout().unwrap();
+        s.handle_timeout(due2);
+        assert_eq!(s.stats().timeouts, 2);
+        assert_eq!(s.poll_timeout(), Some(due2 + RTO.saturating_mul(4)));
+        assert_eq!(drain(&mut s, due2).len(), 1);
+        assert_eq!(s.stats().syns_sent, 3);
+        // The third SYN's answer: a fresh sample clears the back-off, data flows.
+        syn_ack(&mut s, due2 + Duration::from_us(30), due2);
+        assert_eq!(s.rto(), RTO);
+        let now = due2 + Duration::from_us(30);
+        assert_eq!(seqs(&drain(&mut s, now)), vec![0, 1]);
+        // The second SYN was only delayed: its late SYN/ACK is not a duplicate ACK.
+        syn_ack(&mut s, now + Duration::from_us(1), due);
+        assert_eq!(
+            (s.dupacks, s.cwnd_bytes(), s.srtt()),
+            (0, 2 * MSS, Some(Duration::from_us(30)))
+        );
+        assert_eq!(s.stats().retransmitted_bytes, 0);
+    }
+
+    #[test]
+    fn handshake_empty_flow_completes_after_synack() {
+        let mut s = handshake(2, Some(0));
+        assert!(!s.is_complete());
+        assert!(drain(&mut s, us(0))[0].syn);
+        syn_ack(&mut s, us(30), us(0));
+        assert!(s.is_complete());
+        assert_eq!(s.completed_at(), Some(us(30)));
+        assert_eq!((s.poll_transmit(us(30)), s.poll_timeout()), (None, None));
+    }
+
+    #[test]
+    fn handshake_off_is_unchanged() {
+        let mut s = reno(2, None);
+        let first = s.poll_transmit(us(0)).unwrap();
+        assert_eq!((first.seq, first.len, first.syn), (0, MSS_BYTES, false));
+        assert_eq!(s.stats().syns_sent, 0);
+        // With data in flight an ACK for byte 0 is an ordinary duplicate, not a SYN/ACK.
+        ack(&mut s, us(1), 0);
+        assert_eq!((s.dupacks, s.srtt()), (1, None));
+    }
+
     #[test]
     fn new_initial_window_sends_iw_segments_and_arms_timer() {
         let mut s = reno(2, None);
@@ -490,7 +711,11 @@ mod tests {
         let _ = s.poll_transmit(us(0));
         let _ = s.poll_transmit(us(0));
         ack(&mut s, us(10), 2);
-        assert_eq!(s.cwnd_bytes(), 10 * MSS, "RFC 7661: no growth without a full window");
+        assert_eq!(
+            s.cwnd_bytes(),
+            10 * MSS,
+            "RFC 7661: no growth without a full window"
+        );
         // Once the window has been the limit, its ACKs grow it again.
         let _ = drain(&mut s, us(10));
         ack(&mut s, us(20), 3);

@@ -79,6 +79,7 @@ pub(crate) struct RawTransport {
     pub(crate) receive_window: Option<Size>,
     pub(crate) dupack_threshold: Option<u64>,
     pub(crate) dctcp_g: Option<f64>,
+    pub(crate) handshake: Option<bool>,
 }
 
 /// `[d3]`: D3 and RCPdc hosts and routers.

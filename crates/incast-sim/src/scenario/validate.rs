@@ -448,6 +448,7 @@ fn transport(raw: RawTransport, raw_d3: RawD3) -> Result<TransportSpec> {
             delayed_ack,
             receive_window_bytes,
             dupack_threshold,
+            handshake: raw.handshake.unwrap_or(d.handshake),
         },
         dctcp_g,
         d3: d3(raw_d3)?,
