@@ -33,6 +33,8 @@ SUMMARY_KEYS = {
     "ecn_marked",
     "max_queue_bytes",
     "timeouts",
+    "d3_requests",
+    "d3_priority_inversions",
 }
 FLOW_COLUMNS = [
     "flow_id",
@@ -284,6 +286,15 @@ def test_queue_and_throughput_series() -> None:
     assert t.num_rows > 0
     assert incast.run(burst(rounds=1)).throughput is None
     assert q["d3_flows"].null_count == q.num_rows, "no D3 allocator, no counters"
+
+
+def test_d3_priority_inversions_are_counted_under_a_burst() -> None:
+    result = incast.run(burst(senders=30, rounds=2, protocol="d3"))
+    s = result.summary
+    assert s["d3_requests"] > 0
+    assert 0 < s["d3_priority_inversions"] < s["d3_requests"]
+    tcp = incast.run(burst(senders=30, rounds=2, protocol="tcp")).summary
+    assert tcp["d3_requests"] == tcp["d3_priority_inversions"] == 0
 
 
 def test_d3_counters_are_sampled_at_ports_with_an_allocator() -> None:

@@ -41,6 +41,8 @@ class _SummaryDict(TypedDict):
     ecn_marked: int
     max_queue_bytes: int
     timeouts: int
+    d3_requests: int
+    d3_priority_inversions: int
 
 # Column dicts: "rows" (int) plus one `bytes` per column holding its values in native byte order
 # (u32, u64, f64 or u8 as in RunResult's schema); a nullable column `c` also has "c.valid", an

@@ -324,6 +324,8 @@ fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDic
     d.set_item("ecn_marked", s.ecn_marked)?;
     d.set_item("max_queue_bytes", s.max_queue_bytes)?;
     d.set_item("timeouts", s.timeouts)?;
+    d.set_item("d3_requests", s.d3_requests)?;
+    d.set_item("d3_priority_inversions", s.d3_priority_inversions)?;
     Ok(d)
 }
 

@@ -13,6 +13,7 @@ mod d3_port;
 mod event;
 mod flow;
 pub mod ids;
+mod inversions;
 pub mod packet;
 mod port;
 pub mod processor;

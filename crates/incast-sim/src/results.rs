@@ -76,6 +76,11 @@ pub struct Summary {
     pub max_queue_bytes: u64,
     /// Retransmission timeouts over all flows.
     pub timeouts: u64,
+    /// D3: rate requests of deadline flows (desired rate above zero) seen at switch ports.
+    pub d3_requests: u64,
+    /// D3: of those, denied while a later-deadline flow held a grant at the same port (D2TCP
+    /// Section 4.2.2, Table 1).
+    pub d3_priority_inversions: u64,
 }
 
 /// A sampled queue length series of one switch port.

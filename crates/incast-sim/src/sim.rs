@@ -14,6 +14,7 @@ use crate::event::{Event, EventQueue};
 use crate::d3_port::D3Port;
 use crate::flow::{d3_wire_scale, Flow, Setup, Transport};
 use crate::ids::{FlowId, PacketId, PortId};
+use crate::inversions::PriorityInversions;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
 use crate::port::{Admission, BufferLimit, Port, SharedPool};
 use crate::processor::PortProcessor;
@@ -107,6 +108,8 @@ pub struct Simulation {
     completed: u64,
     counters: Counters,
     sampling: Option<Sampling>,
+    /// D3 priority inversions, measured when D3 routers are installed.
+    inversions: Option<PriorityInversions>,
     wall: std::time::Duration,
     done: bool,
 }
@@ -179,6 +182,7 @@ impl Simulation {
             completed: 0,
             counters: Counters::default(),
             sampling,
+            inversions: None,
             wall: std::time::Duration::ZERO,
             done: false,
         };
@@ -215,6 +219,7 @@ impl Simulation {
             .max()
             .unwrap_or(BitsPerSec::GBPS);
         let scale = d3_wire_scale(&self.transport, fastest_host_link);
+        self.inversions = Some(PriorityInversions::default());
         for port in self.switch_ports() {
             let view = self.ports[port.idx()].view();
             self.attach_processor(port, Box::new(D3Port::new(&self.transport.d3, &view, scale)));
@@ -337,6 +342,8 @@ impl Simulation {
             ecn_marked: self.counters.marked,
             max_queue_bytes,
             timeouts,
+            d3_requests: self.inversions.as_ref().map_or(0, |i| i.requests),
+            d3_priority_inversions: self.inversions.as_ref().map_or(0, |i| i.inversions),
         };
         let (queues, throughput) = match self.sampling {
             Some(s) => (s.queues, s.throughput),
@@ -550,8 +557,14 @@ impl Simulation {
         let view = port.view();
         if let Some(processor) = port.processor.as_mut() {
             let (packet, request) = self.packets.get_with_request_mut(id);
+            let flow = packet.flow;
+            let measured = request.is_some();
             processor.on_packet(now, packet, request, &view);
+            if measured {
+                self.measure_request(port_id, flow, id);
+            }
         }
+        let port = &mut self.ports[port_id.idx()];
         let pkt = self.packets.get_mut(id);
         let (wire, prio, ect) = (pkt.wire_bytes, pkt.priority, pkt.ect);
         match port.offer(id, wire, prio, ect, &mut pkt.ce, &mut self.pools) {
@@ -563,6 +576,19 @@ impl Simulation {
                 self.counters.marked += u64::from(marked);
                 self.try_start_service(port_id);
             }
+        }
+    }
+
+    /// Feeds a deadline flow's request, as the port's allocator just answered it, to the priority
+    /// inversion count.
+    fn measure_request(&mut self, port: PortId, flow: FlowId, id: PacketId) {
+        let (Some(book), Some(deadline)) = (self.inversions.as_mut(), self.flows[flow.idx()].deadline_at) else { return };
+        let Some(Ext::Request(h)) = self.packets.ext(id) else { return };
+        // A FIN, or a request for no rate (nearly done, or RCPdc), holds no deadline grant.
+        if h.fin || h.desired == 0 {
+            book.on_fin(port, flow, deadline);
+        } else if let Some(hop) = usize::from(h.index).checked_sub(1) {
+            book.on_request(port, flow, deadline, h.desired, h.alloc[hop]);
         }
     }
 

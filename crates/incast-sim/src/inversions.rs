@@ -1,0 +1,76 @@
+//! Priority inversions of D3, counted by the simulator (not by the routers, which keep no per-flow
+//! state): D2TCP Section 4.2.2, Table 1 "the percentage of requests that are denied while
+//! later-deadline requests have been granted". A request is denied when a port allocates less
+//! than the flow asked for; a flow holds a grant at a port from a request that got all it asked
+//! for until its next request there or its FIN.
+
+use std::collections::{BTreeSet, HashMap};
+
+use incast_proto::time::Instant;
+
+use crate::ids::{FlowId, PortId};
+
+/// Grants held at each port and the running counts.
+#[derive(Debug, Default)]
+pub(crate) struct PriorityInversions {
+    /// Per port: the (deadline, flow) of deadline flows whose last request there was granted.
+    granted: HashMap<PortId, BTreeSet<(Instant, FlowId)>>,
+    /// Deadline flows' requests seen (FINs excluded).
+    pub(crate) requests: u64,
+    /// Of those, denied while a later-deadline flow held a grant at the same port.
+    pub(crate) inversions: u64,
+}
+
+impl PriorityInversions {
+    /// A deadline flow's request passed `port`: it asked for `desired` and got `allocated`.
+    pub(crate) fn on_request(&mut self, port: PortId, flow: FlowId, deadline: Instant, desired: u64, allocated: u64) {
+        let book = self.granted.entry(port).or_default();
+        book.remove(&(deadline, flow));
+        self.requests += 1;
+        if allocated >= desired {
+            book.insert((deadline, flow));
+        } else if book.last().is_some_and(|&(later, _)| later > deadline) {
+            self.inversions += 1;
+        }
+    }
+
+    /// A deadline flow's FIN passed `port`: it holds nothing there any more.
+    pub(crate) fn on_fin(&mut self, port: PortId, flow: FlowId, deadline: Instant) {
+        if let Some(book) = self.granted.get_mut(&port) {
+            book.remove(&(deadline, flow));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use incast_proto::time::Duration;
+
+    fn at(ms: u64) -> Instant {
+        Instant::ZERO + Duration::from_ms(ms)
+    }
+
+    #[test]
+    fn denial_under_a_later_deadline_grant_is_an_inversion() {
+        let mut p = PriorityInversions::default();
+        let port = PortId(3);
+        p.on_request(port, FlowId(1), at(40), 10, 10); // far deadline, granted
+        p.on_request(port, FlowId(2), at(20), 10, 4); // near deadline, denied: inversion
+        p.on_request(port, FlowId(3), at(60), 10, 4); // later than every grant: no inversion
+        assert_eq!((p.requests, p.inversions), (3, 1));
+    }
+
+    #[test]
+    fn grants_elsewhere_or_returned_do_not_count() {
+        let mut p = PriorityInversions::default();
+        p.on_request(PortId(1), FlowId(1), at(40), 10, 10);
+        p.on_request(PortId(2), FlowId(2), at(20), 10, 4); // other port
+        p.on_fin(PortId(1), FlowId(1), at(40));
+        p.on_request(PortId(1), FlowId(3), at(20), 10, 4); // the grant was returned
+        p.on_request(PortId(1), FlowId(4), at(50), 10, 10);
+        p.on_request(PortId(1), FlowId(4), at(50), 10, 2); // its own grant replaced by a denial
+        p.on_request(PortId(1), FlowId(5), at(20), 10, 4);
+        assert_eq!((p.requests, p.inversions), (6, 0));
+    }
+}
