@@ -1,0 +1,114 @@
+"""Quick checks of D3's headline numbers (D3 Sections 6.1.1 and 6.2) against this simulator.
+
+Run with `python -m incast.experiments.d3_checks`. Each check prints the paper's number as printed
+and ours, on the paper's settings as far as the text gives them (d3-testbed or a single switch,
+1 Gbps, 128 KB router buffers, exponential deadlines with no floor). These are checks, not the
+full reproductions (those sweep 200 runs per point; see the reproduction harness): a few seeds,
+seconds of wall time.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Dict, List
+
+from incast.api import run
+
+# D3 Section 6.2: "the first three flows achieved an average network throughput of 302 Mbps each,
+# while the average throughput for the last flow was 595 Mbps".
+PAPER_MULTI_BOTTLENECK_MBPS = (302, 302, 302, 595)
+
+
+def multi_bottleneck(duration_s: float = 0.3) -> List[float]:
+    """Flows 1->3, 2->3, 4->3 and 4->5 of D3 Figure 8 (our hosts 0->2, 1->2, 3->2, 3->4), Mbps."""
+    result = run(
+        {
+            "topology": {"kind": "d3-testbed"},
+            "transport": {"protocol": "d3"},
+            "workload": [{"kind": "long-flows", "pairs": [[0, 2], [1, 2], [3, 2], [3, 4]]}],
+            "run": {"duration": f"{duration_s}s"},
+        }
+    )
+    return [b * 8 / duration_s / 1e6 for b in result.flows["delivered_bytes"].to_pylist()]
+
+
+def long_flows(flows: int, duration_s: float = 0.2) -> Dict[str, float]:
+    """D3 Figure 16: `flows` long flows into one host; utilization and queue statistics."""
+    result = run(
+        {
+            "topology": {"kind": "star", "hosts": flows + 1},
+            "transport": {"protocol": "d3"},
+            "workload": [{"kind": "long-flows", "pairs": [[i, 0] for i in range(1, flows + 1)]}],
+            "run": {"duration": f"{duration_s}s"},
+            "output": {"queue_sample_interval": "100us", "queue_sample_hosts": [0]},
+        }
+    )
+    delivered = sum(result.flows["delivered_bytes"].to_pylist())
+    queue = sorted(result.queues["queue_bytes"].to_pylist())
+    return {
+        "goodput_gbps": delivered * 8 / duration_s / 1e9,
+        "queue_mean_kb": statistics.fmean(queue) / 1e3,
+        "queue_median_kb": queue[len(queue) // 2] / 1e3,
+        "queue_p99_kb": queue[int(len(queue) * 0.99)] / 1e3,
+    }
+
+
+def burst_lateness(protocol: str, seeds: int = 5) -> Dict[str, float]:
+    """D3 Section 6.1.1 with moderate deadlines and 14-30 senders: missed deadlines and, of the
+    late flows, how far past the deadline they finish (as a fraction of the deadline)."""
+    missed = total = 0
+    overshoot: List[float] = []
+    for senders in range(14, 31, 4):
+        for seed in range(1, seeds + 1):
+            flows = run(
+                {
+                    "seed": seed,
+                    "topology": {"kind": "d3-testbed"},
+                    "transport": {"protocol": protocol},
+                    # A host of rack 0 aggregates; workers on the other two hosts of its rack.
+                    "workload": [
+                        {
+                            "kind": "flow-burst",
+                            "aggregator": 0,
+                            "worker_hosts": [1, 2],
+                            "senders": senders,
+                            "deadline": {"dist": "exponential", "mean": "30ms"},
+                            "rounds": 5,
+                        }
+                    ],
+                }
+            ).flows.to_pylist()
+            for f in flows:
+                total += 1
+                if not f["met_deadline"]:
+                    missed += 1
+                    allowed = f["deadline_s"] - f["start_s"]
+                    if f["finish_s"] is not None and allowed > 0:
+                        overshoot.append((f["finish_s"] - f["deadline_s"]) / allowed)
+    overshoot.sort()
+    return {
+        "missed": missed / total,
+        "p95_overshoot": overshoot[int(len(overshoot) * 0.95)] if overshoot else 0.0,
+        "mean_overshoot": statistics.fmean(overshoot) if overshoot else 0.0,
+    }
+
+
+def main() -> None:
+    got = multi_bottleneck()
+    print("D3 Section 6.2, multi-bottleneck (Mbps): paper", PAPER_MULTI_BOTTLENECK_MBPS, "ours", [round(x) for x in got])
+    print("D3 Figure 16, long flows: paper ~0.95 Gbps, queue mean 4-6 KB, median 1.5 KB, p99 16.5-48 KB")
+    for n in (2, 5, 10, 20):
+        r = long_flows(n)
+        print(f"  {n:2} flows: goodput {r['goodput_gbps']:.3f} Gbps, queue mean {r['queue_mean_kb']:.1f} KB, "
+              f"median {r['queue_median_kb']:.1f} KB, p99 {r['queue_p99_kb']:.1f} KB")
+    paper: Dict[str, Any] = {"rcpdc": (0.081, 0.75, 0.30), "d3": (0.01, 0.277, 0.09)}
+    print("D3 Section 6.1.1, moderate deadlines, 14-30 senders: missed, p95 / mean overshoot of late flows")
+    for protocol in ("rcpdc", "d3"):
+        r = burst_lateness(protocol)
+        m, p95, mean = paper[protocol]
+        print(f"  {protocol:5}: paper {m:.1%} / {p95:.0%} / {mean:.0%}; ours {r['missed']:.1%} / "
+              f"{r['p95_overshoot']:.0%} / {r['mean_overshoot']:.0%}")
+
+
+if __name__ == "__main__":
+    main()
