@@ -1,0 +1,24 @@
+"""The D3 quick checks run and point the paper's way (their numbers are compared in the notes)."""
+
+from __future__ import annotations
+
+from incast.experiments import d3_checks
+
+
+def test_multi_bottleneck_shares_the_downlink_and_the_uplink() -> None:
+    a, b, c, last = d3_checks.multi_bottleneck()
+    assert max(a, b, c) - min(a, b, c) <= 0.1 * max(a, b, c)
+    assert last > 1.5 * max(a, b, c)
+    assert a + b + c + last > 1000  # two bottlenecks: more than one link's worth in total
+
+
+def test_long_flows_keep_the_queue_short() -> None:
+    r = d3_checks.long_flows(5, duration_s=0.05)
+    assert r["goodput_gbps"] > 0.8
+    assert r["queue_median_kb"] < 10
+
+
+def test_d3_misses_fewer_deadlines_than_rcpdc() -> None:
+    d3 = d3_checks.burst_lateness("d3", seeds=2)
+    rcpdc = d3_checks.burst_lateness("rcpdc", seeds=2)
+    assert 0 <= d3["missed"] < rcpdc["missed"] <= 1
