@@ -22,3 +22,9 @@ def test_d3_misses_fewer_deadlines_than_rcpdc() -> None:
     d3 = d3_checks.burst_lateness("d3", seeds=2)
     rcpdc = d3_checks.burst_lateness("rcpdc", seeds=2)
     assert 0 <= d3["missed"] < rcpdc["missed"] <= 1
+
+
+def test_benchmark_traffic_keeps_long_flows_going_under_d3() -> None:
+    r = d3_checks.benchmark_traffic("d3", 500, arrivals_s=0.2)
+    assert 0.5 < r["app_throughput"] <= 1
+    assert len(r["long_flow_mbps"]) == 2 and min(r["long_flow_mbps"]) > 100
