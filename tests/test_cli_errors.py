@@ -35,6 +35,12 @@ CASES = [
     ("worker-is-aggregator", TOPOLOGY + burst(worker_hosts="[1, 0]"), "workload[0].worker_hosts[1]"),
     ("zero-deadline", TOPOLOGY + burst(deadline='"0ms"'), "workload[0].deadline"),
     ("unknown-protocol", TOPOLOGY + '[transport]\nprotocol = "cubic"\n' + burst(), "transport.protocol"),
+    (
+        "tcppr-too-few-classes",
+        TOPOLOGY + '[transport]\nprotocol = "tcppr"\n' + burst(),
+        "tcppr.thresholds",
+    ),
+    ("tcppr-thresholds-not-rising", TOPOLOGY + '[tcppr]\nthresholds = ["20ms", "10ms"]\n' + burst(), "tcppr.thresholds[1]"),
     ("d3-unknown-key", TOPOLOGY + "[d3]\ngamma = 1\n" + burst(), "d3.gamma"),
     ("d3-negative-gain", TOPOLOGY + "[d3]\nalpha = -0.1\n" + burst(), "d3.alpha"),
     ("d3-zero-interval", TOPOLOGY + '[d3]\ncontrol_interval = "0us"\n' + burst(), "d3.control_interval"),

@@ -12,7 +12,7 @@ fn switch(buffer: BufferSpec) -> SwitchSpec {
 }
 
 fn transport() -> TransportSpec {
-    TransportSpec { protocol: Protocol::Dctcp, tcp: TcpConfig { min_rto: Duration::from_ms(10), ..TcpConfig::default() }, dctcp_g: 1.0 / 16.0, d3: D3Spec::default() }
+    TransportSpec { protocol: Protocol::Dctcp, tcp: TcpConfig { min_rto: Duration::from_ms(10), ..TcpConfig::default() }, dctcp_g: 1.0 / 16.0, d3: D3Spec::default(), tcppr: TcpPrSpec::default() }
 }
 
 fn options() -> FlowOptions {

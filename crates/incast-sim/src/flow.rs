@@ -65,7 +65,7 @@ impl Transport {
     pub(crate) fn new(protocol: Protocol, setup: &Setup<'_>, plan: &FlowPlan, deadline: Option<Instant>, now: Instant) -> Transport {
         let spec = setup.spec;
         let (kind, ect) = match protocol {
-            Protocol::Tcp => (CcKind::NewReno, false),
+            Protocol::Tcp | Protocol::TcpPr => (CcKind::NewReno, false),
             Protocol::Dctcp => (CcKind::Dctcp { g: spec.dctcp_g }, true),
             Protocol::D3 | Protocol::Rcpdc => {
                 let wire_scale = d3_wire_scale(spec, setup.uplink);

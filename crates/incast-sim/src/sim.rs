@@ -101,6 +101,8 @@ pub struct Simulation {
     blocked: Vec<std::collections::VecDeque<FlowId>>,
     /// The host whose NIC a port is, for each port (`u32::MAX` for switch ports).
     host_of_port: Vec<u32>,
+    /// Strict-priority classes of every switch port.
+    priority_classes: u8,
     /// Round generators of flow-burst workloads, indexed by workload.
     bursts: Vec<Option<Burst>>,
     end: Option<Instant>,
@@ -176,6 +178,7 @@ impl Simulation {
             host_backlog_bytes,
             blocked: vec![std::collections::VecDeque::new(); hosts as usize],
             host_of_port,
+            priority_classes: classes,
             bursts: plan.bursts,
             end: scenario.run.duration.map(|d| Instant::ZERO + d),
             finite_remaining: 0,
@@ -373,11 +376,27 @@ impl Simulation {
         let key = mix(i as u64);
         let forward = push_route(&mut self.router, &self.topo, &mut self.routes, f.src, f.dst, key);
         let reverse = push_route(&mut self.router, &self.topo, &mut self.routes, f.dst, f.src, key);
+        let protocol = f.protocol.unwrap_or(self.transport.protocol);
+        let mut plan = *f;
+        if protocol == Protocol::TcpPr {
+            // D3 Section 6.1.1: the deadline picks the strict-priority class.
+            let needed = self.transport.tcppr.classes_needed();
+            if needed > self.priority_classes {
+                return Err(ScenarioError {
+                    path: "tcppr.thresholds".into(),
+                    message: format!(
+                        "TCPpr needs {needed} priority classes but switch.priority_classes = {}",
+                        self.priority_classes
+                    ),
+                });
+            }
+            plan.priority = self.transport.tcppr.class_of(f.deadline);
+        }
         self.starts.push(Reverse((f.start, i as u32)));
         self.finite_remaining += u64::from(f.size_bytes.is_some());
         self.flows.push(Flow {
-            plan: *f,
-            protocol: f.protocol.unwrap_or(self.transport.protocol),
+            plan,
+            protocol,
             forward,
             reverse,
             transport: None,
@@ -806,6 +825,7 @@ fn protocol_name(p: Protocol) -> &'static str {
         Protocol::Dctcp => "dctcp",
         Protocol::D3 => "d3",
         Protocol::Rcpdc => "rcpdc",
+        Protocol::TcpPr => "tcppr",
     }
 }
 

@@ -138,3 +138,44 @@ fn handshake_costs_tcp_one_round_trip() {
     let extra = one_flow(true) - one_flow(false);
     assert!((extra - rtt).abs() < 1e-9, "handshake added {extra} s, one RTT is {rtt} s");
 }
+
+#[test]
+fn tcppr_serves_short_deadlines_first() {
+    // D3 Section 6.1.1's TCPpr: two deadline classes split at 30 ms; under a 30-sender burst the
+    // high class (deadlines below 30 ms) completes sooner than the low one.
+    let burst = WorkloadSpec::FlowBurst {
+        aggregator: 0,
+        workers: (1..=30).collect(),
+        size: SizeDist::Fixed(20_000),
+        deadline: Some(DeadlineDist::Uniform { lo: Duration::from_ms(10), hi: Duration::from_ms(50) }),
+        start: Instant::ZERO,
+        rounds: 10,
+        round_gap: Duration::from_ms(1),
+        options: options(),
+    };
+    let mut s = scenario(star(31), Protocol::TcpPr, 100_000, vec![burst]);
+    s.switch.priority_classes = 3;
+    s.transport.tcp.min_rto = Duration::from_ms(10);
+    let r = run(&s);
+    // Median completion of the flows that lost nothing: TCPpr still drops packets of either class
+    // at a full buffer (the paper's point: it "remains hampered by TCP's congestion control
+    // algorithm and suffers from losses"), and timeouts would dominate a mean.
+    let median_fct = |class: u8| {
+        let mut fcts: Vec<f64> = r
+            .flows
+            .iter()
+            .filter(|f| f.priority == class && f.timeouts == 0)
+            .map(|f| f.finish_s.unwrap() - f.start_s)
+            .collect();
+        assert!(!fcts.is_empty(), "class {class} has flows without timeouts");
+        fcts.sort_by(f64::total_cmp);
+        fcts[fcts.len() / 2]
+    };
+    let (high, low) = (median_fct(0), median_fct(1));
+    assert!(high < 0.8 * low, "class 0 median FCT {high} s vs class 1 {low} s");
+    assert!(r.flows.iter().all(|f| f.protocol == "tcppr"));
+    let mut too_few = s.clone();
+    too_few.switch.priority_classes = 2;
+    let e = incast_sim::Simulation::new(&too_few).err().expect("three classes needed");
+    assert_eq!(e.path, "tcppr.thresholds");
+}

@@ -30,6 +30,8 @@ pub(crate) struct RawScenario {
     #[serde(default)]
     pub(crate) d3: RawD3,
     #[serde(default)]
+    pub(crate) tcppr: RawTcpPr,
+    #[serde(default)]
     pub(crate) workload: Vec<RawWorkload>,
     #[serde(default)]
     pub(crate) run: RawRun,
@@ -93,6 +95,14 @@ pub(crate) struct RawD3 {
     pub(crate) alpha: Option<f64>,
     pub(crate) beta: Option<f64>,
     pub(crate) new_flow_pause: Option<bool>,
+}
+
+/// `[tcppr]`: TCPpr's deadline classes.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawTcpPr {
+    pub(crate) thresholds: Option<Vec<Time>>,
+    pub(crate) background_lowest: Option<bool>,
 }
 
 /// One `[[workload]]`: the union of every kind's keys; `validate` rejects keys of other kinds.
@@ -271,6 +281,7 @@ impl Named for Protocol {
         ("dctcp", Protocol::Dctcp),
         ("d3", Protocol::D3),
         ("rcpdc", Protocol::Rcpdc),
+        ("tcppr", Protocol::TcpPr),
     ];
 }
 
@@ -549,7 +560,7 @@ mod tests {
         let err = parse_name::<Protocol>("cubic").unwrap_err();
         assert_eq!(
             err,
-            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d3\", \"rcpdc\""
+            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d3\", \"rcpdc\", \"tcppr\""
         );
     }
 

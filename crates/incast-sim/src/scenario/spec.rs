@@ -160,6 +160,9 @@ pub enum Protocol {
     D3,
     /// RCPdc: D3 with every flow treated as a non-deadline flow (D3 Section 6.1), fair share only.
     Rcpdc,
+    /// TCPpr: TCP NewReno whose packets ride strict-priority classes chosen by the flow's deadline
+    /// (D3 Section 6.1.1).
+    TcpPr,
 }
 
 impl Protocol {
@@ -217,6 +220,45 @@ pub struct TransportSpec {
     pub dctcp_g: f64,
     /// D3 and RCPdc parameters.
     pub d3: D3Spec,
+    /// TCPpr's mapping from deadlines to priority classes.
+    pub tcppr: TcpPrSpec,
+}
+
+/// How TCPpr maps a flow's deadline to a strict-priority class (D3 Section 6.1.1: "flows with
+/// short deadlines are mapped to the higher priority class").
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpPrSpec {
+    /// Rising deadline thresholds: a flow whose relative deadline is below `thresholds[i]` (and
+    /// not below an earlier one) gets class i; longer deadlines get class `thresholds.len()`.
+    pub thresholds: Vec<Duration>,
+    /// Flows without a deadline go to a class of their own below every deadline class (D3's
+    /// three-level TCPpr with background flows); otherwise they share the last deadline class.
+    pub background_lowest: bool,
+}
+
+impl Default for TcpPrSpec {
+    /// Two deadline classes split at 30 ms (D3's "moderate" mean deadline; the paper gives no
+    /// threshold), background flows lowest: D3's two and three-level TCPpr.
+    fn default() -> Self {
+        TcpPrSpec { thresholds: vec![Duration::from_ms(30)], background_lowest: true }
+    }
+}
+
+impl TcpPrSpec {
+    /// The class of a flow with relative deadline `deadline`.
+    pub fn class_of(&self, deadline: Option<Duration>) -> u8 {
+        let deadline_classes = self.thresholds.len() as u8;
+        match deadline {
+            Some(d) => self.thresholds.iter().position(|&t| d < t).map_or(deadline_classes, |i| i as u8),
+            None if self.background_lowest => deadline_classes + 1,
+            None => deadline_classes,
+        }
+    }
+
+    /// Priority classes the switches need.
+    pub fn classes_needed(&self) -> u8 {
+        self.thresholds.len() as u8 + 1 + u8::from(self.background_lowest)
+    }
 }
 
 /// A distribution of flow sizes in bytes.
@@ -392,4 +434,21 @@ pub struct QueueSampling {
     /// Ports to sample, each named by the host on the far side of a switch port: the egress port
     /// of the switch that faces this host (the port where incast congestion builds).
     pub host_downlinks: Vec<HostIndex>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tcppr_maps_short_deadlines_high_and_background_lowest() {
+        let spec = TcpPrSpec { thresholds: vec![Duration::from_ms(20), Duration::from_ms(40)], background_lowest: true };
+        assert_eq!(spec.class_of(Some(Duration::from_ms(5))), 0);
+        assert_eq!(spec.class_of(Some(Duration::from_ms(20))), 1, "a threshold belongs to the next class");
+        assert_eq!(spec.class_of(Some(Duration::from_ms(90))), 2);
+        assert_eq!(spec.class_of(None), 3);
+        assert_eq!(spec.classes_needed(), 4);
+        let shared = TcpPrSpec { background_lowest: false, ..spec };
+        assert_eq!((shared.class_of(None), shared.classes_needed()), (2, 3));
+    }
 }

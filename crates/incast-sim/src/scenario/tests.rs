@@ -95,6 +95,7 @@ fn minimal_scenario_gets_every_default() {
                 beta: 1.0,
                 new_flow_pause: true,
             },
+            tcppr: TcpPrSpec { thresholds: vec![Duration::from_ms(30)], background_lowest: true },
         }
     );
     assert_eq!(

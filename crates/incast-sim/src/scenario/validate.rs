@@ -10,11 +10,11 @@ use incast_proto::time::{BitsPerSec, Duration};
 
 use super::error::{join, ScenarioError};
 use super::file::{
-    Named, RawD3, RawDelayedAck, RawEcn, RawOutput, RawRun, RawScenario, RawSwitch, RawTopology,
+    Named, RawD3, RawDelayedAck, RawTcpPr, RawEcn, RawOutput, RawRun, RawScenario, RawSwitch, RawTopology,
     RawTransport, Size, Time, TopologyKind,
 };
 use super::spec::{
-    BufferSpec, D3Spec, EcnSpec, HostIndex, LinkSpec, OutputSpec, QueueSampling, RunSpec, Scenario,
+    BufferSpec, D3Spec, EcnSpec, TcpPrSpec, HostIndex, LinkSpec, OutputSpec, QueueSampling, RunSpec, Scenario,
     SwitchSpec, TopologySpec, TransportSpec, WorkloadSpec,
 };
 use super::{traffic, units};
@@ -66,7 +66,7 @@ pub(crate) fn err(path: impl Into<String>, message: impl Into<String>) -> Scenar
 pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scenario> {
     let topology = topology(raw.topology)?;
     let switch = switch(raw.switch)?;
-    let transport = transport(raw.transport, raw.d3)?;
+    let transport = transport(raw.transport, raw.d3, raw.tcppr)?;
     if raw.workload.is_empty() {
         return Err(err(
             "workload",
@@ -378,7 +378,7 @@ fn buffer_spec(
 }
 
 /// `[transport]`, defaulting to `TcpConfig::default()`.
-fn transport(raw: RawTransport, raw_d3: RawD3) -> Result<TransportSpec> {
+fn transport(raw: RawTransport, raw_d3: RawD3, raw_tcppr: RawTcpPr) -> Result<TransportSpec> {
     let d = TcpConfig::default();
     let at = |key: &str| join("transport", key);
     let u32_max = u64::from(u32::MAX);
@@ -452,7 +452,31 @@ fn transport(raw: RawTransport, raw_d3: RawD3) -> Result<TransportSpec> {
         },
         dctcp_g,
         d3: d3(raw_d3)?,
+        tcppr: tcppr(raw_tcppr)?,
     })
+}
+
+/// `[tcppr]`: rising, positive thresholds, at most 7 (8 classes with background flows).
+fn tcppr(raw: RawTcpPr) -> Result<TcpPrSpec> {
+    let d = TcpPrSpec::default();
+    let thresholds = match raw.thresholds {
+        None => d.thresholds,
+        Some(list) => {
+            if list.is_empty() || list.len() > 7 {
+                return Err(err("tcppr.thresholds", format!("must list 1 to 7 deadlines (found {})", list.len())));
+            }
+            let mut out: Vec<Duration> = Vec::with_capacity(list.len());
+            for (i, t) in list.into_iter().enumerate() {
+                let t = positive_time(|| format!("tcppr.thresholds[{i}]"), Some(t), Duration::ZERO)?;
+                if out.last().is_some_and(|&prev| t <= prev) {
+                    return Err(err(format!("tcppr.thresholds[{i}]"), "thresholds must rise strictly"));
+                }
+                out.push(t);
+            }
+            out
+        }
+    };
+    Ok(TcpPrSpec { thresholds, background_lowest: raw.background_lowest.unwrap_or(d.background_lowest) })
 }
 
 /// `[d3]`, defaults from the paper (D3 Section 4.4 footnote 4, Sections 4.2 and 4.5).
