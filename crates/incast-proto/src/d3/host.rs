@@ -16,7 +16,8 @@
 use super::header::{CongestionHeader, Feedback, D3_HEADER_BYTES, MAX_HOPS};
 use super::rate::{base_rate, bytes_in, from_bits_per_sec, rate_of, Rate};
 use super::rate::{HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
-use crate::tcp::{AckSegment, DataSegment, RttEstimator, TcpConfig, MSS_BYTES};
+use crate::tcp::{AckClass, AckSegment, DataSegment, Duplicate, RttEstimator, SendSequence};
+use crate::tcp::{TcpConfig, MSS_BYTES};
 use crate::time::{BitsPerSec, Duration, Instant};
 
 /// One maximum segment in bytes.
@@ -164,6 +165,8 @@ struct Outstanding {
 ///   second estimator over all samples, as TCP does.
 /// - A fast retransmission goes out at once and is paid from the budget, which may go
 ///   negative: the debt is repaid from the next allocation.
+/// - Sequence bookkeeping, fast retransmit, the RTO and go-back-N are TCP's, shared through
+///   [`SendSequence`]; only the budget that paces them is D3's.
 /// - After the FIN the flow holds no allocation. Any loss recovery still needed then runs with a
 ///   fixed window of one interval's worth at the last rate (at least one segment), clocked by
 ///   ACKs and refilled by an RTO: the paper does not say how D3 finishes after its FIN.
@@ -174,24 +177,11 @@ pub struct D3Sender {
     deadline: Option<Instant>,
     started_at: Instant,
     completed_at: Option<Instant>,
-    /// Oldest unacknowledged byte.
-    snd_una: u64,
-    /// Next byte to send; pulled back to `snd_una` by a timeout (go-back-N).
-    snd_nxt: u64,
-    /// One past the highest byte ever sent.
-    high_sent: u64,
-    /// `high_sent` at the last loss event: duplicates below it start no second fast retransmit.
-    recover: u64,
-    /// Consecutive duplicate ACKs.
-    dupacks: u32,
-    /// The segment a fast retransmit resends ahead of everything else.
-    retransmit: Option<u64>,
-    /// All RTT samples: the retransmission timeout.
-    rtt: RttEstimator,
+    /// Sequence state, duplicate-ACK detection and the retransmission timer over all RTT
+    /// samples.
+    seq: SendSequence,
     /// Rate-request RTT samples only: the rtt of s x rtt and of the desired rate.
     interval_rtt: RttEstimator,
-    /// Retransmission timer; `None` when no data is outstanding.
-    rto_at: Option<Instant>,
     syn_sent: bool,
     fin_sent: bool,
     quenched: bool,
@@ -206,6 +196,8 @@ pub struct D3Sender {
     /// The current interval's allocation is at or below the base rate.
     paused: bool,
     interval_started_at: Instant,
+    /// D3's own counters; the reliability ones (retransmitted bytes, timeouts, fast
+    /// retransmits, segments, acknowledged bytes) live in `seq`.
     stats: D3Stats,
 }
 
@@ -226,15 +218,8 @@ impl D3Sender {
             deadline,
             started_at: now,
             completed_at: (size_bytes == Some(0)).then_some(now),
-            snd_una: 0,
-            snd_nxt: 0,
-            high_sent: 0,
-            recover: 0,
-            dupacks: 0,
-            retransmit: None,
-            rtt: RttEstimator::new(&config.tcp),
+            seq: SendSequence::new(&config.tcp),
             interval_rtt: RttEstimator::new(&config.tcp),
-            rto_at: None,
             syn_sent: false,
             fin_sent: false,
             quenched: false,
@@ -269,13 +254,10 @@ impl D3Sender {
         if self.paused && !self.fin_sent {
             return None;
         }
-        if let Some(seq) = self.retransmit.take() {
-            if seq >= self.snd_una && seq < self.snd_nxt {
-                return Some(D3Segment {
-                    data: self.data_segment(now, seq),
-                    header: None,
-                });
-            }
+        if let Some(data) = self.seq.take_retransmit(now, self.data_end(), false) {
+            // Paid at once, even into debt (see the type's doc).
+            self.budget -= i64::from(data.len);
+            return Some(D3Segment { data, header: None });
         }
         self.next_data(now)
             .map(|data| D3Segment { data, header: None })
@@ -288,28 +270,33 @@ impl D3Sender {
     /// carries feedback for a header-only request merely repeats the cumulative ACK and is never
     /// a duplicate. ACKs for bytes never sent are ignored.
     pub fn handle_ack(&mut self, now: Instant, ack: &AckSegment, feedback: Option<&Feedback>) {
-        if self.is_complete() || !self.syn_sent || ack.ack > self.high_sent {
+        let class = self.seq.classify(ack.ack);
+        if self.is_complete() || !self.syn_sent || class == AckClass::Beyond {
             return;
         }
         let answered = match (feedback, self.outstanding) {
             (Some(_), Some(o)) if ack.ts_echo >= o.sent_at => Some(o),
             _ => None,
         };
-        if ack.ack > self.snd_una {
+        if class == AckClass::New {
             self.on_new_ack(now, ack);
         } else {
-            if answered.is_some() && ack.ts_echo <= now {
+            if answered.is_some() {
                 // Every packet carries a timestamp, so the answer to a header-only request is
                 // as good an RTT sample as a data ACK; the SYN/ACK's is the first.
-                self.rtt.on_sample(now.saturating_since(ack.ts_echo));
+                self.seq.sample_rtt(now, ack.ts_echo);
             }
             let duplicate = match feedback {
                 None => true,
                 // Unmatched (stale) feedback cannot be told apart from a header-only answer.
                 Some(_) => answered.is_some_and(|o| o.carried_data),
             };
-            if ack.ack == self.snd_una && duplicate {
-                self.on_duplicate_ack();
+            if class == AckClass::Duplicate
+                && duplicate
+                && self.seq.on_duplicate_ack() == Duplicate::Loss
+            {
+                // RFC 5681 Section 3.2: one fast retransmission of snd_una.
+                self.seq.enter_fast_retransmit();
             }
         }
         if let (Some(feedback), Some(o)) = (feedback, answered) {
@@ -340,7 +327,7 @@ impl D3Sender {
             return None;
         }
         let resend = self.outstanding.and_then(|o| o.resend_at);
-        match (self.rto_at, resend) {
+        match (self.seq.rto_at(), resend) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -363,7 +350,7 @@ impl D3Sender {
         {
             self.on_request_lost(now);
         }
-        if self.rto_at.is_some_and(|at| now >= at) {
+        if self.seq.rto_due(now) {
             self.on_rto(now);
         }
     }
@@ -371,7 +358,10 @@ impl D3Sender {
     /// Whether the flow is over: every byte acknowledged, or quenched (its FIN sent). A
     /// long-lived flow is never complete.
     pub fn is_complete(&self) -> bool {
-        self.quenched || self.size_bytes.is_some_and(|size| self.snd_una >= size)
+        self.quenched
+            || self
+                .size_bytes
+                .is_some_and(|size| self.seq.snd_una() >= size)
     }
 
     /// Whether the flow gave up on its deadline (Section 6.1.3).
@@ -381,7 +371,15 @@ impl D3Sender {
 
     /// Counters so far.
     pub fn stats(&self) -> D3Stats {
-        self.stats
+        let c = self.seq.counters();
+        D3Stats {
+            retransmitted_bytes: c.retransmitted_bytes,
+            timeouts: c.timeouts,
+            fast_retransmits: c.fast_retransmits,
+            segments_sent: c.segments_sent,
+            bytes_acked: c.bytes_acked,
+            ..self.stats
+        }
     }
 
     /// s, the sending rate of the current interval (0 before the SYN/ACK).
@@ -402,7 +400,7 @@ impl D3Sender {
 
     /// Smoothed RTT over all samples (the RTO's), once feedback or an ACK has given one.
     pub fn srtt(&self) -> Option<Duration> {
-        self.rtt.srtt()
+        self.seq.srtt()
     }
 
     /// Smoothed RTT of rate requests: the rtt of the budget s x rtt and of the desired rate.
@@ -412,17 +410,17 @@ impl D3Sender {
 
     /// The current retransmission timeout, back-off included.
     pub fn rto(&self) -> Duration {
-        self.rtt.rto()
+        self.seq.rto()
     }
 
     /// Oldest unacknowledged byte offset.
     pub fn snd_una(&self) -> u64 {
-        self.snd_una
+        self.seq.snd_una()
     }
 
     /// Next byte offset to be sent.
     pub fn snd_nxt(&self) -> u64 {
-        self.snd_nxt
+        self.seq.snd_nxt()
     }
 
     /// The flow size; `None` for a long-lived flow.
@@ -486,7 +484,7 @@ impl D3Sender {
         let data = data.unwrap_or_else(|| {
             self.stats.header_only_packets += 1;
             DataSegment {
-                seq: self.snd_nxt,
+                seq: self.seq.snd_nxt(),
                 len: 0,
                 ts: now,
                 ect: false,
@@ -508,7 +506,7 @@ impl D3Sender {
             carried_data: data.len > 0,
             // A FIN is not re-sent: the routers' counters are soft state (Section 4.4) and a
             // second FIN would take the flow out twice.
-            resend_at: (!header.fin).then(|| now + self.rtt.rto()),
+            resend_at: (!header.fin).then(|| now + self.seq.rto()),
         });
         D3Segment {
             data,
@@ -520,45 +518,13 @@ impl D3Sender {
     /// receive window has room.
     fn next_data(&mut self, now: Instant) -> Option<DataSegment> {
         let end = self.data_end();
-        if self.snd_nxt >= end {
-            return None;
-        }
-        let len = MSS.min(end - self.snd_nxt);
-        if self.budget < len as i64 {
-            return None;
-        }
-        let flight = self.snd_nxt - self.snd_una;
+        let len = self.seq.next_len(end)?;
         let window = self.config.tcp.receive_window_bytes.unwrap_or(u64::MAX);
-        // An empty pipe always gets one segment, so a window below one segment cannot stall.
-        if flight > 0 && flight + len > window {
+        if self.budget < len as i64 || !self.seq.window_allows(len, window) {
             return None;
         }
-        let seg = self.data_segment(now, self.snd_nxt);
-        self.snd_nxt += len;
-        self.high_sent = self.high_sent.max(self.snd_nxt);
-        Some(seg)
-    }
-
-    /// Builds the segment at `seq`, pays for it from the budget, counts it and arms the
-    /// retransmission timer (RFC 6298 Section 5.1).
-    fn data_segment(&mut self, now: Instant, seq: u64) -> DataSegment {
-        let len = MSS.min(self.data_end() - seq);
-        let resent = (seq + len).min(self.high_sent).saturating_sub(seq);
         self.budget -= len as i64;
-        self.stats.retransmitted_bytes += resent;
-        self.stats.segments_sent += 1;
-        if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rtt.rto());
-        }
-        DataSegment {
-            seq,
-            len: len as u32,
-            ts: now,
-            ect: false,
-            ce: false,
-            retransmission: resent > 0,
-            syn: false,
-        }
+        Some(self.seq.send_new(now, end, false))
     }
 
     /// Feedback arrived: set the new rate and budget and queue the next request (Section 4.1:
@@ -600,7 +566,7 @@ impl D3Sender {
                 .budget
                 .saturating_add(i64::try_from(allocated).unwrap_or(i64::MAX));
         }
-        let unsent = self.data_end() - self.snd_nxt;
+        let unsent = self.data_end() - self.seq.snd_nxt();
         // Figure 7 step 5: the interval that sends the last byte returns the allocation.
         let fin = self.size_bytes.is_some()
             && (unsent == 0
@@ -629,7 +595,9 @@ impl D3Sender {
     /// RTT, and the paper's denominator would go to zero or below. `None` without a deadline.
     fn needed_rate(&self, now: Instant, will_send: u64, rtt: Duration) -> Option<Rate> {
         let (size, deadline) = (self.size_bytes?, self.deadline?);
-        let remaining = size.saturating_sub(self.snd_una).saturating_sub(will_send);
+        let remaining = size
+            .saturating_sub(self.seq.snd_una())
+            .saturating_sub(will_send);
         let left = deadline.saturating_since(now) - rtt.saturating_mul(2);
         Some(rate_of(remaining, left.max(rtt).max(MIN_TIME_LEFT)))
     }
@@ -654,16 +622,9 @@ impl D3Sender {
             })
     }
 
-    /// An ACK that advances `snd_una`.
+    /// An ACK that advances `snd_una`; the shared mechanism restarts or stops the timer.
     fn on_new_ack(&mut self, now: Instant, ack: &AckSegment) {
-        let acked = ack.ack - self.snd_una;
-        self.snd_una = ack.ack;
-        self.snd_nxt = self.snd_nxt.max(ack.ack);
-        self.dupacks = 0;
-        self.stats.bytes_acked += acked;
-        if ack.ts_echo <= now {
-            self.rtt.on_sample(now.saturating_since(ack.ts_echo));
-        }
+        let acked = self.seq.on_new_ack(now, ack);
         if self.fin_sent {
             // After the FIN: each acknowledged byte lets one more go, up to the window.
             let window = self.recovery_window();
@@ -671,22 +632,6 @@ impl D3Sender {
                 .budget
                 .saturating_add(i64::try_from(acked).unwrap_or(i64::MAX))
                 .min(window);
-        }
-        // RFC 6298 Section 5.2 and 5.3: stop when all is acknowledged, else restart.
-        self.rto_at = (self.snd_nxt > self.snd_una).then(|| now + self.rtt.rto());
-    }
-
-    /// A duplicate ACK: the third starts one fast retransmission of `snd_una` (RFC 5681
-    /// Section 3.2), unless it is left over from data sent before the last loss event.
-    fn on_duplicate_ack(&mut self) {
-        if self.snd_nxt == self.snd_una {
-            return;
-        }
-        self.dupacks = self.dupacks.saturating_add(1);
-        if self.dupacks == self.config.tcp.dupack_threshold && self.snd_una >= self.recover {
-            self.stats.fast_retransmits += 1;
-            self.recover = self.high_sent;
-            self.retransmit = Some(self.snd_una);
         }
     }
 
@@ -718,13 +663,7 @@ impl D3Sender {
 
     /// RFC 6298 Section 5.4 to 5.6: go back to `snd_una` and back off.
     fn on_rto(&mut self, now: Instant) {
-        self.stats.timeouts += 1;
-        self.recover = self.high_sent;
-        self.snd_nxt = self.snd_una;
-        self.dupacks = 0;
-        self.retransmit = None;
-        self.rtt.back_off();
-        self.rto_at = Some(now + self.rtt.rto());
+        self.seq.go_back_n(now);
         if self.fin_sent {
             // No more intervals will refill the budget after the FIN: grant one window.
             self.budget = self.budget.max(self.recovery_window());
@@ -949,8 +888,7 @@ mod tests {
         // (100_000 - 3750) B / (10 ms - 1 ms - 600 us).
         assert_eq!(s.needed_rate(us(1_000), 3_750, rtt), Some(11_458_333));
         // Acknowledged bytes no longer count; sent but unacknowledged ones still do.
-        s.snd_una = 40_000;
-        s.snd_nxt = 60_000;
+        s.seq.set_sequence_for_test(40_000, 60_000);
         assert_eq!(s.needed_rate(us(1_000), 0, rtt), Some(7_142_857));
         // Under three RTTs left, and past the deadline: all of it in the next RTT.
         assert_eq!(s.needed_rate(us(9_500), 0, rtt), Some(200_000_000));

@@ -5,7 +5,9 @@
 //! `handle_*` calls with `now` passed in, outputs are `poll_*` calls. Congestion control lives in
 //! [`crate::cc`]; the sender owns reliability (what to send and when to resend) and reports
 //! acknowledgements, losses and timeouts to its
-//! [`CongestionControl`](crate::cc::CongestionControl).
+//! [`CongestionControl`](crate::cc::CongestionControl). The reliability mechanism itself
+//! (sequence bookkeeping, duplicate-ACK loss detection, the RTO timer, go-back-N) is one
+//! `SendSequence`, shared with the D3 sender.
 //!
 //! ```text
 //!   TcpSender ──poll_transmit──► DataSegment ──(network)──► TcpReceiver::handle_data
@@ -15,6 +17,7 @@
 
 pub mod config;
 mod receiver;
+mod reliability;
 mod rtt;
 pub mod segment;
 mod sender;
@@ -24,6 +27,7 @@ mod harness;
 
 pub use config::{DelayedAck, TcpConfig};
 pub use receiver::TcpReceiver;
+pub(crate) use reliability::{AckClass, Duplicate, SendSequence};
 pub(crate) use rtt::RttEstimator;
 pub use segment::{AckSegment, DataSegment, ACK_WIRE_BYTES, HEADER_BYTES, MSS_BYTES, MTU_BYTES};
 pub use sender::{SenderStats, TcpSender};

@@ -1,9 +1,9 @@
 //! The sending side of a TCP flow: an optional SYN round trip, windowed transmission (RFC 5681),
 //! the RFC 6298 retransmission timer with go-back-N recovery, and NewReno fast retransmit / fast
-//! recovery (RFC 6582).
+//! recovery (RFC 6582). The mechanism lives in the shared [`SendSequence`]; this file adds the
+//! congestion window and the handshake.
 
-use super::rtt::RttEstimator;
-use super::{AckSegment, DataSegment, TcpConfig, MSS_BYTES};
+use super::{AckClass, AckSegment, DataSegment, Duplicate, SendSequence, TcpConfig, MSS_BYTES};
 use crate::cc::{AckEvent, CongestionControl, CutContext};
 use crate::time::{Duration, Instant};
 
@@ -62,24 +62,8 @@ pub struct TcpSender {
     deadline: Option<Instant>,
     started_at: Instant,
     completed_at: Option<Instant>,
-    /// Oldest unacknowledged byte.
-    snd_una: u64,
-    /// Next byte to send; pulled back to `snd_una` by a timeout (go-back-N).
-    snd_nxt: u64,
-    /// One past the highest byte ever sent: bytes sent again below it are retransmissions.
-    high_sent: u64,
-    /// NewReno `recover` (RFC 6582), exclusive: `high_sent` at the last loss event. A third
-    /// duplicate ACK starts fast retransmit only if its ACK reaches this far, so duplicates
-    /// caused by data sent before a timeout do not trigger a second, spurious recovery.
-    recover: u64,
-    /// Consecutive duplicate ACKs.
-    dupacks: u32,
-    /// A single segment to resend ahead of new data, outside the window: the fast retransmit
-    /// and each NewReno partial-ACK retransmission.
-    retransmit: Option<u64>,
-    rtt: RttEstimator,
-    /// Retransmission timer; `None` when nothing is outstanding.
-    rto_at: Option<Instant>,
+    /// Sequence state, duplicate-ACK detection and the retransmission timer.
+    seq: SendSequence,
     /// `snd_nxt` when `poll_transmit` last found the window full. ACKs up to here acknowledge
     /// data sent while the window was the limit, and only they grow it (RFC 7661 cwnd
     /// validation; Linux's `is_cwnd_limited` is likewise sticky for the window it was set in).
@@ -87,7 +71,8 @@ pub struct TcpSender {
     handshake: Handshake,
     /// When the latest SYN left: ACKs echoing it or an earlier SYN are SYN/ACKs.
     syn_sent_at: Option<Instant>,
-    stats: SenderStats,
+    /// SYNs handed out, re-sent ones included; the other counters live in `seq`.
+    syns_sent: u64,
 }
 
 impl TcpSender {
@@ -113,14 +98,7 @@ impl TcpSender {
             deadline,
             started_at: now,
             completed_at: complete.then_some(now),
-            snd_una: 0,
-            snd_nxt: 0,
-            high_sent: 0,
-            recover: 0,
-            dupacks: 0,
-            retransmit: None,
-            rtt: RttEstimator::new(&config),
-            rto_at: None,
+            seq: SendSequence::new(&config),
             window_limited_through: 0,
             handshake: if config.handshake {
                 Handshake::SynDue
@@ -128,7 +106,7 @@ impl TcpSender {
                 Handshake::Done
             },
             syn_sent_at: None,
-            stats: SenderStats::default(),
+            syns_sent: 0,
         }
     }
 
@@ -145,18 +123,13 @@ impl TcpSender {
             }
             return;
         }
-        if ack.ack == self.snd_una && self.syn_sent_at.is_some_and(|t| ack.ts_echo <= t) {
+        if ack.ack == self.seq.snd_una() && self.syn_sent_at.is_some_and(|t| ack.ts_echo <= t) {
             return;
         }
-        // After a timeout snd_nxt is pulled back, but ACKs for data sent before it up to
-        // high_sent are still genuine and advance snd_una.
-        if ack.ack > self.high_sent || ack.ack < self.snd_una {
-            return;
-        }
-        if ack.ack == self.snd_una {
-            self.on_duplicate_ack(ack);
-        } else {
-            self.on_new_ack(now, ack);
+        match self.seq.classify(ack.ack) {
+            AckClass::Beyond | AckClass::Stale => {}
+            AckClass::Duplicate => self.on_duplicate_ack(ack),
+            AckClass::New => self.on_new_ack(now, ack),
         }
     }
 
@@ -165,10 +138,8 @@ impl TcpSender {
         self.handshake = Handshake::Done;
         // The timestamp names the SYN answered, so even after a re-sent SYN the sample is
         // unambiguous; it also clears the SYN's back-off.
-        if ack.ts_echo <= now {
-            self.rtt.on_sample(now.saturating_since(ack.ts_echo));
-        }
-        self.rto_at = None;
+        self.seq.sample_rtt(now, ack.ts_echo);
+        self.seq.stop_timer();
         if self.completed_at.is_none() && self.is_complete() {
             self.completed_at = Some(now);
         }
@@ -176,56 +147,41 @@ impl TcpSender {
 
     /// RFC 6582 Section 3.2 steps 1 to 4.
     fn on_duplicate_ack(&mut self, ack: &AckSegment) {
-        if self.snd_nxt == self.snd_una {
-            // Nothing in flight: a window update, not a duplicate.
+        let dup = self.seq.on_duplicate_ack();
+        if dup == Duplicate::NotInFlight {
             return;
         }
-        self.dupacks = self.dupacks.saturating_add(1);
-        self.cc.on_dupack(ack.ece, self.snd_una, self.snd_nxt);
-        if self.cc.in_recovery()
-            || self.dupacks != self.config.dupack_threshold
-            || ack.ack < self.recover
-        {
-            return;
-        }
-        self.stats.fast_retransmits += 1;
         self.cc
-            .on_fast_retransmit(self.flight_bytes(), self.high_sent);
-        self.recover = self.high_sent;
-        self.retransmit = Some(self.snd_una);
+            .on_dupack(ack.ece, self.seq.snd_una(), self.seq.snd_nxt());
+        // Already recovering: the duplicate only inflates the window.
+        if dup != Duplicate::Loss || self.cc.in_recovery() {
+            return;
+        }
+        self.cc
+            .on_fast_retransmit(self.flight_bytes(), self.seq.high_sent());
+        self.seq.enter_fast_retransmit();
     }
 
     /// An ACK that advances `snd_una`.
     fn on_new_ack(&mut self, now: Instant, ack: &AckSegment) {
-        let acked = ack.ack - self.snd_una;
-        self.snd_una = ack.ack;
-        self.snd_nxt = self.snd_nxt.max(ack.ack);
-        self.dupacks = 0;
-        self.stats.bytes_acked += acked;
-        // Every segment carries a timestamp, so every advancing ACK is an unambiguous sample
-        // (RFC 7323 Section 4.1; Karn's rule is not needed).
-        if ack.ts_echo <= now {
-            self.rtt.on_sample(now.saturating_since(ack.ts_echo));
-        }
+        let acked = self.seq.on_new_ack(now, ack);
         let ev = AckEvent {
             acked_bytes: acked,
             ce_marked_bytes: if ack.ece { acked } else { 0 },
-            snd_una: self.snd_una,
-            snd_nxt: self.snd_nxt,
+            snd_una: self.seq.snd_una(),
+            snd_nxt: self.seq.snd_nxt(),
             cwnd_limited: ack.ack <= self.window_limited_through,
         };
         if !self.cc.in_recovery() {
             let ctx = self.cut_context(now);
             self.cc.on_ack(&ev, &ctx);
-        } else if ack.ack >= self.recover {
+        } else if self.seq.covers_recover(ack.ack) {
             self.cc.on_recovery_exit(&ev);
         } else {
             // Partial ACK: the next hole is at the new snd_una.
             self.cc.on_partial_ack(&ev);
-            self.retransmit = Some(self.snd_una);
+            self.seq.schedule_retransmit();
         }
-        // RFC 6298 Section 5.2 and 5.3: stop when all is acknowledged, else restart.
-        self.rto_at = (self.snd_nxt > self.snd_una).then(|| now + self.rtt.rto());
         if self.completed_at.is_none() && self.is_complete() {
             self.completed_at = Some(now);
         }
@@ -242,24 +198,17 @@ impl TcpSender {
     /// window of one segment after a lost SYN and RFC 6298 Section 5.7 for a 3 s RTO; both are
     /// left out, as the SYN/ACK's fresh RTT sample sets the RTO.)
     pub fn handle_timeout(&mut self, now: Instant) {
-        match self.rto_at {
-            Some(at) if now >= at => {}
-            _ => return,
-        }
-        self.stats.timeouts += 1;
-        if self.handshake != Handshake::Done {
-            self.handshake = Handshake::SynDue;
-            self.rtt.back_off();
-            self.rto_at = Some(now + self.rtt.rto());
+        if !self.seq.rto_due(now) {
             return;
         }
-        self.cc.on_timeout(self.flight_bytes(), self.high_sent);
-        self.recover = self.high_sent;
-        self.snd_nxt = self.snd_una;
-        self.dupacks = 0;
-        self.retransmit = None;
-        self.rtt.back_off();
-        self.rto_at = Some(now + self.rtt.rto());
+        if self.handshake != Handshake::Done {
+            self.handshake = Handshake::SynDue;
+            self.seq.back_off(now);
+            return;
+        }
+        self.cc
+            .on_timeout(self.flight_bytes(), self.seq.high_sent());
+        self.seq.go_back_n(now);
     }
 
     /// The next segment to put on the wire, if the window allows one. Call in a loop until
@@ -271,46 +220,16 @@ impl TcpSender {
             Handshake::SynSent => return None,
             Handshake::Done => {}
         }
-        if let Some(seq) = self.retransmit.take() {
-            if seq >= self.snd_una && seq < self.snd_nxt {
-                return Some(self.segment_at(now, seq));
-            }
-        }
         let end = self.data_end();
-        if self.snd_nxt >= end {
+        if let Some(seg) = self.seq.take_retransmit(now, end, self.ect) {
+            return Some(seg);
+        }
+        let len = self.seq.next_len(end)?;
+        if !self.seq.window_allows(len, self.window_bytes()) {
+            self.window_limited_through = self.window_limited_through.max(self.seq.snd_nxt());
             return None;
         }
-        let len = MSS.min(end - self.snd_nxt);
-        let flight = self.flight_bytes();
-        // An empty pipe always gets one segment, so a window below one MSS cannot stall.
-        if flight > 0 && flight + len > self.window_bytes() {
-            self.window_limited_through = self.window_limited_through.max(self.snd_nxt);
-            return None;
-        }
-        let seg = self.segment_at(now, self.snd_nxt);
-        self.snd_nxt += len;
-        self.high_sent = self.high_sent.max(self.snd_nxt);
-        Some(seg)
-    }
-
-    /// Builds the segment starting at `seq`, counts it and arms the timer (RFC 6298 5.1).
-    fn segment_at(&mut self, now: Instant, seq: u64) -> DataSegment {
-        let len = MSS.min(self.data_end() - seq);
-        let resent = (seq + len).min(self.high_sent).saturating_sub(seq);
-        self.stats.retransmitted_bytes += resent;
-        self.stats.segments_sent += 1;
-        if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rtt.rto());
-        }
-        DataSegment {
-            seq,
-            len: len as u32,
-            ts: now,
-            ect: self.ect,
-            ce: false,
-            retransmission: resent > 0,
-            syn: false,
-        }
+        Some(self.seq.send_new(now, end, self.ect))
     }
 
     /// Builds the SYN, counts it and arms the timer for it (RFC 6298 5.1).
@@ -318,10 +237,8 @@ impl TcpSender {
         let resent = self.syn_sent_at.is_some();
         self.handshake = Handshake::SynSent;
         self.syn_sent_at = Some(now);
-        self.stats.syns_sent += 1;
-        if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rtt.rto());
-        }
+        self.syns_sent += 1;
+        self.seq.arm_timer(now);
         DataSegment {
             seq: 0,
             len: 0,
@@ -338,19 +255,29 @@ impl TcpSender {
     /// When the retransmission timer expires, if it is armed.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.rto_at
+        self.seq.rto_at()
     }
 
     /// Whether every byte of a sized flow has been acknowledged, after the SYN/ACK with the
     /// handshake (never for a long-lived flow).
     pub fn is_complete(&self) -> bool {
         self.handshake == Handshake::Done
-            && self.size_bytes.is_some_and(|size| self.snd_una >= size)
+            && self
+                .size_bytes
+                .is_some_and(|size| self.seq.snd_una() >= size)
     }
 
     /// Counters so far.
     pub fn stats(&self) -> SenderStats {
-        self.stats
+        let c = self.seq.counters();
+        SenderStats {
+            retransmitted_bytes: c.retransmitted_bytes,
+            timeouts: c.timeouts,
+            fast_retransmits: c.fast_retransmits,
+            bytes_acked: c.bytes_acked,
+            segments_sent: c.segments_sent,
+            syns_sent: self.syns_sent,
+        }
     }
 
     /// Congestion window in bytes.
@@ -365,12 +292,12 @@ impl TcpSender {
 
     /// Smoothed RTT, once an ACK has given a sample.
     pub fn srtt(&self) -> Option<Duration> {
-        self.rtt.srtt()
+        self.seq.srtt()
     }
 
     /// The current retransmission timeout, back-off included.
     pub fn rto(&self) -> Duration {
-        self.rtt.rto()
+        self.seq.rto()
     }
 
     /// The congestion controller, e.g. to read DCTCP's alpha.
@@ -380,17 +307,17 @@ impl TcpSender {
 
     /// Oldest unacknowledged byte offset.
     pub fn snd_una(&self) -> u64 {
-        self.snd_una
+        self.seq.snd_una()
     }
 
     /// Next byte offset to be sent.
     pub fn snd_nxt(&self) -> u64 {
-        self.snd_nxt
+        self.seq.snd_nxt()
     }
 
     /// Bytes sent and not yet acknowledged (snd_nxt - snd_una).
     pub fn flight_bytes(&self) -> u64 {
-        self.snd_nxt - self.snd_una
+        self.seq.flight_bytes()
     }
 
     /// The flow size; `None` for a long-lived flow.
@@ -430,8 +357,10 @@ impl TcpSender {
         CutContext {
             now,
             cwnd_bytes: self.cc.cwnd_bytes(),
-            srtt: self.rtt.srtt(),
-            remaining_bytes: self.size_bytes.map(|s| s.saturating_sub(self.snd_una)),
+            srtt: self.seq.srtt(),
+            remaining_bytes: self
+                .size_bytes
+                .map(|s| s.saturating_sub(self.seq.snd_una())),
             deadline: self.deadline,
         }
     }
@@ -562,7 +491,7 @@ mod tests {
         syn_ack(&mut s, us(30), us(0));
         assert_eq!(s.srtt(), Some(Duration::from_us(30)));
         assert_eq!(s.poll_timeout(), None);
-        assert_eq!((s.dupacks, s.cwnd_bytes()), (0, 2 * MSS));
+        assert_eq!((s.seq.dupacks(), s.cwnd_bytes()), (0, 2 * MSS));
         let segs = drain(&mut s, us(30));
         assert_eq!(seqs(&segs), vec![0, 1]);
         assert!(segs.iter().all(|seg| !seg.syn && !seg.retransmission));
@@ -601,7 +530,7 @@ mod tests {
         // The second SYN was only delayed: its late SYN/ACK is not a duplicate ACK.
         syn_ack(&mut s, now + Duration::from_us(1), due);
         assert_eq!(
-            (s.dupacks, s.cwnd_bytes(), s.srtt()),
+            (s.seq.dupacks(), s.cwnd_bytes(), s.srtt()),
             (0, 2 * MSS, Some(Duration::from_us(30)))
         );
         assert_eq!(s.stats().retransmitted_bytes, 0);
@@ -626,7 +555,7 @@ mod tests {
         assert_eq!(s.stats().syns_sent, 0);
         // With data in flight an ACK for byte 0 is an ordinary duplicate, not a SYN/ACK.
         ack(&mut s, us(1), 0);
-        assert_eq!((s.dupacks, s.srtt()), (1, None));
+        assert_eq!((s.seq.dupacks(), s.srtt()), (1, None));
     }
 
     #[test]
