@@ -421,8 +421,27 @@ impl Simulation {
             Event::Arrive(port) => self.on_arrive(port),
             Event::FlowTimer(flow) => self.on_flow_timer(flow),
             Event::FlowStarts => self.on_flow_starts(),
-            Event::ProcessorTimer(port) => self.on_processor_timer(port),
-            Event::Sample => self.on_sample(),
+            Event::ProcessorTimer(port) => {
+                self.on_processor_timer(port);
+                self.stop_if_stalled();
+            }
+            Event::Sample => {
+                self.on_sample();
+                self.stop_if_stalled();
+            }
+        }
+    }
+
+    /// Periodic events (router timers, sampling) never run out, so a run without a duration
+    /// whose remaining flows can no longer act would otherwise never end: nothing on a wire or in
+    /// a queue, no flow timer and no flow yet to start means no flow event can ever happen again.
+    fn stop_if_stalled(&mut self) {
+        let stalled = self.end.is_none()
+            && self.starts.is_empty()
+            && self.packets.live() == 0
+            && self.flows.iter().all(|f| f.timer_at.is_none());
+        if stalled {
+            self.done = true;
         }
     }
 
@@ -517,7 +536,14 @@ impl Simulation {
         let now = self.now;
         let flow = &mut self.flows[id.idx()];
         let transport = flow.transport.as_ref().expect("pumped flows have started");
-        if flow.finished_at.is_some() && transport.sender_complete() {
+        if transport.sender_complete() {
+            if flow.finished_at.is_none() {
+                // The sender is done but the receiver never got every byte: the host gave up on
+                // the flow (D3 quenching). It ends here for the run, without completing.
+                flow.retire();
+                self.on_flow_ended(id, false);
+                return;
+            }
             // Both ends are done: keep the outcome, free the endpoints (a long run holds
             // thousands of finished flows). Late duplicates are counted and discarded.
             flow.retire();
@@ -545,8 +571,10 @@ impl Simulation {
         self.pump(id, Ends::Both);
     }
 
-    fn on_flow_finished(&mut self, id: FlowId) {
-        self.completed += 1;
+    /// A finite flow is over: it `completed` (the receiver holds every byte) or was abandoned.
+    /// Either way its burst round may move on.
+    fn on_flow_ended(&mut self, id: FlowId, completed: bool) {
+        self.completed += u64::from(completed);
         self.finite_remaining -= 1;
         let workload = self.flows[id.idx()].plan.workload as usize;
         let Some(burst) = self.bursts[workload].as_mut() else { return };
@@ -689,7 +717,7 @@ impl Simulation {
                 let complete = flow.finished_at.is_none() && flow.plan.size_bytes.is_some_and(|s| transport.delivered_bytes() >= s);
                 if complete {
                     flow.finished_at = Some(now);
-                    self.on_flow_finished(id);
+                    self.on_flow_ended(id, true);
                 }
                 Ends::Receiver
             }

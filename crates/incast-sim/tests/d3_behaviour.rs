@@ -97,3 +97,17 @@ fn d3_runs_are_deterministic() {
     let rows = |r: &RunResults| r.flows.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>();
     assert_eq!(rows(&a), rows(&b));
 }
+
+#[test]
+fn quenched_flows_end_the_run_and_the_round() {
+    // D3 Section 6.1.3: hosts give up on hopeless flows. Their receivers never get every byte,
+    // yet the run (which has no duration) must end and later rounds must start.
+    let mut s = burst(40, 1, Protocol::D3);
+    s.transport.d3.quench = true;
+    let r = run(&s);
+    let quenched = r.flows.iter().filter(|f| f.quenched).count();
+    assert!(quenched > 0, "40 senders with exponential deadlines quench some flows");
+    assert!(r.flows.iter().filter(|f| f.quenched).all(|f| f.finish_s.is_none() && f.met_deadline == Some(false)));
+    assert_eq!(r.flows.iter().map(|f| f.round).max(), Some(4), "all five rounds ran");
+    assert_eq!(r.summary.flows_completed as usize + quenched, r.flows.len());
+}
