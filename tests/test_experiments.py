@@ -28,3 +28,8 @@ def test_benchmark_traffic_keeps_long_flows_going_under_d3() -> None:
     r = d3_checks.benchmark_traffic("d3", 500, arrivals_s=0.2)
     assert 0.5 < r["app_throughput"] <= 1
     assert len(r["long_flow_mbps"]) == 2 and min(r["long_flow_mbps"]) > 100
+
+
+def test_senders_supported_is_monotone_in_the_level() -> None:
+    at99, at95 = d3_checks.senders_supported("d3", "30ms", deadline_min="5ms", runs=5, max_senders=6)
+    assert 0 <= at99 <= at95 <= 6
