@@ -33,3 +33,11 @@ def test_benchmark_traffic_keeps_long_flows_going_under_d3() -> None:
 def test_senders_supported_is_monotone_in_the_level() -> None:
     at99, at95 = d3_checks.senders_supported("d3", "30ms", deadline_min="5ms", runs=5, max_senders=6)
     assert 0 <= at99 <= at95 <= 6
+
+
+def test_quenching_softens_collapse() -> None:
+    # D3 Figure 15's direction: past the collapse point quenching keeps more deadlines.
+    plain = d3_checks.benchmark_traffic("d3", 5000, arrivals_s=0.3)
+    quenched = d3_checks.benchmark_traffic("d3", 5000, arrivals_s=0.3, quench=True)
+    assert quenched["quenched"] > 0 and plain["quenched"] == 0
+    assert quenched["app_throughput"] > plain["app_throughput"]
