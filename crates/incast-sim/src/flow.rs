@@ -2,6 +2,7 @@
 //! The engine talks to every transport through the same sans-IO calls.
 
 use incast_proto::cc::{CcKind, CongestionControl};
+use incast_proto::d3::rate::on_the_wire;
 use incast_proto::d3::{CongestionHeader, D3Config, D3Receiver, D3Sender, Feedback};
 use incast_proto::tcp::{AckSegment, DataSegment, TcpReceiver, TcpSender};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
@@ -52,14 +53,6 @@ pub(crate) fn d3_wire_scale(spec: &TransportSpec, uplink: BitsPerSec) -> Option<
     spec.d3.quantize.then(|| incast_wire::d3::scale_for(uplink.0 / 8))
 }
 
-/// A rate as the 8-bit field with `scale` carries it.
-pub(crate) fn quantize(rate: u64, scale: Option<u8>) -> u64 {
-    match scale {
-        Some(s) => incast_wire::d3::decode_rate(incast_wire::d3::encode_rate(rate, s), s),
-        None => rate,
-    }
-}
-
 impl Transport {
     /// Creates the endpoints of `protocol` for a flow starting at `now`.
     pub(crate) fn new(protocol: Protocol, setup: &Setup<'_>, plan: &FlowPlan, deadline: Option<Instant>, now: Instant) -> Transport {
@@ -71,7 +64,7 @@ impl Transport {
                 let wire_scale = d3_wire_scale(spec, setup.uplink);
                 let config = D3Config {
                     // The host must recognise the floor as the routers hand it out.
-                    base_rate: quantize(spec.d3.base_rate_bytes_per_sec, wire_scale),
+                    base_rate: on_the_wire(spec.d3.base_rate_bytes_per_sec, wire_scale),
                     deadline_aware: protocol == Protocol::D3,
                     quench: spec.d3.quench,
                     ..D3Config::new(spec.tcp, setup.uplink)
@@ -94,8 +87,8 @@ impl Transport {
                 let request = out.header.map(|mut h| {
                     // The 8-bit fields round what the host asks for; hosts compute r(t) again
                     // from their own state, so round both the same way (a pure function).
-                    h.desired = quantize(h.desired, *wire_scale);
-                    h.prev_desired = quantize(h.prev_desired, *wire_scale);
+                    h.desired = on_the_wire(h.desired, *wire_scale);
+                    h.prev_desired = on_the_wire(h.prev_desired, *wire_scale);
                     h
                 });
                 Outgoing { seg: out.data, request }

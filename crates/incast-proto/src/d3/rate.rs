@@ -43,6 +43,16 @@ pub const fn base_rate(packet_bytes: u64, rtt: Duration) -> Rate {
     }
 }
 
+/// `rate` as the header's 8-bit field with scale factor `scale` carries it (D3 Section 5: bytes/µs
+/// times the scale), or unchanged when `scale` is `None` (exact rates). Never rounds a positive
+/// rate to zero, so the base rate survives the field.
+pub fn on_the_wire(rate: Rate, scale: Option<u8>) -> Rate {
+    match scale {
+        Some(s) => incast_wire::d3::decode_rate(incast_wire::d3::encode_rate(rate, s), s),
+        None => rate,
+    }
+}
+
 /// A link rate as a D3 [`Rate`] (bits per second divided by 8, rounded down).
 pub const fn from_bits_per_sec(link: BitsPerSec) -> Rate {
     link.0 / 8

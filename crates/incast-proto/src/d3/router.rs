@@ -293,10 +293,8 @@ impl Router {
         }
         // 14: a(t+1) = max(a(t+1), base rate)  // Flows get at least base rate
         alloc = alloc.max(self.config.base_rate);
-        if let Some(scale) = self.config.wire_scale {
-            // What the header will say; never rounded to zero, so the floor survives.
-            alloc = incast_wire::d3::decode_rate(incast_wire::d3::encode_rate(alloc, scale), scale);
-        }
+        // What the header will say, counted as such.
+        alloc = super::rate::on_the_wire(alloc, self.config.wire_scale);
         // 15: A = A + a(t+1)  // Update allocation counter
         self.allocated = self.allocated.saturating_add(alloc);
         alloc
