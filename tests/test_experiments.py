@@ -41,3 +41,21 @@ def test_quenching_softens_collapse() -> None:
     quenched = d3_checks.benchmark_traffic("d3", 5000, arrivals_s=0.3, quench=True)
     assert quenched["quenched"] > 0 and plain["quenched"] == 0
     assert quenched["app_throughput"] > plain["app_throughput"]
+
+
+def test_processor_sharing_finish_times_by_hand() -> None:
+    # Sizes 1, 2, 3 at rate 1: all three share until t = 3 (one each), then two until t = 5,
+    # then the last alone until t = 6.
+    assert d3_checks.processor_sharing_finish([3, 1, 2], 1.0) == [6.0, 3.0, 5.0]
+
+
+def test_deadline_floor_makes_every_deadline_feasible_on_an_idle_testbed() -> None:
+    # The premise of DEADLINE_FLOOR (docs/results-d3.md): one sender meets every deadline.
+    for protocol in ("tcp", "d3"):
+        assert d3_checks.application_throughput(protocol, 1, deadline_mean="20ms", runs=40) == 1.0
+
+
+def test_rcpdc_stays_near_ideal_fair_share() -> None:
+    rcpdc, ideal = d3_checks.fair_share_reference(20, runs=10)
+    assert 0 < rcpdc <= 1 and 0 < ideal <= 1
+    assert abs(rcpdc - ideal) < 0.1
