@@ -43,12 +43,6 @@ def test_quenching_softens_collapse() -> None:
     assert quenched["app_throughput"] > plain["app_throughput"]
 
 
-def test_processor_sharing_finish_times_by_hand() -> None:
-    # Sizes 1, 2, 3 at rate 1: all three share until t = 3 (one each), then two until t = 5,
-    # then the last alone until t = 6.
-    assert d3_checks.processor_sharing_finish([3, 1, 2], 1.0) == [6.0, 3.0, 5.0]
-
-
 def test_deadline_floor_makes_every_deadline_feasible_on_an_idle_testbed() -> None:
     # The premise of DEADLINE_FLOOR (docs/results-d3.md): one sender meets every deadline.
     for protocol in ("tcp", "d3"):

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Tuple
 
 from incast.api import run
+from incast.fluid import FluidFlow, deadlines_met, fair_share
 
 # D3 Section 6.2: "the first three flows achieved an average network throughput of 302 Mbps each,
 # while the average throughput for the last flow was 595 Mbps".
@@ -185,19 +186,6 @@ def application_throughput(protocol: str, senders: int, deadline_mean: str = "30
     return sum(m for m, _ in results) / sum(t for _, t in results)
 
 
-def processor_sharing_finish(sizes: List[int], rate: float) -> List[float]:
-    """Completion times of flows that all start at 0 on one link of `rate` bytes/s shared
-    equally among the unfinished ones (ideal fair share, D3 Section 3's first allocator)."""
-    order = sorted(range(len(sizes)), key=lambda i: sizes[i])
-    finish = [0.0] * len(sizes)
-    t, served = 0.0, 0
-    for k, i in enumerate(order):
-        t += (sizes[i] - served) * (len(sizes) - k) / rate
-        served = sizes[i]
-        finish[i] = t
-    return finish
-
-
 # The payload rate of a 1 Gbps link with 1460 B of payload per 1500 B on the wire.
 PAYLOAD_RATE = 125e6 * 1460 / 1500
 # What a fair-share packet protocol pays on top of the fluid ideal: the handshake RTT and D3's
@@ -211,11 +199,10 @@ def fair_share_reference(senders: int, deadline_min: str = DEADLINE_FLOOR, runs:
     met = ideal = total = 0
     for seed in range(1, runs + 1):
         flows = burst_flows("rcpdc", senders, seed, deadline_min=deadline_min)
-        finish = processor_sharing_finish([f["size_bytes"] for f in flows], PAYLOAD_RATE)
-        for f, t in zip(flows, finish):
-            total += 1
-            met += bool(f["met_deadline"])
-            ideal += t + FAIR_SHARE_OVERHEAD_S <= f["deadline_s"] - f["start_s"]
+        fluid = [FluidFlow(0.0, f["size_bytes"], f["deadline_s"] - f["start_s"]) for f in flows]
+        total += len(flows)
+        met += sum(bool(f["met_deadline"]) for f in flows)
+        ideal += deadlines_met(fluid, fair_share(fluid, PAYLOAD_RATE), slack_s=FAIR_SHARE_OVERHEAD_S)
     return met / total, ideal / total
 
 
