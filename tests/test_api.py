@@ -160,6 +160,27 @@ def test_seed_argument_overrides_the_file(tmp_path: Path) -> None:
         incast.run(path, seed="3")  # type: ignore[arg-type]
 
 
+def test_d2tcp_mixes_with_tcp_and_names_both_in_the_protocol_column() -> None:
+    scenario = burst(senders=8, rounds=2, protocol="d2tcp")
+    scenario["workload"].append(
+        {"kind": "flows", "protocol": "tcp", "flows": [{"src": 1, "dst": 0, "size": "200KB"}]}
+    )
+    flows = incast.run(scenario).flows
+    protocols = flows["protocol"].to_pylist()
+    assert sorted(protocols) == ["d2tcp"] * 16 + ["tcp"]
+    assert flows["workload"].to_pylist()[protocols.index("tcp")] == 1
+    assert all(f is not None for f in flows["finish_s"].to_pylist())
+
+
+def test_d2tcp_without_deadlines_gives_dctcp_flow_table() -> None:
+    def table(protocol: str) -> pa.Table:
+        scenario = burst(senders=8, rounds=2, protocol=protocol)
+        del scenario["workload"][0]["deadline"]
+        return incast.run(scenario).flows.drop(["protocol"])
+
+    assert table("d2tcp").equals(table("dctcp"))
+
+
 def test_threads_give_the_same_results_as_sequential_runs() -> None:
     scenarios = [burst(seed=s, protocol=p) for s in (1, 2) for p in ("tcp", "dctcp")]
     sequential = [incast.run(s).flows for s in scenarios]

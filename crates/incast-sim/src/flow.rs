@@ -13,7 +13,7 @@ use crate::workload::FlowPlan;
 
 /// The transport state of a running flow.
 pub(crate) enum Transport {
-    /// Window-based TCP (NewReno or DCTCP policy) over one reliability mechanism.
+    /// Window-based TCP (NewReno, DCTCP or D2TCP policy) over one reliability mechanism.
     Tcp {
         sender: Box<TcpSender>,
         receiver: Box<TcpReceiver>,
@@ -60,6 +60,7 @@ impl Transport {
         let (kind, ect) = match protocol {
             Protocol::Tcp | Protocol::TcpPr => (CcKind::NewReno, false),
             Protocol::Dctcp => (CcKind::Dctcp { g: spec.dctcp_g }, true),
+            Protocol::D2tcp => (CcKind::D2tcp(spec.d2tcp), true),
             Protocol::D3 | Protocol::Rcpdc => {
                 let wire_scale = d3_wire_scale(spec, setup.uplink);
                 let config = D3Config {

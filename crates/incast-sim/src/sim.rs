@@ -851,6 +851,7 @@ fn protocol_name(p: Protocol) -> &'static str {
     match p {
         Protocol::Tcp => "tcp",
         Protocol::Dctcp => "dctcp",
+        Protocol::D2tcp => "d2tcp",
         Protocol::D3 => "d3",
         Protocol::Rcpdc => "rcpdc",
         Protocol::TcpPr => "tcppr",

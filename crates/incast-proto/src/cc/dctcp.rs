@@ -49,6 +49,12 @@ impl AlphaEstimator {
         }
     }
 
+    /// An estimator whose estimate is already `alpha`, for tests of the policies built on it.
+    #[cfg(test)]
+    pub(crate) fn with_alpha(g: f64, alpha: f64) -> Self {
+        AlphaEstimator { alpha, ..Self::new(g) }
+    }
+
     /// The current estimate of the fraction of marked bytes.
     pub(crate) fn alpha(&self) -> f64 {
         self.alpha
@@ -90,8 +96,15 @@ impl Dctcp {
     /// The window after an ECN-Echo: cwnd x (1 - alpha/2) (DCTCP paper Section 3.1, eq. 2).
     /// The skeleton applies the floor.
     pub(crate) fn ecn_cut(&self, ctx: &CutContext) -> u64 {
-        (ctx.cwnd_bytes as f64 * (1.0 - self.estimator.alpha() / 2.0)) as u64
+        proportional_cut(ctx.cwnd_bytes, self.estimator.alpha())
     }
+}
+
+/// The DCTCP-family cut cwnd x (1 - p/2) for a penalty p in [0, 1]: p = alpha for DCTCP,
+/// p = alpha^d for D2TCP. One function, so both round the same way and D2TCP at d = 1 is
+/// DCTCP to the byte.
+pub(crate) fn proportional_cut(cwnd_bytes: u64, penalty: f64) -> u64 {
+    (cwnd_bytes as f64 * (1.0 - penalty / 2.0)) as u64
 }
 
 #[cfg(test)]
@@ -175,6 +188,7 @@ mod tests {
             cwnd_bytes: 100_000,
             srtt: None,
             remaining_bytes: None,
+            unsent_bytes: None,
             deadline: None,
         };
         assert_eq!(d.ecn_cut(&ctx), 50_000);

@@ -10,17 +10,19 @@
 //!              TcpSender ── acked bytes, CE-marked bytes, loss, timeout ──► CongestionControl
 //!                                                                        │  window skeleton
 //!                                                                        ▼
-//!                                            Policy::{NewReno, Dctcp}: estimator + ecn_cut()
+//!                                    Policy::{NewReno, Dctcp, D2tcp}: estimator + ecn_cut()
 //! ```
 //!
-//! Policies are an enum matched per ACK, not a `Box<dyn>`. Adding D2TCP means one more variant
-//! holding DCTCP's alpha estimator (`dctcp::AlphaEstimator`) and a cut that reads the deadline
-//! from [`CutContext`].
+//! Policies are an enum matched per ACK, not a `Box<dyn>`. DCTCP and D2TCP share the alpha
+//! estimator (`dctcp::AlphaEstimator`) and the proportional cut; D2TCP only adds the exponent d,
+//! read from the deadline, remaining bytes and RTT in [`CutContext`].
 
+mod d2tcp;
 mod dctcp;
 mod reno;
 mod window;
 
+pub use d2tcp::{D2tcpConfig, PastDeadline, RemainingBytes, D2TCP_DEFAULT_D_CAP};
 pub use window::CongestionControl;
 
 use crate::time::{Duration, Instant};
@@ -40,6 +42,9 @@ pub enum CcKind {
         /// Estimation gain g in (0, 1]; default [`DCTCP_DEFAULT_G`].
         g: f64,
     },
+    /// D2TCP (Vamanan et al., SIGCOMM 2012, Section 3): DCTCP whose cut uses the penalty
+    /// alpha^d, d from how close the flow is to missing its deadline.
+    D2tcp(D2tcpConfig),
 }
 
 impl CcKind {
@@ -51,9 +56,9 @@ impl CcKind {
 
 /// What a policy may look at when it decides an ECN cut.
 ///
-/// DCTCP needs only `cwnd_bytes`; the rest is here so a deadline-aware policy (D2TCP Section 3:
-/// p = alpha^d, with d from the time the remaining bytes need at the current rate against the
-/// time left to the deadline) can be added without changing the sender.
+/// DCTCP needs only `cwnd_bytes`; D2TCP (Section 3: p = alpha^d, with d from the time the
+/// remaining bytes need at the current window against the time left to the deadline) reads the
+/// rest, so the sender passes it to every policy alike.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CutContext {
     /// Current time.
@@ -64,6 +69,9 @@ pub struct CutContext {
     pub srtt: Option<Duration>,
     /// Bytes not yet acknowledged (size - snd_una); `None` for a long-lived flow.
     pub remaining_bytes: Option<u64>,
+    /// Bytes not yet sent (size - snd_nxt, so after a timeout's go-back-N the bytes to resend
+    /// count again); `None` for a long-lived flow.
+    pub unsent_bytes: Option<u64>,
     /// Absolute deadline of the flow, if it has one.
     pub deadline: Option<Instant>,
 }

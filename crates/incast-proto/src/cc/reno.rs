@@ -26,6 +26,7 @@ mod tests {
             cwnd_bytes: 20_000,
             srtt: None,
             remaining_bytes: None,
+            unsent_bytes: None,
             deadline: None,
         };
         assert_eq!(NewReno.ecn_cut(&ctx), 10_000);

@@ -2,7 +2,8 @@
 //! avoidance, RFC 6582 Section 3.2 fast-recovery arithmetic, RFC 3168 Section 6.1.2 ECN
 //! response once per window); a policy only supplies the size of an ECN cut.
 
-use super::dctcp::Dctcp;
+use super::d2tcp::D2tcp;
+use super::dctcp::{AlphaEstimator, Dctcp};
 use super::reno::NewReno;
 use super::{AckEvent, CcKind, CutContext};
 use crate::tcp::MSS_BYTES;
@@ -21,17 +22,27 @@ const MIN_ECN_CWND: u64 = 2 * MSS;
 enum Policy {
     NewReno(NewReno),
     Dctcp(Dctcp),
+    D2tcp(D2tcp),
 }
 
 impl Policy {
+    /// The DCTCP-family alpha estimator, if the policy keeps one.
+    fn estimator(&self) -> Option<&AlphaEstimator> {
+        match self {
+            Policy::NewReno(_) => None,
+            Policy::Dctcp(d) => Some(&d.estimator),
+            Policy::D2tcp(d) => Some(&d.estimator),
+        }
+    }
+
     /// Lets the policy's estimator see one ACK.
     fn on_acked(&mut self, acked: u64, marked: u64, snd_una: u64, snd_nxt: u64) {
-        match self {
-            Policy::NewReno(_) => {}
-            Policy::Dctcp(d) => {
-                d.estimator.on_acked(acked, marked, snd_una, snd_nxt);
-            }
-        }
+        let estimator = match self {
+            Policy::NewReno(_) => return,
+            Policy::Dctcp(d) => &mut d.estimator,
+            Policy::D2tcp(d) => &mut d.estimator,
+        };
+        estimator.on_acked(acked, marked, snd_una, snd_nxt);
     }
 
     /// The window the policy wants after an ECN-Echo, before the skeleton's floor.
@@ -39,6 +50,7 @@ impl Policy {
         match self {
             Policy::NewReno(p) => p.ecn_cut(ctx),
             Policy::Dctcp(p) => p.ecn_cut(ctx),
+            Policy::D2tcp(p) => p.ecn_cut(ctx),
         }
     }
 }
@@ -75,6 +87,7 @@ impl CongestionControl {
         let policy = match kind {
             CcKind::NewReno => Policy::NewReno(NewReno),
             CcKind::Dctcp { g } => Policy::Dctcp(Dctcp::new(g)),
+            CcKind::D2tcp(config) => Policy::D2tcp(D2tcp::new(config)),
         };
         CongestionControl {
             kind,
@@ -107,12 +120,9 @@ impl CongestionControl {
         self.in_recovery
     }
 
-    /// DCTCP's current alpha, for DCTCP-family policies; `None` for NewReno.
+    /// DCTCP's current alpha, for DCTCP-family policies (DCTCP, D2TCP); `None` for NewReno.
     pub fn dctcp_alpha(&self) -> Option<f64> {
-        match &self.policy {
-            Policy::NewReno(_) => None,
-            Policy::Dctcp(d) => Some(d.estimator.alpha()),
-        }
+        self.policy.estimator().map(AlphaEstimator::alpha)
     }
 
     /// Sets the initial window (RFC 5681 IW), at least one segment.
@@ -223,6 +233,7 @@ mod tests {
             cwnd_bytes: 0,
             srtt: None,
             remaining_bytes: None,
+            unsent_bytes: None,
             deadline: None,
         }
     }

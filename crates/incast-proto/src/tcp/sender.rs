@@ -361,6 +361,9 @@ impl TcpSender {
             remaining_bytes: self
                 .size_bytes
                 .map(|s| s.saturating_sub(self.seq.snd_una())),
+            unsent_bytes: self
+                .size_bytes
+                .map(|s| s.saturating_sub(self.seq.snd_nxt())),
             deadline: self.deadline,
         }
     }
@@ -927,7 +930,7 @@ mod tests {
     }
 
     #[test]
-    fn cut_context_carries_remaining_bytes_and_deadline() {
+    fn cut_context_carries_remaining_unsent_bytes_and_deadline() {
         let deadline = Some(us(5_000));
         let mut s = TcpSender::new(
             config(2),
@@ -941,7 +944,13 @@ mod tests {
         ack(&mut s, us(100), 1);
         let ctx = s.cut_context(us(100));
         assert_eq!(ctx.remaining_bytes, Some(9 * MSS));
+        // The initial 2 segments went out and 1 is acknowledged: 8 never sent.
+        assert_eq!(ctx.unsent_bytes, Some(8 * MSS));
         assert_eq!(ctx.deadline, deadline);
         assert_eq!(ctx.cwnd_bytes, 3 * MSS);
+        // The window of 3 sends 2 more: unsent falls, unacknowledged does not.
+        let _ = drain(&mut s, us(100));
+        let ctx = s.cut_context(us(100));
+        assert_eq!((ctx.remaining_bytes, ctx.unsent_bytes), (Some(9 * MSS), Some(6 * MSS)));
     }
 }

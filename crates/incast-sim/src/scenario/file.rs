@@ -14,6 +14,8 @@ use std::marker::PhantomData;
 use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
+use incast_proto::cc::{PastDeadline, RemainingBytes};
+
 use super::spec::Protocol;
 use super::units;
 
@@ -27,6 +29,8 @@ pub(crate) struct RawScenario {
     pub(crate) switch: RawSwitch,
     #[serde(default)]
     pub(crate) transport: RawTransport,
+    #[serde(default)]
+    pub(crate) d2tcp: RawD2tcp,
     #[serde(default)]
     pub(crate) d3: RawD3,
     #[serde(default)]
@@ -82,6 +86,16 @@ pub(crate) struct RawTransport {
     pub(crate) dupack_threshold: Option<u64>,
     pub(crate) dctcp_g: Option<f64>,
     pub(crate) handshake: Option<bool>,
+}
+
+/// `[d2tcp]`: D2TCP's gain, cap on d and the choices the paper leaves open.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawD2tcp {
+    pub(crate) g: Option<f64>,
+    pub(crate) d_cap: Option<f64>,
+    pub(crate) past_deadline: Option<Name<PastDeadline>>,
+    pub(crate) remaining: Option<Name<RemainingBytes>>,
 }
 
 /// `[d3]`: D3 and RCPdc hosts and routers.
@@ -279,9 +293,27 @@ impl Named for Protocol {
         ("tcp", Protocol::Tcp),
         ("newreno", Protocol::Tcp),
         ("dctcp", Protocol::Dctcp),
+        ("d2tcp", Protocol::D2tcp),
         ("d3", Protocol::D3),
         ("rcpdc", Protocol::Rcpdc),
         ("tcppr", Protocol::TcpPr),
+    ];
+}
+
+impl Named for PastDeadline {
+    const WHAT: &'static str = "past-deadline behaviour";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("one", PastDeadline::One),
+        ("max", PastDeadline::Max),
+        ("min", PastDeadline::Min),
+    ];
+}
+
+impl Named for RemainingBytes {
+    const WHAT: &'static str = "remaining-bytes measure";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("unacked", RemainingBytes::Unacked),
+        ("unsent", RemainingBytes::Unsent),
     ];
 }
 
@@ -560,7 +592,7 @@ mod tests {
         let err = parse_name::<Protocol>("cubic").unwrap_err();
         assert_eq!(
             err,
-            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d3\", \"rcpdc\", \"tcppr\""
+            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"d3\", \"rcpdc\", \"tcppr\""
         );
     }
 

@@ -2,6 +2,7 @@
 //! in engine units and checked (host indices exist, sizes positive, ...); the file format and its
 //! error messages live in `scenario::file`.
 
+use incast_proto::cc::D2tcpConfig;
 use incast_proto::tcp::TcpConfig;
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
@@ -155,6 +156,9 @@ pub enum Protocol {
     Tcp,
     /// DCTCP: NewReno's window mechanism with the DCTCP policy, ECN-capable.
     Dctcp,
+    /// D2TCP: DCTCP whose cut depends on how close the flow is to its deadline (D2TCP
+    /// Section 3), ECN-capable.
+    D2tcp,
     /// D3: deadline-driven explicit rate control (D3 Sections 4 and 5); routers on the path
     /// allocate rates.
     D3,
@@ -218,6 +222,8 @@ pub struct TransportSpec {
     pub tcp: TcpConfig,
     /// DCTCP's estimation gain g (DCTCP Section 3.1: 1/16).
     pub dctcp_g: f64,
+    /// D2TCP parameters (its own g, the cap on d and the two choices the paper leaves open).
+    pub d2tcp: D2tcpConfig,
     /// D3 and RCPdc parameters.
     pub d3: D3Spec,
     /// TCPpr's mapping from deadlines to priority classes.

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use incast_proto::cc::{D2tcpConfig, PastDeadline, RemainingBytes};
 use incast_proto::tcp::{DelayedAck, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
@@ -86,6 +87,7 @@ fn minimal_scenario_gets_every_default() {
             protocol: Protocol::Tcp,
             tcp: TcpConfig::default(),
             dctcp_g: 0.0625,
+            d2tcp: D2tcpConfig { g: 0.0625, d_cap: 2.0, past_deadline: PastDeadline::One, remaining: RemainingBytes::Unacked },
             d3: D3Spec {
                 quench: false,
                 quantize: true,
@@ -212,6 +214,8 @@ fn explicit_values_override_defaults() {
     assert_eq!(tcp.receive_window_bytes, Some(65_536));
     assert_eq!(tcp.dupack_threshold, 2);
     assert_eq!(s.transport.dctcp_g, 0.125);
+    // Not given: D2TCP's g follows DCTCP's, so deadline-free D2TCP is this scenario's DCTCP.
+    assert_eq!(s.transport.d2tcp.g, 0.125);
     assert_eq!(
         s.workloads[0],
         WorkloadSpec::FlowBurst {
@@ -240,6 +244,26 @@ fn explicit_values_override_defaults() {
         s.output.flow_throughput_interval,
         Some(Duration::from_ms(1))
     );
+}
+
+#[test]
+fn d2tcp_section_and_protocol_names() {
+    let s = toml(concat!(
+        star!(),
+        "[transport]\nprotocol = \"D2TCP\"\ndctcp_g = 0.125\n",
+        "[d2tcp]\ng = 0.25\nd_cap = 1.25\npast_deadline = \"max\"\nremaining = \"unsent\"\n",
+        burst!(),
+        "[[workload]]\nkind = \"long-flows\"\npairs = [[1, 0]]\nprotocol = \"d2tcp\"\n[run]\nduration = \"1s\"\n",
+    ));
+    assert_eq!(s.transport.protocol, Protocol::D2tcp);
+    assert_eq!(s.workloads[1].options().protocol, Some(Protocol::D2tcp));
+    assert_eq!(
+        s.transport.d2tcp,
+        D2tcpConfig { g: 0.25, d_cap: 1.25, past_deadline: PastDeadline::Max, remaining: RemainingBytes::Unsent }
+    );
+    assert_eq!(s.transport.dctcp_g, 0.125, "[d2tcp].g leaves DCTCP's alone");
+    let s = toml(concat!(star!(), "[d2tcp]\npast_deadline = \"min\"\n", burst!()));
+    assert_eq!(s.transport.d2tcp.past_deadline, PastDeadline::Min);
 }
 
 #[test]
@@ -555,6 +579,13 @@ malformed! {
     zero_initial_window: concat!(star!(), "[transport]\ninitial_window = 0\n", burst!()), "transport.initial_window", "between 1 and";
     dctcp_g_above_one: concat!(star!(), "[transport]\ndctcp_g = 1.5\n", burst!()), "transport.dctcp_g", "(0, 1]";
     dctcp_g_nan: concat!(star!(), "[transport]\ndctcp_g = nan\n", burst!()), "transport.dctcp_g", "finite";
+    d2tcp_unknown_key: concat!(star!(), "[d2tcp]\nn = 2.0\n", burst!()), "d2tcp.n", "expected one of `g`, `d_cap`, `past_deadline`, `remaining`";
+    d2tcp_d_cap_one: concat!(star!(), "[d2tcp]\nd_cap = 1.0\n", burst!()), "d2tcp.d_cap", "must be greater than 1";
+    d2tcp_d_cap_inf: concat!(star!(), "[d2tcp]\nd_cap = inf\n", burst!()), "d2tcp.d_cap", "finite";
+    d2tcp_d_cap_string: concat!(star!(), "[d2tcp]\nd_cap = \"2\"\n", burst!()), "d2tcp.d_cap", "invalid type: string";
+    d2tcp_g_zero: concat!(star!(), "[d2tcp]\ng = 0.0\n", burst!()), "d2tcp.g", "(0, 1]";
+    d2tcp_bad_past_deadline: concat!(star!(), "[d2tcp]\npast_deadline = \"drop\"\n", burst!()), "d2tcp.past_deadline", "expected one of \"one\", \"max\", \"min\"";
+    d2tcp_bad_remaining: concat!(star!(), "[d2tcp]\nremaining = \"unread\"\n", burst!()), "d2tcp.remaining", "expected one of \"unacked\", \"unsent\"";
     delayed_ack_string: concat!(star!(), "[transport]\ndelayed_ack = \"yes\"\n", burst!()), "transport.delayed_ack", "true, false or a table";
     delayed_ack_unknown_key: concat!(star!(), "[transport]\ndelayed_ack = { count = 2 }\n", burst!()), "transport.delayed_ack.count", "unknown key";
     no_workload: star!(), "workload", "at least one [[workload]]";
@@ -646,6 +677,7 @@ const FULL: &str = concat!(
     "[topology]\nkind = \"two-tier\"\nracks = 2\nhosts_per_rack = 4\nlink_delay = \"20us\"\n",
     "[switch]\nshared_buffer = \"4MB\"\ndt_alpha = 1.0\necn_threshold = 20\npriority_classes = 2\n",
     "[transport]\nprotocol = \"dctcp\"\nmin_rto = \"10ms\"\ndelayed_ack = { segments = 2, timeout = \"1ms\" }\n",
+    "[d2tcp]\nd_cap = 2.5\npast_deadline = \"one\"\nremaining = \"unacked\"\n",
     "[[workload]]\nkind = \"flow-burst\"\naggregator = 0\nsenders = 7\nsize = { dist = \"uniform\", min = \"2KB\", max = \"50KB\" }\n",
     "deadline = { dist = \"exponential\", mean = \"20ms\" }\npriority = 1\n",
     "[[workload]]\nkind = \"poisson\"\nrate = 100.0\nstop = \"10ms\"\nsize = { dist = \"cdf\", points = [[\"1KB\", 0.5], [\"1MB\", 1.0]] }\n",

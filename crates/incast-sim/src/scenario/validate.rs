@@ -5,12 +5,13 @@
 
 use std::path::Path;
 
+use incast_proto::cc::{D2tcpConfig, D2TCP_DEFAULT_D_CAP, DCTCP_DEFAULT_G};
 use incast_proto::tcp::{DelayedAck, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration};
 
 use super::error::{join, ScenarioError};
 use super::file::{
-    Named, RawD3, RawDelayedAck, RawTcpPr, RawEcn, RawOutput, RawRun, RawScenario, RawSwitch, RawTopology,
+    Named, RawD2tcp, RawD3, RawDelayedAck, RawTcpPr, RawEcn, RawOutput, RawRun, RawScenario, RawSwitch, RawTopology,
     RawTransport, Size, Time, TopologyKind,
 };
 use super::spec::{
@@ -45,8 +46,6 @@ const DEFAULT_BUFFER_BYTES: u64 = 128_000;
 const DEFAULT_DT_ALPHA: f64 = 1.0;
 /// Strict-priority classes per port: 8 is the number of 802.1p classes.
 const MAX_PRIORITY_CLASSES: u64 = 8;
-/// DCTCP Section 3.1: g = 1/16.
-const DEFAULT_DCTCP_G: f64 = 1.0 / 16.0;
 /// `delayed_ack = true`: ns-3's TcpSocket defaults (DelAckCount = 2, DelAckTimeout = 200 ms), the
 /// stack D2TCP's simulations were built on (D2TCP Section 4.2.1); also DCTCP's m = 2.
 const DEFAULT_DELAYED_ACK: DelayedAck = DelayedAck {
@@ -66,7 +65,7 @@ pub(crate) fn err(path: impl Into<String>, message: impl Into<String>) -> Scenar
 pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scenario> {
     let topology = topology(raw.topology)?;
     let switch = switch(raw.switch)?;
-    let transport = transport(raw.transport, raw.d3, raw.tcppr)?;
+    let transport = transport(raw.transport, raw.d2tcp, raw.d3, raw.tcppr)?;
     if raw.workload.is_empty() {
         return Err(err(
             "workload",
@@ -378,7 +377,7 @@ fn buffer_spec(
 }
 
 /// `[transport]`, defaulting to `TcpConfig::default()`.
-fn transport(raw: RawTransport, raw_d3: RawD3, raw_tcppr: RawTcpPr) -> Result<TransportSpec> {
+fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: RawTcpPr) -> Result<TransportSpec> {
     let d = TcpConfig::default();
     let at = |key: &str| join("transport", key);
     let u32_max = u64::from(u32::MAX);
@@ -430,13 +429,7 @@ fn transport(raw: RawTransport, raw_d3: RawD3, raw_tcppr: RawTcpPr) -> Result<Tr
         None => d.dupack_threshold,
         Some(n) => count(|| at("dupack_threshold"), n, 1, u32_max)?,
     };
-    let dctcp_g = finite(&at("dctcp_g"), raw.dctcp_g.unwrap_or(DEFAULT_DCTCP_G))?;
-    if !(dctcp_g > 0.0 && dctcp_g <= 1.0) {
-        return Err(err(
-            at("dctcp_g"),
-            format!("must be in (0, 1] (found {dctcp_g})"),
-        ));
-    }
+    let dctcp_g = estimation_gain(&at("dctcp_g"), raw.dctcp_g.unwrap_or(DCTCP_DEFAULT_G))?;
     Ok(TransportSpec {
         protocol: raw.protocol.map_or(super::Protocol::Tcp, |n| n.0),
         tcp: TcpConfig {
@@ -451,8 +444,40 @@ fn transport(raw: RawTransport, raw_d3: RawD3, raw_tcppr: RawTcpPr) -> Result<Tr
             handshake: raw.handshake.unwrap_or(d.handshake),
         },
         dctcp_g,
+        d2tcp: d2tcp(raw_d2tcp, dctcp_g)?,
         d3: d3(raw_d3)?,
         tcppr: tcppr(raw_tcppr)?,
+    })
+}
+
+/// A DCTCP-family estimation gain g: finite and in (0, 1] (DCTCP Section 3.1, equation 1).
+fn estimation_gain(path: &str, g: f64) -> Result<f64> {
+    let g = finite(path, g)?;
+    if !(g > 0.0 && g <= 1.0) {
+        return Err(err(path, format!("must be in (0, 1] (found {g})")));
+    }
+    Ok(g)
+}
+
+/// `[d2tcp]`. `g` defaults to `[transport].dctcp_g`, so that deadline-free D2TCP is the same
+/// DCTCP a scenario configures (D2TCP Section 4.2.1: "All DCTCP and D2TCP parameters match"); the cap n
+/// defaults to the paper's 2 (Section 4.2.4) and must exceed 1, since n = 1 is DCTCP itself.
+fn d2tcp(raw: RawD2tcp, dctcp_g: f64) -> Result<D2tcpConfig> {
+    let at = |key: &str| join("d2tcp", key);
+    let d = D2tcpConfig::default();
+    let g = estimation_gain(&at("g"), raw.g.unwrap_or(dctcp_g))?;
+    let d_cap = finite(&at("d_cap"), raw.d_cap.unwrap_or(D2TCP_DEFAULT_D_CAP))?;
+    if d_cap <= 1.0 {
+        return Err(err(
+            at("d_cap"),
+            format!("must be greater than 1: d is clamped to [1/d_cap, d_cap] (found {d_cap})"),
+        ));
+    }
+    Ok(D2tcpConfig {
+        g,
+        d_cap,
+        past_deadline: raw.past_deadline.map_or(d.past_deadline, |n| n.0),
+        remaining: raw.remaining.map_or(d.remaining, |n| n.0),
     })
 }
 

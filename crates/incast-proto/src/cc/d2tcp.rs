@@ -1,0 +1,325 @@
+//! D2TCP (Vamanan et al., SIGCOMM 2012, Section 3): DCTCP with a deadline-aware penalty. The
+//! alpha estimator and the proportional cut are DCTCP's; this file only decides the exponent d
+//! of the penalty p = alpha^d, so that cwnd <- cwnd x (1 - p/2).
+//!
+//! ```text
+//!   d = Tc / D,  Tc = B / (3W/4) round trips x SRTT,  d clamped to [1/n, n]
+//! ```
+//!
+//! D is the time left to the deadline, B the bytes still to deliver, W the window in bytes (the
+//! DCTCP sawtooth averages 3W/4, D2TCP Section 3). A near-deadline flow (d > 1) has p < alpha
+//! and backs off less than DCTCP; a far-deadline flow (d < 1) has p > alpha and backs off more;
+//! flows without a deadline, long-lived flows and d = 1 are exactly DCTCP.
+
+use super::dctcp::{proportional_cut, AlphaEstimator};
+use super::{CutContext, DCTCP_DEFAULT_G};
+
+/// The cap n on d (D2TCP Section 4.2.4: d lies in [1/n, n], "In all our experiments we set
+/// n = 2.0"; Figure 15 sweeps n from 1.25 to 3.0 and finds 2.0 the sweet spot).
+pub const D2TCP_DEFAULT_D_CAP: f64 = 2.0;
+
+/// What d is once the deadline has passed, where d = Tc / D no longer means anything (D <= 0).
+///
+/// The paper does not say. The default is [`PastDeadline::One`]: D2TCP's goal is to "reduce the
+/// percentage of missed deadlines without degrading throughput for long-lived flows" (Section 1,
+/// recalled in Section 4.2), and a flow that has already missed its deadline gains nothing for
+/// that goal by taking bandwidth from flows that can still make theirs or from background flows.
+/// The limit of Tc / D as D shrinks to 0 would be the cap n ([`PastDeadline::Max`]): every late
+/// flow would then push hardest exactly when the network is most loaded, as in the fan-in burst
+/// that made it late. Behaving as DCTCP keeps the late flow at its fair share, so it still
+/// completes (its data may be used late, and its bytes must leave the buffers either way).
+/// [`PastDeadline::Min`] favours on-time flows further at the late flow's expense.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PastDeadline {
+    /// d = 1: the late flow behaves exactly as DCTCP. The default.
+    One,
+    /// d = n: the late flow is as aggressive as a flow about to miss its deadline (the limit of
+    /// Tc / D as D reaches 0).
+    Max,
+    /// d = 1/n: the late flow yields to every flow that can still meet its deadline, as gently
+    /// as a flow with all the time it needs.
+    Min,
+}
+
+/// Which bytes count as B, the data still to deliver.
+///
+/// The default is [`RemainingBytes::Unacked`]: a deadline is met when the receiver holds the
+/// data, so bytes in flight still count (they may be lost, and the last of them are acknowledged
+/// one round trip after they leave). It also keeps d meaningful in the last window, where
+/// [`RemainingBytes::Unsent`] gives B = 0, d = 1/n and the largest back-off just when a late
+/// loss would cost a timeout. Unacked bytes exceed unsent ones by the flight, so the default
+/// gives d larger by about 4/3 round trips over D.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemainingBytes {
+    /// B = size - snd_una: everything not yet acknowledged. The default.
+    Unacked,
+    /// B = size - snd_nxt: only what has not been sent yet.
+    Unsent,
+}
+
+/// Parameters of D2TCP.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct D2tcpConfig {
+    /// DCTCP's estimation gain g in (0, 1] (D2TCP Section 4.2.1: "All DCTCP and D2TCP
+    /// parameters match" the testbed's, which are the DCTCP paper's g = 1/16).
+    pub g: f64,
+    /// The cap n > 1 on d: d is clamped to [1/n, n]. Default [`D2TCP_DEFAULT_D_CAP`].
+    pub d_cap: f64,
+    /// d once the deadline has passed.
+    pub past_deadline: PastDeadline,
+    /// Which bytes count as B.
+    pub remaining: RemainingBytes,
+}
+
+impl Default for D2tcpConfig {
+    /// The paper's g = 1/16 and n = 2, DCTCP behaviour past the deadline, B = unacked bytes.
+    fn default() -> Self {
+        D2tcpConfig {
+            g: DCTCP_DEFAULT_G,
+            d_cap: D2TCP_DEFAULT_D_CAP,
+            past_deadline: PastDeadline::One,
+            remaining: RemainingBytes::Unacked,
+        }
+    }
+}
+
+/// The D2TCP policy: DCTCP's estimator, and the cut with p = alpha^d.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct D2tcp {
+    /// Fraction-of-marked-bytes estimator, shared with DCTCP.
+    pub(crate) estimator: AlphaEstimator,
+    /// The cap n, at least 1 (so that [1/n, n] is a range).
+    d_cap: f64,
+    past_deadline: PastDeadline,
+    remaining: RemainingBytes,
+}
+
+impl D2tcp {
+    /// D2TCP with `config`. A cap below 1 is raised to 1 (plain DCTCP) and a NaN cap falls back
+    /// to the default, so that a bad configuration never makes the clamp panic.
+    pub(crate) fn new(config: D2tcpConfig) -> Self {
+        let d_cap = if config.d_cap.is_nan() {
+            D2TCP_DEFAULT_D_CAP
+        } else {
+            config.d_cap.max(1.0)
+        };
+        D2tcp {
+            estimator: AlphaEstimator::new(config.g),
+            d_cap,
+            past_deadline: config.past_deadline,
+            remaining: config.remaining,
+        }
+    }
+
+    /// The deadline imminence d of the flow at `ctx.now`, in [1/n, n].
+    ///
+    /// d = 1 (DCTCP) without a deadline, for a long-lived flow, and before the first RTT sample:
+    /// without a smoothed RTT there is no way to turn round trips into time, and the first
+    /// sample arrives with the first ACK, before any cut can happen.
+    pub(crate) fn imminence(&self, ctx: &CutContext) -> f64 {
+        let remaining = match self.remaining {
+            RemainingBytes::Unacked => ctx.remaining_bytes,
+            RemainingBytes::Unsent => ctx.unsent_bytes,
+        };
+        let (Some(deadline), Some(bytes)) = (ctx.deadline, remaining) else {
+            return 1.0;
+        };
+        if ctx.now >= deadline {
+            return match self.past_deadline {
+                PastDeadline::One => 1.0,
+                PastDeadline::Max => self.d_cap,
+                PastDeadline::Min => 1.0 / self.d_cap,
+            };
+        }
+        let Some(srtt) = ctx.srtt else {
+            return 1.0;
+        };
+        // Tc in round trips: B bytes at 3W/4 bytes per round trip, both in bytes (a window in
+        // segments against bytes is off by a factor of the MSS).
+        let round_trips = bytes as f64 / (0.75 * ctx.cwnd_bytes.max(1) as f64);
+        // Tc and D both in picoseconds (Tc in round trips against D in time is off by the RTT).
+        let tc_ps = round_trips * srtt.as_ps() as f64;
+        let time_left_ps = deadline.saturating_since(ctx.now).as_ps() as f64;
+        (tc_ps / time_left_ps).clamp(1.0 / self.d_cap, self.d_cap)
+    }
+
+    /// The window after an ECN-Echo: cwnd x (1 - p/2) with p = alpha^d (D2TCP Section 3).
+    /// The skeleton applies the floor.
+    pub(crate) fn ecn_cut(&self, ctx: &CutContext) -> u64 {
+        proportional_cut(ctx.cwnd_bytes, penalty(self.estimator.alpha(), self.imminence(ctx)))
+    }
+}
+
+/// The gamma correction p = alpha^d; exactly alpha at d = 1, so that D2TCP without deadlines
+/// cuts to the bit what DCTCP cuts, whatever the platform's `powf` returns.
+fn penalty(alpha: f64, d: f64) -> f64 {
+    if d == 1.0 {
+        alpha
+    } else {
+        alpha.powf(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::dctcp::Dctcp;
+    use crate::cc::{AckEvent, CcKind, CongestionControl};
+    use crate::tcp::MSS_BYTES;
+    use crate::time::{Duration, Instant};
+
+    const MSS: u64 = MSS_BYTES as u64;
+
+    fn us(t: u64) -> Instant {
+        Instant::ZERO + Duration::from_us(t)
+    }
+
+    /// A finite flow at t = 1 ms: `unacked` bytes left, 2 windows of them in flight.
+    fn ctx(cwnd: u64, unacked: u64, srtt_us: u64, deadline_us: Option<u64>) -> CutContext {
+        CutContext {
+            now: us(1_000),
+            cwnd_bytes: cwnd,
+            srtt: Some(Duration::from_us(srtt_us)),
+            remaining_bytes: Some(unacked),
+            unsent_bytes: Some(unacked.saturating_sub(2 * cwnd)),
+            deadline: deadline_us.map(us),
+        }
+    }
+
+    fn d2tcp(config: D2tcpConfig) -> D2tcp {
+        D2tcp::new(config)
+    }
+
+    fn with_alpha(mut p: D2tcp, alpha: f64) -> D2tcp {
+        p.estimator = AlphaEstimator::with_alpha(DCTCP_DEFAULT_G, alpha);
+        p
+    }
+
+    fn dctcp_with_alpha(alpha: f64) -> Dctcp {
+        Dctcp { estimator: AlphaEstimator::with_alpha(DCTCP_DEFAULT_G, alpha) }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn imminence_units_hand_computed_in_bytes_and_picoseconds() {
+        let p = d2tcp(D2tcpConfig::default());
+        // B = 146 000 B (100 segments), W = 14 600 B (10 segments): 3W/4 = 10 950 B per round
+        // trip, so Tc = 146 000 / 10 950 = 13.33 round trips = 4 ms at SRTT 300 us. With W in
+        // segments Tc would be 13 333 round trips; in round trips rather than time, 13.33.
+        let c = ctx(10 * MSS, 100 * MSS, 300, Some(1_000 + 3_200));
+        assert!(close(p.imminence(&c), 1.25), "D = 3.2 ms: d = 4 / 3.2 = 1.25, got {}", p.imminence(&c));
+        let c = ctx(10 * MSS, 100 * MSS, 300, Some(1_000 + 5_000));
+        assert!(close(p.imminence(&c), 0.8), "D = 5 ms: d = 0.8, got {}", p.imminence(&c));
+        // Unsent bytes leave the 2 windows in flight out: B = 80 segments, Tc = 3.2 ms.
+        let unsent = d2tcp(D2tcpConfig { remaining: RemainingBytes::Unsent, ..D2tcpConfig::default() });
+        let c = ctx(10 * MSS, 100 * MSS, 300, Some(1_000 + 3_200));
+        assert!(close(unsent.imminence(&c), 1.0), "got {}", unsent.imminence(&c));
+    }
+
+    #[test]
+    fn imminence_cap_holds_both_ways() {
+        for n in [1.25, 2.0, 3.0] {
+            let p = d2tcp(D2tcpConfig { d_cap: n, ..D2tcpConfig::default() });
+            // Tc = 400 ms against 1 ms left: d = 400, capped at n.
+            assert_eq!(p.imminence(&ctx(10 * MSS, 10_000 * MSS, 300, Some(2_000))), n);
+            // Tc = 40 us against 1 s left: d = 0.00004, floored at 1/n.
+            assert_eq!(p.imminence(&ctx(10 * MSS, MSS, 300, Some(1_001_000))), 1.0 / n);
+        }
+    }
+
+    #[test]
+    fn imminence_without_deadline_long_lived_or_rtt_is_one() {
+        let p = d2tcp(D2tcpConfig::default());
+        assert_eq!(p.imminence(&ctx(10 * MSS, 100 * MSS, 300, None)), 1.0);
+        let long_lived = CutContext { remaining_bytes: None, unsent_bytes: None, ..ctx(10 * MSS, 0, 300, Some(2_000)) };
+        assert_eq!(p.imminence(&long_lived), 1.0);
+        let no_sample = CutContext { srtt: None, ..ctx(10 * MSS, 100 * MSS, 300, Some(2_000)) };
+        assert_eq!(p.imminence(&no_sample), 1.0);
+    }
+
+    #[test]
+    fn imminence_past_deadline_follows_the_parameter() {
+        let late = |past: PastDeadline, deadline_us: u64| {
+            let p = d2tcp(D2tcpConfig { d_cap: 3.0, past_deadline: past, ..D2tcpConfig::default() });
+            p.imminence(&ctx(10 * MSS, 100 * MSS, 300, Some(deadline_us)))
+        };
+        // At the deadline (D = 0) and after it.
+        for deadline in [1_000, 500] {
+            assert_eq!(late(PastDeadline::One, deadline), 1.0);
+            assert_eq!(late(PastDeadline::Max, deadline), 3.0);
+            assert_eq!(late(PastDeadline::Min, deadline), 1.0 / 3.0);
+        }
+        assert_eq!(D2tcpConfig::default().past_deadline, PastDeadline::One);
+    }
+
+    #[test]
+    fn ecn_cut_near_deadline_cuts_less_far_deadline_more_than_dctcp() {
+        let cwnd = 100 * MSS;
+        let p = with_alpha(d2tcp(D2tcpConfig::default()), 0.25);
+        let dctcp = dctcp_with_alpha(0.25).ecn_cut(&ctx(cwnd, 0, 300, None));
+        assert_eq!(dctcp, cwnd * 7 / 8);
+        // Tc = 1000 / 75 round trips x 300 us = 4 ms.
+        // 1 ms left: d = 4, capped at 2. 16 ms left: d = 1/4, floored at 1/2.
+        let near = ctx(cwnd, 1_000 * MSS, 300, Some(1_000 + 1_000));
+        let far = ctx(cwnd, 1_000 * MSS, 300, Some(1_000 + 16_000));
+        assert_eq!(p.imminence(&near), 2.0);
+        assert_eq!(p.imminence(&far), 0.5);
+        // p = 0.25^2 = 1/16: cut by 1/32. p = 0.25^0.5 = 1/2: cut by 1/4.
+        assert_eq!(p.ecn_cut(&near), cwnd * 31 / 32);
+        assert_eq!(p.ecn_cut(&far), cwnd * 3 / 4);
+        assert!(p.ecn_cut(&near) > dctcp && p.ecn_cut(&far) < dctcp);
+    }
+
+    #[test]
+    fn ecn_cut_at_full_congestion_halves_whatever_d() {
+        // D2TCP Section 3: as alpha reaches 1 every flow falls back to TCP's halving.
+        let p = with_alpha(d2tcp(D2tcpConfig::default()), 1.0);
+        for deadline in [1_001, 2_000, 100_000] {
+            assert_eq!(p.ecn_cut(&ctx(100 * MSS, 1_000 * MSS, 300, Some(deadline))), 50 * MSS);
+        }
+    }
+
+    #[test]
+    fn ecn_cut_with_d_one_is_dctcp_bit_for_bit() {
+        let p = d2tcp(D2tcpConfig::default());
+        for alpha in [0.0, 1e-9, 0.1, 1.0 / 3.0, 0.7, 0.999_999, 1.0] {
+            for cwnd in [2 * MSS, 3 * MSS + 7, 1_000_003, 123_456_789] {
+                let c = ctx(cwnd, 0, 300, None);
+                assert_eq!(with_alpha(p, alpha).ecn_cut(&c), dctcp_with_alpha(alpha).ecn_cut(&c));
+            }
+        }
+    }
+
+    #[test]
+    fn window_without_deadline_tracks_dctcp_exactly() {
+        // The same ACK stream, with marks on every third window, through both policies.
+        let mut dctcp = CongestionControl::new(CcKind::dctcp());
+        let mut d2 = CongestionControl::new(CcKind::D2tcp(D2tcpConfig::default()));
+        dctcp.set_initial_window(10 * MSS);
+        d2.set_initial_window(10 * MSS);
+        let c = ctx(0, 0, 300, None);
+        let mut una = 0;
+        for i in 0..2_000u64 {
+            una += MSS;
+            let marked = if (i / 20) % 3 == 0 && i % 4 == 0 { MSS } else { 0 };
+            let ev = AckEvent { acked_bytes: MSS, ce_marked_bytes: marked, snd_una: una, snd_nxt: una + dctcp.cwnd_bytes(), cwnd_limited: true };
+            dctcp.on_ack(&ev, &c);
+            d2.on_ack(&ev, &c);
+            assert_eq!(d2.cwnd_bytes(), dctcp.cwnd_bytes(), "after ACK {i}");
+            assert_eq!(d2.dctcp_alpha(), dctcp.dctcp_alpha());
+        }
+        assert!(dctcp.ssthresh_bytes() < u64::MAX, "the stream did cut");
+    }
+
+    #[test]
+    fn new_bad_cap_never_panics() {
+        for n in [f64::NAN, 0.5, 0.0, -1.0, 1.0] {
+            let p = d2tcp(D2tcpConfig { d_cap: n, ..D2tcpConfig::default() });
+            let d = p.imminence(&ctx(10 * MSS, 100 * MSS, 300, Some(1_100)));
+            assert!((1.0 / D2TCP_DEFAULT_D_CAP..=D2TCP_DEFAULT_D_CAP).contains(&d), "n = {n}: d = {d}");
+        }
+    }
+}
