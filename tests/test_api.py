@@ -55,6 +55,8 @@ FLOW_COLUMNS = [
     "round",
     "protocol",
     "priority",
+    "app",
+    "background",
 ]
 
 
@@ -123,6 +125,44 @@ def test_nulls_where_a_value_does_not_apply() -> None:
     assert without_deadline["finish_s"] is not None
     assert long_lived["size_bytes"] is None and long_lived["finish_s"] is None
     assert long_lived["delivered_bytes"] > 0
+    assert all(r["app"] is None and r["background"] is False for r in rows)
+
+
+def test_oldi_flows_name_their_app_and_background_senders() -> None:
+    # 2 racks x 20 hosts, five apps of 8 hosts, fan-in 5, background senders; 60 ms of queries.
+    scenario = {
+        "topology": {"kind": "two-tier", "racks": 2, "hosts_per_rack": 20},
+        "switch": {"shared_buffer": "4MB", "core_buffer": "100MB"},
+        "transport": {"protocol": "dctcp", "min_rto": "20ms"},
+        "run": {"duration": "60ms"},
+        "workload": [
+            {
+                "kind": "oldi",
+                "fan_in": 5,
+                "utilization": 0.2,
+                "background": True,
+                "background_interval": "20ms",
+                "protocols": ["tcp", "dctcp", "dctcp", "dctcp", "dctcp"],
+            }
+        ],
+    }
+    flows = incast.run(scenario).flows
+    rows = flows.to_pylist()
+    assert set(flows["app"].to_pylist()) == {0, 1, 2, 3, 4}
+    oldi = [r for r in rows if not r["background"]]
+    background = [r for r in rows if r["background"]]
+    assert background and all(r["deadline_s"] is None and r["size_bytes"] == 1_000_000 for r in background)
+    sizes = {r["app"]: r["size_bytes"] for r in oldi}
+    assert sizes == {0: 2000, 1: 6000, 2: 10000, 3: 14000, 4: 18000}
+    assert {r["protocol"] for r in oldi if r["app"] == 0} == {"tcp"}
+    assert {r["protocol"] for r in oldi if r["app"] != 0} == {"dctcp"}
+    # The paper's metrics come straight from the table: missed deadlines per app and latency
+    # normalized to the deadline (D2TCP Figures 10 and 12).
+    for r in oldi:
+        assert r["deadline_s"] is not None
+        if r["finish_s"] is not None:
+            normalized = (r["finish_s"] - r["start_s"]) / (r["deadline_s"] - r["start_s"])
+            assert normalized > 0 and r["met_deadline"] == (normalized <= 1)
 
 
 def test_summary_keys_and_consistency() -> None:

@@ -12,6 +12,16 @@ from conftest import SMALL_TOML, assert_clean_error, incast, listing, write
 
 TOPOLOGY = '[topology]\nkind = "star"\nhosts = 4\n'
 BURST = '[[workload]]\nkind = "flow-burst"\naggregator = 0\nsenders = 3\n'
+TWO_TIER_40 = '[topology]\nkind = "two-tier"\nracks = 4\nhosts_per_rack = 10\n'
+# 40 hosts (8 per OLDI application) and a 100 ms run.
+OLDI_NET = TWO_TIER_40 + '[run]\nduration = "100ms"\n'
+
+
+def oldi(**keys: str | None) -> str:
+    """An OLDI workload: fan-in 5 at 10% utilization, with `key = value` lines changed, added or
+    (value None) removed."""
+    lines = {"fan_in": "5", "utilization": "0.1", **keys}
+    return '[[workload]]\nkind = "oldi"\n' + "".join(f"{k} = {v}\n" for k, v in lines.items() if v is not None)
 
 
 def burst(**keys: str) -> str:
@@ -122,6 +132,43 @@ CASES = [
         TOPOLOGY + '[[workload]]\nkind = "poisson"\nrate = 1000\nstart = "10ms"\nstop = "5ms"\n',
         "workload[0].stop",
     ),
+    ("oldi-fan-in-above-share", OLDI_NET + oldi(fan_in="8"), "workload[0].fan_in"),
+    ("oldi-without-fan-in", OLDI_NET + oldi(fan_in=None), "workload[0].fan_in"),
+    ("oldi-zero-trees", OLDI_NET + oldi(trees_per_app="0"), "workload[0].trees_per_app"),
+    (
+        "oldi-message-size-unit",
+        OLDI_NET + oldi(message_sizes='["2kb", "6KB", "10KB", "14KB", "18KB"]'),
+        "workload[0].message_sizes[0]",
+    ),
+    (
+        "oldi-deadlines-count",
+        OLDI_NET + oldi(message_sizes='["2KB", "6KB", "10KB"]', deadlines='["20ms", "30ms"]'),
+        "workload[0].deadlines",
+    ),
+    ("oldi-unknown-variance", OLDI_NET + oldi(deadline_variance='"huge"'), "workload[0].deadline_variance"),
+    ("oldi-rate-and-utilization", OLDI_NET + oldi(query_rate="100.0"), "workload[0].utilization"),
+    ("oldi-zero-query-rate", OLDI_NET + oldi(utilization=None, query_rate="0.0"), "workload[0].query_rate"),
+    ("oldi-utilization-above-one", OLDI_NET + oldi(utilization="1.5"), "workload[0].utilization"),
+    (
+        "oldi-unknown-app-protocol",
+        OLDI_NET + oldi(protocols='["tcp", "cubic", "tcp", "tcp", "tcp"]'),
+        "workload[0].protocols[1]",
+    ),
+    ("oldi-background-not-bool", OLDI_NET + oldi(background='"yes"'), "workload[0].background"),
+    ("oldi-background-size-when-off", OLDI_NET + oldi(background_size='"1MB"'), "workload[0].background_size"),
+    (
+        "oldi-zero-background-interval",
+        OLDI_NET + oldi(background="true", background_interval='"0ms"'),
+        "workload[0].background_interval",
+    ),
+    (
+        "oldi-unknown-background-protocol",
+        OLDI_NET + oldi(background="true", background_protocol='"cubic"'),
+        "workload[0].background_protocol",
+    ),
+    ("oldi-host-twice", OLDI_NET + oldi(hosts="[1, 2, 1]"), "workload[0].hosts[2]"),
+    ("oldi-stop-before-start", OLDI_NET + oldi(start='"10ms"', stop='"5ms"'), "workload[0].stop"),
+    ("oldi-without-duration", TWO_TIER_40 + oldi(), "run.duration"),
     (
         "long-flows-without-duration",
         TOPOLOGY + '[[workload]]\nkind = "long-flows"\npairs = [[1, 0]]\n',

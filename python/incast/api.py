@@ -232,6 +232,8 @@ def flows_schema() -> "pa.Schema":
             pa.field("round", pa.uint32(), nullable=False),
             pa.field("protocol", pa.string(), nullable=False),
             pa.field("priority", pa.uint8(), nullable=False),
+            pa.field("app", pa.uint32()),
+            pa.field("background", pa.bool_(), nullable=False),
         ]
     )
 

@@ -304,6 +304,12 @@ fn flows_to_py<'py>(py: Python<'py>, flows: &[FlowRecord]) -> PyResult<Bound<'py
     }
     d.set_item("protocol", PyBytes::new(py, &codes))?;
     d.set_item("protocol.names", PyList::new(py, names)?)?;
+    put_nullable(&d, "app", flows.iter().map(|f| f.app), n)?;
+    let mut background = Bitmap::with_rows(n);
+    for f in flows {
+        background.push(f.background);
+    }
+    d.set_item("background", PyBytes::new(py, &background.bits))?;
     Ok(d)
 }
 

@@ -40,6 +40,12 @@ pub struct FlowRecord {
     pub protocol: &'static str,
     /// Priority class.
     pub priority: u8,
+    /// Application of a flow of an `oldi` workload (index into its applications); `None` for
+    /// flows of other workloads.
+    pub app: Option<u32>,
+    /// Sent by an `oldi` tree's background sender (D2TCP Section 4.2.3) rather than answering a
+    /// query.
+    pub background: bool,
 }
 
 /// Counters of one run.

@@ -319,6 +319,8 @@ impl Simulation {
                     round: f.plan.round,
                     protocol: protocol_name(f.protocol),
                     priority: f.plan.priority,
+                    app: f.plan.app,
+                    background: f.plan.background,
                 }
             })
             .collect();

@@ -1,5 +1,8 @@
 //! Turns workload specifications into the flows of a run: D3's flow-burst microbenchmark (with
-//! closed-loop rounds), long-lived background flows, Poisson arrivals and explicit lists / traces.
+//! closed-loop rounds), long-lived background flows, Poisson arrivals, explicit lists / traces and
+//! D2TCP's OLDI applications (`workload::oldi`).
+
+mod oldi;
 
 use incast_proto::time::{Duration, Instant};
 
@@ -20,6 +23,62 @@ pub(crate) struct FlowPlan {
     pub(crate) priority: u8,
     pub(crate) workload: u32,
     pub(crate) round: u32,
+    /// Application of an OLDI workload's flow.
+    pub(crate) app: Option<u32>,
+    /// Sent by an OLDI tree's background sender (D2TCP Section 4.2.3).
+    pub(crate) background: bool,
+}
+
+impl FlowPlan {
+    /// A flow of workload `workload` with its `options`, outside any burst round or OLDI
+    /// application.
+    fn new(
+        workload: u32,
+        options: &FlowOptions,
+        src: u32,
+        dst: u32,
+        size_bytes: Option<u64>,
+        start: Instant,
+        deadline: Option<Duration>,
+    ) -> FlowPlan {
+        FlowPlan {
+            src,
+            dst,
+            size_bytes,
+            start,
+            deadline,
+            protocol: options.protocol,
+            priority: options.priority,
+            workload,
+            round: 0,
+            app: None,
+            background: false,
+        }
+    }
+}
+
+/// Arrival times of a Poisson process from `start` until `stop`, drawn one at a time so that the
+/// caller can interleave its own draws from the same stream.
+struct Arrivals {
+    /// Last arrival, seconds.
+    t: f64,
+    mean_gap_s: f64,
+    stop: Instant,
+}
+
+impl Arrivals {
+    /// Arrivals `mean_gap_s` seconds apart on average (exponential gaps), the first one gap
+    /// after `start`.
+    fn new(mean_gap_s: f64, start: Instant, stop: Instant) -> Arrivals {
+        Arrivals { t: start.as_secs_f64(), mean_gap_s, stop }
+    }
+
+    /// The next arrival, or `None` once it would fall at or after `stop`.
+    fn next(&mut self, rng: &mut Rng) -> Option<Instant> {
+        self.t += rng.exponential(self.mean_gap_s);
+        let at = Instant::ZERO + Duration::from_secs_f64(self.t);
+        (at < self.stop).then_some(at)
+    }
 }
 
 /// A flow-burst workload in progress. Rounds are drawn when they begin, so a run with thousands of
@@ -48,17 +107,8 @@ impl Burst {
         for &worker in &self.workers {
             let s = sample_size(&self.size, &mut self.rng);
             let d = self.deadline.as_ref().map(|d| sample_deadline(d, &mut self.rng));
-            out.push(FlowPlan {
-                src: worker,
-                dst: self.aggregator,
-                size_bytes: Some(s),
-                start: at,
-                deadline: d,
-                protocol: self.options.protocol,
-                priority: self.options.priority,
-                workload: self.workload,
-                round,
-            });
+            let flow = FlowPlan::new(self.workload, &self.options, worker, self.aggregator, Some(s), at, d);
+            out.push(FlowPlan { round, ..flow });
         }
     }
 
@@ -94,17 +144,6 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64) -> Plan {
         let mut rng = Rng::new(seed, w as u64);
         let w = w as u32;
         out.bursts.push(None);
-        let flow = |src, dst, size_bytes, start, deadline, options: &FlowOptions, round| FlowPlan {
-            src,
-            dst,
-            size_bytes,
-            start,
-            deadline,
-            protocol: options.protocol,
-            priority: options.priority,
-            workload: w,
-            round,
-        };
         match spec {
             WorkloadSpec::FlowBurst { aggregator, workers, size, deadline, start, rounds, round_gap, options } => {
                 let mut burst = Burst {
@@ -127,17 +166,12 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64) -> Plan {
             }
             WorkloadSpec::LongFlows { pairs, start, options } => {
                 for &(src, dst) in pairs {
-                    out.flows.push(flow(src, dst, None, *start, None, options, 0));
+                    out.flows.push(FlowPlan::new(w, options, src, dst, None, *start, None));
                 }
             }
             WorkloadSpec::Poisson { rate_per_sec, hosts, size, deadline, start, stop, options } => {
-                let mut t = start.as_secs_f64();
-                loop {
-                    t += rng.exponential(1.0 / rate_per_sec);
-                    let at = Instant::ZERO + Duration::from_secs_f64(t);
-                    if at >= *stop {
-                        break;
-                    }
+                let mut arrivals = Arrivals::new(1.0 / rate_per_sec, *start, *stop);
+                while let Some(at) = arrivals.next(&mut rng) {
                     let si = rng.index(hosts.len());
                     let mut di = rng.index(hosts.len() - 1);
                     if di == si {
@@ -147,14 +181,15 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64) -> Plan {
                     let (src, dst) = (hosts[si], hosts[di]);
                     let s = sample_size(size, &mut rng);
                     let d = deadline.as_ref().map(|d| sample_deadline(d, &mut rng));
-                    out.flows.push(flow(src, dst, Some(s), at, d, options, 0));
+                    out.flows.push(FlowPlan::new(w, options, src, dst, Some(s), at, d));
                 }
             }
             WorkloadSpec::Flows { flows, options } => {
                 for f in flows {
-                    out.flows.push(flow(f.src, f.dst, f.size_bytes, f.start, f.deadline, options, 0));
+                    out.flows.push(FlowPlan::new(w, options, f.src, f.dst, f.size_bytes, f.start, f.deadline));
                 }
             }
+            WorkloadSpec::Oldi(spec) => oldi::plan(spec, w, rng, &mut out.flows),
         }
     }
     out

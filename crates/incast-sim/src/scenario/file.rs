@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use incast_proto::cc::{PastDeadline, RemainingBytes};
 
-use super::spec::Protocol;
+use super::spec::{DeadlineVariance, Protocol};
 use super::units;
 
 /// The whole document.
@@ -140,6 +140,18 @@ pub(crate) struct RawWorkload {
     pub(crate) stop: Option<Time>,
     pub(crate) flows: Option<Vec<RawFlow>>,
     pub(crate) path: Option<String>,
+    pub(crate) fan_in: Option<u64>,
+    pub(crate) trees_per_app: Option<u64>,
+    pub(crate) message_sizes: Option<Vec<Size>>,
+    pub(crate) deadlines: Option<Vec<Time>>,
+    pub(crate) deadline_variance: Option<Name<DeadlineVariance>>,
+    pub(crate) query_rate: Option<f64>,
+    pub(crate) utilization: Option<f64>,
+    pub(crate) protocols: Option<Vec<Name<Protocol>>>,
+    pub(crate) background: Option<bool>,
+    pub(crate) background_size: Option<Size>,
+    pub(crate) background_interval: Option<Time>,
+    pub(crate) background_protocol: Option<Name<Protocol>>,
 }
 
 /// One entry of a `kind = "flows"` list. Besides unit strings it takes plain numbers
@@ -248,6 +260,7 @@ pub(crate) enum WorkloadKind {
     Poisson,
     Flows,
     Trace,
+    Oldi,
 }
 
 /// Values of `size.dist`.
@@ -335,6 +348,16 @@ impl Named for WorkloadKind {
         ("poisson", WorkloadKind::Poisson),
         ("flows", WorkloadKind::Flows),
         ("trace", WorkloadKind::Trace),
+        ("oldi", WorkloadKind::Oldi),
+    ];
+}
+
+impl Named for DeadlineVariance {
+    const WHAT: &'static str = "deadline variance";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("low", DeadlineVariance::Low),
+        ("medium", DeadlineVariance::Medium),
+        ("high", DeadlineVariance::High),
     ];
 }
 

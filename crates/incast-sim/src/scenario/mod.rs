@@ -7,11 +7,13 @@
 //! ```text
 //! text --serde + serde_path_to_error--> file::Raw* --validate, traffic--> spec::Scenario
 //!       (syntax, types, unknown keys,            (ranges, host indices, kind-specific
-//!        unit strings: units)                     keys, defaults; CSV traces: trace)
+//!        unit strings: units)                     keys, defaults; CSV traces: trace;
+//!                                                 OLDI applications: oldi)
 //! ```
 
 mod error;
 mod file;
+mod oldi;
 pub mod spec;
 mod trace;
 mod traffic;

@@ -95,6 +95,14 @@ impl TopologySpec {
         u32::try_from(hosts).unwrap_or(u32::MAX)
     }
 
+    /// Rate of every host's link (the rate an OLDI workload's utilization is a fraction of).
+    pub fn host_link_rate(&self) -> BitsPerSec {
+        match *self {
+            TopologySpec::Star { link, .. } | TopologySpec::D3Testbed { link } | TopologySpec::FatTree { link, .. } => link.rate,
+            TopologySpec::TwoTier { host_link, .. } => host_link.rate,
+        }
+    }
+
     /// The `kind` name of the topology in scenario files (`"star"`, `"d3-testbed"`, ...).
     pub fn kind_name(&self) -> &'static str {
         match self {
@@ -377,6 +385,9 @@ pub enum WorkloadSpec {
         /// Shared options.
         options: FlowOptions,
     },
+    /// D2TCP Section 4.2.1's OLDI applications: trees whose leaves all answer their parent when
+    /// a query arrives, optionally with Section 4.2.3's background flows.
+    Oldi(OldiSpec),
 }
 
 impl WorkloadSpec {
@@ -387,6 +398,7 @@ impl WorkloadSpec {
             | WorkloadSpec::LongFlows { options, .. }
             | WorkloadSpec::Poisson { options, .. }
             | WorkloadSpec::Flows { options, .. } => options,
+            WorkloadSpec::Oldi(oldi) => &oldi.options,
         }
     }
 
@@ -396,8 +408,177 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::LongFlows { pairs, .. } => !pairs.is_empty(),
             WorkloadSpec::Flows { flows, .. } => flows.iter().any(|f| f.size_bytes.is_none()),
-            WorkloadSpec::FlowBurst { .. } | WorkloadSpec::Poisson { .. } => false,
+            WorkloadSpec::FlowBurst { .. } | WorkloadSpec::Poisson { .. } | WorkloadSpec::Oldi(_) => false,
         }
+    }
+}
+
+/// D2TCP Section 4.2.1: "Each application consists of a set of five identical OLDI trees, each
+/// with one parent and n leaves". The hosts are divided equally among the applications, every
+/// tree node sits on a random host of its application's share, and each query of a tree makes all
+/// its leaves send their message to the parent at the same instant. Queries arrive at each tree
+/// as a Poisson process.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OldiSpec {
+    /// The applications, each with its own message size and base deadline.
+    pub apps: Vec<OldiApp>,
+    /// Trees of each application (D2TCP Section 4.2.1: five).
+    pub trees_per_app: u32,
+    /// Leaves per tree, n (D2TCP Section 4.2.2 sweeps 5 to 40).
+    pub fan_in: u32,
+    /// Hosts shared out among the applications, `hosts.len() / apps.len()` each (the remainder
+    /// serves none); at least `fan_in + 1` per application, so a tree's nodes are distinct.
+    pub hosts: Vec<HostIndex>,
+    /// How a message's deadline varies around its application's base deadline.
+    pub variance: DeadlineVariance,
+    /// How often each tree is queried.
+    pub load: QueryLoad,
+    /// Section 4.2.3's background senders, one per tree in place of a leaf; `None` for none.
+    pub background: Option<BackgroundSpec>,
+    /// First possible query or background flow.
+    pub start: Instant,
+    /// No query or background flow arrives at or after this time.
+    pub stop: Instant,
+    /// Protocol and priority of every flow, unless an application or the background senders
+    /// override the protocol.
+    pub options: FlowOptions,
+}
+
+/// One OLDI application (D2TCP Section 4.2.1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OldiApp {
+    /// Size of each leaf-to-parent message.
+    pub message_bytes: u64,
+    /// Deadline the variance is applied to.
+    pub base_deadline: Duration,
+    /// Protocol of this application's messages; `None` uses the workload's (D2TCP Section 4.2.5
+    /// runs some applications on TCP and others on D2TCP).
+    pub protocol: Option<Protocol>,
+}
+
+/// D2TCP Section 4.2.1: "We set the five OLDI applications' message sizes to 2, 6, 10, 14, and
+/// 18 KB and deadlines to 20, 30, 35, 40 and 45 milliseconds, respectively."
+pub const D2TCP_APPS: [(u64, Duration); 5] = [
+    (2_000, Duration::from_ms(20)),
+    (6_000, Duration::from_ms(30)),
+    (10_000, Duration::from_ms(35)),
+    (14_000, Duration::from_ms(40)),
+    (18_000, Duration::from_ms(45)),
+];
+
+/// D2TCP Section 4.2.1: "a set of five identical OLDI trees" per application.
+pub const D2TCP_TREES_PER_APP: u32 = 5;
+
+/// How each message's deadline is drawn from its application's base deadline (D2TCP Section
+/// 4.2.2, Figures 9 to 11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeadlineVariance {
+    /// "a 10% uniform-random variation added to the base deadline": base x U[1, 1.1].
+    Low,
+    /// "adds a 50% uniform-random variation": base x U[1, 1.5]. The paper's choice for every
+    /// result after Section 4.2.2.
+    Medium,
+    /// "a one-sided exponential distribution with mean equal to the base deadline", as in D3.
+    High,
+}
+
+impl DeadlineVariance {
+    /// The distribution of a message's deadline whose base deadline is `base`.
+    pub fn around(self, base: Duration) -> DeadlineDist {
+        let plus = |divisor: u64| Duration::from_ps(base.as_ps().saturating_add(base.as_ps() / divisor));
+        match self {
+            DeadlineVariance::Low => DeadlineDist::Uniform { lo: base, hi: plus(10) },
+            DeadlineVariance::Medium => DeadlineDist::Uniform { lo: base, hi: plus(2) },
+            DeadlineVariance::High => DeadlineDist::Exponential { mean: base, min: Duration::ZERO },
+        }
+    }
+}
+
+/// How often the trees of an OLDI workload are queried.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum QueryLoad {
+    /// Queries per second of every tree.
+    PerTree(f64),
+    /// D2TCP runs at a "network utilization [of] 10-20%" without defining it. Here it is the mean
+    /// offered load of a tree's messages on the bottleneck, its parent's downlink, as a fraction
+    /// of `link`: each tree is queried utilization x link / (n x message bits) times a second,
+    /// so the application's message size sets its query rate. Background flows are not counted.
+    Utilization {
+        /// Fraction of the link, in (0, 1].
+        fraction: f64,
+        /// Rate of the parents' downlinks (the host link rate of the topology).
+        link: BitsPerSec,
+    },
+}
+
+impl QueryLoad {
+    /// Queries per second of a tree of `fan_in` leaves whose messages are `message_bytes` long.
+    pub fn queries_per_sec(self, fan_in: u32, message_bytes: u64) -> f64 {
+        match self {
+            QueryLoad::PerTree(rate) => rate,
+            QueryLoad::Utilization { fraction, link } => {
+                fraction * link.0 as f64 / (f64::from(fan_in) * message_bytes as f64 * 8.0)
+            }
+        }
+    }
+}
+
+/// D2TCP Section 4.2.3: "we replace one leaf-to-parent flow in each OLDI tree with a long-lived
+/// background flow. This background flow has an exponential arrival with mean of 300 ms and
+/// sends 1 MB of data."
+#[derive(Clone, Debug, PartialEq)]
+pub struct BackgroundSpec {
+    /// Bytes of each background flow.
+    pub size_bytes: u64,
+    /// Mean time between a sender's flows (exponential, independent of completions).
+    pub mean_interval: Duration,
+    /// Protocol of the background flows; `None` uses the workload's.
+    pub protocol: Option<Protocol>,
+}
+
+impl Default for BackgroundSpec {
+    /// The paper's 1 MB every 300 ms on average, on the workload's protocol.
+    fn default() -> Self {
+        BackgroundSpec { size_bytes: 1_000_000, mean_interval: Duration::from_ms(300), protocol: None }
+    }
+}
+
+impl OldiSpec {
+    /// D2TCP Section 4.2.1's workload on `hosts`: the five applications of [`D2TCP_APPS`], five
+    /// trees each of `fan_in` leaves, medium deadline variance (the paper's default after Section
+    /// 4.2.2), no background flows, queries from time zero to `stop`.
+    pub fn d2tcp(hosts: Vec<HostIndex>, fan_in: u32, load: QueryLoad, stop: Instant) -> OldiSpec {
+        OldiSpec {
+            apps: D2TCP_APPS
+                .iter()
+                .map(|&(message_bytes, base_deadline)| OldiApp { message_bytes, base_deadline, protocol: None })
+                .collect(),
+            trees_per_app: D2TCP_TREES_PER_APP,
+            fan_in,
+            hosts,
+            variance: DeadlineVariance::Medium,
+            load,
+            background: None,
+            start: Instant::ZERO,
+            stop,
+            options: FlowOptions { protocol: None, priority: 0 },
+        }
+    }
+
+    /// Hosts of each application's share.
+    pub fn hosts_per_app(&self) -> usize {
+        self.hosts.len() / self.apps.len().max(1)
+    }
+
+    /// Protocol and priority of application `app`'s messages.
+    pub fn app_options(&self, app: usize) -> FlowOptions {
+        FlowOptions { protocol: self.apps[app].protocol.or(self.options.protocol), ..self.options.clone() }
+    }
+
+    /// Protocol and priority of the background flows.
+    pub fn background_options(&self) -> FlowOptions {
+        let protocol = self.background.as_ref().and_then(|b| b.protocol);
+        FlowOptions { protocol: protocol.or(self.options.protocol), ..self.options.clone() }
     }
 }
 
@@ -456,5 +637,38 @@ mod tests {
         assert_eq!(spec.classes_needed(), 4);
         let shared = TcpPrSpec { background_lowest: false, ..spec };
         assert_eq!((shared.class_of(None), shared.classes_needed()), (2, 3));
+    }
+
+    #[test]
+    fn utilization_sets_each_trees_query_rate_from_its_message_size() {
+        let load = QueryLoad::Utilization { fraction: 0.2, link: BitsPerSec::GBPS };
+        // 0.2 x 10^9 b/s / (40 leaves x 2000 B x 8 b/B) = 2 x 10^8 / 640 000 = 312.5 queries/s.
+        assert_eq!(load.queries_per_sec(40, 2_000), 312.5);
+        // 0.1 x 10^9 / (10 x 18 000 x 8) = 10^8 / 1 440 000 = 69.44 queries/s.
+        let load = QueryLoad::Utilization { fraction: 0.1, link: BitsPerSec::GBPS };
+        assert!((load.queries_per_sec(10, 18_000) - 69.444_444).abs() < 1e-5);
+        assert_eq!(QueryLoad::PerTree(50.0).queries_per_sec(40, 2_000), 50.0);
+    }
+
+    #[test]
+    fn deadline_variances_are_the_papers_three_distributions() {
+        let base = Duration::from_ms(20);
+        assert_eq!(DeadlineVariance::Low.around(base), DeadlineDist::Uniform { lo: base, hi: Duration::from_ms(22) });
+        assert_eq!(DeadlineVariance::Medium.around(base), DeadlineDist::Uniform { lo: base, hi: Duration::from_ms(30) });
+        assert_eq!(DeadlineVariance::High.around(base), DeadlineDist::Exponential { mean: base, min: Duration::ZERO });
+    }
+
+    #[test]
+    fn apps_and_background_override_the_workload_protocol() {
+        let load = QueryLoad::PerTree(1.0);
+        let mut spec = OldiSpec::d2tcp((0..20).collect(), 3, load, Instant::ZERO + Duration::from_ms(1));
+        spec.options = FlowOptions { protocol: Some(Protocol::Dctcp), priority: 1 };
+        spec.apps[2].protocol = Some(Protocol::Tcp);
+        assert_eq!(spec.app_options(0), FlowOptions { protocol: Some(Protocol::Dctcp), priority: 1 });
+        assert_eq!(spec.app_options(2), FlowOptions { protocol: Some(Protocol::Tcp), priority: 1 });
+        assert_eq!(spec.background_options().protocol, Some(Protocol::Dctcp));
+        spec.background = Some(BackgroundSpec { protocol: Some(Protocol::Tcp), ..BackgroundSpec::default() });
+        assert_eq!(spec.background_options().protocol, Some(Protocol::Tcp));
+        assert_eq!(spec.hosts_per_app(), 4);
     }
 }

@@ -22,12 +22,12 @@ macro_rules! burst {
     };
 }
 
-fn toml(text: &str) -> Scenario {
+pub(super) fn toml(text: &str) -> Scenario {
     parse_toml(text, None).unwrap_or_else(|e| panic!("rejected: {e}\n{text}"))
 }
 
 #[track_caller]
-fn assert_bad(text: &str, path: &str, needle: &str) {
+pub(super) fn assert_bad(text: &str, path: &str, needle: &str) {
     let e = match parse_toml(text, None) {
         Ok(_) => panic!("accepted a malformed scenario:\n{text}"),
         Err(e) => e,
@@ -51,6 +51,7 @@ macro_rules! malformed {
         )*
     };
 }
+pub(super) use malformed;
 
 fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use incast_proto::time::{Duration, Instant};
+use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use super::error::join;
 use super::file::{
@@ -15,7 +15,7 @@ use super::spec::{DeadlineDist, ExplicitFlow, FlowOptions, SizeDist, SwitchSpec,
 use super::validate::{
     count, err, finite, only_keys, positive, positive_time, required, Hosts, Result,
 };
-use super::{trace, units};
+use super::{oldi, trace, units};
 
 /// Most workers of one flow burst: keeps a mistyped count from allocating gigabytes.
 const MAX_SENDERS: u64 = 1 << 20;
@@ -26,14 +26,23 @@ const DEFAULT_RESPONSE_SIZE: SizeDist = SizeDist::Uniform {
     hi: 50_000,
 };
 
+/// What the rest of the scenario tells a workload.
+pub(crate) struct Context<'a> {
+    /// The topology's hosts.
+    pub(crate) hosts: &'a Hosts,
+    /// Switch configuration (priority classes).
+    pub(crate) switch: &'a SwitchSpec,
+    /// Rate of every host link.
+    pub(crate) host_link_rate: BitsPerSec,
+    /// `[run].duration`, if given.
+    pub(crate) duration: Option<Duration>,
+    /// Directory relative trace paths resolve against.
+    pub(crate) base_dir: Option<&'a Path>,
+}
+
 /// Converts the workload at key path `p` (`workload[i]`).
-pub(crate) fn workload(
-    p: &str,
-    raw: RawWorkload,
-    hosts: &Hosts,
-    switch: &SwitchSpec,
-    base_dir: Option<&Path>,
-) -> Result<WorkloadSpec> {
+pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Result<WorkloadSpec> {
+    let (hosts, switch, base_dir) = (context.hosts, context.switch, context.base_dir);
     let kind = raw.kind.0;
     let given = [
         ("aggregator", raw.aggregator.is_some()),
@@ -50,6 +59,18 @@ pub(crate) fn workload(
         ("stop", raw.stop.is_some()),
         ("flows", raw.flows.is_some()),
         ("path", raw.path.is_some()),
+        ("fan_in", raw.fan_in.is_some()),
+        ("trees_per_app", raw.trees_per_app.is_some()),
+        ("message_sizes", raw.message_sizes.is_some()),
+        ("deadlines", raw.deadlines.is_some()),
+        ("deadline_variance", raw.deadline_variance.is_some()),
+        ("query_rate", raw.query_rate.is_some()),
+        ("utilization", raw.utilization.is_some()),
+        ("protocols", raw.protocols.is_some()),
+        ("background", raw.background.is_some()),
+        ("background_size", raw.background_size.is_some()),
+        ("background_interval", raw.background_interval.is_some()),
+        ("background_protocol", raw.background_protocol.is_some()),
     ];
     let allowed: &[&str] = match kind {
         WorkloadKind::FlowBurst => &[
@@ -66,6 +87,7 @@ pub(crate) fn workload(
         WorkloadKind::Poisson => &["rate", "hosts", "size", "deadline", "start", "stop"],
         WorkloadKind::Flows => &["flows"],
         WorkloadKind::Trace => &["path"],
+        WorkloadKind::Oldi => oldi::KEYS,
     };
     let what = format!("kind = \"{}\"", kind.name());
     only_keys(p, &what, &given, allowed)?;
@@ -81,7 +103,7 @@ pub(crate) fn workload(
         ));
     }
     let options = FlowOptions {
-        protocol: raw.protocol.map(|n| n.0),
+        protocol: raw.protocol.as_ref().map(|n| n.0),
         priority: priority as u8,
     };
     let start = Instant::from_ps(raw.start.map_or(0, |t| t.0));
@@ -173,28 +195,7 @@ pub(crate) fn workload(
                     format!("must be greater than 0 flows per second (found {rate})"),
                 ));
             }
-            let list = match raw.hosts {
-                None => (0..hosts.count).collect(),
-                Some(list) => {
-                    let mut seen = std::collections::HashSet::new();
-                    for (j, &h) in list.iter().enumerate() {
-                        hosts.check(|| format!("{p}.hosts[{j}]"), u64::from(h))?;
-                        if !seen.insert(h) {
-                            return Err(err(
-                                format!("{p}.hosts[{j}]"),
-                                format!("host {h} is listed twice"),
-                            ));
-                        }
-                    }
-                    if list.len() < 2 {
-                        return Err(err(
-                            join(p, "hosts"),
-                            "must list at least 2 hosts (a flow needs a sender and a receiver)",
-                        ));
-                    }
-                    list
-                }
-            };
+            let list = host_list(p, raw.hosts, hosts)?;
             let stop = required(raw.stop, p, "stop", &what)?;
             let stop = Instant::from_ps(stop.0);
             if stop <= start {
@@ -244,7 +245,29 @@ pub(crate) fn workload(
                 trace::read(&file, &resolved, hosts).map_err(|m| err(join(p, "path"), m))?;
             WorkloadSpec::Flows { flows, options }
         }
+        WorkloadKind::Oldi => WorkloadSpec::Oldi(oldi::workload(p, raw, context, start, options)?),
     })
+}
+
+/// `hosts` of the workload at `p`: distinct existing hosts, at least 2; every host if not given.
+pub(crate) fn host_list(p: &str, list: Option<Vec<u32>>, hosts: &Hosts) -> Result<Vec<u32>> {
+    let Some(list) = list else {
+        return Ok((0..hosts.count).collect());
+    };
+    let mut seen = std::collections::HashSet::new();
+    for (j, &h) in list.iter().enumerate() {
+        hosts.check(|| format!("{p}.hosts[{j}]"), u64::from(h))?;
+        if !seen.insert(h) {
+            return Err(err(format!("{p}.hosts[{j}]"), format!("host {h} is listed twice")));
+        }
+    }
+    if list.len() < 2 {
+        return Err(err(
+            join(p, "hosts"),
+            "must list at least 2 hosts (a flow needs a sender and a receiver)",
+        ));
+    }
+    Ok(list)
 }
 
 /// A `flows` entry, with its error as (key, message).

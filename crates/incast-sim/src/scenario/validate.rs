@@ -70,20 +70,28 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         return Err(err(
             "workload",
             "at least one [[workload]] is required (kinds: flow-burst, long-flows, poisson, \
-             flows, trace)",
+             flows, trace, oldi)",
         ));
     }
     let hosts = Hosts {
         count: topology.host_count(),
         topology: topology.kind_name(),
     };
+    let duration = run_duration(raw.run)?;
+    let context = traffic::Context {
+        hosts: &hosts,
+        switch: &switch,
+        host_link_rate: topology.host_link_rate(),
+        duration,
+        base_dir,
+    };
     let workloads = raw
         .workload
         .into_iter()
         .enumerate()
-        .map(|(i, w)| traffic::workload(&format!("workload[{i}]"), w, &hosts, &switch, base_dir))
+        .map(|(i, w)| traffic::workload(&format!("workload[{i}]"), w, &context))
         .collect::<Result<Vec<_>>>()?;
-    let run = run(raw.run, &workloads)?;
+    let run = run(duration, &workloads)?;
     let output = output(raw.output, &hosts)?;
     Ok(Scenario {
         seed: raw.seed.unwrap_or(DEFAULT_SEED),
@@ -530,16 +538,15 @@ fn d3(raw: RawD3) -> Result<D3Spec> {
     })
 }
 
+/// `[run].duration`, read before the workloads (an OLDI workload's arrivals stop with the run).
+fn run_duration(raw: RawRun) -> Result<Option<Duration>> {
+    raw.duration
+        .map(|t| positive_time(|| "run.duration".into(), Some(t), Duration::ZERO))
+        .transpose()
+}
+
 /// `[run]`; requires a duration when some flow never finishes.
-fn run(raw: RawRun, workloads: &[WorkloadSpec]) -> Result<RunSpec> {
-    let duration = match raw.duration {
-        None => None,
-        Some(t) => Some(positive_time(
-            || "run.duration".into(),
-            Some(t),
-            Duration::ZERO,
-        )?),
-    };
+fn run(duration: Option<Duration>, workloads: &[WorkloadSpec]) -> Result<RunSpec> {
     if duration.is_none() {
         if let Some(i) = workloads
             .iter()

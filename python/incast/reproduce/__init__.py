@@ -1,0 +1,54 @@
+"""Reproductions of the D3 and D2TCP papers' figures and tables, each by one command.
+
+    incast reproduce --list
+    incast reproduce d3-fig9 --out repro        # full version
+    incast reproduce all --out repro --quick    # every one, reduced (what CI runs)
+    incast report repro                         # one HTML page over everything in repro/
+
+Each reproduction writes into `DIR/ID/`: its data as Parquet, `figure.png` on the paper's axes,
+and `report.md` / `report.json`: the paper's claims as printed, our numbers, and a verdict by a
+stated rule. Simulations run as sweeps cached under `DIR/runs/`, so an interrupted reproduction
+resumes where it stopped and reproductions sharing runs (D3 Figures 9 and 10) compute them once.
+How to add one: docs/reproduce.md.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from incast.reproduce import d3
+from incast.reproduce.core import Claim, Context, Outcome, Reproduction, write_outcome
+
+REPRODUCTIONS: Dict[str, Reproduction] = {r.id: r for r in d3.REPRODUCTIONS}
+
+
+def reproduction_ids() -> List[str]:
+    """Every reproduction ID, in paper and figure order."""
+    return list(REPRODUCTIONS)
+
+
+def run_reproduction(
+    id: str,
+    out: Path,
+    *,
+    quick: bool = False,
+    jobs: Optional[int] = None,
+    scheduler: Optional[str] = None,
+    progress: bool = False,
+) -> Outcome:
+    """Runs reproduction `id` into `out/id` (sweeps cached in `out/runs`) and writes its files."""
+    try:
+        reproduction = REPRODUCTIONS[id]
+    except KeyError:
+        raise ValueError(f"unknown reproduction {id!r}; `incast reproduce --list` names them") from None
+    ctx = Context(out=Path(out) / id, runs=Path(out) / "runs", quick=quick, jobs=jobs, scheduler=scheduler,
+                  progress=progress)
+    started = time.monotonic()
+    outcome = reproduction.run(ctx)
+    write_outcome(reproduction, outcome, ctx, time.monotonic() - started)
+    return outcome
+
+
+__all__ = ["Claim", "Context", "Outcome", "REPRODUCTIONS", "Reproduction", "reproduction_ids", "run_reproduction"]

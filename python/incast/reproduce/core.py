@@ -1,0 +1,204 @@
+"""What every reproduction shares: its claims and verdicts, the context it runs in (output
+directory, quick or full, where its sweeps run) and how its results are written.
+
+A reproduction is a function from a `Context` to an `Outcome`. It runs its simulations as sweeps
+(`Context.sweep`), so that every point is cached: rerunning a reproduction, or a second one over
+the same points (Figures 9 and 10 of D3 share theirs), computes nothing twice. It then returns
+its data as Arrow tables, draws its figure, and states each of the paper's claims beside our
+number with a verdict computed by a stated rule, never typed in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from matplotlib.figure import Figure
+
+    from incast.sweep import SweepResult
+
+MATCHES = "matches"
+DEVIATES = "deviates"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper, our measurement of it, and whether they agree."""
+
+    claim: str
+    """The paper's words, quoted from `../shared/papers/` (or a faithful summary of a figure)."""
+    paper: str
+    """The paper's number(s)."""
+    ours: str
+    """Our number(s), formatted."""
+    verdict: str
+    """`matches` or `deviates`, from `rule`."""
+    rule: str
+    """How the verdict was decided, e.g. "ratio within a factor of 2 of the paper's"."""
+    why: str = ""
+    """For a deviation: the explanation (or what we know of it)."""
+
+
+def ratio_claim(claim: str, paper: float, ours: float, unit: str = "", factor: float = 2.0, why: str = "") -> Claim:
+    """A claim about a magnitude: matches when ours is within `factor` of the paper's (both
+    positive), the "rough magnitude" of the issue tracker's reproductions."""
+    ok = paper > 0 and ours > 0 and 1 / factor <= ours / paper <= factor
+    return Claim(
+        claim=claim,
+        paper=f"{paper:g}{unit}",
+        ours=f"{ours:.3g}{unit}",
+        verdict=MATCHES if ok else DEVIATES,
+        rule=f"ours within a factor of {factor:g} of the paper's",
+        why="" if ok else why,
+    )
+
+
+def order_claim(claim: str, paper: str, values: Mapping[str, float], order: Sequence[str], fmt: str = "{:.3g}",
+                why: str = "") -> Claim:
+    """A claim that schemes rank in `order` (strictly increasing values): matches when ours do."""
+    ours = ", ".join(f"{name} {fmt.format(values[name])}" for name in order)
+    ok = all(values[a] < values[b] for a, b in zip(order, order[1:]))
+    return Claim(
+        claim=claim,
+        paper=paper,
+        ours=ours,
+        verdict=MATCHES if ok else DEVIATES,
+        rule="strictly increasing in the order " + " < ".join(order),
+        why="" if ok else why,
+    )
+
+
+def condition_claim(claim: str, paper: str, ours: str, ok: bool, rule: str, why: str = "") -> Claim:
+    """A claim checked by an arbitrary condition, stated in `rule`."""
+    return Claim(claim=claim, paper=paper, ours=ours, verdict=MATCHES if ok else DEVIATES, rule=rule,
+                 why="" if ok else why)
+
+
+@dataclass
+class Outcome:
+    """What a reproduction produced."""
+
+    claims: List[Claim]
+    tables: Dict[str, "pa.Table"]
+    """Written as `<name>.parquet`."""
+    figure: "Figure"
+    """Written as `figure.png`."""
+    notes: str = ""
+    """Setting and caveats, markdown, shown above the claims."""
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """One figure or table of a paper."""
+
+    id: str
+    """`d3-fig9`, `d2tcp-table3`: what `incast reproduce ID` takes."""
+    paper: str
+    """`D3` or `D2TCP`."""
+    title: str
+    """What is reproduced, e.g. "Figure 9: senders supported at 99% application throughput"."""
+    run: Callable[["Context"], Outcome] = field(repr=False)
+
+
+@dataclass
+class Context:
+    """Where and how a reproduction runs."""
+
+    out: Path
+    """The reproduction's own directory (`DIR/ID`)."""
+    runs: Path
+    """Where sweeps keep their points, shared by all reproductions under `DIR` (`DIR/runs`)."""
+    quick: bool = False
+    """A reduced version (fewer seeds and points) meant for CI."""
+    jobs: Optional[int] = None
+    scheduler: Optional[str] = None
+    progress: bool = False
+
+    def sweep(self, name: str, scenario: Mapping[str, Any], *, grid: Optional[Mapping[str, Sequence[Any]]] = None,
+              zips: Sequence[Mapping[str, Sequence[Any]]] = (), seeds: Union[int, Sequence[int]] = 1) -> "SweepResult":
+        """Runs a sweep over `scenario`: every combination of the `grid` values, times each
+        group of `zips` (keys of one group vary in lock-step), times the seeds. Every point is
+        cached under `runs/<name>-<sweep id>`, so two reproductions asking for the same sweep
+        share it and a rerun after an interrupt only computes what is missing."""
+        from incast.sweep import run_sweep, sweep_from_dict
+
+        vary: Dict[str, Any] = {}
+        if grid:
+            vary["grid"] = {k: list(v) for k, v in grid.items()}
+        if zips:
+            vary["zip"] = [{k: list(v) for k, v in group.items()} for group in zips]
+        tree: Dict[str, Any] = {"scenario": dict(scenario), "seeds": seeds if isinstance(seeds, int) else list(seeds)}
+        if vary:
+            tree["vary"] = vary
+        sweep = sweep_from_dict(tree)
+        return run_sweep(sweep, self.runs / f"{name}-{sweep.id[:12]}", jobs=self.jobs, scheduler=self.scheduler,
+                         progress=self.progress)
+
+
+def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wall_s: float) -> None:
+    """Writes `<table>.parquet`, `figure.png`, `report.json` and `report.md` into `ctx.out`, each
+    under a temporary name first, so an interrupted write never leaves a torn file."""
+    import pyarrow.parquet as pq
+
+    ctx.out.mkdir(parents=True, exist_ok=True)
+    for name, table in outcome.tables.items():
+        _atomic(ctx.out / f"{name}.parquet", lambda p, t=table: pq.write_table(t, p))
+    _atomic(ctx.out / "figure.png", lambda p: outcome.figure.savefig(p, dpi=110, format="png"))
+    report = {
+        "id": reproduction.id,
+        "paper": reproduction.paper,
+        "title": reproduction.title,
+        "quick": ctx.quick,
+        "wall_s": round(wall_s, 1),
+        "notes": outcome.notes,
+        "claims": [asdict(c) for c in outcome.claims],
+        "tables": sorted(outcome.tables),
+    }
+    _atomic(ctx.out / "report.json", lambda p: Path(p).write_text(json.dumps(report, indent=1) + "\n"))
+    _atomic(ctx.out / "report.md", lambda p: Path(p).write_text(markdown(report)))
+
+
+def markdown(report: Mapping[str, Any]) -> str:
+    """The report of one reproduction as markdown."""
+    mode = "quick (reduced) run" if report["quick"] else "full run"
+    lines = [
+        f"# {report['paper']} {report['title']}",
+        "",
+        f"`incast reproduce {report['id']}`: {mode}, {report['wall_s']} s of wall time.",
+        "",
+        "![figure](figure.png)",
+        "",
+    ]
+    if report["notes"]:
+        lines += [report["notes"].strip(), ""]
+    lines += ["| claim (paper) | paper | ours | verdict | rule |", "| --- | --- | --- | --- | --- |"]
+    for c in report["claims"]:
+        lines.append(f"| {_cell(c['claim'])} | {_cell(c['paper'])} | {_cell(c['ours'])} | **{c['verdict']}** | {_cell(c['rule'])} |")
+    deviations = [c for c in report["claims"] if c["verdict"] != MATCHES]
+    if deviations:
+        lines += ["", "## Deviations", ""]
+        for c in deviations:
+            lines.append(f"- *{c['claim']}*: {c['why'] or 'not explained yet.'}")
+    lines += ["", "Data: " + ", ".join(f"`{t}.parquet`" for t in report["tables"]) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _atomic(path: Path, write: Callable[[str], None]) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
