@@ -540,7 +540,14 @@ impl D3Sender {
         // No router on the path (hosts on one link): nothing limits the flow but its NIC.
         let rate = feedback.min_alloc().unwrap_or(self.config.uplink_rate);
         self.rate = rate;
-        self.paused = rate <= self.config.base_rate;
+        // Paused means the routers gave the flow only the floor instead of what it asked for
+        // (Sections 4.2 and 4.5). An allocation that meets the request is a grant even when it
+        // is no more than the base rate: a deadline flow that needs little (6 KB over 40 ms)
+        // asks for less than one unit of the 8-bit field, which rounds up to the same unit as
+        // the floor, and reading that grant as a pause would hold the flow at header-only
+        // requests for ever while it keeps counting in N and D.
+        let asked = self.last_request.desired;
+        self.paused = rate <= self.config.base_rate && (asked == 0 || rate < asked);
         let allocated = if self.paused { 0 } else { bytes_in(rate, rtt) };
         let request = CongestionHeader {
             syn: false,
@@ -877,6 +884,35 @@ mod tests {
         let burst = answer(&mut s, us(1500), 0, us(1200), MBPS_100);
         assert_eq!(seqs(&burst), vec![0, 1]);
         assert_eq!(s.stats().time_at_base_rate, Duration::from_us(1200));
+    }
+
+    #[test]
+    fn grant_of_a_request_at_the_base_rate_is_not_a_pause() {
+        // 6 KB over 40 ms needs 150 KB/s, under the floor; a router that grants exactly the
+        // request (here rounded up to the floor) lets the flow send.
+        let mut s = sender(Some(6_000), Some(40_000));
+        let syn = drain(&mut s, us(0));
+        let asked = syn[0].header.unwrap().desired;
+        assert_eq!(asked, 150_000);
+        // About 45 B of allocation per 300 us interval, each answer granting exactly the
+        // request it answers: the budget builds up to a segment.
+        let mut asked = asked;
+        for k in 1..=40 {
+            let burst = answer(&mut s, us(300 * k), 0, us(300 * (k - 1)), asked);
+            asked = burst.iter().find_map(|b| b.header).unwrap().desired;
+        }
+        assert_eq!(s.stats().paused_intervals, 0);
+        assert!(s.stats().segments_sent >= 1);
+        // The floor when the flow asked for more than it is a pause.
+        let mut s = sender(Some(100_000), Some(20_000));
+        let _ = drain(&mut s, us(0));
+        let burst = answer(&mut s, us(300), 0, us(0), BASE);
+        assert!(burst[0].is_header_only());
+        // So is the floor for a flow without a deadline, which asks for nothing.
+        let mut s = sender(Some(100_000), None);
+        let _ = drain(&mut s, us(0));
+        let burst = answer(&mut s, us(300), 0, us(0), BASE);
+        assert!(burst[0].is_header_only());
     }
 
     #[test]
