@@ -1,8 +1,8 @@
-"""The `incast` command: run a scenario, the D3 flow-burst demo, or the benchmarks.
+"""The `incast` command: run a scenario or a sweep, the D3 flow-burst demo, or the benchmarks.
 
 Every user mistake (bad scenario, missing file, unwritable --out, bad option) ends the same way:
 one line `incast: error: ...` naming the key or option on stderr, exit status 2, no traceback and
-no partial output. Ctrl-C exits with status 130.
+no partial output. Ctrl-C exits with status 130; a sweep point that fails to run, with status 1.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, NoReturn, Optional, Sequence
 
+EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 70
@@ -81,6 +82,26 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="check a scenario file without running it")
     p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
 
+    p = sub.add_parser("sweep", help="run every point of a parameter sweep, skipping those already done")
+    p.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml; docs/sweeps.md)")
+    p.add_argument(
+        "--out", required=True, metavar="DIR", help="results directory (a Parquet dataset; reruns resume)"
+    )
+    p.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="points run at a time, or workers of --scheduler local (default: one per CPU)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the points on this Dask scheduler (tcp://host:8786), or 'local' for a LocalCluster",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar, print nothing on success")
+    p.add_argument("--progress", action="store_true", help="show the progress bar even without a terminal")
+
     p = sub.add_parser("demo", help="D3 flow-burst microbenchmark: TCP vs DCTCP as senders grow")
     p.add_argument("--out", default="demo-out", metavar="DIR", help="output directory (default: demo-out)")
     p.add_argument("--seeds", type=positive_int, default=5, metavar="N", help="seeds per point (default: 5)")
@@ -144,7 +165,7 @@ def _fail(message: str) -> int:
 def _main(argv: Optional[Sequence[str]]) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
-        raise CliError("choose a command: run, check, demo or bench (see incast --help)")
+        raise CliError("choose a command: run, check, sweep, demo or bench (see incast --help)")
     from incast import ScenarioError
 
     try:
@@ -152,6 +173,8 @@ def _main(argv: Optional[Sequence[str]]) -> int:
             return _cmd_run(args)
         if args.command == "check":
             return _cmd_check(args)
+        if args.command == "sweep":
+            return _cmd_sweep(args)
         if args.command == "demo":
             return _cmd_demo(args)
         return _cmd_bench(args)
@@ -226,6 +249,35 @@ def summary_line(s: Dict[str, Any], out: Path) -> str:
     parts.append(f"{s['packets_dropped']} drops")
     parts.append(f"{s['sim_time_s']:.4g} simulated s, {s['events']:,} events in {s['wall_time_s']:.3g} s")
     return "; ".join(parts) + f" -> {out}/"
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from incast.sweep import PointError, SweepError, load_sweep, run_sweep
+
+    started = time.monotonic()
+    try:
+        sweep = load_sweep(args.sweep)
+    except OSError as e:
+        raise CliError(f"cannot read sweep {args.sweep!r}: {e.strerror or e}") from None
+    except SweepError as e:
+        raise CliError(f"{args.sweep}: {e}") from None
+    out = check_out_dir(args.out)
+    show = not args.quiet and (args.progress or sys.stderr.isatty())
+    try:
+        result = run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler, progress=show)
+    except SweepError as e:
+        if e.key in ("out", "scheduler"):
+            raise CliError(f"--{e.key} {getattr(args, e.key)!r}: {e.message}") from None
+        raise CliError(f"{args.sweep}: {e}") from None
+    except PointError as e:
+        print(f"incast: error: {e}; finished points are kept, rerun to resume", file=sys.stderr)
+        return EXIT_FAILED
+    if not args.quiet:
+        print(
+            f"{len(sweep.points)} points: {result.ran} run, {result.cached} already done, "
+            f"{time.monotonic() - started:.1f} s -> {out}/ (flows/, summary/)"
+        )
+    return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
