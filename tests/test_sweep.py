@@ -31,6 +31,7 @@ from incast.sweep import (
     sweep_from_dict,
 )
 from incast.sweep.store import Store
+from incast.sweep.spec import build_version
 
 # 2 sender counts x 2 (protocol, buffer) pairs x 2 seeds: 8 points of a few milliseconds.
 SMALL_SWEEP = """\
@@ -198,7 +199,8 @@ def test_cache_key_changes_with_scenario_seed_and_version() -> None:
     assert point_key(base, 1, version="1.0", inputs={"workload[0].path": "ab"}) != key
     # 1 and 1.0 are different scenarios to the key, as they are different text in a file.
     assert point_key(dict(base, d3={"alpha": 1}), 1) != point_key(dict(base, d3={"alpha": 1.0}), 1)
-    assert point_key(base, 1) == point_key(base, 1, version=incast.__version__)
+    assert point_key(base, 1) == point_key(base, 1, version=build_version())
+    assert build_version().startswith(incast.__version__ + "+")
 
 
 # --- bad sweeps: one line naming the key, exit 2, nothing written --------------------------------

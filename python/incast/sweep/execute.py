@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from incast import ScenarioError, __version__, api
+from incast.sweep.spec import build_version
 from incast.api import Progress, RunResult
 from incast.sweep.spec import Point, Sweep, SweepError, load_sweep
 from incast.sweep.store import Store
@@ -213,7 +214,7 @@ def _run_threads(todo: List[Point], store: Store, jobs: int, report: _Reporter) 
 
 def run_point(scenario: Dict[str, Any]) -> Tuple[str, RunResult]:
     """One point as a Dask task: runs in the worker, returns its incast version and results."""
-    return __version__, api.run(scenario)
+    return build_version(), api.run(scenario)
 
 
 def _import_distributed() -> Any:
@@ -268,10 +269,10 @@ def _run_dask(distributed: Any, client: Any, todo: List[Point], store: Store, re
                 raise PointError(point, f"its worker died too often ({e})") from None
             except (OSError, ScenarioError) as e:
                 raise PointError(point, f"on a worker: {e}") from None
-            if version != __version__:
+            if version != build_version():
                 raise SweepError(
                     "scheduler",
-                    f"a worker runs incast {version} and this process {__version__}: "
+                    f"a worker runs incast {version} and this process {build_version()}: "
                     "install the same version on every worker",
                 )
             future.release()

@@ -25,6 +25,20 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 from incast import __version__, _core
+
+
+def build_version() -> str:
+    """The version a cached point is keyed by: the package version and a digest of the engine
+    binary, so that rebuilding the engine from changed sources (without a version bump, as during
+    development) invalidates the cache instead of silently reusing results of the old code."""
+    global _BUILD_VERSION
+    if _BUILD_VERSION is None:
+        digest = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:12]
+        _BUILD_VERSION = f"{__version__}+{digest}"
+    return _BUILD_VERSION
+
+
+_BUILD_VERSION: Optional[str] = None
 from incast.api import flows_schema
 from incast.scenario import _parse, _plain, format_of, source_of
 
@@ -150,7 +164,7 @@ def sweep_from_dict(
         seeds=seeds,
         columns=columns,
         points=[],
-        version=__version__ if version is None else version,
+        version=build_version() if version is None else version,
         source=source,
         text=text,
     )
@@ -470,7 +484,7 @@ def point_key(
     128 bits of SHA-256 as 32 hex digits."""
     document = {
         "cache_format": CACHE_FORMAT,
-        "incast": __version__ if version is None else version,
+        "incast": build_version() if version is None else version,
         "scenario": {**scenario, "seed": seed},
         "inputs": dict(inputs or {}),
     }
