@@ -102,6 +102,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar, print nothing on success")
     p.add_argument("--progress", action="store_true", help="show the progress bar even without a terminal")
 
+    p = sub.add_parser("reproduce", help="reproduce figures and tables of the D3 and D2TCP papers")
+    p.add_argument("ids", nargs="*", metavar="ID", help="reproductions to run, or 'all' (see --list)")
+    p.add_argument("--list", action="store_true", help="list the reproductions and exit")
+    p.add_argument("--out", metavar="DIR", help="output directory: DIR/ID/ per reproduction, DIR/runs/ the cache")
+    p.add_argument("--quick", action="store_true", help="reduced version (fewer seeds and points), as CI runs it")
+    p.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="simulations run at a time (default: one per CPU)",
+    )
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run the simulations on this Dask scheduler, or 'local'")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, print nothing on success")
+
+    p = sub.add_parser("report", help="gather the reproductions under DIR into DIR/report.html")
+    p.add_argument("dir", metavar="DIR", help="the --out directory of incast reproduce")
+
     p = sub.add_parser("demo", help="D3 flow-burst microbenchmark: TCP vs DCTCP as senders grow")
     p.add_argument("--out", default="demo-out", metavar="DIR", help="output directory (default: demo-out)")
     p.add_argument("--seeds", type=positive_int, default=5, metavar="N", help="seeds per point (default: 5)")
@@ -165,7 +183,7 @@ def _fail(message: str) -> int:
 def _main(argv: Optional[Sequence[str]]) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
-        raise CliError("choose a command: run, check, sweep, demo or bench (see incast --help)")
+        raise CliError("choose a command: run, check, sweep, reproduce, report, demo or bench (see incast --help)")
     from incast import ScenarioError
 
     try:
@@ -175,6 +193,10 @@ def _main(argv: Optional[Sequence[str]]) -> int:
             return _cmd_check(args)
         if args.command == "sweep":
             return _cmd_sweep(args)
+        if args.command == "reproduce":
+            return _cmd_reproduce(args)
+        if args.command == "report":
+            return _cmd_report(args)
         if args.command == "demo":
             return _cmd_demo(args)
         return _cmd_bench(args)
@@ -277,6 +299,61 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             f"{len(sweep.points)} points: {result.ran} run, {result.cached} already done, "
             f"{time.monotonic() - started:.1f} s -> {out}/ (flows/, summary/)"
         )
+    return 0
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from incast.reproduce import REPRODUCTIONS, run_reproduction
+    from incast.sweep import PointError, SweepError
+
+    if args.list:
+        for r in REPRODUCTIONS.values():
+            print(f"{r.id:24} {r.paper} {r.title}")
+        return 0
+    if not args.ids:
+        raise CliError("name reproductions to run (or 'all'); --list shows them")
+    ids = list(REPRODUCTIONS) if args.ids == ["all"] else args.ids
+    unknown = [i for i in ids if i not in REPRODUCTIONS]
+    if unknown:
+        raise CliError(f"unknown reproduction {unknown[0]!r}; `incast reproduce --list` names them")
+    if args.out is None:
+        raise CliError("--out DIR is required to run reproductions")
+    out = check_out_dir(args.out)
+    show = not args.quiet and sys.stderr.isatty()
+    for rid in ids:
+        started = time.monotonic()
+        try:
+            outcome = run_reproduction(rid, out, quick=args.quick, jobs=args.jobs, scheduler=args.scheduler,
+                                       progress=show)
+        except SweepError as e:
+            if e.key == "scheduler":
+                raise CliError(f"--scheduler {args.scheduler!r}: {e.message}") from None
+            raise CliError(f"{rid}: {e}") from None
+        except PointError as e:
+            print(f"incast: error: {rid}: {e}; finished runs are kept, rerun to resume", file=sys.stderr)
+            return EXIT_FAILED
+        except OSError as e:
+            raise CliError(f"--out {args.out!r}: cannot write results: {e.strerror or e}") from None
+        if not args.quiet:
+            matched = sum(c.verdict == "matches" for c in outcome.claims)
+            print(f"{rid}: {matched}/{len(outcome.claims)} claims match, {time.monotonic() - started:.1f} s "
+                  f"-> {out / rid}/report.md")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from incast.reproduce.html import write_report
+
+    root = Path(args.dir)
+    if not root.is_dir():
+        raise CliError(f"{args.dir!r} is not a directory")
+    try:
+        path = write_report(root)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    except OSError as e:
+        raise CliError(f"{args.dir!r}: cannot write report.html: {e.strerror or e}") from None
+    print(f"wrote {path}")
     return 0
 
 
