@@ -106,6 +106,8 @@ pub struct Simulation {
     /// Round generators of flow-burst workloads, indexed by workload.
     bursts: Vec<Option<Burst>>,
     end: Option<Instant>,
+    /// `[run] stop_after_finite_flows`: end once every finite flow is done, long flows or not.
+    stop_after_finite_flows: bool,
     finite_remaining: u64,
     completed: u64,
     counters: Counters,
@@ -181,6 +183,7 @@ impl Simulation {
             priority_classes: classes,
             bursts: plan.bursts,
             end: scenario.run.duration.map(|d| Instant::ZERO + d),
+            stop_after_finite_flows: scenario.run.stop_after_finite_flows,
             finite_remaining: 0,
             completed: 0,
             counters: Counters::default(),
@@ -255,7 +258,7 @@ impl Simulation {
             self.event_count += 1;
             budget -= 1;
             self.dispatch(event);
-            if self.finite_remaining == 0 && self.starts.is_empty() && self.has_no_long_flows() {
+            if self.finite_remaining == 0 && self.starts.is_empty() && (self.has_no_long_flows() || self.stop_after_finite_flows) {
                 self.done = true;
             }
         }

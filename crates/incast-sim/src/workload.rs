@@ -169,16 +169,30 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64) -> Plan {
                     out.flows.push(FlowPlan::new(w, options, src, dst, None, *start, None));
                 }
             }
-            WorkloadSpec::Poisson { rate_per_sec, hosts, size, deadline, start, stop, options } => {
+            WorkloadSpec::Poisson { rate_per_sec, hosts, destinations, size, deadline, start, stop, options } => {
                 let mut arrivals = Arrivals::new(1.0 / rate_per_sec, *start, *stop);
                 while let Some(at) = arrivals.next(&mut rng) {
                     let si = rng.index(hosts.len());
-                    let mut di = rng.index(hosts.len() - 1);
-                    if di == si {
-                        // Uniform over the other hosts: the source's own slot stands for the last.
-                        di = hosts.len() - 1;
-                    }
-                    let (src, dst) = (hosts[si], hosts[di]);
+                    let src = hosts[si];
+                    let dst = match destinations {
+                        None => {
+                            let mut di = rng.index(hosts.len() - 1);
+                            if di == si {
+                                // Uniform over the other hosts: the source's own slot stands for
+                                // the last.
+                                di = hosts.len() - 1;
+                            }
+                            hosts[di]
+                        }
+                        // Uniform over the destinations other than the source (validation
+                        // guarantees there is one).
+                        Some(to) => loop {
+                            let d = to[rng.index(to.len())];
+                            if d != src {
+                                break d;
+                            }
+                        },
+                    };
                     let s = sample_size(size, &mut rng);
                     let d = deadline.as_ref().map(|d| sample_deadline(d, &mut rng));
                     out.flows.push(FlowPlan::new(w, options, src, dst, Some(s), at, d));
@@ -285,6 +299,7 @@ mod tests {
         let spec = WorkloadSpec::Poisson {
             rate_per_sec: 10_000.0,
             hosts: vec![3, 4, 5],
+            destinations: None,
             size: SizeDist::Fixed(1000),
             deadline: None,
             start: Instant::ZERO,
@@ -295,6 +310,26 @@ mod tests {
         assert!((800..1200).contains(&p.flows.len()), "{} arrivals", p.flows.len());
         assert!(p.flows.iter().all(|f| f.src != f.dst && f.start < Instant::ZERO + Duration::from_ms(100)));
         assert!(p.flows.windows(2).all(|w| w[0].start <= w[1].start));
+    }
+
+    #[test]
+    fn poisson_with_destinations_sends_only_to_them_and_never_to_self() {
+        let spec = WorkloadSpec::Poisson {
+            rate_per_sec: 10_000.0,
+            hosts: vec![0, 1, 2],
+            destinations: Some(vec![0, 1]),
+            size: SizeDist::Fixed(1000),
+            deadline: None,
+            start: Instant::ZERO,
+            stop: Instant::ZERO + Duration::from_ms(100),
+            options: FlowOptions { protocol: None, priority: 0 },
+        };
+        let p = plan(&[spec], 3);
+        assert!(p.flows.iter().all(|f| [0, 1].contains(&f.dst) && f.src != f.dst));
+        // Host 2 sends to both, hosts 0 and 1 only to each other: every pair shows up.
+        for pair in [(0, 1), (1, 0), (2, 0), (2, 1)] {
+            assert!(p.flows.iter().any(|f| (f.src, f.dst) == pair), "{pair:?}");
+        }
     }
 
     #[test]

@@ -179,3 +179,32 @@ fn tcppr_serves_short_deadlines_first() {
     let e = incast_sim::Simulation::new(&too_few).err().expect("three classes needed");
     assert_eq!(e.path, "tcppr.thresholds");
 }
+
+#[test]
+fn stop_after_finite_flows_ends_with_the_last_burst_despite_a_long_flow() {
+    // D3 Figures 12 and 13: bursts over a background flow; the run ends with the bursts, not at
+    // the duration, which only caps it.
+    let burst = WorkloadSpec::FlowBurst {
+        aggregator: 0,
+        workers: vec![1, 2, 3],
+        size: SizeDist::Fixed(20_000),
+        deadline: None,
+        start: Instant::ZERO + Duration::from_ms(5),
+        rounds: 3,
+        round_gap: Duration::from_ms(1),
+        options: options(),
+    };
+    let background = WorkloadSpec::LongFlows { pairs: vec![(4, 0)], start: Instant::ZERO, options: options() };
+    let mut s = scenario(star(5), Protocol::Dctcp, 128_000, vec![burst, background]);
+    s.run.duration = Some(Duration::from_secs(1));
+    let capped = incast_sim::run(&s).unwrap();
+    assert_eq!(capped.summary.sim_time_s, 1.0);
+    s.run.stop_after_finite_flows = true;
+    let r = incast_sim::run(&s).unwrap();
+    assert_conservation(&r);
+    assert_eq!(r.summary.flows_completed, 9);
+    assert!(r.summary.sim_time_s < 0.05, "ended at {} s", r.summary.sim_time_s);
+    let last_finish = r.flows.iter().filter_map(|f| f.finish_s).fold(0.0, f64::max);
+    assert_eq!(r.summary.sim_time_s, last_finish);
+    assert!(r.flows.iter().any(|f| f.size_bytes.is_none() && f.delivered_bytes > 0));
+}

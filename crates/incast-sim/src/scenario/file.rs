@@ -137,6 +137,7 @@ pub(crate) struct RawWorkload {
     pub(crate) pairs: Option<Vec<Pair<u32, u32>>>,
     pub(crate) rate: Option<f64>,
     pub(crate) hosts: Option<Vec<u32>>,
+    pub(crate) destinations: Option<Vec<u32>>,
     pub(crate) stop: Option<Time>,
     pub(crate) flows: Option<Vec<RawFlow>>,
     pub(crate) path: Option<String>,
@@ -175,6 +176,7 @@ pub(crate) struct RawFlow {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawRun {
     pub(crate) duration: Option<Time>,
+    pub(crate) stop_after_finite_flows: Option<bool>,
 }
 
 /// `[output]`.

@@ -365,8 +365,11 @@ pub enum WorkloadSpec {
     Poisson {
         /// Mean arrivals per second.
         rate_per_sec: f64,
-        /// Hosts that may send or receive.
+        /// Hosts that may send (and, without `destinations`, receive).
         hosts: Vec<HostIndex>,
+        /// Hosts that receive, if not `hosts` (D3 Section 6.1.2: responses from a rack's workers
+        /// to its aggregator); a flow goes to one of them other than its source.
+        destinations: Option<Vec<HostIndex>>,
         /// Sizes.
         size: SizeDist,
         /// Deadlines; `None` for no deadline.
@@ -602,6 +605,10 @@ pub struct ExplicitFlow {
 pub struct RunSpec {
     /// Stop at this simulated time; `None` runs until every finite flow has completed.
     pub duration: Option<Duration>,
+    /// Also stop, before `duration`, once every finite flow has completed and none is left to
+    /// start, even though long-lived flows still run: an experiment measuring bursts over
+    /// background traffic (D3 Figures 12 and 13) ends with its last burst.
+    pub stop_after_finite_flows: bool,
 }
 
 /// Optional instrumentation.

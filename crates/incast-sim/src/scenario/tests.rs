@@ -120,7 +120,7 @@ fn minimal_scenario_gets_every_default() {
             },
         }]
     );
-    assert_eq!(s.run, RunSpec { duration: None });
+    assert_eq!(s.run, RunSpec { duration: None, stop_after_finite_flows: false });
     assert_eq!(s.output, OutputSpec::default());
 }
 
@@ -621,6 +621,11 @@ malformed! {
     poisson_infinite_rate: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = inf\nstop = \"1s\"\n"), "workload[0].rate", "finite";
     poisson_one_host: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 1.0\nhosts = [1]\nstop = \"1s\"\n"), "workload[0].hosts", "at least 2 hosts";
     poisson_duplicate_host: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 1.0\nhosts = [1, 2, 1]\nstop = \"1s\"\n"), "workload[0].hosts[2]", "listed twice";
+    stop_after_finite_flows_not_bool: concat!(star!(), "[run]\nstop_after_finite_flows = 1\n", "[[workload]]\nkind = \"poisson\"\nrate = 1.0\nstop = \"1s\"\n"), "run.stop_after_finite_flows", "";
+    stop_after_finite_flows_with_only_long_flows: concat!(star!(), "[run]\nduration = \"1s\"\nstop_after_finite_flows = true\n", "[[workload]]\nkind = \"long-flows\"\npairs = [[1, 0]]\n"), "run.stop_after_finite_flows", "needs a workload with finite flows";
+    poisson_destination_out_of_range: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 1.0\nhosts = [1, 2]\ndestinations = [0, 99]\nstop = \"1s\"\n"), "workload[0].destinations[1]", "99";
+    poisson_duplicate_destination: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 1.0\nhosts = [1, 2]\ndestinations = [0, 0]\nstop = \"1s\"\n"), "workload[0].destinations[1]", "listed twice";
+    poisson_destination_only_the_source: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 1.0\nhosts = [0, 1]\ndestinations = [0]\nstop = \"1s\"\n"), "workload[0].destinations", "other than source 0";
     flow_to_itself: concat!(star!(), "[[workload]]\nkind = \"flows\"\nflows = [{ src = 2, dst = 2, size = \"1KB\" }]\n"), "workload[0].flows[0].dst", "same host as src";
     flow_host_out_of_range: concat!(star!(), "[[workload]]\nkind = \"flows\"\nflows = [{ src = 1, dst = 0, size = \"1KB\" }, { src = 1, dst = 4, size = \"1KB\" }]\n"), "workload[0].flows[1].dst", "the star topology has 4 hosts";
     flow_size_twice: concat!(star!(), "[[workload]]\nkind = \"flows\"\nflows = [{ src = 1, dst = 0, size = \"1KB\", size_bytes = 1000 }]\n"), "workload[0].flows[0].size_bytes", "not both";

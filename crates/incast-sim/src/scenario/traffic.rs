@@ -84,7 +84,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
             "round_gap",
         ],
         WorkloadKind::LongFlows => &["pairs", "start"],
-        WorkloadKind::Poisson => &["rate", "hosts", "size", "deadline", "start", "stop"],
+        WorkloadKind::Poisson => &["rate", "hosts", "destinations", "size", "deadline", "start", "stop"],
         WorkloadKind::Flows => &["flows"],
         WorkloadKind::Trace => &["path"],
         WorkloadKind::Oldi => oldi::KEYS,
@@ -196,6 +196,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
                 ));
             }
             let list = host_list(p, raw.hosts, hosts)?;
+            let destinations = raw.destinations.map(|d| destination_list(p, d, &list, hosts)).transpose()?;
             let stop = required(raw.stop, p, "stop", &what)?;
             let stop = Instant::from_ps(stop.0);
             if stop <= start {
@@ -207,6 +208,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
             WorkloadSpec::Poisson {
                 rate_per_sec: rate,
                 hosts: list,
+                destinations,
                 size: size(raw.size)?,
                 deadline: deadline(raw.deadline)?,
                 start,
@@ -265,6 +267,25 @@ pub(crate) fn host_list(p: &str, list: Option<Vec<u32>>, hosts: &Hosts) -> Resul
         return Err(err(
             join(p, "hosts"),
             "must list at least 2 hosts (a flow needs a sender and a receiver)",
+        ));
+    }
+    Ok(list)
+}
+
+/// The `destinations` of a Poisson workload: valid hosts, none twice, and for every source at
+/// least one destination other than itself.
+fn destination_list(p: &str, list: Vec<u32>, sources: &[u32], hosts: &Hosts) -> Result<Vec<u32>> {
+    let mut seen = std::collections::HashSet::new();
+    for (j, &h) in list.iter().enumerate() {
+        hosts.check(|| format!("{p}.destinations[{j}]"), u64::from(h))?;
+        if !seen.insert(h) {
+            return Err(err(format!("{p}.destinations[{j}]"), format!("host {h} is listed twice")));
+        }
+    }
+    if let Some(&lonely) = sources.iter().find(|&&s| list.iter().all(|&d| d == s)) {
+        return Err(err(
+            join(p, "destinations"),
+            format!("must hold a host other than source {lonely} (a flow needs a receiver other than its sender)"),
         ));
     }
     Ok(list)

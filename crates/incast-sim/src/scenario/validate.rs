@@ -77,6 +77,7 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         count: topology.host_count(),
         topology: topology.kind_name(),
     };
+    let stop_after_finite_flows = raw.run.stop_after_finite_flows.unwrap_or(false);
     let duration = run_duration(raw.run)?;
     let context = traffic::Context {
         hosts: &hosts,
@@ -91,7 +92,7 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         .enumerate()
         .map(|(i, w)| traffic::workload(&format!("workload[{i}]"), w, &context))
         .collect::<Result<Vec<_>>>()?;
-    let run = run(duration, &workloads)?;
+    let run = run(duration, stop_after_finite_flows, &workloads)?;
     let output = output(raw.output, &hosts)?;
     Ok(Scenario {
         seed: raw.seed.unwrap_or(DEFAULT_SEED),
@@ -545,8 +546,9 @@ fn run_duration(raw: RawRun) -> Result<Option<Duration>> {
         .transpose()
 }
 
-/// `[run]`; requires a duration when some flow never finishes.
-fn run(duration: Option<Duration>, workloads: &[WorkloadSpec]) -> Result<RunSpec> {
+/// `[run]`; requires a duration when some flow never finishes (it caps the run even with
+/// `stop_after_finite_flows`).
+fn run(duration: Option<Duration>, stop_after_finite_flows: bool, workloads: &[WorkloadSpec]) -> Result<RunSpec> {
     if duration.is_none() {
         if let Some(i) = workloads
             .iter()
@@ -560,7 +562,18 @@ fn run(duration: Option<Duration>, workloads: &[WorkloadSpec]) -> Result<RunSpec
             ));
         }
     }
-    Ok(RunSpec { duration })
+    let has_finite = |w: &WorkloadSpec| match w {
+        WorkloadSpec::LongFlows { .. } => false,
+        WorkloadSpec::Flows { flows, .. } => flows.iter().any(|f| f.size_bytes.is_some()),
+        _ => true,
+    };
+    if stop_after_finite_flows && !workloads.iter().any(has_finite) {
+        return Err(err(
+            "run.stop_after_finite_flows",
+            "needs a workload with finite flows (every flow here is long-lived, so the run would end at once)",
+        ));
+    }
+    Ok(RunSpec { duration, stop_after_finite_flows })
 }
 
 /// `[output]`.
