@@ -150,6 +150,9 @@ def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wa
     for name, table in outcome.tables.items():
         _atomic(ctx.out / f"{name}.parquet", lambda p, t=table: pq.write_table(t, p))
     _atomic(ctx.out / "figure.png", lambda p: outcome.figure.savefig(p, dpi=110, format="png"))
+    import matplotlib.pyplot as plt
+
+    plt.close(outcome.figure)  # pyplot keeps every figure alive until closed
     report = {
         "id": reproduction.id,
         "paper": reproduction.paper,
