@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from incast import _core
 from incast.scenario import ScenarioLike, load_scenario, source_of
@@ -91,24 +92,45 @@ class RunResult:
             payloads["queues.parquet"] = self.queues
         if self.throughput is not None:
             payloads["throughput.parquet"] = self.throughput
-        staged: Dict[str, Path] = {}
-        try:
+        with staged_files() as stage:
             for name, payload in payloads.items():
-                tmp = staged[name] = stage_file(out, name)
+                tmp = stage(out / name)
                 if name.endswith(".json"):
                     tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
                 else:
                     pq.write_table(payload, tmp)
-            for name, tmp in staged.items():
-                os.replace(tmp, out / name)
-        finally:
-            for tmp in staged.values():
-                if tmp.exists():
-                    tmp.unlink()
         for stale in ("queues.parquet", "throughput.parquet"):
             if stale not in payloads and (out / stale).exists():
                 (out / stale).unlink()
         return [out / name for name in payloads]
+
+
+@contextlib.contextmanager
+def staged_files() -> Iterator[Callable[[Path], Path]]:
+    """Writes a group of files all or nothing. Inside the block, `stage(final)` gives a fresh
+    temporary file beside `final` to write to; when the block ends normally every staged file is
+    renamed onto its final name, in the order staged; if it raises, the temporary files are removed
+    and every final file is left as it was.
+
+        with staged_files() as stage:
+            pq.write_table(table, stage(out / "flows.parquet"))
+            stage(out / "summary.json").write_text(text)
+    """
+    staged: List[Tuple[Path, Path]] = []
+
+    def stage(final: Path) -> Path:
+        tmp = stage_file(final.parent, final.name)
+        staged.append((tmp, final))
+        return tmp
+
+    try:
+        yield stage
+        for tmp, final in staged:
+            os.replace(tmp, final)
+    finally:
+        for tmp, _ in staged:
+            if tmp.exists():
+                tmp.unlink()
 
 
 def stage_file(directory: Path, name: str) -> Path:

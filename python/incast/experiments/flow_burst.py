@@ -11,13 +11,12 @@ switch has a buffer of 100KB"), against D3 and RCPdc on its 128 KB software rout
 from __future__ import annotations
 
 import math
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
-from incast.api import Progress, run, stage_file
+from incast.api import Progress, run, staged_files
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -228,15 +227,6 @@ def save(flows: "pa.Table", rows: List[Dict[str, Any]], out: Path) -> None:
     import pyarrow.parquet as pq
 
     out.mkdir(parents=True, exist_ok=True)
-    staged = []
-    try:
-        for name in ("demo.png", "demo.parquet"):
-            staged.append((stage_file(out, name), out / name))
-        plot(rows, staged[0][0])
-        pq.write_table(flows, staged[1][0])
-        for tmp, final in staged:
-            os.replace(tmp, final)
-    finally:
-        for tmp, _ in staged:
-            if tmp.exists():
-                tmp.unlink()
+    with staged_files() as stage:
+        plot(rows, stage(out / "demo.png"))
+        pq.write_table(flows, stage(out / "demo.parquet"))

@@ -11,8 +11,6 @@ number with a verdict computed by a stated rule, never typed in.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
@@ -80,6 +78,41 @@ def condition_claim(claim: str, paper: str, ours: str, ok: bool, rule: str, why:
                  why="" if ok else why)
 
 
+def pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend (files only, no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def table(rows: List[Dict[str, Any]]) -> "pa.Table":
+    """An Arrow table from rows of a figure's data."""
+    import pyarrow as pa
+
+    return pa.Table.from_pylist(rows)
+
+
+def line_figure(curves: Mapping[str, Mapping[float, float]], *, xlabel: str, ylabel: str, title: str,
+                percent: bool = True, ylim: Optional[Sequence[float]] = None) -> "Figure":
+    """One panel of labelled lines, `curves[label][x] = y` (y in [0, 1] drawn as % when
+    `percent`): the shape of most of the papers' figures."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, curve in curves.items():
+        xs = sorted(curve)
+        ax.plot(xs, [(100 if percent else 1) * curve[x] for x in xs], marker="o", label=label)
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
 @dataclass
 class Outcome:
     """What a reproduction produced."""
@@ -142,17 +175,15 @@ class Context:
 
 
 def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wall_s: float) -> None:
-    """Writes `<table>.parquet`, `figure.png`, `report.json` and `report.md` into `ctx.out`, each
-    under a temporary name first, so an interrupted write never leaves a torn file."""
+    """Writes `<table>.parquet`, `figure.png`, `report.json` and `report.md` into `ctx.out`, all or
+    nothing: an interrupted write leaves the previous report whole."""
     import pyarrow.parquet as pq
 
-    ctx.out.mkdir(parents=True, exist_ok=True)
-    for name, table in outcome.tables.items():
-        _atomic(ctx.out / f"{name}.parquet", lambda p, t=table: pq.write_table(t, p))
-    _atomic(ctx.out / "figure.png", lambda p: outcome.figure.savefig(p, dpi=110, format="png"))
     import matplotlib.pyplot as plt
 
-    plt.close(outcome.figure)  # pyplot keeps every figure alive until closed
+    from incast.api import staged_files
+
+    ctx.out.mkdir(parents=True, exist_ok=True)
     report = {
         "id": reproduction.id,
         "paper": reproduction.paper,
@@ -163,8 +194,13 @@ def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wa
         "claims": [asdict(c) for c in outcome.claims],
         "tables": sorted(outcome.tables),
     }
-    _atomic(ctx.out / "report.json", lambda p: Path(p).write_text(json.dumps(report, indent=1) + "\n"))
-    _atomic(ctx.out / "report.md", lambda p: Path(p).write_text(markdown(report)))
+    with staged_files() as stage:
+        for name, table in outcome.tables.items():
+            pq.write_table(table, stage(ctx.out / f"{name}.parquet"))
+        outcome.figure.savefig(stage(ctx.out / "figure.png"), dpi=110, format="png")
+        stage(ctx.out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+        stage(ctx.out / "report.md").write_text(markdown(report))
+    plt.close(outcome.figure)  # pyplot keeps every figure alive until closed
 
 
 def markdown(report: Mapping[str, Any]) -> str:
@@ -194,14 +230,3 @@ def markdown(report: Mapping[str, Any]) -> str:
 
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _atomic(path: Path, write: Callable[[str], None]) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)

@@ -15,7 +15,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from incast.reproduce.core import Claim, Context, Outcome, Reproduction, condition_claim, ratio_claim
+from incast.reproduce.core import (
+    Claim,
+    Context,
+    Outcome,
+    Reproduction,
+    condition_claim,
+    line_figure,
+    pyplot,
+    ratio_claim,
+    table,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -90,21 +100,6 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _table(rows: List[Dict[str, Any]]) -> "pa.Table":
-    import pyarrow as pa
-
-    return pa.Table.from_pylist(rows)
-
-
 NOT_CONGESTED = ("under the paper's printed settings our network is barely congested: 15% of a parent's downlink "
                  "with 4 MB shared ToR buffers absorbs every fan-in burst, so no scheme misses many deadlines and "
                  "there is little for D2TCP to improve; the paper calibrated its workload further without "
@@ -127,7 +122,7 @@ def _missed_figure(ctx: Context, variance: str, figure: int) -> Outcome:
     sens = _variance_runs(ctx, variance, PER_PORT_SWITCH, "perport")
     rows = [{"buffers": b, "protocol": p, "fan_in": n, "missed": v}
             for b, cells in (("4MB shared", paper), ("100KB per port", sens)) for (p, n), v in sorted(cells.items())]
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=False)
     for ax, (title, cells) in zip(axes, (("4 MB shared ToR buffers (paper)", paper),
                                          ("100 KB per port (sensitivity)", sens))):
@@ -168,7 +163,7 @@ def _missed_figure(ctx: Context, variance: str, figure: int) -> Outcome:
     notes = (f"Missed deadlines of OLDI messages, {variance} variance, fan-in {', '.join(map(str, fan_ins(ctx)))}, "
              f"{'0.2' if ctx.quick else '1'} simulated s per point. Left: the paper's settings. Right: the same with "
              "static 100 KB buffers per port (a sensitivity run, not the paper's setting).")
-    return Outcome(claims=claims, tables={f"figure{figure}": _table(rows)}, figure=fig, notes=notes)
+    return Outcome(claims=claims, tables={f"figure{figure}": table(rows)}, figure=fig, notes=notes)
 
 
 def figure9(ctx: Context) -> Outcome:
@@ -198,7 +193,7 @@ def figure12(ctx: Context) -> Outcome:
         values.sort()
         q = {k: values[min(len(values) - 1, int(k / 100 * len(values)))] for k in (50, 90, 99)}
         rows.append({"protocol": p, "fan_in": n, **{f"p{k}": v for k, v in q.items()}})
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))
     for k, p in enumerate(("dctcp", "d3", "d2tcp")):
         mine = [r for r in rows if r["protocol"] == p]
@@ -217,7 +212,7 @@ def figure12(ctx: Context) -> Outcome:
                               ", ".join(f"{LABELS[p]} p99 {100 * at[(p, top)]['p99']:.0f}%" for p in ("dctcp", "d3", "d2tcp")),
                               all(at[("d2tcp", top)][q] < min(at[("dctcp", top)][q], at[("d3", top)][q]) for q in ("p90", "p99")),
                               f"at fan-in {top}, D2TCP's p90 and p99 below both others'", why=NOT_CONGESTED)]
-    return Outcome(claims=claims, tables={"figure12": _table(rows)}, figure=fig,
+    return Outcome(claims=claims, tables={"figure12": table(rows)}, figure=fig,
                    notes="Medium variance, the paper's settings (the runs of Figure 10).")
 
 
@@ -230,16 +225,10 @@ def table1(ctx: Context) -> Outcome:
             if s[PROTOCOL] == "d3":
                 share = s["d3_priority_inversions"] / s["d3_requests"] if s["d3_requests"] else 0.0
                 rows.append({"variance": variance, "fan_in": s[FAN_IN], "inverted_requests": share})
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for variance in VARIANCES:
-        mine = sorted((r["fan_in"], r["inverted_requests"]) for r in rows if r["variance"] == variance)
-        ax.plot([m[0] for m in mine], [100 * m[1] for m in mine], marker="o", label=f"{variance} variance")
-    ax.set(xlabel="fan-in degree", ylabel="requests denied while a later deadline holds a grant (%)",
-           title="D2TCP Table 1: D3's priority inversions")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
+    fig = line_figure({f"{v} variance": {r["fan_in"]: r["inverted_requests"] for r in rows if r["variance"] == v}
+                       for v in VARIANCES},
+                      xlabel="fan-in degree", ylabel="requests denied while a later deadline holds a grant (%)",
+                      title="D2TCP Table 1: D3's priority inversions")
     at = {(r["variance"], r["fan_in"]): r["inverted_requests"] for r in rows}
     n20 = 20 if ("high", 20) in at else max(fan_ins(ctx))
     claims = [
@@ -252,7 +241,7 @@ def table1(ctx: Context) -> Outcome:
                         all(at[(v, max(fan_ins(ctx)))] > at[(v, min(fan_ins(ctx)))] for v in VARIANCES),
                         "largest fan-in above smallest, every variance"),
     ]
-    return Outcome(claims=claims, tables={"table1": _table(rows)}, figure=fig,
+    return Outcome(claims=claims, tables={"table1": table(rows)}, figure=fig,
                    notes="Share of D3 rate requests of deadline flows denied (allocation below the request) while a "
                          "flow with a later deadline held a grant at the same port, counted by the simulator "
                          "(not the routers). The paper reports it per request too.")
@@ -277,15 +266,9 @@ def figure13(ctx: Context) -> Outcome:
     _, bw = _background(ctx)
     rows = [{"protocol": p, "fan_in": n, "mbps": bw[(p, n)], "normalized_to_tcp": bw[(p, n)] / bw[("tcp", n)]}
             for (p, n) in sorted(bw) if ("tcp", n) in bw]
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for p in ("dctcp", "d3", "d2tcp"):
-        mine = sorted((r["fan_in"], r["normalized_to_tcp"]) for r in rows if r["protocol"] == p)
-        ax.plot([m[0] for m in mine], [100 * m[1] for m in mine], marker="o", label=LABELS[p])
-    ax.set(xlabel="fan-in degree", ylabel="background bandwidth / TCP's (%)", title="D2TCP Figure 13")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
+    fig = line_figure({LABELS[p]: {r["fan_in"]: r["normalized_to_tcp"] for r in rows if r["protocol"] == p}
+                       for p in ("dctcp", "d3", "d2tcp")},
+                      xlabel="fan-in degree", ylabel="background bandwidth / TCP's (%)", title="D2TCP Figure 13")
     norm = {(r["protocol"], r["fan_in"]): r["normalized_to_tcp"] for r in rows}
     claims = [
         condition_claim("all schemes achieve 85% or more of the background bandwidth achieved by TCP", ">= 85%",
@@ -300,7 +283,7 @@ def figure13(ctx: Context) -> Outcome:
                         why="DCTCP-style marking at K = 20 packets keeps 1 MB flows below TCP, which fills the "
                             "4 MB buffer; the gap is DCTCP's own"),
     ]
-    return Outcome(claims=claims, tables={"figure13": _table(rows)}, figure=fig,
+    return Outcome(claims=claims, tables={"figure13": table(rows)}, figure=fig,
                    notes="One leaf per tree sends 1 MB background flows (exponential inter-arrivals, mean 300 ms) "
                          "instead of answering queries; bandwidth is each completed background flow's size over its "
                          "completion time, averaged, and normalized to TCP's at the same fan-in.")
@@ -311,22 +294,16 @@ def figure14(ctx: Context) -> Outcome:
     without = _variance_runs(ctx, "medium", PAPER_SWITCH, "paper")
     rows = [{"protocol": p, "fan_in": n, "missed_with_background": v, "missed_without": without.get((p, n))}
             for (p, n), v in sorted(missed.items())]
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for p in PROTOCOLS:
-        mine = sorted((r["fan_in"], r["missed_with_background"]) for r in rows if r["protocol"] == p)
-        ax.plot([m[0] for m in mine], [100 * m[1] for m in mine], marker="o", label=LABELS[p])
-    ax.set(xlabel="fan-in degree", ylabel="missed deadlines (%)", title="D2TCP Figure 14: with background flows")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
+    fig = line_figure({LABELS[p]: {r["fan_in"]: r["missed_with_background"] for r in rows if r["protocol"] == p}
+                       for p in PROTOCOLS},
+                      xlabel="fan-in degree", ylabel="missed deadlines (%)", title="D2TCP Figure 14: with background flows")
     close = all(abs(r["missed_with_background"] - (r["missed_without"] or 0)) <= 0.03 for r in rows)
     claims = [condition_claim("for all schemes the missed fraction stays similar to that without background flows",
                               "similar to Figure 10",
                               ", ".join(f"{LABELS[r['protocol']]}@{r['fan_in']}: {100 * (r['missed_without'] or 0):.1f}% -> "
                                         f"{100 * r['missed_with_background']:.1f}%" for r in rows),
                               close, "every scheme and fan-in within 3 points of the run without background")]
-    return Outcome(claims=claims, tables={"figure14": _table(rows)}, figure=fig,
+    return Outcome(claims=claims, tables={"figure14": table(rows)}, figure=fig,
                    notes="Medium variance with background flows, against Figure 10's runs.")
 
 
@@ -343,7 +320,7 @@ def figure15(ctx: Context) -> Outcome:
         results[tag] = missed_fraction(flows, (FAN_IN, "d2tcp.d_cap"), end)
     rows = [{"buffers": tag, "fan_in": n, "d_cap": c, "missed": v} for tag, cells in results.items()
             for (n, c), v in sorted(cells.items())]
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4))
     for ax, tag in zip(axes, results):
         for n in fans:
@@ -361,7 +338,7 @@ def figure15(ctx: Context) -> Outcome:
                               ", ".join(f"fan-in {n}: " + ", ".join(f"{c:g}: {100 * paper[(n, c)]:.1f}%" for c in caps) for n in fans),
                               all(paper[(n, 1.25)] > paper[(n, 2.0)] and abs(best[n] - 2.0) <= 0.5 for n in fans),
                               "n = 1.25 above n = 2 and the best n within 0.5 of 2, every fan-in", why=NOT_CONGESTED)]
-    return Outcome(claims=claims, tables={"figure15": _table(rows)}, figure=fig,
+    return Outcome(claims=claims, tables={"figure15": table(rows)}, figure=fig,
                    notes="D2TCP only, medium variance, caps n on d in [1/n, n].")
 
 
@@ -407,7 +384,7 @@ def figure16(ctx: Context) -> Outcome:
     missed, _ = _coexistence(ctx)
     at = {(r["mix"], r["fan_in"], r["set"]): r["missed"] for r in missed}
     fans = sorted({r["fan_in"] for r in missed})
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))
     labels = [f"{s} {m} @{n}" for n in fans for s in ("A", "B") for m in MIXES]
     ax.bar(range(len(labels)), [100 * at[(m, n, s)] for n in fans for s in ("A", "B") for m in MIXES])
@@ -427,7 +404,7 @@ def figure16(ctx: Context) -> Outcome:
                         ", ".join(f"fan-in {n}: {100 * at[('mix1', n, 'A')]:.2f}% -> {100 * at[('mix2', n, 'A')]:.2f}%" for n in fans),
                         all(at[("mix2", n, "A")] <= at[("mix1", n, "A")] + tol for n in fans), "within +1 point"),
     ]
-    return Outcome(claims=claims, tables={"figure16": _table(missed)}, figure=fig,
+    return Outcome(claims=claims, tables={"figure16": table(missed)}, figure=fig,
                    notes="Background flows on; set A = applications 0-2, set B = applications 3-4. All-TCP: everything "
                          "on TCP; Mix#1: set B on D2TCP; Mix#2: set B and the background flows on D2TCP.")
 
@@ -436,7 +413,7 @@ def table2(ctx: Context) -> Outcome:
     _, long_bw = _coexistence(ctx)
     at = {(r["mix"], r["fan_in"]): r["long_flow_mbps"] for r in long_bw}
     fans = sorted({r["fan_in"] for r in long_bw})
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     for k, m in enumerate(MIXES):
         ax.bar([i + (k - 1) * 0.25 for i in range(len(fans))], [at[(m, n)] for n in fans], 0.25, label=m)
@@ -453,7 +430,7 @@ def table2(ctx: Context) -> Outcome:
                         all(at[("mix2", n)] >= 0.85 * at[("mix1", n)] for n in fans), "Mix#2 >= 85% of Mix#1",
                         why="D2TCP's long flows react to marks at K = 20 packets while TCP's fill the buffer"),
     ]
-    return Outcome(claims=claims, tables={"table2": _table(long_bw)}, figure=fig,
+    return Outcome(claims=claims, tables={"table2": table(long_bw)}, figure=fig,
                    notes="Mean throughput of completed 1 MB background flows in the runs of Figure 16.")
 
 
@@ -466,21 +443,15 @@ def figure17(ctx: Context) -> Outcome:
                          grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
     cells = missed_fraction(flows, (PROTOCOL, FAN_IN), end)
     rows = [{"protocol": p, "fan_in": n, "missed": v} for (p, n), v in sorted(cells.items())]
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for p in PROTOCOLS:
-        ax.plot(fan_ins(ctx), [100 * cells[(p, n)] for n in fan_ins(ctx)], marker="o", label=LABELS[p])
-    ax.set(xlabel="fan-in degree", ylabel="missed deadlines (%)", title="D2TCP Figure 17: deadlines 20% tighter")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
+    fig = line_figure({LABELS[p]: {n: cells[(p, n)] for n in fan_ins(ctx)} for p in PROTOCOLS},
+                      xlabel="fan-in degree", ylabel="missed deadlines (%)", title="D2TCP Figure 17: deadlines 20% tighter")
     high = [n for n in fan_ins(ctx) if n >= 20]
     claims = [condition_claim("under 20% tighter deadlines D2TCP keeps its advantage over DCTCP and D3", "D2TCP lowest",
                               ", ".join(f"{n}: D2TCP {100 * cells[('d2tcp', n)]:.1f}%, DCTCP {100 * cells[('dctcp', n)]:.1f}%, "
                                         f"D3 {100 * cells[('d3', n)]:.1f}%" for n in high),
                               all(cells[("d2tcp", n)] < min(cells[("dctcp", n)], cells[("d3", n)]) for n in high),
                               "strictly below both at every fan-in >= 20", why=NOT_CONGESTED)]
-    return Outcome(claims=claims, tables={"figure17": _table(rows)}, figure=fig,
+    return Outcome(claims=claims, tables={"figure17": table(rows)}, figure=fig,
                    notes="Medium variance, base deadlines 16, 24, 28, 32 and 36 ms (20% tighter).")
 
 
@@ -501,7 +472,7 @@ def table3(ctx: Context) -> Outcome:
             ok = [s for s in scales if by_scale[(p, n, round(s, 3))] <= 0.05]
             rows.append({"fan_in": n, "protocol": p, "tightest_scale_at_5pct": min(ok) if ok else None})
     at = {(r["protocol"], r["fan_in"]): r["tightest_scale_at_5pct"] for r in rows}
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     for p in ("d3", "d2tcp"):
         for n in fans:
@@ -520,7 +491,7 @@ def table3(ctx: Context) -> Outcome:
                               "1 - D2TCP's tightest scale / D3's within [0.35, 0.55] at every fan-in",
                               why="both schemes meet 95% of deadlines down to similar scales here: see the note on "
                                   "Figures 9-11 (little congestion under the printed settings)")]
-    return Outcome(claims=claims, tables={"table3": _table(rows)}, figure=fig,
+    return Outcome(claims=claims, tables={"table3": table(rows)}, figure=fig,
                    notes=f"Base deadlines scaled by {', '.join(map(str, scales))}; the tightest scale at which each "
                          "scheme misses at most 5% of deadlines (medium variance).")
 

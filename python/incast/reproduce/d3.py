@@ -13,6 +13,9 @@ import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
 from incast.reproduce.core import (
+    line_figure,
+    pyplot,
+    table,
     Claim,
     Context,
     Outcome,
@@ -106,21 +109,6 @@ def senders_supported(curve: Mapping[int, float], level: float) -> int:
     return supported
 
 
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _table(rows: List[Dict[str, Any]]) -> "pa.Table":
-    import pyarrow as pa
-
-    return pa.Table.from_pylist(rows)
-
-
 # --- Figure 5 ---------------------------------------------------------------------------------
 
 
@@ -135,7 +123,7 @@ def figure5(ctx: Context) -> Outcome:
         {"allocator": a, "deadline_mean_ms": m, "flows": n, "app_throughput": share}
         for a, by_mean in result.items() for m, curve in by_mean.items() for n, share in curve.items()
     ]
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), sharey=True)
     for ax, allocator in zip(axes, ALLOCATORS):
         for mean in ideal.DEADLINE_MEANS_MS:
@@ -168,7 +156,7 @@ def figure5(ctx: Context) -> Outcome:
         f"{trials} draws per point. The module docstring of `incast.experiments.ideal_allocators` "
         "gives the mix and its sources."
     )
-    return Outcome(claims=claims, tables={"figure5": _table(rows)}, figure=fig, notes=notes)
+    return Outcome(claims=claims, tables={"figure5": table(rows)}, figure=fig, notes=notes)
 
 
 # --- Figures 9 and 10: flow bursts ------------------------------------------------------------
@@ -203,7 +191,7 @@ def figure9(ctx: Context) -> Outcome:
                      "supported_99": senders_supported(curve, 0.99), "supported_95": senders_supported(curve, 0.95)})
     at = {(r["scheme"], r["deadline_mean"]): r for r in rows}
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     width = 0.2
     for k, scheme in enumerate(SCHEMES):
@@ -256,7 +244,7 @@ def figure9(ctx: Context) -> Outcome:
     notes = (f"Flow bursts on the D3 testbed: senders {grid}, {rounds} bursts per point (one run of "
              f"{rounds} rounds), responses uniform [2 KB, 50 KB], deadlines exponential with a 3 ms floor. "
              "Senders supported: the largest n such that every measured count up to n keeps the level.")
-    return Outcome(claims=claims, tables={"figure9": _table(rows)}, figure=fig, notes=notes)
+    return Outcome(claims=claims, tables={"figure9": table(rows)}, figure=fig, notes=notes)
 
 
 def figure10(ctx: Context) -> Outcome:
@@ -267,7 +255,7 @@ def figure10(ctx: Context) -> Outcome:
             for (p, m), curve in sorted(curves.items()) for n, v in sorted(curve.items())]
     rows += [{"scheme": "fluid-fair-share", "deadline_mean": m, "senders": n, "app_throughput": v}
              for m, curve in sorted(ideal.items()) for n, v in sorted(curve.items())]
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), sharey=True)
     for ax, mean in zip(axes, DEADLINE_MEANS):
         for scheme in SCHEMES:
@@ -306,7 +294,7 @@ def figure10(ctx: Context) -> Outcome:
             "regains it at alpha = 0.1 of the spare per 800 us, so during a burst the packet network "
             "allocates less than the fluid link's capacity (the same equilibrium as the multi-bottleneck case)"))
     notes = f"The same runs as Figure 9 ({rounds} bursts per point)."
-    return Outcome(claims=claims, tables={"figure10": _table(rows)}, figure=fig, notes=notes)
+    return Outcome(claims=claims, tables={"figure10": table(rows)}, figure=fig, notes=notes)
 
 
 def _fair_share_curves(flows: "pa.Table") -> Dict[str, Dict[int, float]]:
@@ -365,7 +353,7 @@ def figure11(ctx: Context) -> Outcome:
             "mean": sum(over) / len(over) if over else 0.0,
         }
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
     for ax, scheme in zip(axes, schemes):
         pts = [r for r in rows if r["scheme"] == scheme and r["fct_ms"] is not None]
@@ -394,7 +382,7 @@ def figure11(ctx: Context) -> Outcome:
         ratio_claim("late D3 flows exceed their deadline by 9% on average", 9, 100 * stats["d3"]["mean"], "%", why=why),
     ]
     notes = f"Moderate deadlines, 14, 18, 22, 26 and 30 senders, {rounds} bursts each."
-    return Outcome(claims=claims, tables={"figure11": _table(rows)}, figure=fig, notes=notes)
+    return Outcome(claims=claims, tables={"figure11": table(rows)}, figure=fig, notes=notes)
 
 
 # --- Figure 16: long flows --------------------------------------------------------------------
@@ -428,7 +416,7 @@ def figure16(ctx: Context) -> Outcome:
             "queue_median_kb": q[len(q) // 2] / 1e3,
             "queue_p99_kb": q[int(0.99 * len(q))] / 1e3,
         })
-    plt = _pyplot()
+    plt = pyplot()
     fig, (ax_u, ax_q) = plt.subplots(1, 2, figsize=(10, 3.8))
     ax_u.plot([r["flows"] for r in rows], [r["goodput_gbps"] for r in rows], marker="o")
     ax_u.axhline(0.95, ls="--", color="gray", label="paper: ~0.95 Gbps")
@@ -458,7 +446,7 @@ def figure16(ctx: Context) -> Outcome:
             "median <= 3 KB and p99 <= 100 KB (queues at least as short as the paper's)"),
     ]
     notes = f"n long D3 flows into host 0 of a 1 Gbps star for {duration} s; queue sampled every 100 us."
-    return Outcome(claims=claims, tables={"figure16": _table(rows)}, figure=fig, notes=notes)
+    return Outcome(claims=claims, tables={"figure16": table(rows)}, figure=fig, notes=notes)
 
 
 # --- Section 6.2: multiple bottlenecks ---------------------------------------------------------
@@ -477,7 +465,7 @@ def multi_bottleneck(ctx: Context) -> Outcome:
     names = ("1->3", "2->3", "4->3", "4->5")
     paper = (302, 302, 302, 595)
     rows = [{"flow": n, "paper_mbps": p, "mbps": m} for n, p, m in zip(names, paper, mbps)]
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.5))
     xs = range(len(names))
     ax.bar([x - 0.2 for x in xs], paper, 0.4, label="paper")
@@ -498,7 +486,7 @@ def multi_bottleneck(ctx: Context) -> Outcome:
         "the first three within 5% of each other; the fourth more than 1.5x any of them"))
     notes = ("Figure 8's hosts 1-5 are our hosts 0-4. Four long D3 flows for "
              f"{duration} s; throughput is delivered payload.")
-    return Outcome(claims=claims, tables={"multi_bottleneck": _table(rows)}, figure=fig, notes=notes)
+    return Outcome(claims=claims, tables={"multi_bottleneck": table(rows)}, figure=fig, notes=notes)
 
 
 # --- Figures 12 and 13: flow bursts over a background flow -----------------------------------
@@ -516,16 +504,8 @@ def _background_curves(ctx: Context, name: str, size: Mapping[str, Any], rounds:
 
 
 def _curves_figure(curves: Mapping[str, Mapping[int, float]], title: str, ylim: Tuple[float, float]) -> Any:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for scheme in SCHEMES:
-        curve = curves[scheme]
-        ax.plot(sorted(curve), [100 * curve[n] for n in sorted(curve)], marker=".", label=SCHEME_LABELS[scheme])
-    ax.set(xlabel="number of senders", ylabel="application throughput (%)", ylim=ylim, title=title)
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    return fig
+    return line_figure({SCHEME_LABELS[s]: curves[s] for s in SCHEMES}, xlabel="number of senders",
+                       ylabel="application throughput (%)", title=title, ylim=ylim)
 
 
 def figure12(ctx: Context) -> Outcome:
@@ -567,7 +547,7 @@ def figure12(ctx: Context) -> Outcome:
     notes = (f"Moderate deadlines (30 ms, 3 ms floor). A long flow from a traffic generator (host 12) to the "
              f"aggregator runs from time 0; the bursts start at 50 ms (the paper waits 5 s) and repeat {rounds} "
              "times; the run ends with the last burst. Compared with Figure 9's runs without background.")
-    return Outcome(claims=claims, tables={"figure12": _table(rows)}, figure=fig, notes=notes)
+    return Outcome(claims=claims, tables={"figure12": table(rows)}, figure=fig, notes=notes)
 
 
 def figure13(ctx: Context) -> Outcome:
@@ -595,7 +575,7 @@ def figure13(ctx: Context) -> Outcome:
     ]
     notes = (f"Responses of 2.9 KB (two packets), moderate deadlines (3 ms floor), one long background flow, "
              f"{rounds} bursts per point.")
-    return Outcome(claims=claims, tables={"figure13": _table(rows)}, figure=fig, notes=notes)
+    return Outcome(claims=claims, tables={"figure13": table(rows)}, figure=fig, notes=notes)
 
 
 # --- Table 1, Figures 14 and 15: benchmark traffic ---------------------------------------------
@@ -691,7 +671,7 @@ def table1(ctx: Context) -> Outcome:
     cells, arrivals = _benchmark(ctx)
     rows = _benchmark_rows(cells)
     supported = {v: _supported_rate(cells[v]) for v in ("tcp", "tcp-10ms", "rcpdc", "d3")}
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     for v in ("tcp", "tcp-10ms", "rcpdc", "d3"):
         pts = sorted((r["rate_per_s"], r["app_throughput"]) for r in rows if r["variant"] == v)
@@ -720,14 +700,14 @@ def table1(ctx: Context) -> Outcome:
     notes = (f"One rack of the testbed: Poisson responses of [2 KB, 50 KB] from hosts 1 and 2 to aggregator 0 for "
              f"{arrivals} s, moderate deadlines (3 ms floor), one long flow from each sender to the aggregator. "
              "Supported: the largest measured rate up to which every rate keeps more than 99%.")
-    return Outcome(claims=claims, tables={"table1": _table(rows_t), "benchmark": _table(rows)}, figure=fig,
+    return Outcome(claims=claims, tables={"table1": table(rows_t), "benchmark": table(rows)}, figure=fig,
                    notes=notes)
 
 
 def figure14(ctx: Context) -> Outcome:
     cells, arrivals = _benchmark(ctx)
     rows = [r for r in _benchmark_rows(cells) if r["variant"] in ("tcp", "rcpdc", "d3")]
-    plt = _pyplot()
+    plt = pyplot()
     fig, (ax_f, ax_l) = plt.subplots(1, 2, figsize=(12, 4))
     for v, marker in (("tcp", "s"), ("rcpdc", "o"), ("d3", "^")):
         mine = sorted((r for r in rows if r["variant"] == v), key=lambda r: r["rate_per_s"])
@@ -764,23 +744,16 @@ def figure14(ctx: Context) -> Outcome:
                     why="the standing queue of our TCP long flows (Table 1's report) triples TCP's median"),
     ]
     notes = "The same runs as Table 1."
-    return Outcome(claims=claims, tables={"figure14": _table(rows)}, figure=fig, notes=notes)
+    return Outcome(claims=claims, tables={"figure14": table(rows)}, figure=fig, notes=notes)
 
 
 def figure15(ctx: Context) -> Outcome:
     cells, arrivals = _benchmark(ctx)
     rows = [r for r in _benchmark_rows(cells) if r["variant"] in ("d3", "d3-quench")]
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for v in ("d3", "d3-quench"):
-        mine = sorted((r for r in rows if r["variant"] == v), key=lambda r: r["rate_per_s"])
-        ax.plot([r["rate_per_s"] for r in mine], [100 * r["app_throughput"] for r in mine], marker="o",
-                label=BENCHMARK_LABELS[v])
-    ax.set(xlabel="response arrivals (flows/s)", ylabel="application throughput (%)", ylim=(0, 101),
-           title="D3 Figure 15: flow quenching past the collapse")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
+    fig = line_figure({BENCHMARK_LABELS[v]: {r["rate_per_s"]: r["app_throughput"] for r in rows if r["variant"] == v}
+                       for v in ("d3", "d3-quench")},
+                      xlabel="response arrivals (flows/s)", ylabel="application throughput (%)",
+                      title="D3 Figure 15: flow quenching past the collapse", ylim=(0, 101))
     plain = {r["rate_per_s"]: r["app_throughput"] for r in rows if r["variant"] == "d3"}
     quench = {r["rate_per_s"]: r["app_throughput"] for r in rows if r["variant"] == "d3-quench"}
     collapse = next((r for r in sorted(plain) if plain[r] < 0.5), None)
@@ -795,7 +768,7 @@ def figure15(ctx: Context) -> Outcome:
                         "with quenching, application throughput higher at every rate from the collapse on"),
     ]
     notes = "The same runs as Table 1; quenched flows count as missed deadlines."
-    return Outcome(claims=claims, tables={"figure15": _table(rows)}, figure=fig, notes=notes)
+    return Outcome(claims=claims, tables={"figure15": table(rows)}, figure=fig, notes=notes)
 
 
 REPRODUCTIONS = (

@@ -100,17 +100,10 @@ def _inline(text: str) -> str:
 
 def write_report(root: Path) -> Path:
     """Writes `root/report.html` (atomically) and returns its path."""
-    import os
-    import tempfile
+    from incast.api import staged_files
 
     page = render(root)
     target = root / "report.html"
-    fd, tmp = tempfile.mkstemp(prefix=".report.html.", dir=root)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(page)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with staged_files() as stage:
+        stage(target).write_text(page, encoding="utf-8")
     return target

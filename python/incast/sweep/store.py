@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
-from incast.api import RunResult, stage_file
+from incast.api import RunResult, staged_files
 from incast.sweep.spec import Point, Sweep, SweepError, column_value
 
 if TYPE_CHECKING:
@@ -128,14 +128,9 @@ class Store:
         files = {MANIFEST: json.dumps(manifest, indent=1) + "\n"}
         if sweep.text is not None:
             files[SWEEP_COPY] = sweep.text
-        for name, text in files.items():
-            tmp = stage_file(self.out, name)
-            try:
-                tmp.write_text(text, encoding="utf-8")
-                os.replace(tmp, self.out / name)
-            finally:
-                if tmp.exists():
-                    tmp.unlink()
+        with staged_files() as stage:
+            for name, text in files.items():
+                stage(self.out / name).write_text(text, encoding="utf-8")
 
     def done(self, point: Point) -> bool:
         """Whether the point's results are all in place."""
@@ -151,20 +146,11 @@ class Store:
         if result.throughput is not None:
             tables["throughput"] = result.throughput
         tables["summary"] = summary_table(result.summary)
-        staged: List[Any] = []
-        try:
+        with staged_files() as stage:
             for name, table in tables.items():
                 directory = self.out / name
                 directory.mkdir(exist_ok=True)
-                tmp = stage_file(directory, f"{point.key}.parquet")
-                staged.append((tmp, directory / f"{point.key}.parquet"))
-                pq.write_table(self._with_params(point, table), tmp)
-            for tmp, final in staged:
-                os.replace(tmp, final)
-        finally:
-            for tmp, _ in staged:
-                if tmp.exists():
-                    tmp.unlink()
+                pq.write_table(self._with_params(point, table), stage(directory / f"{point.key}.parquet"))
 
     def _with_params(self, point: Point, table: "pa.Table") -> "pa.Table":
         """`table` with the columns point, each varied key and seed in front."""
