@@ -7,6 +7,7 @@ use incast_proto::d3::{CongestionHeader, D3Config, D3Receiver, D3Sender, Feedbac
 use incast_proto::tcp::{AckSegment, DataSegment, TcpReceiver, TcpSender};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
+use crate::connection::{Connection, Span};
 use crate::packet::RouteCursor;
 use crate::scenario::{Protocol, TransportSpec};
 use crate::workload::FlowPlan;
@@ -79,6 +80,17 @@ impl Transport {
         };
         let sender = TcpSender::new(spec.tcp, CongestionControl::new(kind), plan.size_bytes, ect, deadline, now);
         Transport::Tcp { sender: Box::new(sender), receiver: Box::new(TcpReceiver::new(&spec.tcp)) }
+    }
+
+    /// Appends the next message of a persistent connection to the sender's byte stream.
+    ///
+    /// # Panics
+    /// For D3 and RCPdc, whose flows are not persistent (the scenario rejects that).
+    pub(crate) fn push_message(&mut self, now: Instant, bytes: u64, deadline: Option<Instant>) {
+        match self {
+            Transport::Tcp { sender, .. } => sender.push_message(now, bytes, deadline),
+            Transport::D3 { .. } => unreachable!("persistent connections are TCP-family only"),
+        }
     }
 
     pub(crate) fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing> {
@@ -218,10 +230,16 @@ pub(crate) struct Flow {
     pub(crate) timer_at: Option<Instant>,
     /// Waiting for its host's NIC to drain.
     pub(crate) blocked: bool,
+    /// A message of a persistent connection: where its bytes are on the connection.
+    pub(crate) span: Option<Span>,
+    /// The connection this flow carries, if it opened a persistent one; it then keeps its
+    /// transport (never retires) for the connection's later messages.
+    pub(crate) connection: Option<Box<Connection>>,
 }
 
 impl Flow {
-    /// Counters so far (zero before the flow starts).
+    /// Counters so far (zero before the flow starts) of a flow that is not a message of a
+    /// persistent connection; see `Span::outcome` for those.
     pub(crate) fn outcome(&self) -> Outcome {
         self.outcome.or_else(|| self.transport.as_ref().map(Transport::outcome)).unwrap_or_default()
     }

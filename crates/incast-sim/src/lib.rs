@@ -7,8 +7,10 @@
 //! Layout, one concept per module: `event` (the time-ordered queue), `packet` (packets and their
 //! arena), `topology` (graph builders), `routing` (shortest paths, ECMP), `port` (queues, buffers,
 //! ECN, links), `processor` (in-network header processing), `workload` (flows of a run), `flow`
-//! (transport dispatch), `sim` (the event loop), `results` (what a run returns).
+//! (transport dispatch), `connection` (messages of a persistent connection), `sim` (the event
+//! loop), `results` (what a run returns).
 
+mod connection;
 mod d3_port;
 mod event;
 mod flow;

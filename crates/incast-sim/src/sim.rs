@@ -4,15 +4,16 @@
 //! components, not with packets.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 use incast_proto::d3::D3_HEADER_BYTES;
 use incast_proto::tcp::{AckSegment, DataSegment, ACK_WIRE_BYTES};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
+use crate::connection::Connection;
 use crate::event::{Event, EventQueue};
 use crate::d3_port::D3Port;
-use crate::flow::{d3_wire_scale, Flow, Setup, Transport};
+use crate::flow::{d3_wire_scale, Flow, Outcome, Setup, Transport};
 use crate::ids::{FlowId, PacketId, PortId};
 use crate::inversions::PriorityInversions;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
@@ -114,6 +115,8 @@ pub struct Simulation {
     sampling: Option<Sampling>,
     /// D3 priority inversions, measured when D3 routers are installed.
     inversions: Option<PriorityInversions>,
+    /// Carrier flow of each persistent connection, by (src, dst, protocol).
+    connections: HashMap<(u32, u32, Protocol), FlowId>,
     wall: std::time::Duration,
     done: bool,
 }
@@ -189,6 +192,7 @@ impl Simulation {
             counters: Counters::default(),
             sampling,
             inversions: None,
+            connections: HashMap::new(),
             wall: std::time::Duration::ZERO,
             done: false,
         };
@@ -287,7 +291,7 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let outcome = f.outcome();
+                let outcome = outcome_of(&self.flows, f);
                 let (retransmitted_bytes, flow_timeouts) = (outcome.retransmitted_bytes, outcome.timeouts);
                 timeouts += u64::from(flow_timeouts);
                 // A flow that never started still had its deadline, counted from its planned start.
@@ -382,6 +386,12 @@ impl Simulation {
         let forward = push_route(&mut self.router, &self.topo, &mut self.routes, f.src, f.dst, key);
         let reverse = push_route(&mut self.router, &self.topo, &mut self.routes, f.dst, f.src, key);
         let protocol = f.protocol.unwrap_or(self.transport.protocol);
+        if f.persistent && protocol.is_explicit_rate() {
+            return Err(ScenarioError {
+                path: format!("workload[{}].connections", f.workload),
+                message: format!("\"persistent\" needs a TCP-family protocol, but flow {i} uses {}", protocol_name(protocol)),
+            });
+        }
         let mut plan = *f;
         if protocol == Protocol::TcpPr {
             // D3 Section 6.1.1: the deadline picks the strict-priority class.
@@ -411,6 +421,8 @@ impl Simulation {
             deadline_at: None,
             timer_at: None,
             blocked: false,
+            span: None,
+            connection: None,
         });
         Ok(())
     }
@@ -482,10 +494,32 @@ impl Simulation {
         let deadline = flow.plan.deadline.map(|d| now + d);
         flow.started_at = Some(now);
         flow.deadline_at = deadline;
+        if flow.plan.persistent {
+            let key = (flow.plan.src, flow.plan.dst, flow.protocol);
+            let bytes = flow.plan.size_bytes.expect("messages of persistent connections are sized");
+            if let Some(&carrier) = self.connections.get(&key) {
+                self.push_message(carrier, id, bytes, deadline);
+                return;
+            }
+            self.connections.insert(key, id);
+            let (connection, span) = Connection::open(id, bytes);
+            flow.connection = Some(Box::new(connection));
+            flow.span = Some(span);
+        }
         let uplink = self.topo.ports[self.topo.host_nic(flow.plan.src).idx()].link.rate;
         let setup = Setup { spec: &self.transport, uplink };
         flow.transport = Some(Transport::new(flow.protocol, &setup, &flow.plan, deadline, now));
         self.pump(id, Ends::Sender);
+    }
+
+    /// Message `id` of `bytes`, due at `deadline`, starts on the open connection of `carrier`.
+    fn push_message(&mut self, carrier: FlowId, id: FlowId, bytes: u64, deadline: Option<Instant>) {
+        let now = self.now;
+        let c = &mut self.flows[carrier.idx()];
+        let span = c.connection.as_mut().expect("carriers keep their connection").push(carrier, id, bytes);
+        c.transport.as_mut().expect("carriers keep their transport").push_message(now, bytes, deadline);
+        self.flows[id.idx()].span = Some(span);
+        self.pump(carrier, Ends::Sender);
     }
 
     /// Moves whatever the flow's `ends` want to send into their NICs and re-arms its timer. Only
@@ -538,9 +572,18 @@ impl Simulation {
 
     /// Frees a flow whose both ends are done, or makes sure its next timer has an event.
     fn rearm(&mut self, id: FlowId) {
-        let now = self.now;
         let flow = &mut self.flows[id.idx()];
         let transport = flow.transport.as_ref().expect("pumped flows have started");
+        if let Some(connection) = flow.connection.as_mut() {
+            // A connection waits for its next message rather than retiring.
+            if let Some((to, bytes, timeouts)) = connection.charge(&transport.outcome()) {
+                let span = self.flows[to.idx()].span.as_mut().expect("messages have a span");
+                span.retransmitted_bytes += bytes;
+                span.timeouts += timeouts;
+            }
+            self.arm_timer(id);
+            return;
+        }
         if transport.sender_complete() {
             if flow.finished_at.is_none() {
                 // The sender is done but the receiver never got every byte: the host gave up on
@@ -554,6 +597,14 @@ impl Simulation {
             flow.retire();
             return;
         }
+        self.arm_timer(id);
+    }
+
+    /// Makes sure the next timer of a running flow has an event.
+    fn arm_timer(&mut self, id: FlowId) {
+        let now = self.now;
+        let flow = &mut self.flows[id.idx()];
+        let transport = flow.transport.as_ref().expect("pumped flows have started");
         if let Some(due) = transport.poll_timeout() {
             // Lazy timers: keep an earlier pending event (it re-arms when it finds nothing due);
             // schedule only when the new deadline is earlier than what is pending.
@@ -719,8 +770,10 @@ impl Simulation {
                     _ => None,
                 };
                 transport.handle_data(now, &seg, request);
-                let complete = flow.finished_at.is_none() && flow.plan.size_bytes.is_some_and(|s| transport.delivered_bytes() >= s);
-                if complete {
+                let delivered = transport.delivered_bytes();
+                if flow.connection.is_some() {
+                    self.on_messages_delivered(id, delivered);
+                } else if flow.finished_at.is_none() && flow.plan.size_bytes.is_some_and(|s| delivered >= s) {
                     flow.finished_at = Some(now);
                     self.on_flow_ended(id, true);
                 }
@@ -736,6 +789,15 @@ impl Simulation {
             }
         };
         self.pump(id, ends);
+    }
+
+    /// The receiver of connection `carrier` holds `delivered` bytes in order: every message
+    /// they complete finishes now.
+    fn on_messages_delivered(&mut self, carrier: FlowId, delivered: u64) {
+        while let Some(m) = self.flows[carrier.idx()].connection.as_mut().and_then(|c| c.pop_delivered(delivered)) {
+            self.flows[m.idx()].finished_at = Some(self.now);
+            self.on_flow_ended(m, true);
+        }
     }
 
     // ---- processors and sampling ---------------------------------------------------------------
@@ -775,7 +837,7 @@ impl Simulation {
                     }
                     tp.time_s.push(t);
                     tp.flow_id.push(i as u32);
-                    tp.delivered_bytes.push(f.outcome().delivered_bytes);
+                    tp.delivered_bytes.push(outcome_of(&self.flows, f).delivered_bytes);
                 }
             }
         }
@@ -787,6 +849,18 @@ impl Simulation {
     /// Packets queued or on a wire anywhere (for conservation checks).
     pub fn packets_in_network(&self) -> u64 {
         self.ports.iter().map(Port::packets_held).sum()
+    }
+}
+
+/// The counters of flow `f` of `flows`: a message of a persistent connection reads its share of
+/// its connection's.
+fn outcome_of(flows: &[Flow], f: &Flow) -> Outcome {
+    match f.span {
+        None => f.outcome(),
+        Some(span) => {
+            let carrier = &flows[span.carrier.idx()];
+            span.outcome(carrier.transport.as_ref().map_or(0, Transport::delivered_bytes))
+        }
     }
 }
 

@@ -27,6 +27,9 @@ pub(crate) struct FlowPlan {
     pub(crate) app: Option<u32>,
     /// Sent by an OLDI tree's background sender (D2TCP Section 4.2.3).
     pub(crate) background: bool,
+    /// The next message of the persistent connection of its (src, dst, protocol), opened by
+    /// the first such flow, rather than a connection of its own.
+    pub(crate) persistent: bool,
 }
 
 impl FlowPlan {
@@ -53,6 +56,7 @@ impl FlowPlan {
             round: 0,
             app: None,
             background: false,
+            persistent: false,
         }
     }
 }

@@ -211,6 +211,19 @@ impl CongestionControl {
         self.in_recovery = false;
     }
 
+    /// Restart after idle (RFC 5681 Section 4.1): cwnd = min(cwnd, `restart_window`), since
+    /// the network may have changed while the connection sent nothing. ssthresh keeps 3/4 of
+    /// the old window (RFC 2861 Section 3), so slow start climbs back towards it quickly.
+    pub(crate) fn restart_after_idle(&mut self, restart_window: u64) {
+        let restart_window = restart_window.max(MSS);
+        if self.cwnd <= restart_window {
+            return;
+        }
+        self.ssthresh = self.ssthresh.max(self.cwnd / 4 * 3);
+        self.cwnd = restart_window;
+        self.ca_acked = 0;
+    }
+
     /// Retransmission timeout (RFC 5681 Section 3.1, equation 4): ssthresh = max(flight/2,
     /// 2 MSS), cwnd = one segment, and fast recovery is abandoned.
     pub(crate) fn on_timeout(&mut self, flight_bytes: u64, high_sent: u64) {
@@ -393,5 +406,16 @@ mod tests {
         assert_eq!(cc.ssthresh_bytes(), 3 * MSS);
         cc.on_timeout(MSS, 20 * MSS);
         assert_eq!(cc.ssthresh_bytes(), 2 * MSS);
+    }
+
+    #[test]
+    fn restart_after_idle_caps_cwnd_and_remembers_three_quarters_in_ssthresh() {
+        let mut cc = reno(20 * MSS);
+        cc.ssthresh = 8 * MSS;
+        cc.restart_after_idle(2 * MSS);
+        assert_eq!((cc.cwnd_bytes(), cc.ssthresh_bytes()), (2 * MSS, 15 * MSS));
+        // A window already at or below the restart window is left alone.
+        cc.restart_after_idle(4 * MSS);
+        assert_eq!((cc.cwnd_bytes(), cc.ssthresh_bytes()), (2 * MSS, 15 * MSS));
     }
 }

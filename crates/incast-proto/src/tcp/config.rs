@@ -38,6 +38,13 @@ pub struct TcpConfig {
     /// `false`: data leaves at once. Read by `TcpSender` only; D3 pays its RTT with its own
     /// SYN rate request (D3 Figure 7).
     pub handshake: bool,
+    /// Restart the window when a persistent connection's next message finds it idle (nothing
+    /// in flight and no data sent for longer than the RTO): cwnd = min(cwnd, initial window),
+    /// ssthresh kept at least 3/4 of the old cwnd (RFC 5681 Section 4.1, RFC 2861, Linux's
+    /// `tcp_cwnd_restart` without its per-RTO halving). Default `false`: ns-3's TCP, the D2TCP
+    /// paper's simulator (2012), kept the window across idle periods. Read by
+    /// `TcpSender::push_message` only.
+    pub restart_after_idle: bool,
 }
 
 impl Default for TcpConfig {
@@ -52,6 +59,7 @@ impl Default for TcpConfig {
             receive_window_bytes: None,
             dupack_threshold: 3,
             handshake: false,
+            restart_after_idle: false,
         }
     }
 }

@@ -1,7 +1,9 @@
 //! The sending side of a TCP flow: an optional SYN round trip, windowed transmission (RFC 5681),
 //! the RFC 6298 retransmission timer with go-back-N recovery, and NewReno fast retransmit / fast
 //! recovery (RFC 6582). The mechanism lives in the shared [`SendSequence`]; this file adds the
-//! congestion window and the handshake.
+//! congestion window, the handshake and the messages of a persistent connection.
+
+use std::collections::VecDeque;
 
 use super::{AckClass, AckSegment, DataSegment, Duplicate, SendSequence, TcpConfig, MSS_BYTES};
 use crate::cc::{AckEvent, CongestionControl, CutContext};
@@ -19,6 +21,16 @@ enum Handshake {
     SynSent,
     /// The SYN/ACK arrived, or the flow skips the handshake: data flows.
     Done,
+}
+
+/// One application message on the connection: where its bytes end in the send sequence and
+/// when they are due.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Message {
+    /// One past its last byte (`u64::MAX` for a long-lived flow).
+    end: u64,
+    /// Its absolute deadline, if any.
+    deadline: Option<Instant>,
 }
 
 /// Counters of one sender, for reports.
@@ -41,7 +53,10 @@ pub struct SenderStats {
 
 /// The sender of one flow: a sans-IO state machine over byte offsets starting at 0.
 ///
-/// There is no FIN: the flow is complete when every byte of `size_bytes` is acknowledged. It
+/// There is no FIN: the flow is complete when every byte of `size_bytes` is acknowledged. A
+/// persistent connection carries more messages: [`push_message`](Self::push_message) appends
+/// one to the send sequence, which then continues with the window, the RTT estimate and the
+/// congestion policy's state (DCTCP's alpha) the earlier messages left. It
 /// starts sending data at creation or, with `TcpConfig::handshake`, after a SYN round trip: the
 /// first segment is a header-only SYN, re-sent with back-off on each RTO expiry, and the first
 /// ACK (the SYN/ACK, for byte 0) releases the initial window. The sender never reads a clock;
@@ -57,9 +72,14 @@ pub struct SenderStats {
 pub struct TcpSender {
     config: TcpConfig,
     cc: CongestionControl,
+    /// One past the last byte of every message so far; `None` for a long-lived flow.
     size_bytes: Option<u64>,
     ect: bool,
-    deadline: Option<Instant>,
+    /// The messages in send order, from the oldest not fully acknowledged (or the last one,
+    /// once all are): the head is the message a deadline-aware cut is about. Never empty.
+    messages: VecDeque<Message>,
+    /// When the latest data segment left, for the idle restart (`TcpConfig::restart_after_idle`).
+    last_sent_at: Option<Instant>,
     started_at: Instant,
     completed_at: Option<Instant>,
     /// Sequence state, duplicate-ACK detection and the retransmission timer.
@@ -95,7 +115,8 @@ impl TcpSender {
             cc,
             size_bytes,
             ect,
-            deadline,
+            messages: VecDeque::from([Message { end: size_bytes.unwrap_or(u64::MAX), deadline }]),
+            last_sent_at: None,
             started_at: now,
             completed_at: complete.then_some(now),
             seq: SendSequence::new(&config),
@@ -108,6 +129,44 @@ impl TcpSender {
             syn_sent_at: None,
             syns_sent: 0,
         }
+    }
+
+    /// Appends a message of `bytes` due at `deadline` to the send sequence of a sized flow (a
+    /// persistent connection), after whatever is still unsent or unacknowledged. Its first byte
+    /// is offset `size_bytes()` before the call; the receiver needs nothing new, as sequence
+    /// numbers just continue.
+    ///
+    /// The connection keeps its window: ns-3's TCP (the D2TCP paper's simulator, 2012) did not
+    /// restart it after idle, and that is the default. With `TcpConfig::restart_after_idle`, a
+    /// message that finds the connection idle (nothing in flight, no data sent for longer than
+    /// the RTO) starts from the restart window instead (RFC 5681 Section 4.1, RFC 2861).
+    ///
+    /// # Panics
+    /// On a long-lived flow (`size_bytes` `None`), which has no end to append after.
+    pub fn push_message(&mut self, now: Instant, bytes: u64, deadline: Option<Instant>) {
+        let start = self.size_bytes.expect("push_message on a long-lived flow");
+        if self.config.restart_after_idle && self.idle_longer_than_rto(now) {
+            self.cc.restart_after_idle(u64::from(self.config.initial_window_segments) * MSS);
+        }
+        // The head must be the oldest message not fully acknowledged: drop a finished one.
+        if self.messages.front().is_some_and(|m| m.end <= self.seq.snd_una()) {
+            self.messages.pop_front();
+        }
+        let end = start + bytes;
+        self.messages.push_back(Message { end, deadline });
+        self.size_bytes = Some(end);
+        if bytes > 0 {
+            self.completed_at = None;
+        }
+    }
+
+    /// Whether nothing is in flight and no data left for longer than the RTO (RFC 5681
+    /// Section 4.1's test for restarting the window).
+    fn idle_longer_than_rto(&self, now: Instant) -> bool {
+        self.flight_bytes() == 0
+            && self
+                .last_sent_at
+                .is_some_and(|t| now.saturating_since(t) > self.seq.rto())
     }
 
     /// Processes a cumulative ACK: RTT sample, window growth or ECN cut, duplicate-ACK counting
@@ -165,6 +224,11 @@ impl TcpSender {
     /// An ACK that advances `snd_una`.
     fn on_new_ack(&mut self, now: Instant, ack: &AckSegment) {
         let acked = self.seq.on_new_ack(now, ack);
+        // Keep the last message as head once all are acknowledged, as a single flow's cut
+        // context always referred to its one message.
+        while self.messages.len() > 1 && self.messages[0].end <= self.seq.snd_una() {
+            self.messages.pop_front();
+        }
         let ev = AckEvent {
             acked_bytes: acked,
             ce_marked_bytes: if ack.ece { acked } else { 0 },
@@ -222,6 +286,7 @@ impl TcpSender {
         }
         let end = self.data_end();
         if let Some(seg) = self.seq.take_retransmit(now, end, self.ect) {
+            self.last_sent_at = Some(now);
             return Some(seg);
         }
         let len = self.seq.next_len(end)?;
@@ -229,6 +294,7 @@ impl TcpSender {
             self.window_limited_through = self.window_limited_through.max(self.seq.snd_nxt());
             return None;
         }
+        self.last_sent_at = Some(now);
         Some(self.seq.send_new(now, end, self.ect))
     }
 
@@ -320,14 +386,15 @@ impl TcpSender {
         self.seq.flight_bytes()
     }
 
-    /// The flow size; `None` for a long-lived flow.
+    /// The flow size (of every message pushed so far); `None` for a long-lived flow.
     pub fn size_bytes(&self) -> Option<u64> {
         self.size_bytes
     }
 
-    /// The flow's absolute deadline, if any.
+    /// The absolute deadline of the head message (the oldest not fully acknowledged, or the
+    /// last), if it has one.
     pub fn deadline(&self) -> Option<Instant> {
-        self.deadline
+        self.head().deadline
     }
 
     /// When the sender was created.
@@ -352,19 +419,24 @@ impl TcpSender {
         self.size_bytes.unwrap_or(u64::MAX)
     }
 
-    /// What a policy may look at when it cuts.
+    /// The message a deadline-aware cut is about (D2TCP's B and D).
+    fn head(&self) -> Message {
+        self.messages[0]
+    }
+
+    /// What a policy may look at when it cuts: B and D are those of the head message, since
+    /// its deadline is the one at stake while its bytes are unacknowledged; later messages wait
+    /// behind it in the byte stream anyway.
     fn cut_context(&self, now: Instant) -> CutContext {
+        let head = self.head();
+        let sized = self.size_bytes.is_some();
         CutContext {
             now,
             cwnd_bytes: self.cc.cwnd_bytes(),
             srtt: self.seq.srtt(),
-            remaining_bytes: self
-                .size_bytes
-                .map(|s| s.saturating_sub(self.seq.snd_una())),
-            unsent_bytes: self
-                .size_bytes
-                .map(|s| s.saturating_sub(self.seq.snd_nxt())),
-            deadline: self.deadline,
+            remaining_bytes: sized.then(|| head.end.saturating_sub(self.seq.snd_una())),
+            unsent_bytes: sized.then(|| head.end.saturating_sub(self.seq.snd_nxt())),
+            deadline: head.deadline,
         }
     }
 }
@@ -952,5 +1024,132 @@ mod tests {
         let _ = drain(&mut s, us(100));
         let ctx = s.cut_context(us(100));
         assert_eq!((ctx.remaining_bytes, ctx.unsent_bytes), (Some(9 * MSS), Some(6 * MSS)));
+    }
+
+    /// Sends and acknowledges (one ACK per segment, 10 us apart from `*now`) until nothing is
+    /// left to send; sizes must be whole segments.
+    fn run_to_completion(s: &mut TcpSender, now: &mut u64) {
+        loop {
+            let segs = drain(s, us(*now));
+            if segs.is_empty() {
+                break;
+            }
+            for seg in segs {
+                *now += 10;
+                ack(s, us(*now), seg.end() / MSS);
+            }
+        }
+        assert!(s.is_complete());
+    }
+
+    /// A sender of `kind` that carried a 40-segment message to completion, and the time then.
+    fn warmed(kind: CcKind, restart_after_idle: bool) -> (TcpSender, u64) {
+        let c = TcpConfig { restart_after_idle, ..config(2) };
+        let mut s = TcpSender::new(c, CongestionControl::new(kind), Some(40 * MSS), true, None, us(0));
+        let mut now = 0;
+        run_to_completion(&mut s, &mut now);
+        (s, now)
+    }
+
+    #[test]
+    fn push_message_warmed_connection_starts_with_previous_window() {
+        let (mut s, now) = warmed(CcKind::NewReno, false);
+        let cwnd = s.cwnd_bytes();
+        assert!(cwnd > 10 * MSS, "slow start grew the window: {cwnd}");
+        s.push_message(us(now + 5), 20 * MSS, None);
+        assert!(!s.is_complete());
+        assert_eq!(s.size_bytes(), Some(60 * MSS));
+        // The whole warmed window leaves at once, continuing the sequence at 40.
+        let segs = drain(&mut s, us(now + 5));
+        assert_eq!(segs.len() as u64, (cwnd / MSS).min(20));
+        assert_eq!(segs[0].seq, 40 * MSS);
+        assert!(segs.iter().all(|seg| !seg.retransmission && !seg.syn));
+        let mut now = now + 5;
+        for seg in segs {
+            now += 10;
+            ack(&mut s, us(now), seg.end() / MSS);
+        }
+        run_to_completion(&mut s, &mut now);
+        assert_eq!(s.snd_una(), 60 * MSS);
+    }
+
+    #[test]
+    fn push_message_keeps_dctcp_alpha() {
+        let mut s = sender(10, Some(10 * MSS), CcKind::dctcp());
+        let _ = drain(&mut s, us(0));
+        // Half the first window is marked: alpha moves off its initial 1.
+        for i in 1..=10 {
+            if i % 2 == 0 {
+                ack_ece(&mut s, us(10 * i), i);
+            } else {
+                ack(&mut s, us(10 * i), i);
+            }
+        }
+        assert!(s.is_complete());
+        let alpha = s.congestion_control().dctcp_alpha().unwrap();
+        assert!(alpha < 1.0, "alpha {alpha}");
+        s.push_message(us(200), 4 * MSS, None);
+        assert_eq!(s.congestion_control().dctcp_alpha(), Some(alpha));
+        // A fresh sender would start from alpha = 1.
+        let fresh = sender(10, Some(4 * MSS), CcKind::dctcp());
+        assert_eq!(fresh.congestion_control().dctcp_alpha(), Some(1.0));
+    }
+
+    #[test]
+    fn cut_context_follows_oldest_unacknowledged_message() {
+        let (d1, d2) = (Some(us(5_000)), Some(us(9_000)));
+        let mut s = TcpSender::new(config(10), CongestionControl::new(CcKind::NewReno), Some(4 * MSS), true, d1, us(0));
+        let _ = drain(&mut s, us(0));
+        s.push_message(us(1), 6 * MSS, d2);
+        let _ = drain(&mut s, us(1));
+        assert_eq!(s.snd_nxt(), 10 * MSS);
+        ack(&mut s, us(100), 3);
+        let ctx = s.cut_context(us(100));
+        assert_eq!((ctx.remaining_bytes, ctx.unsent_bytes, ctx.deadline), (Some(MSS), Some(0), d1));
+        assert_eq!(s.deadline(), d1);
+        // The first message is acknowledged: B and D are the second's.
+        ack(&mut s, us(101), 4);
+        let ctx = s.cut_context(us(101));
+        assert_eq!((ctx.remaining_bytes, ctx.unsent_bytes, ctx.deadline), (Some(6 * MSS), Some(0), d2));
+        // Everything acknowledged: the last message stays the head, with nothing left.
+        ack(&mut s, us(102), 10);
+        let ctx = s.cut_context(us(102));
+        assert_eq!((ctx.remaining_bytes, ctx.deadline), (Some(0), d2));
+        // A message pushed onto the idle connection becomes the head at once.
+        let d3 = Some(us(20_000));
+        s.push_message(us(103), 2 * MSS, d3);
+        let ctx = s.cut_context(us(103));
+        assert_eq!((ctx.remaining_bytes, ctx.deadline), (Some(2 * MSS), d3));
+    }
+
+    #[test]
+    fn push_message_after_idle_keeps_window_by_default() {
+        let (mut s, now) = warmed(CcKind::NewReno, false);
+        let cwnd = s.cwnd_bytes();
+        s.push_message(us(now) + Duration::from_secs(10), 2 * MSS, None);
+        assert_eq!(s.cwnd_bytes(), cwnd);
+    }
+
+    #[test]
+    fn push_message_after_idle_restarts_window_when_asked() {
+        let (mut s, now) = warmed(CcKind::NewReno, true);
+        let cwnd = s.cwnd_bytes();
+        // Idle for less than the RTO: the window stands.
+        s.push_message(us(now + 5_000), 2 * MSS, None);
+        assert_eq!(s.cwnd_bytes(), cwnd);
+        let mut t = now + 5_000;
+        run_to_completion(&mut s, &mut t);
+        let cwnd = s.cwnd_bytes();
+        // Idle for longer: back to the initial window (the ssthresh rule is tested in cc::window).
+        s.push_message(us(t) + RTO.saturating_mul(2), 2 * MSS, None);
+        assert!(cwnd > 2 * MSS);
+        assert_eq!(s.cwnd_bytes(), 2 * MSS);
+        assert_eq!(seqs(&drain(&mut s, us(t) + RTO.saturating_mul(2))), vec![42, 43]);
+    }
+
+    #[test]
+    #[should_panic(expected = "long-lived")]
+    fn push_message_on_long_lived_flow_panics() {
+        reno(2, None).push_message(us(0), MSS, None);
     }
 }

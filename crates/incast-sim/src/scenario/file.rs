@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use incast_proto::cc::{PastDeadline, RemainingBytes};
 
-use super::spec::{DeadlineVariance, Protocol};
+use super::spec::{Connections, DeadlineVariance, Protocol};
 use super::units;
 
 /// The whole document.
@@ -86,6 +86,7 @@ pub(crate) struct RawTransport {
     pub(crate) dupack_threshold: Option<u64>,
     pub(crate) dctcp_g: Option<f64>,
     pub(crate) handshake: Option<bool>,
+    pub(crate) restart_after_idle: Option<bool>,
 }
 
 /// `[d2tcp]`: D2TCP's gain, cap on d and the choices the paper leaves open.
@@ -153,6 +154,7 @@ pub(crate) struct RawWorkload {
     pub(crate) background_size: Option<Size>,
     pub(crate) background_interval: Option<Time>,
     pub(crate) background_protocol: Option<Name<Protocol>>,
+    pub(crate) connections: Option<Name<Connections>>,
 }
 
 /// One entry of a `kind = "flows"` list. Besides unit strings it takes plain numbers
@@ -351,6 +353,14 @@ impl Named for WorkloadKind {
         ("flows", WorkloadKind::Flows),
         ("trace", WorkloadKind::Trace),
         ("oldi", WorkloadKind::Oldi),
+    ];
+}
+
+impl Named for Connections {
+    const WHAT: &'static str = "connection model";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("per-message", Connections::PerMessage),
+        ("persistent", Connections::Persistent),
     ];
 }
 

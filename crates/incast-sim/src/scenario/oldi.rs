@@ -6,9 +6,9 @@
 use incast_proto::time::{Duration, Instant};
 
 use super::error::join;
-use super::file::{Name, RawWorkload, Size, Time};
+use super::file::{Name, Named, RawWorkload, Size, Time};
 use super::spec::{
-    BackgroundSpec, DeadlineVariance, FlowOptions, OldiApp, OldiSpec, Protocol, QueryLoad,
+    BackgroundSpec, Connections, DeadlineVariance, FlowOptions, OldiApp, OldiSpec, Protocol, QueryLoad,
     D2TCP_APPS, D2TCP_TREES_PER_APP,
 };
 use super::traffic::{host_list, Context};
@@ -31,6 +31,7 @@ pub(crate) const KEYS: &[&str] = &[
     "hosts",
     "start",
     "stop",
+    "connections",
 ];
 
 /// Most tree nodes (applications x trees x (fan_in + 1)) one workload places, so a mistyped
@@ -136,6 +137,22 @@ pub(crate) fn workload(
     if stop <= start {
         return Err(err(at("stop"), format!("must be after start ({stop} <= {start})")));
     }
+    let connections = raw.connections.map_or(Connections::PerMessage, |n| n.0);
+    if connections == Connections::Persistent {
+        if let Some(protocol) = (0..apps.len())
+            .map(|a| apps[a].protocol.or(options.protocol).unwrap_or(context.protocol))
+            .find(|p| p.is_explicit_rate())
+        {
+            return Err(err(
+                at("connections"),
+                format!(
+                    "\"persistent\" needs a TCP-family protocol (tcp, dctcp, d2tcp, tcppr), but \
+                     messages would use {}: D3 and RCPdc open a connection per flow",
+                    protocol.name()
+                ),
+            ));
+        }
+    }
     let spec = OldiSpec {
         apps,
         trees_per_app,
@@ -147,6 +164,7 @@ pub(crate) fn workload(
         start,
         stop,
         options,
+        connections,
     };
     let expected = expected_flows(&spec);
     if expected > MAX_EXPECTED_FLOWS {
@@ -266,7 +284,7 @@ mod tests {
 
     use super::super::tests::{assert_bad, malformed, toml};
     use crate::scenario::{
-        BackgroundSpec, DeadlineVariance, FlowOptions, OldiApp, OldiSpec, Protocol, QueryLoad, WorkloadSpec,
+        BackgroundSpec, Connections, DeadlineVariance, FlowOptions, OldiApp, OldiSpec, Protocol, QueryLoad, WorkloadSpec,
     };
 
     /// 40 hosts (8 per application) and a 100 ms run.
@@ -305,6 +323,7 @@ mod tests {
             "protocols = [\"tcp\", \"dctcp\", \"tcp\"]\ndeadline_variance = \"HIGH\"\nquery_rate = 250.0\n",
             "background = true\nbackground_size = \"500KB\"\nbackground_interval = \"100ms\"\nbackground_protocol = \"tcp\"\n",
             "hosts = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]\nstart = \"1ms\"\nstop = \"50ms\"\n",
+            "connections = \"persistent\"\n",
         ));
         let app = |kb: u64, ms: u64, protocol| OldiApp {
             message_bytes: kb * 1000,
@@ -328,6 +347,7 @@ mod tests {
                 start: Instant::ZERO + Duration::from_ms(1),
                 stop: Instant::ZERO + Duration::from_ms(50),
                 options: FlowOptions { protocol: Some(Protocol::Dctcp), priority: 0 },
+                connections: Connections::Persistent,
             }
         );
     }
@@ -339,6 +359,16 @@ mod tests {
         assert_eq!(s.stop, Instant::ZERO + Duration::from_ms(100), "arrivals stop with the run");
         let s = spec(concat!(net!(), oldi!(), "background = false\ndeadline_variance = \"low\"\n"));
         assert_eq!((s.background, s.variance), (None, DeadlineVariance::Low));
+    }
+
+    #[test]
+    fn connections_default_per_message_and_name_case_insensitive() {
+        assert_eq!(spec(concat!(net!(), oldi!())).connections, Connections::PerMessage);
+        let s = spec(concat!(net!(), oldi!(), "connections = \"Per_Message\"\n"));
+        assert_eq!(s.connections, Connections::PerMessage);
+        // TCPpr is TCP-family: its messages may share a connection.
+        let s = spec(concat!(net!(), oldi!(), "connections = \"persistent\"\nprotocol = \"tcppr\"\n"));
+        assert_eq!(s.connections, Connections::Persistent);
     }
 
     #[test]
@@ -390,6 +420,10 @@ mod tests {
         oldi_without_duration: concat!("[topology]\nkind = \"two-tier\"\nracks = 4\nhosts_per_rack = 10\n", oldi!()), "run.duration", "is required because workload[0] (kind = \"oldi\")";
         oldi_key_of_another_kind: concat!(net!(), oldi!(), "rounds = 3\n"), "workload[0].rounds", "does not apply to kind = \"oldi\"";
         oldi_key_in_another_kind: concat!(net!(), "[[workload]]\nkind = \"flow-burst\"\nfan_in = 3\n"), "workload[0].fan_in", "does not apply to kind = \"flow-burst\"";
+        oldi_unknown_connections: concat!(net!(), oldi!(), "connections = \"pooled\"\n"), "workload[0].connections", "unknown connection model \"pooled\": expected one of \"per-message\", \"persistent\"";
+        oldi_connections_not_a_string: concat!(net!(), oldi!(), "connections = true\n"), "workload[0].connections", "invalid type: boolean";
+        oldi_persistent_with_d3_transport: concat!("[transport]\nprotocol = \"d3\"\n", net!(), oldi!(), "connections = \"persistent\"\n"), "workload[0].connections", "needs a TCP-family protocol (tcp, dctcp, d2tcp, tcppr), but messages would use d3";
+        oldi_persistent_with_rcpdc_app: concat!(net!(), oldi!(), "connections = \"persistent\"\nprotocols = [\"tcp\", \"tcp\", \"rcpdc\", \"tcp\", \"tcp\"]\n"), "workload[0].connections", "but messages would use rcpdc";
         oldi_unknown_key: concat!(net!(), oldi!(), "fanin = 3\n"), "workload[0].fanin", "unknown key";
     }
 

@@ -445,6 +445,25 @@ pub struct OldiSpec {
     /// Protocol and priority of every flow, unless an application or the background senders
     /// override the protocol.
     pub options: FlowOptions,
+    /// Whether a leaf answers its parent on a fresh connection per message or on one
+    /// persistent connection per (leaf, parent) pair; background flows are always fresh.
+    pub connections: Connections,
+}
+
+/// How an OLDI leaf's messages to its parent map onto TCP connections.
+///
+/// The D2TCP paper does not say. A fresh connection per message starts every message in slow
+/// start from the initial window with DCTCP's alpha at 1; OLDI services usually keep one
+/// connection open per (leaf, parent) pair, so that each message starts with the window and the
+/// alpha its predecessors left (and pays the handshake once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Connections {
+    /// Each message is its own flow on a new connection. The default.
+    #[default]
+    PerMessage,
+    /// Each message is pushed onto the connection of its (leaf, parent, protocol), opened by
+    /// the first message; TCP-family protocols only.
+    Persistent,
 }
 
 /// One OLDI application (D2TCP Section 4.2.1).
@@ -565,6 +584,7 @@ impl OldiSpec {
             start: Instant::ZERO,
             stop,
             options: FlowOptions { protocol: None, priority: 0 },
+            connections: Connections::PerMessage,
         }
     }
 

@@ -11,7 +11,7 @@ use super::file::{
     DeadlineDistKind, Named, Pair, RawDeadlineDist, RawFlow, RawSizeDist, RawWorkload, Size,
     SizeDistKind, Time, WorkloadKind,
 };
-use super::spec::{DeadlineDist, ExplicitFlow, FlowOptions, SizeDist, SwitchSpec, WorkloadSpec};
+use super::spec::{DeadlineDist, ExplicitFlow, FlowOptions, Protocol, SizeDist, SwitchSpec, WorkloadSpec};
 use super::validate::{
     count, err, finite, only_keys, positive, positive_time, required, Hosts, Result,
 };
@@ -38,6 +38,8 @@ pub(crate) struct Context<'a> {
     pub(crate) duration: Option<Duration>,
     /// Directory relative trace paths resolve against.
     pub(crate) base_dir: Option<&'a Path>,
+    /// `[transport].protocol`: what flows use unless their workload says otherwise.
+    pub(crate) protocol: Protocol,
 }
 
 /// Converts the workload at key path `p` (`workload[i]`).

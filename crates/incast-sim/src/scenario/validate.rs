@@ -85,6 +85,7 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         host_link_rate: topology.host_link_rate(),
         duration,
         base_dir,
+        protocol: transport.protocol,
     };
     let workloads = raw
         .workload
@@ -451,6 +452,7 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
             receive_window_bytes,
             dupack_threshold,
             handshake: raw.handshake.unwrap_or(d.handshake),
+            restart_after_idle: raw.restart_after_idle.unwrap_or(d.restart_after_idle),
         },
         dctcp_g,
         d2tcp: d2tcp(raw_d2tcp, dctcp_g)?,

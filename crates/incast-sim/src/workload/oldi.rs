@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use crate::rng::Rng;
-use crate::scenario::OldiSpec;
+use crate::scenario::{Connections, OldiSpec};
 
 use super::{sample_deadline, Arrivals, FlowPlan};
 
@@ -31,6 +31,7 @@ pub(super) fn plan(spec: &OldiSpec, workload: u32, mut rng: Rng, out: &mut Vec<F
     let first = out.len();
     // The background sender, if any, is the last leaf; it no longer answers queries.
     let answering = spec.fan_in as usize - usize::from(spec.background.is_some());
+    let persistent = spec.connections == Connections::Persistent;
     for (i, tree) in trees.iter().enumerate() {
         let app = &spec.apps[tree.app as usize];
         let options = spec.app_options(tree.app as usize);
@@ -44,7 +45,7 @@ pub(super) fn plan(spec: &OldiSpec, workload: u32, mut rng: Rng, out: &mut Vec<F
                 let deadline = sample_deadline(&deadlines, &mut rng);
                 if l < answering {
                     let flow = FlowPlan::new(workload, &options, leaf, tree.parent, Some(app.message_bytes), at, Some(deadline));
-                    out.push(FlowPlan { app: Some(tree.app), ..flow });
+                    out.push(FlowPlan { app: Some(tree.app), persistent, ..flow });
                 }
             }
         }
