@@ -75,9 +75,12 @@ pub struct TcpSender {
     /// One past the last byte of every message so far; `None` for a long-lived flow.
     size_bytes: Option<u64>,
     ect: bool,
-    /// The messages in send order, from the oldest not fully acknowledged (or the last one,
-    /// once all are): the head is the message a deadline-aware cut is about. Never empty.
-    messages: VecDeque<Message>,
+    /// The oldest message not fully acknowledged (or the last one, once all are): the one a
+    /// deadline-aware cut is about.
+    head: Message,
+    /// The messages after `head`, in send order. Empty unless a persistent connection queued
+    /// more, so a one-message flow allocates nothing for them.
+    later: VecDeque<Message>,
     /// When the latest data segment left, for the idle restart (`TcpConfig::restart_after_idle`).
     last_sent_at: Option<Instant>,
     started_at: Instant,
@@ -115,7 +118,8 @@ impl TcpSender {
             cc,
             size_bytes,
             ect,
-            messages: VecDeque::from([Message { end: size_bytes.unwrap_or(u64::MAX), deadline }]),
+            head: Message { end: size_bytes.unwrap_or(u64::MAX), deadline },
+            later: VecDeque::new(),
             last_sent_at: None,
             started_at: now,
             completed_at: complete.then_some(now),
@@ -148,12 +152,10 @@ impl TcpSender {
         if self.config.restart_after_idle && self.idle_longer_than_rto(now) {
             self.cc.restart_after_idle(u64::from(self.config.initial_window_segments) * MSS);
         }
-        // The head must be the oldest message not fully acknowledged: drop a finished one.
-        if self.messages.front().is_some_and(|m| m.end <= self.seq.snd_una()) {
-            self.messages.pop_front();
-        }
         let end = start + bytes;
-        self.messages.push_back(Message { end, deadline });
+        self.later.push_back(Message { end, deadline });
+        // The head must be the oldest message not fully acknowledged: replace a finished one.
+        self.advance_head();
         self.size_bytes = Some(end);
         if bytes > 0 {
             self.completed_at = None;
@@ -224,11 +226,7 @@ impl TcpSender {
     /// An ACK that advances `snd_una`.
     fn on_new_ack(&mut self, now: Instant, ack: &AckSegment) {
         let acked = self.seq.on_new_ack(now, ack);
-        // Keep the last message as head once all are acknowledged, as a single flow's cut
-        // context always referred to its one message.
-        while self.messages.len() > 1 && self.messages[0].end <= self.seq.snd_una() {
-            self.messages.pop_front();
-        }
+        self.advance_head();
         let ev = AckEvent {
             acked_bytes: acked,
             ce_marked_bytes: if ack.ece { acked } else { 0 },
@@ -394,7 +392,7 @@ impl TcpSender {
     /// The absolute deadline of the head message (the oldest not fully acknowledged, or the
     /// last), if it has one.
     pub fn deadline(&self) -> Option<Instant> {
-        self.head().deadline
+        self.head.deadline
     }
 
     /// When the sender was created.
@@ -419,16 +417,22 @@ impl TcpSender {
         self.size_bytes.unwrap_or(u64::MAX)
     }
 
-    /// The message a deadline-aware cut is about (D2TCP's B and D).
-    fn head(&self) -> Message {
-        self.messages[0]
+    /// Moves `head` past fully acknowledged messages, keeping the last one as head once all are
+    /// acknowledged, as a single flow's cut context always referred to its one message.
+    fn advance_head(&mut self) {
+        while self.head.end <= self.seq.snd_una() {
+            match self.later.pop_front() {
+                Some(next) => self.head = next,
+                None => break,
+            }
+        }
     }
 
     /// What a policy may look at when it cuts: B and D are those of the head message, since
     /// its deadline is the one at stake while its bytes are unacknowledged; later messages wait
     /// behind it in the byte stream anyway.
     fn cut_context(&self, now: Instant) -> CutContext {
-        let head = self.head();
+        let head = self.head;
         let sized = self.size_bytes.is_some();
         CutContext {
             now,

@@ -258,13 +258,7 @@ pub(crate) fn host_list(p: &str, list: Option<Vec<u32>>, hosts: &Hosts) -> Resul
     let Some(list) = list else {
         return Ok((0..hosts.count).collect());
     };
-    let mut seen = std::collections::HashSet::new();
-    for (j, &h) in list.iter().enumerate() {
-        hosts.check(|| format!("{p}.hosts[{j}]"), u64::from(h))?;
-        if !seen.insert(h) {
-            return Err(err(format!("{p}.hosts[{j}]"), format!("host {h} is listed twice")));
-        }
-    }
+    distinct_hosts(&join(p, "hosts"), &list, hosts)?;
     if list.len() < 2 {
         return Err(err(
             join(p, "hosts"),
@@ -277,13 +271,7 @@ pub(crate) fn host_list(p: &str, list: Option<Vec<u32>>, hosts: &Hosts) -> Resul
 /// The `destinations` of a Poisson workload: valid hosts, none twice, and for every source at
 /// least one destination other than itself.
 fn destination_list(p: &str, list: Vec<u32>, sources: &[u32], hosts: &Hosts) -> Result<Vec<u32>> {
-    let mut seen = std::collections::HashSet::new();
-    for (j, &h) in list.iter().enumerate() {
-        hosts.check(|| format!("{p}.destinations[{j}]"), u64::from(h))?;
-        if !seen.insert(h) {
-            return Err(err(format!("{p}.destinations[{j}]"), format!("host {h} is listed twice")));
-        }
-    }
+    distinct_hosts(&join(p, "destinations"), &list, hosts)?;
     if let Some(&lonely) = sources.iter().find(|&&s| list.iter().all(|&d| d == s)) {
         return Err(err(
             join(p, "destinations"),
@@ -291,6 +279,18 @@ fn destination_list(p: &str, list: Vec<u32>, sources: &[u32], hosts: &Hosts) -> 
         ));
     }
     Ok(list)
+}
+
+/// Every entry of the host list at key `at` exists, and none is listed twice.
+fn distinct_hosts(at: &str, list: &[u32], hosts: &Hosts) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for (j, &h) in list.iter().enumerate() {
+        hosts.check(|| format!("{at}[{j}]"), u64::from(h))?;
+        if !seen.insert(h) {
+            return Err(err(format!("{at}[{j}]"), format!("host {h} is listed twice")));
+        }
+    }
+    Ok(())
 }
 
 /// A `flows` entry, with its error as (key, message).
