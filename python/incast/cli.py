@@ -64,6 +64,12 @@ def int_list(text: str) -> List[int]:
     return values
 
 
+def add_jobs_option(p: argparse.ArgumentParser, what: str) -> None:
+    """`--jobs N`, one per CPU by default; `what` says what runs N at a time."""
+    p.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
+                   help=f"{what} (default: one per CPU)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `incast` (documented in docs/cli.md)."""
     from incast import __version__
@@ -87,13 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", required=True, metavar="DIR", help="results directory (a Parquet dataset; reruns resume)"
     )
-    p.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=os.cpu_count() or 1,
-        metavar="N",
-        help="points run at a time, or workers of --scheduler local (default: one per CPU)",
-    )
+    add_jobs_option(p, "points run at a time, or workers of --scheduler local")
     p.add_argument(
         "--scheduler",
         metavar="ADDRESS",
@@ -107,13 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the reproductions and exit")
     p.add_argument("--out", metavar="DIR", help="output directory: DIR/ID/ per reproduction, DIR/runs/ the cache")
     p.add_argument("--quick", action="store_true", help="reduced version (fewer seeds and points), as CI runs it")
-    p.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=os.cpu_count() or 1,
-        metavar="N",
-        help="simulations run at a time (default: one per CPU)",
-    )
+    add_jobs_option(p, "simulations run at a time")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run the simulations on this Dask scheduler, or 'local'")
     p.add_argument("--quiet", action="store_true", help="no progress bar, print nothing on success")
 
@@ -133,13 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="LIST",
         help="sender counts (default: 5,10,20,30,40)",
     )
-    p.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=os.cpu_count() or 1,
-        metavar="N",
-        help="simulations run in parallel (default: one per CPU)",
-    )
+    add_jobs_option(p, "simulations run in parallel")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
 
     p = sub.add_parser("bench", help="speed and memory benchmarks (scenarios in benches/)")

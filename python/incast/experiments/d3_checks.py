@@ -33,8 +33,10 @@ from incast.fluid import FluidFlow, deadlines_met, fair_share
 # while the average throughput for the last flow was 595 Mbps".
 PAPER_MULTI_BOTTLENECK_MBPS = (302, 302, 302, 595)
 
-# See the module docstring: the largest response's completion time on the idle testbed.
+# See the module docstring: the largest response's completion time on the idle testbed. The
+# one value every D3 experiment floors its deadlines at, as a scenario time and in seconds.
 DEADLINE_FLOOR = "3ms"
+DEADLINE_FLOOR_S = 0.003
 
 
 def multi_bottleneck(duration_s: float = 0.3) -> List[float]:
@@ -117,7 +119,7 @@ PAPER_TABLE_1_FLOWS_PER_S = {"tcp": 100, "tcp-10ms": 1100, "rcpdc": 1300, "d3": 
 
 def benchmark_traffic(protocol: str, rate_per_s: float, min_rto: str = "300ms", seed: int = 1,
                       arrivals_s: float = 1.0, quench: bool = False,
-                      deadline_min_s: float = 0.003) -> Dict[str, Any]:
+                      deadline_min_s: float = DEADLINE_FLOOR_S) -> Dict[str, Any]:
     """D3 Section 6.1.2 on one rack of the testbed: Poisson responses of [2 KB, 50 KB] with moderate
     deadlines from hosts 1 and 2 to aggregator 0, and one long flow from each of them to it."""
     rng = random.Random(seed)

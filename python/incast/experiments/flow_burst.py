@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from incast.api import Progress, run, staged_files
+# The floor under exponential deadlines that makes every deadline feasible on an idle network
+# (derived in docs/results-d3.md; the paper gives none).
+from incast.experiments.d3_checks import DEADLINE_FLOOR
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 PROTOCOLS = ("tcp", "dctcp", "rcpdc", "d3")
 DEADLINE_MEAN = "30ms"
-# The floor under exponential deadlines that makes every deadline feasible on an idle network
-# (derived in docs/results-d3.md; the paper gives none).
-DEADLINE_FLOOR = "3ms"
 BUFFER = "100KB"
 D3_BUFFER = "128KB"
 MIN_RTO = "10ms"

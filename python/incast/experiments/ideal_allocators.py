@@ -22,11 +22,11 @@ from __future__ import annotations
 import random
 from typing import Dict, List, Sequence
 
+from incast.experiments.d3_checks import DEADLINE_FLOOR_S
 from incast.fluid import ALLOCATORS, FluidFlow, completion_times, deadlines_met
 
 LINK_BYTES_PER_S = 125e6
 DEADLINE_MEANS_MS = (20, 30, 40)
-DEADLINE_FLOOR_S = 0.003
 SIZE_MIN, SIZE_MAX = 2_000, 50_000
 BACKGROUND_FLOWS = 2
 # Every count up to 60, where the 100% points are decided, then coarser out to overload.

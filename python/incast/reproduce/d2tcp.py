@@ -70,14 +70,24 @@ def fan_ins(ctx: Context) -> List[int]:
     return [10, 40] if ctx.quick else [5, 10, 15, 20, 25, 30, 35, 40]
 
 
+def judged(f: Mapping[str, Any], end_s: Mapping[str, float]) -> bool:
+    """Whether flow row `f` is an OLDI message whose deadline the run can judge: it finished, or
+    its deadline fell before the run (point `f["point"]`) ended at `end_s`."""
+    if f["deadline_s"] is None or f["background"]:
+        return False
+    return f["finish_s"] is not None or f["deadline_s"] <= end_s[f["point"]]
+
+
+def background_mbps(f: Mapping[str, Any]) -> float:
+    """Throughput of a completed background flow: its size over its completion time."""
+    return f["size_bytes"] * 8 / (f["finish_s"] - f["start_s"]) / 1e6
+
+
 def missed_fraction(flows: "pa.Table", by: Sequence[str], end_s: Mapping[str, float]) -> Dict[Tuple[Any, ...], float]:
-    """Missed deadlines per value of the `by` columns, over OLDI messages whose deadline fell
-    inside the run (or that finished)."""
+    """Missed deadlines per value of the `by` columns, over the messages the run can judge."""
     cells: Dict[Tuple[Any, ...], List[int]] = {}
     for f in flows.to_pylist():
-        if f["deadline_s"] is None or f["background"]:
-            continue
-        if f["finish_s"] is None and f["deadline_s"] > end_s[f["point"]]:
+        if not judged(f, end_s):
             continue
         c = cells.setdefault(tuple(f[k] for k in by), [0, 0])
         c[0] += not f["met_deadline"]
@@ -111,9 +121,16 @@ NOT_CONGESTED = ("under the paper's printed settings our network is barely conge
 # --- Figures 9-11: missed deadlines against fan-in, three variances; Figure 12; Table 1 --------
 
 
+def _variance_sweep(ctx: Context, variance: str, switch: Mapping[str, Any] = PAPER_SWITCH,
+                    tag: str = "paper") -> Tuple["pa.Table", Dict[str, float], "pa.Table"]:
+    """Every protocol at every fan-in for one deadline variance: the runs Figures 9-12 and
+    Table 1 share (one definition, so they always hit the same cached sweep)."""
+    return _run(ctx, f"d2tcp-{tag}-{variance}", oldi_scenario(ctx, switch=switch, variance=variance),
+                grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
+
+
 def _variance_runs(ctx: Context, variance: str, switch: Mapping[str, Any], tag: str) -> Dict[Tuple[str, int], float]:
-    flows, end, _ = _run(ctx, f"d2tcp-{tag}-{variance}", oldi_scenario(ctx, switch=switch, variance=variance),
-                         grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
+    flows, end, _ = _variance_sweep(ctx, variance, switch, tag)
     return missed_fraction(flows, (PROTOCOL, FAN_IN), end)  # type: ignore[return-value]
 
 
@@ -179,11 +196,10 @@ def figure11(ctx: Context) -> Outcome:
 
 
 def figure12(ctx: Context) -> Outcome:
-    flows, end, _ = _run(ctx, "d2tcp-paper-medium", oldi_scenario(ctx, variance="medium"),
-                         grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
+    flows, end, _ = _variance_sweep(ctx, "medium")
     lat: Dict[Tuple[str, int], List[float]] = {}
     for f in flows.to_pylist():
-        if f["deadline_s"] is None or f["background"] or (f["finish_s"] is None and f["deadline_s"] > end[f["point"]]):
+        if not judged(f, end):
             continue
         allowed = f["deadline_s"] - f["start_s"]
         took = (f["finish_s"] if f["finish_s"] is not None else end[f["point"]]) - f["start_s"]
@@ -219,9 +235,8 @@ def figure12(ctx: Context) -> Outcome:
 def table1(ctx: Context) -> Outcome:
     rows = []
     for variance in VARIANCES:
-        result = ctx.sweep(f"d2tcp-paper-{variance}", oldi_scenario(ctx, variance=variance),
-                           grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
-        for s in result.summary().to_pylist():
+        _, _, summary = _variance_sweep(ctx, variance)
+        for s in summary.to_pylist():
             if s[PROTOCOL] == "d3":
                 share = s["d3_priority_inversions"] / s["d3_requests"] if s["d3_requests"] else 0.0
                 rows.append({"variance": variance, "fan_in": s[FAN_IN], "inverted_requests": share})
@@ -257,7 +272,7 @@ def _background(ctx: Context) -> Tuple[Dict[Tuple[str, int], float], Dict[Tuple[
     bw: Dict[Tuple[str, int], List[float]] = {}
     for f in flows.to_pylist():
         if f["background"] and f["finish_s"] is not None:
-            bw.setdefault((f[PROTOCOL], f[FAN_IN]), []).append(f["size_bytes"] * 8 / (f["finish_s"] - f["start_s"]) / 1e6)
+            bw.setdefault((f[PROTOCOL], f[FAN_IN]), []).append(background_mbps(f))
     mean_bw = {k: sum(v) / len(v) for k, v in bw.items() if v}
     return missed, mean_bw  # type: ignore[return-value]
 
@@ -367,9 +382,9 @@ def _coexistence(ctx: Context) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any
                    and MIXES[m][0] == _json(f["workload.0.protocols"]))
         if f["background"]:
             if f["finish_s"] is not None:
-                bw.setdefault((mix, f[FAN_IN]), []).append(f["size_bytes"] * 8 / (f["finish_s"] - f["start_s"]) / 1e6)
+                bw.setdefault((mix, f[FAN_IN]), []).append(background_mbps(f))
             continue
-        if f["deadline_s"] is None or (f["finish_s"] is None and f["deadline_s"] > end[f["point"]]):
+        if not judged(f, end):
             continue
         group = "A" if f["app"] < 3 else "B"
         c = cells.setdefault((mix, f[FAN_IN], group), [0, 0])

@@ -25,10 +25,11 @@ from incast.reproduce.core import (
     ratio_claim,
 )
 
+from incast.experiments.d3_checks import DEADLINE_FLOOR
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
-DEADLINE_FLOOR = "3ms"
 DEADLINE_MEANS = ("20ms", "30ms", "40ms")
 DEADLINE_NAMES = {"20ms": "tight", "30ms": "moderate", "40ms": "lax"}
 # Each scheme on the switch the paper ran it on (D3 Sections 5 and 6.1.1); TCPpr needs classes
