@@ -60,7 +60,7 @@ impl Transport {
         let spec = setup.spec;
         let (kind, ect) = match protocol {
             Protocol::Tcp | Protocol::TcpPr => (CcKind::NewReno, false),
-            Protocol::Dctcp => (CcKind::Dctcp { g: spec.dctcp_g }, true),
+            Protocol::Dctcp => (CcKind::Dctcp { g: spec.dctcp_g, initial_alpha: spec.dctcp_initial_alpha }, true),
             Protocol::D2tcp => (CcKind::D2tcp(spec.d2tcp), true),
             Protocol::D3 | Protocol::Rcpdc => {
                 let wire_scale = d3_wire_scale(spec, setup.uplink);

@@ -12,7 +12,7 @@
 //! flows without a deadline, long-lived flows and d = 1 are exactly DCTCP.
 
 use super::dctcp::{proportional_cut, AlphaEstimator};
-use super::{CutContext, DCTCP_DEFAULT_G};
+use super::{CutContext, DCTCP_DEFAULT_G, DCTCP_DEFAULT_INITIAL_ALPHA};
 
 /// The cap n on d (D2TCP Section 4.2.4: d lies in [1/n, n], "In all our experiments we set
 /// n = 2.0"; Figure 15 sweeps n from 1.25 to 3.0 and finds 2.0 the sweet spot).
@@ -63,6 +63,9 @@ pub struct D2tcpConfig {
     /// DCTCP's estimation gain g in (0, 1] (D2TCP Section 4.2.1: "All DCTCP and D2TCP
     /// parameters match" the testbed's, which are the DCTCP paper's g = 1/16).
     pub g: f64,
+    /// alpha of a new flow, in [0, 1]; the same as DCTCP's unless a scenario says otherwise, so
+    /// that D2TCP at d = 1 stays DCTCP. Default [`DCTCP_DEFAULT_INITIAL_ALPHA`].
+    pub initial_alpha: f64,
     /// The cap n > 1 on d: d is clamped to [1/n, n]. Default [`D2TCP_DEFAULT_D_CAP`].
     pub d_cap: f64,
     /// d once the deadline has passed.
@@ -76,6 +79,7 @@ impl Default for D2tcpConfig {
     fn default() -> Self {
         D2tcpConfig {
             g: DCTCP_DEFAULT_G,
+            initial_alpha: DCTCP_DEFAULT_INITIAL_ALPHA,
             d_cap: D2TCP_DEFAULT_D_CAP,
             past_deadline: PastDeadline::One,
             remaining: RemainingBytes::Unacked,
@@ -104,7 +108,7 @@ impl D2tcp {
             config.d_cap.max(1.0)
         };
         D2tcp {
-            estimator: AlphaEstimator::new(config.g),
+            estimator: AlphaEstimator::new(config.g, config.initial_alpha),
             d_cap,
             past_deadline: config.past_deadline,
             remaining: config.remaining,
@@ -191,12 +195,12 @@ mod tests {
     }
 
     fn with_alpha(mut p: D2tcp, alpha: f64) -> D2tcp {
-        p.estimator = AlphaEstimator::with_alpha(DCTCP_DEFAULT_G, alpha);
+        p.estimator = AlphaEstimator::new(DCTCP_DEFAULT_G, alpha);
         p
     }
 
     fn dctcp_with_alpha(alpha: f64) -> Dctcp {
-        Dctcp { estimator: AlphaEstimator::with_alpha(DCTCP_DEFAULT_G, alpha) }
+        Dctcp { estimator: AlphaEstimator::new(DCTCP_DEFAULT_G, alpha) }
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -271,6 +275,25 @@ mod tests {
         assert_eq!(p.ecn_cut(&near), cwnd * 31 / 32);
         assert_eq!(p.ecn_cut(&far), cwnd * 3 / 4);
         assert!(p.ecn_cut(&near) > dctcp && p.ecn_cut(&far) < dctcp);
+    }
+
+    #[test]
+    fn fresh_flow_first_cut_follows_dctcp_unless_alpha_starts_below_one() {
+        // A new flow's first window comes back all marked. From Linux's alpha = 1 it stays 1, so
+        // D2TCP halves like DCTCP whatever d (1^d = 1): a message of a few windows is DCTCP.
+        // From ns-2's alpha = 0 it becomes g = 1/16, and d = 1/2 turns the 1/32 cut into 1/8.
+        let cwnd = 8 * MSS;
+        // Tc = 1000 / 6 round trips x 300 us = 50 ms against 200 ms left: d = 1/4, floored at 1/2.
+        let far = ctx(cwnd, 1_000 * MSS, 300, Some(1_000 + 200_000));
+        for (initial_alpha, dctcp_cut, d2tcp_cut) in [(1.0, cwnd / 2, cwnd / 2), (0.0, cwnd * 31 / 32, cwnd * 7 / 8)] {
+            let mut p = d2tcp(D2tcpConfig { initial_alpha, ..D2tcpConfig::default() });
+            let mut dctcp = Dctcp::new(DCTCP_DEFAULT_G, initial_alpha);
+            assert!(p.estimator.on_acked(MSS, MSS, MSS, 2 * MSS));
+            assert!(dctcp.estimator.on_acked(MSS, MSS, MSS, 2 * MSS));
+            assert_eq!(p.imminence(&far), 0.5);
+            assert_eq!(dctcp.ecn_cut(&far), dctcp_cut, "alpha0 = {initial_alpha}");
+            assert_eq!(p.ecn_cut(&far), d2tcp_cut, "alpha0 = {initial_alpha}");
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! once per window of data and cut the window in proportion to it, cwnd <- cwnd x (1 - alpha/2).
 
 use super::CutContext;
-use super::DCTCP_DEFAULT_G;
+use super::{DCTCP_DEFAULT_G, DCTCP_DEFAULT_INITIAL_ALPHA};
 
 /// DCTCP's running estimate alpha of the fraction of marked bytes (DCTCP paper Section 3.1,
 /// equation 1: alpha <- (1 - g) x alpha + g x F).
@@ -24,35 +24,21 @@ pub(crate) struct AlphaEstimator {
 }
 
 impl AlphaEstimator {
-    /// alpha starts at 1, as in Linux (`dctcp_alpha_on_init` defaults to the maximum): a new
-    /// flow knows nothing about the path, so its first marks get the conservative TCP-like
-    /// halving. Starting at 0 would ignore marks for roughly 1/g windows while the estimate
-    /// climbs, which is exactly when an incast burst of new flows overflows the queue.
-    pub(crate) const INITIAL_ALPHA: f64 = 1.0;
-
-    /// An estimator with gain `g`, clamped to [0, 1] (a NaN gain falls back to 1/16) so that a
-    /// bad configuration can never push alpha out of [0, 1].
-    pub(crate) fn new(g: f64) -> Self {
-        let g = if g.is_nan() {
-            DCTCP_DEFAULT_G
-        } else {
-            g.clamp(0.0, 1.0)
-        };
+    /// An estimator with gain `g` whose estimate starts at `initial_alpha`
+    /// ([`DCTCP_DEFAULT_INITIAL_ALPHA`] unless a scenario says otherwise). Both are clamped to
+    /// [0, 1] (NaN falls back to the default) so that a bad configuration can never push alpha
+    /// out of [0, 1].
+    pub(crate) fn new(g: f64, initial_alpha: f64) -> Self {
+        let unit = |x: f64, default: f64| if x.is_nan() { default } else { x.clamp(0.0, 1.0) };
         AlphaEstimator {
-            g,
-            alpha: Self::INITIAL_ALPHA,
+            g: unit(g, DCTCP_DEFAULT_G),
+            alpha: unit(initial_alpha, DCTCP_DEFAULT_INITIAL_ALPHA),
             acked_bytes: 0,
             marked_bytes: 0,
             // Zero, as Linux's `next_seq = snd_nxt` at connection start: the first ACK closes
             // the first (one-ACK) window, after that each window is one flight of data.
             window_end: 0,
         }
-    }
-
-    /// An estimator whose estimate is already `alpha`, for tests of the policies built on it.
-    #[cfg(test)]
-    pub(crate) fn with_alpha(g: f64, alpha: f64) -> Self {
-        AlphaEstimator { alpha, ..Self::new(g) }
     }
 
     /// The current estimate of the fraction of marked bytes.
@@ -86,10 +72,10 @@ pub(crate) struct Dctcp {
 }
 
 impl Dctcp {
-    /// DCTCP with estimation gain `g`.
-    pub(crate) fn new(g: f64) -> Self {
+    /// DCTCP with estimation gain `g` and alpha starting at `initial_alpha`.
+    pub(crate) fn new(g: f64, initial_alpha: f64) -> Self {
         Dctcp {
-            estimator: AlphaEstimator::new(g),
+            estimator: AlphaEstimator::new(g, initial_alpha),
         }
     }
 
@@ -122,12 +108,25 @@ mod tests {
 
     #[test]
     fn estimator_new_alpha_starts_at_one() {
-        assert_eq!(AlphaEstimator::new(G).alpha(), 1.0);
+        assert_eq!(AlphaEstimator::new(G, DCTCP_DEFAULT_INITIAL_ALPHA).alpha(), 1.0);
+    }
+
+    #[test]
+    fn estimator_starts_at_the_configured_alpha_and_folds_from_there() {
+        // ns-2's `dctcp_alpha_ 0`: the first all-marked window only lifts alpha to g.
+        let mut est = AlphaEstimator::new(G, 0.0);
+        assert_eq!(est.alpha(), 0.0);
+        assert!(est.on_acked(1_000, 1_000, 1_000, 2_000));
+        assert_eq!(est.alpha(), G);
+        // Out-of-range and NaN starts stay in [0, 1].
+        assert_eq!(AlphaEstimator::new(G, -3.0).alpha(), 0.0);
+        assert_eq!(AlphaEstimator::new(G, 2.0).alpha(), 1.0);
+        assert_eq!(AlphaEstimator::new(G, f64::NAN).alpha(), DCTCP_DEFAULT_INITIAL_ALPHA);
     }
 
     #[test]
     fn estimator_no_marks_decays_by_one_minus_g_per_window() {
-        let mut est = AlphaEstimator::new(G);
+        let mut est = AlphaEstimator::new(G, DCTCP_DEFAULT_INITIAL_ALPHA);
         let mut una = 0;
         let mut expected = 1.0;
         for _ in 0..20 {
@@ -139,7 +138,7 @@ mod tests {
 
     #[test]
     fn estimator_all_marked_for_many_windows_converges_to_one() {
-        let mut est = AlphaEstimator::new(G);
+        let mut est = AlphaEstimator::new(G, DCTCP_DEFAULT_INITIAL_ALPHA);
         let mut una = 0;
         for _ in 0..200 {
             window(&mut est, &mut una, 10_000, 0);
@@ -153,7 +152,7 @@ mod tests {
 
     #[test]
     fn estimator_partial_marks_folds_fraction_once_per_window() {
-        let mut est = AlphaEstimator::new(G);
+        let mut est = AlphaEstimator::new(G, DCTCP_DEFAULT_INITIAL_ALPHA);
         // First ACK closes the initial one-ACK window (F = 0) and opens one ending at 10_000.
         assert!(est.on_acked(1_000, 0, 1_000, 10_000));
         let a1 = 1.0 - G;
@@ -173,16 +172,16 @@ mod tests {
 
     #[test]
     fn estimator_bad_gain_clamped_into_unit_interval() {
-        let mut est = AlphaEstimator::new(7.0);
+        let mut est = AlphaEstimator::new(7.0, DCTCP_DEFAULT_INITIAL_ALPHA);
         est.on_acked(1_000, 500, 1_000, 2_000);
         assert_eq!(est.alpha(), 0.5);
-        let est = AlphaEstimator::new(f64::NAN);
+        let est = AlphaEstimator::new(f64::NAN, DCTCP_DEFAULT_INITIAL_ALPHA);
         assert_eq!(est.g, DCTCP_DEFAULT_G);
     }
 
     #[test]
     fn dctcp_cut_is_cwnd_times_one_minus_half_alpha() {
-        let mut d = Dctcp::new(G);
+        let mut d = Dctcp::new(G, DCTCP_DEFAULT_INITIAL_ALPHA);
         let ctx = CutContext {
             now: Instant::ZERO,
             cwnd_bytes: 100_000,

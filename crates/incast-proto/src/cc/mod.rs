@@ -31,6 +31,14 @@ use crate::time::{Duration, Instant};
 /// g < 1.386 / sqrt(2 (C x RTT + K)); 1/16 is the value of the paper's testbed).
 pub const DCTCP_DEFAULT_G: f64 = 1.0 / 16.0;
 
+/// alpha of a new DCTCP or D2TCP flow: 1, as in Linux (`dctcp_alpha_on_init` defaults to the
+/// maximum). A new flow knows nothing about the path, so its first marks get the conservative
+/// TCP-like halving; starting at 0 ignores marks for roughly 1/g windows while the estimate
+/// climbs, which is when an incast burst of new flows overflows the queue. The DCTCP paper does
+/// not say; the ns-2 scripts of the DCTCP and D2TCP era set `dctcp_alpha_ 0`, so scenarios may
+/// choose (`[transport] dctcp_initial_alpha`).
+pub const DCTCP_DEFAULT_INITIAL_ALPHA: f64 = 1.0;
+
 /// Which congestion policy a flow uses; a [`CongestionControl`] is built from it per flow.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CcKind {
@@ -41,6 +49,8 @@ pub enum CcKind {
     Dctcp {
         /// Estimation gain g in (0, 1]; default [`DCTCP_DEFAULT_G`].
         g: f64,
+        /// alpha of a new flow, in [0, 1]; default [`DCTCP_DEFAULT_INITIAL_ALPHA`].
+        initial_alpha: f64,
     },
     /// D2TCP (Vamanan et al., SIGCOMM 2012, Section 3): DCTCP whose cut uses the penalty
     /// alpha^d, d from how close the flow is to missing its deadline.
@@ -48,9 +58,9 @@ pub enum CcKind {
 }
 
 impl CcKind {
-    /// DCTCP with the paper's gain g = 1/16.
+    /// DCTCP with the paper's gain g = 1/16, alpha starting at 1.
     pub const fn dctcp() -> Self {
-        CcKind::Dctcp { g: DCTCP_DEFAULT_G }
+        CcKind::Dctcp { g: DCTCP_DEFAULT_G, initial_alpha: DCTCP_DEFAULT_INITIAL_ALPHA }
     }
 }
 

@@ -86,7 +86,7 @@ impl CongestionControl {
     pub fn new(kind: CcKind) -> Self {
         let policy = match kind {
             CcKind::NewReno => Policy::NewReno(NewReno),
-            CcKind::Dctcp { g } => Policy::Dctcp(Dctcp::new(g)),
+            CcKind::Dctcp { g, initial_alpha } => Policy::Dctcp(Dctcp::new(g, initial_alpha)),
             CcKind::D2tcp(config) => Policy::D2tcp(D2tcp::new(config)),
         };
         CongestionControl {
@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn dctcp_ece_cut_uses_alpha() {
-        let mut cc = CongestionControl::new(CcKind::Dctcp { g: 1.0 / 16.0 });
+        let mut cc = CongestionControl::new(CcKind::dctcp());
         cc.set_initial_window(100 * MSS);
         // First ACK closes the first estimator window with F = 1/2: alpha = 15/16 + 1/32.
         cc.on_ack(&ack(2 * MSS, MSS, 2 * MSS, 102 * MSS), &ctx());
@@ -355,7 +355,7 @@ mod tests {
 
     #[test]
     fn dctcp_alpha_zero_cut_keeps_window() {
-        let mut cc = CongestionControl::new(CcKind::Dctcp { g: 1.0 });
+        let mut cc = CongestionControl::new(CcKind::Dctcp { g: 1.0, initial_alpha: 1.0 });
         cc.set_initial_window(10 * MSS);
         cc.on_ack(&ack(MSS, 0, MSS, 11 * MSS), &ctx());
         assert_eq!(cc.dctcp_alpha(), Some(0.0));

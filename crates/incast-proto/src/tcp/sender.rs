@@ -974,7 +974,7 @@ mod tests {
 
     #[test]
     fn dctcp_ece_cut_by_half_alpha_once_per_window() {
-        let mut s = sender(10, None, CcKind::Dctcp { g: 1.0 / 16.0 });
+        let mut s = sender(10, None, CcKind::dctcp());
         let _ = drain(&mut s, us(0));
         // First ACK closes the first estimator window: F = 1, alpha stays 1, cut by half.
         ack_ece(&mut s, us(10), 1);

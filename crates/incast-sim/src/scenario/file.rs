@@ -85,6 +85,7 @@ pub(crate) struct RawTransport {
     pub(crate) receive_window: Option<Size>,
     pub(crate) dupack_threshold: Option<u64>,
     pub(crate) dctcp_g: Option<f64>,
+    pub(crate) dctcp_initial_alpha: Option<f64>,
     pub(crate) handshake: Option<bool>,
     pub(crate) restart_after_idle: Option<bool>,
 }
@@ -94,6 +95,7 @@ pub(crate) struct RawTransport {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawD2tcp {
     pub(crate) g: Option<f64>,
+    pub(crate) initial_alpha: Option<f64>,
     pub(crate) d_cap: Option<f64>,
     pub(crate) past_deadline: Option<Name<PastDeadline>>,
     pub(crate) remaining: Option<Name<RemainingBytes>>,

@@ -230,6 +230,8 @@ pub struct TransportSpec {
     pub tcp: TcpConfig,
     /// DCTCP's estimation gain g (DCTCP Section 3.1: 1/16).
     pub dctcp_g: f64,
+    /// DCTCP's alpha for a new flow (1 as in Linux; the papers do not say).
+    pub dctcp_initial_alpha: f64,
     /// D2TCP parameters (its own g, the cap on d and the two choices the paper leaves open).
     pub d2tcp: D2tcpConfig,
     /// D3 and RCPdc parameters.

@@ -88,7 +88,14 @@ fn minimal_scenario_gets_every_default() {
             protocol: Protocol::Tcp,
             tcp: TcpConfig::default(),
             dctcp_g: 0.0625,
-            d2tcp: D2tcpConfig { g: 0.0625, d_cap: 2.0, past_deadline: PastDeadline::One, remaining: RemainingBytes::Unacked },
+            dctcp_initial_alpha: 1.0,
+            d2tcp: D2tcpConfig {
+                g: 0.0625,
+                initial_alpha: 1.0,
+                d_cap: 2.0,
+                past_deadline: PastDeadline::One,
+                remaining: RemainingBytes::Unacked
+            },
             d3: D3Spec {
                 quench: false,
                 quantize: true,
@@ -260,11 +267,25 @@ fn d2tcp_section_and_protocol_names() {
     assert_eq!(s.workloads[1].options().protocol, Some(Protocol::D2tcp));
     assert_eq!(
         s.transport.d2tcp,
-        D2tcpConfig { g: 0.25, d_cap: 1.25, past_deadline: PastDeadline::Max, remaining: RemainingBytes::Unsent }
+        D2tcpConfig {
+            g: 0.25,
+            initial_alpha: 1.0,
+            d_cap: 1.25,
+            past_deadline: PastDeadline::Max,
+            remaining: RemainingBytes::Unsent
+        }
     );
     assert_eq!(s.transport.dctcp_g, 0.125, "[d2tcp].g leaves DCTCP's alone");
     let s = toml(concat!(star!(), "[d2tcp]\npast_deadline = \"min\"\n", burst!()));
     assert_eq!(s.transport.d2tcp.past_deadline, PastDeadline::Min);
+}
+
+#[test]
+fn initial_alpha_is_shared_by_dctcp_and_d2tcp_unless_d2tcp_sets_its_own() {
+    let s = toml(concat!(star!(), "[transport]\ndctcp_initial_alpha = 0.0\n", burst!()));
+    assert_eq!((s.transport.dctcp_initial_alpha, s.transport.d2tcp.initial_alpha), (0.0, 0.0));
+    let s = toml(concat!(star!(), "[transport]\ndctcp_initial_alpha = 0\n[d2tcp]\ninitial_alpha = 0.5\n", burst!()));
+    assert_eq!((s.transport.dctcp_initial_alpha, s.transport.d2tcp.initial_alpha), (0.0, 0.5));
 }
 
 #[test]
@@ -580,7 +601,10 @@ malformed! {
     zero_initial_window: concat!(star!(), "[transport]\ninitial_window = 0\n", burst!()), "transport.initial_window", "between 1 and";
     dctcp_g_above_one: concat!(star!(), "[transport]\ndctcp_g = 1.5\n", burst!()), "transport.dctcp_g", "(0, 1]";
     dctcp_g_nan: concat!(star!(), "[transport]\ndctcp_g = nan\n", burst!()), "transport.dctcp_g", "finite";
-    d2tcp_unknown_key: concat!(star!(), "[d2tcp]\nn = 2.0\n", burst!()), "d2tcp.n", "expected one of `g`, `d_cap`, `past_deadline`, `remaining`";
+    dctcp_initial_alpha_negative: concat!(star!(), "[transport]\ndctcp_initial_alpha = -0.5\n", burst!()), "transport.dctcp_initial_alpha", "must be in [0, 1]";
+    dctcp_initial_alpha_nan: concat!(star!(), "[transport]\ndctcp_initial_alpha = nan\n", burst!()), "transport.dctcp_initial_alpha", "finite";
+    d2tcp_initial_alpha_above_one: concat!(star!(), "[d2tcp]\ninitial_alpha = 1.5\n", burst!()), "d2tcp.initial_alpha", "must be in [0, 1]";
+    d2tcp_unknown_key: concat!(star!(), "[d2tcp]\nn = 2.0\n", burst!()), "d2tcp.n", "expected one of `g`, `initial_alpha`, `d_cap`, `past_deadline`, `remaining`";
     d2tcp_d_cap_one: concat!(star!(), "[d2tcp]\nd_cap = 1.0\n", burst!()), "d2tcp.d_cap", "must be greater than 1";
     d2tcp_d_cap_inf: concat!(star!(), "[d2tcp]\nd_cap = inf\n", burst!()), "d2tcp.d_cap", "finite";
     d2tcp_d_cap_string: concat!(star!(), "[d2tcp]\nd_cap = \"2\"\n", burst!()), "d2tcp.d_cap", "invalid type: string";

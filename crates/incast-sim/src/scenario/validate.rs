@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use incast_proto::cc::{D2tcpConfig, D2TCP_DEFAULT_D_CAP, DCTCP_DEFAULT_G};
+use incast_proto::cc::{D2tcpConfig, D2TCP_DEFAULT_D_CAP, DCTCP_DEFAULT_G, DCTCP_DEFAULT_INITIAL_ALPHA};
 use incast_proto::tcp::{DelayedAck, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration};
 
@@ -440,6 +440,10 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
         Some(n) => count(|| at("dupack_threshold"), n, 1, u32_max)?,
     };
     let dctcp_g = estimation_gain(&at("dctcp_g"), raw.dctcp_g.unwrap_or(DCTCP_DEFAULT_G))?;
+    let dctcp_initial_alpha = initial_alpha(
+        &at("dctcp_initial_alpha"),
+        raw.dctcp_initial_alpha.unwrap_or(DCTCP_DEFAULT_INITIAL_ALPHA),
+    )?;
     Ok(TransportSpec {
         protocol: raw.protocol.map_or(super::Protocol::Tcp, |n| n.0),
         tcp: TcpConfig {
@@ -455,7 +459,8 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
             restart_after_idle: raw.restart_after_idle.unwrap_or(d.restart_after_idle),
         },
         dctcp_g,
-        d2tcp: d2tcp(raw_d2tcp, dctcp_g)?,
+        dctcp_initial_alpha,
+        d2tcp: d2tcp(raw_d2tcp, dctcp_g, dctcp_initial_alpha)?,
         d3: d3(raw_d3)?,
         tcppr: tcppr(raw_tcppr)?,
     })
@@ -470,13 +475,25 @@ fn estimation_gain(path: &str, g: f64) -> Result<f64> {
     Ok(g)
 }
 
-/// `[d2tcp]`. `g` defaults to `[transport].dctcp_g`, so that deadline-free D2TCP is the same
-/// DCTCP a scenario configures (D2TCP Section 4.2.1: "All DCTCP and D2TCP parameters match"); the cap n
-/// defaults to the paper's 2 (Section 4.2.4) and must exceed 1, since n = 1 is DCTCP itself.
-fn d2tcp(raw: RawD2tcp, dctcp_g: f64) -> Result<D2tcpConfig> {
+/// A DCTCP-family alpha for a new flow: finite and in [0, 1], since alpha estimates a fraction of
+/// marked bytes.
+fn initial_alpha(path: &str, alpha: f64) -> Result<f64> {
+    let alpha = finite(path, alpha)?;
+    if !(0.0..=1.0).contains(&alpha) {
+        return Err(err(path, format!("must be in [0, 1] (found {alpha})")));
+    }
+    Ok(alpha)
+}
+
+/// `[d2tcp]`. `g` and `initial_alpha` default to `[transport]`'s `dctcp_g` and
+/// `dctcp_initial_alpha`, so that deadline-free D2TCP is the same DCTCP a scenario configures
+/// (D2TCP Section 4.2.1: "All DCTCP and D2TCP parameters match"); the cap n defaults to the
+/// paper's 2 (Section 4.2.4) and must exceed 1, since n = 1 is DCTCP itself.
+fn d2tcp(raw: RawD2tcp, dctcp_g: f64, dctcp_initial_alpha: f64) -> Result<D2tcpConfig> {
     let at = |key: &str| join("d2tcp", key);
     let d = D2tcpConfig::default();
     let g = estimation_gain(&at("g"), raw.g.unwrap_or(dctcp_g))?;
+    let initial_alpha = initial_alpha(&at("initial_alpha"), raw.initial_alpha.unwrap_or(dctcp_initial_alpha))?;
     let d_cap = finite(&at("d_cap"), raw.d_cap.unwrap_or(D2TCP_DEFAULT_D_CAP))?;
     if d_cap <= 1.0 {
         return Err(err(
@@ -486,6 +503,7 @@ fn d2tcp(raw: RawD2tcp, dctcp_g: f64) -> Result<D2tcpConfig> {
     }
     Ok(D2tcpConfig {
         g,
+        initial_alpha,
         d_cap,
         past_deadline: raw.past_deadline.map_or(d.past_deadline, |n| n.0),
         remaining: raw.remaining.map_or(d.remaining, |n| n.0),
