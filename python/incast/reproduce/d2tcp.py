@@ -72,33 +72,46 @@ def fan_ins(ctx: Context) -> List[int]:
     return [10, 40] if ctx.quick else [5, 10, 15, 20, 25, 30, 35, 40]
 
 
-def judged(f: Mapping[str, Any], end_s: Mapping[str, float]) -> bool:
-    """Whether flow row `f` is an OLDI message whose deadline the run can judge: it finished, or
-    its deadline fell before the run (point `f["point"]`) ended at `end_s`."""
-    if f["deadline_s"] is None or f["background"]:
-        return False
-    return f["finish_s"] is not None or f["deadline_s"] <= end_s[f["point"]]
+def judged_messages(flows: "pa.Table", end_s: Mapping[int, float]) -> "pa.Table":
+    """The OLDI messages of `flows` whose deadline the run can judge: they finished, or their
+    deadline fell before their run (point) ended at `end_s[point]`. Adds `run_end_s` (the end of
+    the message's run) and `missed` (1 if it missed its deadline, else 0).
+
+    The one definition every D2TCP figure counts misses by, in Arrow: a full sweep holds up to
+    15 million flows, far too many for Python objects."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    oldi = flows.filter(pc.and_(pc.invert(flows["background"]), pc.is_valid(flows["deadline_s"])))
+    ends = pa.table({"point": pa.array(list(end_s), type=flows.schema.field("point").type),
+                     "run_end_s": pa.array(list(end_s.values()), type=pa.float64())})
+    oldi = oldi.join(ends, keys="point")
+    judged = oldi.filter(pc.or_(pc.is_valid(oldi["finish_s"]), pc.less_equal(oldi["deadline_s"], oldi["run_end_s"])))
+    return judged.append_column("missed", pc.cast(pc.invert(pc.fill_null(judged["met_deadline"], False)), pa.int64()))
 
 
-def background_mbps(f: Mapping[str, Any]) -> float:
-    """Throughput of a completed background flow: its size over its completion time."""
-    return f["size_bytes"] * 8 / (f["finish_s"] - f["start_s"]) / 1e6
+def background_flows(flows: "pa.Table") -> "pa.Table":
+    """The completed background flows of `flows`, with `mbps`: size over completion time."""
+    import pyarrow.compute as pc
+
+    done = flows.filter(pc.and_(flows["background"], pc.is_valid(flows["finish_s"])))
+    mbps = pc.divide(pc.multiply(pc.cast(done["size_bytes"], "float64"), 8e-6), pc.subtract(done["finish_s"], done["start_s"]))
+    return done.append_column("mbps", mbps)
 
 
-def missed_fraction(flows: "pa.Table", by: Sequence[str], end_s: Mapping[str, float]) -> Dict[Tuple[Any, ...], float]:
+def mean_by(table: "pa.Table", column: str, by: Sequence[str]) -> Dict[Tuple[Any, ...], float]:
+    """The mean of `column` per value of the `by` columns."""
+    grouped = table.select([*by, column]).group_by(list(by)).aggregate([(column, "mean")])
+    return {tuple(r[k] for k in by): r[f"{column}_mean"] for r in grouped.to_pylist()}
+
+
+def missed_fraction(flows: "pa.Table", by: Sequence[str], end_s: Mapping[int, float]) -> Dict[Tuple[Any, ...], float]:
     """Missed deadlines per value of the `by` columns, over the messages the run can judge."""
-    cells: Dict[Tuple[Any, ...], List[int]] = {}
-    for f in flows.to_pylist():
-        if not judged(f, end_s):
-            continue
-        c = cells.setdefault(tuple(f[k] for k in by), [0, 0])
-        c[0] += not f["met_deadline"]
-        c[1] += 1
-    return {k: m / t for k, (m, t) in cells.items() if t}
+    return mean_by(judged_messages(flows, end_s), "missed", by)
 
 
 def _run(ctx: Context, name: str, scenario: Mapping[str, Any], grid: Mapping[str, Sequence[Any]],
-         zips: Sequence[Mapping[str, Sequence[Any]]] = ()) -> Tuple["pa.Table", Dict[str, float], "pa.Table"]:
+         zips: Sequence[Mapping[str, Sequence[Any]]] = ()) -> Tuple["pa.Table", Dict[int, float], "pa.Table"]:
     result = ctx.sweep(name, scenario, grid=grid, zips=zips)
     summary = result.summary()
     end = {row["point"]: row["sim_time_s"] for row in summary.to_pylist()}
@@ -124,7 +137,7 @@ NOT_CONGESTED = ("under the paper's printed settings our network is barely conge
 
 
 def _variance_sweep(ctx: Context, variance: str, switch: Mapping[str, Any] = PAPER_SWITCH,
-                    tag: str = "paper") -> Tuple["pa.Table", Dict[str, float], "pa.Table"]:
+                    tag: str = "paper") -> Tuple["pa.Table", Dict[int, float], "pa.Table"]:
     """Every protocol at every fan-in for one deadline variance: the runs Figures 9-12 and
     Table 1 share (one definition, so they always hit the same cached sweep)."""
     return _run(ctx, f"d2tcp-{tag}-{variance}", oldi_scenario(ctx, switch=switch, variance=variance),
@@ -200,11 +213,9 @@ def figure11(ctx: Context) -> Outcome:
 def figure12(ctx: Context) -> Outcome:
     flows, end, _ = _variance_sweep(ctx, "medium")
     lat: Dict[Tuple[str, int], List[float]] = {}
-    for f in flows.to_pylist():
-        if not judged(f, end):
-            continue
+    for f in judged_messages(flows, end).select([PROTOCOL, FAN_IN, "start_s", "finish_s", "deadline_s", "run_end_s"]).to_pylist():
         allowed = f["deadline_s"] - f["start_s"]
-        took = (f["finish_s"] if f["finish_s"] is not None else end[f["point"]]) - f["start_s"]
+        took = (f["finish_s"] if f["finish_s"] is not None else f["run_end_s"]) - f["start_s"]
         lat.setdefault((f[PROTOCOL], f[FAN_IN]), []).append(took / allowed)
     rows = []
     for (p, n), values in sorted(lat.items()):
@@ -271,12 +282,7 @@ def _background(ctx: Context) -> Tuple[Dict[Tuple[str, int], float], Dict[Tuple[
     flows, end, _ = _run(ctx, "d2tcp-background", oldi_scenario(ctx, background=True),
                          grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
     missed = missed_fraction(flows, (PROTOCOL, FAN_IN), end)
-    bw: Dict[Tuple[str, int], List[float]] = {}
-    for f in flows.to_pylist():
-        if f["background"] and f["finish_s"] is not None:
-            bw.setdefault((f[PROTOCOL], f[FAN_IN]), []).append(background_mbps(f))
-    mean_bw = {k: sum(v) / len(v) for k, v in bw.items() if v}
-    return missed, mean_bw  # type: ignore[return-value]
+    return missed, mean_by(background_flows(flows), "mbps", (PROTOCOL, FAN_IN))  # type: ignore[return-value]
 
 
 def figure13(ctx: Context) -> Outcome:
@@ -377,23 +383,22 @@ def _coexistence(ctx: Context) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any
                          grid={FAN_IN: fans},
                          zips=[{"workload.0.protocols": [MIXES[m][0] for m in mixes],
                                 "workload.0.background_protocol": [MIXES[m][1] for m in mixes]}])
+    runs = ("workload.0.protocols", "workload.0.background_protocol", FAN_IN)
+
+    def mix(protocols: Any, background_protocol: str) -> str:
+        return next(m for m in mixes if MIXES[m] == (_json(protocols), background_protocol))
+
+    # Set A is applications 0-2, set B 3-4: count per application, then add up per set.
+    counts = judged_messages(flows, end).group_by([*runs, "app"]).aggregate([("missed", "sum"), ("missed", "count")])
     cells: Dict[Tuple[str, int, str], List[int]] = {}
-    bw: Dict[Tuple[str, int], List[float]] = {}
-    for f in flows.to_pylist():
-        mix = next(m for m in mixes if MIXES[m][1] == f["workload.0.background_protocol"]
-                   and MIXES[m][0] == _json(f["workload.0.protocols"]))
-        if f["background"]:
-            if f["finish_s"] is not None:
-                bw.setdefault((mix, f[FAN_IN]), []).append(background_mbps(f))
-            continue
-        if not judged(f, end):
-            continue
-        group = "A" if f["app"] < 3 else "B"
-        c = cells.setdefault((mix, f[FAN_IN], group), [0, 0])
-        c[0] += not f["met_deadline"]
-        c[1] += 1
+    for r in counts.to_pylist():
+        c = cells.setdefault((mix(r[runs[0]], r[runs[1]]), r[FAN_IN], "A" if r["app"] < 3 else "B"), [0, 0])
+        c[0] += r["missed_sum"]
+        c[1] += r["missed_count"]
     missed = [{"mix": m, "fan_in": n, "set": g, "missed": a / t} for (m, n, g), (a, t) in sorted(cells.items())]
-    long_bw = [{"mix": m, "fan_in": n, "long_flow_mbps": sum(v) / len(v)} for (m, n), v in sorted(bw.items())]
+    bw = mean_by(background_flows(flows), "mbps", runs)
+    long_bw = sorted(({"mix": mix(p, b), "fan_in": n, "long_flow_mbps": v} for (p, b, n), v in bw.items()),
+                     key=lambda r: (r["mix"], r["fan_in"]))
     return missed, long_bw
 
 
@@ -524,7 +529,6 @@ def table3(ctx: Context) -> Outcome:
                          "scheme misses at most 5% of deadlines (medium variance).")
 
 
-
 # --- Sensitivity, not a figure of the paper: load and DCTCP's initial alpha --------------------
 
 UTILIZATION_KEY = "workload.0.utilization"
@@ -540,39 +544,37 @@ def _variant(protocol: str, alpha0: float) -> str:
 
 
 def _load_stats(result: "SweepResult", by: Sequence[str]) -> Dict[Tuple[Any, ...], Dict[str, Optional[float]]]:
-    """Per value of `by`: the missed fraction of judged messages (as `judged` defines them), the
-    share of missed messages that saw a retransmission timeout (the rest were late from
-    queueing and slow windows alone) and the mean background throughput.
+    """Per value of `by`: the missed fraction of judged messages, the share of missed messages
+    that saw a retransmission timeout (the rest were late from queueing and slow windows alone)
+    and the mean background throughput.
 
-    Computed in Arrow rather than row by row: the full load sweep holds about 15 million
-    flows, far too many for Python objects."""
+    One point at a time, reading only the columns it needs: the full sweep holds about 15
+    million flows, which at once would take about 9 GB of memory; this way about 0.5 GB."""
     import pyarrow.compute as pc
+    import pyarrow.dataset as ds
 
     columns = [*by, "point", "background", "deadline_s", "finish_s", "met_deadline", "timeouts", "size_bytes", "start_s"]
-    flows = result.dataset("flows").to_table(columns=columns)
-    flows = flows.join(result.summary().select(["point", "sim_time_s"]), keys="point")
-    finished = pc.is_valid(flows["finish_s"])
-    oldi = pc.and_(pc.invert(flows["background"]), pc.is_valid(flows["deadline_s"]))
-    judged_ = pc.and_(oldi, pc.or_(finished, pc.less_equal(flows["deadline_s"], flows["sim_time_s"])))
-    missed = pc.and_(judged_, pc.invert(pc.fill_null(flows["met_deadline"], False)))
-    flows = flows.append_column("judged", pc.cast(judged_, "int64"))
-    flows = flows.append_column("missed", pc.cast(missed, "int64"))
-    flows = flows.append_column("missed_timeout", pc.cast(pc.and_(missed, pc.greater(flows["timeouts"], 0)), "int64"))
-    counts = flows.group_by(list(by)).aggregate([("judged", "sum"), ("missed", "sum"), ("missed_timeout", "sum")])
-    done = flows.filter(pc.and_(flows["background"], finished))
-    mbps = pc.divide(pc.multiply(pc.cast(done["size_bytes"], "float64"), 8e-6), pc.subtract(done["finish_s"], done["start_s"]))
-    bw = done.select(list(by)).append_column("mbps", mbps).group_by(list(by)).aggregate([("mbps", "mean")])
-    out: Dict[Tuple[Any, ...], Dict[str, Optional[float]]] = {}
-    for r in counts.to_pylist():
-        judged_n, missed_n = r["judged_sum"], r["missed_sum"]
-        out[tuple(r[k] for k in by)] = {
-            "missed": missed_n / judged_n if judged_n else None,
-            "missed_with_timeout": r["missed_timeout_sum"] / missed_n if missed_n else None,
-            "background_mbps": None,
-        }
-    for r in bw.to_pylist():
-        out.setdefault(tuple(r[k] for k in by), {})["background_mbps"] = r["mbps_mean"]
-    return out
+    flows = result.dataset("flows")
+    # Per key: sums and counts of missed (over judged), timed out (over missed), background Mbps.
+    totals: Dict[Tuple[Any, ...], Dict[str, List[float]]] = {}
+
+    def add(table: "pa.Table", column: str, name: str) -> None:
+        grouped = table.select([*by, column]).group_by(list(by)).aggregate([(column, "sum"), (column, "count")])
+        for r in grouped.to_pylist():
+            total = totals.setdefault(tuple(r[k] for k in by), {}).setdefault(name, [0.0, 0])
+            total[0] += r[f"{column}_sum"]
+            total[1] += r[f"{column}_count"]
+
+    for run in result.summary().select(["point", "sim_time_s"]).to_pylist():
+        point = flows.to_table(columns=columns, filter=ds.field("point") == run["point"])
+        judged = judged_messages(point, {run["point"]: run["sim_time_s"]})
+        late = judged.filter(pc.equal(judged["missed"], 1))
+        add(judged, "missed", "missed")
+        add(late.append_column("timed_out", pc.cast(pc.greater(late["timeouts"], 0), "int64")), "timed_out",
+            "missed_with_timeout")
+        add(background_flows(point), "mbps", "background_mbps")
+    names = ("missed", "missed_with_timeout", "background_mbps")
+    return {k: {n: t[n][0] / t[n][1] if n in t and t[n][1] else None for n in names} for k, t in totals.items()}
 
 
 def load_sensitivity(ctx: Context) -> Outcome:
@@ -640,7 +642,7 @@ def load_sensitivity(ctx: Context) -> Outcome:
                         ", ".join(f"{100 * u:.0f}%: {v:.0f} Mbps" for u, v in tcp_bw.items() if v is not None),
                         any(v is not None and abs(v - PAPER_LONG_FLOW_MBPS) <= 0.2 * PAPER_LONG_FLOW_MBPS
                             for v in tcp_bw.values()),
-                        "some load within 20% of 88 Mbps",
+                        f"some load within 20% of {PAPER_LONG_FLOW_MBPS:g} Mbps",
                         why=f"a 1 MB flow at 90 Mbps shares its bottleneck with about ten others for its whole life; "
                             f"at {100 * top_load:.0f}% load of the parent's downlink TCP's background flows still get "
                             f"{tcp_bw[top_load] or 0:.0f} Mbps. The paper's long flows met far more contention than "
@@ -653,6 +655,7 @@ def load_sensitivity(ctx: Context) -> Outcome:
                          "on each parent's downlink (`utilization`) from the paper's 15% upward; DCTCP and D2TCP "
                          "both with Linux's initial alpha of 1 (the default) and ns-2's 0 "
                          "(`[transport] dctcp_initial_alpha`).")
+
 
 REPRODUCTIONS = (
     Reproduction("d2tcp-fig9", "D2TCP", "Figure 9: missed deadlines, low variance", figure9),
