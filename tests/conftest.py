@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pytest
 
@@ -56,14 +56,18 @@ def small_scenario(seed: int = 7) -> dict:
     }
 
 
-def incast(*args: str, timeout: float = 300, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Runs `python -m incast ARGS` and captures its output."""
+def incast(
+    *args: str, timeout: float = 300, cwd: Path | None = None, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Runs `python -m incast ARGS` (in environment `env`, default this one's) and captures its
+    output."""
     return subprocess.run(
         [sys.executable, "-m", "incast", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
         cwd=cwd,
+        env=env,
     )
 
 

@@ -567,22 +567,8 @@ def test_scheduler_without_dask_says_how_to_install_it(tmp_path: Path) -> None:
     write(fake / "__init__.py", "raise ImportError(\"No module named 'distributed'\")\n")
     sweep = sweep_file(tmp_path, SMALL_SWEEP)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(fake.parent), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "incast",
-            "sweep",
-            str(sweep),
-            "--out",
-            str(tmp_path / "o"),
-            "--scheduler",
-            "tcp://127.0.0.1:8786",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
+    proc = incast_cli(
+        "sweep", str(sweep), "--out", str(tmp_path / "o"), "--scheduler", "tcp://127.0.0.1:8786", timeout=60, env=env
     )
     assert_clean_error(proc, "--scheduler 'tcp://127.0.0.1:8786'", "pip install 'incast[dask]'")
     assert not (tmp_path / "o").exists()
@@ -592,22 +578,8 @@ def test_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     sweep = sweep_file(tmp_path, SMALL_SWEEP)
     env = dict(os.environ, DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT="1s")
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "incast",
-            "sweep",
-            str(sweep),
-            "--out",
-            str(tmp_path / "o"),
-            "--scheduler",
-            "tcp://127.0.0.1:9",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
+    proc = incast_cli(
+        "sweep", str(sweep), "--out", str(tmp_path / "o"), "--scheduler", "tcp://127.0.0.1:9", timeout=60, env=env
     )
     assert_clean_error(proc, "--scheduler 'tcp://127.0.0.1:9'", "cannot connect")
     assert not (tmp_path / "o").exists()
