@@ -4,7 +4,7 @@
 //! Prints the median of several runs. Run with `cargo bench -p incast-sim --bench engine`.
 
 use incast_proto::cc::D2tcpConfig;
-use incast_proto::tcp::TcpConfig;
+use incast_proto::tcp::{Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 use incast_sim::scenario::*;
 
@@ -13,7 +13,7 @@ fn switch(buffer: BufferSpec) -> SwitchSpec {
 }
 
 fn transport() -> TransportSpec {
-    TransportSpec { protocol: Protocol::Dctcp, tcp: TcpConfig { min_rto: Duration::from_ms(10), ..TcpConfig::default() }, dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0, d2tcp: D2tcpConfig::default(), d3: D3Spec::default(), tcppr: TcpPrSpec::default() }
+    TransportSpec { protocol: Protocol::Dctcp, stack: Stack::D3Testbed, tcp: TcpConfig { min_rto: Duration::from_ms(10), ..TcpConfig::default() }, dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0, d2tcp: D2tcpConfig::default(), d3: D3Spec::default(), tcppr: TcpPrSpec::default() }
 }
 
 fn options() -> FlowOptions {

@@ -4,7 +4,7 @@
 use incast_proto::cc::{CcKind, CongestionControl};
 use incast_proto::d3::rate::on_the_wire;
 use incast_proto::d3::{CongestionHeader, D3Config, D3Receiver, D3Sender, Feedback};
-use incast_proto::tcp::{AckSegment, DataSegment, TcpReceiver, TcpSender};
+use incast_proto::tcp::{AckSegment, DataSegment, TcpConfig, TcpReceiver, TcpSender};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::connection::{Connection, Span};
@@ -69,7 +69,8 @@ impl Transport {
                     base_rate: on_the_wire(spec.d3.base_rate_bytes_per_sec, wire_scale),
                     deadline_aware: protocol == Protocol::D3,
                     quench: spec.d3.quench,
-                    ..D3Config::new(spec.tcp, setup.uplink)
+                    // D3 repairs losses NewReno's way under its rate budget: no SACK.
+                    ..D3Config::new(TcpConfig { sack: false, prr: false, ..spec.tcp }, setup.uplink)
                 };
                 return Transport::D3 {
                     sender: Box::new(D3Sender::new(config, plan.size_bytes, deadline, now)),

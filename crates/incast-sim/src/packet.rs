@@ -2,6 +2,7 @@
 //! run allocates packet memory only while the number of packets in the network grows.
 
 use incast_proto::d3::header::{CongestionHeader, Feedback};
+use incast_proto::tcp::SackBlocks;
 use incast_proto::time::Instant;
 
 use crate::ids::{FlowId, PacketId, PortId};
@@ -67,6 +68,8 @@ pub enum Ext {
     Request(CongestionHeader),
     /// D3's allocations carried back to the sender on the ACK of a rate request.
     Feedback(Feedback),
+    /// The SACK blocks of an ACK (RFC 2018); their bytes are in the ACK's header size.
+    Sack(SackBlocks),
 }
 
 impl Packet {

@@ -22,6 +22,9 @@ pub(crate) enum BufferLimit {
     Unlimited,
     /// Fixed per-port limit in bytes.
     DropTail(u64),
+    /// Fixed per-port limit in packets, whatever their size (ns-3's queue discs in packet
+    /// mode).
+    DropTailPackets(u64),
     /// A share of the switch's pool: admit while queue + packet <= alpha x (free pool bytes)
     /// (Choudhury and Hahne's dynamic threshold).
     Shared {
@@ -51,13 +54,30 @@ pub(crate) enum Admission {
     Dropped,
 }
 
+/// When a port marks ECN-capable packets: on arrival, when the waiting queue already exceeds a
+/// number of bytes or of packets (DCTCP Section 3.1's K).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EcnThreshold {
+    /// Mark above this many queued bytes (`u64::MAX`: never).
+    pub(crate) bytes: u64,
+    /// Mark above this many queued packets (`u64::MAX`: never).
+    pub(crate) packets: u64,
+}
+
+impl EcnThreshold {
+    /// No marking.
+    pub(crate) const NEVER: EcnThreshold = EcnThreshold { bytes: u64::MAX, packets: u64::MAX };
+}
+
 /// One egress port and its link.
 pub(crate) struct Port {
     pub(crate) info: PortInfo,
     classes: Vec<VecDeque<PacketId>>,
     queued_bytes: u64,
+    /// Packets waiting (not yet serializing), for packet-counted limits and thresholds.
+    queued_packets: u64,
     limit: BufferLimit,
-    ecn_threshold_bytes: u64,
+    ecn: EcnThreshold,
     /// Serialization time per byte when the rate divides 8 x 10^12 evenly (every round rate), so
     /// the hot path multiplies instead of dividing.
     ps_per_byte: Option<u64>,
@@ -73,13 +93,14 @@ pub(crate) struct Port {
 }
 
 impl Port {
-    pub(crate) fn new(info: PortInfo, limit: BufferLimit, ecn_threshold_bytes: u64, classes: u8) -> Port {
+    pub(crate) fn new(info: PortInfo, limit: BufferLimit, ecn: EcnThreshold, classes: u8) -> Port {
         Port {
             info,
             classes: (0..classes.max(1)).map(|_| VecDeque::new()).collect(),
             queued_bytes: 0,
+            queued_packets: 0,
             limit,
-            ecn_threshold_bytes,
+            ecn,
             ps_per_byte: {
                 let ps_per_bit_second = 8 * 1_000_000_000_000u64;
                 let rate = info.link.rate.0;
@@ -117,6 +138,7 @@ impl Port {
         let fits = match self.limit {
             BufferLimit::Unlimited => true,
             BufferLimit::DropTail(limit) => self.queued_bytes + size <= limit,
+            BufferLimit::DropTailPackets(limit) => self.queued_packets < limit,
             BufferLimit::Shared { pool, alpha } => {
                 let pool = &pools[pool as usize];
                 let free = pool.capacity - pool.used;
@@ -127,7 +149,7 @@ impl Port {
             return Admission::Dropped;
         }
         // DCTCP Section 3.1: mark on arrival when the instantaneous queue exceeds K.
-        let marked = ect && !*ce && self.queued_bytes > self.ecn_threshold_bytes;
+        let marked = ect && !*ce && (self.queued_bytes > self.ecn.bytes || self.queued_packets > self.ecn.packets);
         if marked {
             *ce = true;
         }
@@ -135,6 +157,7 @@ impl Port {
             pools[pool as usize].used += size;
         }
         self.queued_bytes += size;
+        self.queued_packets += 1;
         self.max_queue_bytes = self.max_queue_bytes.max(self.queued_bytes);
         let class = (priority as usize).min(self.classes.len() - 1);
         self.classes[class].push_back(id);
@@ -150,6 +173,7 @@ impl Port {
             if let Some(id) = self.classes.iter_mut().find_map(VecDeque::pop_front) {
                 let size = u64::from(size_of(id));
                 self.queued_bytes -= size;
+                self.queued_packets -= 1;
                 if let BufferLimit::Shared { pool, .. } = self.limit {
                     pools[pool as usize].used -= size;
                 }
@@ -207,9 +231,36 @@ mod tests {
     use crate::scenario::LinkSpec;
     use incast_proto::time::BitsPerSec;
 
-    fn port(limit: BufferLimit, k: u64, classes: u8) -> Port {
+    fn port(limit: BufferLimit, k_bytes: u64, classes: u8) -> Port {
+        port_ecn(limit, EcnThreshold { bytes: k_bytes, packets: u64::MAX }, classes)
+    }
+
+    fn port_ecn(limit: BufferLimit, ecn: EcnThreshold, classes: u8) -> Port {
         let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
-        Port::new(PortInfo { node: NodeId(0), peer: NodeId(1), link }, limit, k, classes)
+        Port::new(PortInfo { node: NodeId(0), peer: NodeId(1), link }, limit, ecn, classes)
+    }
+
+    #[test]
+    fn drop_tail_packets_counts_packets_not_bytes() {
+        let mut p = port(BufferLimit::DropTailPackets(2), u64::MAX, 1);
+        let mut ce = false;
+        assert_eq!(p.offer(PacketId(0), 40, 0, false, &mut ce, &mut []), Admission::Queued { marked: false });
+        assert_eq!(p.offer(PacketId(1), 40, 0, false, &mut ce, &mut []), Admission::Queued { marked: false });
+        assert_eq!(p.offer(PacketId(2), 40, 0, false, &mut ce, &mut []), Admission::Dropped);
+        // The first starts serializing and leaves the queue: room for one more.
+        let _ = p.serve(Instant::ZERO, &mut [], |_| 40);
+        assert_eq!(p.offer(PacketId(3), 1500, 0, false, &mut ce, &mut []), Admission::Queued { marked: false });
+    }
+
+    #[test]
+    fn ecn_packet_threshold_marks_above_k_packets_of_any_size() {
+        let mut p = port_ecn(BufferLimit::Unlimited, EcnThreshold { bytes: u64::MAX, packets: 2 }, 1);
+        let mut ce = false;
+        p.offer(PacketId(0), 100, 0, true, &mut ce, &mut []);
+        p.offer(PacketId(1), 100, 0, true, &mut ce, &mut []);
+        p.offer(PacketId(2), 100, 0, true, &mut ce, &mut []);
+        assert!(!ce, "the third finds 2 queued, which does not exceed K = 2");
+        assert_eq!(p.offer(PacketId(3), 100, 0, true, &mut ce, &mut []), Admission::Queued { marked: true });
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use incast_proto::d3::D3_HEADER_BYTES;
-use incast_proto::tcp::{AckSegment, DataSegment, ACK_WIRE_BYTES};
+use incast_proto::tcp::{AckSegment, DataSegment, SackBlocks};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::connection::Connection;
@@ -17,7 +17,7 @@ use crate::flow::{d3_wire_scale, Flow, Outcome, Setup, Transport};
 use crate::ids::{FlowId, PacketId, PortId};
 use crate::inversions::PriorityInversions;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
-use crate::port::{Admission, BufferLimit, Port, SharedPool};
+use crate::port::{Admission, BufferLimit, EcnThreshold, Port, SharedPool};
 use crate::processor::PortProcessor;
 use crate::results::{FlowRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
 use crate::routing::{mix, Router};
@@ -25,7 +25,7 @@ use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, ScenarioError, Tr
 use crate::topology::{NodeKind, Topology};
 use crate::workload::{plan, Burst, FlowPlan};
 
-/// Full-size frame used to turn DCTCP's K in packets into bytes.
+/// A full-size frame: a host NIC always holds at least one.
 const FULL_FRAME_BYTES: u64 = 1500;
 
 /// How much a host lets its transports queue at its NIC, as time at line rate. Beyond it, senders
@@ -131,11 +131,12 @@ impl Simulation {
         let mut ports = Vec::with_capacity(topo.ports.len());
         for info in &topo.ports {
             let (limit, ecn) = match topo.nodes[info.node.idx()].kind {
-                NodeKind::Host(_) => (BufferLimit::Unlimited, u64::MAX),
+                NodeKind::Host(_) => (BufferLimit::Unlimited, EcnThreshold::NEVER),
                 NodeKind::Switch { tier, index } => {
                     let spec = if tier == 0 { scenario.switch.buffer } else { scenario.switch.core_buffer.unwrap_or(scenario.switch.buffer) };
                     let limit = match spec {
                         BufferSpec::PerPort { bytes } => BufferLimit::DropTail(bytes),
+                        BufferSpec::PerPortPackets { packets } => BufferLimit::DropTailPackets(packets),
                         BufferSpec::Shared { bytes, alpha } => {
                             let pool = *pool_of_switch[index as usize].get_or_insert_with(|| {
                                 pools.push(SharedPool { capacity: bytes, used: 0 });
@@ -565,8 +566,12 @@ impl Simulation {
             let transport = flow.transport.as_mut().expect("pumped flows have started");
             let Some(out) = transport.poll_ack(now) else { break };
             let (route, priority) = (flow.reverse, flow.plan.priority);
-            let ext = out.feedback.map(Ext::Feedback);
-            self.inject(ack_packet(id, &out.ack, route, priority, ext.is_some()), ext);
+            // D3's feedback, or the SACK blocks (never both: D3 hosts do not SACK).
+            let ext = match out.feedback {
+                Some(f) => Some(Ext::Feedback(f)),
+                None => (!out.ack.sack.is_empty()).then_some(Ext::Sack(out.ack.sack)),
+            };
+            self.inject(ack_packet(id, &out.ack, route, priority, ext.as_ref()), ext);
         }
     }
 
@@ -759,6 +764,7 @@ impl Simulation {
                 let seg = DataSegment {
                     seq: pkt.seq,
                     len: pkt.len,
+                    header_bytes: (pkt.wire_bytes - pkt.len) as u16,
                     ts: pkt.ts,
                     ect: pkt.ect,
                     ce: pkt.ce,
@@ -780,11 +786,13 @@ impl Simulation {
                 Ends::Receiver
             }
             PacketKind::Ack => {
-                let feedback = match ext {
-                    Some(Ext::Feedback(f)) => Some(f),
-                    _ => None,
+                let (feedback, sack) = match ext {
+                    Some(Ext::Feedback(f)) => (Some(f), SackBlocks::EMPTY),
+                    Some(Ext::Sack(s)) => (None, *s),
+                    _ => (None, SackBlocks::EMPTY),
                 };
-                transport.handle_ack(now, &AckSegment { ack: pkt.seq, ece: pkt.ece, ts_echo: pkt.ts }, feedback);
+                let ack = AckSegment { ack: pkt.seq, ece: pkt.ece, ts_echo: pkt.ts, sack, header_bytes: pkt.wire_bytes as u16 };
+                transport.handle_ack(now, &ack, feedback);
                 Ends::Sender
             }
         };
@@ -897,13 +905,14 @@ fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8
     }
 }
 
-fn ack_packet(flow: FlowId, ack: &AckSegment, route: RouteCursor, priority: u8, has_ext: bool) -> Packet {
+fn ack_packet(flow: FlowId, ack: &AckSegment, route: RouteCursor, priority: u8, ext: Option<&Ext>) -> Packet {
+    let has_ext = ext.is_some();
     Packet {
         flow,
         kind: PacketKind::Ack,
         seq: ack.ack,
         len: 0,
-        wire_bytes: ACK_WIRE_BYTES + ext_bytes(has_ext),
+        wire_bytes: ack.wire_bytes() + ext_bytes(matches!(ext, Some(Ext::Feedback(_)))),
         ts: ack.ts_echo,
         ect: false,
         ce: false,
@@ -916,13 +925,16 @@ fn ack_packet(flow: FlowId, ack: &AckSegment, route: RouteCursor, priority: u8, 
     }
 }
 
-/// DCTCP Section 4: K = 20 packets at 1 Gbps, 65 at 10 Gbps.
-fn ecn_threshold(spec: EcnSpec, rate: BitsPerSec) -> u64 {
+/// The marking threshold of a switch port; DCTCP Section 4: K = 20 packets at 1 Gbps, 65 at
+/// 10 Gbps.
+fn ecn_threshold(spec: EcnSpec, rate: BitsPerSec) -> EcnThreshold {
+    let packets = |n| EcnThreshold { packets: n, ..EcnThreshold::NEVER };
     match spec {
-        EcnSpec::Off => u64::MAX,
-        EcnSpec::Bytes(b) => b,
-        EcnSpec::Auto if rate <= BitsPerSec::GBPS => 20 * FULL_FRAME_BYTES,
-        EcnSpec::Auto => 65 * FULL_FRAME_BYTES,
+        EcnSpec::Off => EcnThreshold::NEVER,
+        EcnSpec::Bytes(b) => EcnThreshold { bytes: b, ..EcnThreshold::NEVER },
+        EcnSpec::Packets(n) => packets(n),
+        EcnSpec::Auto if rate <= BitsPerSec::GBPS => packets(20),
+        EcnSpec::Auto => packets(65),
     }
 }
 

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use incast_proto::tcp::TcpConfig;
 use incast_proto::time::{Duration, Instant};
 use incast_sim::results::RunResults;
 use incast_sim::scenario::*;
@@ -133,8 +134,11 @@ fn handshake_costs_tcp_one_round_trip() {
         s.transport.tcp.handshake = handshake;
         run(&s).flows[0].finish_s.unwrap()
     };
-    // Two 10 us links each way, plus the 40 B SYN and SYN/ACK serialized on two links each.
-    let rtt = 4.0 * 10e-6 + 4.0 * 40.0 * 8.0 / 1e9;
+    // Two 10 us links each way, plus the SYN and SYN/ACK (40 B of headers and 8 B of MSS and
+    // window-scale options) serialized on two links each.
+    let syn = f64::from(TcpConfig::default().syn_header_bytes());
+    assert_eq!(syn, 48.0);
+    let rtt = 4.0 * 10e-6 + 4.0 * syn * 8.0 / 1e9;
     let extra = one_flow(true) - one_flow(false);
     assert!((extra - rtt).abs() < 1e-9, "handshake added {extra} s, one RTT is {rtt} s");
 }

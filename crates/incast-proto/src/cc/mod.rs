@@ -19,11 +19,12 @@
 
 mod d2tcp;
 mod dctcp;
+mod prr;
 mod reno;
 mod window;
 
 pub use d2tcp::{D2tcpConfig, PastDeadline, RemainingBytes, D2TCP_DEFAULT_D_CAP};
-pub use window::CongestionControl;
+pub use window::{CaState, CongestionControl};
 
 use crate::time::{Duration, Instant};
 
@@ -89,9 +90,14 @@ pub struct CutContext {
 /// One acknowledgement as the window mechanism sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct AckEvent {
-    /// Bytes newly acknowledged by this ACK (for a duplicate ACK: see `on_dupack`).
+    /// Bytes newly acknowledged cumulatively by this ACK (0 for a duplicate ACK).
     pub(crate) acked_bytes: u64,
-    /// Of those, the bytes the receiver reported as CE-marked (all of them if ECE is set).
+    /// DeliveredData of RFC 6937: bytes the ACK newly reports as received, cumulatively or by
+    /// SACK (bytes SACKed earlier and now acknowledged are not counted twice). Without SACK
+    /// it equals `acked_bytes`.
+    pub(crate) delivered_bytes: u64,
+    /// Of the delivered bytes, those the receiver reported as CE-marked (all of them if ECE is
+    /// set).
     pub(crate) ce_marked_bytes: u64,
     /// snd_una after the ACK.
     pub(crate) snd_una: u64,
@@ -101,6 +107,12 @@ pub(crate) struct AckEvent {
     /// (RFC 7661, Linux `tcp_is_cwnd_limited`): a sender held back by its NIC or by its data
     /// has not shown that the network can take a larger window.
     pub(crate) cwnd_limited: bool,
+    /// Bytes in the network after the ACK: RFC 6675's pipe with SACK, else the flight less
+    /// what duplicate ACKs say has left.
+    pub(crate) pipe_bytes: u64,
+    /// The ACK advanced snd_una and revealed no new loss (PRR's safe ACK, Linux's
+    /// `FLAG_SND_UNA_ADVANCED && !newly_lost`).
+    pub(crate) safe: bool,
 }
 
 impl AckEvent {

@@ -1,20 +1,22 @@
 //! The window mechanism all policies share (RFC 5681 Section 3.1 slow start and congestion
-//! avoidance, RFC 6582 Section 3.2 fast-recovery arithmetic, RFC 3168 Section 6.1.2 ECN
-//! response once per window); a policy only supplies the size of an ECN cut.
+//! avoidance, RFC 6582 Section 3.2 fast-recovery arithmetic, RFC 6675 and RFC 6937 for SACK
+//! recovery, RFC 3168 Section 6.1.2 ECN response once per window, applied at once or through
+//! the CWR state); a policy only supplies the size of an ECN cut.
+//!
+//! ```text
+//!            ECN-Echo (prr)            snd_una >= cwr_end
+//!   Open ──────────────────► Cwr ────────────────────────► Open
+//!    │  ▲                     │ loss: keep ssthresh, go on with PRR
+//!    │  │ full ACK             ▼
+//!    └──┴───── loss ──────► Recovery        timeout: any state ─► Open, cwnd = 1 MSS
+//! ```
 
 use super::d2tcp::D2tcp;
 use super::dctcp::{AlphaEstimator, Dctcp};
+use super::prr::Prr;
 use super::reno::NewReno;
 use super::{AckEvent, CcKind, CutContext};
-use crate::tcp::MSS_BYTES;
-
-/// One maximum segment, the unit of every window step.
-const MSS: u64 = MSS_BYTES as u64;
-
-/// Smallest window an ECN cut leaves: 2 segments, like the RFC 5681 floor on ssthresh after a
-/// loss and Linux's `dctcp_ssthresh` (`max(cwnd - cwnd x alpha / 2, 2)`). One segment would
-/// let a marked flow fall into delayed-ACK stalls that marks, unlike losses, do not justify.
-const MIN_ECN_CWND: u64 = 2 * MSS;
+use crate::tcp::{EcnReduction, TcpConfig, WindowGrowth, MSS_BYTES};
 
 /// The policy of one flow: an enum matched per ACK rather than a trait object, so a flow's
 /// state needs no allocation and dispatch is a branch.
@@ -55,49 +57,99 @@ impl Policy {
     }
 }
 
+/// Where the window is in its cycle of growth and reduction (Linux's `tcp_ca_state`, less the
+/// states that only matter to loss detection, which the sender keeps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// Growing (slow start or congestion avoidance); after a timeout too.
+    Open,
+    /// An ECN-Echo lowered ssthresh and PRR is bringing cwnd down to it
+    /// ([`EcnReduction::Prr`]); ends when snd_una reaches `end`.
+    Cwr {
+        /// snd_nxt when the reduction began.
+        end: u64,
+    },
+    /// Fast recovery after a loss: NewReno's inflated window, or with SACK RFC 6675 with or
+    /// without PRR.
+    Recovery,
+}
+
 /// Congestion window state of one flow, driven by its `TcpSender`.
 ///
-/// The sender does loss detection (duplicate ACKs, the NewReno `recover` point, the RTO) and
-/// tells this type what happened; this type owns cwnd, ssthresh and whether the flow is in fast
-/// recovery, and asks its policy only how far to cut on ECN.
+/// The sender does loss detection (duplicate ACKs, SACK, the recovery point, the RTO) and
+/// tells this type what happened; this type owns cwnd, ssthresh and the [`CaState`], and asks
+/// its policy only how far to cut on ECN.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CongestionControl {
     kind: CcKind,
     policy: Policy,
+    /// One maximum segment in bytes, the unit of every window step.
+    mss: u64,
+    growth: WindowGrowth,
+    /// Grow only when the window limited sending (RFC 7661).
+    cwnd_validation: bool,
+    ecn_reduction: EcnReduction,
+    /// PRR in SACK loss recovery (RFC 6937).
+    prr_in_recovery: bool,
+    /// Smallest window an ECN cut leaves, in bytes.
+    ecn_floor: u64,
     /// Congestion window in bytes.
     cwnd: u64,
     /// Slow-start threshold in bytes; `u64::MAX` until the first cut (RFC 5681: "arbitrarily
-    /// high").
+    /// high") unless the stack starts lower.
     ssthresh: u64,
     /// Bytes acknowledged in congestion avoidance since cwnd last grew: cwnd grows by one MSS
     /// per cwnd bytes acked, which is MSS x acked / cwnd per ACK without rounding drift.
     ca_acked: u64,
-    /// In NewReno fast recovery (RFC 6582): the window is inflated per duplicate ACK and
-    /// neither grows nor takes ECN cuts.
-    in_recovery: bool,
+    state: CaState,
+    /// The rate reduction in progress (CWR, or SACK recovery with PRR).
+    prr: Option<Prr>,
     /// No ECN cut until snd_una passes this offset: snd_nxt (or the highest byte sent) at the
     /// last cut, so one window of marks triggers one cut (RFC 3168 Section 6.1.2).
     cut_end: u64,
 }
 
 impl CongestionControl {
-    /// State for a new flow with the given policy. The window is set by the sender from its
-    /// `TcpConfig::initial_window_segments`; until then it is one segment.
+    /// State for a new flow with the given policy, with the d3-testbed stack's window rules
+    /// until [`configure`](Self::configure) applies a connection's `TcpConfig` (the sender does
+    /// so). The window is one segment until then.
     pub fn new(kind: CcKind) -> Self {
         let policy = match kind {
             CcKind::NewReno => Policy::NewReno(NewReno),
             CcKind::Dctcp { g, initial_alpha } => Policy::Dctcp(Dctcp::new(g, initial_alpha)),
             CcKind::D2tcp(config) => Policy::D2tcp(D2tcp::new(config)),
         };
+        let d = TcpConfig::default();
+        let mss = u64::from(MSS_BYTES);
         CongestionControl {
             kind,
             policy,
-            cwnd: MSS,
+            mss,
+            growth: d.window_growth,
+            cwnd_validation: d.cwnd_validation,
+            ecn_reduction: d.ecn_reduction,
+            prr_in_recovery: d.prr,
+            ecn_floor: u64::from(d.ecn_cut_floor_segments) * mss,
+            cwnd: mss,
             ssthresh: u64::MAX,
             ca_acked: 0,
-            in_recovery: false,
+            state: CaState::Open,
+            prr: None,
             cut_end: 0,
         }
+    }
+
+    /// Applies a connection's window rules: MSS, growth, reductions, initial window and
+    /// ssthresh (RFC 5681 IW, at least one segment).
+    pub(crate) fn configure(&mut self, config: &TcpConfig) {
+        self.mss = config.mss().max(1);
+        self.growth = config.window_growth;
+        self.cwnd_validation = config.cwnd_validation;
+        self.ecn_reduction = config.ecn_reduction;
+        self.prr_in_recovery = config.prr;
+        self.ecn_floor = u64::from(config.ecn_cut_floor_segments.max(1)) * self.mss;
+        self.cwnd = (u64::from(config.initial_window_segments) * self.mss).max(self.mss);
+        self.ssthresh = config.initial_ssthresh_bytes.unwrap_or(u64::MAX);
     }
 
     /// The policy this state was built for.
@@ -115,9 +167,14 @@ impl CongestionControl {
         self.ssthresh
     }
 
-    /// Whether the flow is in NewReno fast recovery.
+    /// Where the window is in its cycle.
+    pub fn state(&self) -> CaState {
+        self.state
+    }
+
+    /// Whether the flow is in fast recovery.
     pub fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.state == CaState::Recovery
     }
 
     /// DCTCP's current alpha, for DCTCP-family policies (DCTCP, D2TCP); `None` for NewReno.
@@ -125,71 +182,141 @@ impl CongestionControl {
         self.policy.estimator().map(AlphaEstimator::alpha)
     }
 
-    /// Sets the initial window (RFC 5681 IW), at least one segment.
+    /// Sets the window directly (tests of the skeleton).
+    #[cfg(test)]
     pub(crate) fn set_initial_window(&mut self, bytes: u64) {
-        self.cwnd = bytes.max(MSS);
+        self.cwnd = bytes.max(self.mss);
     }
 
-    /// A new cumulative ACK outside fast recovery: feed the estimator, then either take the ECN
-    /// cut (at most once per window of data) or grow the window.
+    /// A new cumulative ACK outside fast recovery, or any ACK during a CWR reduction: feed the
+    /// estimator with the bytes delivered, then end, continue or start a reduction, or grow.
     pub(crate) fn on_ack(&mut self, ev: &AckEvent, ctx: &CutContext) {
         self.policy
-            .on_acked(ev.acked_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
-        if ev.ce_marked_bytes > 0 && ev.snd_una > self.cut_end {
+            .on_acked(ev.delivered_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
+        if let CaState::Cwr { end } = self.state {
+            if ev.snd_una >= end {
+                // Linux's `tcp_end_cwnd_reduction`: the window lands on ssthresh.
+                self.cwnd = self.ssthresh;
+                self.state = CaState::Open;
+                self.prr = None;
+            } else {
+                self.prr_step(ev);
+                return;
+            }
+        }
+        // Only an ACK of new data carries a valid ECN-Echo (ns-3's `m_ecnEchoSeq`; Linux counts
+        // ECE on ACKs that advance snd_una).
+        if ev.ce_marked_bytes > 0 && ev.acked_bytes > 0 && ev.snd_una > self.cut_end {
             let ctx = CutContext {
                 cwnd_bytes: self.cwnd,
                 ..*ctx
             };
             // A cut never raises the window, even below the floor (after a timeout cwnd is 1 MSS).
-            self.cwnd = self.policy.ecn_cut(&ctx).max(MIN_ECN_CWND).min(self.cwnd);
+            let cut = self.policy.ecn_cut(&ctx).max(self.ecn_floor).min(self.cwnd);
             // Leave slow start: growth after a cut is additive (RFC 3168 Section 6.1.2).
-            self.ssthresh = self.cwnd;
+            self.ssthresh = cut;
             self.ca_acked = 0;
             self.cut_end = ev.snd_nxt;
+            match self.ecn_reduction {
+                EcnReduction::Instant => self.cwnd = cut,
+                EcnReduction::Prr => {
+                    self.state = CaState::Cwr { end: ev.snd_nxt };
+                    self.prr = Some(Prr::start(ev.snd_nxt - ev.snd_una + ev.acked_bytes));
+                    self.prr_step(ev);
+                }
+            }
             return;
         }
-        if ev.cwnd_limited {
+        if ev.acked_bytes > 0 && (ev.cwnd_limited || !self.cwnd_validation) {
             self.grow(ev.acked_bytes);
+        }
+    }
+
+    /// One PRR step of the reduction in progress: cwnd = pipe + what PRR lets out.
+    fn prr_step(&mut self, ev: &AckEvent) {
+        let Some(prr) = self.prr.as_mut() else { return };
+        if let Some(cwnd) = prr.on_ack(ev.delivered_bytes, ev.pipe_bytes, self.ssthresh, ev.safe, self.mss) {
+            self.cwnd = cwnd;
+        }
+    }
+
+    /// Bytes handed to the network (new or resent); PRR counts them while it runs.
+    pub(crate) fn on_sent(&mut self, bytes: u64) {
+        if let Some(prr) = self.prr.as_mut() {
+            prr.on_sent(bytes);
         }
     }
 
     /// Slow start up to ssthresh, the remainder of the ACK in congestion avoidance.
     fn grow(&mut self, mut acked: u64) {
-        if self.cwnd < self.ssthresh {
-            // Linux's `tcp_slow_start`: stop exactly at ssthresh, spill the rest into CA.
-            let step = acked.min(self.ssthresh - self.cwnd);
-            self.cwnd += step;
-            acked -= step;
-        }
-        self.ca_acked += acked;
-        while self.ca_acked >= self.cwnd {
-            self.ca_acked -= self.cwnd;
-            self.cwnd += MSS;
+        match self.growth {
+            WindowGrowth::Bytes => {
+                if self.cwnd < self.ssthresh {
+                    // Linux's `tcp_slow_start`: stop exactly at ssthresh, spill the rest into CA.
+                    let step = acked.min(self.ssthresh - self.cwnd);
+                    self.cwnd += step;
+                    acked -= step;
+                }
+                self.ca_acked += acked;
+                while self.ca_acked >= self.cwnd {
+                    self.ca_acked -= self.cwnd;
+                    self.cwnd += self.mss;
+                }
+            }
+            WindowGrowth::PerAck => {
+                // ns-3's `TcpNewReno::IncreaseWindow`: one segment per ACK in slow start, else
+                // MSS x MSS / cwnd (at least a byte), whatever the ACK covers.
+                if self.cwnd < self.ssthresh {
+                    self.cwnd += self.mss;
+                } else {
+                    self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
+                }
+            }
         }
     }
 
-    /// A duplicate ACK. Outside recovery it only feeds the estimator; inside it inflates the
-    /// window by one segment, since each duplicate means a segment left the network
-    /// (RFC 6582 Section 3.2 step 3).
+    /// A duplicate ACK without SACK. Outside recovery it only feeds the estimator; inside
+    /// NewReno recovery it inflates the window by one segment, since each duplicate means a
+    /// segment left the network (RFC 6582 Section 3.2 step 3).
     ///
     /// The estimator counts a duplicate as one MSS acknowledged (marked if ECE is set), as
     /// Linux DCTCP does without SACK: otherwise marks on out-of-order data are invisible, since
     /// the cumulative ACK that later covers that data echoes only its own state.
-    pub(crate) fn on_dupack(&mut self, ece: bool, snd_una: u64, snd_nxt: u64) {
-        let marked = if ece { MSS } else { 0 };
-        self.policy.on_acked(MSS, marked, snd_una, snd_nxt);
-        if self.in_recovery {
-            self.cwnd += MSS;
+    ///
+    /// During a CWR reduction the duplicate counts as one MSS delivered for PRR, with
+    /// `pipe_bytes` what the sender estimates is still in the network (RFC 6937 Section 3
+    /// without SACK).
+    pub(crate) fn on_dupack(&mut self, ece: bool, snd_una: u64, snd_nxt: u64, pipe_bytes: u64) {
+        let marked = if ece { self.mss } else { 0 };
+        self.policy.on_acked(self.mss, marked, snd_una, snd_nxt);
+        match self.state {
+            CaState::Recovery => self.cwnd += self.mss,
+            CaState::Cwr { .. } => {
+                let ev = AckEvent {
+                    acked_bytes: 0,
+                    delivered_bytes: self.mss,
+                    ce_marked_bytes: marked,
+                    snd_una,
+                    snd_nxt,
+                    cwnd_limited: false,
+                    pipe_bytes,
+                    safe: false,
+                };
+                self.prr_step(&ev);
+            }
+            CaState::Open => {}
         }
     }
 
     /// Fast retransmit (RFC 6582 Section 3.2 step 2): halve whatever the policy, then inflate
-    /// by the three segments the duplicate ACKs say have left the network.
+    /// by the three segments the duplicate ACKs say have left the network. `flight_bytes`
+    /// excludes data sent by limited transmit (RFC 5681 Section 3.2, step 2).
     pub(crate) fn on_fast_retransmit(&mut self, flight_bytes: u64, high_sent: u64) {
-        self.ssthresh = (flight_bytes / 2).max(2 * MSS);
-        self.cwnd = self.ssthresh + 3 * MSS;
+        self.ssthresh = (flight_bytes / 2).max(2 * self.mss);
+        self.cwnd = self.ssthresh + 3 * self.mss;
         self.ca_acked = 0;
-        self.in_recovery = true;
+        self.state = CaState::Recovery;
+        self.prr = None;
         self.cut_end = self.cut_end.max(high_sent);
     }
 
@@ -198,7 +325,7 @@ impl CongestionControl {
     pub(crate) fn on_partial_ack(&mut self, ev: &AckEvent) {
         self.policy
             .on_acked(ev.acked_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
-        self.cwnd = self.cwnd.saturating_sub(ev.acked_bytes).max(MSS) + MSS;
+        self.cwnd = self.cwnd.saturating_sub(ev.acked_bytes).max(self.mss) + self.mss;
     }
 
     /// A full ACK ends recovery (RFC 6582 Section 3.2 step 6, option 1): cwnd = min(ssthresh,
@@ -206,16 +333,55 @@ impl CongestionControl {
     pub(crate) fn on_recovery_exit(&mut self, ev: &AckEvent) {
         self.policy
             .on_acked(ev.acked_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
-        self.cwnd = self.ssthresh.min(ev.flight_bytes() + MSS);
+        self.cwnd = self.ssthresh.min(ev.flight_bytes() + self.mss);
         self.ca_acked = 0;
-        self.in_recovery = false;
+        self.state = CaState::Open;
+    }
+
+    /// SACK loss recovery begins (RFC 6675 Section 5 step 4): ssthresh = FlightSize / 2 (at
+    /// least two segments) and cwnd = ssthresh, or with PRR a reduction from the current
+    /// window. A loss found during a CWR reduction keeps its ssthresh and its PRR state, as
+    /// Linux's `tcp_enter_recovery` does: one reduction per round trip.
+    pub(crate) fn enter_sack_recovery(&mut self, flight_bytes: u64, high_sent: u64) {
+        if !matches!(self.state, CaState::Cwr { .. }) {
+            self.ssthresh = (flight_bytes / 2).max(2 * self.mss);
+            self.prr = self.prr_in_recovery.then(|| Prr::start(flight_bytes));
+            if self.prr.is_none() {
+                self.cwnd = self.ssthresh;
+            }
+        } else if !self.prr_in_recovery {
+            self.prr = None;
+            self.cwnd = self.ssthresh;
+        }
+        self.ca_acked = 0;
+        self.state = CaState::Recovery;
+        self.cut_end = self.cut_end.max(high_sent);
+    }
+
+    /// An ACK during SACK recovery that did not end it: feed the estimator, and with PRR set
+    /// the window for what the ACK delivered.
+    pub(crate) fn on_sack_recovery_ack(&mut self, ev: &AckEvent) {
+        self.policy
+            .on_acked(ev.delivered_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
+        self.prr_step(ev);
+    }
+
+    /// The ACK that covers the recovery point ends SACK recovery: cwnd = ssthresh (RFC 6937
+    /// Section 3.1), from where the window grows again.
+    pub(crate) fn exit_sack_recovery(&mut self, ev: &AckEvent) {
+        self.policy
+            .on_acked(ev.delivered_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
+        self.cwnd = self.ssthresh;
+        self.ca_acked = 0;
+        self.state = CaState::Open;
+        self.prr = None;
     }
 
     /// Restart after idle (RFC 5681 Section 4.1): cwnd = min(cwnd, `restart_window`), since
     /// the network may have changed while the connection sent nothing. ssthresh keeps 3/4 of
     /// the old window (RFC 2861 Section 3), so slow start climbs back towards it quickly.
     pub(crate) fn restart_after_idle(&mut self, restart_window: u64) {
-        let restart_window = restart_window.max(MSS);
+        let restart_window = restart_window.max(self.mss);
         if self.cwnd <= restart_window {
             return;
         }
@@ -225,12 +391,13 @@ impl CongestionControl {
     }
 
     /// Retransmission timeout (RFC 5681 Section 3.1, equation 4): ssthresh = max(flight/2,
-    /// 2 MSS), cwnd = one segment, and fast recovery is abandoned.
+    /// 2 MSS), cwnd = one segment, and any recovery or reduction is abandoned.
     pub(crate) fn on_timeout(&mut self, flight_bytes: u64, high_sent: u64) {
-        self.ssthresh = (flight_bytes / 2).max(2 * MSS);
-        self.cwnd = MSS;
+        self.ssthresh = (flight_bytes / 2).max(2 * self.mss);
+        self.cwnd = self.mss;
         self.ca_acked = 0;
-        self.in_recovery = false;
+        self.state = CaState::Open;
+        self.prr = None;
         self.cut_end = self.cut_end.max(high_sent);
     }
 }
@@ -239,6 +406,8 @@ impl CongestionControl {
 mod tests {
     use super::*;
     use crate::time::Instant;
+
+    const MSS: u64 = MSS_BYTES as u64;
 
     fn ctx() -> CutContext {
         CutContext {
@@ -254,10 +423,13 @@ mod tests {
     fn ack(acked: u64, marked: u64, snd_una: u64, snd_nxt: u64) -> AckEvent {
         AckEvent {
             acked_bytes: acked,
+            delivered_bytes: acked,
             ce_marked_bytes: marked,
             snd_una,
             snd_nxt,
             cwnd_limited: true,
+            pipe_bytes: snd_nxt - snd_una,
+            safe: true,
         }
     }
 
@@ -370,14 +542,14 @@ mod tests {
     fn recovery_dupacks_inflate_partial_deflates_full_exits() {
         let mut cc = reno(20 * MSS);
         for _ in 0..3 {
-            cc.on_dupack(false, 0, 20 * MSS);
+            cc.on_dupack(false, 0, 20 * MSS, 0);
         }
         assert_eq!(cc.cwnd_bytes(), 20 * MSS);
         cc.on_fast_retransmit(20 * MSS, 20 * MSS);
         assert!(cc.in_recovery());
         assert_eq!(cc.ssthresh_bytes(), 10 * MSS);
         assert_eq!(cc.cwnd_bytes(), 13 * MSS);
-        cc.on_dupack(false, 0, 20 * MSS);
+        cc.on_dupack(false, 0, 20 * MSS, 0);
         assert_eq!(cc.cwnd_bytes(), 14 * MSS);
         cc.on_partial_ack(&ack(4 * MSS, 0, 4 * MSS, 21 * MSS));
         assert_eq!(cc.cwnd_bytes(), 11 * MSS);

@@ -486,6 +486,7 @@ impl D3Sender {
             DataSegment {
                 seq: self.seq.snd_nxt(),
                 len: 0,
+                header_bytes: self.config.tcp.data_header_bytes() as u16,
                 ts: now,
                 ect: false,
                 ce: false,
@@ -760,11 +761,7 @@ mod tests {
     }
 
     fn ack_at(acked: u64, ts_echo: Instant) -> AckSegment {
-        AckSegment {
-            ack: acked,
-            ece: false,
-            ts_echo,
-        }
+        AckSegment::plain(acked, false, ts_echo)
     }
 
     /// At `now`, the answer to the request sent at `request_ts`: cumulative ACK `acked` bytes

@@ -43,16 +43,22 @@ pub struct D3Receiver {
     pending: VecDeque<(AckSegment, Option<Feedback>)>,
     /// A FIN (a quenching one included) has arrived.
     fin_received: bool,
+    /// Header bytes of a pure ACK (D3 hosts send no SACK blocks).
+    ack_header_bytes: u16,
 }
 
 impl D3Receiver {
     /// A receiver expecting byte 0 first. `config.delayed_ack` applies to data packets without a
     /// rate request.
+    ///
+    /// D3 recovers losses by NewReno over its rate budget, so its TCP never uses SACK.
     pub fn new(config: &TcpConfig) -> Self {
+        let config = TcpConfig { sack: false, ..*config };
         D3Receiver {
-            tcp: TcpReceiver::new(config),
+            tcp: TcpReceiver::new(&config),
             pending: VecDeque::with_capacity(4),
             fin_received: false,
+            ack_header_bytes: config.ack_header_bytes(0) as u16,
         }
     }
 
@@ -86,9 +92,8 @@ impl D3Receiver {
             }
         } else {
             let ack = AckSegment {
-                ack: self.tcp.bytes_received_in_order(),
-                ece: false,
-                ts_echo: seg.ts,
+                header_bytes: self.ack_header_bytes,
+                ..AckSegment::plain(self.tcp.bytes_received_in_order(), false, seg.ts)
             };
             self.pending.push_back((ack, feedback));
         }
@@ -148,6 +153,7 @@ mod tests {
         DataSegment {
             seq: n * MSS,
             len,
+            header_bytes: 40,
             ts: us(n),
             ect: false,
             ce: false,
@@ -170,7 +176,7 @@ mod tests {
     fn receiver(delayed: bool) -> D3Receiver {
         let delayed_ack = delayed.then_some(DelayedAck {
             segments: 2,
-            timeout: Duration::from_us(40),
+            timeout: Duration::from_us(40), quickack: 0
         });
         D3Receiver::new(&TcpConfig {
             delayed_ack,

@@ -1,4 +1,6 @@
-//! Parameters of a TCP endpoint, each with the default the papers' stacks used.
+//! Parameters of a TCP endpoint. `TcpConfig::default()` is the `d3-testbed` stack (the
+//! Windows-era stacks of the D3 and DCTCP papers, as incast modelled them first); the named
+//! stacks of [`Stack`] set every value at once, and a scenario may override single keys.
 
 use crate::time::Duration;
 
@@ -9,13 +11,54 @@ pub struct DelayedAck {
     pub segments: u32,
     /// ACK at the latest this long after the first unacknowledged segment.
     pub timeout: Duration,
+    /// The first `quickack` in-order segments of a connection are acknowledged at once, as
+    /// Linux's quick-ACK mode does at the start of a transfer (`tcp_incr_quickack`, at most
+    /// `TCP_MAX_QUICKACKS` = 16), so that slow start is not slowed by delayed ACKs. 0 for the
+    /// classic rule (ns-3, the papers' stacks).
+    pub quickack: u32,
+}
+
+/// How a DCTCP-family or ECN NewReno sender lowers its window after an ECN-Echo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnReduction {
+    /// cwnd drops to the cut at once (the papers' stacks, ns-2, htsim).
+    Instant,
+    /// ssthresh drops to the cut and cwnd follows it over one round trip by Proportional Rate
+    /// Reduction (RFC 6937), the way Linux applies ECN (the CWR state, `tcp_enter_cwr` and
+    /// `tcp_cwnd_reduction`) and ns-3 does (`TcpSocketBase::EnterCwr` with `TcpPrrRecovery`):
+    /// the sender keeps clocking out segments, so later losses are still detected by
+    /// duplicate ACKs.
+    Prr,
+}
+
+/// How the congestion window grows on new ACKs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowGrowth {
+    /// Byte counting (RFC 3465, without its limit L, as Linux's `tcp_slow_start`): slow start
+    /// adds the bytes an ACK acknowledges, congestion avoidance one MSS per window of bytes.
+    Bytes,
+    /// Per ACK (RFC 5681 equations 2 and 3 with the classic increments; ns-3's
+    /// `TcpNewReno` from 3.12 to today): slow start adds one MSS per ACK of new data, however
+    /// much it acknowledges, congestion avoidance MSS x MSS / cwnd (at least 1 byte) per ACK.
+    /// With delayed ACKs the window grows half as fast.
+    PerAck,
 }
 
 /// Parameters of one TCP connection (sender and receiver).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TcpConfig {
+    /// Payload bytes of a full segment (the MSS). 1460 for a 1500 B MTU without options, 1448
+    /// with timestamps, 536 in ns-3's `TcpSocket::SegmentSize` default.
+    pub mss_bytes: u32,
+    /// Count the RFC 7323 timestamp option on the wire: 12 bytes (10 and two NOPs) on every
+    /// segment. Every segment carries a timestamp in the model either way (each ACK is an RTT
+    /// sample); this only sets what it costs.
+    pub timestamps: bool,
     /// Initial congestion window in segments. D3 Section 6: the testbed stack starts at 2.
     pub initial_window_segments: u32,
+    /// Initial ssthresh in bytes; `None` is unlimited (RFC 5681: "arbitrarily high"). ns-3.12
+    /// started at 65535 B (`TcpSocket::SlowStartThreshold`).
+    pub initial_ssthresh_bytes: Option<u64>,
     /// Floor of the retransmission timeout. 300 ms in the Windows stacks of DCTCP and D3; the
     /// "reduced" settings of D3 Table 1 and the D2TCP evaluation use 10 ms and 20 ms.
     pub min_rto: Duration,
@@ -33,24 +76,53 @@ pub struct TcpConfig {
     pub receive_window_bytes: Option<u64>,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupack_threshold: u32,
+    /// Selective acknowledgements: the receiver reports what it holds above a hole (RFC 2018)
+    /// and the sender recovers by RFC 6675 (scoreboard, pipe, NextSeg), several holes per
+    /// round trip. Without it loss recovery is NewReno's (RFC 6582), one hole per round trip.
+    pub sack: bool,
+    /// RFC 6675's rescue retransmission (NextSeg rule 4): once per recovery, resend the
+    /// highest unSACKed segment when nothing else may be sent, so a lost tail is repaired
+    /// without a timeout. ns-3 leaves it out (`TcpTxBuffer::NextSeg`).
+    pub rescue_retransmission: bool,
+    /// Proportional Rate Reduction (RFC 6937) sets the window during SACK loss recovery, so
+    /// the sender keeps sending as ACKs return; without it cwnd = ssthresh at once (RFC 6675
+    /// step 4.2). Needs `sack` (the scoreboard measures what was delivered).
+    pub prr: bool,
+    /// How an ECN-Echo lowers the window.
+    pub ecn_reduction: EcnReduction,
+    /// Limited transmit (RFC 3042): the first two duplicate ACKs each release one new segment
+    /// beyond the window. With SACK the pipe of RFC 6675 governs sending instead, as in Linux
+    /// and ns-3, and this has no effect.
+    pub limited_transmit: bool,
+    /// How the window grows.
+    pub window_growth: WindowGrowth,
+    /// Grow the window only while it limits sending (RFC 7661, Linux's
+    /// `tcp_is_cwnd_limited`); ns-3's `TcpNewReno` grows on every ACK.
+    pub cwnd_validation: bool,
+    /// Smallest window an ECN cut leaves, in segments: 2 in Linux (`dctcp_ssthresh`) and the
+    /// RFC 5681 loss floor; 1 in the ns-3 D2TCP port of 2013.
+    pub ecn_cut_floor_segments: u32,
     /// Send a SYN and wait for the SYN/ACK before data (one RTT, as the three-way handshake of
-    /// the D3 testbed's stacks); the SYN/ACK's RTT sample seeds the RTO estimator. Default
-    /// `false`: data leaves at once. Read by `TcpSender` only; D3 pays its RTT with its own
-    /// SYN rate request (D3 Figure 7).
+    /// real stacks); the SYN/ACK's RTT sample seeds the RTO estimator. Read by `TcpSender`
+    /// only; D3 pays its RTT with its own SYN rate request (D3 Figure 7).
     pub handshake: bool,
     /// Restart the window when a persistent connection's next message finds it idle (nothing
     /// in flight and no data sent for longer than the RTO): cwnd = min(cwnd, initial window),
     /// ssthresh kept at least 3/4 of the old cwnd (RFC 5681 Section 4.1, RFC 2861, Linux's
-    /// `tcp_cwnd_restart` without its per-RTO halving). Default `false`: ns-3's TCP, the D2TCP
-    /// paper's simulator (2012), kept the window across idle periods. Read by
+    /// `tcp_cwnd_restart` without its per-RTO halving). ns-3's TCP, the D2TCP paper's
+    /// simulator (2012), kept the window across idle periods. Read by
     /// `TcpSender::push_message` only.
     pub restart_after_idle: bool,
 }
 
 impl Default for TcpConfig {
+    /// The `d3-testbed` stack ([`Stack::D3Testbed`]).
     fn default() -> Self {
         TcpConfig {
+            mss_bytes: super::MSS_BYTES,
+            timestamps: false,
             initial_window_segments: 2,
+            initial_ssthresh_bytes: None,
             min_rto: Duration::from_ms(300),
             initial_rto: None,
             max_rto: Duration::from_secs(60),
@@ -58,8 +130,48 @@ impl Default for TcpConfig {
             delayed_ack: None,
             receive_window_bytes: None,
             dupack_threshold: 3,
+            sack: false,
+            rescue_retransmission: false,
+            prr: false,
+            ecn_reduction: EcnReduction::Instant,
+            limited_transmit: false,
+            window_growth: WindowGrowth::Bytes,
+            cwnd_validation: true,
+            ecn_cut_floor_segments: 2,
             handshake: false,
             restart_after_idle: false,
         }
+    }
+}
+
+impl TcpConfig {
+    /// Header bytes of a data segment: IPv4 and TCP, with the timestamp option if counted.
+    pub fn data_header_bytes(&self) -> u32 {
+        super::HEADER_BYTES + if self.timestamps { super::segment::TIMESTAMP_OPTION_BYTES } else { 0 }
+    }
+
+    /// Header bytes of a pure ACK carrying `sack_blocks` SACK blocks.
+    pub fn ack_header_bytes(&self, sack_blocks: usize) -> u32 {
+        self.data_header_bytes() + super::segment::sack_option_bytes(sack_blocks)
+    }
+
+    /// Header bytes of a SYN or SYN/ACK: a data header and the SYN's own options (MSS, window
+    /// scale, and SACK-permitted where timestamps do not make room for it).
+    pub fn syn_header_bytes(&self) -> u32 {
+        use super::segment::{SACK_PERMITTED_OPTION_BYTES, SYN_OPTION_BYTES};
+        let sack_permitted = if self.sack && !self.timestamps { SACK_PERMITTED_OPTION_BYTES } else { 0 };
+        self.data_header_bytes() + SYN_OPTION_BYTES + sack_permitted
+    }
+
+    /// SACK blocks that fit an ACK beside the other options: 4, or 3 with timestamps
+    /// (RFC 2018 Section 3).
+    pub fn max_sack_blocks(&self) -> usize {
+        let used = self.data_header_bytes() - super::HEADER_BYTES;
+        ((super::segment::MAX_OPTION_BYTES - used - 4) / 8) as usize
+    }
+
+    /// The MSS in bytes, as the window arithmetic uses it.
+    pub fn mss(&self) -> u64 {
+        u64::from(self.mss_bytes)
     }
 }

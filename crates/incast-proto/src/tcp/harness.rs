@@ -152,7 +152,7 @@ fn delayed() -> TcpConfig {
     TcpConfig {
         delayed_ack: Some(DelayedAck {
             segments: 2,
-            timeout: Duration::from_ms(1),
+            timeout: Duration::from_ms(1), quickack: 0
         }),
         ..TcpConfig::default()
     }
@@ -215,8 +215,8 @@ fn transfer_100kb_handshake_one_rtt_later_without_retransmission() {
             (0, 0, 0, 1)
         );
         assert_eq!(s.segments_sent, plain.sender.stats().segments_sent);
-        // The SYN's round trip: its 40 B on the 1 Gbps data direction, then both delays.
-        let rtt = hs.rate.tx_time(u64::from(super::HEADER_BYTES)) + hs.delay + hs.delay;
+        // The SYN's round trip: its 48 B on the 1 Gbps data direction, then both delays.
+        let rtt = hs.rate.tx_time(u64::from(config.syn_header_bytes())) + hs.delay + hs.delay;
         let fct = |p: &Pair| p.sender.completed_at().unwrap();
         assert_eq!(fct(&hs), fct(&plain) + rtt);
     }

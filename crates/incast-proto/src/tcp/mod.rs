@@ -1,5 +1,6 @@
-//! TCP reliability: a sender (windowed transmission, RFC 6298 RTO, NewReno recovery) and a
-//! receiver (cumulative ACKs, optional delayed ACKs, DCTCP's ECN-Echo state machine).
+//! TCP reliability: a sender (windowed transmission, RFC 6298 RTO, NewReno recovery or SACK
+//! recovery by RFC 6675, limited transmit) and a receiver (cumulative ACKs with SACK blocks,
+//! optional delayed ACKs, DCTCP's ECN-Echo state machine), configured as a named [`Stack`].
 //!
 //! Both endpoints are sans-IO state machines in the style of quinn-proto: inputs are
 //! `handle_*` calls with `now` passed in, outputs are `poll_*` calls. Congestion control lives in
@@ -19,15 +20,19 @@ pub mod config;
 mod receiver;
 mod reliability;
 mod rtt;
+mod scoreboard;
 pub mod segment;
 mod sender;
+mod stack;
 
 #[cfg(test)]
 mod harness;
 
-pub use config::{DelayedAck, TcpConfig};
+pub use config::{DelayedAck, EcnReduction, TcpConfig, WindowGrowth};
 pub use receiver::TcpReceiver;
 pub(crate) use reliability::{AckClass, Duplicate, SendSequence};
 pub(crate) use rtt::RttEstimator;
-pub use segment::{AckSegment, DataSegment, ACK_WIRE_BYTES, HEADER_BYTES, MSS_BYTES, MTU_BYTES};
+pub(crate) use scoreboard::{Resend, Scoreboard};
+pub use segment::{AckSegment, DataSegment, SackBlocks, ACK_WIRE_BYTES, HEADER_BYTES, MSS_BYTES, MTU_BYTES};
 pub use sender::{SenderStats, TcpSender};
+pub use stack::Stack;

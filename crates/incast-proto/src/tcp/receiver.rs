@@ -1,10 +1,11 @@
 //! The receiving side of a TCP flow: cumulative ACKs with out-of-order reassembly (RFC 5681
-//! Section 4.2), optional delayed ACKs (RFC 1122 Section 4.2.3.2) and DCTCP's two-state
-//! ECN-Echo machine for delayed ACKs (DCTCP paper Section 3.1, Figure 10).
+//! Section 4.2), SACK blocks (RFC 2018), optional delayed ACKs (RFC 1122 Section 4.2.3.2) with
+//! Linux's quick ACKs at the start of a transfer, and DCTCP's two-state ECN-Echo machine for
+//! delayed ACKs (DCTCP paper Section 3.1, Figure 10).
 
 use std::collections::VecDeque;
 
-use super::{AckSegment, DataSegment, DelayedAck, TcpConfig};
+use super::{AckSegment, DataSegment, DelayedAck, SackBlocks, TcpConfig};
 use crate::time::Instant;
 
 /// The receiver of one flow: a sans-IO state machine.
@@ -16,9 +17,13 @@ use crate::time::Instant;
 ///
 /// ACK policy:
 /// - in-order data is acknowledged per segment, or with delayed ACKs every `segments` segments
-///   or `timeout` after the first unacknowledged one;
+///   or `timeout` after the first unacknowledged one (after the first `quickack` segments,
+///   which are acknowledged at once);
 /// - out-of-order or duplicate data, and data that fills all or part of a hole, are
 ///   acknowledged at once, so the sender sees duplicate ACKs promptly (RFC 5681 Section 4.2);
+/// - with SACK every ACK reports the ranges held above the cumulative ACK (RFC 2018 Section 4):
+///   first the one holding the segment that triggered it (unless that segment advanced the
+///   ACK), then the most recently reported others, as many as the option space allows;
 /// - a SYN (`TcpConfig::handshake`) is answered at once, delayed ACKs or not, by the SYN/ACK
 ///   (an ACK for `rcv_nxt`, echoing the SYN's timestamp), and so is every re-sent SYN;
 /// - ECN-Echo echoes the CE bit of the triggering segment without delayed ACKs; with them it
@@ -31,7 +36,18 @@ pub struct TcpReceiver {
     /// Data above `rcv_nxt` already received: sorted, disjoint, non-adjacent `[start, end)`
     /// ranges. A handful at most in practice, so a `Vec` beats any tree.
     out_of_order: Vec<(u64, u64)>,
+    /// With SACK: ranges of `out_of_order` in the order they were last reported, the most
+    /// recent first (Linux's `selective_acks`, at most 4); `None` without SACK.
+    sack_recent: Option<SackBlocks>,
+    /// SACK blocks an ACK may carry beside the other options.
+    max_sack_blocks: usize,
+    /// Header bytes of a pure ACK without SACK blocks.
+    ack_header_bytes: u32,
+    /// Header bytes of a SYN/ACK.
+    syn_ack_header_bytes: u16,
     delayed_ack: Option<DelayedAck>,
+    /// In-order segments still to be acknowledged at once (Linux's quick-ACK mode).
+    quickacks_left: u32,
     /// In-order segments received but not yet acknowledged.
     unacked_segments: u32,
     /// Timestamp of the earliest unacknowledged in-order segment: RFC 7323 Section 4.3 echoes
@@ -52,7 +68,12 @@ impl TcpReceiver {
         TcpReceiver {
             rcv_nxt: 0,
             out_of_order: Vec::with_capacity(4),
+            sack_recent: config.sack.then_some(SackBlocks::EMPTY),
+            max_sack_blocks: config.max_sack_blocks(),
+            ack_header_bytes: config.ack_header_bytes(0),
+            syn_ack_header_bytes: config.syn_header_bytes() as u16,
             delayed_ack: config.delayed_ack,
+            quickacks_left: config.delayed_ack.map_or(0, |d| d.quickack),
             unacked_segments: 0,
             unacked_ts: Instant::ZERO,
             ack_at: None,
@@ -84,7 +105,8 @@ impl TcpReceiver {
             }
         };
         if seg.seq > self.rcv_nxt {
-            self.insert_out_of_order(seg.seq, seg.end());
+            let range = self.insert_out_of_order(seg.seq, seg.end());
+            self.report_first(range);
             let ts = self.echo_ts(seg);
             self.ack_now(ece, ts);
             return;
@@ -101,6 +123,11 @@ impl TcpReceiver {
         match self.delayed_ack {
             None => self.ack_now(ece, seg.ts),
             Some(_) if filled_hole => {
+                let ts = self.echo_ts(seg);
+                self.ack_now(ece, ts);
+            }
+            Some(_) if self.quickacks_left > 0 => {
+                self.quickacks_left -= 1;
                 let ts = self.echo_ts(seg);
                 self.ack_now(ece, ts);
             }
@@ -156,15 +183,28 @@ impl TcpReceiver {
         let ece = self.unacked_segments > 0 && self.ce_state;
         let ts = self.echo_ts(seg);
         self.ack_now(ece, ts);
+        // The SYN/ACK carries the SYN options rather than SACK blocks.
+        let syn_ack = self.pending.back_mut().expect("just queued");
+        syn_ack.header_bytes = self.syn_ack_header_bytes;
+        syn_ack.sack = SackBlocks::EMPTY;
     }
 
-    /// Queues an ACK for `rcv_nxt`; it covers every unacknowledged segment, so the delayed-ACK
-    /// state is cleared.
+    /// Queues an ACK for `rcv_nxt` with the SACK blocks to report; it covers every
+    /// unacknowledged segment, so the delayed-ACK state is cleared.
     fn ack_now(&mut self, ece: bool, ts_echo: Instant) {
+        let mut sack = SackBlocks::EMPTY;
+        if let Some(recent) = &self.sack_recent {
+            for &b in recent.as_slice().iter().take(self.max_sack_blocks) {
+                sack.push(b);
+            }
+        }
+        let options = super::segment::sack_option_bytes(sack.len());
         self.pending.push_back(AckSegment {
             ack: self.rcv_nxt,
             ece,
             ts_echo,
+            sack,
+            header_bytes: (self.ack_header_bytes + options) as u16,
         });
         self.unacked_segments = 0;
         self.ack_at = None;
@@ -180,10 +220,26 @@ impl TcpReceiver {
         }
     }
 
-    /// Records `[start, end)` above `rcv_nxt`, merging with overlapping or adjacent ranges.
-    fn insert_out_of_order(&mut self, start: u64, end: u64) {
+    /// Makes `range`, the out-of-order range holding the segment just received, the first SACK
+    /// block (RFC 2018 Section 4, rule (a)); the ranges it absorbed are dropped from the list.
+    fn report_first(&mut self, range: (u64, u64)) {
+        let Some(recent) = &mut self.sack_recent else { return };
+        let mut next = SackBlocks::EMPTY;
+        next.push(range);
+        for &b in recent.as_slice() {
+            // Ranges are exact and disjoint: an older block that touches `range` is part of it.
+            if b.1 < range.0 || b.0 > range.1 {
+                next.push(b);
+            }
+        }
+        *recent = next;
+    }
+
+    /// Records `[start, end)` above `rcv_nxt`, merging with overlapping or adjacent ranges;
+    /// returns the merged range that holds it.
+    fn insert_out_of_order(&mut self, start: u64, end: u64) -> (u64, u64) {
         if start >= end {
-            return;
+            return (start, end);
         }
         let ranges = &mut self.out_of_order;
         // First range that overlaps or touches [start, end).
@@ -201,9 +257,10 @@ impl TcpReceiver {
             ranges[first] = (s, e);
             ranges.drain(first + 1..last);
         }
+        (s, e)
     }
 
-    /// Moves `rcv_nxt` over out-of-order ranges it now reaches.
+    /// Moves `rcv_nxt` over out-of-order ranges it now reaches, and forgets SACK blocks below it.
     fn absorb_out_of_order(&mut self) {
         let reached = self
             .out_of_order
@@ -213,6 +270,14 @@ impl TcpReceiver {
         }
         self.rcv_nxt = self.rcv_nxt.max(self.out_of_order[reached - 1].1);
         self.out_of_order.drain(..reached);
+        if let Some(recent) = &mut self.sack_recent {
+            let rcv_nxt = self.rcv_nxt;
+            let mut kept = SackBlocks::EMPTY;
+            for &b in recent.as_slice().iter().filter(|b| b.0 > rcv_nxt) {
+                kept.push(b);
+            }
+            *recent = kept;
+        }
     }
 }
 
@@ -234,6 +299,7 @@ mod tests {
         DataSegment {
             seq: n * MSS,
             len: MSS_BYTES,
+            header_bytes: 40,
             ts: us(n),
             ect: true,
             ce,
@@ -245,7 +311,7 @@ mod tests {
     fn receiver(delayed: Option<u32>) -> TcpReceiver {
         let delayed_ack = delayed.map(|segments| DelayedAck {
             segments,
-            timeout: DELAY,
+            timeout: DELAY, quickack: 0
         });
         TcpReceiver::new(&TcpConfig {
             delayed_ack,
@@ -270,6 +336,7 @@ mod tests {
         DataSegment {
             seq: 0,
             len: 0,
+            header_bytes: 40,
             ts: us(t),
             ect: true,
             ce: false,
@@ -393,6 +460,7 @@ mod tests {
             &DataSegment {
                 seq: 0,
                 len: 1000,
+                header_bytes: 40,
                 ..seg(0, false)
             },
         );
@@ -401,6 +469,7 @@ mod tests {
             &DataSegment {
                 seq: 500,
                 len: 1000,
+                header_bytes: 40,
                 ..seg(0, false)
             },
         );

@@ -1,6 +1,7 @@
 //! The reliability mechanism every sender shares, over byte offsets: cumulative-ACK bookkeeping,
 //! duplicate-ACK loss detection with NewReno's `recover` guard (RFC 5681 Section 3.2, RFC 6582
-//! Section 3.2), the RFC 6298 retransmission timer, and go-back-N after it expires (no SACK).
+//! Section 3.2), the RFC 6298 retransmission timer, and go-back-N after it expires (without
+//! SACK; a SACK sender keeps its sequence and resends from its scoreboard instead).
 //!
 //! It decides nothing about how fast to send: [`TcpSender`](super::TcpSender) wraps it in a
 //! congestion window, the D3 sender in a rate budget. Each sender calls the small steps below
@@ -15,11 +16,8 @@
 //! ```
 
 use super::rtt::RttEstimator;
-use super::{AckSegment, DataSegment, TcpConfig, MSS_BYTES};
+use super::{AckSegment, DataSegment, TcpConfig};
 use crate::time::{Duration, Instant};
-
-/// One maximum segment in bytes.
-const MSS: u64 = MSS_BYTES as u64;
 
 /// Where a cumulative ACK falls relative to the send sequence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +82,10 @@ pub(crate) struct SendSequence {
     retransmit: Option<u64>,
     /// All RTT samples: the retransmission timeout.
     rtt: RttEstimator,
+    /// Payload bytes of a full segment.
+    mss: u64,
+    /// Header bytes of a data segment (options included).
+    header_bytes: u16,
     /// Retransmission timer; `None` when nothing is outstanding.
     rto_at: Option<Instant>,
     counters: SequenceCounters,
@@ -101,6 +103,8 @@ impl SendSequence {
             dupack_threshold: config.dupack_threshold,
             retransmit: None,
             rtt: RttEstimator::new(config),
+            mss: config.mss().max(1),
+            header_bytes: config.data_header_bytes() as u16,
             rto_at: None,
             counters: SequenceCounters::default(),
         }
@@ -127,9 +131,48 @@ impl SendSequence {
     }
 
     /// Consecutive duplicate ACKs so far.
-    #[cfg(test)]
     pub(crate) fn dupacks(&self) -> u32 {
         self.dupacks
+    }
+
+    /// Payload bytes of a full segment.
+    pub(crate) fn mss(&self) -> u64 {
+        self.mss
+    }
+
+    /// Counts a duplicate ACK of RFC 6675's definition (it SACKed new data) and returns the
+    /// count; the SACK sender decides about loss itself.
+    pub(crate) fn count_duplicate(&mut self) -> u32 {
+        self.dupacks = self.dupacks.saturating_add(1);
+        self.dupacks
+    }
+
+    /// Whether a new loss recovery may start: snd_una has reached the recovery point of the
+    /// last one (RFC 6582 Section 3.2 step 2, RFC 6675 Section 5.1).
+    pub(crate) fn recovery_allowed(&self) -> bool {
+        self.snd_una >= self.recover
+    }
+
+    /// The recovery point of the last loss event.
+    pub(crate) fn recover(&self) -> u64 {
+        self.recover
+    }
+
+    /// SACK loss recovery begins: `recover` moves to `high_sent`; the scoreboard decides what
+    /// to resend.
+    pub(crate) fn enter_sack_recovery(&mut self) {
+        self.counters.fast_retransmits += 1;
+        self.recover = self.high_sent;
+    }
+
+    /// The timer expired on a SACK sender (RFC 6675 Section 5.1): `recover` moves to
+    /// `high_sent`, the RTO backs off, but the sequence is not rewound, since the scoreboard
+    /// resends what is lost around what the receiver SACKed.
+    pub(crate) fn timeout_in_place(&mut self, now: Instant) {
+        self.recover = self.high_sent;
+        self.dupacks = 0;
+        self.retransmit = None;
+        self.back_off(now);
     }
 
     /// Counters so far.
@@ -267,13 +310,18 @@ impl SendSequence {
     ) -> Option<DataSegment> {
         let seq = self.retransmit.take()?;
         (seq >= self.snd_una && seq < self.snd_nxt)
-            .then(|| self.segment_at(now, seq, data_end, ect))
+            .then(|| self.segment_at(now, seq, self.mss.min(data_end - seq), ect))
+    }
+
+    /// Resends `len` bytes from `seq`, below `high_sent` (a SACK sender's NextSeg choice).
+    pub(crate) fn resend(&mut self, now: Instant, seq: u64, len: u64, ect: bool) -> DataSegment {
+        self.segment_at(now, seq, len, ect)
     }
 
     /// Payload bytes of the next segment at `snd_nxt`, `None` once `snd_nxt` reaches
     /// `data_end`.
     pub(crate) fn next_len(&self, data_end: u64) -> Option<u64> {
-        (self.snd_nxt < data_end).then(|| MSS.min(data_end - self.snd_nxt))
+        (self.snd_nxt < data_end).then(|| self.mss.min(data_end - self.snd_nxt))
     }
 
     /// Whether `len` more bytes fit a window of `window_bytes`. An empty pipe always gets one
@@ -286,17 +334,17 @@ impl SendSequence {
     /// Builds the segment at `snd_nxt` (there must be one, see [`next_len`](Self::next_len))
     /// and advances `snd_nxt` and `high_sent` past it.
     pub(crate) fn send_new(&mut self, now: Instant, data_end: u64, ect: bool) -> DataSegment {
-        let seg = self.segment_at(now, self.snd_nxt, data_end, ect);
+        let len = self.mss.min(data_end - self.snd_nxt);
+        let seg = self.segment_at(now, self.snd_nxt, len, ect);
         self.snd_nxt = seg.end();
         self.high_sent = self.high_sent.max(self.snd_nxt);
         seg
     }
 
-    /// Builds the segment starting at `seq`, at most one MSS and not past `data_end`, marked
-    /// ECN-capable with `ect`; counts it, and the bytes below `high_sent` as retransmitted, and
-    /// arms the timer (RFC 6298 Section 5.1).
-    fn segment_at(&mut self, now: Instant, seq: u64, data_end: u64, ect: bool) -> DataSegment {
-        let len = MSS.min(data_end - seq);
+    /// Builds the segment of `len` bytes starting at `seq`, marked ECN-capable with `ect`;
+    /// counts it, and the bytes below `high_sent` as retransmitted, and arms the timer
+    /// (RFC 6298 Section 5.1).
+    fn segment_at(&mut self, now: Instant, seq: u64, len: u64, ect: bool) -> DataSegment {
         let resent = (seq + len).min(self.high_sent).saturating_sub(seq);
         self.counters.retransmitted_bytes += resent;
         self.counters.segments_sent += 1;
@@ -304,6 +352,7 @@ impl SendSequence {
         DataSegment {
             seq,
             len: len as u32,
+            header_bytes: self.header_bytes,
             ts: now,
             ect,
             ce: false,
@@ -324,6 +373,7 @@ impl SendSequence {
 mod tests {
     use super::*;
 
+    const MSS: u64 = super::super::MSS_BYTES as u64;
     const RTO: Duration = Duration::from_ms(10);
 
     fn us(t: u64) -> Instant {
@@ -338,11 +388,7 @@ mod tests {
     }
 
     fn ack(n: u64) -> AckSegment {
-        AckSegment {
-            ack: n * MSS,
-            ece: false,
-            ts_echo: Instant::ZERO,
-        }
+        AckSegment::plain(n * MSS, false, Instant::ZERO)
     }
 
     /// Sends `n` new full segments at `now`.

@@ -1,16 +1,15 @@
 //! The sending side of a TCP flow: an optional SYN round trip, windowed transmission (RFC 5681),
-//! the RFC 6298 retransmission timer with go-back-N recovery, and NewReno fast retransmit / fast
-//! recovery (RFC 6582). The mechanism lives in the shared [`SendSequence`]; this file adds the
+//! the RFC 6298 retransmission timer, and loss recovery: NewReno fast retransmit and fast
+//! recovery (RFC 6582) with go-back-N after a timeout and optional limited transmit (RFC 3042),
+//! or with SACK the recovery of RFC 6675 (scoreboard, pipe, NextSeg) with PRR (RFC 6937). The
+//! mechanism lives in the shared [`SendSequence`] and [`Scoreboard`]; this file adds the
 //! congestion window, the handshake and the messages of a persistent connection.
 
 use std::collections::VecDeque;
 
-use super::{AckClass, AckSegment, DataSegment, Duplicate, SendSequence, TcpConfig, MSS_BYTES};
+use super::{AckClass, AckSegment, DataSegment, Duplicate, Resend, Scoreboard, SendSequence, TcpConfig};
 use crate::cc::{AckEvent, CongestionControl, CutContext};
 use crate::time::{Duration, Instant};
-
-/// One maximum segment in bytes.
-const MSS: u64 = MSS_BYTES as u64;
 
 /// Progress of the optional handshake (`TcpConfig::handshake`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,12 +35,12 @@ struct Message {
 /// Counters of one sender, for reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SenderStats {
-    /// Payload bytes sent again below the highest offset ever sent (fast retransmits and
-    /// go-back-N after a timeout).
+    /// Payload bytes sent again below the highest offset ever sent (fast retransmits,
+    /// SACK recovery and the resends after a timeout).
     pub retransmitted_bytes: u64,
     /// Retransmission timer expiries, those of a SYN included.
     pub timeouts: u64,
-    /// Entries into fast retransmit (third duplicate ACK).
+    /// Entries into loss recovery (fast retransmit).
     pub fast_retransmits: u64,
     /// Bytes cumulatively acknowledged.
     pub bytes_acked: u64,
@@ -49,6 +48,15 @@ pub struct SenderStats {
     pub segments_sent: u64,
     /// SYNs handed out by `poll_transmit`, re-sent ones included (0 without the handshake).
     pub syns_sent: u64,
+}
+
+/// What the next SACK transmission is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    /// A resend chosen from the scoreboard.
+    Resend(Resend),
+    /// New data at snd_nxt, of this many bytes.
+    New(u64),
 }
 
 /// The sender of one flow: a sans-IO state machine over byte offsets starting at 0.
@@ -87,6 +95,14 @@ pub struct TcpSender {
     completed_at: Option<Instant>,
     /// Sequence state, duplicate-ACK detection and the retransmission timer.
     seq: SendSequence,
+    /// With SACK: what the receiver holds above snd_una, what is lost, what to resend.
+    scoreboard: Option<Scoreboard>,
+    /// Send the first retransmission of a SACK recovery whatever the window (RFC 6675 step
+    /// 4.3).
+    force_resend: bool,
+    /// Limited transmit: new bytes sent beyond cwnd on the current run of duplicate ACKs, left
+    /// out of ssthresh at the fast retransmit (RFC 5681 Section 3.2 step 2).
+    limited_sent: u64,
     /// `snd_nxt` when `poll_transmit` last found the window full. ACKs up to here acknowledge
     /// data sent while the window was the limit, and only they grow it (RFC 7661 cwnd
     /// validation; Linux's `is_cwnd_limited` is likewise sticky for the window it was set in).
@@ -102,7 +118,9 @@ impl TcpSender {
     /// A sender about to transmit its initial window, or its SYN with `config.handshake`.
     ///
     /// `size_bytes` `None` is a long-lived flow that never ends. `ect` marks every data segment
-    /// ECN-capable. `deadline` is the flow's absolute deadline, kept for deadline-aware policies.
+    /// ECN-capable. `deadline` is the flow's absolute deadline, kept for deadline-aware
+    /// policies. `cc` takes the window rules of `config` (MSS, initial window, growth,
+    /// reductions).
     pub fn new(
         config: TcpConfig,
         mut cc: CongestionControl,
@@ -111,7 +129,7 @@ impl TcpSender {
         deadline: Option<Instant>,
         now: Instant,
     ) -> Self {
-        cc.set_initial_window(u64::from(config.initial_window_segments) * MSS);
+        cc.configure(&config);
         let complete = size_bytes == Some(0) && !config.handshake;
         TcpSender {
             config,
@@ -124,6 +142,9 @@ impl TcpSender {
             started_at: now,
             completed_at: complete.then_some(now),
             seq: SendSequence::new(&config),
+            scoreboard: config.sack.then(|| Scoreboard::new(config.mss(), config.dupack_threshold)),
+            force_resend: false,
+            limited_sent: 0,
             window_limited_through: 0,
             handshake: if config.handshake {
                 Handshake::SynDue
@@ -150,7 +171,7 @@ impl TcpSender {
     pub fn push_message(&mut self, now: Instant, bytes: u64, deadline: Option<Instant>) {
         let start = self.size_bytes.expect("push_message on a long-lived flow");
         if self.config.restart_after_idle && self.idle_longer_than_rto(now) {
-            self.cc.restart_after_idle(u64::from(self.config.initial_window_segments) * MSS);
+            self.cc.restart_after_idle(u64::from(self.config.initial_window_segments) * self.config.mss());
         }
         let end = start + bytes;
         self.later.push_back(Message { end, deadline });
@@ -171,8 +192,9 @@ impl TcpSender {
                 .is_some_and(|t| now.saturating_since(t) > self.seq.rto())
     }
 
-    /// Processes a cumulative ACK: RTT sample, window growth or ECN cut, duplicate-ACK counting
-    /// and NewReno recovery. ACKs for bytes never sent and ACKs below `snd_una` are ignored.
+    /// Processes an ACK: RTT sample, SACK information, window growth or ECN reduction,
+    /// duplicate-ACK counting and loss recovery. ACKs for bytes never sent and ACKs below
+    /// `snd_una` are ignored.
     ///
     /// During the handshake the first ACK for byte 0 is the SYN/ACK: it gives an RTT sample and
     /// releases the initial window, and neither it nor a late SYN/ACK for a re-sent SYN counts
@@ -189,8 +211,12 @@ impl TcpSender {
         }
         match self.seq.classify(ack.ack) {
             AckClass::Beyond | AckClass::Stale => {}
+            AckClass::Duplicate | AckClass::New if self.scoreboard.is_some() => self.on_sack_ack(now, ack),
             AckClass::Duplicate => self.on_duplicate_ack(ack),
             AckClass::New => self.on_new_ack(now, ack),
+        }
+        if self.completed_at.is_none() && self.is_complete() {
+            self.completed_at = Some(now);
         }
     }
 
@@ -206,34 +232,30 @@ impl TcpSender {
         }
     }
 
-    /// RFC 6582 Section 3.2 steps 1 to 4.
+    /// A duplicate ACK without SACK: RFC 6582 Section 3.2 steps 1 to 4.
     fn on_duplicate_ack(&mut self, ack: &AckSegment) {
         let dup = self.seq.on_duplicate_ack();
         if dup == Duplicate::NotInFlight {
             return;
         }
-        self.cc
-            .on_dupack(ack.ece, self.seq.snd_una(), self.seq.snd_nxt());
+        // Each duplicate says one segment left the network.
+        let pipe = self.flight_bytes().saturating_sub(u64::from(self.seq.dupacks()) * self.seq.mss());
+        self.cc.on_dupack(ack.ece, self.seq.snd_una(), self.seq.snd_nxt(), pipe);
         // Already recovering: the duplicate only inflates the window.
         if dup != Duplicate::Loss || self.cc.in_recovery() {
             return;
         }
         self.cc
-            .on_fast_retransmit(self.flight_bytes(), self.seq.high_sent());
+            .on_fast_retransmit(self.flight_bytes() - self.limited_sent, self.seq.high_sent());
         self.seq.enter_fast_retransmit();
     }
 
-    /// An ACK that advances `snd_una`.
+    /// An ACK that advances `snd_una`, without SACK.
     fn on_new_ack(&mut self, now: Instant, ack: &AckSegment) {
         let acked = self.seq.on_new_ack(now, ack);
         self.advance_head();
-        let ev = AckEvent {
-            acked_bytes: acked,
-            ce_marked_bytes: if ack.ece { acked } else { 0 },
-            snd_una: self.seq.snd_una(),
-            snd_nxt: self.seq.snd_nxt(),
-            cwnd_limited: ack.ack <= self.window_limited_through,
-        };
+        self.limited_sent = 0;
+        let ev = self.ack_event(ack, acked, acked, self.flight_bytes(), true);
         if !self.cc.in_recovery() {
             let ctx = self.cut_context(now);
             self.cc.on_ack(&ev, &ctx);
@@ -244,16 +266,100 @@ impl TcpSender {
             self.cc.on_partial_ack(&ev);
             self.seq.schedule_retransmit();
         }
-        if self.completed_at.is_none() && self.is_complete() {
-            self.completed_at = Some(now);
+    }
+
+    /// Any ACK of a SACK sender (RFC 6675 Section 5): update the scoreboard, count duplicates
+    /// (ACKs that SACK new data), enter loss recovery on DupThresh duplicates or when IsLost
+    /// (snd_una) holds, end it when the recovery point is acknowledged, and let the window
+    /// react to what was delivered.
+    fn on_sack_ack(&mut self, now: Instant, ack: &AckSegment) {
+        let board = self.scoreboard.as_mut().expect("SACK senders have a scoreboard");
+        let (prior_una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
+        let lost_before = board.lost_below();
+        let newly_sacked = board.update(&ack.sack, prior_una, high_sent);
+        let (mut acked, mut was_sacked) = (0, 0);
+        if ack.ack > prior_una {
+            acked = self.seq.on_new_ack(now, ack);
+            was_sacked = board.advance(ack.ack);
+            self.limited_sent = 0;
+        }
+        let new_loss = board.lost_below() > lost_before.max(ack.ack);
+        let delivered = acked - was_sacked + newly_sacked;
+        if acked > 0 {
+            self.advance_head();
+        }
+        if self.cc.in_recovery() {
+            let ev = self.sack_event(ack, acked, delivered, !new_loss);
+            if self.seq.covers_recover(ack.ack) {
+                self.cc.exit_sack_recovery(&ev);
+            } else {
+                self.cc.on_sack_recovery_ack(&ev);
+            }
+            return;
+        }
+        // RFC 6675's duplicate ACK: it SACKs new data, cumulative or not.
+        if newly_sacked > 0 {
+            self.seq.count_duplicate();
+        }
+        let board = self.scoreboard.as_ref().expect("SACK senders have a scoreboard");
+        let una = self.seq.snd_una();
+        let loss = self.seq.flight_bytes() > 0
+            && self.seq.recovery_allowed()
+            && (self.seq.dupacks() >= self.config.dupack_threshold || board.is_lost(una));
+        if loss {
+            self.enter_sack_recovery(ack, acked, delivered);
+        } else {
+            let ev = self.sack_event(ack, acked, delivered, !new_loss);
+            let ctx = self.cut_context(now);
+            self.cc.on_ack(&ev, &ctx);
+        }
+    }
+
+    /// Step 4 of RFC 6675 Section 5: RecoveryPoint = HighData, the window reduced, the first
+    /// unacknowledged segment presumed lost and resent at once; the ACK that started it
+    /// counts towards PRR.
+    fn enter_sack_recovery(&mut self, ack: &AckSegment, acked: u64, delivered: u64) {
+        let (una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
+        self.cc.enter_sack_recovery(high_sent - una, high_sent);
+        self.seq.enter_sack_recovery();
+        let board = self.scoreboard.as_mut().expect("SACK senders have a scoreboard");
+        let first_end = match board.next_lost(una, high_sent) {
+            Some(Resend::Hole { seq, len }) if seq == una => seq + len,
+            _ => (una + self.seq.mss()).min(high_sent),
+        };
+        board.enter_recovery(una, first_end);
+        self.force_resend = true;
+        let ev = self.sack_event(ack, acked, delivered, false);
+        self.cc.on_sack_recovery_ack(&ev);
+    }
+
+    /// The window's view of an ACK of a SACK sender, pipe from the scoreboard.
+    fn sack_event(&self, ack: &AckSegment, acked: u64, delivered: u64, safe: bool) -> AckEvent {
+        let board = self.scoreboard.as_ref().expect("SACK senders have a scoreboard");
+        let pipe = board.pipe(self.seq.snd_una(), self.seq.high_sent());
+        self.ack_event(ack, acked, delivered, pipe, safe)
+    }
+
+    /// The window's view of an ACK that acknowledged `acked` bytes and delivered `delivered`.
+    fn ack_event(&self, ack: &AckSegment, acked: u64, delivered: u64, pipe: u64, safe: bool) -> AckEvent {
+        AckEvent {
+            acked_bytes: acked,
+            delivered_bytes: delivered,
+            ce_marked_bytes: if ack.ece { delivered } else { 0 },
+            snd_una: self.seq.snd_una(),
+            snd_nxt: self.seq.snd_nxt(),
+            cwnd_limited: ack.ack <= self.window_limited_through,
+            pipe_bytes: pipe,
+            safe: safe && acked > 0,
         }
     }
 
     /// Fires the retransmission timer if it is due; otherwise does nothing.
     ///
     /// On expiry (RFC 6298 Section 5.4 to 5.6, RFC 5681 Section 3.1): ssthresh = max(flight/2,
-    /// 2 MSS), cwnd = 1 MSS, resend everything from `snd_una` (go-back-N, since without SACK
-    /// the sender cannot know what arrived), double the RTO and leave fast recovery.
+    /// 2 MSS), cwnd = 1 MSS, double the RTO and leave fast recovery. Without SACK everything
+    /// from `snd_una` is resent (go-back-N, since the sender cannot know what arrived); with
+    /// SACK every byte not SACKed is marked lost and resent in order (RFC 6675 Section 5.1).
     ///
     /// A lost SYN is re-sent with the RTO doubled and the window left at its initial value:
     /// no data was lost, so there is nothing to cut. (RFC 5681 Section 3.1 asks for an initial
@@ -270,7 +376,15 @@ impl TcpSender {
         }
         self.cc
             .on_timeout(self.flight_bytes(), self.seq.high_sent());
-        self.seq.go_back_n(now);
+        self.force_resend = false;
+        self.limited_sent = 0;
+        match self.scoreboard.as_mut() {
+            Some(board) => {
+                board.on_timeout(self.seq.snd_una(), self.seq.high_sent());
+                self.seq.timeout_in_place(now);
+            }
+            None => self.seq.go_back_n(now),
+        }
     }
 
     /// The next segment to put on the wire, if the window allows one. Call in a loop until
@@ -282,18 +396,84 @@ impl TcpSender {
             Handshake::SynSent => return None,
             Handshake::Done => {}
         }
+        let seg = if self.scoreboard.is_some() {
+            self.transmit_sack(now)?
+        } else {
+            self.transmit_newreno(now)?
+        };
+        self.last_sent_at = Some(now);
+        self.cc.on_sent(u64::from(seg.len));
+        Some(seg)
+    }
+
+    /// Without SACK: a pending fast or partial-ACK retransmission, else new data if the window
+    /// (plus the limited-transmit allowance) has room.
+    fn transmit_newreno(&mut self, now: Instant) -> Option<DataSegment> {
         let end = self.data_end();
         if let Some(seg) = self.seq.take_retransmit(now, end, self.ect) {
-            self.last_sent_at = Some(now);
             return Some(seg);
         }
         let len = self.seq.next_len(end)?;
-        if !self.seq.window_allows(len, self.window_bytes()) {
+        let window = self.window_bytes();
+        if !self.seq.window_allows(len, window) {
+            let extra = self.limited_transmit_allowance();
+            if extra == 0 || !self.seq.window_allows(len, window + extra) {
+                self.window_limited_through = self.window_limited_through.max(self.seq.snd_nxt());
+                return None;
+            }
+            // RFC 3042: new data on the first duplicate ACKs, cwnd unchanged.
+            self.limited_sent += len;
+        }
+        Some(self.seq.send_new(now, end, self.ect))
+    }
+
+    /// Extra window of limited transmit (RFC 3042): one segment per duplicate ACK while fewer
+    /// than DupThresh have arrived, outside recovery, less what it already let out.
+    fn limited_transmit_allowance(&self) -> u64 {
+        if !self.config.limited_transmit || self.cc.in_recovery() {
+            return 0;
+        }
+        let dupacks = self.seq.dupacks().min(self.config.dupack_threshold.saturating_sub(1));
+        u64::from(dupacks) * self.seq.mss()
+    }
+
+    /// With SACK (RFC 6675 Section 5 step C): while cwnd - pipe leaves room, NextSeg chooses a
+    /// lost segment (rule 1), else new data (rule 2), else in recovery an unSACKed segment below
+    /// the highest SACK (rule 3) or the rescue retransmission (rule 4).
+    fn transmit_sack(&mut self, now: Instant) -> Option<DataSegment> {
+        let end = self.data_end();
+        let (una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
+        let board = self.scoreboard.as_ref().expect("SACK senders have a scoreboard");
+        let pipe = board.pipe(una, high_sent);
+        let rwnd_allows = |len: u64| self.config.receive_window_bytes.is_none_or(|w| high_sent + len - una <= w);
+        let next = match board.next_lost(una, high_sent) {
+            Some(r) => Some(Next::Resend(r)),
+            None => match self.seq.next_len(end).filter(|&len| rwnd_allows(len)) {
+                Some(len) => Some(Next::New(len)),
+                None if self.cc.in_recovery() => board
+                    .next_in_recovery(una, high_sent, self.config.rescue_retransmission)
+                    .map(Next::Resend),
+                None => None,
+            },
+        }?;
+        let len = match next {
+            Next::Resend(Resend::Hole { len, .. } | Resend::Rescue { len, .. }) | Next::New(len) => len,
+        };
+        let forced = self.force_resend && matches!(next, Next::Resend(_));
+        if !forced && pipe > 0 && pipe + len > self.cc.cwnd_bytes() {
             self.window_limited_through = self.window_limited_through.max(self.seq.snd_nxt());
             return None;
         }
-        self.last_sent_at = Some(now);
-        Some(self.seq.send_new(now, end, self.ect))
+        self.force_resend = false;
+        match next {
+            Next::New(_) => Some(self.seq.send_new(now, end, self.ect)),
+            Next::Resend(r) => {
+                let (Resend::Hole { seq, len } | Resend::Rescue { seq, len }) = r;
+                let recovery_point = self.seq.recover();
+                self.scoreboard.as_mut().expect("SACK senders have a scoreboard").on_resent(r, recovery_point);
+                Some(self.seq.resend(now, seq, len, self.ect))
+            }
+        }
     }
 
     /// Builds the SYN, counts it and arms the timer for it (RFC 6298 5.1).
@@ -306,6 +486,7 @@ impl TcpSender {
         DataSegment {
             seq: 0,
             len: 0,
+            header_bytes: self.config.syn_header_bytes() as u16,
             ts: now,
             // RFC 3168 Section 6.1.1: a SYN is never ECN-capable, so a marking queue drops it
             // rather than marks it.
@@ -384,6 +565,14 @@ impl TcpSender {
         self.seq.flight_bytes()
     }
 
+    /// Bytes in the network by RFC 6675's pipe (with SACK), else the flight.
+    pub fn pipe_bytes(&self) -> u64 {
+        match &self.scoreboard {
+            Some(board) => board.pipe(self.seq.snd_una(), self.seq.high_sent()),
+            None => self.flight_bytes(),
+        }
+    }
+
     /// The flow size (of every message pushed so far); `None` for a long-lived flow.
     pub fn size_bytes(&self) -> Option<u64> {
         self.size_bytes
@@ -449,6 +638,9 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::cc::CcKind;
+    use crate::tcp::MSS_BYTES;
+
+    const MSS: u64 = MSS_BYTES as u64;
 
     const RTO: Duration = Duration::from_ms(10);
 
@@ -491,22 +683,14 @@ mod tests {
     fn ack(s: &mut TcpSender, now: Instant, segments: u64) {
         s.handle_ack(
             now,
-            &AckSegment {
-                ack: segments * MSS,
-                ece: false,
-                ts_echo: Instant::ZERO,
-            },
+            &AckSegment::plain(segments * MSS, false, Instant::ZERO),
         );
     }
 
     fn ack_ece(s: &mut TcpSender, now: Instant, segments: u64) {
         s.handle_ack(
             now,
-            &AckSegment {
-                ack: segments * MSS,
-                ece: true,
-                ts_echo: Instant::ZERO,
-            },
+            &AckSegment::plain(segments * MSS, true, Instant::ZERO),
         );
     }
 
@@ -528,11 +712,7 @@ mod tests {
     fn syn_ack(s: &mut TcpSender, now: Instant, syn_ts: Instant) {
         s.handle_ack(
             now,
-            &AckSegment {
-                ack: 0,
-                ece: false,
-                ts_echo: syn_ts,
-            },
+            &AckSegment::plain(0, false, syn_ts),
         );
     }
 
@@ -545,6 +725,8 @@ mod tests {
             vec![DataSegment {
                 seq: 0,
                 len: 0,
+                // 40 B of headers and the SYN's MSS and window-scale options.
+                header_bytes: 48,
                 ts: us(5),
                 // An ECN-capable sender, but RFC 3168 Section 6.1.1 keeps SYNs non-ECT.
                 ect: false,
@@ -553,7 +735,7 @@ mod tests {
                 syn: true,
             }]
         );
-        assert_eq!(segs[0].wire_bytes(), crate::tcp::HEADER_BYTES);
+        assert_eq!(segs[0].wire_bytes(), TcpConfig::default().syn_header_bytes());
         assert_eq!(s.poll_timeout(), Some(us(5) + RTO));
         assert_eq!((s.snd_nxt(), s.flight_bytes()), (0, 0));
         assert_eq!((s.stats().syns_sent, s.stats().segments_sent), (1, 0));
@@ -669,11 +851,7 @@ mod tests {
         assert!(!s.is_complete());
         s.handle_ack(
             us(50),
-            &AckSegment {
-                ack: 2 * MSS + 100,
-                ece: false,
-                ts_echo: us(0),
-            },
+            &AckSegment::plain(2 * MSS + 100, false, us(0)),
         );
         assert!(s.is_complete());
         assert_eq!(s.completed_at(), Some(us(50)));
@@ -852,11 +1030,7 @@ mod tests {
         // resends the rest of the old window.
         s.handle_ack(
             due2 + Duration::from_us(100),
-            &AckSegment {
-                ack: 2 * MSS,
-                ece: false,
-                ts_echo: due2,
-            },
+            &AckSegment::plain(2 * MSS, false, due2),
         );
         assert_eq!(s.rto(), RTO);
         assert_eq!(s.cwnd_bytes(), 2 * MSS);
@@ -872,11 +1046,7 @@ mod tests {
         let _ = drain(&mut s, us(0));
         s.handle_ack(
             us(100),
-            &AckSegment {
-                ack: MSS,
-                ece: false,
-                ts_echo: us(0),
-            },
+            &AckSegment::plain(MSS, false, us(0)),
         );
         assert_eq!(s.srtt(), Some(Duration::from_us(100)));
         assert_eq!(s.rto(), RTO);

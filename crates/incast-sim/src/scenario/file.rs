@@ -15,6 +15,7 @@ use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Vis
 use serde::Deserialize;
 
 use incast_proto::cc::{PastDeadline, RemainingBytes};
+use incast_proto::tcp::{EcnReduction, Stack, WindowGrowth};
 
 use super::spec::{Connections, DeadlineVariance, Protocol};
 use super::units;
@@ -61,11 +62,11 @@ pub(crate) struct RawTopology {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawSwitch {
-    pub(crate) buffer: Option<Size>,
-    pub(crate) shared_buffer: Option<Size>,
+    pub(crate) buffer: Option<QueueLimit>,
+    pub(crate) shared_buffer: Option<QueueLimit>,
     pub(crate) dt_alpha: Option<f64>,
-    pub(crate) core_buffer: Option<Size>,
-    pub(crate) core_shared_buffer: Option<Size>,
+    pub(crate) core_buffer: Option<QueueLimit>,
+    pub(crate) core_shared_buffer: Option<QueueLimit>,
     pub(crate) core_dt_alpha: Option<f64>,
     pub(crate) ecn_threshold: Option<RawEcn>,
     pub(crate) priority_classes: Option<u64>,
@@ -76,6 +77,18 @@ pub(crate) struct RawSwitch {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawTransport {
     pub(crate) protocol: Option<Name<Protocol>>,
+    pub(crate) stack: Option<Name<Stack>>,
+    pub(crate) mss: Option<u64>,
+    pub(crate) timestamps: Option<bool>,
+    pub(crate) sack: Option<bool>,
+    pub(crate) rescue_retransmission: Option<bool>,
+    pub(crate) prr: Option<bool>,
+    pub(crate) ecn_reduction: Option<Name<EcnReduction>>,
+    pub(crate) limited_transmit: Option<bool>,
+    pub(crate) window_growth: Option<Name<WindowGrowth>>,
+    pub(crate) cwnd_validation: Option<bool>,
+    pub(crate) ecn_cut_floor: Option<u64>,
+    pub(crate) initial_ssthresh: Option<Size>,
     pub(crate) initial_window: Option<u64>,
     pub(crate) min_rto: Option<Time>,
     pub(crate) initial_rto: Option<Time>,
@@ -212,6 +225,7 @@ pub(crate) enum RawDelayedAck {
 pub(crate) struct RawDelayedAckTable {
     pub(crate) segments: Option<u64>,
     pub(crate) timeout: Option<Time>,
+    pub(crate) quickack: Option<u64>,
 }
 
 /// `size`: a size string (fixed) or a distribution table.
@@ -317,6 +331,26 @@ impl Named for Protocol {
         ("rcpdc", Protocol::Rcpdc),
         ("tcppr", Protocol::TcpPr),
     ];
+}
+
+impl Named for Stack {
+    const WHAT: &'static str = "TCP stack";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("linux", Stack::Linux),
+        ("ns3", Stack::Ns3),
+        ("ns3-2012", Stack::Ns3_2012),
+        ("d3-testbed", Stack::D3Testbed),
+    ];
+}
+
+impl Named for EcnReduction {
+    const WHAT: &'static str = "ECN reduction";
+    const NAMES: &'static [(&'static str, Self)] = &[("instant", EcnReduction::Instant), ("prr", EcnReduction::Prr)];
+}
+
+impl Named for WindowGrowth {
+    const WHAT: &'static str = "window growth";
+    const NAMES: &'static [(&'static str, Self)] = &[("bytes", WindowGrowth::Bytes), ("per-ack", WindowGrowth::PerAck)];
 }
 
 impl Named for PastDeadline {
@@ -494,6 +528,26 @@ unit_newtype!(
     units::parse_size,
     "a size string such as \"20KB\" (units B, KB, MB, GB, KiB, MiB, GiB, pkts)"
 );
+/// A queue limit: a size string in bytes, or `"85pkts"` for a count of packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct QueueLimit(pub(crate) units::QueueSize);
+
+impl<'de> Deserialize<'de> for QueueLimit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = units::QueueSize;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a size string such as \"128KB\" or a packet count such as \"85pkts\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<units::QueueSize, E> {
+                units::parse_queue_size(v).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(V).map(QueueLimit)
+    }
+}
+
 unit_newtype!(
     /// A time string, in picoseconds.
     Time,
@@ -521,7 +575,10 @@ impl<'de> Deserialize<'de> for RawEcn {
                 match v.trim().to_ascii_lowercase().as_str() {
                     "auto" => Ok(RawEcn::Auto),
                     "off" => Ok(RawEcn::Off),
-                    _ => units::parse_size(v).map(RawEcn::Bytes).map_err(|e| {
+                    _ => units::parse_queue_size(v).map(|q| match q {
+                        units::QueueSize::Bytes(b) => RawEcn::Bytes(b),
+                        units::QueueSize::Packets(n) => RawEcn::Packets(n),
+                    }).map_err(|e| {
                         E::custom(format!(
                             "{e}; or use \"auto\", \"off\" or a number of packets"
                         ))

@@ -3,7 +3,7 @@
 //! error messages live in `scenario::file`.
 
 use incast_proto::cc::D2tcpConfig;
-use incast_proto::tcp::TcpConfig;
+use incast_proto::tcp::{Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 /// A host, numbered 0..hosts in the order the topology builder documents.
@@ -122,6 +122,12 @@ pub enum BufferSpec {
         /// Limit per port in bytes.
         bytes: u64,
     },
+    /// Drop-tail with a fixed limit in packets per egress port, whatever their size (ns-3's
+    /// queue discs in packet mode).
+    PerPortPackets {
+        /// Limit per port in packets.
+        packets: u64,
+    },
     /// One buffer shared by all ports of a switch, with Choudhury-Hahne dynamic thresholds: a
     /// packet is admitted to a port only if that port's queue stays below alpha x (free buffer).
     Shared {
@@ -137,10 +143,12 @@ pub enum BufferSpec {
 pub enum EcnSpec {
     /// No marking.
     Off,
-    /// DCTCP's guidance: 20 full packets at 1 Gbps and below, 65 above (DCTCP Section 4).
+    /// DCTCP's guidance: 20 packets at 1 Gbps and below, 65 above (DCTCP Section 4).
     Auto,
     /// Mark when the instantaneous queue exceeds this many bytes on arrival.
     Bytes(u64),
+    /// Mark when the instantaneous queue exceeds this many packets on arrival.
+    Packets(u64),
 }
 
 /// Switch configuration, the same for every switch unless `core_buffer` is set.
@@ -226,6 +234,8 @@ impl Default for D3Spec {
 pub struct TransportSpec {
     /// Protocol of flows whose workload does not name one.
     pub protocol: Protocol,
+    /// The TCP stack whose defaults `tcp` started from (keys of the file override them).
+    pub stack: Stack,
     /// TCP parameters, shared by every window-based protocol.
     pub tcp: TcpConfig,
     /// DCTCP's estimation gain g (DCTCP Section 3.1: 1/16).

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use incast_proto::cc::{D2tcpConfig, PastDeadline, RemainingBytes};
-use incast_proto::tcp::{DelayedAck, TcpConfig};
+use incast_proto::tcp::{DelayedAck, EcnReduction, Stack, WindowGrowth};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use super::*;
@@ -86,7 +86,8 @@ fn minimal_scenario_gets_every_default() {
         s.transport,
         TransportSpec {
             protocol: Protocol::Tcp,
-            tcp: TcpConfig::default(),
+            stack: Stack::Linux,
+            tcp: Stack::Linux.tcp_config(),
             dctcp_g: 0.0625,
             dctcp_initial_alpha: 1.0,
             d2tcp: D2tcpConfig {
@@ -203,7 +204,7 @@ fn explicit_values_override_defaults() {
         s.switch.core_buffer,
         Some(BufferSpec::PerPort { bytes: 1_000_000 })
     );
-    assert_eq!(s.switch.ecn, EcnSpec::Bytes(65 * 1500));
+    assert_eq!(s.switch.ecn, EcnSpec::Packets(65));
     assert_eq!(s.switch.priority_classes, 3);
     let tcp = s.transport.tcp;
     assert_eq!(s.transport.protocol, Protocol::Dctcp);
@@ -214,9 +215,11 @@ fn explicit_values_override_defaults() {
     assert_eq!(tcp.clock_granularity, Duration::from_ns(1));
     assert_eq!(
         tcp.delayed_ack,
+        // The rest of the table comes from the default stack's (Linux) delayed ACKs.
         Some(DelayedAck {
             segments: 3,
-            timeout: Duration::from_ms(200)
+            timeout: Duration::from_ms(40),
+            quickack: 16
         })
     );
     assert_eq!(tcp.receive_window_bytes, Some(65_536));
@@ -301,19 +304,28 @@ fn delayed_ack_forms() {
         .delayed_ack
     };
     assert_eq!(with("false"), None);
-    assert_eq!(
-        with("true"),
-        Some(DelayedAck {
-            segments: 2,
-            timeout: Duration::from_ms(200)
-        })
-    );
+    // Linux, the default stack, has its own delayed ACKs; a table overrides them key by key.
+    let linux = Stack::Linux.tcp_config().delayed_ack;
+    assert_eq!(with("true"), linux);
     assert_eq!(
         with("{ segments = 4, timeout = \"1ms\" }"),
         Some(DelayedAck {
             segments: 4,
-            timeout: Duration::from_ms(1)
+            timeout: Duration::from_ms(1),
+            quickack: 16
         })
+    );
+    // A stack without delayed ACKs completes them from ns-3's defaults.
+    let d3 = |v: &str| {
+        toml(&format!("{}[transport]\nstack = \"d3-testbed\"\ndelayed_ack = {v}\n{}", star!(), burst!()))
+            .transport
+            .tcp
+            .delayed_ack
+    };
+    assert_eq!(d3("true"), Some(DelayedAck { segments: 2, timeout: Duration::from_ms(200), quickack: 0 }));
+    assert_eq!(
+        d3("{ quickack = 4 }"),
+        Some(DelayedAck { segments: 2, timeout: Duration::from_ms(200), quickack: 4 })
     );
 }
 
@@ -330,8 +342,37 @@ fn ecn_threshold_forms() {
     };
     assert_eq!(with("\"auto\""), EcnSpec::Auto);
     assert_eq!(with("\"off\""), EcnSpec::Off);
-    assert_eq!(with("20"), EcnSpec::Bytes(30_000));
+    // A number and a "pkts" string count packets, whatever their size (ns-3's queue discs).
+    assert_eq!(with("20"), EcnSpec::Packets(20));
+    assert_eq!(with("\"20pkts\""), EcnSpec::Packets(20));
     assert_eq!(with("\"30KB\""), EcnSpec::Bytes(30_000));
+}
+
+#[test]
+fn buffer_in_packets_counts_packets_per_port_only() {
+    let with = |switch: &str| toml(&format!("{}[switch]\n{switch}\n{}", star!(), burst!())).switch;
+    assert_eq!(with("buffer = \"85pkts\"").buffer, BufferSpec::PerPortPackets { packets: 85 });
+    assert_eq!(with("buffer = \"85KB\"").buffer, BufferSpec::PerPort { bytes: 85_000 });
+    assert_eq!(with("core_buffer = \"1pkt\"").core_buffer, Some(BufferSpec::PerPortPackets { packets: 1 }));
+}
+
+#[test]
+fn stack_sets_defaults_and_keys_override_them() {
+    let with = |transport: &str| toml(&format!("{}[transport]\n{transport}\n{}", star!(), burst!())).transport;
+    for stack in Stack::ALL {
+        let t = with(&format!("stack = \"{}\"", stack.name()));
+        assert_eq!((t.stack, t.tcp), (stack, stack.tcp_config()), "{}", stack.name());
+        assert_eq!(t.dctcp_initial_alpha, stack.dctcp_initial_alpha());
+    }
+    let t = with("stack = \"ns3\"\nmss = 1448\ninitial_window = 4\nsack = false\nwindow_growth = \"bytes\"\necn_reduction = \"instant\"");
+    assert_eq!((t.tcp.mss_bytes, t.tcp.initial_window_segments), (1448, 4));
+    assert_eq!((t.tcp.window_growth, t.tcp.ecn_reduction), (WindowGrowth::Bytes, EcnReduction::Instant));
+    // The stack's PRR falls away with SACK rather than failing.
+    assert!(!t.tcp.sack && !t.tcp.prr);
+    assert_eq!(t.tcp.min_rto, Duration::from_secs(1));
+    let t = with("stack = \"ns3-2012\"\nrescue_retransmission = true\necn_cut_floor = 2\ninitial_ssthresh = \"1MB\"\ncwnd_validation = true\ntimestamps = true\nlimited_transmit = true");
+    assert!(t.tcp.rescue_retransmission && t.tcp.cwnd_validation && t.tcp.timestamps && t.tcp.limited_transmit);
+    assert_eq!((t.tcp.ecn_cut_floor_segments, t.tcp.initial_ssthresh_bytes), (2, Some(1_000_000)));
 }
 
 #[test]

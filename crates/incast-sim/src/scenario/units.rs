@@ -89,6 +89,30 @@ pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
     })
 }
 
+/// A queue limit or threshold: bytes, or a count of packets of any size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum QueueSize {
+    /// Bytes.
+    Bytes(u64),
+    /// Packets, whatever their size (`"85pkts"`).
+    Packets(u64),
+}
+
+/// Parses a queue size: `"85pkts"` (or `"1pkt"`) counts packets, any other size unit bytes.
+pub(crate) fn parse_queue_size(s: &str) -> Result<QueueSize, String> {
+    let (number, unit) = split_unit(s);
+    if unit == "pkts" || unit == "pkt" {
+        let fail = |why: &str| format!("invalid size {s:?}: {why}");
+        return scaled(number, 1, Rounding::Exact).map(QueueSize::Packets).map_err(|e| match e {
+            NumError::Malformed => fail(SIZE_EXPECTED),
+            NumError::Negative => fail("must not be negative"),
+            NumError::TooLarge => fail("too large"),
+            NumError::NotWhole => fail("not a whole number of packets"),
+        });
+    }
+    parse_size(s).map(QueueSize::Bytes)
+}
+
 /// Parses a time string into picoseconds.
 pub(crate) fn parse_time(s: &str) -> Result<u64, String> {
     let fail = |why: &str| format!("invalid time {s:?}: {why}");

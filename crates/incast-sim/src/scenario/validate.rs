@@ -5,20 +5,21 @@
 
 use std::path::Path;
 
-use incast_proto::cc::{D2tcpConfig, D2TCP_DEFAULT_D_CAP, DCTCP_DEFAULT_G, DCTCP_DEFAULT_INITIAL_ALPHA};
-use incast_proto::tcp::{DelayedAck, TcpConfig};
+use incast_proto::cc::{D2tcpConfig, D2TCP_DEFAULT_D_CAP, DCTCP_DEFAULT_G};
+use incast_proto::tcp::{DelayedAck, Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration};
 
 use super::error::{join, ScenarioError};
 use super::file::{
-    Named, RawD2tcp, RawD3, RawDelayedAck, RawTcpPr, RawEcn, RawOutput, RawRun, RawScenario, RawSwitch, RawTopology,
-    RawTransport, Size, Time, TopologyKind,
+    Named, QueueLimit, RawD2tcp, RawD3, RawDelayedAck, RawTcpPr, RawEcn, RawOutput, RawRun, RawScenario, RawSwitch,
+    RawTopology, RawTransport, Time, TopologyKind,
 };
 use super::spec::{
     BufferSpec, D3Spec, EcnSpec, TcpPrSpec, HostIndex, LinkSpec, OutputSpec, QueueSampling, RunSpec, Scenario,
     SwitchSpec, TopologySpec, TransportSpec, WorkloadSpec,
 };
-use super::{traffic, units};
+use super::units::QueueSize;
+use super::traffic;
 
 /// Seed when the file gives none.
 const DEFAULT_SEED: u64 = 1;
@@ -46,12 +47,22 @@ const DEFAULT_BUFFER_BYTES: u64 = 128_000;
 const DEFAULT_DT_ALPHA: f64 = 1.0;
 /// Strict-priority classes per port: 8 is the number of 802.1p classes.
 const MAX_PRIORITY_CLASSES: u64 = 8;
-/// `delayed_ack = true`: ns-3's TcpSocket defaults (DelAckCount = 2, DelAckTimeout = 200 ms), the
-/// stack D2TCP's simulations were built on (D2TCP Section 4.2.1); also DCTCP's m = 2.
+/// `delayed_ack = true` on a stack without delayed ACKs: ns-3's TcpSocket defaults
+/// (DelAckCount = 2, DelAckTimeout = 200 ms), the stack D2TCP's simulations were built on
+/// (D2TCP Section 4.2.1); also DCTCP's m = 2.
 const DEFAULT_DELAYED_ACK: DelayedAck = DelayedAck {
     segments: 2,
     timeout: Duration::from_ms(200),
+    quickack: 0,
 };
+/// The TCP stack of a scenario that names none: what a datacenter researcher runs today.
+pub(crate) const DEFAULT_STACK: Stack = Stack::Linux;
+/// Smallest MSS: 88 B of payload leaves a 128 B frame room for headers with every option.
+const MIN_MSS: u64 = 88;
+/// Largest MSS: a 9000 B jumbo frame's payload.
+const MAX_MSS: u64 = 9000;
+/// Largest ECN cut floor in segments; the stacks use 1 or 2.
+const MAX_ECN_CUT_FLOOR: u64 = 64;
 
 /// Result of a validation step.
 pub(crate) type Result<T> = std::result::Result<T, ScenarioError>;
@@ -327,10 +338,7 @@ fn switch(raw: RawSwitch) -> Result<SwitchSpec> {
         None | Some(RawEcn::Auto) => EcnSpec::Auto,
         Some(RawEcn::Off) => EcnSpec::Off,
         Some(RawEcn::Bytes(b)) => EcnSpec::Bytes(b),
-        Some(RawEcn::Packets(n)) => EcnSpec::Bytes(
-            n.checked_mul(units::PACKET_BYTES)
-                .ok_or_else(|| err("switch.ecn_threshold", format!("{n} packets is too large")))?,
-        ),
+        Some(RawEcn::Packets(n)) => EcnSpec::Packets(n),
     };
     let classes = count(
         || "switch.priority_classes".into(),
@@ -349,8 +357,8 @@ fn switch(raw: RawSwitch) -> Result<SwitchSpec> {
 /// One switch tier's buffer from its three keys `[per-port, shared, alpha]`; `None` if unset.
 fn buffer_spec(
     keys: [&str; 3],
-    per_port: Option<Size>,
-    shared: Option<Size>,
+    per_port: Option<QueueLimit>,
+    shared: Option<QueueLimit>,
     alpha: Option<f64>,
 ) -> Result<Option<BufferSpec>> {
     let at = |key: &str| join("switch", key);
@@ -368,11 +376,18 @@ fn buffer_spec(
                 keys[0], keys[1]
             ),
         )),
-        (Some(b), None) => Ok(Some(BufferSpec::PerPort {
-            bytes: positive(|| at(keys[0]), b.0, "bytes")?,
+        (Some(QueueLimit(QueueSize::Bytes(b))), None) => Ok(Some(BufferSpec::PerPort {
+            bytes: positive(|| at(keys[0]), b, "bytes")?,
         })),
-        (None, Some(b)) => {
-            let bytes = positive(|| at(keys[1]), b.0, "bytes")?;
+        (Some(QueueLimit(QueueSize::Packets(n))), None) => Ok(Some(BufferSpec::PerPortPackets {
+            packets: positive(|| at(keys[0]), n, "packets")?,
+        })),
+        (None, Some(QueueLimit(QueueSize::Packets(_)))) => Err(err(
+            at(keys[1]),
+            "a shared buffer is counted in bytes: give a size such as \"4MB\", not packets",
+        )),
+        (None, Some(QueueLimit(QueueSize::Bytes(b)))) => {
+            let bytes = positive(|| at(keys[1]), b, "bytes")?;
             let alpha = finite(&at(keys[2]), alpha.unwrap_or(DEFAULT_DT_ALPHA))?;
             if alpha <= 0.0 {
                 return Err(err(
@@ -386,14 +401,25 @@ fn buffer_spec(
     }
 }
 
-/// `[transport]`, defaulting to `TcpConfig::default()`.
+/// `[transport]`: a named stack's defaults (`stack`, default [`DEFAULT_STACK`]) with the keys
+/// the file sets on top.
 fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: RawTcpPr) -> Result<TransportSpec> {
-    let d = TcpConfig::default();
+    let stack = raw.stack.map_or(DEFAULT_STACK, |n| n.0);
+    let d = stack.tcp_config();
     let at = |key: &str| join("transport", key);
     let u32_max = u64::from(u32::MAX);
+    let protocol = raw.protocol.map_or(super::Protocol::Tcp, |n| n.0);
+    let mss_bytes = match raw.mss {
+        None => d.mss_bytes,
+        Some(n) => count(|| at("mss"), n, MIN_MSS, MAX_MSS)?,
+    };
     let initial_window = match raw.initial_window {
         None => d.initial_window_segments,
         Some(n) => count(|| at("initial_window"), n, 1, u32_max)?,
+    };
+    let initial_ssthresh_bytes = match raw.initial_ssthresh {
+        None => d.initial_ssthresh_bytes,
+        Some(b) => Some(positive(|| at("initial_ssthresh"), b.0, "bytes")?),
     };
     let min_rto = positive_time(|| at("min_rto"), raw.min_rto, d.min_rto)?;
     let max_rto = positive_time(|| at("max_rto"), raw.max_rto, d.max_rto)?;
@@ -404,7 +430,7 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
         ));
     }
     let initial_rto = match raw.initial_rto {
-        None => None,
+        None => d.initial_rto,
         Some(t) => Some(positive_time(
             || at("initial_rto"),
             Some(t),
@@ -416,38 +442,79 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
         raw.clock_granularity,
         d.clock_granularity,
     )?;
+    // `delayed_ack = true` or a partial table completes from the stack's delayed ACKs, or
+    // from ns-3's if the stack has none.
+    let base_delayed_ack = d.delayed_ack.unwrap_or(DEFAULT_DELAYED_ACK);
     let delayed_ack = match raw.delayed_ack {
-        None | Some(RawDelayedAck::Enabled(false)) => None,
-        Some(RawDelayedAck::Enabled(true)) => Some(DEFAULT_DELAYED_ACK),
+        None => d.delayed_ack,
+        Some(RawDelayedAck::Enabled(false)) => None,
+        Some(RawDelayedAck::Enabled(true)) => Some(base_delayed_ack),
         Some(RawDelayedAck::Table(t)) => Some(DelayedAck {
             segments: match t.segments {
-                None => DEFAULT_DELAYED_ACK.segments,
+                None => base_delayed_ack.segments,
                 Some(n) => count(|| at("delayed_ack.segments"), n, 1, u32_max)?,
             },
             timeout: positive_time(
                 || at("delayed_ack.timeout"),
                 t.timeout,
-                DEFAULT_DELAYED_ACK.timeout,
+                base_delayed_ack.timeout,
             )?,
+            quickack: match t.quickack {
+                None => base_delayed_ack.quickack,
+                Some(n) => count(|| at("delayed_ack.quickack"), n, 0, u32_max)?,
+            },
         }),
     };
     let receive_window_bytes = match raw.receive_window {
-        None => None,
+        None => d.receive_window_bytes,
         Some(b) => Some(positive(|| at("receive_window"), b.0, "bytes")?),
     };
     let dupack_threshold = match raw.dupack_threshold {
         None => d.dupack_threshold,
         Some(n) => count(|| at("dupack_threshold"), n, 1, u32_max)?,
     };
+    let ecn_cut_floor_segments = match raw.ecn_cut_floor {
+        None => d.ecn_cut_floor_segments,
+        Some(n) => count(|| at("ecn_cut_floor"), n, 1, MAX_ECN_CUT_FLOOR)?,
+    };
+    if protocol.is_explicit_rate() {
+        for (key, value) in [("sack", raw.sack), ("prr", raw.prr)] {
+            if value == Some(true) {
+                return Err(err(
+                    at(key),
+                    format!(
+                        "{} recovers losses under its rate budget without SACK or PRR; they apply to TCP-family protocols only",
+                        protocol.name()
+                    ),
+                ));
+            }
+        }
+    }
+    let sack = raw.sack.unwrap_or(d.sack);
+    // Without SACK the stack's PRR falls away with it; asked for explicitly, it is an error.
+    let prr = match raw.prr {
+        Some(true) if !sack => {
+            return Err(err(
+                at("prr"),
+                "PRR in loss recovery needs sack = true (its delivered data and pipe come from the SACK scoreboard)",
+            ))
+        }
+        Some(p) => p,
+        None => d.prr && sack,
+    };
     let dctcp_g = estimation_gain(&at("dctcp_g"), raw.dctcp_g.unwrap_or(DCTCP_DEFAULT_G))?;
     let dctcp_initial_alpha = initial_alpha(
         &at("dctcp_initial_alpha"),
-        raw.dctcp_initial_alpha.unwrap_or(DCTCP_DEFAULT_INITIAL_ALPHA),
+        raw.dctcp_initial_alpha.unwrap_or(stack.dctcp_initial_alpha()),
     )?;
     Ok(TransportSpec {
-        protocol: raw.protocol.map_or(super::Protocol::Tcp, |n| n.0),
+        protocol,
+        stack,
         tcp: TcpConfig {
+            mss_bytes,
+            timestamps: raw.timestamps.unwrap_or(d.timestamps),
             initial_window_segments: initial_window,
+            initial_ssthresh_bytes,
             min_rto,
             initial_rto,
             max_rto,
@@ -455,6 +522,14 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
             delayed_ack,
             receive_window_bytes,
             dupack_threshold,
+            sack,
+            rescue_retransmission: raw.rescue_retransmission.unwrap_or(d.rescue_retransmission),
+            prr,
+            ecn_reduction: raw.ecn_reduction.map_or(d.ecn_reduction, |n| n.0),
+            limited_transmit: raw.limited_transmit.unwrap_or(d.limited_transmit),
+            window_growth: raw.window_growth.map_or(d.window_growth, |n| n.0),
+            cwnd_validation: raw.cwnd_validation.unwrap_or(d.cwnd_validation),
+            ecn_cut_floor_segments,
             handshake: raw.handshake.unwrap_or(d.handshake),
             restart_after_idle: raw.restart_after_idle.unwrap_or(d.restart_after_idle),
         },

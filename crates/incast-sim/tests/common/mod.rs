@@ -2,7 +2,7 @@
 #![allow(dead_code, missing_docs, unreachable_pub)]
 
 use incast_proto::cc::D2tcpConfig;
-use incast_proto::tcp::TcpConfig;
+use incast_proto::tcp::{Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 use incast_sim::results::RunResults;
 use incast_sim::scenario::*;
@@ -22,7 +22,7 @@ pub fn scenario(topology: TopologySpec, protocol: Protocol, buffer_bytes: u64, w
         seed: 1,
         topology,
         switch: SwitchSpec { buffer: BufferSpec::PerPort { bytes: buffer_bytes }, core_buffer: None, ecn: EcnSpec::Auto, priority_classes: 1 },
-        transport: TransportSpec { protocol, tcp: TcpConfig::default(), dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0, d2tcp: D2tcpConfig::default(), d3: D3Spec::default(), tcppr: TcpPrSpec::default() },
+        transport: TransportSpec { protocol, stack: Stack::D3Testbed, tcp: TcpConfig::default(), dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0, d2tcp: D2tcpConfig::default(), d3: D3Spec::default(), tcppr: TcpPrSpec::default() },
         workloads,
         run: RunSpec { duration: None, stop_after_finite_flows: false },
         output: OutputSpec::default(),

@@ -1,0 +1,142 @@
+//! Named TCP stacks: every parameter of [`TcpConfig`] (and DCTCP's initial alpha) as one
+//! implementation sets it, each value with its source. A scenario picks one with
+//! `[transport] stack = "..."` and may override single keys.
+
+use super::config::{DelayedAck, EcnReduction, TcpConfig, WindowGrowth};
+use crate::time::Duration;
+
+/// A TCP implementation whose defaults a scenario can start from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stack {
+    /// Linux as datacenter hosts run it today (net/ipv4/tcp_input.c, tcp_output.c,
+    /// tcp_dctcp.c): IW 10 (RFC 6928), timestamps (MSS 1448 on a 1500 B MTU), SACK with RFC
+    /// 6675-style recovery and PRR, ECN reductions through the CWR state, byte counting,
+    /// RTO floor 200 ms (`TCP_RTO_MIN`), initial RTO 1 s, delayed ACKs every 2 segments or
+    /// 40 ms (`TCP_ATO_MIN`) after 16 quick ACKs (`TCP_MAX_QUICKACKS`), window restart after
+    /// idle (`tcp_slow_start_after_idle` = 1). Not modelled: RACK-TLP (tail loss probes) and
+    /// the adaptive delayed-ACK timer.
+    Linux,
+    /// ns-3.44's `TcpSocketBase` and `TcpSocket` defaults: SegmentSize 536, InitialCwnd 10,
+    /// timestamps, SACK, limited transmit, `TcpPrrRecovery`, MinRto 1 s, ClockGranularity
+    /// 1 ms, DelAckCount 2 and DelAckTimeout 200 ms, `TcpNewReno`'s one segment per ACK in
+    /// slow start, no cwnd validation, no rescue retransmission.
+    Ns3,
+    /// ns-3.12 to 3.15, the D2TCP paper's simulator (2012): SegmentSize 536, InitialCwnd 1,
+    /// SlowStartThreshold 65535 B, one segment per new ACK in slow start, DelAckCount 2 /
+    /// 200 ms, MinRTO 200 ms, no timestamps, no SACK, no limited transmit, cwnd = 1 MSS after
+    /// an RTO; DCTCP as the 2013 ns-3 D2TCP port (i-maravic/ns-3) adds it: alpha from 0, an
+    /// instant cut floored at one segment.
+    Ns3_2012,
+    /// The Windows-era stacks of the D3 testbed as incast first modelled them (D3 Section 6):
+    /// IW 2, min RTO 300 ms, no options, no SACK (NewReno recovery), no delayed ACKs, no
+    /// handshake, instant ECN cuts.
+    D3Testbed,
+}
+
+impl Stack {
+    /// Every stack, in documentation order.
+    pub const ALL: [Stack; 4] = [Stack::Linux, Stack::Ns3, Stack::Ns3_2012, Stack::D3Testbed];
+
+    /// The name used in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stack::Linux => "linux",
+            Stack::Ns3 => "ns3",
+            Stack::Ns3_2012 => "ns3-2012",
+            Stack::D3Testbed => "d3-testbed",
+        }
+    }
+
+    /// The TCP parameters of the stack.
+    pub fn tcp_config(self) -> TcpConfig {
+        let d3 = TcpConfig::default();
+        match self {
+            Stack::Linux => TcpConfig {
+                mss_bytes: 1448,
+                timestamps: true,
+                initial_window_segments: 10,
+                min_rto: Duration::from_ms(200),
+                initial_rto: Some(Duration::from_secs(1)),
+                max_rto: Duration::from_secs(120),
+                delayed_ack: Some(DelayedAck { segments: 2, timeout: Duration::from_ms(40), quickack: 16 }),
+                sack: true,
+                prr: true,
+                ecn_reduction: EcnReduction::Prr,
+                limited_transmit: true,
+                handshake: true,
+                restart_after_idle: true,
+                ..d3
+            },
+            Stack::Ns3 => TcpConfig {
+                mss_bytes: 536,
+                timestamps: true,
+                initial_window_segments: 10,
+                min_rto: Duration::from_secs(1),
+                initial_rto: Some(Duration::from_secs(1)),
+                clock_granularity: Duration::from_ms(1),
+                delayed_ack: Some(DelayedAck { segments: 2, timeout: Duration::from_ms(200), quickack: 0 }),
+                sack: true,
+                prr: true,
+                ecn_reduction: EcnReduction::Prr,
+                limited_transmit: true,
+                window_growth: WindowGrowth::PerAck,
+                cwnd_validation: false,
+                handshake: true,
+                ..d3
+            },
+            Stack::Ns3_2012 => TcpConfig {
+                mss_bytes: 536,
+                initial_window_segments: 1,
+                initial_ssthresh_bytes: Some(65_535),
+                min_rto: Duration::from_ms(200),
+                initial_rto: Some(Duration::from_secs(1)),
+                delayed_ack: Some(DelayedAck { segments: 2, timeout: Duration::from_ms(200), quickack: 0 }),
+                window_growth: WindowGrowth::PerAck,
+                cwnd_validation: false,
+                ecn_cut_floor_segments: 1,
+                handshake: true,
+                ..d3
+            },
+            Stack::D3Testbed => d3,
+        }
+    }
+
+    /// DCTCP's (and D2TCP's) alpha for a new flow: 1 in Linux (`dctcp_alpha_on_init`) and
+    /// ns-3 (`DctcpAlphaOnInit`); 0 in the ns-3 D2TCP port of 2013 and the ns-2 scripts of the
+    /// papers' era; 1 for the D3 testbed, incast's earlier default.
+    pub fn dctcp_initial_alpha(self) -> f64 {
+        match self {
+            Stack::Ns3_2012 => 0.0,
+            Stack::Linux | Stack::Ns3 | Stack::D3Testbed => 1.0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stack_linux_full_frames_with_timestamps_carry_three_sack_blocks() {
+        let c = Stack::Linux.tcp_config();
+        assert_eq!(c.mss_bytes + c.data_header_bytes(), 1500);
+        assert_eq!(c.max_sack_blocks(), 3);
+        assert_eq!(c.syn_header_bytes(), 60);
+        assert_eq!(c.ack_header_bytes(0), 52);
+        assert_eq!(c.ack_header_bytes(3), 52 + 28);
+    }
+
+    #[test]
+    fn stack_d3_testbed_is_the_default_config() {
+        assert_eq!(Stack::D3Testbed.tcp_config(), TcpConfig::default());
+        let c = TcpConfig::default();
+        assert_eq!((c.data_header_bytes(), c.ack_header_bytes(0), c.max_sack_blocks()), (40, 40, 4));
+    }
+
+    #[test]
+    fn stack_names_are_distinct() {
+        let mut names: Vec<_> = Stack::ALL.iter().map(|s| s.name()).collect();
+        names.dedup();
+        assert_eq!(names.len(), Stack::ALL.len());
+    }
+}
