@@ -84,6 +84,14 @@ pub struct TcpConfig {
     /// highest unSACKed segment when nothing else may be sent, so a lost tail is repaired
     /// without a timeout. ns-3 leaves it out (`TcpTxBuffer::NextSeg`).
     pub rescue_retransmission: bool,
+    /// With SACK, a partial ACK in loss recovery (one that advances snd_una short of the
+    /// recovery point) presumes the new first unacknowledged segment lost and resends it at
+    /// once if it was not resent yet, as NewReno does without SACK (RFC 6582 Section 3.2 step
+    /// 5). ns-3 does this (`TcpSocketBase::ProcessAck` calls `DoRetransmit` on partial ACKs);
+    /// for Linux it stands in for RACK (RFC 8985), which declares such a segment lost once a
+    /// segment sent after it is delivered. Without it a lost segment with nothing SACKed above
+    /// it waits for the RTO.
+    pub partial_ack_retransmit: bool,
     /// Proportional Rate Reduction (RFC 6937) sets the window during SACK loss recovery, so
     /// the sender keeps sending as ACKs return; without it cwnd = ssthresh at once (RFC 6675
     /// step 4.2). Needs `sack` (the scoreboard measures what was delivered).
@@ -132,6 +140,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             sack: false,
             rescue_retransmission: false,
+            partial_ack_retransmit: false,
             prr: false,
             ecn_reduction: EcnReduction::Instant,
             limited_transmit: false,

@@ -216,6 +216,16 @@ impl Scoreboard {
         self.rescue_rxt = Some(first_end);
     }
 
+    /// Whether the byte at `seq` was resent in this recovery (it lies below HighRxt).
+    pub(crate) fn was_resent(&self, seq: u64) -> bool {
+        seq < self.high_rxt
+    }
+
+    /// Presumes every unSACKed byte below `end` lost (a partial ACK's new head).
+    pub(crate) fn presume_lost(&mut self, end: u64) {
+        self.marked_lost_below = self.marked_lost_below.max(end);
+    }
+
     /// A retransmission timeout (RFC 6675 Section 5.1): every byte sent and not SACKed is lost
     /// and is resent from `snd_una` on; the SACK information is kept (as Linux and ns-3 do).
     pub(crate) fn on_timeout(&mut self, snd_una: u64, high_sent: u64) {

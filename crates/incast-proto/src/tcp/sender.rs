@@ -294,6 +294,9 @@ impl TcpSender {
                 self.cc.exit_sack_recovery(&ev);
             } else {
                 self.cc.on_sack_recovery_ack(&ev);
+                if acked > 0 && self.config.partial_ack_retransmit {
+                    self.resend_head_on_partial_ack();
+                }
             }
             return;
         }
@@ -331,6 +334,19 @@ impl TcpSender {
         self.force_resend = true;
         let ev = self.sack_event(ack, acked, delivered, false);
         self.cc.on_sack_recovery_ack(&ev);
+    }
+
+    /// A partial ACK in SACK recovery (`TcpConfig::partial_ack_retransmit`): the new first
+    /// unacknowledged segment, unless resent already, is presumed lost and goes out next
+    /// whatever the window.
+    fn resend_head_on_partial_ack(&mut self) {
+        let (una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
+        let board = self.scoreboard.as_mut().expect("SACK senders have a scoreboard");
+        if una >= high_sent || board.was_resent(una) || board.is_sacked(una) {
+            return;
+        }
+        board.presume_lost((una + self.seq.mss()).min(high_sent));
+        self.force_resend = true;
     }
 
     /// The window's view of an ACK of a SACK sender, pipe from the scoreboard.

@@ -13,13 +13,15 @@ pub enum Stack {
     /// 6675-style recovery and PRR, ECN reductions through the CWR state, byte counting,
     /// RTO floor 200 ms (`TCP_RTO_MIN`), initial RTO 1 s, delayed ACKs every 2 segments or
     /// 40 ms (`TCP_ATO_MIN`) after 16 quick ACKs (`TCP_MAX_QUICKACKS`), window restart after
-    /// idle (`tcp_slow_start_after_idle` = 1). Not modelled: RACK-TLP (tail loss probes) and
-    /// the adaptive delayed-ACK timer.
+    /// idle (`tcp_slow_start_after_idle` = 1). RACK (RFC 8985) is approximated by resending
+    /// the first unacknowledged segment on partial ACKs in recovery; not modelled: tail loss
+    /// probes (TLP) and the adaptive delayed-ACK timer.
     Linux,
     /// ns-3.44's `TcpSocketBase` and `TcpSocket` defaults: SegmentSize 536, InitialCwnd 10,
     /// timestamps, SACK, limited transmit, `TcpPrrRecovery`, MinRto 1 s, ClockGranularity
     /// 1 ms, DelAckCount 2 and DelAckTimeout 200 ms, `TcpNewReno`'s one segment per ACK in
-    /// slow start, no cwnd validation, no rescue retransmission.
+    /// slow start, no cwnd validation, no rescue retransmission, the head resent on partial
+    /// ACKs in SACK recovery (`TcpSocketBase::ProcessAck`).
     Ns3,
     /// ns-3.12 to 3.15, the D2TCP paper's simulator (2012): SegmentSize 536, InitialCwnd 1,
     /// SlowStartThreshold 65535 B, one segment per new ACK in slow start, DelAckCount 2 /
@@ -60,6 +62,7 @@ impl Stack {
                 max_rto: Duration::from_secs(120),
                 delayed_ack: Some(DelayedAck { segments: 2, timeout: Duration::from_ms(40), quickack: 16 }),
                 sack: true,
+                partial_ack_retransmit: true,
                 prr: true,
                 ecn_reduction: EcnReduction::Prr,
                 limited_transmit: true,
@@ -76,6 +79,7 @@ impl Stack {
                 clock_granularity: Duration::from_ms(1),
                 delayed_ack: Some(DelayedAck { segments: 2, timeout: Duration::from_ms(200), quickack: 0 }),
                 sack: true,
+                partial_ack_retransmit: true,
                 prr: true,
                 ecn_reduction: EcnReduction::Prr,
                 limited_transmit: true,

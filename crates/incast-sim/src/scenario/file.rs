@@ -82,6 +82,7 @@ pub(crate) struct RawTransport {
     pub(crate) timestamps: Option<bool>,
     pub(crate) sack: Option<bool>,
     pub(crate) rescue_retransmission: Option<bool>,
+    pub(crate) partial_ack_retransmit: Option<bool>,
     pub(crate) prr: Option<bool>,
     pub(crate) ecn_reduction: Option<Name<EcnReduction>>,
     pub(crate) limited_transmit: Option<bool>,

@@ -478,7 +478,7 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
         Some(n) => count(|| at("ecn_cut_floor"), n, 1, MAX_ECN_CUT_FLOOR)?,
     };
     if protocol.is_explicit_rate() {
-        for (key, value) in [("sack", raw.sack), ("prr", raw.prr)] {
+        for (key, value) in [("sack", raw.sack), ("prr", raw.prr), ("partial_ack_retransmit", raw.partial_ack_retransmit)] {
             if value == Some(true) {
                 return Err(err(
                     at(key),
@@ -524,6 +524,7 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
             dupack_threshold,
             sack,
             rescue_retransmission: raw.rescue_retransmission.unwrap_or(d.rescue_retransmission),
+            partial_ack_retransmit: raw.partial_ack_retransmit.unwrap_or(d.partial_ack_retransmit),
             prr,
             ecn_reduction: raw.ecn_reduction.map_or(d.ecn_reduction, |n| n.0),
             limited_transmit: raw.limited_transmit.unwrap_or(d.limited_transmit),
