@@ -24,6 +24,7 @@ mod reno;
 mod window;
 
 pub use d2tcp::{D2tcpConfig, PastDeadline, RemainingBytes, D2TCP_DEFAULT_D_CAP};
+pub(crate) use window::Outstanding;
 pub use window::{CaState, CongestionControl};
 
 use crate::time::{Duration, Instant};

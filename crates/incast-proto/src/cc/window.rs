@@ -16,7 +16,8 @@ use super::dctcp::{AlphaEstimator, Dctcp};
 use super::prr::Prr;
 use super::reno::NewReno;
 use super::{AckEvent, CcKind, CutContext};
-use crate::tcp::{EcnReduction, TcpConfig, WindowGrowth, MSS_BYTES};
+use super::dctcp::proportional_cut;
+use crate::tcp::{DctcpLossCut, EcnReduction, LossBasis, TcpConfig, WindowGrowth, MSS_BYTES};
 
 /// The policy of one flow: an enum matched per ACK rather than a trait object, so a flow's
 /// state needs no allocation and dispatch is a branch.
@@ -57,6 +58,18 @@ impl Policy {
     }
 }
 
+/// The sender's view of the data outstanding when it detects a loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Outstanding {
+    /// FlightSize: bytes sent and not acknowledged (less what limited transmit added).
+    pub(crate) flight: u64,
+    /// Bytes still in the network: RFC 6675's pipe with SACK, else the flight less one
+    /// segment per duplicate ACK.
+    pub(crate) pipe: u64,
+    /// One past the highest byte sent.
+    pub(crate) high_sent: u64,
+}
+
 /// Where the window is in its cycle of growth and reduction (Linux's `tcp_ca_state`, less the
 /// states that only matter to loss detection, which the sender keeps).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +106,12 @@ pub struct CongestionControl {
     prr_in_recovery: bool,
     /// Smallest window an ECN cut leaves, in bytes.
     ecn_floor: u64,
+    /// What a loss halves.
+    loss_basis: LossBasis,
+    /// Duplicate ACKs drive PRR during a CWR reduction (`TcpConfig::recovery_in_cwr`).
+    prr_on_dupacks_in_cwr: bool,
+    /// How a DCTCP-family policy sets ssthresh on a loss.
+    dctcp_loss_cut: DctcpLossCut,
     /// Congestion window in bytes.
     cwnd: u64,
     /// Slow-start threshold in bytes; `u64::MAX` until the first cut (RFC 5681: "arbitrarily
@@ -130,6 +149,9 @@ impl CongestionControl {
             ecn_reduction: d.ecn_reduction,
             prr_in_recovery: d.prr,
             ecn_floor: u64::from(d.ecn_cut_floor_segments) * mss,
+            loss_basis: d.loss_basis,
+            prr_on_dupacks_in_cwr: d.recovery_in_cwr,
+            dctcp_loss_cut: d.dctcp_loss_cut,
             cwnd: mss,
             ssthresh: u64::MAX,
             ca_acked: 0,
@@ -148,6 +170,9 @@ impl CongestionControl {
         self.ecn_reduction = config.ecn_reduction;
         self.prr_in_recovery = config.prr;
         self.ecn_floor = u64::from(config.ecn_cut_floor_segments.max(1)) * self.mss;
+        self.loss_basis = config.loss_basis;
+        self.prr_on_dupacks_in_cwr = config.recovery_in_cwr;
+        self.dctcp_loss_cut = config.dctcp_loss_cut;
         self.cwnd = (u64::from(config.initial_window_segments) * self.mss).max(self.mss);
         self.ssthresh = config.initial_ssthresh_bytes.unwrap_or(u64::MAX);
     }
@@ -200,7 +225,10 @@ impl CongestionControl {
                 self.state = CaState::Open;
                 self.prr = None;
             } else {
-                self.prr_step(ev);
+                // ns-3 runs PRR during CWR only on ACKs that advance snd_una.
+                if self.prr_on_dupacks_in_cwr || ev.acked_bytes > 0 {
+                    self.prr_step(ev);
+                }
                 return;
             }
         }
@@ -308,16 +336,32 @@ impl CongestionControl {
         }
     }
 
+    /// ssthresh after a loss (RFC 5681 equation 4: max(FlightSize / 2, 2 MSS)), halving what
+    /// the stack halves, or for a DCTCP-family policy with [`DctcpLossCut::Alpha`] the ECN cut
+    /// of the window.
+    fn loss_ssthresh(&self, out: &Outstanding) -> u64 {
+        let basis = match self.loss_basis {
+            LossBasis::Flight => out.flight,
+            LossBasis::Pipe => out.pipe,
+            LossBasis::Cwnd => self.cwnd,
+        };
+        let cut = match (self.dctcp_loss_cut, self.policy.estimator()) {
+            (DctcpLossCut::Alpha, Some(estimator)) => proportional_cut(self.cwnd, estimator.alpha()),
+            _ => basis / 2,
+        };
+        cut.max(2 * self.mss)
+    }
+
     /// Fast retransmit (RFC 6582 Section 3.2 step 2): halve whatever the policy, then inflate
-    /// by the three segments the duplicate ACKs say have left the network. `flight_bytes`
+    /// by the three segments the duplicate ACKs say have left the network. The flight
     /// excludes data sent by limited transmit (RFC 5681 Section 3.2, step 2).
-    pub(crate) fn on_fast_retransmit(&mut self, flight_bytes: u64, high_sent: u64) {
-        self.ssthresh = (flight_bytes / 2).max(2 * self.mss);
+    pub(crate) fn on_fast_retransmit(&mut self, out: &Outstanding) {
+        self.ssthresh = self.loss_ssthresh(out);
         self.cwnd = self.ssthresh + 3 * self.mss;
         self.ca_acked = 0;
         self.state = CaState::Recovery;
         self.prr = None;
-        self.cut_end = self.cut_end.max(high_sent);
+        self.cut_end = self.cut_end.max(out.high_sent);
     }
 
     /// A partial ACK in recovery (RFC 6582 Section 3.2 step 5): deflate by the newly acked
@@ -338,14 +382,13 @@ impl CongestionControl {
         self.state = CaState::Open;
     }
 
-    /// SACK loss recovery begins (RFC 6675 Section 5 step 4): ssthresh = FlightSize / 2 (at
-    /// least two segments) and cwnd = ssthresh, or with PRR a reduction from the current
-    /// window. A loss found during a CWR reduction keeps its ssthresh and its PRR state, as
+    /// SACK loss recovery begins (RFC 6675 Section 5 step 4): ssthresh from the loss (see
+    /// `loss_ssthresh`) and cwnd = ssthresh, or with PRR a reduction from the current window. A loss found during a CWR reduction keeps its ssthresh and its PRR state, as
     /// Linux's `tcp_enter_recovery` does: one reduction per round trip.
-    pub(crate) fn enter_sack_recovery(&mut self, flight_bytes: u64, high_sent: u64) {
+    pub(crate) fn enter_sack_recovery(&mut self, out: &Outstanding) {
         if !matches!(self.state, CaState::Cwr { .. }) {
-            self.ssthresh = (flight_bytes / 2).max(2 * self.mss);
-            self.prr = self.prr_in_recovery.then(|| Prr::start(flight_bytes));
+            self.ssthresh = self.loss_ssthresh(out);
+            self.prr = self.prr_in_recovery.then(|| Prr::start(out.flight));
             if self.prr.is_none() {
                 self.cwnd = self.ssthresh;
             }
@@ -355,7 +398,7 @@ impl CongestionControl {
         }
         self.ca_acked = 0;
         self.state = CaState::Recovery;
-        self.cut_end = self.cut_end.max(high_sent);
+        self.cut_end = self.cut_end.max(out.high_sent);
     }
 
     /// An ACK during SACK recovery that did not end it: feed the estimator, and with PRR set
@@ -390,15 +433,20 @@ impl CongestionControl {
         self.ca_acked = 0;
     }
 
-    /// Retransmission timeout (RFC 5681 Section 3.1, equation 4): ssthresh = max(flight/2,
-    /// 2 MSS), cwnd = one segment, and any recovery or reduction is abandoned.
-    pub(crate) fn on_timeout(&mut self, flight_bytes: u64, high_sent: u64) {
-        self.ssthresh = (flight_bytes / 2).max(2 * self.mss);
+    /// Retransmission timeout (RFC 5681 Section 3.1): cwnd = one segment, and any recovery or
+    /// reduction is abandoned. ssthresh is cut (equation 4) only when `first` says the segment
+    /// had not been resent by the timer before: a second timeout for the same segment does not
+    /// cut again (RFC 5681 Section 3.1; Linux's `tcp_enter_loss` and ns-3's `ReTxTimeout` keep
+    /// it too).
+    pub(crate) fn on_timeout(&mut self, out: &Outstanding, first: bool) {
+        if first {
+            self.ssthresh = self.loss_ssthresh(out);
+        }
         self.cwnd = self.mss;
         self.ca_acked = 0;
         self.state = CaState::Open;
         self.prr = None;
-        self.cut_end = self.cut_end.max(high_sent);
+        self.cut_end = self.cut_end.max(out.high_sent);
     }
 }
 
@@ -431,6 +479,11 @@ mod tests {
             pipe_bytes: snd_nxt - snd_una,
             safe: true,
         }
+    }
+
+    /// Everything sent up to `high` is outstanding and in the network.
+    fn lost(high: u64) -> Outstanding {
+        Outstanding { flight: high, pipe: high, high_sent: high }
     }
 
     fn reno(cwnd: u64) -> CongestionControl {
@@ -545,7 +598,7 @@ mod tests {
             cc.on_dupack(false, 0, 20 * MSS, 0);
         }
         assert_eq!(cc.cwnd_bytes(), 20 * MSS);
-        cc.on_fast_retransmit(20 * MSS, 20 * MSS);
+        cc.on_fast_retransmit(&lost(20 * MSS));
         assert!(cc.in_recovery());
         assert_eq!(cc.ssthresh_bytes(), 10 * MSS);
         assert_eq!(cc.cwnd_bytes(), 13 * MSS);
@@ -561,7 +614,7 @@ mod tests {
     #[test]
     fn recovery_ece_ack_neither_cuts_again_before_high_sent() {
         let mut cc = reno(20 * MSS);
-        cc.on_fast_retransmit(20 * MSS, 20 * MSS);
+        cc.on_fast_retransmit(&lost(20 * MSS));
         cc.on_recovery_exit(&ack(20 * MSS, 0, 20 * MSS, 30 * MSS));
         assert_eq!(cc.cwnd_bytes(), 10 * MSS);
         cc.on_ack(&ack(MSS, MSS, 20 * MSS, 30 * MSS), &ctx());
@@ -571,12 +624,15 @@ mod tests {
     #[test]
     fn timeout_sets_one_mss_and_half_flight() {
         let mut cc = reno(20 * MSS);
-        cc.on_fast_retransmit(20 * MSS, 20 * MSS);
-        cc.on_timeout(6 * MSS, 20 * MSS);
+        cc.on_fast_retransmit(&lost(20 * MSS));
+        cc.on_timeout(&Outstanding { flight: 6 * MSS, ..lost(20 * MSS) }, true);
         assert!(!cc.in_recovery());
         assert_eq!(cc.cwnd_bytes(), MSS);
         assert_eq!(cc.ssthresh_bytes(), 3 * MSS);
-        cc.on_timeout(MSS, 20 * MSS);
+        // A second timeout for the same segment keeps ssthresh (RFC 5681 Section 3.1).
+        cc.on_timeout(&Outstanding { flight: MSS, ..lost(20 * MSS) }, false);
+        assert_eq!(cc.ssthresh_bytes(), 3 * MSS);
+        cc.on_timeout(&Outstanding { flight: MSS, ..lost(20 * MSS) }, true);
         assert_eq!(cc.ssthresh_bytes(), 2 * MSS);
     }
 

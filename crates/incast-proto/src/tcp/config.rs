@@ -31,6 +31,29 @@ pub enum EcnReduction {
     Prr,
 }
 
+/// What a loss halves into ssthresh (RFC 5681 equation 4 and its readings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossBasis {
+    /// FlightSize, the data outstanding (RFC 5681 equation 4, RFC 6675 step 4.2).
+    Flight,
+    /// RFC 6675's pipe, the data still in the network after the SACKs (ns-3's
+    /// `TcpSocketBase::EnterRecovery` and `ReTxTimeout` pass `BytesInFlight ()`, which is pipe
+    /// with SACK): under heavy loss this is well below the flight size.
+    Pipe,
+    /// The congestion window (Linux's `tcp_reno_ssthresh`: max(cwnd / 2, 2)).
+    Cwnd,
+}
+
+/// How a DCTCP-family sender sets ssthresh on a loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DctcpLossCut {
+    /// Half, like NewReno (RFC 8257 Section 3.5; Linux's `dctcp_react_to_loss`).
+    Half,
+    /// cwnd x (1 - alpha / 2), the ECN cut (ns-3's `TcpDctcp::GetSsThresh` serves losses and
+    /// ECN alike).
+    Alpha,
+}
+
 /// How the congestion window grows on new ACKs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WindowGrowth {
@@ -98,6 +121,13 @@ pub struct TcpConfig {
     pub prr: bool,
     /// How an ECN-Echo lowers the window.
     pub ecn_reduction: EcnReduction,
+    /// During an ECN reduction by PRR (the CWR state), duplicate ACKs still count towards
+    /// loss recovery and PRR, as in Linux (`tcp_fastretrans_alert` enters recovery from CWR
+    /// and `tcp_cwnd_reduction` runs on every ACK). `false` reproduces ns-3.44 to 3.48, whose
+    /// `TcpSocketBase::DupAck` ignores the CA_CWR state: no fast retransmit and no PRR step on
+    /// duplicate ACKs until the reduction ends, so losses during it wait for the RTO (the
+    /// "DCTCP skips fast retransmit after an ECN-reduced window" defect).
+    pub recovery_in_cwr: bool,
     /// Limited transmit (RFC 3042): the first two duplicate ACKs each release one new segment
     /// beyond the window. With SACK the pipe of RFC 6675 governs sending instead, as in Linux
     /// and ns-3, and this has no effect.
@@ -107,6 +137,10 @@ pub struct TcpConfig {
     /// Grow the window only while it limits sending (RFC 7661, Linux's
     /// `tcp_is_cwnd_limited`); ns-3's `TcpNewReno` grows on every ACK.
     pub cwnd_validation: bool,
+    /// What a loss (fast retransmit or timeout) halves into ssthresh.
+    pub loss_basis: LossBasis,
+    /// How DCTCP and D2TCP set ssthresh on a loss.
+    pub dctcp_loss_cut: DctcpLossCut,
     /// Smallest window an ECN cut leaves, in segments: 2 in Linux (`dctcp_ssthresh`) and the
     /// RFC 5681 loss floor; 1 in the ns-3 D2TCP port of 2013.
     pub ecn_cut_floor_segments: u32,
@@ -143,9 +177,12 @@ impl Default for TcpConfig {
             partial_ack_retransmit: false,
             prr: false,
             ecn_reduction: EcnReduction::Instant,
+            recovery_in_cwr: true,
             limited_transmit: false,
             window_growth: WindowGrowth::Bytes,
             cwnd_validation: true,
+            loss_basis: LossBasis::Flight,
+            dctcp_loss_cut: DctcpLossCut::Half,
             ecn_cut_floor_segments: 2,
             handshake: false,
             restart_after_idle: false,

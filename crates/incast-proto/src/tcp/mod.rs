@@ -28,7 +28,7 @@ mod stack;
 #[cfg(test)]
 mod harness;
 
-pub use config::{DelayedAck, EcnReduction, TcpConfig, WindowGrowth};
+pub use config::{DctcpLossCut, DelayedAck, EcnReduction, LossBasis, TcpConfig, WindowGrowth};
 pub use receiver::TcpReceiver;
 pub(crate) use reliability::{AckClass, Duplicate, SendSequence};
 pub(crate) use rtt::RttEstimator;

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use super::{AckClass, AckSegment, DataSegment, Duplicate, Resend, Scoreboard, SendSequence, TcpConfig};
-use crate::cc::{AckEvent, CongestionControl, CutContext};
+use crate::cc::{AckEvent, CaState, CongestionControl, CutContext, Outstanding};
 use crate::time::{Duration, Instant};
 
 /// Progress of the optional handshake (`TcpConfig::handshake`).
@@ -103,6 +103,9 @@ pub struct TcpSender {
     /// Limited transmit: new bytes sent beyond cwnd on the current run of duplicate ACKs, left
     /// out of ssthresh at the fast retransmit (RFC 5681 Section 3.2 step 2).
     limited_sent: u64,
+    /// snd_una at the last timeout: a timeout that finds it unchanged resends a segment the
+    /// timer resent already, and leaves ssthresh alone (RFC 5681 Section 3.1).
+    timed_out_at_una: Option<u64>,
     /// `snd_nxt` when `poll_transmit` last found the window full. ACKs up to here acknowledge
     /// data sent while the window was the limit, and only they grow it (RFC 7661 cwnd
     /// validation; Linux's `is_cwnd_limited` is likewise sticky for the window it was set in).
@@ -145,6 +148,7 @@ impl TcpSender {
             scoreboard: config.sack.then(|| Scoreboard::new(config.mss(), config.dupack_threshold)),
             force_resend: false,
             limited_sent: 0,
+            timed_out_at_una: None,
             window_limited_through: 0,
             handshake: if config.handshake {
                 Handshake::SynDue
@@ -245,8 +249,9 @@ impl TcpSender {
         if dup != Duplicate::Loss || self.cc.in_recovery() {
             return;
         }
-        self.cc
-            .on_fast_retransmit(self.flight_bytes() - self.limited_sent, self.seq.high_sent());
+        let flight = self.flight_bytes() - self.limited_sent;
+        let pipe = flight.saturating_sub(u64::from(self.seq.dupacks()) * self.seq.mss());
+        self.cc.on_fast_retransmit(&Outstanding { flight, pipe, high_sent: self.seq.high_sent() });
         self.seq.enter_fast_retransmit();
     }
 
@@ -306,7 +311,10 @@ impl TcpSender {
         }
         let board = self.scoreboard.as_ref().expect("SACK senders have a scoreboard");
         let una = self.seq.snd_una();
-        let loss = self.seq.flight_bytes() > 0
+        // ns-3 does not enter recovery during an ECN reduction (`recovery_in_cwr` = false).
+        let blocked = !self.config.recovery_in_cwr && matches!(self.cc.state(), CaState::Cwr { .. });
+        let loss = !blocked
+            && self.seq.flight_bytes() > 0
             && self.seq.recovery_allowed()
             && (self.seq.dupacks() >= self.config.dupack_threshold || board.is_lost(una));
         if loss {
@@ -323,7 +331,8 @@ impl TcpSender {
     /// counts towards PRR.
     fn enter_sack_recovery(&mut self, ack: &AckSegment, acked: u64, delivered: u64) {
         let (una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
-        self.cc.enter_sack_recovery(high_sent - una, high_sent);
+        let pipe = self.pipe_bytes();
+        self.cc.enter_sack_recovery(&Outstanding { flight: high_sent - una, pipe, high_sent });
         self.seq.enter_sack_recovery();
         let board = self.scoreboard.as_mut().expect("SACK senders have a scoreboard");
         let first_end = match board.next_lost(una, high_sent) {
@@ -390,8 +399,10 @@ impl TcpSender {
             self.seq.back_off(now);
             return;
         }
-        self.cc
-            .on_timeout(self.flight_bytes(), self.seq.high_sent());
+        let una = self.seq.snd_una();
+        let out = Outstanding { flight: self.flight_bytes(), pipe: self.pipe_bytes(), high_sent: self.seq.high_sent() };
+        self.cc.on_timeout(&out, self.timed_out_at_una != Some(una));
+        self.timed_out_at_una = Some(una);
         self.force_resend = false;
         self.limited_sent = 0;
         match self.scoreboard.as_mut() {

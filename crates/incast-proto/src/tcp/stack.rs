@@ -2,7 +2,7 @@
 //! implementation sets it, each value with its source. A scenario picks one with
 //! `[transport] stack = "..."` and may override single keys.
 
-use super::config::{DelayedAck, EcnReduction, TcpConfig, WindowGrowth};
+use super::config::{DctcpLossCut, DelayedAck, EcnReduction, LossBasis, TcpConfig, WindowGrowth};
 use crate::time::Duration;
 
 /// A TCP implementation whose defaults a scenario can start from.
@@ -14,14 +14,17 @@ pub enum Stack {
     /// RTO floor 200 ms (`TCP_RTO_MIN`), initial RTO 1 s, delayed ACKs every 2 segments or
     /// 40 ms (`TCP_ATO_MIN`) after 16 quick ACKs (`TCP_MAX_QUICKACKS`), window restart after
     /// idle (`tcp_slow_start_after_idle` = 1). RACK (RFC 8985) is approximated by resending
-    /// the first unacknowledged segment on partial ACKs in recovery; not modelled: tail loss
+    /// the first unacknowledged segment on partial ACKs in recovery. A loss halves cwnd
+    /// (`tcp_reno_ssthresh`; DCTCP's too, `dctcp_react_to_loss`). Not modelled: tail loss
     /// probes (TLP) and the adaptive delayed-ACK timer.
     Linux,
     /// ns-3.44's `TcpSocketBase` and `TcpSocket` defaults: SegmentSize 536, InitialCwnd 10,
     /// timestamps, SACK, limited transmit, `TcpPrrRecovery`, MinRto 1 s, ClockGranularity
     /// 1 ms, DelAckCount 2 and DelAckTimeout 200 ms, `TcpNewReno`'s one segment per ACK in
     /// slow start, no cwnd validation, no rescue retransmission, the head resent on partial
-    /// ACKs in SACK recovery (`TcpSocketBase::ProcessAck`).
+    /// ACKs in SACK recovery (`TcpSocketBase::ProcessAck`), ssthresh from half the pipe on a
+    /// loss and, for DCTCP, from the ECN cut (`TcpDctcp::GetSsThresh`), and its defect of
+    /// ignoring duplicate ACKs during an ECN reduction (`TcpSocketBase::DupAck` in CA_CWR).
     Ns3,
     /// ns-3.12 to 3.15, the D2TCP paper's simulator (2012): SegmentSize 536, InitialCwnd 1,
     /// SlowStartThreshold 65535 B, one segment per new ACK in slow start, DelAckCount 2 /
@@ -66,6 +69,7 @@ impl Stack {
                 prr: true,
                 ecn_reduction: EcnReduction::Prr,
                 limited_transmit: true,
+                loss_basis: LossBasis::Cwnd,
                 handshake: true,
                 restart_after_idle: true,
                 ..d3
@@ -85,6 +89,9 @@ impl Stack {
                 limited_transmit: true,
                 window_growth: WindowGrowth::PerAck,
                 cwnd_validation: false,
+                loss_basis: LossBasis::Pipe,
+                dctcp_loss_cut: DctcpLossCut::Alpha,
+                recovery_in_cwr: false,
                 handshake: true,
                 ..d3
             },

@@ -15,7 +15,7 @@ use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Vis
 use serde::Deserialize;
 
 use incast_proto::cc::{PastDeadline, RemainingBytes};
-use incast_proto::tcp::{EcnReduction, Stack, WindowGrowth};
+use incast_proto::tcp::{DctcpLossCut, EcnReduction, LossBasis, Stack, WindowGrowth};
 
 use super::spec::{Connections, DeadlineVariance, Protocol};
 use super::units;
@@ -88,6 +88,9 @@ pub(crate) struct RawTransport {
     pub(crate) limited_transmit: Option<bool>,
     pub(crate) window_growth: Option<Name<WindowGrowth>>,
     pub(crate) cwnd_validation: Option<bool>,
+    pub(crate) recovery_in_cwr: Option<bool>,
+    pub(crate) loss_basis: Option<Name<LossBasis>>,
+    pub(crate) dctcp_loss_cut: Option<Name<DctcpLossCut>>,
     pub(crate) ecn_cut_floor: Option<u64>,
     pub(crate) initial_ssthresh: Option<Size>,
     pub(crate) initial_window: Option<u64>,
@@ -347,6 +350,17 @@ impl Named for Stack {
 impl Named for EcnReduction {
     const WHAT: &'static str = "ECN reduction";
     const NAMES: &'static [(&'static str, Self)] = &[("instant", EcnReduction::Instant), ("prr", EcnReduction::Prr)];
+}
+
+impl Named for LossBasis {
+    const WHAT: &'static str = "loss basis";
+    const NAMES: &'static [(&'static str, Self)] =
+        &[("flight", LossBasis::Flight), ("pipe", LossBasis::Pipe), ("cwnd", LossBasis::Cwnd)];
+}
+
+impl Named for DctcpLossCut {
+    const WHAT: &'static str = "DCTCP loss cut";
+    const NAMES: &'static [(&'static str, Self)] = &[("half", DctcpLossCut::Half), ("alpha", DctcpLossCut::Alpha)];
 }
 
 impl Named for WindowGrowth {

@@ -1,0 +1,315 @@
+"""incast beside ns-3 on the same flows: `incast crosscheck` (issue 10).
+
+Each case is one network (a 1 Gbps star, or a two-tier fabric), one protocol (NewReno or
+DCTCP) and a list of flows generated once from a seed: rounds of partition-aggregate bursts, in
+which every sender answers one receiver with a response of 2-50 KB (D3 Section 6.1.1), each
+with an exponential deadline. incast runs them with the `ns3` stack and ns-3.44 runs them
+through its Python bindings (`ns3_side.py`, `ns3_model.cpp`), with the same start times, link
+rates and delays, queues, ECN threshold and TCP settings:
+
+- 1 Gbps host links of 20 us; 85-packet drop-tail queues at every switch port (ns-3: an 84-packet
+  queue disc in front of a one-packet device queue, the same waiting room);
+- DCTCP marking at K = 20 packets (ns-3: RED with MinTh = MaxTh = 20, QW = 1);
+- MSS 1448 with timestamps (1500 B packets), IW 10, min RTO 10 ms, every segment acknowledged,
+  SACK, limited transmit and PRR on (ns-3's defaults), a three-way handshake per flow.
+
+The report compares flow completion times (mean, median, 99th percentile), deadlines met,
+drops, ECN marks, timeouts and retransmissions, and per-flow agreement, against the targets of
+the issue (FCT within 10%, drops and marks within 15%). ns-3 is an optional dependency
+(`pip install 'incast[crosscheck]'`); nothing here runs in the default test suite.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+LINK_DELAY_NS = 20_000
+LINK_BPS = 1_000_000_000
+FABRIC_BPS = 10_000_000_000
+QUEUE_PACKETS = 85
+ECN_K = 20
+MSS = 1448
+INITIAL_WINDOW = 10
+MIN_RTO_NS = 10_000_000
+ROUND_GAP_NS = 50_000_000
+SIZE_RANGE = (2_000, 50_000)
+DEADLINE_MEAN_NS = 20_000_000
+DEADLINE_FLOOR_NS = 3_000_000
+SEED = 1
+FCT_TARGET = 0.10
+COUNT_TARGET = 0.15
+
+
+@dataclass(frozen=True)
+class Case:
+    """One network, protocol and sender count."""
+
+    name: str
+    protocol: str
+    """incast's protocol name: `tcp` (NewReno) or `dctcp`."""
+    senders: int
+    topology: str = "star"
+    racks: int = 1
+    hosts_per_rack: int = 0
+
+    @property
+    def hosts(self) -> int:
+        return self.senders + 1 if self.topology == "star" else self.racks * self.hosts_per_rack
+
+    def sender_hosts(self) -> List[int]:
+        """Senders: hosts 1..N on the star; on the two-tier fabric, the hosts of the other
+        racks (the receiver, host 0, is in rack 0), so every response crosses the fabric."""
+        if self.topology == "star":
+            return list(range(1, self.senders + 1))
+        return list(range(self.hosts_per_rack, self.hosts_per_rack + self.senders))
+
+
+CASES: List[Case] = [
+    *[Case(f"newreno-star-{n}", "tcp", n) for n in (10, 20, 40)],
+    *[Case(f"dctcp-star-{n}", "dctcp", n) for n in (10, 20, 40)],
+    Case("newreno-two-tier-30", "tcp", 30, "two-tier", racks=4, hosts_per_rack=10),
+    Case("dctcp-two-tier-30", "dctcp", 30, "two-tier", racks=4, hosts_per_rack=10),
+]
+
+
+def flows_for(case: Case, rounds: int, seed: int = SEED) -> List[Dict[str, int]]:
+    """The case's flows: `rounds` bursts 50 ms apart, every sender answering host 0."""
+    rnd = random.Random(f"{seed}:{case.name}")
+    flows = []
+    for r in range(rounds):
+        for src in case.sender_hosts():
+            size = rnd.randint(*SIZE_RANGE)
+            deadline = max(DEADLINE_FLOOR_NS, round(rnd.expovariate(1 / DEADLINE_MEAN_NS)))
+            flows.append({"src": src, "dst": 0, "size": size, "start_ns": r * ROUND_GAP_NS, "deadline_ns": deadline})
+    return flows
+
+
+def incast_scenario(case: Case, flows: Sequence[Dict[str, int]],
+                    transport: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The incast scenario of a case: the `ns3` stack with the crosscheck's settings, and
+    `transport` keys on top (a variant)."""
+    if case.topology == "star":
+        topology: Dict[str, Any] = {"kind": "star", "hosts": case.hosts}
+    else:
+        topology = {"kind": "two-tier", "racks": case.racks, "hosts_per_rack": case.hosts_per_rack,
+                    "fabric_rate": f"{FABRIC_BPS}bps"}
+    topology.update({"link_rate": f"{LINK_BPS}bps", "link_delay": f"{LINK_DELAY_NS}ns"})
+    queue = f"{QUEUE_PACKETS}pkts"
+    return {
+        "seed": SEED,
+        "topology": topology,
+        "switch": {"buffer": queue, "core_buffer": queue, "ecn_threshold": ECN_K if case.protocol == "dctcp" else "off"},
+        "transport": {"stack": "ns3", "protocol": case.protocol, "mss": MSS, "initial_window": INITIAL_WINDOW,
+                      "min_rto": f"{MIN_RTO_NS}ns", "delayed_ack": False, **(transport or {})},
+        "workload": [{"kind": "flows", "flows": [
+            {"src": f["src"], "dst": f["dst"], "size_bytes": f["size"], "start": f"{f['start_ns']}ns",
+             "deadline": f"{f['deadline_ns']}ns"} for f in flows]}],
+    }
+
+
+def ns3_setup(case: Case, flows: Sequence[Dict[str, int]]) -> Dict[str, Any]:
+    """The fields of `ns3_model.cpp`'s `Setup` for a case."""
+    last_start = max(f["start_ns"] for f in flows)
+    return {
+        "topology": case.topology, "hosts": case.hosts, "racks": case.racks, "hosts_per_rack": case.hosts_per_rack,
+        "link_bps": LINK_BPS, "fabric_bps": FABRIC_BPS, "link_delay_ns": LINK_DELAY_NS,
+        "queue_packets": QUEUE_PACKETS, "ecn_k": ECN_K if case.protocol == "dctcp" else -1,
+        "tcp": "ns3::TcpDctcp" if case.protocol == "dctcp" else "ns3::TcpNewReno",
+        "mss": MSS, "initial_cwnd": INITIAL_WINDOW, "delack_count": 1, "min_rto_ns": MIN_RTO_NS, "sack": True,
+        "stop_ns": last_start + 2_000_000_000,
+    }
+
+
+class CrosscheckError(Exception):
+    """ns-3 is missing or failed."""
+
+
+def run_ns3(cases: Sequence[Case], flows: Dict[str, List[Dict[str, int]]],
+            trace_flow: Optional[int] = None) -> Dict[str, Dict[str, Any]]:
+    """Runs the cases in one ns-3 child process; results by case name. With `trace_flow`, the
+    results carry ns-3's log of that flow's sender (`"trace"`)."""
+    try:
+        import ns3  # noqa: F401
+    except ImportError:
+        raise CrosscheckError(
+            "the crosscheck needs ns-3's Python bindings: pip install 'incast[crosscheck]' (ns3 3.44)") from None
+    payload = [{"name": c.name, "ns3": {**ns3_setup(c, flows[c.name]), "trace_flow": -1 if trace_flow is None else trace_flow},
+                "flows": flows[c.name]} for c in cases]
+    with tempfile.TemporaryDirectory(prefix="incast-crosscheck-") as tmp:
+        cases_path, out_path = Path(tmp) / "cases.json", Path(tmp) / "out.json"
+        cases_path.write_text(json.dumps(payload))
+        # ns-3's loader scans the working directory for builds; run it in the empty temp dir.
+        proc = subprocess.run([sys.executable, "-m", "incast.crosscheck.ns3_side", str(cases_path), str(out_path)],
+                              cwd=tmp, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
+            raise CrosscheckError(f"ns-3 failed (exit {proc.returncode}):\n{tail}")
+        results = {r["name"]: r for r in json.loads(out_path.read_text())}
+        if trace_flow is not None:
+            for r in results.values():
+                r["trace"] = [line for line in proc.stdout.splitlines() if line.startswith("ns3 ")]
+        return results
+
+
+def run_incast(case: Case, flows: Sequence[Dict[str, int]], transport: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The case in incast: per-flow results in the order of `flows`, and the run's counters."""
+    import incast
+
+    t0 = time.perf_counter()
+    result = incast.run(incast_scenario(case, flows, transport))
+    wall = time.perf_counter() - t0
+    table = result.flows
+    by_key = {}
+    for src, start, finish, rexmit, timeouts in zip(
+            table["src"].to_pylist(), table["start_s"].to_pylist(), table["finish_s"].to_pylist(),
+            table["retransmitted_bytes"].to_pylist(), table["timeouts"].to_pylist()):
+        by_key[(src, round(start * 1e9))] = (finish, rexmit, timeouts)
+    finish_s, retransmitted, flow_timeouts = [], [], []
+    for f in flows:
+        finish, rexmit, timeouts = by_key[(f["src"], f["start_ns"])]
+        finish_s.append(-1.0 if finish is None else finish)
+        retransmitted.append(rexmit)
+        flow_timeouts.append(timeouts)
+    s = result.summary
+    return {"name": case.name, "wall_s": wall, "finish_s": finish_s, "retransmitted": retransmitted,
+            "timeouts": flow_timeouts, "drops": s["packets_dropped"], "marks": s["ecn_marked"]}
+
+
+def _quantile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    pos = q * (len(ordered) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def summarize(flows: Sequence[Dict[str, int]], finish_s: Sequence[float], timeouts: Sequence[int],
+              retransmitted: Sequence[int], drops: int, marks: int) -> Dict[str, Any]:
+    """The numbers a case is judged on, for one simulator."""
+    fct = [(fin - f["start_ns"] / 1e9) for f, fin in zip(flows, finish_s) if fin >= 0]
+    met = sum(1 for f, fin in zip(flows, finish_s) if fin >= 0 and fin - f["start_ns"] / 1e9 <= f["deadline_ns"] / 1e9)
+    return {
+        "flows": len(flows), "completed": len(fct),
+        "fct_mean_ms": 1e3 * statistics.fmean(fct) if fct else math.nan,
+        "fct_p50_ms": 1e3 * _quantile(fct, 0.5), "fct_p99_ms": 1e3 * _quantile(fct, 0.99),
+        "deadlines_met": met / len(flows), "drops": drops, "marks": marks,
+        "timeouts": sum(timeouts), "retransmitted_segments": sum(retransmitted) / MSS,
+    }
+
+
+def agreement(flows: Sequence[Dict[str, int]], a: Sequence[float], b: Sequence[float]) -> Dict[str, float]:
+    """Per-flow agreement of incast (`a`) with ns-3 (`b`): relative FCT differences of flows
+    both completed, and how often both agree on meeting the deadline."""
+    rel, pairs, same = [], [], 0
+    for f, fa, fb in zip(flows, a, b):
+        start, due = f["start_ns"] / 1e9, f["deadline_ns"] / 1e9
+        same += int((fa >= 0 and fa - start <= due) == (fb >= 0 and fb - start <= due))
+        if fa >= 0 and fb >= 0:
+            x, y = fa - start, fb - start
+            rel.append(abs(x - y) / y)
+            pairs.append((x, y))
+    corr = statistics.correlation([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) > 2 else math.nan
+    return {"median_abs_rel_diff": _quantile(rel, 0.5), "within_10pct": sum(r <= 0.1 for r in rel) / max(len(rel), 1),
+            "fct_correlation": corr, "deadline_agreement": same / len(flows)}
+
+
+def relative(ours: float, ref: float) -> float:
+    """(ours - ref) / ref; 0 when both are 0, infinite when only ref is."""
+    if ref == 0:
+        return 0.0 if ours == 0 else math.inf
+    return (ours - ref) / ref
+
+
+#: incast beside ns-3 with one of ns-3's choices undone, to measure what it costs: DCTCP with
+#: loss recovery during ECN reductions, as Linux does (`recovery_in_cwr`).
+VARIANTS: Dict[str, Dict[str, Any]] = {"recovery in CWR (Linux)": {"recovery_in_cwr": True}}
+
+
+def _ns3_summary(flows: Sequence[Dict[str, int]], r: Dict[str, Any]) -> Dict[str, Any]:
+    """ns-3's numbers; marks are data marks less those RED put on packets it then dropped, which
+    is what incast counts (a full incast queue drops without marking)."""
+    s = summarize(flows, r["finish_s"], r["timeouts"], r["retransmitted"], r["drops_data"] + r["drops_other"],
+                  r["marks_data"] - r["marked_then_dropped_data"])
+    s["marks_raw"] = r["marks_data"]
+    return s
+
+
+def run_crosscheck(out: Path, *, quick: bool = False, only: Optional[Sequence[str]] = None,
+                   log: Callable[[str], None] = print) -> Dict[str, Any]:
+    """Runs the cases in both simulators and writes `report.md` and `results.json` into `out`."""
+    rounds = 10 if quick else 50
+    cases = [c for c in CASES if not only or c.name in only]
+    if not cases:
+        raise CrosscheckError(f"no case named {', '.join(only or [])}; cases: {', '.join(c.name for c in CASES)}")
+    flows = {c.name: flows_for(c, rounds) for c in cases}
+    log(f"ns-3: {len(cases)} cases, {sum(len(f) for f in flows.values())} flows ...")
+    t0 = time.perf_counter()
+    ns3 = run_ns3(cases, flows)
+    log(f"ns-3 done in {time.perf_counter() - t0:.0f} s")
+    results = []
+    for case in cases:
+        fl = flows[case.name]
+        theirs = ns3[case.name]
+        reference = _ns3_summary(fl, theirs)
+        mine = run_incast(case, fl)
+        row = {
+            "case": asdict(case),
+            "incast": summarize(fl, mine["finish_s"], mine["timeouts"], mine["retransmitted"], mine["drops"], mine["marks"]),
+            "ns3": reference,
+            "ns3_detail": {k: theirs[k] for k in ("drops_data", "drops_other", "marks_data", "marks_other",
+                                                  "marked_then_dropped_data", "device_drops")},
+            "agreement": agreement(fl, mine["finish_s"], theirs["finish_s"]),
+            "wall_s": {"incast": mine["wall_s"], "ns3": theirs["wall_s"]},
+            "variants": {},
+        }
+        if case.protocol == "dctcp":
+            for label, keys in VARIANTS.items():
+                v = run_incast(case, fl, keys)
+                row["variants"][label] = summarize(fl, v["finish_s"], v["timeouts"], v["retransmitted"], v["drops"], v["marks"])
+        results.append(row)
+        i, n = row["incast"], reference
+        log(f"{case.name:22} FCT mean {relative(i['fct_mean_ms'], n['fct_mean_ms']):+.0%} "
+            f"p50 {relative(i['fct_p50_ms'], n['fct_p50_ms']):+.0%} p99 {relative(i['fct_p99_ms'], n['fct_p99_ms']):+.0%} "
+            f"met {100 * (i['deadlines_met'] - n['deadlines_met']):+.1f} pts drops {relative(i['drops'], n['drops']):+.0%} "
+            f"marks {relative(i['marks'], n['marks']):+.0%} RTOs {i['timeouts']} vs {n['timeouts']}")
+    doc = {"rounds": rounds, "quick": quick, "settings": settings(), "results": results,
+           "wall_s": time.perf_counter() - t0}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    from incast.crosscheck.report import write_report
+
+    write_report(out, doc)
+    return doc
+
+
+def settings() -> Dict[str, Any]:
+    """The shared settings, for the report."""
+    return {"link": f"{LINK_BPS / 1e9:g} Gbps, {LINK_DELAY_NS / 1e3:g} us", "fabric": f"{FABRIC_BPS / 1e9:g} Gbps",
+            "queue_packets": QUEUE_PACKETS, "ecn_k_packets": ECN_K, "mss": MSS, "initial_window": INITIAL_WINDOW,
+            "min_rto_ms": MIN_RTO_NS / 1e6, "round_gap_ms": ROUND_GAP_NS / 1e6, "sizes": list(SIZE_RANGE),
+            "deadline_mean_ms": DEADLINE_MEAN_NS / 1e6, "deadline_floor_ms": DEADLINE_FLOOR_NS / 1e6, "seed": SEED,
+            "ns3_version": _ns3_version()}
+
+
+def _ns3_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("ns3")
+    except Exception:  # noqa: BLE001 (only a label)
+        return "unknown"
+
+
+__all__ = ["CASES", "Case", "CrosscheckError", "run_crosscheck", "flows_for", "incast_scenario"]
