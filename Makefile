@@ -3,6 +3,7 @@
 #   make demo    set up .venv, build the engine (release), run the D3 flow-burst demo into demo-out/
 #   make test    set up the same way, then cargo tests and pytest
 #   make bench   the speed and memory benchmarks of benches/
+#   make crosscheck  install ns-3 (pip, ~200 MB) into .venv and compare incast with it (docs/crosscheck/)
 #   make clean   remove .venv, build outputs and demo output
 #
 # Setup is guarded by stamp files in .venv, so a second `make test` rebuilds only what changed.
@@ -20,12 +21,13 @@ VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: help setup demo test test-rust test-python bench clean
+.PHONY: help setup demo test test-rust test-python bench crosscheck clean
 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
 	@echo "make test   cargo test + pytest"
 	@echo "make bench  speed and memory benchmarks"
+	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
 	@echo "make clean  remove .venv, build outputs and demo output"
 
 # The venv and the build tool.
@@ -56,6 +58,14 @@ test-python: setup
 
 bench: setup
 	$(VENV_ENV) incast bench
+
+# ns-3's Python bindings are an optional extra: the test suite never needs them.
+$(VENV)/.crosscheck: $(VENV)/.built
+	$(VPY) -m pip install --quiet 'ns3>=3.44,<3.45'
+	touch $@
+
+crosscheck: $(VENV)/.crosscheck
+	$(VENV_ENV) incast crosscheck --out docs/crosscheck
 
 clean:
 	rm -rf $(VENV) demo-out target python/incast/_core*.so .pytest_cache

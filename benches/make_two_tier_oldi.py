@@ -46,6 +46,7 @@ out = [
     'ecn_threshold = "auto"',
     "",
     "[transport]",
+    'stack = "d3-testbed"         # fixed, so that speed is compared on the same work over time',
     'protocol = "dctcp"',
     'min_rto = "10ms"',
     "",

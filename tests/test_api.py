@@ -35,6 +35,7 @@ SUMMARY_KEYS = {
     "timeouts",
     "d3_requests",
     "d3_priority_inversions",
+    "transport",
 }
 FLOW_COLUMNS = [
     "flow_id",
@@ -178,6 +179,9 @@ def test_summary_keys_and_consistency() -> None:
     assert s["events"] > 0 and s["packet_hops"] >= s["packets_delivered"] > 0
     assert s["packets_sent"] == s["packets_delivered"] + s["packets_dropped"] + s["packets_in_network"]
     json.dumps(s)  # plain JSON values only
+    # The settings in effect: the default stack, with the keys the scenario gave.
+    assert s["transport"]["stack"] == "linux" and s["transport"]["protocol"] == burst()["transport"]["protocol"]
+    assert s["transport"] == incast.effective_transport(burst())
 
 
 def test_same_seed_same_flows_different_seed_differs() -> None:

@@ -147,3 +147,32 @@ def test_ctrl_c_exits_130_without_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in stderr and "panicked" not in stderr, stderr
     assert stderr.strip().splitlines()[-1].strip() == "incast: interrupted"
     assert not out.exists()
+
+
+def test_check_prints_the_transport_in_effect(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "s.toml", (
+        "[topology]\nkind = \"star\"\nhosts = 3\n"
+        "[transport]\nstack = \"ns3\"\nmss = 1448\n"
+        "[[workload]]\nkind = \"flow-burst\"\nsenders = 2\n"))
+    proc = incast("check", str(scenario))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert 'stack "ns3"' in lines[1]
+    # The file's key, and the stack's defaults for the keys it leaves out.
+    assert "  mss = 1448" in lines
+    assert "  initial_window = 10" in lines and '  min_rto = "1s"' in lines
+    assert '  window_growth = "per-ack"' in lines and "  sack = true" in lines
+
+
+def test_crosscheck_without_ns3_is_a_clean_error(tmp_path: Path) -> None:
+    # Shadow the `ns3` package with one that cannot be imported, as on a machine without it.
+    shadow = tmp_path / "shadow"
+    (shadow / "ns3").mkdir(parents=True)
+    (shadow / "ns3" / "__init__.py").write_text("raise ImportError('no ns-3 here')\n")
+    env = dict(os.environ, PYTHONPATH=str(shadow))
+    proc = incast("crosscheck", "--quick", "--case", "newreno-star-10", "--out", str(tmp_path / "xc"), env=env)
+    assert proc.returncode == 2
+    assert "pip install 'incast[crosscheck]'" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "xc").exists()
+    proc = incast("crosscheck", "--case", "no-such-case", "--out", str(tmp_path / "xc"))
+    assert proc.returncode == 2 and "no such case" in proc.stderr

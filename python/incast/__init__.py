@@ -12,8 +12,8 @@ naming the offending key.
 
 from incast._core import ScenarioError
 from incast._core import version as _engine_version
-from incast.api import Progress, RunResult, load_scenario, run
+from incast.api import Progress, RunResult, effective_transport, load_scenario, run
 
 __version__: str = _engine_version()
 
-__all__ = ["Progress", "RunResult", "ScenarioError", "__version__", "load_scenario", "run"]
+__all__ = ["Progress", "RunResult", "ScenarioError", "__version__", "effective_transport", "load_scenario", "run"]

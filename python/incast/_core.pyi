@@ -4,7 +4,7 @@ Private: use the `incast` package. tests/test_stub.py checks these names against
 """
 
 import os
-from typing import Dict, List, Literal, Optional, TypedDict, Union, final
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union, final
 
 __all__ = ["ScenarioError", "Simulation", "check", "version"]
 
@@ -43,6 +43,7 @@ class _SummaryDict(TypedDict):
     timeouts: int
     d3_requests: int
     d3_priority_inversions: int
+    transport: Dict[str, Any]
 
 # Column dicts: "rows" (int) plus one `bytes` per column holding its values in native byte order
 # (u32, u64, f64 or u8 as in RunResult's schema); a nullable column `c` also has "c.valid", an
@@ -79,8 +80,11 @@ class Simulation:
     def finish(self) -> _ResultsDict:
         """Ends the run and returns its results as columns; the object cannot be used again."""
 
-def check(text: str, format: Literal["toml", "json"] = "toml", base_dir: Optional[_PathLike] = None) -> None:
-    """Parses a scenario without building it; raises ScenarioError naming the bad key."""
+def check(
+    text: str, format: Literal["toml", "json"] = "toml", base_dir: Optional[_PathLike] = None
+) -> Dict[str, Any]:
+    """Parses a scenario without building it; raises ScenarioError naming the bad key. Returns
+    the `[transport]` settings in effect."""
 
 def version() -> str:
     """The engine's version."""

@@ -16,7 +16,7 @@ from incast.scenario import ScenarioLike, load_scenario, source_of
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Progress", "RunResult", "load_scenario", "run", "CHUNK_EVENTS"]
+__all__ = ["Progress", "RunResult", "effective_transport", "load_scenario", "run", "CHUNK_EVENTS"]
 
 CHUNK_EVENTS = 1 << 18
 """Events per engine call between progress reports: a few tens of milliseconds of work, so that
@@ -148,6 +148,18 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def effective_transport(scenario: ScenarioLike) -> Dict[str, Any]:
+    """The `[transport]` settings a scenario runs with: its TCP stack's defaults (`stack`,
+    "linux" unless named) with the keys it sets applied, keyed and written as in a scenario
+    file. A run's `summary["transport"]` holds the same. Raises `ScenarioError` naming the bad
+    key."""
+    source = source_of(scenario)
+    try:
+        return dict(_core.check(source.text, source.format, source.base_dir))
+    except _core.ScenarioError as e:
+        raise source.explain(e) from None
 
 
 def simulation(scenario: ScenarioLike, *, seed: Optional[int] = None) -> _core.Simulation:

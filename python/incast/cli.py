@@ -8,6 +8,7 @@ no partial output. Ctrl-C exits with status 130; a sweep point that fails to run
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -130,6 +131,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_jobs_option(p, "simulations run in parallel")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
 
+    p = sub.add_parser("crosscheck", help="run the same flows in incast and in ns-3 and compare (needs ns-3)")
+    p.add_argument("--out", default="docs/crosscheck", metavar="DIR",
+                   help="directory for report.md and results.json (default: docs/crosscheck)")
+    p.add_argument("--quick", action="store_true", help="10 bursts per case instead of 50")
+    p.add_argument("--case", action="append", metavar="NAME", help="run only this case (repeatable; see --list)")
+    p.add_argument("--list", action="store_true", help="list the cases and exit")
+    p.add_argument("--trace-flow", type=int, metavar="N",
+                   help="with one --case: write ns-3's log of flow N's sender and both results for it to DIR")
+
     p = sub.add_parser("bench", help="speed and memory benchmarks (scenarios in benches/)")
     p.add_argument(
         "--repeat", type=positive_int, default=3, metavar="N", help="runs per benchmark; the median is shown"
@@ -171,7 +181,8 @@ def _fail(message: str) -> int:
 def _main(argv: Optional[Sequence[str]]) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
-        raise CliError("choose a command: run, check, sweep, reproduce, report, demo or bench (see incast --help)")
+        raise CliError(
+            "choose a command: run, check, sweep, reproduce, report, demo, crosscheck or bench (see incast --help)")
     from incast import ScenarioError
 
     try:
@@ -187,6 +198,8 @@ def _main(argv: Optional[Sequence[str]]) -> int:
             return _cmd_report(args)
         if args.command == "demo":
             return _cmd_demo(args)
+        if args.command == "crosscheck":
+            return _cmd_crosscheck(args)
         return _cmd_bench(args)
     except ScenarioError as e:
         where = f"{args.scenario}: " if getattr(args, "scenario", None) else ""
@@ -216,14 +229,31 @@ def _read_scenario_error(scenario: str, e: OSError) -> CliError:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from incast import load_scenario
+    from incast import effective_transport, load_scenario
 
     try:
         load_scenario(args.scenario)
+        transport = effective_transport(args.scenario)
     except OSError as e:
         raise _read_scenario_error(args.scenario, e) from None
     print(f"{args.scenario}: ok")
+    print(f"[transport] in effect (stack \"{transport['stack']}\" with the file's keys):")
+    for key, value in transport.items():
+        print(f"  {key} = {toml_value(value)}")
     return 0
+
+
+def toml_value(value: Any) -> str:
+    """A value as a scenario file would write it (TOML)."""
+    if value is None:
+        return "# not set"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return repr(value)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -366,6 +396,32 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         print(flow_burst.describe(args.seeds, args.rounds))
         print(flow_burst.format_rows(rows))
         print(f"{time.monotonic() - started:.1f} s; wrote {out / 'demo.png'} and {out / 'demo.parquet'}")
+    return 0
+
+
+def _cmd_crosscheck(args: argparse.Namespace) -> int:
+    from incast.crosscheck import CASES, CrosscheckError, run_crosscheck, trace_flow
+
+    if args.list:
+        for c in CASES:
+            print(f"{c.name:22} {c.protocol:6} {c.topology:9} {c.senders} senders")
+        return 0
+    names = {c.name for c in CASES}
+    unknown = [n for n in args.case or [] if n not in names]
+    if unknown:
+        raise CliError(f"--case {unknown[0]!r}: no such case; cases: {', '.join(sorted(names))}")
+    out = check_out_dir(args.out)
+    try:
+        if args.trace_flow is not None:
+            if len(args.case or []) != 1:
+                raise CliError("--trace-flow needs exactly one --case")
+            for path in trace_flow(out, args.case[0], args.trace_flow, quick=args.quick):
+                print(path)
+            return 0
+        run_crosscheck(out, quick=args.quick, only=args.case)
+    except CrosscheckError as e:
+        raise CliError(str(e)) from None
+    print(f"report: {out / 'report.md'}")
     return 0
 
 

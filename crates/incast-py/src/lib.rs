@@ -145,13 +145,21 @@ impl PySimulation {
     }
 }
 
-/// Parses a scenario without building it; raises `ScenarioError` naming the bad key.
+/// Parses a scenario without building it; raises `ScenarioError` naming the bad key. Returns
+/// the `[transport]` settings in effect (the stack's defaults with the file's keys applied).
 #[pyfunction]
 #[pyo3(signature = (text, format = "toml", base_dir = None))]
-fn check(py: Python<'_>, text: String, format: &str, base_dir: Option<PathBuf>) -> PyResult<()> {
+fn check<'py>(py: Python<'py>, text: String, format: &str, base_dir: Option<PathBuf>) -> PyResult<Bound<'py, PyAny>> {
     let parse = parser(format)?;
-    py.detach(move || parse(&text, base_dir.as_deref()).map(drop))
-        .map_err(|e| scenario_error(py, &e))
+    let transport = py
+        .detach(move || parse(&text, base_dir.as_deref()).map(|s| scenario::effective_transport(&s.transport)))
+        .map_err(|e| scenario_error(py, &e))?;
+    json_loads(py, &serde_json::Value::Object(transport).to_string())
+}
+
+/// A JSON text as Python objects.
+fn json_loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.call_method1("loads", (text,))
 }
 
 /// The version of the engine crate.
@@ -332,6 +340,7 @@ fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDic
     d.set_item("timeouts", s.timeouts)?;
     d.set_item("d3_requests", s.d3_requests)?;
     d.set_item("d3_priority_inversions", s.d3_priority_inversions)?;
+    d.set_item("transport", json_loads(py, &s.transport)?)?;
     Ok(d)
 }
 

@@ -87,6 +87,9 @@ pub struct Summary {
     /// D3: of those, denied while a later-deadline flow held a grant at the same port (D2TCP
     /// Section 4.2.2, Table 1).
     pub d3_priority_inversions: u64,
+    /// The `[transport]` settings in effect, as a JSON object keyed as the scenario file writes
+    /// them (the stack's defaults with the file's keys applied).
+    pub transport: String,
 }
 
 /// A sampled queue length series of one switch port.

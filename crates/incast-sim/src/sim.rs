@@ -357,6 +357,7 @@ impl Simulation {
             timeouts,
             d3_requests: self.inversions.as_ref().map_or(0, |i| i.requests),
             d3_priority_inversions: self.inversions.as_ref().map_or(0, |i| i.inversions),
+            transport: serde_json::Value::Object(crate::scenario::effective_transport(&self.transport)).to_string(),
         };
         let (queues, throughput) = match self.sampling {
             Some(s) => (s.queues, s.throughput),

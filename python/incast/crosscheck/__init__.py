@@ -225,6 +225,10 @@ def agreement(flows: Sequence[Dict[str, int]], a: Sequence[float], b: Sequence[f
             "fct_correlation": corr, "deadline_agreement": same / len(flows)}
 
 
+def _fcts(flows: Sequence[Dict[str, int]], finish_s: Sequence[float]) -> List[float]:
+    return [round((fin - f["start_ns"] / 1e9) * 1e3, 4) if fin >= 0 else -1.0 for f, fin in zip(flows, finish_s)]
+
+
 def relative(ours: float, ref: float) -> float:
     """(ours - ref) / ref; 0 when both are 0, infinite when only ref is."""
     if ref == 0:
@@ -258,6 +262,8 @@ def run_crosscheck(out: Path, *, quick: bool = False, only: Optional[Sequence[st
     t0 = time.perf_counter()
     ns3 = run_ns3(cases, flows)
     log(f"ns-3 done in {time.perf_counter() - t0:.0f} s")
+    import pyarrow  # noqa: F401  (loaded before the first incast run is timed)
+
     results = []
     for case in cases:
         fl = flows[case.name]
@@ -273,6 +279,9 @@ def run_crosscheck(out: Path, *, quick: bool = False, only: Optional[Sequence[st
             "agreement": agreement(fl, mine["finish_s"], theirs["finish_s"]),
             "wall_s": {"incast": mine["wall_s"], "ns3": theirs["wall_s"]},
             "variants": {},
+            # Per-flow completion times in ms (-1: not completed), in the order of the flows.
+            "incast_fct_ms": _fcts(fl, mine["finish_s"]),
+            "ns3_fct_ms": _fcts(fl, theirs["finish_s"]),
         }
         if case.protocol == "dctcp":
             for label, keys in VARIANTS.items():
@@ -294,6 +303,33 @@ def run_crosscheck(out: Path, *, quick: bool = False, only: Optional[Sequence[st
     return doc
 
 
+def trace_flow(out: Path, name: str, flow: int, *, quick: bool = False) -> List[Path]:
+    """Runs one case and writes ns-3's log of flow `flow`'s sender (segments sent, ACKs with
+    their SACK blocks, cwnd and congestion state, in segments of `MSS` from the first data
+    byte) and both simulators' result for that flow, to follow a flow they treat differently."""
+    case = next((c for c in CASES if c.name == name), None)
+    if case is None:
+        raise CrosscheckError(f"no case named {name}")
+    fl = flows_for(case, 10 if quick else 50)
+    if not 0 <= flow < len(fl):
+        raise CrosscheckError(f"flow {flow} does not exist: {name} has flows 0 to {len(fl) - 1}")
+    theirs = run_ns3([case], {name: fl}, trace_flow=flow)[name]
+    mine = run_incast(case, fl)
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / f"trace-{name}-{flow}.ns3.txt"
+    log.write_text("\n".join(theirs["trace"]) + "\n")
+    f = fl[flow]
+    summary = out / f"trace-{name}-{flow}.json"
+    summary.write_text(json.dumps({
+        "flow": f,
+        "ns3": {"fct_ms": (theirs["finish_s"][flow] - f["start_ns"] / 1e9) * 1e3, "timeouts": theirs["timeouts"][flow],
+                "retransmitted_bytes": theirs["retransmitted"][flow]},
+        "incast": {"fct_ms": (mine["finish_s"][flow] - f["start_ns"] / 1e9) * 1e3, "timeouts": mine["timeouts"][flow],
+                   "retransmitted_bytes": mine["retransmitted"][flow]},
+    }, indent=1) + "\n")
+    return [log, summary]
+
+
 def settings() -> Dict[str, Any]:
     """The shared settings, for the report."""
     return {"link": f"{LINK_BPS / 1e9:g} Gbps, {LINK_DELAY_NS / 1e3:g} us", "fabric": f"{FABRIC_BPS / 1e9:g} Gbps",
@@ -312,4 +348,4 @@ def _ns3_version() -> str:
         return "unknown"
 
 
-__all__ = ["CASES", "Case", "CrosscheckError", "run_crosscheck", "flows_for", "incast_scenario"]
+__all__ = ["CASES", "Case", "CrosscheckError", "run_crosscheck", "flows_for", "incast_scenario", "trace_flow"]

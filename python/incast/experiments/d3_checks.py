@@ -35,6 +35,10 @@ PAPER_MULTI_BOTTLENECK_MBPS = (302, 302, 302, 595)
 
 # See the module docstring: the largest response's completion time on the idle testbed. The
 # one value every D3 experiment floors its deadlines at, as a scenario time and in seconds.
+# The TCP stack these checks and the D3 reproductions run on, stated so that incast's default
+# stack (linux) can change without changing them: the Windows-era stacks of the D3 testbed as
+# incast first modelled them (IW 2, no SACK, no delayed ACKs, instant ECN cuts; docs/scenario.md).
+STACK = "d3-testbed"
 DEADLINE_FLOOR = "3ms"
 DEADLINE_FLOOR_S = 0.003
 
@@ -44,7 +48,7 @@ def multi_bottleneck(duration_s: float = 0.3) -> List[float]:
     result = run(
         {
             "topology": {"kind": "d3-testbed"},
-            "transport": {"protocol": "d3"},
+            "transport": {"stack": STACK, "protocol": "d3"},
             "workload": [{"kind": "long-flows", "pairs": [[0, 2], [1, 2], [3, 2], [3, 4]]}],
             "run": {"duration": f"{duration_s}s"},
         }
@@ -57,7 +61,7 @@ def long_flows(flows: int, duration_s: float = 0.2) -> Dict[str, float]:
     result = run(
         {
             "topology": {"kind": "star", "hosts": flows + 1},
-            "transport": {"protocol": "d3"},
+            "transport": {"stack": STACK, "protocol": "d3"},
             "workload": [{"kind": "long-flows", "pairs": [[i, 0] for i in range(1, flows + 1)]}],
             "run": {"duration": f"{duration_s}s"},
             "output": {"queue_sample_interval": "100us", "queue_sample_hosts": [0]},
@@ -84,7 +88,7 @@ def burst_lateness(protocol: str, seeds: int = 5, deadline_min: str = DEADLINE_F
                 {
                     "seed": seed,
                     "topology": {"kind": "d3-testbed"},
-                    "transport": {"protocol": protocol},
+                    "transport": {"stack": STACK, "protocol": protocol},
                     # A host of rack 0 aggregates; workers on the other two hosts of its rack.
                     "workload": [
                         {
@@ -135,7 +139,7 @@ def benchmark_traffic(protocol: str, rate_per_s: float, min_rto: str = "300ms", 
             "seed": seed,
             "topology": {"kind": "d3-testbed"},
             "switch": {"buffer": "100KB" if protocol == "tcp" else "128KB"},
-            "transport": {"protocol": protocol, "min_rto": min_rto, "handshake": True},
+            "transport": {"stack": STACK, "protocol": protocol, "min_rto": min_rto, "handshake": True},
             "d3": {"quench": quench},
             "workload": [{"kind": "flows", "flows": flows}, {"kind": "long-flows", "pairs": [[1, 0], [2, 0]]}],
             "run": {"duration": f"{duration}s"},
@@ -161,7 +165,7 @@ def burst_flows(protocol: str, senders: int, seed: int, deadline_mean: str = "30
                 "buffer": "128KB" if protocol in ("d3", "rcpdc") else "100KB",
                 "priority_classes": 3 if protocol == "tcppr" else 1,
             },
-            "transport": {"protocol": protocol, "handshake": True},
+            "transport": {"stack": STACK, "protocol": protocol, "handshake": True},
             "workload": [
                 {
                     "kind": "flow-burst",

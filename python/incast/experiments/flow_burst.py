@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from incast.api import Progress, run, staged_files
 # The floor under exponential deadlines that makes every deadline feasible on an idle network
 # (derived in docs/results-d3.md; the paper gives none).
-from incast.experiments.d3_checks import DEADLINE_FLOOR
+from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -46,7 +46,7 @@ def scenario(senders: int, protocol: str, seed: int, rounds: int) -> Dict[str, A
         },
         # Every scheme pays one RTT to open its connection, as in the paper's stacks (TCP's
         # three-way handshake, D3's SYN of Figure 7).
-        "transport": {"protocol": protocol, "min_rto": MIN_RTO, "handshake": True},
+        "transport": {"stack": STACK, "protocol": protocol, "min_rto": MIN_RTO, "handshake": True},
         "workload": [
             {
                 "kind": "flow-burst",

@@ -25,7 +25,7 @@ from incast.reproduce.core import (
     ratio_claim,
 )
 
-from incast.experiments.d3_checks import DEADLINE_FLOOR
+from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -73,7 +73,7 @@ def flow_burst_scenario(rounds: int, deadline_mean: str = "30ms", size: Mapping[
     ]
     scenario: Dict[str, Any] = {
         "topology": {"kind": "d3-testbed"},
-        "transport": {"protocol": "d3", "handshake": True},
+        "transport": {"stack": STACK, "protocol": "d3", "handshake": True},
         "workload": workload,
     }
     if background:
@@ -396,7 +396,7 @@ def figure16(ctx: Context) -> Outcome:
         "d3-figure16",
         {
             "topology": {"kind": "star", "hosts": 3},
-            "transport": {"protocol": "d3"},
+            "transport": {"stack": STACK, "protocol": "d3"},
             "workload": [{"kind": "long-flows", "pairs": [[1, 0]]}],
             "run": {"duration": f"{duration}s"},
             "output": {"queue_sample_interval": "100us", "queue_sample_hosts": [0]},
@@ -457,7 +457,7 @@ def multi_bottleneck(ctx: Context) -> Outcome:
     duration = 0.2 if ctx.quick else 0.3
     result = ctx.sweep("d3-multi-bottleneck", {
         "topology": {"kind": "d3-testbed"},
-        "transport": {"protocol": "d3"},
+        "transport": {"stack": STACK, "protocol": "d3"},
         "workload": [{"kind": "long-flows", "pairs": [[0, 2], [1, 2], [3, 2], [3, 4]]}],
         "run": {"duration": f"{duration}s"},
     })
@@ -613,7 +613,7 @@ def _benchmark(ctx: Context) -> Tuple[Dict[str, Dict[float, Dict[str, Any]]], fl
         "d3-benchmark",
         {
             "topology": {"kind": "d3-testbed"},
-            "transport": {"protocol": "d3", "handshake": True},
+            "transport": {"stack": STACK, "protocol": "d3", "handshake": True},
             "workload": [
                 {"kind": "poisson", "rate": 100.0, "hosts": [1, 2], "destinations": [0],
                  "size": {"dist": "uniform", "min": "2KB", "max": "50KB"},

@@ -17,11 +17,10 @@ use super::header::{CongestionHeader, Feedback, D3_HEADER_BYTES, MAX_HOPS};
 use super::rate::{base_rate, bytes_in, from_bits_per_sec, rate_of, Rate};
 use super::rate::{HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
 use crate::tcp::{AckClass, AckSegment, DataSegment, Duplicate, RttEstimator, SendSequence};
-use crate::tcp::{TcpConfig, MSS_BYTES};
+use crate::tcp::TcpConfig;
 use crate::time::{BitsPerSec, Duration, Instant};
 
 /// One maximum segment in bytes.
-const MSS: u64 = MSS_BYTES as u64;
 /// Smallest time left over which a desired rate is computed, so that a deadline at `now` gives
 /// the largest finite rate instead of a division by zero.
 const MIN_TIME_LEFT: Duration = Duration::from_ps(1);
@@ -566,7 +565,7 @@ impl D3Sender {
         }
         // Carry over at most one segment: that is all discretization leaves unused, and an
         // allocation idle for other reasons (flow control) must not pile up into a later burst.
-        self.budget = self.budget.min(MSS as i64);
+        self.budget = self.budget.min(self.config.tcp.mss() as i64);
         if self.paused {
             self.stats.paused_intervals += 1;
         } else {
@@ -682,7 +681,7 @@ impl D3Sender {
     /// segment.
     fn recovery_window(&self) -> i64 {
         let rtt = self.interval_rtt.srtt().unwrap_or(Duration::ZERO);
-        let bytes = bytes_in(self.rate, rtt).max(MSS);
+        let bytes = bytes_in(self.rate, rtt).max(self.config.tcp.mss());
         i64::try_from(bytes).unwrap_or(i64::MAX)
     }
 
@@ -709,6 +708,9 @@ fn quench_fin(request: CongestionHeader) -> PendingRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::MSS_BYTES;
+
+    const MSS: u64 = MSS_BYTES as u64;
 
     const RTO: Duration = Duration::from_ms(10);
     /// 100 Mbps: 3750 B per 300 us interval, two full segments and 830 B over.

@@ -11,7 +11,8 @@ pub enum Stack {
     /// Linux as datacenter hosts run it today (net/ipv4/tcp_input.c, tcp_output.c,
     /// tcp_dctcp.c): IW 10 (RFC 6928), timestamps (MSS 1448 on a 1500 B MTU), SACK with RFC
     /// 6675-style recovery and PRR, ECN reductions through the CWR state, byte counting,
-    /// RTO floor 200 ms (`TCP_RTO_MIN`), initial RTO 1 s, delayed ACKs every 2 segments or
+    /// RTO floor 200 ms (`TCP_RTO_MIN`), initial RTO 1 s (`TCP_TIMEOUT_INIT`, RFC 6298), ceiling
+    /// 120 s (`TCP_RTO_MAX`), delayed ACKs every 2 segments or
     /// 40 ms (`TCP_ATO_MIN`) after 16 quick ACKs (`TCP_MAX_QUICKACKS`), window restart after
     /// idle (`tcp_slow_start_after_idle` = 1). RACK (RFC 8985) is approximated by resending
     /// the first unacknowledged segment on partial ACKs in recovery. A loss halves cwnd
@@ -19,7 +20,8 @@ pub enum Stack {
     /// probes (TLP) and the adaptive delayed-ACK timer.
     Linux,
     /// ns-3.44's `TcpSocketBase` and `TcpSocket` defaults: SegmentSize 536, InitialCwnd 10,
-    /// timestamps, SACK, limited transmit, `TcpPrrRecovery`, MinRto 1 s, ClockGranularity
+    /// timestamps, SACK, limited transmit, `TcpPrrRecovery`, MinRto 1 s, an initial RTO of
+    /// about 1 s (`RttEstimator::InitialEstimation`), ClockGranularity
     /// 1 ms, DelAckCount 2 and DelAckTimeout 200 ms, `TcpNewReno`'s one segment per ACK in
     /// slow start, no cwnd validation, no rescue retransmission, the head resent on partial
     /// ACKs in SACK recovery (`TcpSocketBase::ProcessAck`), ssthresh from half the pipe on a
@@ -28,7 +30,8 @@ pub enum Stack {
     Ns3,
     /// ns-3.12 to 3.15, the D2TCP paper's simulator (2012): SegmentSize 536, InitialCwnd 1,
     /// SlowStartThreshold 65535 B, one segment per new ACK in slow start, DelAckCount 2 /
-    /// 200 ms, MinRTO 200 ms, no timestamps, no SACK, no limited transmit, cwnd = 1 MSS after
+    /// 200 ms, MinRTO 200 ms and an initial RTO of 1 s (`RttEstimator` MinRTO and
+    /// InitialEstimation), no timestamps, no SACK, no limited transmit, cwnd = 1 MSS after
     /// an RTO; DCTCP as the 2013 ns-3 D2TCP port (i-maravic/ns-3) adds it: alpha from 0, an
     /// instant cut floored at one segment.
     Ns3_2012,

@@ -11,6 +11,7 @@
 //!                                                 OLDI applications: oldi)
 //! ```
 
+mod describe;
 mod error;
 mod file;
 mod oldi;
@@ -25,6 +26,7 @@ mod tests;
 
 use std::path::Path;
 
+pub use describe::effective_transport;
 pub use error::ScenarioError;
 pub use spec::*;
 

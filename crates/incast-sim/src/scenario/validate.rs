@@ -437,6 +437,12 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
             Duration::ZERO,
         )?),
     };
+    if let Some(rto) = initial_rto.filter(|&rto| rto > max_rto) {
+        return Err(err(
+            at(if raw.initial_rto.is_some() { "initial_rto" } else { "max_rto" }),
+            format!("initial_rto must not exceed max_rto ({rto} > {max_rto})"),
+        ));
+    }
     let clock_granularity = positive_time(
         || at("clock_granularity"),
         raw.clock_granularity,
