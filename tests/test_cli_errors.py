@@ -106,6 +106,11 @@ CASES = [
         TOPOLOGY + '[switch]\necn_threshold = "sometimes"\n' + burst(),
         "switch.ecn_threshold",
     ),
+    ("unknown-stack", TOPOLOGY + '[transport]\nstack = "bsd"\n' + burst(), "transport.stack"),
+    ("mss-out-of-range", TOPOLOGY + '[transport]\nmss = 60\n' + burst(), "transport.mss"),
+    ("prr-without-sack", TOPOLOGY + '[transport]\nsack = false\nprr = true\n' + burst(), "transport.prr"),
+    ("sack-with-d3", TOPOLOGY + '[transport]\nprotocol = "d3"\nsack = true\n' + burst(), "transport.sack"),
+    ("shared-buffer-in-packets", TOPOLOGY + '[switch]\nshared_buffer = "100pkts"\n' + burst(), "switch.shared_buffer"),
     (
         "max-rto-below-min-rto",
         TOPOLOGY + '[transport]\nmin_rto = "10ms"\nmax_rto = "5ms"\n' + burst(),
