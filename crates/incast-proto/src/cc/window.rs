@@ -61,8 +61,11 @@ impl Policy {
 /// The sender's view of the data outstanding when it detects a loss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Outstanding {
-    /// FlightSize: bytes sent and not acknowledged (less what limited transmit added).
+    /// FlightSize for ssthresh: bytes sent and not acknowledged, less what limited transmit
+    /// added (RFC 5681 Section 3.2 step 2).
     pub(crate) flight: u64,
+    /// Every byte sent and not acknowledged: PRR's RecoverFS (RFC 6937: snd.nxt - snd.una).
+    pub(crate) unacked: u64,
     /// Bytes still in the network: RFC 6675's pipe with SACK, else the flight less one
     /// segment per duplicate ACK.
     pub(crate) pipe: u64,
@@ -388,7 +391,7 @@ impl CongestionControl {
     pub(crate) fn enter_sack_recovery(&mut self, out: &Outstanding) {
         if !matches!(self.state, CaState::Cwr { .. }) {
             self.ssthresh = self.loss_ssthresh(out);
-            self.prr = self.prr_in_recovery.then(|| Prr::start(out.flight));
+            self.prr = self.prr_in_recovery.then(|| Prr::start(out.unacked));
             if self.prr.is_none() {
                 self.cwnd = self.ssthresh;
             }
@@ -409,8 +412,8 @@ impl CongestionControl {
         self.prr_step(ev);
     }
 
-    /// The ACK that covers the recovery point ends SACK recovery: cwnd = ssthresh (RFC 6937
-    /// Section 3.1), from where the window grows again.
+    /// The ACK that covers the recovery point ends SACK recovery: cwnd = ssthresh, where PRR
+    /// aims to land (Linux's `tcp_end_cwnd_reduction`), from where the window grows again.
     pub(crate) fn exit_sack_recovery(&mut self, ev: &AckEvent) {
         self.policy
             .on_acked(ev.delivered_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
@@ -483,7 +486,7 @@ mod tests {
 
     /// Everything sent up to `high` is outstanding and in the network.
     fn lost(high: u64) -> Outstanding {
-        Outstanding { flight: high, pipe: high, high_sent: high }
+        Outstanding { flight: high, unacked: high, pipe: high, high_sent: high }
     }
 
     fn reno(cwnd: u64) -> CongestionControl {

@@ -27,6 +27,8 @@ mod stack;
 
 #[cfg(test)]
 mod harness;
+#[cfg(test)]
+mod sack_tests;
 
 pub use config::{DctcpLossCut, DelayedAck, EcnReduction, LossBasis, TcpConfig, WindowGrowth};
 pub use receiver::TcpReceiver;

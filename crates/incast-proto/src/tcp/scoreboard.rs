@@ -265,7 +265,9 @@ impl Scoreboard {
             Some(&(_, e)) => (e, high_sent),
             None => (snd_una, high_sent),
         };
-        if run_start >= run_end {
+        // Nothing unSACKed, or the highest unSACKed byte was resent already (by rule 1 or 3, or
+        // by the partial-ACK rule): a rescue would only duplicate it.
+        if run_start >= run_end || run_end <= self.high_rxt {
             return None;
         }
         let len = self.mss.min(run_end - run_start);

@@ -251,7 +251,8 @@ impl TcpSender {
         }
         let flight = self.flight_bytes() - self.limited_sent;
         let pipe = flight.saturating_sub(u64::from(self.seq.dupacks()) * self.seq.mss());
-        self.cc.on_fast_retransmit(&Outstanding { flight, pipe, high_sent: self.seq.high_sent() });
+        let unacked = self.flight_bytes();
+        self.cc.on_fast_retransmit(&Outstanding { flight, unacked, pipe, high_sent: self.seq.high_sent() });
         self.seq.enter_fast_retransmit();
     }
 
@@ -332,7 +333,10 @@ impl TcpSender {
     fn enter_sack_recovery(&mut self, ack: &AckSegment, acked: u64, delivered: u64) {
         let (una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
         let pipe = self.pipe_bytes();
-        self.cc.enter_sack_recovery(&Outstanding { flight: high_sent - una, pipe, high_sent });
+        // RFC 6675 step 4.2 (after RFC 5681): data sent on the duplicate ACKs before recovery
+        // does not count in FlightSize.
+        let flight = (high_sent - una).saturating_sub(self.limited_sent);
+        self.cc.enter_sack_recovery(&Outstanding { flight, unacked: high_sent - una, pipe, high_sent });
         self.seq.enter_sack_recovery();
         let board = self.scoreboard.as_mut().expect("SACK senders have a scoreboard");
         let first_end = match board.next_lost(una, high_sent) {
@@ -400,7 +404,8 @@ impl TcpSender {
             return;
         }
         let una = self.seq.snd_una();
-        let out = Outstanding { flight: self.flight_bytes(), pipe: self.pipe_bytes(), high_sent: self.seq.high_sent() };
+        let flight = self.flight_bytes();
+        let out = Outstanding { flight, unacked: flight, pipe: self.pipe_bytes(), high_sent: self.seq.high_sent() };
         self.cc.on_timeout(&out, self.timed_out_at_una != Some(una));
         self.timed_out_at_una = Some(una);
         self.force_resend = false;
@@ -493,7 +498,13 @@ impl TcpSender {
         }
         self.force_resend = false;
         match next {
-            Next::New(_) => Some(self.seq.send_new(now, end, self.ect)),
+            Next::New(len) => {
+                if !self.cc.in_recovery() && self.seq.dupacks() > 0 {
+                    // Sent on duplicate ACKs, as limited transmit (RFC 6675 step 3).
+                    self.limited_sent += len;
+                }
+                Some(self.seq.send_new(now, end, self.ect))
+            }
             Next::Resend(r) => {
                 let (Resend::Hole { seq, len } | Resend::Rescue { seq, len }) = r;
                 let recovery_point = self.seq.recover();
