@@ -1,6 +1,8 @@
 //! A two-endpoint test harness (after quinn-proto's `tests/util.rs`): one sender and one
 //! receiver over an ideal link with a fixed one-way delay, a serialization rate on the data
-//! direction, a set of first transmissions to drop and an optional ECN marking threshold.
+//! direction, a set of first transmissions to drop and an optional ECN marking threshold. It
+//! also keeps what SACK tests check against (`sack_tests`): the union of the SACK blocks that
+//! reached the sender, and every retransmission that resent a byte of it.
 
 use std::collections::VecDeque;
 
@@ -11,10 +13,10 @@ use crate::time::{BitsPerSec, Duration, Instant};
 const MSS: u64 = MSS_BYTES as u64;
 
 /// A sender and a receiver joined by a link, driven in simulated time.
-struct Pair {
+pub(super) struct Pair {
     now: Instant,
-    sender: TcpSender,
-    receiver: TcpReceiver,
+    pub(super) sender: TcpSender,
+    pub(super) receiver: TcpReceiver,
     delay: Duration,
     rate: BitsPerSec,
     /// When the data direction finishes serializing what it holds.
@@ -22,20 +24,24 @@ struct Pair {
     to_receiver: VecDeque<(Instant, DataSegment)>,
     to_sender: VecDeque<(Instant, AckSegment)>,
     /// Offsets whose first transmission is lost (retransmissions always get through).
-    drop_first_tx: Vec<u64>,
+    pub(super) drop_first_tx: Vec<u64>,
     /// Lose the first SYN (a re-sent one gets through).
     drop_first_syn: bool,
     /// Mark CE on ECT segments that find more than this many full frames queued (DCTCP's K).
     mark_threshold: Option<u64>,
-    dropped_bytes: u64,
+    pub(super) dropped_bytes: u64,
     /// Queue peaks are recorded only for segments from this offset on (past slow start).
     steady_from: u64,
     max_queue_frames: u64,
     delivered_ce: u64,
+    /// Bytes reported by SACK blocks delivered to the sender: sorted, merged `[start, end)`.
+    reported: Vec<(u64, u64)>,
+    /// Retransmissions that resent reported bytes: (when sent, seq, len).
+    pub(super) resent_reported: Vec<(Instant, u64, u32)>,
 }
 
 impl Pair {
-    fn new(config: TcpConfig, kind: CcKind, size: u64) -> Self {
+    pub(super) fn new(config: TcpConfig, kind: CcKind, size: u64) -> Self {
         let ect = matches!(kind, CcKind::Dctcp { .. });
         Pair {
             now: Instant::ZERO,
@@ -60,6 +66,8 @@ impl Pair {
             steady_from: 0,
             max_queue_frames: 0,
             delivered_ce: 0,
+            reported: Vec::new(),
+            resent_reported: Vec::new(),
         }
     }
 
@@ -70,6 +78,9 @@ impl Pair {
 
     /// Puts one data segment on the link: queue behind what is being serialized, then the delay.
     fn transmit(&mut self, mut seg: DataSegment) {
+        if seg.retransmission && self.reported.iter().any(|&(s, e)| s < seg.end() && seg.seq < e) {
+            self.resent_reported.push((self.now, seg.seq, seg.len));
+        }
         let dropped = if seg.syn {
             self.drop_first_syn
         } else {
@@ -93,8 +104,22 @@ impl Pair {
             .push_back((self.data_link_free + self.delay, seg));
     }
 
+    /// Merges the blocks of an ACK about to reach the sender into `reported`.
+    fn record_sack(&mut self, ack: &AckSegment) {
+        self.reported.extend_from_slice(ack.sack.as_slice());
+        self.reported.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.reported.len());
+        for &(s, e) in &self.reported {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        self.reported = merged;
+    }
+
     /// Runs until the flow completes or nothing is left to happen before `limit`.
-    fn run(&mut self, limit: Instant) -> bool {
+    pub(super) fn run(&mut self, limit: Instant) -> bool {
         loop {
             while let Some(seg) = self.sender.poll_transmit(self.now) {
                 self.transmit(seg);
@@ -131,6 +156,7 @@ impl Pair {
                     break;
                 }
                 self.to_sender.pop_front();
+                self.record_sack(&ack);
                 self.sender.handle_ack(self.now, &ack);
             }
             // Called every step, due or not: both must ignore early calls.
@@ -144,7 +170,7 @@ const ONE_MB: u64 = 1_000_000;
 /// 684 full segments and one of 1360 bytes.
 const SEGMENTS_1MB: u64 = ONE_MB.div_ceil(MSS);
 
-fn limit() -> Instant {
+pub(super) fn limit() -> Instant {
     Instant::ZERO + Duration::from_secs(600)
 }
 

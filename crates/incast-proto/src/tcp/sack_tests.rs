@@ -6,13 +6,12 @@
 //!
 //! Segment numbers are in MSS units throughout: segment `n` is bytes `[n x MSS, (n + 1) x MSS)`.
 
-use std::collections::VecDeque;
-
+use super::harness::{limit, Pair};
 use super::{
     AckSegment, DataSegment, DelayedAck, EcnReduction, SackBlocks, TcpConfig, TcpReceiver, TcpSender, MSS_BYTES,
 };
 use crate::cc::{CaState, CcKind, CongestionControl};
-use crate::time::{BitsPerSec, Duration, Instant};
+use crate::time::{Duration, Instant};
 
 const MSS: u64 = MSS_BYTES as u64;
 const RTO: Duration = Duration::from_ms(10);
@@ -447,137 +446,19 @@ fn limited_transmit_off_first_two_dupacks_release_nothing() {
     assert_eq!((s.ssthresh_bytes(), s.cwnd_bytes()), (5 * MSS, 8 * MSS));
 }
 
-/// A sender and a receiver joined by an ideal link, after the harness's `Pair`: a one-way
-/// delay, 1 Gbps serialization on the data direction, first transmissions of chosen offsets
-/// lost. It also keeps what the property below needs: the union of the SACK blocks that
-/// reached the sender, and every retransmission that resent a byte of it.
-struct Link {
-    now: Instant,
-    sender: TcpSender,
-    receiver: TcpReceiver,
-    delay: Duration,
-    data_link_free: Instant,
-    to_receiver: VecDeque<(Instant, DataSegment)>,
-    to_sender: VecDeque<(Instant, AckSegment)>,
-    /// Offsets whose first transmission is lost (retransmissions always get through).
-    drop_first_tx: Vec<u64>,
-    dropped_bytes: u64,
-    /// Bytes reported by SACK blocks delivered to the sender: sorted, merged `[start, end)`.
-    reported: Vec<(u64, u64)>,
-    /// Retransmissions that resent reported bytes: (when sent, seq, len).
-    resent_reported: Vec<(Instant, u64, u32)>,
-}
-
-impl Link {
-    fn new(config: TcpConfig, size: u64, drops: &[u64]) -> Self {
-        Link {
-            now: Instant::ZERO,
-            sender: TcpSender::new(
-                config,
-                CongestionControl::new(CcKind::NewReno),
-                Some(size),
-                false,
-                None,
-                Instant::ZERO,
-            ),
-            receiver: TcpReceiver::new(&config),
-            delay: Duration::from_us(10),
-            data_link_free: Instant::ZERO,
-            to_receiver: VecDeque::new(),
-            to_sender: VecDeque::new(),
-            drop_first_tx: drops.to_vec(),
-            dropped_bytes: 0,
-            reported: Vec::new(),
-            resent_reported: Vec::new(),
-        }
-    }
-
-    /// Puts one segment on the link, unless it is a first transmission to lose; a
-    /// retransmission is first checked against what the sender was told was SACKed.
-    fn transmit(&mut self, seg: DataSegment) {
-        if seg.retransmission && self.reported.iter().any(|&(s, e)| s < seg.end() && seg.seq < e) {
-            self.resent_reported.push((self.now, seg.seq, seg.len));
-        }
-        if !seg.retransmission && self.drop_first_tx.contains(&seg.seq) {
-            self.dropped_bytes += u64::from(seg.len);
-            return;
-        }
-        let start = self.data_link_free.max(self.now);
-        self.data_link_free = start + BitsPerSec::GBPS.tx_time(u64::from(seg.wire_bytes()));
-        self.to_receiver.push_back((self.data_link_free + self.delay, seg));
-    }
-
-    /// Merges the blocks of an ACK about to reach the sender into `reported`.
-    fn record_sack(&mut self, ack: &AckSegment) {
-        for &(start, end) in ack.sack.as_slice() {
-            self.reported.push((start, end));
-        }
-        self.reported.sort_unstable();
-        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.reported.len());
-        for &(s, e) in &self.reported {
-            match merged.last_mut() {
-                Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                _ => merged.push((s, e)),
-            }
-        }
-        self.reported = merged;
-    }
-
-    /// Runs until the flow completes (true) or nothing is left to happen before `limit`.
-    fn run(&mut self, limit: Instant) -> bool {
-        loop {
-            while let Some(seg) = self.sender.poll_transmit(self.now) {
-                self.transmit(seg);
-            }
-            while let Some(ack) = self.receiver.poll_ack(self.now) {
-                self.to_sender.push_back((self.now + self.delay, ack));
-            }
-            if self.sender.is_complete() {
-                return true;
-            }
-            let next = [
-                self.to_receiver.front().map(|&(t, _)| t),
-                self.to_sender.front().map(|&(t, _)| t),
-                self.sender.poll_timeout(),
-                self.receiver.poll_timeout(),
-            ]
-            .into_iter()
-            .flatten()
-            .min();
-            match next {
-                Some(t) if t <= limit => self.now = self.now.max(t),
-                _ => return false,
-            }
-            while let Some(&(t, seg)) = self.to_receiver.front() {
-                if t > self.now {
-                    break;
-                }
-                self.to_receiver.pop_front();
-                self.receiver.handle_data(self.now, &seg);
-            }
-            while let Some(&(t, ack)) = self.to_sender.front() {
-                if t > self.now {
-                    break;
-                }
-                self.to_sender.pop_front();
-                self.record_sack(&ack);
-                self.sender.handle_ack(self.now, &ack);
-            }
-            self.sender.handle_timeout(self.now);
-            self.receiver.handle_timeout(self.now);
-        }
-    }
-}
-
-fn limit() -> Instant {
-    Instant::ZERO + Duration::from_secs(600)
+/// A SACK flow of `size` bytes over the harness link, NewReno, losing the first transmission of
+/// the segments at `drops`.
+fn link(config: TcpConfig, size: u64, drops: &[u64]) -> Pair {
+    let mut pair = Pair::new(config, CcKind::NewReno, size);
+    pair.drop_first_tx = drops.to_vec();
+    pair
 }
 
 /// A SACK sender of 20 segments, its whole flow in the initial window, losing 2 and the last
 /// segment, 19: nothing is ever SACKed above 19, so neither IsLost nor NextSeg rule 3 will
 /// resend it. Only the partial ACK that the retransmitted 2 brings (ACK 19, short of the
 /// recovery point 20), the rescue retransmission or the RTO can.
-fn lost_tail(partial_ack_retransmit: bool, rescue_retransmission: bool) -> Link {
+fn lost_tail(partial_ack_retransmit: bool, rescue_retransmission: bool) -> Pair {
     let config = TcpConfig {
         sack: true,
         partial_ack_retransmit,
@@ -586,7 +467,7 @@ fn lost_tail(partial_ack_retransmit: bool, rescue_retransmission: bool) -> Link 
         min_rto: RTO,
         ..TcpConfig::default()
     };
-    let mut link = Link::new(config, 20 * MSS, &[2 * MSS, 19 * MSS]);
+    let mut link = link(config, 20 * MSS, &[2 * MSS, 19 * MSS]);
     assert!(link.run(limit()));
     assert_eq!(link.receiver.bytes_received_in_order(), 20 * MSS);
     assert_eq!(link.sender.stats().retransmitted_bytes, 2 * MSS);
@@ -695,7 +576,7 @@ mod prop {
             let mss = config.mss();
             let size = (segments - 1) * mss + last_len;
             let offsets: Vec<u64> = drops.iter().map(|&n| n * mss).collect();
-            let mut link = Link::new(config, size, &offsets);
+            let mut link = link(config, size, &offsets);
             prop_assert!(link.run(limit()));
             prop_assert_eq!(link.receiver.bytes_received_in_order(), size);
             let st = link.sender.stats();

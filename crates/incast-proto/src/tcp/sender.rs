@@ -459,8 +459,9 @@ impl TcpSender {
         Some(self.seq.send_new(now, end, self.ect))
     }
 
-    /// Extra window of limited transmit (RFC 3042): one segment per duplicate ACK while fewer
-    /// than DupThresh have arrived, outside recovery, less what it already let out.
+    /// Extra window of limited transmit (RFC 3042): one segment per duplicate ACK, up to
+    /// DupThresh - 1 of them, outside recovery; what it let out counts in the flight, so each
+    /// duplicate releases one new segment.
     fn limited_transmit_allowance(&self) -> u64 {
         if !self.config.limited_transmit || self.cc.in_recovery() {
             return 0;
@@ -491,12 +492,12 @@ impl TcpSender {
         let len = match next {
             Next::Resend(Resend::Hole { len, .. } | Resend::Rescue { len, .. }) | Next::New(len) => len,
         };
-        let forced = self.force_resend && matches!(next, Next::Resend(_));
+        // The force applies to the resend NextSeg picks now, never to a later segment.
+        let forced = std::mem::take(&mut self.force_resend) && matches!(next, Next::Resend(_));
         if !forced && pipe > 0 && pipe + len > self.cc.cwnd_bytes() {
             self.window_limited_through = self.window_limited_through.max(self.seq.snd_nxt());
             return None;
         }
-        self.force_resend = false;
         match next {
             Next::New(len) => {
                 if !self.cc.in_recovery() && self.seq.dupacks() > 0 {
