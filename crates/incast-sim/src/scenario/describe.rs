@@ -58,7 +58,7 @@ pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
 fn time(d: Duration) -> String {
     let ps = d.as_ps();
     for (unit, scale) in [("s", 1_000_000_000_000u64), ("ms", 1_000_000_000), ("us", 1_000_000), ("ns", 1_000)] {
-        if ps != 0 && ps % scale == 0 {
+        if ps != 0 && ps.is_multiple_of(scale) {
             return format!("{}{unit}", ps / scale);
         }
     }
