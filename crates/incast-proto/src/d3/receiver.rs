@@ -150,16 +150,7 @@ mod tests {
 
     /// Segment number `n` (full size, or header-only if `len` is 0), sent at `n` microseconds.
     fn seg(n: u64, len: u32) -> DataSegment {
-        DataSegment {
-            seq: n * MSS,
-            len,
-            header_bytes: 40,
-            ts: us(n),
-            ect: false,
-            ce: false,
-            retransmission: false,
-            syn: false,
-        }
+        DataSegment::numbered(n, len)
     }
 
     /// A request that crossed two routers, which granted `a` and `b`.

@@ -296,16 +296,7 @@ mod tests {
 
     /// Segment number `n` (full size), sent at `n` microseconds.
     fn seg(n: u64, ce: bool) -> DataSegment {
-        DataSegment {
-            seq: n * MSS,
-            len: MSS_BYTES,
-            header_bytes: 40,
-            ts: us(n),
-            ect: true,
-            ce,
-            retransmission: false,
-            syn: false,
-        }
+        DataSegment { ect: true, ce, ..DataSegment::numbered(n, MSS_BYTES) }
     }
 
     fn receiver(delayed: Option<u32>) -> TcpReceiver {

@@ -22,16 +22,7 @@ fn us(t: u64) -> Instant {
 
 /// Segment `n` (full size), sent at `n` microseconds.
 fn seg(n: u64) -> DataSegment {
-    DataSegment {
-        seq: n * MSS,
-        len: MSS_BYTES,
-        header_bytes: 40,
-        ts: us(n),
-        ect: false,
-        ce: false,
-        retransmission: false,
-        syn: false,
-    }
+    DataSegment::numbered(n, MSS_BYTES)
 }
 
 /// The ACK a receiver with `config` owes: everything below segment `ack`, the SACK `blocks`

@@ -149,6 +149,26 @@ impl AckSegment {
     }
 }
 
+/// Scripted exchanges number segments in MSS units: segment `n` starts at byte `n` x MSS and
+/// was sent at `n` microseconds.
+#[cfg(test)]
+impl DataSegment {
+    /// Segment number `n` of `len` payload bytes (0: header only), 40 B of headers, not
+    /// ECN-capable.
+    pub(crate) fn numbered(n: u64, len: u32) -> DataSegment {
+        DataSegment {
+            seq: n * u64::from(MSS_BYTES),
+            len,
+            header_bytes: HEADER_BYTES as u16,
+            ts: Instant::ZERO + crate::time::Duration::from_us(n),
+            ect: false,
+            ce: false,
+            retransmission: false,
+            syn: false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
