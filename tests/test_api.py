@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -272,6 +274,28 @@ def test_progress_callback_sees_the_run_end() -> None:
     last = seen[-1]
     assert last.flows_completed == last.flows_total == 40
     assert last.fraction == 1.0
+
+
+def test_ctrl_c_handled_inside_a_destructor_still_stops_the_run() -> None:
+    # Python raises KeyboardInterrupt wherever it handles the signal; raised inside a __del__
+    # (tqdm has one) it is printed as "Exception ignored" and lost. The run loop must stop anyway.
+    class InterruptOnDelete:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):  # Python code, where the signal is handled
+                pass
+
+    calls = []
+
+    def progress(p: incast.Progress) -> None:
+        calls.append(p.events)
+        if len(calls) == 2:
+            InterruptOnDelete()  # deleted at once, inside this call
+
+    with pytest.raises(KeyboardInterrupt):
+        incast.run(burst(rounds=50), progress=progress, chunk_events=1000)
+    assert len(calls) == 2, "the run went on after Ctrl-C"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_scenario_error_has_path_and_message() -> None:

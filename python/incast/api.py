@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
@@ -204,15 +206,44 @@ def run(
     if report is None and callable(progress):
         report = progress
     try:
-        while not sim.step(chunk_events):
+        with _interrupt_between_chunks() as interrupted:
+            while not sim.step(chunk_events):
+                if report is not None:
+                    report(Progress(**sim.progress()))
+                if interrupted():
+                    raise KeyboardInterrupt
             if report is not None:
                 report(Progress(**sim.progress()))
-        if report is not None:
-            report(Progress(**sim.progress()))
     finally:
         if bar is not None:
             bar.close()
     return _result(sim.finish())
+
+
+@contextlib.contextmanager
+def _interrupt_between_chunks() -> Iterator[Callable[[], bool]]:
+    """Turns Ctrl-C during a run into a KeyboardInterrupt raised by the run loop itself.
+
+    Python raises KeyboardInterrupt wherever its code happens to be when the signal is handled;
+    inside a destructor or a weakref callback (the progress bar's library has both) it is
+    printed as "Exception ignored" and lost, and the run goes on. So while the run loop owns
+    SIGINT, the handler only records it, and the loop raises after the chunk. A handler the
+    program installed itself, or a run outside the main thread, is left as it is.
+    """
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield lambda: False
+        return
+    hits: List[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: hits.append(signum))
+    try:
+        yield lambda: bool(hits)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if hits:
+        # A Ctrl-C that arrived after the loop's last check still interrupts.
+        raise KeyboardInterrupt
 
 
 def _result(raw: Mapping[str, Any]) -> RunResult:
