@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import pytest
 
@@ -97,3 +98,15 @@ def write(path: Path, text: str) -> Path:
 
 def listing(directory: Path) -> Sequence[str]:
     return sorted(p.name for p in directory.iterdir())
+
+
+@pytest.fixture
+def python_sigint() -> Iterator[None]:
+    """Python's own SIGINT handler for the test, as in an interactive session, and so also in the
+    CLI processes it starts: a test runner started in the background by a shell script inherits
+    SIGINT ignored, and so would they."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

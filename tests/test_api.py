@@ -276,7 +276,7 @@ def test_progress_callback_sees_the_run_end() -> None:
     assert last.fraction == 1.0
 
 
-def test_ctrl_c_handled_inside_a_destructor_still_stops_the_run() -> None:
+def test_ctrl_c_handled_inside_a_destructor_still_stops_the_run(python_sigint: None) -> None:
     # Python raises KeyboardInterrupt wherever it handles the signal; raised inside a __del__
     # (tqdm has one) it is printed as "Exception ignored" and lost. The run loop must stop anyway.
     class InterruptOnDelete:

@@ -120,7 +120,7 @@ def test_repository_benchmarks_are_valid_scenarios() -> None:
         assert proc.returncode == 0, proc.stderr
 
 
-def test_ctrl_c_exits_130_without_traceback(tmp_path: Path) -> None:
+def test_ctrl_c_exits_130_without_traceback(tmp_path: Path, python_sigint: None) -> None:
     scenario = write(
         tmp_path / "long.toml",
         '[topology]\nkind = "star"\nhosts = 3\n[run]\nduration = "10000s"\n'
