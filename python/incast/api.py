@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from incast import _core
-from incast.scenario import ScenarioLike, load_scenario, source_of
+from incast.scenario import ScenarioLike, check_source, load_scenario, source_of
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -157,11 +157,7 @@ def effective_transport(scenario: ScenarioLike) -> Dict[str, Any]:
     "linux" unless named) with the keys it sets applied, keyed and written as in a scenario
     file. A run's `summary["transport"]` holds the same. Raises `ScenarioError` naming the bad
     key."""
-    source = source_of(scenario)
-    try:
-        return dict(_core.check(source.text, source.format, source.base_dir))
-    except _core.ScenarioError as e:
-        raise source.explain(e) from None
+    return check_source(source_of(scenario))
 
 
 def simulation(scenario: ScenarioLike, *, seed: Optional[int] = None) -> _core.Simulation:

@@ -229,11 +229,10 @@ def _read_scenario_error(scenario: str, e: OSError) -> CliError:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from incast import effective_transport, load_scenario
+    from incast.scenario import load_checked
 
     try:
-        load_scenario(args.scenario)
-        transport = effective_transport(args.scenario)
+        _, transport = load_checked(args.scenario)
     except OSError as e:
         raise _read_scenario_error(args.scenario, e) from None
     print(f"{args.scenario}: ok")

@@ -14,7 +14,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Literal, Mapping, Optional, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, Tuple, Union
 
 from incast._core import ScenarioError
 
@@ -81,20 +81,31 @@ def source_of(scenario: ScenarioLike) -> Source:
     return Source(text, fmt, base_dir)
 
 
+def check_source(source: Source) -> Dict[str, Any]:
+    """Checks a scenario in the engine without building it, and returns the `[transport]`
+    settings it runs with (its stack's defaults with its keys applied). Raises `ScenarioError`
+    naming the bad key."""
+    from incast import _core
+
+    try:
+        return dict(_core.check(source.text, source.format, source.base_dir))
+    except ScenarioError as e:
+        raise source.explain(e) from None
+
+
 def load_scenario(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
     """Reads and checks a scenario file, returning its tree as a dict to edit and pass to `run`.
 
     Relative trace paths are made absolute, so the dict runs the same from any directory.
     Raises `ScenarioError` naming the bad key, or OSError if the file cannot be read.
     """
-    from incast import _core
+    return load_checked(path)[0]
 
+
+def load_checked(path: Union[str, "os.PathLike[str]"]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """`load_scenario`'s tree, and the `[transport]` settings in effect from the same check."""
     path = Path(path)
-    source = source_of(path)
-    try:
-        _core.check(source.text, source.format, source.base_dir)
-    except ScenarioError as e:
-        raise source.explain(e) from None
+    transport = check_source(source_of(path))
     text = path.read_text(encoding="utf-8")
     fmt = format_of(path)
     tree = _parse(text, fmt)
@@ -104,7 +115,7 @@ def load_scenario(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
     for workload in tree.get("workload", []):
         if isinstance(workload, dict) and isinstance(workload.get("path"), str):
             workload["path"] = str((path.resolve().parent / workload["path"]).resolve())
-    return tree
+    return tree, transport
 
 
 def format_of(path: Path) -> Literal["toml", "json"]:
