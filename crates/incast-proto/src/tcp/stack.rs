@@ -150,6 +150,7 @@ mod tests {
     #[test]
     fn stack_names_are_distinct() {
         let mut names: Vec<_> = Stack::ALL.iter().map(|s| s.name()).collect();
+        names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), Stack::ALL.len());
     }
