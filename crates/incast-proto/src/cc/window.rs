@@ -17,7 +17,7 @@ use super::prr::Prr;
 use super::reno::NewReno;
 use super::{AckEvent, CcKind, CutContext};
 use super::dctcp::proportional_cut;
-use crate::tcp::{DctcpLossCut, EcnReduction, LossBasis, TcpConfig, WindowGrowth, MSS_BYTES};
+use crate::tcp::{DctcpLossCut, EcnReduction, LossBasis, TcpConfig, WindowGrowth};
 
 /// The policy of one flow: an enum matched per ACK rather than a trait object, so a flow's
 /// state needs no allocation and dispatch is a branch.
@@ -90,15 +90,9 @@ pub enum CaState {
     Recovery,
 }
 
-/// Congestion window state of one flow, driven by its `TcpSender`.
-///
-/// The sender does loss detection (duplicate ACKs, SACK, the recovery point, the RTO) and
-/// tells this type what happened; this type owns cwnd, ssthresh and the [`CaState`], and asks
-/// its policy only how far to cut on ECN.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CongestionControl {
-    kind: CcKind,
-    policy: Policy,
+/// The window rules of a connection's stack, fixed for its life (from its `TcpConfig`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct WindowRules {
     /// One maximum segment in bytes, the unit of every window step.
     mss: u64,
     growth: WindowGrowth,
@@ -115,6 +109,35 @@ pub struct CongestionControl {
     prr_on_dupacks_in_cwr: bool,
     /// How a DCTCP-family policy sets ssthresh on a loss.
     dctcp_loss_cut: DctcpLossCut,
+}
+
+impl WindowRules {
+    fn of(config: &TcpConfig) -> WindowRules {
+        let mss = config.mss().max(1);
+        WindowRules {
+            mss,
+            growth: config.window_growth,
+            cwnd_validation: config.cwnd_validation,
+            ecn_reduction: config.ecn_reduction,
+            prr_in_recovery: config.prr,
+            ecn_floor: u64::from(config.ecn_cut_floor_segments.max(1)) * mss,
+            loss_basis: config.loss_basis,
+            prr_on_dupacks_in_cwr: config.recovery_in_cwr,
+            dctcp_loss_cut: config.dctcp_loss_cut,
+        }
+    }
+}
+
+/// Congestion window state of one flow, driven by its `TcpSender`.
+///
+/// The sender does loss detection (duplicate ACKs, SACK, the recovery point, the RTO) and
+/// tells this type what happened; this type owns cwnd, ssthresh and the [`CaState`], and asks
+/// its policy only how far to cut on ECN.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CongestionControl {
+    kind: CcKind,
+    policy: Policy,
+    rules: WindowRules,
     /// Congestion window in bytes.
     cwnd: u64,
     /// Slow-start threshold in bytes; `u64::MAX` until the first cut (RFC 5681: "arbitrarily
@@ -141,21 +164,12 @@ impl CongestionControl {
             CcKind::Dctcp { g, initial_alpha } => Policy::Dctcp(Dctcp::new(g, initial_alpha)),
             CcKind::D2tcp(config) => Policy::D2tcp(D2tcp::new(config)),
         };
-        let d = TcpConfig::default();
-        let mss = u64::from(MSS_BYTES);
+        let rules = WindowRules::of(&TcpConfig::default());
         CongestionControl {
             kind,
             policy,
-            mss,
-            growth: d.window_growth,
-            cwnd_validation: d.cwnd_validation,
-            ecn_reduction: d.ecn_reduction,
-            prr_in_recovery: d.prr,
-            ecn_floor: u64::from(d.ecn_cut_floor_segments) * mss,
-            loss_basis: d.loss_basis,
-            prr_on_dupacks_in_cwr: d.recovery_in_cwr,
-            dctcp_loss_cut: d.dctcp_loss_cut,
-            cwnd: mss,
+            rules,
+            cwnd: rules.mss,
             ssthresh: u64::MAX,
             ca_acked: 0,
             state: CaState::Open,
@@ -167,16 +181,8 @@ impl CongestionControl {
     /// Applies a connection's window rules: MSS, growth, reductions, initial window and
     /// ssthresh (RFC 5681 IW, at least one segment).
     pub(crate) fn configure(&mut self, config: &TcpConfig) {
-        self.mss = config.mss().max(1);
-        self.growth = config.window_growth;
-        self.cwnd_validation = config.cwnd_validation;
-        self.ecn_reduction = config.ecn_reduction;
-        self.prr_in_recovery = config.prr;
-        self.ecn_floor = u64::from(config.ecn_cut_floor_segments.max(1)) * self.mss;
-        self.loss_basis = config.loss_basis;
-        self.prr_on_dupacks_in_cwr = config.recovery_in_cwr;
-        self.dctcp_loss_cut = config.dctcp_loss_cut;
-        self.cwnd = (u64::from(config.initial_window_segments) * self.mss).max(self.mss);
+        self.rules = WindowRules::of(config);
+        self.cwnd = (u64::from(config.initial_window_segments) * self.rules.mss).max(self.rules.mss);
         self.ssthresh = config.initial_ssthresh_bytes.unwrap_or(u64::MAX);
     }
 
@@ -213,7 +219,7 @@ impl CongestionControl {
     /// Sets the window directly (tests of the skeleton).
     #[cfg(test)]
     pub(crate) fn set_initial_window(&mut self, bytes: u64) {
-        self.cwnd = bytes.max(self.mss);
+        self.cwnd = bytes.max(self.rules.mss);
     }
 
     /// A new cumulative ACK outside fast recovery, or any ACK during a CWR reduction: feed the
@@ -229,7 +235,7 @@ impl CongestionControl {
                 self.prr = None;
             } else {
                 // ns-3 runs PRR during CWR only on ACKs that advance snd_una.
-                if self.prr_on_dupacks_in_cwr || ev.acked_bytes > 0 {
+                if self.rules.prr_on_dupacks_in_cwr || ev.acked_bytes > 0 {
                     self.prr_step(ev);
                 }
                 return;
@@ -243,12 +249,12 @@ impl CongestionControl {
                 ..*ctx
             };
             // A cut never raises the window, even below the floor (after a timeout cwnd is 1 MSS).
-            let cut = self.policy.ecn_cut(&ctx).max(self.ecn_floor).min(self.cwnd);
+            let cut = self.policy.ecn_cut(&ctx).max(self.rules.ecn_floor).min(self.cwnd);
             // Leave slow start: growth after a cut is additive (RFC 3168 Section 6.1.2).
             self.ssthresh = cut;
             self.ca_acked = 0;
             self.cut_end = ev.snd_nxt;
-            match self.ecn_reduction {
+            match self.rules.ecn_reduction {
                 EcnReduction::Instant => self.cwnd = cut,
                 EcnReduction::Prr => {
                     self.state = CaState::Cwr { end: ev.snd_nxt };
@@ -258,7 +264,7 @@ impl CongestionControl {
             }
             return;
         }
-        if ev.acked_bytes > 0 && (ev.cwnd_limited || !self.cwnd_validation) {
+        if ev.acked_bytes > 0 && (ev.cwnd_limited || !self.rules.cwnd_validation) {
             self.grow(ev.acked_bytes);
         }
     }
@@ -266,7 +272,7 @@ impl CongestionControl {
     /// One PRR step of the reduction in progress: cwnd = pipe + what PRR lets out.
     fn prr_step(&mut self, ev: &AckEvent) {
         let Some(prr) = self.prr.as_mut() else { return };
-        if let Some(cwnd) = prr.on_ack(ev.delivered_bytes, ev.pipe_bytes, self.ssthresh, ev.safe, self.mss) {
+        if let Some(cwnd) = prr.on_ack(ev.delivered_bytes, ev.pipe_bytes, self.ssthresh, ev.safe, self.rules.mss) {
             self.cwnd = cwnd;
         }
     }
@@ -280,7 +286,7 @@ impl CongestionControl {
 
     /// Slow start up to ssthresh, the remainder of the ACK in congestion avoidance.
     fn grow(&mut self, mut acked: u64) {
-        match self.growth {
+        match self.rules.growth {
             WindowGrowth::Bytes => {
                 if self.cwnd < self.ssthresh {
                     // Linux's `tcp_slow_start`: stop exactly at ssthresh, spill the rest into CA.
@@ -291,16 +297,16 @@ impl CongestionControl {
                 self.ca_acked += acked;
                 while self.ca_acked >= self.cwnd {
                     self.ca_acked -= self.cwnd;
-                    self.cwnd += self.mss;
+                    self.cwnd += self.rules.mss;
                 }
             }
             WindowGrowth::PerAck => {
                 // ns-3's `TcpNewReno::IncreaseWindow`: one segment per ACK in slow start, else
                 // MSS x MSS / cwnd (at least a byte), whatever the ACK covers.
                 if self.cwnd < self.ssthresh {
-                    self.cwnd += self.mss;
+                    self.cwnd += self.rules.mss;
                 } else {
-                    self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
+                    self.cwnd += (self.rules.mss * self.rules.mss / self.cwnd).max(1);
                 }
             }
         }
@@ -318,14 +324,14 @@ impl CongestionControl {
     /// `pipe_bytes` what the sender estimates is still in the network (RFC 6937 Section 3
     /// without SACK).
     pub(crate) fn on_dupack(&mut self, ece: bool, snd_una: u64, snd_nxt: u64, pipe_bytes: u64) {
-        let marked = if ece { self.mss } else { 0 };
-        self.policy.on_acked(self.mss, marked, snd_una, snd_nxt);
+        let marked = if ece { self.rules.mss } else { 0 };
+        self.policy.on_acked(self.rules.mss, marked, snd_una, snd_nxt);
         match self.state {
-            CaState::Recovery => self.cwnd += self.mss,
+            CaState::Recovery => self.cwnd += self.rules.mss,
             CaState::Cwr { .. } => {
                 let ev = AckEvent {
                     acked_bytes: 0,
-                    delivered_bytes: self.mss,
+                    delivered_bytes: self.rules.mss,
                     ce_marked_bytes: marked,
                     snd_una,
                     snd_nxt,
@@ -343,16 +349,16 @@ impl CongestionControl {
     /// the stack halves, or for a DCTCP-family policy with [`DctcpLossCut::Alpha`] the ECN cut
     /// of the window.
     fn loss_ssthresh(&self, out: &Outstanding) -> u64 {
-        let basis = match self.loss_basis {
+        let basis = match self.rules.loss_basis {
             LossBasis::Flight => out.flight,
             LossBasis::Pipe => out.pipe,
             LossBasis::Cwnd => self.cwnd,
         };
-        let cut = match (self.dctcp_loss_cut, self.policy.estimator()) {
+        let cut = match (self.rules.dctcp_loss_cut, self.policy.estimator()) {
             (DctcpLossCut::Alpha, Some(estimator)) => proportional_cut(self.cwnd, estimator.alpha()),
             _ => basis / 2,
         };
-        cut.max(2 * self.mss)
+        cut.max(2 * self.rules.mss)
     }
 
     /// Fast retransmit (RFC 6582 Section 3.2 step 2): halve whatever the policy, then inflate
@@ -360,7 +366,7 @@ impl CongestionControl {
     /// excludes data sent by limited transmit (RFC 5681 Section 3.2, step 2).
     pub(crate) fn on_fast_retransmit(&mut self, out: &Outstanding) {
         self.ssthresh = self.loss_ssthresh(out);
-        self.cwnd = self.ssthresh + 3 * self.mss;
+        self.cwnd = self.ssthresh + 3 * self.rules.mss;
         self.ca_acked = 0;
         self.state = CaState::Recovery;
         self.prr = None;
@@ -372,7 +378,7 @@ impl CongestionControl {
     pub(crate) fn on_partial_ack(&mut self, ev: &AckEvent) {
         self.policy
             .on_acked(ev.acked_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
-        self.cwnd = self.cwnd.saturating_sub(ev.acked_bytes).max(self.mss) + self.mss;
+        self.cwnd = self.cwnd.saturating_sub(ev.acked_bytes).max(self.rules.mss) + self.rules.mss;
     }
 
     /// A full ACK ends recovery (RFC 6582 Section 3.2 step 6, option 1): cwnd = min(ssthresh,
@@ -380,7 +386,7 @@ impl CongestionControl {
     pub(crate) fn on_recovery_exit(&mut self, ev: &AckEvent) {
         self.policy
             .on_acked(ev.acked_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
-        self.cwnd = self.ssthresh.min(ev.flight_bytes() + self.mss);
+        self.cwnd = self.ssthresh.min(ev.flight_bytes() + self.rules.mss);
         self.ca_acked = 0;
         self.state = CaState::Open;
     }
@@ -391,11 +397,11 @@ impl CongestionControl {
     pub(crate) fn enter_sack_recovery(&mut self, out: &Outstanding) {
         if !matches!(self.state, CaState::Cwr { .. }) {
             self.ssthresh = self.loss_ssthresh(out);
-            self.prr = self.prr_in_recovery.then(|| Prr::start(out.unacked));
+            self.prr = self.rules.prr_in_recovery.then(|| Prr::start(out.unacked));
             if self.prr.is_none() {
                 self.cwnd = self.ssthresh;
             }
-        } else if !self.prr_in_recovery {
+        } else if !self.rules.prr_in_recovery {
             self.prr = None;
             self.cwnd = self.ssthresh;
         }
@@ -427,7 +433,7 @@ impl CongestionControl {
     /// the network may have changed while the connection sent nothing. ssthresh keeps 3/4 of
     /// the old window (RFC 2861 Section 3), so slow start climbs back towards it quickly.
     pub(crate) fn restart_after_idle(&mut self, restart_window: u64) {
-        let restart_window = restart_window.max(self.mss);
+        let restart_window = restart_window.max(self.rules.mss);
         if self.cwnd <= restart_window {
             return;
         }
@@ -445,7 +451,7 @@ impl CongestionControl {
         if first {
             self.ssthresh = self.loss_ssthresh(out);
         }
-        self.cwnd = self.mss;
+        self.cwnd = self.rules.mss;
         self.ca_acked = 0;
         self.state = CaState::Open;
         self.prr = None;
@@ -456,6 +462,7 @@ impl CongestionControl {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::MSS_BYTES;
     use crate::time::Instant;
 
     const MSS: u64 = MSS_BYTES as u64;
