@@ -54,6 +54,7 @@ FLOW_COLUMNS = [
     "lateness_s",
     "quenched",
     "time_at_base_rate_s",
+    "max_stall_s",
     "workload",
     "round",
     "protocol",

@@ -49,7 +49,8 @@ class _SummaryDict(TypedDict):
 # (u32, u64, f64 or u8 as in RunResult's schema); a nullable column `c` also has "c.valid", an
 # Arrow validity bitmap. Flows: flow_id, src, dst, size_bytes(+valid), start_s, finish_s(+valid),
 # deadline_s(+valid), met_deadline (bit-packed, +valid), delivered_bytes, retransmitted_bytes,
-# timeouts, lateness_s(+valid), quenched (bit-packed), time_at_base_rate_s, workload, round, priority, protocol (u8 codes) and "protocol.names" (list of str),
+# timeouts, lateness_s(+valid), quenched (bit-packed), time_at_base_rate_s, max_stall_s(+valid),
+# workload, round, priority, protocol (u8 codes) and "protocol.names" (list of str),
 # app(+valid), background (bit-packed).
 # Queues: host, time_s, queue_bytes, d3_flows, d3_demand_bytes_per_s, d3_allocated_bytes_per_s,
 # d3_capacity_bytes_per_s (each +valid). Throughput: time_s, flow_id, delivered_bytes.

@@ -289,6 +289,7 @@ def flows_schema() -> "pa.Schema":
             pa.field("lateness_s", pa.float64()),
             pa.field("quenched", pa.bool_(), nullable=False),
             pa.field("time_at_base_rate_s", pa.float64(), nullable=False),
+            pa.field("max_stall_s", pa.float64()),
             pa.field("workload", pa.uint32(), nullable=False),
             pa.field("round", pa.uint32(), nullable=False),
             pa.field("protocol", pa.string(), nullable=False),

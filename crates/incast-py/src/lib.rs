@@ -294,6 +294,7 @@ fn flows_to_py<'py>(py: Python<'py>, flows: &[FlowRecord]) -> PyResult<Bound<'py
         flows.iter().map(|f| f.time_at_base_rate_s),
         n,
     )?;
+    put_nullable(&d, "max_stall_s", flows.iter().map(|f| f.max_stall_s), n)?;
     put_column(&d, "workload", flows.iter().map(|f| f.workload), n)?;
     put_column(&d, "round", flows.iter().map(|f| f.round), n)?;
     put_column(&d, "priority", flows.iter().map(|f| f.priority), n)?;

@@ -1,12 +1,13 @@
-//! D3's router at a switch egress port (D3 Sections 4.3 and 4.4): reads the rate request a packet
-//! carries, lets the port's allocator (`incast_proto::d3::Router`) compute this hop's allocation,
-//! and writes it into the header's slot for this hop. Packets without a rate request pass
-//! untouched. The allocator's capacity control runs on the port's timer with the bytes the port
-//! sent and its queue.
+//! D3's router at a switch egress port (D3 Sections 4.3 and 4.4): hands the rate request a
+//! packet carries to the port's allocator (`incast_proto::d3::Router`), which writes this hop's
+//! allocation into the header, and takes the allocation back if the port then drops the packet.
+//! Packets without a rate request pass untouched. The allocator's capacity control runs on the
+//! port's timer with the bytes the port sent and its queue.
 
-use incast_proto::d3::{CongestionHeader, Counters, RateRequest, Router, RouterConfig, MAX_HOPS};
+use incast_proto::d3::{CongestionHeader, Counters, RateField, Router, RouterConfig};
 use incast_proto::time::Instant;
 
+use crate::ids::FlowId;
 use crate::packet::Packet;
 use crate::processor::{PortProcessor, PortView};
 use crate::scenario::D3Spec;
@@ -18,39 +19,40 @@ pub(crate) struct D3Port {
 }
 
 impl D3Port {
-    /// An allocator for a port of `view.rate` configured by `spec`; `wire_scale` rounds
-    /// allocations to the 8-bit header field.
-    pub(crate) fn new(spec: &D3Spec, view: &PortView, wire_scale: Option<u8>) -> D3Port {
+    /// An allocator for a port of `view.rate` configured by `spec`, carrying rates as `field`.
+    pub(crate) fn new(spec: &D3Spec, view: &PortView, field: RateField) -> D3Port {
         let config = RouterConfig {
             base_rate: spec.base_rate_bytes_per_sec,
             control_interval: spec.control_interval,
             alpha: spec.alpha,
             beta: spec.beta,
             new_flow_pause: spec.new_flow_pause,
-            wire_scale,
+            field,
             ..RouterConfig::for_link(view.rate)
         };
         D3Port { router: Router::new(config, Instant::ZERO), bytes_seen: view.bytes_sent }
     }
 }
 
+/// The hash a switch would compute from a flow's 5-tuple (for ECMP), here from its id: the
+/// SplitMix64 finalizer, so that consecutive ids spread over the low bits that pick a flow's turn
+/// when a port time-slices.
+fn flow_hash(flow: FlowId) -> u32 {
+    let mut z = u64::from(flow.0).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) as u32
+}
+
 impl PortProcessor for D3Port {
-    fn on_packet(&mut self, _now: Instant, _packet: &mut Packet, request: Option<&mut CongestionHeader>, _port: &PortView) {
-        let Some(header) = request else { return };
-        let hop = usize::from(header.index);
-        if hop >= MAX_HOPS {
-            return; // a path longer than the header's vectors: later routers cannot take part
+    fn on_packet(&mut self, _now: Instant, packet: &mut Packet, request: Option<&mut CongestionHeader>, _port: &PortView) -> bool {
+        request.is_some_and(|header| self.router.handle_header(header, flow_hash(packet.flow)))
+    }
+
+    fn on_dropped(&mut self, _now: Instant, _packet: &Packet, request: Option<&CongestionHeader>) {
+        if let Some(header) = request {
+            self.router.handle_drop(header);
         }
-        let req = RateRequest {
-            syn: header.syn,
-            fin: header.fin,
-            desired: header.desired,
-            prev_desired: header.prev_desired,
-            prev_alloc: header.prev_alloc[hop],
-            upstream_min: header.alloc[..hop].iter().copied().min(),
-        };
-        let alloc = self.router.handle_request(&req);
-        header.record_alloc(alloc);
     }
 
     fn poll_timeout(&self) -> Option<Instant> {

@@ -2,8 +2,7 @@
 //! The engine talks to every transport through the same sans-IO calls.
 
 use incast_proto::cc::{CcKind, CongestionControl};
-use incast_proto::d3::rate::on_the_wire;
-use incast_proto::d3::{CongestionHeader, D3Config, D3Receiver, D3Sender, Feedback};
+use incast_proto::d3::{CongestionHeader, D3Config, D3Receiver, D3Sender, Feedback, RateField};
 use incast_proto::tcp::{AckSegment, DataSegment, TcpConfig, TcpReceiver, TcpSender};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
@@ -23,8 +22,6 @@ pub(crate) enum Transport {
     D3 {
         sender: Box<D3Sender>,
         receiver: Box<D3Receiver>,
-        /// Scale of the 8-bit rate fields when rates are quantized (D3 Section 5).
-        wire_scale: Option<u8>,
     },
 }
 
@@ -47,11 +44,14 @@ pub(crate) struct Setup<'a> {
     pub(crate) spec: &'a TransportSpec,
     /// Rate of the sender's NIC (D3 quenching compares desired rates with it).
     pub(crate) uplink: BitsPerSec,
+    /// How D3's header carries rates in this network, the same for hosts and routers.
+    pub(crate) d3_field: RateField,
 }
 
-/// Scale of D3's 8-bit rate fields for a network whose fastest host link is `uplink`.
-pub(crate) fn d3_wire_scale(spec: &TransportSpec, uplink: BitsPerSec) -> Option<u8> {
-    spec.d3.quantize.then(|| incast_wire::d3::scale_for(uplink.0 / 8))
+/// How D3's header carries rates in a network whose fastest host link is `fastest`: the 8-bit
+/// fields at the scale that covers it (D3 Section 5), or exact rates without `quantize`.
+pub(crate) fn d3_field(spec: &TransportSpec, fastest: BitsPerSec) -> RateField {
+    RateField::new(spec.d3.quantize, fastest.0 / 8)
 }
 
 impl Transport {
@@ -63,10 +63,11 @@ impl Transport {
             Protocol::Dctcp => (CcKind::Dctcp { g: spec.dctcp_g, initial_alpha: spec.dctcp_initial_alpha }, true),
             Protocol::D2tcp => (CcKind::D2tcp(spec.d2tcp), true),
             Protocol::D3 | Protocol::Rcpdc => {
-                let wire_scale = d3_wire_scale(spec, setup.uplink);
                 let config = D3Config {
-                    // The host must recognise the floor as the routers hand it out.
-                    base_rate: on_the_wire(spec.d3.base_rate_bytes_per_sec, wire_scale),
+                    base_rate: spec.d3.base_rate_bytes_per_sec,
+                    base_grant: spec.d3.base_grant,
+                    pacing: spec.d3.pacing,
+                    field: setup.d3_field,
                     deadline_aware: protocol == Protocol::D3,
                     quench: spec.d3.quench,
                     // D3 repairs losses NewReno's way under its rate budget: no SACK.
@@ -75,7 +76,6 @@ impl Transport {
                 return Transport::D3 {
                     sender: Box::new(D3Sender::new(config, plan.size_bytes, deadline, now)),
                     receiver: Box::new(D3Receiver::new(&spec.tcp)),
-                    wire_scale,
                 };
             }
         };
@@ -97,16 +97,7 @@ impl Transport {
     pub(crate) fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing> {
         match self {
             Transport::Tcp { sender, .. } => sender.poll_transmit(now).map(|seg| Outgoing { seg, request: None }),
-            Transport::D3 { sender, wire_scale, .. } => sender.poll_transmit(now).map(|out| {
-                let request = out.header.map(|mut h| {
-                    // The 8-bit fields round what the host asks for; hosts compute r(t) again
-                    // from their own state, so round both the same way (a pure function).
-                    h.desired = on_the_wire(h.desired, *wire_scale);
-                    h.prev_desired = on_the_wire(h.prev_desired, *wire_scale);
-                    h
-                });
-                Outgoing { seg: out.data, request }
-            }),
+            Transport::D3 { sender, .. } => sender.poll_transmit(now).map(|out| Outgoing { seg: out.data, request: out.header }),
         }
     }
 
@@ -236,6 +227,49 @@ pub(crate) struct Flow {
     /// The connection this flow carries, if it opened a persistent one; it then keeps its
     /// transport (never retires) for the connection's later messages.
     pub(crate) connection: Option<Box<Connection>>,
+    /// When the receiver last got new in-order bytes, and the longest wait so far.
+    pub(crate) stalls: Stalls,
+}
+
+/// When a receiver last got new in-order bytes, and the longest it went without (starvation is
+/// what D3's time slices bound; a timeout shows here too).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Stalls {
+    /// The flow's start, then its last delivery of new bytes.
+    pub(crate) since: Instant,
+    /// In-order bytes the receiver held then.
+    pub(crate) delivered: u64,
+    /// Longest gap between two such instants so far.
+    pub(crate) longest: Duration,
+    /// The flow has ended (completed or abandoned): no gap is open any more.
+    pub(crate) closed: bool,
+}
+
+impl Stalls {
+    /// The receiver holds `delivered` in-order bytes at `now`.
+    #[inline]
+    pub(crate) fn on_delivered(&mut self, now: Instant, delivered: u64) {
+        if delivered > self.delivered {
+            self.longest = self.longest.max(now.saturating_since(self.since));
+            self.since = now;
+            self.delivered = delivered;
+        }
+    }
+
+    /// The flow ended at `now`: the gap open until then counts, and no later one.
+    pub(crate) fn close(&mut self, now: Instant) {
+        self.longest = self.longest_at(now);
+        self.closed = true;
+    }
+
+    /// The longest gap, counting the one still open at `now`.
+    pub(crate) fn longest_at(&self, now: Instant) -> Duration {
+        if self.closed {
+            self.longest
+        } else {
+            self.longest.max(now.saturating_since(self.since))
+        }
+    }
 }
 
 impl Flow {

@@ -25,8 +25,15 @@ pub struct PortView {
 pub trait PortProcessor: Send {
     /// A packet arrived at the port; the processor may rewrite its headers. `request` is the
     /// congestion header of an explicit-rate transport (D3), present when the packet carries a
-    /// rate request.
-    fn on_packet(&mut self, now: Instant, packet: &mut Packet, request: Option<&mut CongestionHeader>, port: &PortView);
+    /// rate request. Returns whether the processor acted on the packet, and so must hear of it
+    /// through [`on_dropped`](Self::on_dropped) if the port then drops it.
+    fn on_packet(&mut self, now: Instant, packet: &mut Packet, request: Option<&mut CongestionHeader>, port: &PortView) -> bool;
+
+    /// The port dropped a packet this processor acted on (its buffer was full): undo what only a
+    /// delivered packet should have done. `request` is the header as `on_packet` left it.
+    fn on_dropped(&mut self, now: Instant, packet: &Packet, request: Option<&CongestionHeader>) {
+        let _ = (now, packet, request);
+    }
 
     /// When the processor next wants `handle_timeout` (periodic work such as capacity estimation).
     #[must_use]

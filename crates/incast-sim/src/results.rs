@@ -32,6 +32,11 @@ pub struct FlowRecord {
     pub quenched: bool,
     /// D3: seconds the flow spent paused at the base rate.
     pub time_at_base_rate_s: f64,
+    /// The longest time the receiver went without a new in-order byte, seconds: from the
+    /// flow's start to its first byte, between bytes, and from the last byte to the end of the
+    /// run if it never finished. `None` for a flow that never started or a message of a
+    /// persistent connection.
+    pub max_stall_s: Option<f64>,
     /// Workload index the flow came from.
     pub workload: u32,
     /// Round of a flow-burst workload (0 otherwise).

@@ -6,14 +6,14 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use incast_proto::d3::D3_HEADER_BYTES;
+use incast_proto::d3::{RateField, D3_HEADER_BYTES};
 use incast_proto::tcp::{AckSegment, DataSegment, SackBlocks};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::connection::Connection;
 use crate::event::{Event, EventQueue};
 use crate::d3_port::D3Port;
-use crate::flow::{d3_wire_scale, Flow, Outcome, Setup, Transport};
+use crate::flow::{d3_field, Flow, Outcome, Setup, Stalls, Transport};
 use crate::ids::{FlowId, PacketId, PortId};
 use crate::inversions::PriorityInversions;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
@@ -93,6 +93,8 @@ pub struct Simulation {
     router: Router,
     flows: Vec<Flow>,
     transport: TransportSpec,
+    /// How D3's header carries rates, for hosts and routers alike.
+    d3_field: RateField,
     starts: BinaryHeap<Reverse<(Instant, u32)>>,
     starts_event_at: Option<Instant>,
     processor_timer_at: Vec<Option<Instant>>,
@@ -166,6 +168,7 @@ impl Simulation {
             })
             .collect();
         let sampling = build_sampling(scenario, &topo, hosts)?;
+        let fastest_host_link = (0..hosts).map(|h| topo.ports[topo.host_nic(h).idx()].link.rate).max().unwrap_or(BitsPerSec::GBPS);
         let mut sim = Simulation {
             now: Instant::ZERO,
             events: EventQueue::default(),
@@ -179,6 +182,7 @@ impl Simulation {
             router: Router::new(scenario.seed),
             flows: Vec::with_capacity(plan.flows.len()),
             transport: scenario.transport.clone(),
+            d3_field: d3_field(&scenario.transport, fastest_host_link),
             starts: BinaryHeap::new(),
             starts_event_at: None,
             host_backlog_bytes,
@@ -225,15 +229,11 @@ impl Simulation {
 
     /// D3 and RCPdc need an allocator at every switch egress port (D3 Section 4.3).
     fn install_d3_routers(&mut self) {
-        let fastest_host_link = (0..self.topo.hosts.len() as u32)
-            .map(|h| self.topo.ports[self.topo.host_nic(h).idx()].link.rate)
-            .max()
-            .unwrap_or(BitsPerSec::GBPS);
-        let scale = d3_wire_scale(&self.transport, fastest_host_link);
+        let field = self.d3_field;
         self.inversions = Some(PriorityInversions::default());
         for port in self.switch_ports() {
             let view = self.ports[port.idx()].view();
-            self.attach_processor(port, Box::new(D3Port::new(&self.transport.d3, &view, scale)));
+            self.attach_processor(port, Box::new(D3Port::new(&self.transport.d3, &view, field)));
         }
     }
 
@@ -323,6 +323,8 @@ impl Simulation {
                     },
                     quenched: outcome.quenched,
                     time_at_base_rate_s: outcome.time_at_base_rate.as_secs_f64(),
+                    max_stall_s: (f.started_at.is_some() && f.span.is_none())
+                        .then(|| f.stalls.longest_at(self.now).as_secs_f64()),
                     workload: f.plan.workload,
                     round: f.plan.round,
                     protocol: protocol_name(f.protocol),
@@ -425,6 +427,7 @@ impl Simulation {
             blocked: false,
             span: None,
             connection: None,
+            stalls: Stalls::default(),
         });
         Ok(())
     }
@@ -496,6 +499,7 @@ impl Simulation {
         let deadline = flow.plan.deadline.map(|d| now + d);
         flow.started_at = Some(now);
         flow.deadline_at = deadline;
+        flow.stalls.since = now;
         if flow.plan.persistent {
             let key = (flow.plan.src, flow.plan.dst, flow.protocol);
             let bytes = flow.plan.size_bytes.expect("messages of persistent connections are sized");
@@ -509,7 +513,7 @@ impl Simulation {
             flow.span = Some(span);
         }
         let uplink = self.topo.ports[self.topo.host_nic(flow.plan.src).idx()].link.rate;
-        let setup = Setup { spec: &self.transport, uplink };
+        let setup = Setup { spec: &self.transport, uplink, d3_field: self.d3_field };
         flow.transport = Some(Transport::new(flow.protocol, &setup, &flow.plan, deadline, now));
         self.pump(id, Ends::Sender);
     }
@@ -636,6 +640,7 @@ impl Simulation {
     /// A finite flow is over: it `completed` (the receiver holds every byte) or was abandoned.
     /// Either way its burst round may move on.
     fn on_flow_ended(&mut self, id: FlowId, completed: bool) {
+        self.flows[id.idx()].stalls.close(self.now);
         self.completed += u64::from(completed);
         self.finite_remaining -= 1;
         let workload = self.flows[id.idx()].plan.workload as usize;
@@ -664,11 +669,12 @@ impl Simulation {
         let port_id = self.packets.get(id).current_port(&self.routes);
         let port = &mut self.ports[port_id.idx()];
         let view = port.view();
+        let mut processed = false;
         if let Some(processor) = port.processor.as_mut() {
             let (packet, request) = self.packets.get_with_request_mut(id);
             let flow = packet.flow;
             let measured = request.is_some();
-            processor.on_packet(now, packet, request, &view);
+            processed = processor.on_packet(now, packet, request, &view);
             if measured {
                 self.measure_request(port_id, flow, id);
             }
@@ -679,6 +685,14 @@ impl Simulation {
         match port.offer(id, wire, prio, ect, &mut pkt.ce, &mut self.pools) {
             Admission::Dropped => {
                 self.counters.dropped += 1;
+                if processed {
+                    let request = match self.packets.ext(id) {
+                        Some(Ext::Request(h)) => Some(h),
+                        _ => None,
+                    };
+                    let processor = self.ports[port_id.idx()].processor.as_mut().expect("it processed the packet");
+                    processor.on_dropped(now, self.packets.get(id), request);
+                }
                 self.packets.release(id);
             }
             Admission::Queued { marked } => {
@@ -778,6 +792,7 @@ impl Simulation {
                 };
                 transport.handle_data(now, &seg, request);
                 let delivered = transport.delivered_bytes();
+                flow.stalls.on_delivered(now, delivered);
                 if flow.connection.is_some() {
                     self.on_messages_delivered(id, delivered);
                 } else if flow.finished_at.is_none() && flow.plan.size_bytes.is_some_and(|s| delivered >= s) {

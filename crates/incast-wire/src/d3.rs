@@ -54,24 +54,31 @@
 //! is rejected by [`Repr::parse`]. A sender picks the smallest scale whose range covers the fastest
 //! rate it needs ([`scale_for`]), and the scale applies to every rate byte of the header.
 //!
+//! Requests and grants round in opposite directions: a desired rate is rounded up
+//! ([`encode_request`]: a need is never understated), an allocation is truncated
+//! ([`encode_grant`]: a router never hands out capacity it does not have, as its integer
+//! bytes/µs arithmetic would). An allocation byte of 0, [`BASE_GRANT`], is the base rate of
+//! Section 4.2: the flow sends only a header-only request in its next RTT. Routers count the base
+//! rate it stands for exactly, and take exactly that back when a host returns a 0 in [a(t)].
+//!
 //! A flow should keep one scale for its lifetime, and a receiver should answer with the scale of
 //! the request it answers: routers take back `a(t)` from the header, so the byte a router wrote in
 //! one RTT must mean the same rate when the sender echoes it in the next, and a receiver can then
 //! copy an allocation vector into its feedback vector verbatim. An endpoint that changes scale
-//! must re-encode the echoed bytes ([`decode_rate`] with the old scale, [`encode_rate`] with the
-//! new one).
+//! must re-encode the echoed bytes ([`decode_rate`] with the old scale, then [`encode_request`]
+//! or [`encode_grant`] with the new one).
 //!
 //! # Example
 //!
 //! A sender's first request on a 1 Gbps path, and the first router writing its allocation:
 //!
 //! ```
-//! use incast_wire::d3::{decode_rate, encode_rate, scale_for, Packet, Repr, HEADER_LEN};
+//! use incast_wire::d3::{decode_rate, encode_grant, encode_request, scale_for, Packet, Repr, HEADER_LEN};
 //!
 //! let gbps = 125_000_000; // bytes per second
 //! let scale = scale_for(gbps);
 //! let request = Repr {
-//!     desired_rate: encode_rate(gbps, scale),
+//!     desired_rate: encode_request(gbps, scale),
 //!     index: 0,
 //!     alloc: [0; 6],
 //!     prev_desired_rate: 0,
@@ -86,7 +93,7 @@
 //! // A router: parse, allocate 600 Mbps, write it at the index.
 //! let mut packet = Packet::new_checked(&mut bytes[..])?;
 //! let hop = usize::from(packet.index());
-//! packet.set_alloc(hop, encode_rate(75_000_000, packet.scale()));
+//! packet.set_alloc(hop, encode_grant(75_000_000, packet.scale()));
 //! packet.set_index(packet.index() + 1);
 //!
 //! let seen = Repr::parse(&Packet::new_checked(&bytes[..])?)?;
@@ -102,7 +109,7 @@
 //!   setters may panic (out-of-bounds slice index).
 //! - [`Repr::parse`] never panics, on any buffer: it checks the length itself.
 //! - [`Repr::emit`] panics if the buffer is shorter than [`HEADER_LEN`].
-//! - [`encode_rate`] and [`decode_rate`] panic on a scale of 0.
+//! - [`encode_request`], [`encode_grant`] and [`decode_rate`] panic on a scale of 0.
 
 use std::fmt;
 
@@ -327,8 +334,8 @@ impl<T: AsRef<[u8]>> AsRef<[u8]> for Packet<T> {
 
 /// A validated D3 congestion header, holding the raw wire values.
 ///
-/// Rates are bytes in units of `scale` bytes/µs; convert with [`decode_rate`] and
-/// [`encode_rate`]. Vector entries at positions `>= index` carry no allocation yet, but are kept
+/// Rates are bytes in units of `scale` bytes/µs; convert with [`decode_rate`],
+/// [`encode_request`] and [`encode_grant`]; an allocation byte of 0 is the base-rate grant. Vector entries at positions `>= index` carry no allocation yet, but are kept
 /// verbatim so that parse and emit are exact inverses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Repr {
@@ -403,32 +410,47 @@ impl Repr {
     }
 }
 
-/// Quantizes a rate in bytes per second to a header byte at `scale`.
+/// Encodes a desired rate (r(t+1) or r(t)) as a header byte at `scale`: rounded *up* to whole
+/// units of `scale` bytes/µs, saturating at 255.
 ///
-/// Rounds to the nearest unit of `scale` bytes/µs (halves round up) and saturates at 255. A
-/// positive rate never encodes as 0: anything below one unit is rounded up to 1. D3 routers
-/// give every flow at least a base rate that "allows them to send a header-only packet per RTT
-/// and hence, request rates in the future" (Section 4.2, Snippet 1 line 14). That base rate is
-/// far below one unit (a 64-byte request per 300 µs RTT is 0.2 B/µs), and 0 would tell the sender
-/// it may send nothing at all, so the flow could never ask again. Rounding up costs at most one
-/// unit of over-allocation per paused flow.
-///
-/// A router should add the decoded value of the byte it writes to its allocation counter, not the
-/// exact rate it computed, so that taking back `a(t)` from the header next RTT cancels exactly.
+/// A desired rate is what a flow needs to meet its deadline (Section 4.1), so the field never
+/// understates it: a positive need below one unit asks for one unit, and 0 stays 0 ("flows
+/// without deadlines, where r = 0", Section 4.2).
 ///
 /// # Panics
 /// If `scale` is 0.
-pub fn encode_rate(bytes_per_sec: u64, scale: u8) -> u8 {
+pub fn encode_request(bytes_per_sec: u64, scale: u8) -> u8 {
+    let units = bytes_per_sec.div_ceil(unit_of(scale));
+    u8::try_from(units).unwrap_or(u8::MAX)
+}
+
+/// Encodes a router's allocation (an entry of [a(t+1)]) as a header byte at `scale`: truncated
+/// to whole units of `scale` bytes/µs, as the router's "integer arithmetic for all rate
+/// calculations" in bytes/µs (Section 5) computes it, saturating at 255.
+///
+/// A value of 0 is the **base-rate grant** ([`BASE_GRANT`]): the flow may send only a
+/// header-only rate request in its next RTT (Section 4.2: the "base rate that allows them to
+/// send a header-only packet per RTT and hence, request rates in the future"). The base rate is
+/// far below one unit (a 62-byte request per 300 µs RTT is 0.2 B/µs), so it has no byte value of
+/// its own; a router counts the base rate it stands for exactly, and a host that returns a 0 in
+/// [a(t)] returns exactly that. Truncation makes a fair share below one unit a pause, never
+/// capacity the router does not have.
+///
+/// # Panics
+/// If `scale` is 0.
+pub fn encode_grant(bytes_per_sec: u64, scale: u8) -> u8 {
+    let units = bytes_per_sec / unit_of(scale);
+    u8::try_from(units).unwrap_or(u8::MAX)
+}
+
+/// An allocation byte that grants the base rate: a header-only request next RTT (see
+/// [`encode_grant`]).
+pub const BASE_GRANT: u8 = 0;
+
+/// Bytes per second in one unit at `scale`.
+fn unit_of(scale: u8) -> u64 {
     assert!(scale != 0, "D3 scale factor must be at least 1");
-    let unit = u64::from(scale) * UNIT_BYTES_PER_SEC;
-    let (quotient, remainder) = (bytes_per_sec / unit, bytes_per_sec % unit);
-    // `remainder < unit <= 255e6`, so doubling it cannot overflow.
-    let rounded = quotient + u64::from(remainder * 2 >= unit);
-    match u8::try_from(rounded) {
-        Ok(0) if bytes_per_sec > 0 => 1,
-        Ok(value) => value,
-        Err(_) => u8::MAX,
-    }
+    u64::from(scale) * UNIT_BYTES_PER_SEC
 }
 
 /// The rate in bytes per second that a header byte `value` stands for at `scale`.
@@ -438,8 +460,7 @@ pub fn encode_rate(bytes_per_sec: u64, scale: u8) -> u8 {
 /// # Panics
 /// If `scale` is 0.
 pub fn decode_rate(value: u8, scale: u8) -> u64 {
-    assert!(scale != 0, "D3 scale factor must be at least 1");
-    u64::from(value) * u64::from(scale) * UNIT_BYTES_PER_SEC
+    u64::from(value) * unit_of(scale)
 }
 
 /// The smallest scale at which 255 units cover `max_bytes_per_sec`: `255 × scale` bytes/µs
@@ -447,7 +468,7 @@ pub fn decode_rate(value: u8, scale: u8) -> u64 {
 ///
 /// Returns 1 for rates up to 2.04 Gbps (so 1 Gbps links get the paper's 125), 5 for 10 Gbps,
 /// 50 for 100 Gbps, and saturates at 255 for anything above 520.2 Gbps, where rates will then
-/// saturate in [`encode_rate`].
+/// saturate in [`encode_request`] and [`encode_grant`].
 pub fn scale_for(max_bytes_per_sec: u64) -> u8 {
     let full_range = u64::from(u8::MAX) * UNIT_BYTES_PER_SEC;
     let scale = max_bytes_per_sec.div_ceil(full_range).max(1);
@@ -686,24 +707,35 @@ mod tests {
     }
 
     #[test]
-    fn encode_rate_examples() {
-        assert_eq!(encode_rate(GBPS, 1), 125);
-        assert_eq!(encode_rate(0, 1), 0);
-        assert_eq!(encode_rate(0, 255), 0);
-        // Below one unit: rounded up, never to 0.
-        assert_eq!(encode_rate(1, 1), 1);
-        assert_eq!(encode_rate(499_999, 1), 1);
-        assert_eq!(encode_rate(1, 255), 1);
-        // Round to nearest, halves up.
-        assert_eq!(encode_rate(1_499_999, 1), 1);
-        assert_eq!(encode_rate(1_500_000, 1), 2);
-        assert_eq!(encode_rate(GBPS, 10), 13); // 12.5 units
-        assert_eq!(encode_rate(124_999_999, 10), 12);
-        // Saturation.
-        assert_eq!(encode_rate(255 * UNIT_BYTES_PER_SEC, 1), 255);
-        assert_eq!(encode_rate(10 * GBPS, 1), 255);
-        assert_eq!(encode_rate(u64::MAX, 1), 255);
-        assert_eq!(encode_rate(u64::MAX, 255), 255);
+    fn encode_request_rounds_up_and_saturates() {
+        assert_eq!(encode_request(GBPS, 1), 125);
+        assert_eq!(encode_request(0, 1), 0);
+        assert_eq!(encode_request(0, 255), 0);
+        // A positive need below one unit asks for one unit.
+        assert_eq!(encode_request(1, 1), 1);
+        assert_eq!(encode_request(150_000, 1), 1);
+        assert_eq!(encode_request(1, 255), 1);
+        assert_eq!(encode_request(1_000_000, 1), 1);
+        assert_eq!(encode_request(1_000_001, 1), 2);
+        assert_eq!(encode_request(GBPS, 10), 13); // 12.5 units
+        assert_eq!(encode_request(255 * UNIT_BYTES_PER_SEC, 1), 255);
+        assert_eq!(encode_request(10 * GBPS, 1), 255);
+        assert_eq!(encode_request(u64::MAX, 1), 255);
+        assert_eq!(encode_request(u64::MAX, 255), 255);
+    }
+
+    #[test]
+    fn encode_grant_truncates_sub_unit_to_base_grant() {
+        assert_eq!(encode_grant(GBPS, 1), 125);
+        // The D3 base rate (62 B per 300 us) and any share below one unit: the base grant.
+        assert_eq!(encode_grant(206_667, 1), BASE_GRANT);
+        assert_eq!(encode_grant(999_999, 1), BASE_GRANT);
+        assert_eq!(encode_grant(1_000_000, 1), 1);
+        assert_eq!(encode_grant(1_999_999, 1), 1);
+        assert_eq!(encode_grant(GBPS, 10), 12); // 12.5 units
+        assert_eq!(encode_grant(255 * UNIT_BYTES_PER_SEC, 1), 255);
+        assert_eq!(encode_grant(u64::MAX, 1), 255);
+        assert_eq!(encode_grant(u64::MAX, 255), 255);
     }
 
     #[test]
@@ -718,7 +750,9 @@ mod tests {
     fn decode_then_encode_is_identity() {
         for scale in 1..=255u8 {
             for value in 0..=255u8 {
-                assert_eq!(encode_rate(decode_rate(value, scale), scale), value);
+                let rate = decode_rate(value, scale);
+                assert_eq!(encode_request(rate, scale), value);
+                assert_eq!(encode_grant(rate, scale), value);
             }
         }
     }
@@ -739,8 +773,8 @@ mod tests {
 
     #[test]
     #[should_panic(expected = "scale factor must be at least 1")]
-    fn encode_rate_zero_scale_panics() {
-        encode_rate(GBPS, 0);
+    fn encode_zero_scale_panics() {
+        encode_grant(GBPS, 0);
     }
 
     #[test]
@@ -803,26 +837,25 @@ mod tests {
         }
 
         #[test]
-        fn encode_error_within_half_a_unit(rate in any_rate(), scale in 1..=u8::MAX) {
+        fn request_never_below_grant_never_above_within_a_unit(rate in any_rate(), scale in 1..=u8::MAX) {
             let unit = u64::from(scale) * UNIT_BYTES_PER_SEC;
-            let value = encode_rate(rate, scale);
-            let decoded = decode_rate(value, scale);
-            prop_assert_eq!(value == 0, rate == 0);
+            let (up, down) = (encode_request(rate, scale), encode_grant(rate, scale));
+            prop_assert!(up >= down);
             if rate > decode_rate(u8::MAX, scale) {
-                // Saturated: the largest value, below the rate.
-                prop_assert_eq!(value, u8::MAX);
-            } else if rate > 0 && rate * 2 < unit {
-                // Below half a unit: rounded up to one unit.
-                prop_assert_eq!(value, 1);
+                // Saturated: both at the largest value, below the rate.
+                prop_assert_eq!((up, down), (u8::MAX, u8::MAX));
             } else {
-                prop_assert!(decoded.abs_diff(rate) * 2 <= unit, "{rate} -> {value} -> {decoded}");
+                prop_assert!(decode_rate(up, scale) >= rate && decode_rate(up, scale) - rate < unit);
+                prop_assert!(decode_rate(down, scale) <= rate && rate - decode_rate(down, scale) < unit);
+                prop_assert_eq!(up == 0, rate == 0);
             }
         }
 
         #[test]
         fn encode_is_monotone(a in any_rate(), b in any_rate(), scale in 1..=u8::MAX) {
             let (lo, hi) = (a.min(b), a.max(b));
-            prop_assert!(encode_rate(lo, scale) <= encode_rate(hi, scale));
+            prop_assert!(encode_request(lo, scale) <= encode_request(hi, scale));
+            prop_assert!(encode_grant(lo, scale) <= encode_grant(hi, scale));
         }
 
         #[test]

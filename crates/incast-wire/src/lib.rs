@@ -15,7 +15,8 @@
 pub mod d3;
 
 pub use d3::{
-    decode_rate as d3_decode_rate, encode_rate as d3_encode_rate, scale_for as d3_scale_for,
+    decode_rate as d3_decode_rate, encode_grant as d3_encode_grant,
+    encode_request as d3_encode_request, scale_for as d3_scale_for,
     Error as D3Error, Packet as D3Packet, Repr as D3Repr, HEADER_LEN as D3_HEADER_LEN,
     VECTOR_LEN as D3_VECTOR_LEN,
 };

@@ -4,11 +4,12 @@
 
 use std::collections::VecDeque;
 
+use super::field::RateField;
 use super::header::{CongestionHeader, Feedback};
 use super::host::{D3Config, D3Segment, D3Sender};
 use super::rate::{bytes_in, Rate};
 use super::receiver::D3Receiver;
-use super::router::{RateRequest, Router, RouterConfig};
+use super::router::{Router, RouterConfig};
 use crate::tcp::{AckSegment, TcpConfig, MSS_BYTES};
 use crate::time::{BitsPerSec, Duration, Instant};
 
@@ -18,8 +19,8 @@ const LINK_RATE: Rate = 125_000_000;
 
 /// The allocator in front of the data link.
 enum Allocator {
-    /// a = max(min(r + fair_share, capacity), base), nothing on a FIN: Section 4.2's rule for
-    /// an uncongested router, without counters.
+    /// a = min(r + fair_share, capacity), or the base grant at or below the base rate, nothing on
+    /// a FIN: Section 4.2's rule for an uncongested router, without counters.
     Scripted { capacity: Rate, fair_share: Rate },
     /// The real per-port allocator.
     D3(Box<Router>),
@@ -68,44 +69,41 @@ impl Pair {
         Pair::new(config, size, deadline, allocator)
     }
 
-    /// The allocator's answer to one request.
-    fn allocate(&mut self, h: &CongestionHeader) -> Rate {
+    /// The allocator writes its answer to one request into the header.
+    fn allocate(&mut self, h: &mut CongestionHeader) {
         match &mut self.allocator {
             Allocator::Scripted {
                 capacity,
                 fair_share,
             } => {
-                if h.fin {
+                let a = if h.fin {
                     0
                 } else {
-                    (h.desired + *fair_share).min(*capacity).max(self.base_rate)
-                }
+                    RateField::Exact.grant((h.desired + *fair_share).min(*capacity), self.base_rate)
+                };
+                assert!(h.record_alloc(a));
             }
-            Allocator::D3(router) => router.handle_request(&RateRequest {
-                syn: h.syn,
-                fin: h.fin,
-                desired: h.desired,
-                prev_desired: h.prev_desired,
-                prev_alloc: h.prev_alloc_here(),
-                upstream_min: h.alloc[..usize::from(h.index)].iter().copied().min(),
-            }),
+            Allocator::D3(router) => assert!(router.handle_header(h, 0)),
         }
     }
 
     /// Allocates, then queues the packet on the link (a drop happens after the allocator, as
-    /// at a congested port), then the delay.
+    /// at a congested port, which then takes back what it granted), then the delay.
     fn transmit(&mut self, mut seg: D3Segment) {
         if let Some(mut h) = seg.header {
-            let a = self.allocate(&h);
-            assert!(h.record_alloc(a));
+            self.allocate(&mut h);
             seg.header = Some(h);
         }
         let n = self.packets_sent;
         self.packets_sent += 1;
+        let dropped = self.drop_packets.contains(&n);
         if let Allocator::D3(router) = &mut self.allocator {
             router.on_bytes_sent(u64::from(seg.wire_bytes()));
+            if let (true, Some(h)) = (dropped, seg.header.as_ref()) {
+                router.handle_drop(h);
+            }
         }
-        if self.drop_packets.contains(&n) {
+        if dropped {
             return;
         }
         let start = self.data_link_free.max(self.now);
@@ -242,11 +240,11 @@ fn transfer_100kb_real_router_pauses_new_flow_and_returns_allocation() {
     assert_eq!((c.flows, c.demand, c.allocated), (0, 0, 0));
 }
 
-/// 100 KB due in 2 ms (50 MB/s) behind a router that gives at most 25 MB/s.
+/// 100 KB due in 2 ms (50 MB/s) behind a router that gives at most 25 MB/s, late or not.
 fn impossible_deadline(quench: bool) -> Pair {
     let allocator = Allocator::Scripted {
         capacity: 25_000_000,
-        fair_share: 0,
+        fair_share: 25_000_000,
     };
     let mut p = Pair::new(
         D3Config { quench, ..config() },
@@ -331,6 +329,12 @@ mod prop {
             prop_assert_eq!(p.sender.stats().bytes_acked, size);
             if drops.is_empty() {
                 prop_assert_eq!(p.sender.stats().retransmitted_bytes, 0);
+            }
+            if let Allocator::D3(router) = &p.allocator {
+                // Requests dropped after the router processed them, a lost SYN and the
+                // re-sent requests that follow: nothing leaks into the counters.
+                let c = router.counters();
+                prop_assert_eq!((c.flows, c.demand, c.allocated), (0, 0, 0));
             }
         }
     }

@@ -2,9 +2,10 @@
 //! Figure 6): the rate request a sender puts on one packet per RTT, the vector of allocations the
 //! routers write into it on the way, and the feedback the receiver carries back on the ACK.
 //!
-//! Rates here are exact [`Rate`]s; the 8-bit wire encoding (bytes per microsecond with a scale
-//! factor) lives with the byte-level codec, and any quantization is applied by whoever puts the
-//! header on the wire.
+//! Rates here are [`Rate`]s as the header carries them: hosts and routers pass every rate they
+//! write through the same [`RateField`](super::RateField) (exact, or the paper's 8-bit fields),
+//! and an allocation of [`BASE_GRANT`](super::BASE_GRANT) (0) is the base-rate grant. The
+//! byte-level codec is `incast_wire::d3`.
 
 use super::rate::Rate;
 
@@ -35,11 +36,13 @@ pub struct CongestionHeader {
     pub desired: Rate,
     /// r(t), what the flow asked for in its previous request (0 on the SYN).
     pub prev_desired: Rate,
-    /// [a(t)], one per router on the path, as the sender last learned them (0 on the SYN).
+    /// [a(t)], one per router on the path, as the sender last learned them (ignored on the
+    /// SYN, where the flow holds nothing yet).
     pub prev_alloc: [Rate; MAX_HOPS],
     /// The next router slot to fill in `alloc`; also the number of routers passed so far.
     pub index: u8,
-    /// [a(t+1)], written by the routers on the way.
+    /// [a(t+1)], written by the routers on the way ([`BASE_GRANT`](super::BASE_GRANT) for the
+    /// base rate).
     pub alloc: [Rate; MAX_HOPS],
 }
 
@@ -87,8 +90,8 @@ impl Feedback {
     }
 
     /// The sending rate this feedback grants: the smallest allocation on the path (Section 4.1:
-    /// "The sending rate is the minimum of the allocated rates"), or `None` if no router took
-    /// part.
+    /// "The sending rate is the minimum of the allocated rates"), [`BASE_GRANT`](super::BASE_GRANT)
+    /// as soon as one router gave the base rate, or `None` if no router took part.
     pub fn min_alloc(&self) -> Option<Rate> {
         let hops = usize::from(self.hops).min(MAX_HOPS);
         self.alloc[..hops].iter().copied().min()

@@ -18,11 +18,15 @@
 //! ```
 //!
 //! - [`rate`]: the unit ([`Rate`], integer bytes per second) and the base rate.
-//! - [`router`]: the per-port allocator ([`Router`]), Sections 4.2-4.5, with its soft state.
+//! - [`field`]: how the header carries rates ([`RateField`]: requests rounded up, grants
+//!   truncated) and the base-rate grant ([`BASE_GRANT`]).
+//! - [`router`]: the per-port allocator ([`Router`]), Sections 4.2-4.5, with its soft state and
+//!   its time slices when fair shares are too small for the header.
 //! - [`capacity`]: the Section 4.4 controller, and why its printed equation is read the RCP way
 //!   (constants [`CONTROL_INTERVAL`], [`ALPHA`], [`BETA`]).
 
 pub mod capacity;
+pub mod field;
 pub mod header;
 pub mod host;
 pub mod rate;
@@ -33,8 +37,9 @@ pub mod router;
 mod harness;
 
 pub use capacity::{ALPHA, BETA, CONTROL_INTERVAL};
+pub use field::{RateField, BASE_GRANT};
 pub use header::{CongestionHeader, Feedback, D3_HEADER_BYTES, MAX_HOPS};
-pub use host::{D3Config, D3Segment, D3Sender, D3Stats};
-pub use rate::{base_rate, Rate, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
+pub use host::{BaseGrant, D3Config, D3Segment, D3Sender, D3Stats, Pacing};
+pub use rate::{base_rate, Rate, FULL_PACKET_BYTES, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
 pub use receiver::D3Receiver;
 pub use router::{Counters, RateRequest, Router, RouterConfig};

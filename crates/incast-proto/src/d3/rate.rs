@@ -18,6 +18,11 @@ pub type Rate = u64;
 /// requests"). Ethernet framing is not counted, as nowhere else in the simulator.
 pub const HEADER_ONLY_PACKET_BYTES: u64 = 40 + 22;
 
+/// Bytes of a full-size packet on the wire (a 1500-byte Ethernet payload): the paper's unit of
+/// "one packet per RTT" (Section 4.5: "a new flow sending even just one 1500-byte packet per RTT
+/// equates to a send rate of 40Mbps").
+pub const FULL_PACKET_BYTES: u64 = 1_500;
+
 /// The "typical RTT of 300µs" of a datacenter (Section 4.5), over which a paused flow must be able
 /// to send one header-only packet.
 pub const TYPICAL_RTT: Duration = Duration::from_us(300);
@@ -40,16 +45,6 @@ pub const fn base_rate(packet_bytes: u64, rtt: Duration) -> Rate {
         Rate::MAX
     } else {
         rate as Rate
-    }
-}
-
-/// `rate` as the header's 8-bit field with scale factor `scale` carries it (D3 Section 5: bytes/µs
-/// times the scale), or unchanged when `scale` is `None` (exact rates). Never rounds a positive
-/// rate to zero, so the base rate survives the field.
-pub fn on_the_wire(rate: Rate, scale: Option<u8>) -> Rate {
-    match scale {
-        Some(s) => incast_wire::d3::decode_rate(incast_wire::d3::encode_rate(rate, s), s),
-        None => rate,
     }
 }
 

@@ -3,7 +3,9 @@
 //! with no per-flow state.
 
 use super::capacity::{CapacityControl, ALPHA, BETA, CONTROL_INTERVAL};
-use super::rate::{base_rate, from_bits_per_sec, Rate, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
+use super::field::{RateField, BASE_GRANT};
+use super::header::{CongestionHeader, MAX_HOPS};
+use super::rate::{base_rate, from_bits_per_sec, Rate, FULL_PACKET_BYTES, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
 use crate::time::{BitsPerSec, Duration, Instant};
 
 /// Parameters of one port's allocator. [`RouterConfig::for_link`] gives the paper's values.
@@ -11,9 +13,10 @@ use crate::time::{BitsPerSec, Duration, Instant};
 pub struct RouterConfig {
     /// Physical capacity of the port; the capacity controller steers towards full use of it.
     pub link_rate: Rate,
-    /// Floor of every allocation: one header-only packet per RTT, so that a paused flow can still
-    /// ask again (Section 4.2). Default [`base_rate`]`(`[`HEADER_ONLY_PACKET_BYTES`]`,
-    /// `[`TYPICAL_RTT`]`)` = 206_667 B/s.
+    /// The rate a flow holds at the base-rate grant, the floor of every allocation: one
+    /// header-only packet per RTT, so that a paused flow can still ask again (Section 4.2).
+    /// Counted into A exactly, whatever the header can express. Default
+    /// [`base_rate`]`(`[`HEADER_ONLY_PACKET_BYTES`]`, `[`TYPICAL_RTT`]`)` = 206_667 B/s.
     pub base_rate: Rate,
     /// Capacity update interval T; must be non-zero. Default [`CONTROL_INTERVAL`] = 800 µs
     /// (D3 footnote 4).
@@ -34,11 +37,14 @@ pub struct RouterConfig {
     /// non-deadline flows for one RTT so that a burst of arrivals cannot over-allocate the port
     /// (Section 4.5). Default `true`.
     pub new_flow_pause: bool,
-    /// Scale factor of the 8-bit rate field (D3 Section 5: rates in bytes/µs times a scale);
-    /// `Some` rounds every allocation as the field will carry it *before* it is counted into A,
-    /// so the a(t) a host later returns is exactly what was counted. `None` keeps exact rates.
-    /// Default `None`.
-    pub wire_scale: Option<u8>,
+    /// How the header carries rates: every allocation is truncated as the field carries it
+    /// *before* it is counted into A, so the a(t) a host later returns is exactly what was
+    /// counted. Default [`RateField::Exact`].
+    pub field: RateField,
+    /// The smallest grant of a time slice (see [`Router`], "Time slices"): one full-size packet
+    /// per typical RTT, the paper's 40 Mbps (Section 4.5), so that a flow in its turn sends at
+    /// least one whole segment per RTT. Default 5_000_000 B/s.
+    pub slice_rate: Rate,
 }
 
 impl RouterConfig {
@@ -56,9 +62,10 @@ impl RouterConfig {
     /// - `capacity_min` = link / 4. β = 1 removes the whole q/T in one step, although part of
     ///   that queue is already draining at link rate, so a single sample of a full 128 KB buffer
     ///   (q/T = 1.28 x link) would drive C below zero. The floor bounds that undershoot and the
-    ///   recovery after it (about 19 intervals back to 90 % of the link at α = 0.1), while still
-    ///   draining a queue as long as the base rates of paused flows sum to less than 3/4 of the
-    ///   link (about 450 paused flows on a 1 Gbps port).
+    ///   recovery after it (about 19 intervals back to 90 % of the link at α = 0.1). Paused flows
+    ///   hold exactly the base rate and pace their requests to it, so at the floor a port still
+    ///   drains its queue while fewer than about 450 flows are paused on 1 Gbps (3/4 of the link
+    ///   over 206_667 B/s each).
     pub const fn for_link(link: BitsPerSec) -> Self {
         let link_rate = from_bits_per_sec(link);
         RouterConfig {
@@ -70,7 +77,8 @@ impl RouterConfig {
             capacity_min: link_rate / 4,
             capacity_max: link_rate.saturating_mul(2),
             new_flow_pause: true,
-            wire_scale: None,
+            field: RateField::Exact,
+            slice_rate: base_rate(FULL_PACKET_BYTES, TYPICAL_RTT),
         }
     }
 
@@ -89,6 +97,9 @@ impl RouterConfig {
         }
         if self.capacity_min > self.capacity_max {
             return Err("capacity_min must not exceed capacity_max");
+        }
+        if self.base_rate == 0 {
+            return Err("base_rate must be positive");
         }
         Ok(())
     }
@@ -121,6 +132,9 @@ pub struct RateRequest {
     /// or `None` at the first router (Section 4.4: "a router ensures that its allocation is never
     /// more than that of the previous router").
     pub upstream_min: Option<Rate>,
+    /// A hash of the flow's identity, uniform in its low bits (what a switch computes from the
+    /// 5-tuple for ECMP): picks the flow's turn when the port time-slices (see [`Router`]).
+    pub flow_hash: u32,
 }
 
 /// A snapshot of a port's aggregate counters, for instrumentation.
@@ -141,13 +155,60 @@ pub struct Counters {
 /// Calling order, for a driver (the simulator's port, or a real forwarding path):
 ///
 /// 1. For every packet leaving through this port that carries a D3 rate request, in the order the
-///    port receives them and before the packet is queued: [`handle_request`](Self::handle_request),
-///    and write the returned a(t+1) into this router's slot of the header. Packets without a
-///    request header are forwarded untouched and never shown to the router.
+///    port receives them and before the packet is queued:
+///    [`handle_header`](Self::handle_header), which writes a(t+1) into this router's slot of the
+///    header. Packets without a request header are forwarded untouched and never shown to the
+///    router. If the port then drops a packet whose header it processed, call
+///    [`handle_drop`](Self::handle_drop) with that header.
 /// 2. For every transmission, D3 or not: [`on_bytes_sent`](Self::on_bytes_sent) (per packet or
 ///    summed, as long as each byte is reported once and before the timeout that ends its interval).
 /// 3. Arm a timer at [`poll_timeout`](Self::poll_timeout); when it fires,
 ///    [`handle_timeout`](Self::handle_timeout) with the port's queue length, then poll again.
+///
+/// # The base rate
+///
+/// A flow the port cannot serve gets the base-rate grant ([`BASE_GRANT`]): one header-only
+/// request next RTT (Section 4.2). The router counts exactly the configured base rate for it in A
+/// and takes exactly that back when the flow returns it, whatever the header can express (the
+/// 8-bit field has no value for 0.2 B/µs). Every other grant is truncated to what the field
+/// carries before it is counted (Section 5's integer arithmetic in bytes/µs), so that A is the
+/// exact sum of what live flows hold and never counts capacity the router did not hand out.
+///
+/// Truncation alone would waste up to a unit per flow: 90 flows with a fair share of 1.39 units
+/// would get one unit each and leave 28 % of a 1 Gbps link idle. The router therefore keeps
+/// what truncation cut off in a running remainder (less than one unit, one counter per port)
+/// and adds it to the next grant, so that grants of 1 and 2 units alternate and sum to what
+/// Snippet 1 computed. This is the paper's own remedy for the discretization of packets at the
+/// host ("the sender keeps a running counter of unused allocation that is added to the next
+/// interval", Section 5), applied to the discretization of the field.
+///
+/// # Time slices
+///
+/// The paper's fair share (C − D)/N must be at least one unit of the field to reach a flow: on a
+/// 1 Gbps port, more than about 125 flows without deadlines would all truncate to the base rate
+/// and none would ever send again. When the fair share is too small to carry, the port
+/// time-slices its spare capacity instead of pausing everyone:
+///
+/// - the spare capacity left after deadline demand and every flow's base rate,
+///   `pool = C − D − N x base`, is divided into `G` groups, `G` the smallest power of two that
+///   gives a group's flows at least [`RouterConfig::slice_rate`] each (one full-size packet per
+///   typical RTT), and at most the power of two at or above N;
+/// - the turn moves to the next group at every control update (every T); a flow is in the turn
+///   when the low bits of its [`RateRequest::flow_hash`] match the update count modulo `G`;
+/// - a flow in its turn is granted at least `G x pool / N`, its share for the whole round, even
+///   when the flows of the previous turn have not yet returned theirs (they do at their next
+///   request, within one RTT); the others get the base rate.
+///
+/// **Bound.** Every flow is in the turn at least once every `G_max` control intervals, `G_max`
+/// the largest `G` the port used, at most the power of two at or above the most flows it held.
+/// A flow whose requests reach the port at least once per T (a paused flow's are paced every
+/// 300 µs) is therefore granted at least a full-size packet per typical RTT within `G_max x T`,
+/// as long as the pool is at least one slice (`C − D − N x base >= slice_rate`: fewer than about
+/// 580 flows on 1 Gbps when no deadline flow takes capacity). Beyond that, the base rates of
+/// paused flows alone fill the link: the paper's design can serve no more flows at once. Routers
+/// whose control intervals are aligned (as in incast, where all start together) turn together,
+/// and with `G` a power of two a flow in the turn of the port with the largest `G` on its path is
+/// in the turn of every other, so the bound holds on the path.
 ///
 /// # Soft state
 ///
@@ -160,11 +221,9 @@ pub struct Counters {
 ///   (footnote 4), so a silent interval means no flow is live and whatever the counters still hold
 ///   was leaked by hosts that never sent their FIN; or
 /// - N is zero: the counters say no flow holds an allocation. A and D should then be zero too, and
-///   any remainder is drift (duplicate FINs, allocations quantized by the header encoding), which
-///   is discarded. More importantly C returns to the link rate: the controller raises C above the
-///   link only to cover allocations left unused, and with no flows there are none. Without this,
-///   the lightly used intervals of an idle port would wind C up to `capacity_max` and the next
-///   burst of flows would be handed twice the link.
+///   any remainder is drift (duplicate FINs, requests lost downstream), which is discarded. More
+///   importantly C returns to the link rate: with no flows there is no unused allocation for C
+///   to cover above the link.
 ///
 /// A reset the driver did not deserve (a flow whose RTT exceeded T) only makes A and N undercount
 /// for a while: the port over-allocates, the queue grows and the β term takes C back down, which
@@ -187,10 +246,25 @@ pub struct Router {
     sent_bytes: u64,
     /// Requests handled since the last control update, for the silent-interval test.
     requests: u64,
+    /// Control updates so far: the turn of the time slices.
+    turn: u64,
+    /// What truncation to the field has cut off the grants so far and not yet handed out (less
+    /// than one unit), added to the next grant.
+    remainder: Rate,
     /// When the current interval started.
     interval_start: Instant,
     /// When the next control update is due.
     next_update: Instant,
+}
+
+/// The share of spare capacity a request gets on top of its desired rate (Snippet 1 line 9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Share {
+    /// Snippet 1's fair share fs, or the base rate of a new flow's first RTT (Section 4.5).
+    Fair(Rate),
+    /// The port time-slices and the flow is in its turn: at least this much, even from a port
+    /// that looks fully allocated.
+    Turn(Rate),
 }
 
 impl Router {
@@ -220,6 +294,8 @@ impl Router {
             capacity: config.initial_capacity(),
             sent_bytes: 0,
             requests: 0,
+            turn: 0,
+            remainder: 0,
             interval_start: now,
             next_update: now + config.control_interval,
             config,
@@ -231,30 +307,74 @@ impl Router {
         &self.config
     }
 
+    /// Processes the rate request a packet carries on its way out of this port: reads this
+    /// router's slot of r(t) and [a(t)] at the header's index, computes a(t+1)
+    /// ([`handle_request`](Self::handle_request)) and writes it into the slot, advancing the
+    /// index. Returns `false`, and changes nothing, when the header's vectors are already full (a
+    /// path longer than [`MAX_HOPS`] routers: this one cannot take part).
+    pub fn handle_header(&mut self, header: &mut CongestionHeader, flow_hash: u32) -> bool {
+        let hop = usize::from(header.index);
+        if hop >= MAX_HOPS {
+            return false;
+        }
+        let req = RateRequest {
+            syn: header.syn,
+            fin: header.fin,
+            desired: header.desired,
+            prev_desired: header.prev_desired,
+            prev_alloc: header.prev_alloc[hop],
+            upstream_min: header.alloc[..hop].iter().copied().min(),
+            flow_hash,
+        };
+        header.record_alloc(self.handle_request(&req))
+    }
+
+    /// The port dropped a packet whose request [`handle_header`](Self::handle_header) processed:
+    /// the flow never learns its a(t+1), so the router takes it back and gives the flow back
+    /// what it held before (its a(t), or the base rate after a SYN), which its host will return
+    /// when it re-sends the request. N and D keep the request: the re-sent request carries this
+    /// one's r(t+1) as its r(t) and no SYN flag, so they stay exact. A FIN's effect stands (the
+    /// host does not re-send it).
+    pub fn handle_drop(&mut self, header: &CongestionHeader) {
+        let Some(hop) = usize::from(header.index).checked_sub(1) else { return };
+        if header.fin || hop >= MAX_HOPS {
+            return;
+        }
+        let base = self.config.base_rate;
+        let before = if header.syn { base } else { RateField::held(header.prev_alloc[hop], base) };
+        self.allocated = self
+            .allocated
+            .saturating_sub(RateField::held(header.alloc[hop], base))
+            .saturating_add(before);
+    }
+
     /// Processes one rate request, Snippet 1 line by line, and returns a(t+1), the allocation for
-    /// the flow's next RTT (0 for a FIN).
+    /// the flow's next RTT, as the header carries it ([`BASE_GRANT`] for the base rate; also
+    /// returned for a FIN, which is given nothing).
     ///
     /// Integer arithmetic only (Section 5). The paper's subtractions can go below zero; each is
-    /// resolved at the line where it happens and explained there. Returned allocations count
-    /// exactly into A, so as long as hosts echo back what they were given, A is exactly the sum of
-    /// the live flows' current allocations.
+    /// resolved at the line where it happens and explained there. What a grant holds is counted
+    /// exactly, so as long as hosts echo back what they were given, A is exactly the sum of the
+    /// live flows' current allocations.
     #[inline]
     pub fn handle_request(&mut self, req: &RateRequest) -> Rate {
         self.requests = self.requests.wrapping_add(1);
-        // 2: if (new flow flag set) N = N + 1
+        let base = self.config.base_rate;
         if req.syn {
+            // 2: if (new flow flag set) N = N + 1. A new flow holds nothing yet: its a(t) is
+            // meaningless and not taken back.
             self.flows = self.flows.saturating_add(1);
+        } else {
+            // 3: A = A − a(t)  // Return current allocation
+            // Saturating: a host can return more than A holds after a soft-state reset emptied A
+            // while it was live. A below zero would be credit for capacity nobody returned.
+            self.allocated = self.allocated.saturating_sub(RateField::held(req.prev_alloc, base));
         }
-        // 3: A = A − a(t)  // Return current allocation
-        // Saturating: a host can return more than A holds after a soft-state reset emptied A
-        // while it was live, or when the header's quantized rates differ from what was counted.
-        // A below zero would be credit for capacity nobody returned.
-        self.allocated = self.allocated.saturating_sub(req.prev_alloc);
         if req.fin {
             // The flow leaves: it also takes its demand and its count with it, and no line 4-15.
             self.demand = self.demand.saturating_sub(req.prev_desired);
             self.flows = self.flows.saturating_sub(1);
-            return 0;
+            return BASE_GRANT;
         }
         // 4: D = D − r(t) + r(t+1)  // Update demand counter (saturating, as A above)
         self.demand = self
@@ -265,39 +385,82 @@ impl Router {
         // Saturating at zero changes nothing: with left <= 0, line 7 fails for every r >= 0
         // and line 12 gives at most 0, which line 14 lifts to the base rate either way.
         let left = self.capacity.saturating_sub(self.allocated);
-        let spare = if req.syn && self.config.new_flow_pause {
+        let share = if req.syn && self.config.new_flow_pause {
             // Section 4.5: "When a new flow starts, the fair share assigned to its rate request
             // is set to base rate."
-            self.config.base_rate
+            Share::Fair(base)
         } else {
-            // 6: fs = (C − D) / N
-            // Zero, not negative, when demand exceeds C: then "the router simply satisfies as
-            // many requests as possible in the order of their arrival" (Section 4.3), and a
-            // negative share would grant less than r(t+1) even with the capacity left to satisfy
-            // it. N counts at least this flow, even if a reset or duplicate FINs lost it.
-            self.capacity.saturating_sub(self.demand) / self.flows.max(1)
+            self.share(req.flow_hash)
+        };
+        let extra = match share {
+            Share::Fair(rate) | Share::Turn(rate) => rate,
         };
         let mut alloc = if left > req.desired {
             // 7-9: enough capacity to satisfy request: a(t+1) = r(t+1) + fs
-            req.desired.saturating_add(spare)
+            req.desired.saturating_add(extra)
         } else {
             // 10-12: not enough capacity to satisfy request: a(t+1) = left capacity
             left
         };
+        if let Share::Turn(slice) = share {
+            alloc = alloc.max(slice);
+        }
         // Section 4.4: never more than a router before this one allocated, so capacity a flow
-        // cannot use here (it is bottlenecked upstream) stays free for others. Applied before the
-        // floor: upstream routers grant at least the base rate themselves, and if a faulty header
-        // says otherwise the flow must still be able to send its next request.
+        // cannot use here (it is bottlenecked upstream) stays free for others.
         if let Some(upstream) = req.upstream_min {
             alloc = alloc.min(upstream);
         }
         // 14: a(t+1) = max(a(t+1), base rate)  // Flows get at least base rate
-        alloc = alloc.max(self.config.base_rate);
-        // What the header will say, counted as such.
-        alloc = super::rate::on_the_wire(alloc, self.config.wire_scale);
+        // What the header carries: truncated, and the base grant at or below the base rate.
+        let grant = self.truncate(alloc);
         // 15: A = A + a(t+1)  // Update allocation counter
-        self.allocated = self.allocated.saturating_add(alloc);
-        alloc
+        self.allocated = self.allocated.saturating_add(RateField::held(grant, base));
+        grant
+    }
+
+    /// `alloc` as the header carries it, with the remainder that truncation cut off earlier
+    /// grants added first (see [`Router`], "The base rate").
+    fn truncate(&mut self, alloc: Rate) -> Rate {
+        let base = self.config.base_rate;
+        let carried = alloc.saturating_add(self.remainder);
+        let grant = self.config.field.grant(carried, base);
+        if grant != BASE_GRANT {
+            // Below one unit, or the field's largest value cut more (then the excess is not
+            // owed: no flow could have carried it).
+            self.remainder = (carried - grant).min(self.config.field.unit() - 1);
+        }
+        grant
+    }
+
+    /// Snippet 1 line 6, fs = (C − D) / N, or the flow's time slice when fs is too small for
+    /// the header to carry (see [`Router`], "Time slices").
+    fn share(&self, flow_hash: u32) -> Share {
+        let base = self.config.base_rate;
+        // Zero, not negative, when demand exceeds C: then "the router simply satisfies as
+        // many requests as possible in the order of their arrival" (Section 4.3), and a
+        // negative share would grant less than r(t+1) even with the capacity left to satisfy
+        // it. N counts at least this flow, even if a reset or duplicate FINs lost it.
+        let flows = self.flows.max(1);
+        let spare = self.capacity.saturating_sub(self.demand);
+        let fair = spare / flows;
+        if self.config.field.grant(fair, base) != BASE_GRANT {
+            return Share::Fair(fair);
+        }
+        let per_flow = spare.saturating_sub(flows.saturating_mul(base)) / flows;
+        // The slice must be a grant: above the base rate by at least one unit of the field.
+        let slice = self
+            .config
+            .slice_rate
+            .max(base.saturating_add(self.config.field.unit()));
+        let most = flows.next_power_of_two();
+        let groups = if per_flow == 0 { most } else { slice.div_ceil(per_flow).next_power_of_two().min(most) };
+        let mask = groups - 1;
+        if u64::from(flow_hash) & mask == self.turn & mask {
+            // At least a slice, even when the pool is smaller: at most one flow a turn then.
+            Share::Turn(per_flow.saturating_mul(groups).max(slice))
+        } else {
+            Share::Fair(0)
+        }
     }
 
     /// Counts bytes the port transmitted, for the utilization u(t) of the current interval.
@@ -315,9 +478,10 @@ impl Router {
 
     /// Runs the capacity update if it is due at `now` (a no-op otherwise): either the soft-state
     /// reset of an idle port (see [`Router`]) or one step of the controller of Section 4.4 with
-    /// u(t) the bytes sent since the previous update and q(t) = `queue_bytes`, the port's queue
-    /// now. The next update is one interval after `now`, so a late call does not trigger a burst
-    /// of catch-up updates.
+    /// u(t) the bytes sent since the previous update, q(t) = `queue_bytes`, the port's queue
+    /// now, and A, the allocations it covers. The next update is one interval after `now`, so a
+    /// late call does not trigger a burst of catch-up updates. Either way the time slices move
+    /// to the next turn.
     pub fn handle_timeout(&mut self, now: Instant, queue_bytes: u64) {
         if now < self.next_update {
             return;
@@ -330,12 +494,17 @@ impl Router {
             self.capacity = self.config.initial_capacity();
         } else {
             let elapsed = now.saturating_since(self.interval_start);
-            self.capacity = self
-                .control
-                .next(self.capacity, self.sent_bytes, elapsed, queue_bytes);
+            self.capacity = self.control.next(
+                self.capacity,
+                self.allocated,
+                self.sent_bytes,
+                elapsed,
+                queue_bytes,
+            );
         }
         self.sent_bytes = 0;
         self.requests = 0;
+        self.turn = self.turn.wrapping_add(1);
         self.interval_start = now;
         self.next_update = now + self.config.control_interval;
     }

@@ -15,6 +15,7 @@ use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Vis
 use serde::Deserialize;
 
 use incast_proto::cc::{PastDeadline, RemainingBytes};
+use incast_proto::d3::{BaseGrant, Pacing};
 use incast_proto::tcp::{DctcpLossCut, EcnReduction, LossBasis, Stack, WindowGrowth};
 
 use super::spec::{Connections, DeadlineVariance, Protocol};
@@ -125,6 +126,8 @@ pub(crate) struct RawD3 {
     pub(crate) quench: Option<bool>,
     pub(crate) quantize: Option<bool>,
     pub(crate) base_rate: Option<Rate>,
+    pub(crate) base_grant: Option<Name<BaseGrant>>,
+    pub(crate) pacing: Option<Name<Pacing>>,
     pub(crate) control_interval: Option<Time>,
     pub(crate) alpha: Option<f64>,
     pub(crate) beta: Option<f64>,
@@ -366,6 +369,17 @@ impl Named for DctcpLossCut {
 impl Named for WindowGrowth {
     const WHAT: &'static str = "window growth";
     const NAMES: &'static [(&'static str, Self)] = &[("bytes", WindowGrowth::Bytes), ("per-ack", WindowGrowth::PerAck)];
+}
+
+impl Named for Pacing {
+    const WHAT: &'static str = "pacing";
+    const NAMES: &'static [(&'static str, Self)] = &[("burst", Pacing::Burst), ("rate", Pacing::Rate)];
+}
+
+impl Named for BaseGrant {
+    const WHAT: &'static str = "base grant";
+    const NAMES: &'static [(&'static str, Self)] =
+        &[("header-only", BaseGrant::HeaderOnly), ("one-segment", BaseGrant::OneSegment)];
 }
 
 impl Named for PastDeadline {

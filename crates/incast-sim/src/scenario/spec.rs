@@ -3,6 +3,7 @@
 //! error messages live in `scenario::file`.
 
 use incast_proto::cc::D2tcpConfig;
+use incast_proto::d3::{BaseGrant, Pacing};
 use incast_proto::tcp::{Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
@@ -200,8 +201,14 @@ pub struct D3Spec {
     pub quench: bool,
     /// Round rates as the 8-bit header fields carry them (Section 5); `false` keeps exact rates.
     pub quantize: bool,
-    /// Allocation floor in bytes per second: one header-only packet per RTT (Section 4.2).
+    /// The rate routers count for a flow at the base-rate grant, in bytes per second: one
+    /// header-only packet per RTT (Section 4.2), or one full packet with `BaseGrant::OneSegment`.
     pub base_rate_bytes_per_sec: u64,
+    /// What a flow at the base-rate grant sends each RTT: only its request (D3), or one segment
+    /// (the D2TCP paper's D3).
+    pub base_grant: BaseGrant,
+    /// How a host spends an interval's allocation: at once (D3's stack) or paced at the rate.
+    pub pacing: Pacing,
     /// Capacity control interval T (Section 4.4, footnote 4: 800 us).
     pub control_interval: Duration,
     /// Capacity control gain on spare bandwidth (footnote 4: 0.1).
@@ -221,6 +228,8 @@ impl Default for D3Spec {
             quench: false,
             quantize: true,
             base_rate_bytes_per_sec: d3::base_rate(d3::HEADER_ONLY_PACKET_BYTES, d3::TYPICAL_RTT),
+            base_grant: BaseGrant::HeaderOnly,
+            pacing: Pacing::Burst,
             control_interval: d3::CONTROL_INTERVAL,
             alpha: d3::ALPHA,
             beta: d3::BETA,

@@ -101,6 +101,8 @@ fn minimal_scenario_gets_every_default() {
                 quench: false,
                 quantize: true,
                 base_rate_bytes_per_sec: 206_667,
+                base_grant: incast_proto::d3::BaseGrant::HeaderOnly,
+                pacing: incast_proto::d3::Pacing::Burst,
                 control_interval: Duration::from_us(800),
                 alpha: 0.1,
                 beta: 1.0,

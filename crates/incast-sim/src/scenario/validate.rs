@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use incast_proto::cc::{D2tcpConfig, D2TCP_DEFAULT_D_CAP, DCTCP_DEFAULT_G};
+use incast_proto::d3::{self, BaseGrant};
 use incast_proto::tcp::{DelayedAck, Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration};
 
@@ -629,14 +630,19 @@ fn d3(raw: RawD3) -> Result<D3Spec> {
         Ok(v)
     };
     let d = D3Spec::default();
-    let base_rate_bytes_per_sec = match raw.base_rate {
-        None => d.base_rate_bytes_per_sec,
-        Some(r) => positive(|| at("base_rate"), r.0 / 8, "bytes per second")?,
+    let base_grant = raw.base_grant.map_or(d.base_grant, |n| n.0);
+    let base_rate_bytes_per_sec = match (raw.base_rate, base_grant) {
+        (Some(r), _) => positive(|| at("base_rate"), r.0 / 8, "bytes per second")?,
+        (None, BaseGrant::HeaderOnly) => d.base_rate_bytes_per_sec,
+        // D3 Section 4.5: "one 1500-byte packet per RTT equates to a send rate of 40Mbps".
+        (None, BaseGrant::OneSegment) => d3::base_rate(d3::FULL_PACKET_BYTES, d3::TYPICAL_RTT),
     };
     Ok(D3Spec {
         quench: raw.quench.unwrap_or(d.quench),
         quantize: raw.quantize.unwrap_or(d.quantize),
         base_rate_bytes_per_sec,
+        base_grant,
+        pacing: raw.pacing.map_or(d.pacing, |n| n.0),
         control_interval: positive_time(|| at("control_interval"), raw.control_interval, d.control_interval)?,
         alpha: gain("alpha", raw.alpha, d.alpha)?,
         beta: gain("beta", raw.beta, d.beta)?,

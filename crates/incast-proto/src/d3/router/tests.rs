@@ -22,12 +22,18 @@ fn router() -> Router {
     Router::new(config(), Instant::ZERO)
 }
 
+/// The rate a grant holds at the router: the base rate for the base grant.
+fn held(grant: Rate) -> Rate {
+    RateField::held(grant, BASE)
+}
+
 /// A host's view of one flow: what it last asked for and was given, as a real D3 sender echoes
-/// them back (Section 4.3).
+/// them back (Section 4.3), and its flow hash.
 #[derive(Clone, Copy, Debug, Default)]
 struct Flow {
     desired: Rate,
     alloc: Rate,
+    hash: u32,
 }
 
 impl Flow {
@@ -37,15 +43,19 @@ impl Flow {
     }
 
     fn start_capped(router: &mut Router, desired: Rate, upstream_min: Option<Rate>) -> Flow {
+        // Distinct per live flow, which is all the time slices need.
+        let hash = router.counters().flows as u32;
         let req = RateRequest {
             syn: true,
             desired,
             upstream_min,
+            flow_hash: hash,
             ..RateRequest::default()
         };
         Flow {
             desired,
             alloc: router.handle_request(&req),
+            hash,
         }
     }
 
@@ -65,6 +75,7 @@ impl Flow {
             prev_desired: self.desired,
             prev_alloc: self.alloc,
             upstream_min,
+            flow_hash: self.hash,
             ..RateRequest::default()
         };
         self.desired = desired;
@@ -179,11 +190,11 @@ fn request_over_allocated_port_gets_base_rate() {
     assert_eq!(first.ask(&mut r, 0), LINK);
     // A = C: left is zero, the new flow gets only the base rate; now A > C.
     let second = Flow::start(&mut r, 0);
-    assert_eq!(second.alloc, BASE);
+    assert_eq!(second.alloc, BASE_GRANT);
     assert_eq!(r.counters().allocated, LINK + BASE);
     // C − A is negative: still the base rate, and A grows by exactly that.
     let third = Flow::start(&mut r, 10 * M);
-    assert_eq!(third.alloc, BASE);
+    assert_eq!(third.alloc, BASE_GRANT);
     assert_eq!(r.counters().allocated, LINK + 2 * BASE);
 }
 
@@ -207,8 +218,9 @@ fn request_zero_fair_share_floored_at_base_rate() {
     let hog = Flow::start_capped(&mut r, 200 * M, Some(M));
     assert_eq!(hog.alloc, M);
     let mut background = Flow::start(&mut r, 0);
-    // left = 124 > 0, but fs = (125 − 200) / 2 clamps to 0: the floor gives the base rate.
-    assert_eq!(background.ask(&mut r, 0), BASE);
+    // left = 124 > 0, but fs = (125 − 200) / 2 clamps to 0: the floor gives the base rate
+    // (nothing is left to time-slice either).
+    assert_eq!(background.ask(&mut r, 0), BASE_GRANT);
 }
 
 #[test]
@@ -216,7 +228,7 @@ fn request_non_deadline_flows_share_capacity_equally() {
     let mut r = router();
     let mut a = Flow::start(&mut r, 0);
     let mut b = Flow::start(&mut r, 0);
-    assert_eq!((a.alloc, b.alloc), (BASE, BASE));
+    assert_eq!((a.alloc, b.alloc), (BASE_GRANT, BASE_GRANT));
     assert_eq!(a.ask(&mut r, 0), LINK / 2);
     assert_eq!(b.ask(&mut r, 0), LINK / 2);
     assert_eq!(r.counters().allocated, LINK);
@@ -247,7 +259,7 @@ fn request_upstream_cap_limits_allocation() {
 fn request_upstream_cap_below_base_rate_still_gets_base_rate() {
     let mut r = router();
     let mut f = Flow::start(&mut r, 0);
-    assert_eq!(f.ask_capped(&mut r, 0, Some(1_000)), BASE);
+    assert_eq!(f.ask_capped(&mut r, 0, Some(1_000)), BASE_GRANT);
     assert_eq!(r.counters().allocated, BASE);
 }
 
@@ -258,7 +270,7 @@ fn syn_with_pause_gets_desired_plus_base_rate() {
     // Not 10 + (125 − 10): the new flow's fair share is the base rate (Section 4.5).
     assert_eq!(f.alloc, 10 * M + BASE);
     let background = Flow::start(&mut r, 0);
-    assert_eq!(background.alloc, BASE);
+    assert_eq!(background.alloc, BASE_GRANT);
     // One RTT later the flow gets its share as normal: 10 + (125 − 10) / 2.
     assert_eq!(f.ask(&mut r, 10 * M), 10 * M + 57_500_000);
 }
@@ -284,7 +296,7 @@ fn syn_not_enough_capacity_gets_left_even_with_pause() {
     let _b = Flow::start(&mut r, 0);
     // Nothing left: the pause changes nothing, line 12 then the floor.
     let c = Flow::start(&mut r, 20 * M);
-    assert_eq!(c.alloc, BASE);
+    assert_eq!(c.alloc, BASE_GRANT);
 }
 
 #[test]
@@ -362,6 +374,7 @@ fn fin_without_flows_saturates_at_zero() {
     let stray = Flow {
         desired: 5 * M,
         alloc: 7 * M,
+        hash: 0,
     };
     assert_eq!(stray.finish(&mut r), 0);
     assert_eq!(
@@ -699,9 +712,9 @@ proptest! {
                             slot.insert(Flow::start_capped(&mut r, desired, upstream)).alloc
                         }
                     };
-                    prop_assert!(a >= BASE);
-                    if let Some(up) = upstream {
-                        prop_assert!(a <= up.max(BASE));
+                    prop_assert!(a == BASE_GRANT || a > BASE);
+                    if let (Some(up), true) = (upstream, a != BASE_GRANT) {
+                        prop_assert!(a <= up);
                     }
                 }
                 Op::Finish { flow } => {
@@ -721,7 +734,7 @@ proptest! {
             let flows = live.iter().flatten();
             let counters = r.counters();
             prop_assert_eq!(counters.flows, flows.clone().count() as u64);
-            prop_assert_eq!(counters.allocated, flows.clone().map(|f| f.alloc).sum::<Rate>());
+            prop_assert_eq!(counters.allocated, flows.clone().map(|f| held(f.alloc)).sum::<Rate>());
             prop_assert_eq!(counters.demand, flows.map(|f| f.desired).sum::<Rate>());
         }
     }
@@ -744,9 +757,9 @@ proptest! {
     ) {
         let mut r = router();
         for (syn, fin, desired, prev_desired, prev_alloc, upstream_min) in reqs {
-            let req = RateRequest { syn, fin, desired, prev_desired, prev_alloc, upstream_min };
+            let req = RateRequest { syn, fin, desired, prev_desired, prev_alloc, upstream_min, flow_hash: 0 };
             let a = r.handle_request(&req);
-            let ok = if fin { a == 0 } else { a >= BASE };
+            let ok = a == BASE_GRANT || (!fin && a > BASE);
             prop_assert!(ok, "allocation {} (fin: {})", a, fin);
         }
         r.on_bytes_sent(u64::MAX);
@@ -756,16 +769,224 @@ proptest! {
     }
 }
 
+// ---- The 8-bit field and the base grant ----
+
+fn quantized() -> Router {
+    Router::new(
+        RouterConfig {
+            field: RateField::new(true, LINK),
+            ..config()
+        },
+        Instant::ZERO,
+    )
+}
+
 #[test]
-fn wire_scale_rounds_allocations_before_counting_them() {
-    let mut r = Router::new(RouterConfig { wire_scale: Some(1), ..config() }, Instant::ZERO);
-    // 30.4 MB/s asked: granted 30.4 + fair share, then rounded to whole bytes/µs (1 MB/s).
-    let a = Flow::start(&mut r, 30_400_000);
+fn quantized_grants_truncate_and_base_grant_counts_base_rate_exactly() {
+    let mut r = quantized();
+    // 31 units asked (a host rounds its need up): granted 31 + the new flow's base rate,
+    // truncated to whole units, so 31 units.
+    let a = Flow::start(&mut r, 31 * M);
+    assert_eq!(a.alloc, 31 * M);
+    // A flow without a deadline starts at the base grant, counted as the base rate, not as a
+    // unit of the field (the paper's 62 B per 300 us).
     let b = Flow::start(&mut r, 0);
-    for f in [a, b] {
-        assert_eq!(f.alloc % M, 0, "{} is not a whole unit of the 8-bit field", f.alloc);
-        assert!(f.alloc >= M, "the base rate survives rounding as one unit");
-    }
+    assert_eq!(b.alloc, BASE_GRANT);
+    assert_eq!(r.counters().allocated, 31 * M + BASE);
     // Hosts return exactly what the header carried, so A stays the exact sum.
-    assert_eq!(r.counters().allocated, a.alloc + b.alloc);
+    let (mut a, mut b) = (a, b);
+    a.ask(&mut r, 31 * M);
+    b.ask(&mut r, 0);
+    assert_eq!(a.alloc % M, 0);
+    assert_eq!(b.alloc % M, 0);
+    assert_eq!(r.counters().allocated, held(a.alloc) + held(b.alloc));
+}
+
+#[test]
+fn quantized_fair_share_truncated_with_remainder_carried_sums_to_capacity() {
+    let mut r = quantized();
+    let mut flows: Vec<Flow> = (0..90).map(|_| Flow::start(&mut r, 0)).collect();
+    for f in &mut flows {
+        f.ask(&mut r, 0);
+    }
+    // fs = 125 / 90 = 1.39 units: truncated, one unit each would leave 35 units idle; with the
+    // remainder carried, grants of one and two units alternate and sum to the capacity, less
+    // the part of a unit still carried, never more.
+    assert!(flows.iter().all(|f| f.alloc == M || f.alloc == 2 * M));
+    let twos = flows.iter().filter(|f| f.alloc == 2 * M).count();
+    assert_eq!(twos, 34);
+    assert_eq!(r.counters().allocated, 124 * M);
+    assert!(r.remainder < M);
+    // Exactly what Snippet 1 computed: 90 shares of 125 / 90 MB/s (integer division).
+    assert_eq!(r.counters().allocated + r.remainder, 90 * (LINK / 90));
+}
+
+// ---- Time slices ----
+
+#[test]
+fn time_slice_sub_unit_share_serves_one_group_per_interval() {
+    let mut r = quantized();
+    let n = 200u64;
+    let mut flows: Vec<Flow> = (0..n).map(|_| Flow::start(&mut r, 0)).collect();
+    // fs = 125 / 200 = 0.625 units: too small for the field. Pool after every flow's base rate:
+    // 125 − 200 x 0.206667 = 83.67 MB/s, 418_333 B/s per flow; a slice of at least 5 MB/s
+    // needs 12 groups, so 16, and each flow in the turn gets 16 x 418_333 = 6.69 MB/s.
+    let per_flow = (LINK - n * BASE) / n;
+    assert_eq!(per_flow, 418_333);
+    let mut served = vec![Vec::new(); n as usize];
+    let mut now = Instant::ZERO;
+    for interval in 0..32u64 {
+        let (mut turn, mut in_turn_flows) = (0, 0);
+        for (i, f) in flows.iter_mut().enumerate() {
+            let a = f.ask(&mut r, 0);
+            let in_turn = u64::from(f.hash) % 16 == interval % 16;
+            // 6.69 MB/s truncated to 6 units, with the carried remainder now and then 7.
+            let ok = if in_turn { a == 6 * M || a == 7 * M } else { a == BASE_GRANT };
+            assert!(ok, "flow {i} interval {interval}: {a}");
+            if a != BASE_GRANT {
+                served[i].push(interval);
+                turn += a;
+                in_turn_flows += 1;
+            }
+        }
+        // Truncation with the remainder carried hands out no more than the slices computed
+        // (and the part of a unit carried in),
+        // which fill the pool left after every flow's base rate when the hash splits the flows
+        // evenly (here 12 or 13 flows a turn, 12.5 on average).
+        assert!(turn < in_turn_flows * 16 * per_flow + M, "interval {interval}: {turn}");
+        assert!(in_turn_flows == 12 || in_turn_flows == 13);
+        r.on_bytes_sent(bytes_in(LINK, T));
+        now += T;
+        r.handle_timeout(now, 0);
+    }
+    // Every flow is served once every 16 intervals.
+    for s in &served {
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[1] - s[0], 16);
+    }
+}
+
+#[test]
+fn time_slice_in_turn_even_when_port_looks_full() {
+    let mut r = quantized();
+    let mut flows: Vec<Flow> = (0..200).map(|_| Flow::start(&mut r, 0)).collect();
+    // Flows of an earlier turn still hold their slices: A is above C.
+    for f in flows.iter_mut().filter(|f| f.hash % 16 == 1) {
+        f.alloc = 40 * M;
+    }
+    let taken: Rate = flows.iter().map(|f| held(f.alloc)).sum();
+    r.allocated = taken;
+    assert!(r.counters().allocated > LINK);
+    // The turn's flows still get their slice; the others the base rate.
+    for f in &mut flows {
+        let a = f.ask(&mut r, 0);
+        assert_eq!(a != BASE_GRANT, f.hash % 16 == 0);
+    }
+}
+
+#[test]
+fn time_slice_no_pool_left_one_flow_a_turn_still_served() {
+    // 700 flows' base rates alone exceed the link: nothing is left to slice, but one flow a
+    // turn (1024 groups) still gets a slice, so that flows keep finishing.
+    let mut r = quantized();
+    let mut flows: Vec<Flow> = (0..700).map(|_| Flow::start(&mut r, 0)).collect();
+    for f in &mut flows {
+        let a = f.ask(&mut r, 0);
+        assert_eq!(a, if f.hash % 1024 == 0 { 5 * M } else { BASE_GRANT });
+    }
+}
+
+// ---- The header and drops ----
+
+#[test]
+fn handle_header_reads_own_slot_writes_next_and_caps_by_upstream() {
+    let mut r = router();
+    let mut h = CongestionHeader {
+        desired: 0,
+        prev_alloc: [7 * M, 9 * M, 0, 0, 0, 0],
+        index: 1,
+        alloc: [30 * M, 0, 0, 0, 0, 0],
+        ..CongestionHeader::default()
+    };
+    r.allocated = 9 * M;
+    assert!(r.handle_header(&mut h, 0));
+    // Returned its 9 MB/s (slot 1), granted at most the upstream router's 30 MB/s.
+    assert_eq!((h.index, h.alloc[1]), (2, 30 * M));
+    assert_eq!(r.counters().allocated, 30 * M);
+    // A full vector: this router cannot take part.
+    let mut full = CongestionHeader {
+        index: MAX_HOPS as u8,
+        ..CongestionHeader::default()
+    };
+    assert!(!r.handle_header(&mut full, 0));
+    assert_eq!(full.index, MAX_HOPS as u8);
+    assert_eq!(r.counters().allocated, 30 * M);
+}
+
+#[test]
+fn handle_drop_returns_grant_and_the_resent_request_balances() {
+    let mut r = router();
+    let mut f = Flow::start(&mut r, 10 * M);
+    f.ask(&mut r, 10 * M);
+    let before = r.counters();
+    // The next request asks for 20 MB/s and is dropped at this port after the router saw it.
+    let mut lost = CongestionHeader {
+        desired: 20 * M,
+        prev_desired: f.desired,
+        prev_alloc: [f.alloc, 0, 0, 0, 0, 0],
+        ..CongestionHeader::default()
+    };
+    assert!(r.handle_header(&mut lost, f.hash));
+    r.handle_drop(&lost);
+    // The flow holds its old allocation again; D already counts the lost request's 20 MB/s.
+    assert_eq!(r.counters().allocated, before.allocated);
+    assert_eq!(r.counters().demand, 20 * M);
+    // The host re-sends: the lost request's r(t+1) as r(t), the allocation it still holds.
+    let mut resent = CongestionHeader {
+        desired: 20 * M,
+        prev_desired: lost.desired,
+        prev_alloc: lost.prev_alloc,
+        ..CongestionHeader::default()
+    };
+    assert!(r.handle_header(&mut resent, f.hash));
+    let c = r.counters();
+    assert_eq!((c.flows, c.demand, c.allocated), (1, 20 * M, resent.alloc[0]));
+    Flow { desired: resent.desired, alloc: resent.alloc[0], hash: f.hash }.finish(&mut r);
+    let c = r.counters();
+    assert_eq!((c.flows, c.demand, c.allocated), (0, 0, 0));
+}
+
+#[test]
+fn handle_drop_of_syn_leaves_base_rate_for_the_resend_to_return() {
+    let mut r = router();
+    let mut syn = CongestionHeader {
+        syn: true,
+        desired: 10 * M,
+        ..CongestionHeader::default()
+    };
+    assert!(r.handle_header(&mut syn, 3));
+    r.handle_drop(&syn);
+    let c = r.counters();
+    assert_eq!((c.flows, c.demand, c.allocated), (1, 10 * M, BASE));
+    // The re-sent SYN carries no SYN flag and returns the base grant it is taken to hold.
+    let mut resent = CongestionHeader {
+        desired: 10 * M,
+        prev_desired: syn.desired,
+        prev_alloc: [BASE_GRANT; MAX_HOPS],
+        ..CongestionHeader::default()
+    };
+    assert!(r.handle_header(&mut resent, 3));
+    let c = r.counters();
+    assert_eq!((c.flows, c.demand, c.allocated), (1, 10 * M, held(resent.alloc[0])));
+    // A dropped FIN stands: the host never re-sends it.
+    let mut fin = CongestionHeader {
+        fin: true,
+        prev_desired: resent.desired,
+        prev_alloc: resent.alloc,
+        ..CongestionHeader::default()
+    };
+    assert!(r.handle_header(&mut fin, 3));
+    r.handle_drop(&fin);
+    let c = r.counters();
+    assert_eq!((c.flows, c.demand, c.allocated), (0, 0, 0));
 }
