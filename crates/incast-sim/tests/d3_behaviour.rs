@@ -161,7 +161,19 @@ fn poisson_into_host0(protocol: Protocol, load: f64) -> Scenario {
     s.switch.buffer = BufferSpec::PerPortPackets { packets: 1000 };
     // Ends when the last flow completes; the duration only turns a livelock into a failure.
     s.run = RunSpec { duration: Some(Duration::from_secs(5)), stop_after_finite_flows: true };
+    s.output.queue_samples = Some(QueueSampling { interval: Duration::from_ms(1), host_downlinks: vec![0] });
     s
+}
+
+/// The router of host 0's downlink counts no flow that has left: at every sample, its N is at
+/// most the flows alive then, plus those that finished within the last millisecond (their FIN
+/// may still be on its way). A flow that never returned its allocation would stay in N.
+fn assert_no_flow_leaks(r: &RunResults, what: &str) {
+    let q = &r.queues[0];
+    for (t, c) in q.time_s.iter().zip(&q.rate_counters) {
+        let live = r.flows.iter().filter(|f| f.start_s <= *t && f.finish_s.is_none_or(|end| end > t - 1e-3)).count();
+        assert!(c.flows <= live as u64, "{what}: at {t:.3} s the router counts {} flows, {live} alive", c.flows);
+    }
 }
 
 /// The most flows alive at once (each from its start to its finish).
@@ -206,6 +218,7 @@ fn rcpdc_and_d3_under_poisson_load_every_flow_finishes_within_the_stall_bound() 
             let what = format!("{protocol:?} at load {load}");
             assert_eq!(r.summary.flows_completed, r.summary.flows, "{what}: every flow finishes");
             assert_eq!(r.summary.packets_dropped, 0, "{what}: the bound is for loss-free paths");
+            assert_no_flow_leaks(&r, &what);
             let bound = stall_bound(most_concurrent(&r), 1000).as_secs_f64();
             for f in &r.flows {
                 let waiting_for_deadline = f.deadline_s.map_or(0.0, |d| d - f.start_s);

@@ -46,6 +46,9 @@ UTILIZATION = 0.15
 STACK = "d3-testbed"
 # The paper's buffers, and the sensitivity setting: ns-3's queues of 2012 were per device.
 PAPER_SWITCH = {"shared_buffer": "4MB", "core_buffer": "100MB", "ecn_threshold": "auto"}
+# Section 4.2.1: "We set D3's base rate to be one segment per RTT". A flow at the base grant sends
+# one segment; its routers count one 1500 B packet per the paper's average RTT of 200 us, 60 Mbps.
+D3_BASE_RATE = {"base_grant": "one-segment", "base_rate": "60Mbps"}
 PER_PORT_SWITCH = {"buffer": "100KB", "core_buffer": "100MB", "ecn_threshold": "auto"}
 
 
@@ -57,6 +60,7 @@ def oldi_scenario(ctx: Context, *, background: bool = False, switch: Optional[Ma
         "topology": {"kind": "two-tier", "racks": 25, "hosts_per_rack": 40, "link_rate": "1Gbps", "link_delay": "20us"},
         "switch": dict(switch or PAPER_SWITCH),
         "transport": {"stack": STACK, "protocol": "d2tcp", "min_rto": "20ms"},
+        "d3": dict(D3_BASE_RATE),
         "workload": [{
             "kind": "oldi",
             "fan_in": 10,

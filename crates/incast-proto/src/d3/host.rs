@@ -357,6 +357,7 @@ impl D3Sender {
             };
             if class == AckClass::Duplicate
                 && duplicate
+                && !self.all_acked()
                 && self.seq.on_duplicate_ack() == Duplicate::Loss
             {
                 // RFC 5681 Section 3.2: one fast retransmission of snd_una.
@@ -378,7 +379,7 @@ impl D3Sender {
                 self.start_interval(now, feedback, rtt);
             }
         }
-        if self.completed_at.is_none() && self.is_complete() {
+        if self.completed_at.is_none() && self.all_acked() {
             self.completed_at = Some(now);
         }
     }
@@ -424,13 +425,17 @@ impl D3Sender {
         }
     }
 
-    /// Whether the flow is over: every byte acknowledged, or quenched (its FIN sent). A
-    /// long-lived flow is never complete.
+    /// Whether the sender is done: every byte acknowledged and the FIN that returns the flow's
+    /// allocation sent (a flow whose last bytes are acknowledged before its FIN leaves still
+    /// sends it, or the routers would count the flow and its allocation for good), or quenched,
+    /// or a flow of no bytes. A long-lived flow is never complete.
     pub fn is_complete(&self) -> bool {
-        self.quenched
-            || self
-                .size_bytes
-                .is_some_and(|size| self.seq.snd_una() >= size)
+        self.quenched || self.size_bytes == Some(0) || (self.all_acked() && self.fin_sent)
+    }
+
+    /// Every byte of a sized flow acknowledged.
+    fn all_acked(&self) -> bool {
+        self.size_bytes.is_some_and(|size| self.seq.snd_una() >= size)
     }
 
     /// Whether the flow gave up on its deadline (Section 6.1.3).
@@ -676,6 +681,9 @@ impl D3Sender {
                 .budget
                 .saturating_add(i64::try_from(allocated).unwrap_or(i64::MAX));
         }
+        if !self.at_base {
+            self.stretch_interval(now);
+        }
         let unsent = self.data_end() - self.seq.snd_nxt();
         // Figure 7 step 5: the interval that sends the last byte returns the allocation.
         let fin = self.size_bytes.is_some()
@@ -691,6 +699,22 @@ impl D3Sender {
             header_only: self.paused,
             quench: false,
         });
+    }
+
+    /// A grant too small to pay for a segment in one RTT: rather than send its request alone
+    /// every RTT (a 62 B packet per RTT is more than such a grant, and hundreds of such flows on
+    /// a short path would fill the link with requests), the flow waits until the grant has paid
+    /// for its next segment and sends the request on it. The interval stretches to what the
+    /// grant pays for; the routers, which count the grant, see a longer RTT.
+    fn stretch_interval(&mut self, now: Instant) {
+        let Some(len) = self.seq.next_len(self.data_end()) else { return };
+        let cost = (self.wire_bytes(len) + u64::from(D3_HEADER_BYTES)) as i64;
+        if self.budget >= cost || self.rate == 0 {
+            return;
+        }
+        let deficit = (cost - self.budget) as u64;
+        self.budget = cost;
+        self.paced_until = Some(now + time_at(deficit, self.rate));
     }
 
     /// The rate the flow needs from the next RTT on (Section 5, "Calculating desired rate"):

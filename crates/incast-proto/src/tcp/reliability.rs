@@ -361,11 +361,13 @@ impl SendSequence {
         }
     }
 
-    /// Sets `snd_una` and `snd_nxt` directly, for tests of what a sender derives from them.
+    /// Sets `snd_una` and `snd_nxt` (and raises the highest byte sent to `snd_nxt`) directly,
+    /// for tests of what a sender derives from them.
     #[cfg(test)]
     pub(crate) fn set_sequence_for_test(&mut self, snd_una: u64, snd_nxt: u64) {
         self.snd_una = snd_una;
         self.snd_nxt = snd_nxt;
+        self.high_sent = self.high_sent.max(snd_nxt);
     }
 }
 

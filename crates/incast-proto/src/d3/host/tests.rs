@@ -182,21 +182,21 @@ fn paused_flow_header_only_requests_accrue_time_at_base_rate() {
 
 #[test]
 fn pause_is_the_base_grant_not_a_grant_compared_with_the_request() {
-    // 6 KB (6200 B on the wire) over 40 ms needs 155 KB/s, under the base rate; a router
-    // that grants exactly the request lets the flow send: only the base grant is a pause.
-    let mut s = sender(Some(6_000), Some(40_000));
-    let syn = drain(&mut s, us(0));
-    let asked = syn[0].header.unwrap().desired;
-    assert_eq!(asked, 155_000);
-    // About 45 B of allocation per 300 us interval, each answer granting exactly the
-    // request it answers: the budget builds up to a segment.
-    let mut asked = asked;
-    for k in 1..=40 {
-        let burst = answer(&mut s, us(300 * k), 0, us(300 * (k - 1)), asked);
-        asked = burst.iter().find_map(|b| b.header).unwrap().desired;
-    }
+    // 100 KB over 40 ms asks for 2.57 MB/s on the wire. A grant of one unit (1 MB/s, 300 B per
+    // 300 us interval) is less than asked, but it is a grant: the flow sends.
+    let mut s = sender(Some(100_000), Some(40_000));
+    let _ = drain(&mut s, us(0));
+    assert!(answer(&mut s, us(300), 0, us(0), 1_000_000).is_empty());
     assert_eq!(s.stats().paused_intervals, 0);
-    assert!(s.stats().segments_sent >= 1);
+    // Too small to pay for a segment in one RTT: the interval stretches until the grant has
+    // paid for one (1522 B with its request, 1.222 ms more at 1 MB/s), and the request rides on
+    // it rather than going alone every RTT.
+    let due = us(300) + Duration::from_us(1_222);
+    assert_eq!(s.poll_timeout(), Some(due));
+    s.handle_timeout(due);
+    let burst = drain(&mut s, due);
+    assert_eq!(seqs(&burst), vec![0]);
+    assert!(burst[0].header.is_some());
     // The base grant is a pause, whatever the flow asked for.
     let mut s = sender(Some(100_000), Some(20_000));
     let _ = drain(&mut s, us(0));
@@ -490,9 +490,15 @@ fn feedback_without_routers_grants_uplink() {
     let _ = drain(&mut s, us(0));
     s.handle_ack(us(10), &ack_at(0, us(0)), Some(&Feedback::default()));
     assert_eq!(s.sending_rate(), 125_000_000);
-    // 125 MB/s x 10 us = 1250 B: not a full segment, so the request goes alone.
-    let burst = drain(&mut s, us(10));
-    assert!(burst.len() == 1 && burst[0].is_header_only());
+    // 125 MB/s x 10 us = 1250 B: not yet a full segment with its request (1522 B), which the
+    // grant pays for 2.176 us later.
+    assert!(drain(&mut s, us(10)).is_empty());
+    let due = us(10) + Duration::from_ps(2_176_000);
+    assert_eq!(s.poll_timeout(), Some(due));
+    s.handle_timeout(due);
+    let burst = drain(&mut s, due);
+    assert_eq!(seqs(&burst), vec![0]);
+    assert!(burst[0].header.is_some());
 }
 
 #[test]
@@ -625,4 +631,29 @@ fn budget_counts_bytes_on_the_wire() {
     let wire: u32 = burst.iter().map(D3Segment::wire_bytes).sum();
     assert_eq!((burst.len(), wire), (9, 13_522));
     assert_eq!(s.budget_bytes(), 15_000 - 13_522);
+}
+
+#[test]
+fn flow_acknowledged_before_its_fin_still_sends_it() {
+    // The routers count a flow until its FIN returns its allocation: a flow whose last bytes
+    // are acknowledged before the feedback that lets it send the FIN must still send it.
+    let mut s = sender(Some(3_000), None);
+    let _ = drain(&mut s, us(0));
+    // A grant that pays for one segment with its request (1522 B in 300 us): no FIN yet.
+    let burst = answer(&mut s, us(300), 0, us(0), 5_073_334);
+    assert_eq!(seqs(&burst), vec![0]);
+    assert!(!burst[0].header.unwrap().fin);
+    // The rest goes out (a retransmission path, say) and everything is acknowledged by the ACK
+    // that also answers the request.
+    s.seq.set_sequence_for_test(0, 3_000);
+    s.handle_ack(us(600), &ack_at(3_000, us(300)), Some(&fb(MBPS_100)));
+    assert_eq!(s.completed_at(), Some(us(600)));
+    assert!(!s.is_complete(), "its FIN has not left");
+    let fin = drain(&mut s, us(600));
+    assert_eq!(fin.len(), 1);
+    let h = fin[0].header.unwrap();
+    assert!(fin[0].is_header_only() && h.fin);
+    assert_eq!(h.prev_alloc, fb(MBPS_100).alloc);
+    assert!(s.is_complete());
+    assert_eq!(s.poll_timeout(), None);
 }
