@@ -18,10 +18,12 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from incast.reproduce import d2tcp, d3
+from incast.reproduce import d2tcp, d3, rcpdc_ps
 from incast.reproduce.core import Claim, Context, Outcome, Reproduction, write_outcome
 
-REPRODUCTIONS: Dict[str, Reproduction] = {r.id: r for r in d3.REPRODUCTIONS + d2tcp.REPRODUCTIONS}
+REPRODUCTIONS: Dict[str, Reproduction] = {
+    r.id: r for r in d3.REPRODUCTIONS + rcpdc_ps.REPRODUCTIONS + d2tcp.REPRODUCTIONS
+}
 
 
 def reproduction_ids() -> List[str]:
