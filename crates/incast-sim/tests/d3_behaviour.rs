@@ -188,15 +188,14 @@ fn most_concurrent(r: &RunResults) -> usize {
 }
 
 /// The longest a loss-free D3 or RCPdc flow can go without a new in-order byte at its receiver,
-/// on one bottleneck port that held at most `flows` flows (docs/scenario.md, "[d3]"), once it
-/// competes for the fair share (from its start without a deadline, or once its deadline has
-/// passed: before, D3 serves deadline requests first come, Section 4.3, and a flow the port
-/// cannot satisfy waits):
+/// on one bottleneck port that held at most `flows` flows (docs/scenario.md, "[d3]"):
 ///
 /// - three round trips, none longer than the base RTT plus a full buffer: the SYN's and the
-///   one-RTT pause of a new flow (Section 4.5), and the delivery of the segment;
-/// - the wait for the flow's turn when the port time-slices: at most as many control intervals
-///   as the power of two at or above the flow count;
+///   one-RTT pause of a new flow (Section 4.5), or the RTT in which the flows that hold more than
+///   the port's capacity give back their excess, and the delivery of the segment;
+/// - the wait for the flow's turn when the port time-slices (its fair share, or the whole spare,
+///   below one unit of the field; deadline demand above the capacity is such a case): at most as
+///   many control intervals as the power of two at or above the flow count;
 /// - the time the smallest grant, one unit of the 8-bit field (1 MB/s at 1 Gbps), takes to pay
 ///   for one full segment on the wire.
 fn stall_bound(flows: usize, buffer_packets: u64) -> Duration {
@@ -210,8 +209,8 @@ fn stall_bound(flows: usize, buffer_packets: u64) -> Duration {
 fn rcpdc_and_d3_under_poisson_load_every_flow_finishes_within_the_stall_bound() {
     // The reported livelock: at an offered load of 0.7 and above RCPdc stopped completing flows
     // for good. Each run here has 0.3 s of arrivals and must end well before its 5 s cap with
-    // every flow done, and no flow may have gone longer than the bound without progress (a D3
-    // flow: the bound after its deadline).
+    // every flow done, and no flow, with a deadline or not, may have gone longer than the bound
+    // without progress.
     for protocol in [Protocol::Rcpdc, Protocol::D3] {
         for load in [0.5, 0.7, 0.8, 0.9, 0.95] {
             let r = run(&poisson_into_host0(protocol, load));
@@ -220,15 +219,8 @@ fn rcpdc_and_d3_under_poisson_load_every_flow_finishes_within_the_stall_bound() 
             assert_eq!(r.summary.packets_dropped, 0, "{what}: the bound is for loss-free paths");
             assert_no_flow_leaks(&r, &what);
             let bound = stall_bound(most_concurrent(&r), 1000).as_secs_f64();
-            for f in &r.flows {
-                let waiting_for_deadline = f.deadline_s.map_or(0.0, |d| d - f.start_s);
-                let stall = f.max_stall_s.expect("every flow started");
-                assert!(
-                    stall <= waiting_for_deadline + bound,
-                    "{what}: flow {} stalled {stall:.4} s, bound {bound:.4} s after its deadline ({waiting_for_deadline:.4} s)",
-                    f.flow_id
-                );
-            }
+            let worst = r.flows.iter().map(|f| f.max_stall_s.expect("every flow started")).fold(0.0, f64::max);
+            assert!(worst <= bound, "{what}: a flow stalled {worst:.4} s, bound {bound:.4} s");
         }
     }
 }

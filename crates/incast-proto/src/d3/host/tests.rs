@@ -183,20 +183,20 @@ fn paused_flow_header_only_requests_accrue_time_at_base_rate() {
 #[test]
 fn pause_is_the_base_grant_not_a_grant_compared_with_the_request() {
     // 100 KB over 40 ms asks for 2.57 MB/s on the wire. A grant of one unit (1 MB/s, 300 B per
-    // 300 us interval) is less than asked, but it is a grant: the flow sends.
+    // 300 us interval) is less than asked, but it is a grant: the flow is not paused. It sends
+    // its request alone every RTT, as the paper's hosts do, until the grant has paid for a
+    // segment (1500 B, the fifth interval; the 22 B of request it carries are repaid from the
+    // next).
     let mut s = sender(Some(100_000), Some(40_000));
     let _ = drain(&mut s, us(0));
-    assert!(answer(&mut s, us(300), 0, us(0), 1_000_000).is_empty());
+    let mut per_interval = Vec::new();
+    for k in 1..=8 {
+        let burst = answer(&mut s, us(300 * k), 0, us(300 * (k - 1)), 1_000_000);
+        assert_eq!(burst.len(), 1, "one request per RTT");
+        per_interval.push(burst[0].data.len > 0);
+    }
+    assert_eq!(per_interval, [false, false, false, false, true, false, false, false]);
     assert_eq!(s.stats().paused_intervals, 0);
-    // Too small to pay for a segment in one RTT: the interval stretches until the grant has
-    // paid for one (1522 B with its request, 1.222 ms more at 1 MB/s), and the request rides on
-    // it rather than going alone every RTT.
-    let due = us(300) + Duration::from_us(1_222);
-    assert_eq!(s.poll_timeout(), Some(due));
-    s.handle_timeout(due);
-    let burst = drain(&mut s, due);
-    assert_eq!(seqs(&burst), vec![0]);
-    assert!(burst[0].header.is_some());
     // The base grant is a pause, whatever the flow asked for.
     let mut s = sender(Some(100_000), Some(20_000));
     let _ = drain(&mut s, us(0));
@@ -558,17 +558,19 @@ fn paced_request_timer_clears_once_due_even_if_not_polled() {
 }
 
 #[test]
-fn late_flow_asks_for_nothing_and_takes_the_fair_share() {
-    // 100 KB due in 2 ms, without quenching. Before its deadline it asks for all of its
-    // 102_760 B on the wire within the next RTT (1 ms here); once the deadline has passed it
-    // asks for 0, as a flow without a deadline.
-    let mut s = sender(Some(100_000), Some(2_000));
-    let _ = drain(&mut s, us(0));
+fn late_flow_pursues_its_remaining_bytes_at_most_its_nic_rate() {
+    // 200 KB due in 2 ms, without quenching: 205_520 B on the wire, 102.76 MB/s at the SYN.
+    // Paused, with the RTT at 1 ms, it asks for all of it within the next RTT, 205.5 MB/s, more
+    // than its NIC can send: its NIC's 125 MB/s. Past its deadline it keeps asking (Section
+    // 6.1.3: hosts "pursue intractable deadlines" unless they quench).
+    let mut s = sender(Some(200_000), Some(2_000));
+    assert_eq!(drain(&mut s, us(0))[0].header.unwrap().desired, 102_760_000);
     let burst = answer(&mut s, us(1_000), 0, us(0), BASE_GRANT);
-    assert_eq!(burst[0].header.unwrap().desired, 102_760_000);
+    assert_eq!(burst[0].header.unwrap().desired, 125_000_000);
     let burst = answer(&mut s, us(2_000), 0, us(1_000), BASE_GRANT);
-    let h = burst[0].header.unwrap();
-    assert_eq!((h.desired, h.prev_desired), (0, 102_760_000));
+    assert_eq!(burst[0].header.unwrap().desired, 125_000_000);
+    let burst = answer(&mut s, us(3_000), 0, us(2_000), BASE_GRANT);
+    assert_eq!(burst[0].header.unwrap().desired, 125_000_000);
     assert!(!s.quenched());
 }
 
