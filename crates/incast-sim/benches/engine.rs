@@ -1,6 +1,7 @@
-//! Engine speed and memory on the two fixed scenarios of the core issue, without Python in the
-//! way: (a) star incast, DCTCP, 40 senders, responses uniform in [2 KB, 50 KB], 200 rounds;
-//! (b) two-tier 25 x 40 hosts, DCTCP, OLDI-like fan-in traffic for 0.5 simulated seconds.
+//! Engine speed and memory on fixed scenarios, without Python in the way: (a) star incast, DCTCP,
+//! 40 senders, responses uniform in [2 KB, 50 KB], 200 rounds; (b) two-tier 25 x 40 hosts,
+//! DCTCP, OLDI-like fan-in traffic for 0.5 simulated seconds; (c) the star incast of (a) under D3
+//! with the paper's settings (rate requests, router allocators at every switch port).
 //! Prints the median of several runs. Run with `cargo bench -p incast-sim --bench engine`.
 
 use incast_proto::cc::D2tcpConfig;
@@ -41,6 +42,13 @@ fn star_incast() -> Scenario {
         run: RunSpec { duration: None, stop_after_finite_flows: false },
         output: OutputSpec::default(),
     }
+}
+
+/// (c) The star incast of (a) under D3, the paper's router settings (`D3Spec::default`).
+fn star_incast_d3() -> Scenario {
+    let mut s = star_incast();
+    s.transport.protocol = Protocol::D3;
+    s
 }
 
 /// (b) Two-tier OLDI-like: 100 aggregation trees, each a parent and 40 leaves on random hosts
@@ -97,7 +105,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() {
     let repeats: usize = std::env::var("INCAST_BENCH_REPEAT").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    for (name, scenario) in [("a-star-incast", star_incast()), ("b-two-tier-oldi", two_tier_oldi())] {
+    for (name, scenario) in [("a-star-incast", star_incast()), ("b-two-tier-oldi", two_tier_oldi()), ("c-star-incast-d3", star_incast_d3())] {
         if only.as_deref().is_some_and(|o| !name.starts_with(o)) {
             continue;
         }
