@@ -232,43 +232,34 @@ pub(crate) struct Flow {
 }
 
 /// When a receiver last got new in-order bytes, and the longest it went without (starvation is
-/// what D3's time slices bound; a timeout shows here too).
+/// what D3's time slices bound; a timeout shows here too). Two words per flow: a run keeps
+/// millions of flows.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Stalls {
-    /// The flow's start, then its last delivery of new bytes.
+    /// The flow's start, then its last delivery of new bytes; `Instant::NEVER` once the flow
+    /// has ended and no gap is open any more.
     pub(crate) since: Instant,
-    /// In-order bytes the receiver held then.
-    pub(crate) delivered: u64,
     /// Longest gap between two such instants so far.
     pub(crate) longest: Duration,
-    /// The flow has ended (completed or abandoned): no gap is open any more.
-    pub(crate) closed: bool,
 }
 
 impl Stalls {
-    /// The receiver holds `delivered` in-order bytes at `now`.
+    /// The receiver got new in-order bytes at `now`.
     #[inline]
-    pub(crate) fn on_delivered(&mut self, now: Instant, delivered: u64) {
-        if delivered > self.delivered {
-            self.longest = self.longest.max(now.saturating_since(self.since));
-            self.since = now;
-            self.delivered = delivered;
-        }
+    pub(crate) fn on_progress(&mut self, now: Instant) {
+        self.longest = self.longest_at(now);
+        self.since = now;
     }
 
     /// The flow ended at `now`: the gap open until then counts, and no later one.
     pub(crate) fn close(&mut self, now: Instant) {
         self.longest = self.longest_at(now);
-        self.closed = true;
+        self.since = Instant::NEVER;
     }
 
     /// The longest gap, counting the one still open at `now`.
     pub(crate) fn longest_at(&self, now: Instant) -> Duration {
-        if self.closed {
-            self.longest
-        } else {
-            self.longest.max(now.saturating_since(self.since))
-        }
+        self.longest.max(now.saturating_since(self.since))
     }
 }
 

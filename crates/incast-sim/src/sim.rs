@@ -790,9 +790,12 @@ impl Simulation {
                     Some(Ext::Request(h)) => Some(h),
                     _ => None,
                 };
+                let before = transport.delivered_bytes();
                 transport.handle_data(now, &seg, request);
                 let delivered = transport.delivered_bytes();
-                flow.stalls.on_delivered(now, delivered);
+                if delivered > before {
+                    flow.stalls.on_progress(now);
+                }
                 if flow.connection.is_some() {
                     self.on_messages_delivered(id, delivered);
                 } else if flow.finished_at.is_none() && flow.plan.size_bytes.is_some_and(|s| delivered >= s) {

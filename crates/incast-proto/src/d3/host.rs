@@ -221,6 +221,8 @@ pub struct D3Sender {
     syn_sent: bool,
     fin_sent: bool,
     quenched: bool,
+    /// See [`is_complete`](Self::is_complete).
+    complete: bool,
     pending: Option<PendingRequest>,
     outstanding: Option<Outstanding>,
     /// The last request sent: r(t) is its `desired`, and a lost request is re-sent from it.
@@ -272,6 +274,7 @@ impl D3Sender {
             syn_sent: false,
             fin_sent: false,
             quenched: false,
+            complete: size_bytes == Some(0),
             pending: None,
             outstanding: None,
             last_request: CongestionHeader::default(),
@@ -396,7 +399,7 @@ impl D3Sender {
             return None;
         }
         let resend = self.outstanding.and_then(|o| o.resend_at);
-        [self.seq.rto_at(), resend, self.paced_until, self.pacer_wait].into_iter().flatten().min()
+        earliest(earliest(self.seq.rto_at(), resend), earliest(self.paced_until, self.pacer_wait))
     }
 
     /// Fires whichever timers are due; does nothing if none is.
@@ -433,7 +436,13 @@ impl D3Sender {
     /// sends it, or the routers would count the flow and its allocation for good), or quenched,
     /// or a flow of no bytes. A long-lived flow is never complete.
     pub fn is_complete(&self) -> bool {
-        self.quenched || self.size_bytes == Some(0) || (self.all_acked() && self.fin_sent)
+        self.complete
+    }
+
+    /// Updates `complete` after an ACK, a FIN or a quench (the flag keeps `is_complete`, asked
+    /// several times per packet, a load).
+    fn update_complete(&mut self) {
+        self.complete = self.quenched || self.size_bytes == Some(0) || (self.all_acked() && self.fin_sent);
     }
 
     /// Every byte of a sized flow acknowledged.
@@ -534,6 +543,7 @@ impl D3Sender {
         };
         if self.should_quench(now, needed) {
             self.quenched = true;
+            self.complete = true;
             self.completed_at = Some(now);
             return None;
         }
@@ -587,6 +597,7 @@ impl D3Sender {
             self.quenched = true;
             self.completed_at = Some(now);
         }
+        self.update_complete();
         self.outstanding = Some(Outstanding {
             sent_at: now,
             carried_data: data.len > 0,
@@ -614,7 +625,8 @@ impl D3Sender {
         let end = self.data_end();
         let len = self.seq.next_len(end)?;
         let window = self.config.tcp.receive_window_bytes.unwrap_or(u64::MAX);
-        let cost = self.wire_bytes(len) as i64;
+        // One segment: its payload and its headers.
+        let cost = (len + u64::from(self.config.tcp.data_header_bytes())) as i64;
         if self.budget < cost || !self.seq.window_allows(len, window) {
             return None;
         }
@@ -786,6 +798,7 @@ impl D3Sender {
     /// An ACK that advances `snd_una`; the shared mechanism restarts or stops the timer.
     fn on_new_ack(&mut self, now: Instant, ack: &AckSegment) {
         let acked = self.seq.on_new_ack(now, ack);
+        self.update_complete();
         if self.fin_sent {
             // After the FIN: each acknowledged byte lets one more go, up to the window.
             let window = self.recovery_window();
@@ -850,6 +863,14 @@ impl D3Sender {
     /// One past the last byte of the flow.
     fn data_end(&self) -> u64 {
         self.size_bytes.unwrap_or(u64::MAX)
+    }
+}
+
+/// The earlier of two optional instants.
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
