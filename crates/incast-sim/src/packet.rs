@@ -72,6 +72,16 @@ pub enum Ext {
     Sack(SackBlocks),
 }
 
+impl Ext {
+    /// The congestion header of a rate request, if this is one.
+    pub(crate) fn request(&self) -> Option<&CongestionHeader> {
+        match self {
+            Ext::Request(h) => Some(h),
+            _ => None,
+        }
+    }
+}
+
 impl Packet {
     /// The egress port the packet is at.
     pub(crate) fn current_port(&self, routes: &[PortId]) -> PortId {

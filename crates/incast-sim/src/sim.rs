@@ -686,10 +686,7 @@ impl Simulation {
             Admission::Dropped => {
                 self.counters.dropped += 1;
                 if processed {
-                    let request = match self.packets.ext(id) {
-                        Some(Ext::Request(h)) => Some(h),
-                        _ => None,
-                    };
+                    let request = self.packets.ext(id).and_then(Ext::request);
                     let processor = self.ports[port_id.idx()].processor.as_mut().expect("it processed the packet");
                     processor.on_dropped(now, self.packets.get(id), request);
                 }
@@ -706,7 +703,7 @@ impl Simulation {
     /// inversion count.
     fn measure_request(&mut self, port: PortId, flow: FlowId, id: PacketId) {
         let (Some(book), Some(deadline)) = (self.inversions.as_mut(), self.flows[flow.idx()].deadline_at) else { return };
-        let Some(Ext::Request(h)) = self.packets.ext(id) else { return };
+        let Some(h) = self.packets.ext(id).and_then(Ext::request) else { return };
         // A FIN, or a request for no rate (nearly done, or RCPdc), holds no deadline grant.
         if h.fin || h.desired == 0 {
             book.on_fin(port, flow, deadline);
@@ -786,10 +783,7 @@ impl Simulation {
                     retransmission: pkt.retransmission,
                     syn: pkt.syn,
                 };
-                let request = match ext {
-                    Some(Ext::Request(h)) => Some(h),
-                    _ => None,
-                };
+                let request = ext.and_then(Ext::request);
                 let before = transport.delivered_bytes();
                 transport.handle_data(now, &seg, request);
                 let delivered = transport.delivered_bytes();

@@ -117,44 +117,47 @@ def _loaded(ctx: Context) -> "pa.Table":
     return result.flows()
 
 
-def compare(flows: "pa.Table", overheads: Mapping[str, Sequence[Tuple[int, float]]]) -> List[Dict[str, Any]]:
+def runs_of(flows: "pa.Table") -> List[Tuple[str, float, List[Dict[str, Any]]]]:
+    """The flows of each run (one sweep point), with the run's variant and offered load, in the
+    order of the points (not of the files that hold them), so that sums over runs are the same
+    bit for bit from one cache to another."""
+    runs: Dict[int, List[Dict[str, Any]]] = {}
+    for row in flows.select(["point", RATE, *VARIANT_KEYS, "start_s", "finish_s", "size_bytes"]).to_pylist():
+        runs.setdefault(row["point"], []).append(row)
+    return [(_variant_of(rows[0]), round(rows[0][RATE] * MEAN_SIZE / LINK_BYTES_PER_S, 3), rows)
+            for _, rows in sorted(runs.items())]
+
+
+def compare(runs: Sequence[Tuple[str, float, Sequence[Mapping[str, Any]]]],
+            overheads: Mapping[str, Sequence[Tuple[int, float]]]) -> List[Dict[str, Any]]:
     """One row per flow: its variant, load, size, completion time, and the PS and PS + overhead
     references on its own run's arrivals."""
     from incast.fluid import FluidFlow, fair_share
 
-    runs: Dict[int, List[Dict[str, Any]]] = {}
-    for row in flows.select(["point", RATE, *VARIANT_KEYS, "start_s", "finish_s", "size_bytes"]).to_pylist():
-        runs.setdefault(row["point"], []).append(row)
     out = []
-    for rows in runs.values():
-        variant = _variant_of(rows[0])
-        load = rows[0][RATE] * MEAN_SIZE / LINK_BYTES_PER_S
+    for variant, load, rows in runs:
         ps = fair_share([FluidFlow(r["start_s"], r["size_bytes"], math.inf) for r in rows], PAYLOAD_BYTES_PER_S)
         for r, done in zip(rows, ps):
             ps_fct = done - r["start_s"]
             out.append({
-                "variant": variant, "load": round(load, 3), "size_bytes": r["size_bytes"],
+                "variant": variant, "load": load, "size_bytes": r["size_bytes"],
                 "fct_s": None if r["finish_s"] is None else r["finish_s"] - r["start_s"],
                 "ps_s": ps_fct, "reference_s": ps_fct + overhead_at(overheads[variant], r["size_bytes"]),
             })
     return out
 
 
-def peak_flows(flows: "pa.Table") -> Dict[Tuple[str, float], int]:
+def peak_flows(runs: Sequence[Tuple[str, float, Sequence[Mapping[str, Any]]]]) -> Dict[Tuple[str, float], int]:
     """The most flows alive at once in any run of each (variant, load): started, and not yet
     finished (an unfinished flow stays alive)."""
-    edges: Dict[int, List[Tuple[float, int]]] = {}
-    keys: Dict[int, Tuple[str, float]] = {}
-    for r in flows.select(["point", RATE, *VARIANT_KEYS, "start_s", "finish_s"]).to_pylist():
-        keys.setdefault(r["point"], (_variant_of(r), round(r[RATE] * MEAN_SIZE / LINK_BYTES_PER_S, 3)))
-        edges.setdefault(r["point"], []).extend([(r["start_s"], 1), (math.inf if r["finish_s"] is None else r["finish_s"], -1)])
     peak: Dict[Tuple[str, float], int] = {}
-    for point, es in edges.items():
+    for variant, load, rows in runs:
+        edges = [e for r in rows for e in ((r["start_s"], 1), (math.inf if r["finish_s"] is None else r["finish_s"], -1))]
         alive = most = 0
-        for _, step in sorted(es):
+        for _, step in sorted(edges):
             alive += step
             most = max(most, alive)
-        peak[keys[point]] = max(peak.get(keys[point], 0), most)
+        peak[(variant, load)] = max(peak.get((variant, load), 0), most)
     return peak
 
 
@@ -187,10 +190,11 @@ def summarize(per_flow: Sequence[Mapping[str, Any]]) -> Tuple[List[Dict[str, Any
 
 def rcpdc_ps(ctx: Context) -> Outcome:
     overheads = isolated_overheads(ctx)
-    flows = _loaded(ctx)
-    means, buckets = summarize(compare(flows, overheads))
-    for m, peak in zip(means, (peak_flows(flows)[(m["variant"], m["load"])] for m in means)):
-        m["peak_flows"] = peak
+    runs = runs_of(_loaded(ctx))
+    means, buckets = summarize(compare(runs, overheads))
+    peaks = peak_flows(runs)
+    for m in means:
+        m["peak_flows"] = peaks[(m["variant"], m["load"])]
     at = {(m["variant"], m["load"]): m for m in means}
     rows_overhead = [{"variant": v, "size_bytes": s, "overhead_ms": 1e3 * o} for v, pts in overheads.items() for s, o in pts]
 

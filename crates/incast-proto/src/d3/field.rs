@@ -22,8 +22,9 @@ use super::rate::Rate;
 /// The allocation that grants the base rate: in its next RTT the flow sends only its rate
 /// request (with the D2TCP paper's base rate, one segment; see `BaseGrant`). The smallest value a
 /// grant can take, so the minimum over a path's grants is the base grant as soon as one router
-/// paused the flow. On the wire it is the allocation byte 0 (`incast_wire::d3::BASE_GRANT`).
-pub const BASE_GRANT: Rate = 0;
+/// paused the flow. On the wire it is the allocation byte [`incast_wire::d3::BASE_GRANT`] (0),
+/// which decodes to this at any scale.
+pub const BASE_GRANT: Rate = incast_wire::d3::BASE_GRANT as Rate;
 
 /// How the header carries rates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,7 +21,6 @@ use crate::tcp::{AckClass, AckSegment, DataSegment, Duplicate, RttEstimator, Sen
 use crate::tcp::TcpConfig;
 use crate::time::{BitsPerSec, Duration, Instant};
 
-/// One maximum segment in bytes.
 /// Smallest time left over which a desired rate is computed, so that a deadline at `now` gives
 /// the largest finite rate instead of a division by zero.
 const MIN_TIME_LEFT: Duration = Duration::from_ps(1);
@@ -186,8 +185,8 @@ struct Outstanding {
 /// 3. arms a timer at [`poll_timeout`](Self::poll_timeout) (re-read after every call) and calls
 ///    [`handle_timeout`](Self::handle_timeout) when it fires; early calls are harmless.
 ///
-/// The flow is over when [`is_complete`](Self::is_complete): every byte acknowledged, or
-/// quenched.
+/// The flow is over when [`is_complete`](Self::is_complete): every byte acknowledged and the
+/// FIN sent, or quenched.
 ///
 /// Rates and budget:
 /// - Each feedback sets the sending rate s = min [a(t+1)] and adds s x rtt bytes to a budget.
@@ -543,8 +542,8 @@ impl D3Sender {
         };
         if self.should_quench(now, needed) {
             self.quenched = true;
-            self.complete = true;
             self.completed_at = Some(now);
+            self.update_complete();
             return None;
         }
         let header = CongestionHeader {
@@ -568,10 +567,10 @@ impl D3Sender {
         } else {
             self.next_data(now)
         };
-        if let Some(d) = &data {
+        let carried_data = data.is_some();
+        if carried_data {
             // The congestion header rides on the segment, and is paid for with it.
             self.budget -= i64::from(D3_HEADER_BYTES);
-            self.paced(now, d.wire_bytes() + D3_HEADER_BYTES);
         }
         let data = data.unwrap_or_else(|| {
             self.stats.header_only_packets += 1;
@@ -587,10 +586,14 @@ impl D3Sender {
             }
         });
         let header = request.header;
+        let wire_bytes = data.wire_bytes() + D3_HEADER_BYTES;
+        if carried_data {
+            self.paced(now, wire_bytes);
+        }
         self.stats.rate_requests += 1;
         self.last_request = header;
         // The SYN holds the base grant at every router until answered (Router::handle_drop).
-        self.last_at_base = (self.at_base || header.syn).then_some((now, data.wire_bytes() + D3_HEADER_BYTES));
+        self.last_at_base = (self.at_base || header.syn).then_some((now, wire_bytes));
         self.last_request_at = now;
         self.fin_sent |= header.fin;
         if request.quench {
@@ -600,7 +603,7 @@ impl D3Sender {
         self.update_complete();
         self.outstanding = Some(Outstanding {
             sent_at: now,
-            carried_data: data.len > 0,
+            carried_data,
             // A FIN is not re-sent: the routers' counters are soft state (Section 4.4) and a
             // second FIN would take the flow out twice.
             resend_at: (!header.fin).then(|| now + self.seq.rto()),
