@@ -77,7 +77,10 @@ pub fn parse_json(text: &str, base_dir: Option<&Path>) -> Result<Scenario, Scena
 /// paths resolve against the file's directory.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     let cannot_read = |e: std::io::Error| {
-        ScenarioError::new("", format!("cannot read scenario file {}: {e}", path.display()))
+        ScenarioError::new(
+            "",
+            format!("cannot read scenario file {}: {e}", path.display()),
+        )
     };
     let bytes = std::fs::read(path).map_err(cannot_read)?;
     let text = utf8_text(&bytes)
@@ -136,9 +139,9 @@ fn toml_to_json(value: toml::Value, path: &str) -> Result<serde_json::Value, Sce
     Ok(match value {
         toml::Value::String(s) => Json::String(s),
         toml::Value::Integer(i) => Json::from(i),
-        toml::Value::Float(f) => serde_json::Number::from_f64(f).map(Json::Number).ok_or_else(|| {
-            ScenarioError::new(path, format!("{f} is not a finite number"))
-        })?,
+        toml::Value::Float(f) => serde_json::Number::from_f64(f)
+            .map(Json::Number)
+            .ok_or_else(|| ScenarioError::new(path, format!("{f} is not a finite number")))?,
         toml::Value::Boolean(b) => Json::Bool(b),
         toml::Value::Datetime(d) => Json::String(d.to_string()),
         toml::Value::Array(items) => Json::Array(
@@ -168,7 +171,10 @@ pub(crate) fn utf8_text(bytes: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(body).map_err(|e| {
         // The offset counts from the start of the file, byte-order mark included.
         let at = e.valid_up_to() + (bytes.len() - body.len());
-        format!("not UTF-8 text: invalid byte 0x{:02X} at offset {at}", bytes[at])
+        format!(
+            "not UTF-8 text: invalid byte 0x{:02X} at offset {at}",
+            bytes[at]
+        )
     })
 }
 
@@ -256,7 +262,8 @@ fn json_error(path: String, e: &serde_json::Error) -> ScenarioError {
 mod reading_tests {
     use super::*;
 
-    const SCENARIO: &str = "[topology]\nkind = \"star\"\nhosts = 4\n[[workload]]\nkind = \"flow-burst\"\n";
+    const SCENARIO: &str =
+        "[topology]\nkind = \"star\"\nhosts = 4\n[[workload]]\nkind = \"flow-burst\"\n";
 
     /// `text` written to a fresh file `name`.
     fn file(name: &str, text: &[u8]) -> std::path::PathBuf {
@@ -271,7 +278,8 @@ mod reading_tests {
     fn a_byte_order_mark_is_dropped() {
         let toml = file("bom.toml", format!("\u{feff}{SCENARIO}").as_bytes());
         load(&toml).unwrap();
-        let json = r#"{"topology": {"kind": "star", "hosts": 4}, "workload": [{"kind": "flow-burst"}]}"#;
+        let json =
+            r#"{"topology": {"kind": "star", "hosts": 4}, "workload": [{"kind": "flow-burst"}]}"#;
         let json = file("bom.json", format!("\u{feff}{json}").as_bytes());
         load(&json).unwrap();
     }
@@ -283,7 +291,10 @@ mod reading_tests {
         assert_eq!(e.path, "");
         assert_eq!(
             e.message,
-            format!("scenario file {}: not UTF-8 text: invalid byte 0xE9 at offset 5", path.display())
+            format!(
+                "scenario file {}: not UTF-8 text: invalid byte 0xE9 at offset 5",
+                path.display()
+            )
         );
         // Offsets count the byte-order mark.
         assert_eq!(
@@ -315,11 +326,19 @@ mod reading_tests {
     fn document_gives_the_engines_syntax_errors() {
         for text in ["[topology\n", "a = 1\na = 2\n", "x = [1, }\n"] {
             let from_parse = parse_toml(text, None).unwrap_err();
-            assert_eq!(document(text, Format::Toml).unwrap_err(), from_parse, "{text}");
+            assert_eq!(
+                document(text, Format::Toml).unwrap_err(),
+                from_parse,
+                "{text}"
+            );
         }
         for text in ["{\"seed\": }", "{\"seed\": 1,}", "{\"seed\" 1}"] {
             let from_parse = parse_json(text, None).unwrap_err();
-            assert_eq!(document(text, Format::Json).unwrap_err(), from_parse, "{text}");
+            assert_eq!(
+                document(text, Format::Json).unwrap_err(),
+                from_parse,
+                "{text}"
+            );
         }
         let e = document("[a]\nb = [1.0, nan]\n", Format::Toml).unwrap_err();
         assert_eq!(e.to_string(), "`a.b[1]`: NaN is not a finite number");

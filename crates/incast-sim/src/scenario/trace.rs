@@ -51,7 +51,10 @@ pub(crate) fn resolve(written: &str, base_dir: Option<&Path>) -> Result<PathBuf,
         None => std::env::current_dir().and_then(|dir| dir.canonicalize()),
     }
     .map_err(|e| {
-        let dir = base_dir.map_or_else(|| "the working directory".to_owned(), |d| d.display().to_string());
+        let dir = base_dir.map_or_else(
+            || "the working directory".to_owned(),
+            |d| d.display().to_string(),
+        );
         format!("cannot resolve trace path {written:?}: its base directory {dir} is unusable: {e}")
     })?;
     // Checked on the text first, so that whether a file outside exists is not given away either.
@@ -66,7 +69,10 @@ pub(crate) fn resolve(written: &str, base_dir: Option<&Path>) -> Result<PathBuf,
     }
     let joined = base.join(path);
     let resolved = joined.canonicalize().map_err(|e| {
-        format!("cannot read trace file {written:?} (resolved to {}): {e}", joined.display())
+        format!(
+            "cannot read trace file {written:?} (resolved to {}): {e}",
+            joined.display()
+        )
     })?;
     if !resolved.starts_with(&base) {
         return Err(outside(written, &base, Some(&resolved)));
@@ -88,7 +94,10 @@ fn outside(written: &str, base: &Path, resolved: Option<&Path>) -> String {
 /// than `max_bytes`.
 fn read_regular_file(written: &str, resolved: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
     let cannot_read = |e: std::io::Error| {
-        format!("cannot read trace file {written:?} (resolved to {}): {e}", resolved.display())
+        format!(
+            "cannot read trace file {written:?} (resolved to {}): {e}",
+            resolved.display()
+        )
     };
     // Checked before opening: opening a FIFO for reading blocks until a writer comes.
     let checked = |meta: &Metadata| -> Result<(), String> {
@@ -100,7 +109,11 @@ fn read_regular_file(written: &str, resolved: &Path, max_bytes: u64) -> Result<V
             ));
         }
         if meta.len() > max_bytes {
-            return Err(too_large(written, &format!("{} bytes", meta.len()), max_bytes));
+            return Err(too_large(
+                written,
+                &format!("{} bytes", meta.len()),
+                max_bytes,
+            ));
         }
         Ok(())
     };
@@ -114,7 +127,11 @@ fn read_regular_file(written: &str, resolved: &Path, max_bytes: u64) -> Result<V
         .read_to_end(&mut bytes)
         .map_err(cannot_read)?;
     if bytes.len() as u64 > max_bytes {
-        return Err(too_large(written, &format!("more than {max_bytes} bytes"), max_bytes));
+        return Err(too_large(
+            written,
+            &format!("more than {max_bytes} bytes"),
+            max_bytes,
+        ));
     }
     Ok(bytes)
 }
@@ -172,7 +189,12 @@ pub(crate) fn parse(shown: &str, text: &str, hosts: &Hosts) -> Result<Vec<Explic
         let known = COLUMNS
             .iter()
             .position(|c| c.eq_ignore_ascii_case(name))
-            .ok_or_else(|| format!("{at}: unknown column name: expected one of {}", COLUMNS.join(", ")))?;
+            .ok_or_else(|| {
+                format!(
+                    "{at}: unknown column name: expected one of {}",
+                    COLUMNS.join(", ")
+                )
+            })?;
         if order.contains(&known) {
             return Err(format!("{at}: column {:?} appears twice", COLUMNS[known]));
         }
@@ -204,15 +226,17 @@ pub(crate) fn parse(shown: &str, text: &str, hosts: &Hosts) -> Result<Vec<Explic
         let column = |c: usize| order.iter().position(|&o| o == c).map_or(0, |i| i + 1);
         let at = |c: usize| format!("{shown} line {line}, column {} ({})", column(c), COLUMNS[c]);
         let host = |c: usize| {
-            fields[c].parse::<u32>().map_err(|_| {
-                format!("{}: expected a host index (a whole number from 0)", at(c))
-            })
+            fields[c]
+                .parse::<u32>()
+                .map_err(|_| format!("{}: expected a host index (a whole number from 0)", at(c)))
         };
         let optional =
             |c: usize, parse: fn(&str) -> Result<u64, String>| -> Result<Option<u64>, String> {
                 match fields[c] {
                     "" => Ok(None),
-                    s => parse(s).map(Some).map_err(|m| format!("{}: {}", at(c), unquoted(&m))),
+                    s => parse(s)
+                        .map(Some)
+                        .map_err(|m| format!("{}: {}", at(c), unquoted(&m))),
                 }
             };
         let start = match fields[3] {
@@ -360,7 +384,10 @@ mod tests {
         );
         let dir = scratch("missing");
         let e = read("nope.csv", Some(&dir), LIMIT, &HOSTS).unwrap_err();
-        assert!(e.starts_with("cannot read trace file \"nope.csv\" (resolved to "), "{e}");
+        assert!(
+            e.starts_with("cannot read trace file \"nope.csv\" (resolved to "),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -369,18 +396,34 @@ mod tests {
         let dir = scratch("relative");
         std::fs::create_dir(dir.join("sub")).unwrap();
         std::fs::write(dir.join("sub/t.csv"), TRACE).unwrap();
-        assert_eq!(read("sub/t.csv", Some(&dir), LIMIT, &HOSTS).unwrap().len(), 1);
+        assert_eq!(
+            read("sub/t.csv", Some(&dir), LIMIT, &HOSTS).unwrap().len(),
+            1
+        );
         // `..` that stays inside is fine.
-        assert_eq!(read("sub/../sub/t.csv", Some(&dir), LIMIT, &HOSTS).unwrap().len(), 1);
+        assert_eq!(
+            read("sub/../sub/t.csv", Some(&dir), LIMIT, &HOSTS)
+                .unwrap()
+                .len(),
+            1
+        );
         // Leaving the directory is not, even to a file that exists.
         let e = read("../t.csv", Some(&dir.join("sub")), LIMIT, &HOSTS).unwrap_err();
         assert!(e.contains("leads outside"), "{e}");
         std::fs::write(dir.join("t.csv"), TRACE).unwrap();
         let e = read("../t.csv", Some(&dir.join("sub")), LIMIT, &HOSTS).unwrap_err();
-        assert!(e.contains("must stay inside the scenario file's directory"), "{e}");
+        assert!(
+            e.contains("must stay inside the scenario file's directory"),
+            "{e}"
+        );
         // ... and an absolute path is taken as written.
         let absolute = dir.join("t.csv");
-        let flows = read(absolute.to_str().unwrap(), Some(&dir.join("sub")), LIMIT, &HOSTS);
+        let flows = read(
+            absolute.to_str().unwrap(),
+            Some(&dir.join("sub")),
+            LIMIT,
+            &HOSTS,
+        );
         assert_eq!(flows.unwrap().len(), 1);
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -396,9 +439,15 @@ mod tests {
         std::os::unix::fs::symlink("real.csv", dir.join("inside/alias.csv")).unwrap();
         let base = dir.join("inside");
         let e = read("escape.csv", Some(&base), LIMIT, &HOSTS).unwrap_err();
-        assert!(e.contains("resolves to") && e.contains("leads outside"), "{e}");
+        assert!(
+            e.contains("resolves to") && e.contains("leads outside"),
+            "{e}"
+        );
         assert!(!e.contains("secret"), "{e}");
-        assert_eq!(read("alias.csv", Some(&base), LIMIT, &HOSTS).unwrap().len(), 1);
+        assert_eq!(
+            read("alias.csv", Some(&base), LIMIT, &HOSTS).unwrap().len(),
+            1
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -409,7 +458,10 @@ mod tests {
         assert!(e.ends_with("is a directory, not a regular file"), "{e}");
         // Would read for ever.
         let e = read("/dev/zero", None, LIMIT, &HOSTS).unwrap_err();
-        assert!(e.ends_with("is a character device, not a regular file"), "{e}");
+        assert!(
+            e.ends_with("is a character device, not a regular file"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -425,7 +477,10 @@ mod tests {
         }
         // Opening the FIFO would block for ever with no writer: the stat refuses it first.
         let e = read("t.csv", Some(&dir), LIMIT, &HOSTS).unwrap_err();
-        assert!(e.ends_with("is a FIFO (named pipe), not a regular file"), "{e}");
+        assert!(
+            e.ends_with("is a FIFO (named pipe), not a regular file"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -436,7 +491,13 @@ mod tests {
         let size = TRACE.len() as u64;
         assert!(read("t.csv", Some(&dir), size, &HOSTS).is_ok());
         let e = read("t.csv", Some(&dir), size - 1, &HOSTS).unwrap_err();
-        assert!(e.contains(&format!("holds {size} bytes, above the limit of {} bytes", size - 1)), "{e}");
+        assert!(
+            e.contains(&format!(
+                "holds {size} bytes, above the limit of {} bytes",
+                size - 1
+            )),
+            "{e}"
+        );
         assert!(e.contains("run.max_trace_bytes"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -464,7 +525,10 @@ mod tests {
         std::fs::write(dir.join("t.csv"), &bytes).unwrap();
         let e = read("t.csv", Some(&dir), LIMIT, &HOSTS).unwrap_err();
         let at = TRACE.len() + 4;
-        assert_eq!(e, format!("trace \"t.csv\" is not UTF-8 text: invalid byte 0xFF at offset {at}"));
+        assert_eq!(
+            e,
+            format!("trace \"t.csv\" is not UTF-8 text: invalid byte 0xFF at offset {at}")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
