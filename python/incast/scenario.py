@@ -117,8 +117,6 @@ def check_source(source: Source) -> Dict[str, Any]:
     """Checks a scenario in the engine without building it, and returns the `[transport]`
     settings it runs with (its stack's defaults with its keys applied). Raises `ScenarioError`
     naming the bad key."""
-    from incast import _core
-
     try:
         return dict(_core.check(source.text, source.format, source.base_dir))
     except ScenarioError as e:
@@ -143,8 +141,9 @@ def load_checked(path: Union[str, "os.PathLike[str]"]) -> Tuple[Dict[str, Any], 
     base_dir = path.resolve().parent
     for workload in tree.get("workload", []):
         if isinstance(workload, dict) and isinstance(workload.get("path"), str):
-            # The engine checked that a relative path stays inside base_dir.
-            workload["path"] = str((base_dir / workload["path"]).resolve())
+            # An absolute path stays as written; a relative one was checked to stay inside.
+            if not Path(workload["path"]).is_absolute():
+                workload["path"] = str((base_dir / workload["path"]).resolve())
     return tree, transport
 
 
@@ -179,7 +178,7 @@ def _plain(value: Any, path: str, ancestors: Tuple[int, ...] = ()) -> Any:
             raise scenario_error(path, f"is nested more than {MAX_DEPTH} levels deep")
         inner = ancestors + (id(value),)
         if isinstance(value, Mapping):
-            out = {}
+            out: Dict[str, Any] = {}
             for key, item in value.items():
                 if not isinstance(key, str):
                     raise scenario_error(path, f"keys must be strings, not {type(key).__name__}")
