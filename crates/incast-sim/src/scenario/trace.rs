@@ -41,7 +41,7 @@ pub(crate) fn read(
 /// that file. A relative one is joined to `base_dir` (the working directory when `None`) and must
 /// still lie inside it once `..` and symbolic links are resolved, so that a scenario received from
 /// elsewhere cannot read files beside or above its own directory.
-pub(crate) fn resolve(written: &str, base_dir: Option<&Path>) -> Result<PathBuf, String> {
+fn resolve(written: &str, base_dir: Option<&Path>) -> Result<PathBuf, String> {
     let path = Path::new(written);
     if path.is_absolute() {
         return Ok(path.to_path_buf());
