@@ -6,7 +6,7 @@ Private: use the `incast` package. tests/test_stub.py checks these names against
 import os
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union, final
 
-__all__ = ["ScenarioError", "Simulation", "check", "version"]
+__all__ = ["ScenarioError", "Simulation", "check", "document", "version"]
 
 _PathLike = Union[str, "os.PathLike[str]"]
 
@@ -86,6 +86,10 @@ def check(
 ) -> Dict[str, Any]:
     """Parses a scenario without building it; raises ScenarioError naming the bad key. Returns
     the `[transport]` settings in effect."""
+
+def document(text: str, format: Literal["toml", "json"] = "toml") -> Any:
+    """The engine's parse of a scenario document, before any schema check, as plain Python objects
+    (a dict for a table; TOML datetimes as their text); raises ScenarioError on a syntax error."""
 
 def version() -> str:
     """The engine's version."""

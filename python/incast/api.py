@@ -24,7 +24,8 @@ CHUNK_EVENTS = 1 << 18
 """Events per engine call between progress reports: a few tens of milliseconds of work, so that
 Ctrl-C and progress bars react promptly while the per-call overhead stays negligible."""
 
-_SEED_LIMIT = 1 << 64
+_U64_END = 1 << 64
+"""Integers the engine takes as a u64 (a seed, `chunk_events`) are below this."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ def simulation(scenario: ScenarioLike, *, seed: Optional[int] = None) -> _core.S
         if isinstance(seed, bool) or not hasattr(seed, "__index__"):
             raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
         seed = int(seed.__index__())
-        if not 0 <= seed < _SEED_LIMIT:
+        if not 0 <= seed < _U64_END:
             raise ValueError(f"seed must be in [0, 2**64), not {seed}")
     source = source_of(scenario)
     try:
@@ -192,10 +193,17 @@ def run(
 
     The engine runs with the GIL released, so runs in several threads proceed in parallel; Ctrl-C
     interrupts within one chunk. Raises `ScenarioError` (a ValueError) naming the offending key,
-    or OSError if the scenario file cannot be read.
+    ValueError for a `chunk_events` that is not a positive integer, or OSError if the scenario
+    file cannot be read.
     """
     from incast.progress import ProgressBar
 
+    # Checked first: a zero would make the loop below step for ever without advancing.
+    if isinstance(chunk_events, bool) or not hasattr(chunk_events, "__index__"):
+        raise ValueError(f"chunk_events must be a positive integer, not {type(chunk_events).__name__}")
+    chunk_events = int(chunk_events.__index__())
+    if not 0 < chunk_events < _U64_END:
+        raise ValueError(f"chunk_events must be a positive integer below 2**64, not {chunk_events}")
     sim = simulation(scenario, seed=seed)
     bar = ProgressBar(force=True) if progress is True else None
     report: Optional[ProgressCallback] = bar

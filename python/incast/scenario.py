@@ -1,8 +1,9 @@
 """Scenario sources: a file path or a dict, turned into the text the engine parses.
 
-The engine (Rust) owns the schema and its checks (docs/scenario.md); this module only does what
-needs Python: reading dicts, and converting Parquet traces, which the engine cannot read, into an
-inline `kind = "flows"` workload of plain numbers.
+The engine (Rust) owns the schema, its checks and the parser of scenario files (docs/scenario.md);
+this module only does what needs Python: reading dicts, and converting Parquet traces, which the
+engine cannot read, into an inline `kind = "flows"` workload of plain numbers. Where it needs a
+file's tree it asks the engine for it (`_core.document`), so that it never reads a file differently.
 """
 
 from __future__ import annotations
@@ -11,17 +12,13 @@ import json
 import math
 import os
 import re
-import sys
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Literal, Mapping, Optional, Tuple, Union
+from typing import IO, Any, Dict, List, Literal, Mapping, Optional, Tuple, Union
 
+from incast import _core
 from incast._core import ScenarioError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python < 3.11 only
-    import tomli as tomllib
 
 ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 """What `run` accepts: a path to a `.toml` or `.json` scenario file, or a dict of the same tree."""
@@ -29,6 +26,17 @@ ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 # Columns of a trace (CSV or Parquet), as docs/scenario.md lists them; deadline_s may be absent.
 TRACE_COLUMNS = ("src", "dst", "size_bytes", "start_s")
 TRACE_OPTIONAL_COLUMNS = ("deadline_s",)
+
+DEFAULT_MAX_TRACE_BYTES = 1 << 30
+"""`run.max_trace_bytes` when a scenario does not set it (the engine's
+`RunSpec::DEFAULT_MAX_TRACE_BYTES`)."""
+
+MAX_SCENARIO_BYTES = 1 << 30
+"""The largest scenario file read: far above any hand-written one, and a bound on what a path such
+as a pipe that never ends can make the reader hold."""
+
+MAX_DEPTH = 64
+"""How deeply a dict passed to `run` may nest; a scenario needs five levels."""
 
 
 def scenario_error(path: str, message: str) -> ScenarioError:
@@ -62,31 +70,53 @@ class Source:
 
 
 def source_of(scenario: ScenarioLike) -> Source:
-    """Turns a path or dict into engine input. Raises OSError for an unreadable file."""
+    """Turns a path or dict into engine input. Raises OSError for an unreadable file,
+    `ScenarioError` for one that is not UTF-8 text."""
     if isinstance(scenario, Mapping):
         tree = _plain(scenario, "")
         return Source(json.dumps(_convert_parquet_traces(tree, None)), "json", None, _parquet_traces(tree))
     if not isinstance(scenario, (str, os.PathLike)):
         raise TypeError(f"scenario must be a path or a dict, not {type(scenario).__name__}")
     path = Path(scenario)
-    text = path.read_text(encoding="utf-8")
+    return _file_source(path, read_scenario_text(path))
+
+
+def _file_source(path: Path, text: str) -> Source:
+    """The engine input of the scenario file `path`, whose text is `text`."""
     fmt = format_of(path)
     base_dir = path.resolve().parent
     if ".parquet" in text:
-        tree = _parse(text, fmt)
-        # A document Python cannot parse goes to the engine as is, for its precise syntax error.
-        traces = _parquet_traces(tree) if tree is not None else {}
-        if tree is not None and traces:
+        # A syntax error raised here is the engine's own, as the engine would report it.
+        tree = _core.document(text, fmt)
+        traces = _parquet_traces(tree) if isinstance(tree, dict) else {}
+        if traces:
             return Source(json.dumps(_convert_parquet_traces(tree, base_dir)), "json", base_dir, traces)
     return Source(text, fmt, base_dir)
+
+
+def read_scenario_text(path: Path) -> str:
+    """The text of a scenario file, as the engine's `scenario::load` reads it: UTF-8, a leading
+    byte-order mark dropped. Raises OSError if it cannot be read (a device is refused unread),
+    `ScenarioError` if it is not UTF-8 text or too large."""
+    with open(path, "rb") as f:
+        mode = os.fstat(f.fileno()).st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            raise scenario_error("", f"{path} is a device, not a scenario file")
+        data = f.read(MAX_SCENARIO_BYTES + 1)
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise scenario_error("", f"{path} holds more than {MAX_SCENARIO_BYTES} bytes, too large for a scenario file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        # The offset counts from the start of the file, byte-order mark included.
+        raise scenario_error("", f"not UTF-8 text: invalid byte 0x{data[e.start]:02X} at offset {e.start}") from None
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def check_source(source: Source) -> Dict[str, Any]:
     """Checks a scenario in the engine without building it, and returns the `[transport]`
     settings it runs with (its stack's defaults with its keys applied). Raises `ScenarioError`
     naming the bad key."""
-    from incast import _core
-
     try:
         return dict(_core.check(source.text, source.format, source.base_dir))
     except ScenarioError as e:
@@ -105,16 +135,15 @@ def load_scenario(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
 def load_checked(path: Union[str, "os.PathLike[str]"]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
     """`load_scenario`'s tree, and the `[transport]` settings in effect from the same check."""
     path = Path(path)
-    transport = check_source(source_of(path))
-    text = path.read_text(encoding="utf-8")
-    fmt = format_of(path)
-    tree = _parse(text, fmt)
-    if tree is None:
-        # The engine reads TOML 1.1; tomllib reads TOML 1.0 (no newlines in inline tables...).
-        raise scenario_error("", f"{path}: Python's TOML reader cannot parse this file (TOML 1.1 syntax?)")
+    text = read_scenario_text(path)
+    transport = check_source(_file_source(path, text))
+    tree = _core.document(text, format_of(path))
+    base_dir = path.resolve().parent
     for workload in tree.get("workload", []):
         if isinstance(workload, dict) and isinstance(workload.get("path"), str):
-            workload["path"] = str((path.resolve().parent / workload["path"]).resolve())
+            # An absolute path stays as written; a relative one was checked to stay inside.
+            if not Path(workload["path"]).is_absolute():
+                workload["path"] = str((base_dir / workload["path"]).resolve())
     return tree, transport
 
 
@@ -123,30 +152,52 @@ def format_of(path: Path) -> Literal["toml", "json"]:
     return "json" if path.suffix.lower() == ".json" else "toml"
 
 
-def _parse(text: str, fmt: str) -> Optional[Dict[str, Any]]:
+def _parse(text: str, fmt: Literal["toml", "json"]) -> Optional[Dict[str, Any]]:
+    """The tree of a document as the engine parses it, or None if it is not a table or has a
+    syntax error (the engine's check then reports it)."""
     try:
-        tree = json.loads(text) if fmt == "json" else tomllib.loads(text)
-    except ValueError:
+        tree = _core.document(text, fmt)
+    except ScenarioError:
         return None
     return tree if isinstance(tree, dict) else None
 
 
-def _plain(value: Any, path: str) -> Any:
-    """A copy of `value` made only of JSON types; names the key of anything else."""
-    if isinstance(value, Mapping):
-        out = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise scenario_error(path, f"keys must be strings, not {type(key).__name__}")
-            out[key] = _plain(item, f"{path}.{key}" if path else key)
-        return out
-    if isinstance(value, (list, tuple)):
-        return [_plain(item, f"{path}[{i}]") for i, item in enumerate(value)]
-    if value is None or isinstance(value, (str, bool)):
-        return value
+def _plain(value: Any, path: str, ancestors: Tuple[int, ...] = ()) -> Any:
+    """A copy of `value` made only of JSON types; names the key of anything else.
+
+    numpy scalars and 1-d arrays count as the Python values they hold (numpy is recognised without
+    being imported: it is not a dependency). `ancestors` are the ids of the dicts and lists that
+    hold `value`, so that a cycle or a runaway nesting is an error at its key, not a
+    RecursionError.
+    """
+    value = _unwrap_numpy(value, path)
+    if isinstance(value, (Mapping, list, tuple)):
+        if id(value) in ancestors:
+            raise scenario_error(path, "contains itself (a dict or list that holds itself is not a scenario)")
+        if len(ancestors) >= MAX_DEPTH:
+            raise scenario_error(path, f"is nested more than {MAX_DEPTH} levels deep")
+        inner = ancestors + (id(value),)
+        if isinstance(value, Mapping):
+            out: Dict[str, Any] = {}
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise scenario_error(path, f"keys must be strings, not {type(key).__name__}")
+                key = str(key)
+                out[key] = _plain(item, f"{path}.{key}" if path else key, inner)
+            return out
+        return [_plain(item, f"{path}[{i}]", inner) for i, item in enumerate(value)]
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return str(value)
     if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    if hasattr(value, "__index__"):  # int, numpy integers
+        text = os.fspath(value)
+        if not isinstance(text, str):
+            raise scenario_error(path, "a path must be text, not bytes")
+        return text
+    if isinstance(value, int) or hasattr(value, "__index__"):
         return int(value.__index__())
     if isinstance(value, float) or hasattr(value, "__float__"):
         number = float(value)
@@ -154,6 +205,21 @@ def _plain(value: Any, path: str) -> Any:
             raise scenario_error(path, f"{number} is not a finite number")
         return number
     raise scenario_error(path, f"a value of type {type(value).__name__} cannot appear in a scenario")
+
+
+def _unwrap_numpy(value: Any, path: str) -> Any:
+    """A numpy scalar as its Python value (np.bool_ as a bool, np.str_ as a str...), a 1-d numpy
+    array as a list; any other value as it is."""
+    if not type(value).__module__.startswith("numpy"):
+        return value
+    ndim = getattr(value, "ndim", None)
+    if ndim == 0 and hasattr(value, "item"):
+        return value.item()
+    if ndim == 1 and hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(ndim, int):
+        raise scenario_error(path, f"a {ndim}-dimensional array cannot appear in a scenario (only a 1-d array)")
+    return value
 
 
 def _parquet_traces(tree: Dict[str, Any]) -> Dict[int, str]:
@@ -172,42 +238,143 @@ def _parquet_traces(tree: Dict[str, Any]) -> Dict[int, str]:
 
 
 def _convert_parquet_traces(tree: Dict[str, Any], base_dir: Optional[Path]) -> Dict[str, Any]:
-    """Replaces each `kind = "trace"` workload whose path ends in .parquet by `kind = "flows"`."""
+    """Replaces each `kind = "trace"` workload whose path ends in .parquet by `kind = "flows"`.
+
+    Parquet traces are read by the rules the engine applies to CSV traces (docs/scenario.md,
+    "Trace paths"), with the same messages."""
     indices = _parquet_traces(tree)
     if not indices:
         return tree
+    max_bytes = _max_trace_bytes(tree)
     tree = dict(tree)
     tree["workload"] = list(tree["workload"])
     for i in indices:
         workload = dict(tree["workload"][i])
         key = f"workload[{i}].path"
-        path = Path(workload.pop("path"))
-        if not path.is_absolute():
-            path = (base_dir or Path.cwd()) / path
+        written = workload.pop("path")
+        with _open_trace(written, _trace_path(written, base_dir, key), key, max_bytes) as f:
+            # Read whole, at most one byte past the limit (the file may grow): pyarrow reading a
+            # Python file object leaves threads that abort the interpreter at exit.
+            data = f.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise scenario_error(key, _too_large(written, f"more than {max_bytes} bytes", max_bytes))
+        workload["flows"] = _read_parquet_trace(written, data, key)
         workload["kind"] = "flows"
-        workload["flows"] = _read_parquet_trace(path, key)
         tree["workload"][i] = workload
     return tree
 
 
-def _read_parquet_trace(path: Path, key: str) -> List[Dict[str, Any]]:
+def _max_trace_bytes(tree: Dict[str, Any]) -> int:
+    """`run.max_trace_bytes` of `tree`; the default when unset or invalid (the engine then names
+    the invalid key)."""
+    run = tree.get("run")
+    value = run.get("max_trace_bytes") if isinstance(run, dict) else None
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return DEFAULT_MAX_TRACE_BYTES
+
+
+def _trace_path(written: str, base_dir: Optional[Path], key: str) -> Path:
+    """Where the trace path `written` points: an absolute path as written; a relative one joined
+    to `base_dir` (the working directory when None), which it must not leave, by its text or by
+    a symbolic link (the engine's `trace::resolve`)."""
+    path = Path(written)
+    if path.is_absolute():
+        return path
+    base = (base_dir or Path.cwd()).resolve()
+    depth = 0
+    for part in path.parts:
+        if part == "..":
+            if depth == 0:
+                raise scenario_error(key, _outside(written, base, None))
+            depth -= 1
+        else:
+            depth += 1
+    resolved = (base / path).resolve()
+    if resolved != base and base not in resolved.parents:
+        raise scenario_error(key, _outside(written, base, resolved))
+    return resolved
+
+
+def _outside(written: str, base: Path, resolved: Optional[Path]) -> str:
+    target = f" resolves to {resolved} and" if resolved is not None else ""
+    return (
+        f"trace path {json.dumps(written, ensure_ascii=False)}{target} leads outside {base}: a relative trace path must stay "
+        "inside the scenario file's directory (the working directory for a dict); write an absolute "
+        "path to read a file elsewhere"
+    )
+
+
+def _open_trace(written: str, path: Path, key: str, max_bytes: int) -> IO[bytes]:
+    """The trace file at `path`, opened only if it is a regular file of at most `max_bytes`."""
+    shown = json.dumps(written, ensure_ascii=False)
+
+    def check(info: os.stat_result) -> None:
+        if not stat.S_ISREG(info.st_mode):
+            kind = _kind_of(info.st_mode)
+            raise scenario_error(key, f"trace file {shown} (resolved to {path}) is {kind}, not a regular file")
+        if info.st_size > max_bytes:
+            raise scenario_error(key, _too_large(written, f"{info.st_size} bytes", max_bytes))
+
+    try:
+        # Checked before opening (opening a device may act on it), and what was opened is checked
+        # again; non-blocking, because opening a FIFO with no writer blocks for ever.
+        check(os.stat(path))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise scenario_error(key, f"cannot read trace file {shown} (resolved to {path}): {e.strerror}") from None
+    try:
+        check(os.fstat(fd))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _too_large(written: str, size: str, max_bytes: int) -> str:
+    return (
+        f"trace file {json.dumps(written, ensure_ascii=False)} holds {size}, above the limit of "
+        f"{max_bytes} bytes (`run.max_trace_bytes`; raise it to read this file)"
+    )
+
+
+def _kind_of(mode: int) -> str:
+    """What kind of file `mode` describes, as the engine says it."""
+    for test, kind in (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+    ):
+        if test(mode):
+            return kind
+    return "a special file"
+
+
+def _read_parquet_trace(written: str, data: bytes, key: str) -> List[Dict[str, Any]]:
+    """The flows of a Parquet trace. Messages name columns and types, never a value read."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    shown = json.dumps(written, ensure_ascii=False)
     try:
-        table = pq.read_table(path)
-    except FileNotFoundError:
-        raise scenario_error(key, f"trace file {str(path)!r} does not exist") from None
+        table = pq.read_table(pa.BufferReader(data))
     except (OSError, pa.ArrowException) as e:
-        raise scenario_error(key, f"cannot read Parquet trace {str(path)!r}: {e}") from None
+        # pyarrow's message may quote what it found in the file: name the failure only.
+        raise scenario_error(key, f"trace {shown} is not a Parquet file pyarrow can read ({type(e).__name__})") from None
     missing = [c for c in TRACE_COLUMNS if c not in table.column_names]
     if missing:
         raise scenario_error(
             key,
-            f"trace {str(path)!r} lacks column(s) {', '.join(missing)}; a trace has columns "
+            f"trace {shown} lacks column(s) {', '.join(missing)}; a trace has columns "
             f"{', '.join(TRACE_COLUMNS + TRACE_OPTIONAL_COLUMNS)}",
         )
     columns = [c for c in TRACE_COLUMNS + TRACE_OPTIONAL_COLUMNS if c in table.column_names]
+    for name in columns:
+        kind = table.schema.field(name).type
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_null(kind)):
+            raise scenario_error(key, f"trace {shown} column {name} holds {kind}, expected numbers")
     rows = table.select(columns).to_pylist()
     # A null (no deadline, or a long-lived flow) is sent as an absent key, as in a CSV trace.
     return [{k: v for k, v in row.items() if v is not None} for row in rows]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use incast_sim::results::{FlowRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
-use incast_sim::scenario::{self, Scenario};
+use incast_sim::scenario::{self, Format, Scenario};
 use incast_sim::{Progress, Simulation};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -58,11 +58,19 @@ type Parser = fn(&str, Option<&Path>) -> Result<Scenario, scenario::ScenarioErro
 
 /// The parser of `format` ("toml" or "json").
 fn parser(format: &str) -> PyResult<Parser> {
-    match format {
-        "toml" => Ok(scenario::parse_toml),
-        "json" => Ok(scenario::parse_json),
+    Ok(match format_named(format)? {
+        Format::Toml => scenario::parse_toml,
+        Format::Json => scenario::parse_json,
+    })
+}
+
+/// The scenario format named `name` ("toml" or "json").
+fn format_named(name: &str) -> PyResult<Format> {
+    match name {
+        "toml" => Ok(Format::Toml),
+        "json" => Ok(Format::Json),
         _ => Err(PyValueError::new_err(format!(
-            "format must be \"toml\" or \"json\", not {format:?}"
+            "format must be \"toml\" or \"json\", not {name:?}"
         ))),
     }
 }
@@ -155,6 +163,20 @@ fn check<'py>(py: Python<'py>, text: String, format: &str, base_dir: Option<Path
         .detach(move || parse(&text, base_dir.as_deref()).map(|s| scenario::effective_transport(&s.transport)))
         .map_err(|e| scenario_error(py, &e))?;
     json_loads(py, &serde_json::Value::Object(transport).to_string())
+}
+
+/// The engine's parse of a scenario document, before any schema check, as plain Python objects
+/// (dicts, lists, str, int, float, bool; TOML datetimes as their text). Python reads scenario
+/// files through this, never a parser of its own, so that `incast check` and `incast run` accept
+/// the same files. Raises `ScenarioError` with the engine's syntax message.
+#[pyfunction]
+#[pyo3(signature = (text, format = "toml"))]
+fn document<'py>(py: Python<'py>, text: String, format: &str) -> PyResult<Bound<'py, PyAny>> {
+    let format = format_named(format)?;
+    let tree = py
+        .detach(move || scenario::document(&text, format).map(|tree| tree.to_string()))
+        .map_err(|e| scenario_error(py, &e))?;
+    json_loads(py, &tree)
 }
 
 /// A JSON text as Python objects.
@@ -411,6 +433,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_class::<PySimulation>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(document, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

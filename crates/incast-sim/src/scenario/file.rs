@@ -201,6 +201,7 @@ pub(crate) struct RawFlow {
 pub(crate) struct RawRun {
     pub(crate) duration: Option<Time>,
     pub(crate) stop_after_finite_flows: Option<bool>,
+    pub(crate) max_trace_bytes: Option<u64>,
 }
 
 /// `[output]`.

@@ -36,14 +36,7 @@ use file::RawScenario;
 /// Parses a TOML scenario. `base_dir` is the directory relative trace paths are resolved against
 /// (the scenario file's directory; `None` resolves them against the working directory).
 pub fn parse_toml(text: &str, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
-    let de = toml::Deserializer::parse(text).map_err(|e| {
-        let position = e.span().map_or_else(String::new, |s| {
-            let (line, column) = line_column(text, s.start);
-            format!(" at line {line}, column {column}")
-        });
-        ScenarioError::new("", format!("TOML syntax error{position}: {}", e.message()))
-    })?;
-    let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(|e| {
+    let raw: RawScenario = serde_path_to_error::deserialize(toml_syntax(text)?).map_err(|e| {
         let position = e.inner().span().map_or_else(String::new, |s| {
             let (line, column) = line_column(text, s.start);
             format!(" (line {line}, column {column})")
@@ -51,6 +44,21 @@ pub fn parse_toml(text: &str, base_dir: Option<&Path>) -> Result<Scenario, Scena
         key_error(path_string(e.path()), e.inner().message(), &position)
     })?;
     validate::scenario(raw, base_dir)
+}
+
+/// The TOML syntax pass, shared by [`parse_toml`] and [`document`] so that both accept exactly
+/// the same documents.
+fn toml_syntax(text: &str) -> Result<toml::Deserializer<'_>, ScenarioError> {
+    toml::Deserializer::parse(text).map_err(|e| toml_syntax_error(text, &e))
+}
+
+/// A TOML syntax error, at its line and column.
+fn toml_syntax_error(text: &str, e: &toml::de::Error) -> ScenarioError {
+    let position = e.span().map_or_else(String::new, |s| {
+        let (line, column) = line_column(text, s.start);
+        format!(" at line {line}, column {column}")
+    });
+    ScenarioError::new("", format!("TOML syntax error{position}: {}", e.message()))
 }
 
 /// Parses a JSON scenario: the same tree as the TOML form, as the Python layer produces it from a
@@ -68,21 +76,106 @@ pub fn parse_json(text: &str, base_dir: Option<&Path>) -> Result<Scenario, Scena
 /// Reads and parses a scenario file: JSON if its extension is `.json`, TOML otherwise. Trace
 /// paths resolve against the file's directory.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let cannot_read = |e: std::io::Error| {
         ScenarioError::new(
             "",
             format!("cannot read scenario file {}: {e}", path.display()),
         )
-    })?;
-    let base_dir = path.parent();
-    let is_json = path
-        .extension()
-        .is_some_and(|ext| ext.eq_ignore_ascii_case("json"));
-    if is_json {
-        parse_json(&text, base_dir)
+    };
+    let bytes = std::fs::read(path).map_err(cannot_read)?;
+    let text = utf8_text(&bytes)
+        .map_err(|m| ScenarioError::new("", format!("scenario file {}: {m}", path.display())))?;
+    // `Path::new("s.toml").parent()` is `""`: the working directory.
+    let base_dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
+    if is_json(path) {
+        parse_json(text, base_dir)
     } else {
-        parse_toml(&text, base_dir)
+        parse_toml(text, base_dir)
     }
+}
+
+/// The format [`load`] reads a file in: JSON for a `.json` extension (any case), else TOML.
+fn is_json(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("json"))
+}
+
+/// A document's syntax tree as the engine parses it, before any schema check: what Python's
+/// `incast._core.document` returns, so that Python reads scenario files with the engine's parser
+/// and never accepts or refuses a file the engine would not. TOML datetimes become their text.
+///
+/// A syntax error is the [`ScenarioError`] [`parse_toml`] or [`parse_json`] would give; a TOML
+/// `nan` or `inf`, which JSON cannot hold, is an error naming its key (no scenario key takes one).
+pub fn document(text: &str, format: Format) -> Result<serde_json::Value, ScenarioError> {
+    use serde::Deserialize;
+    match format {
+        Format::Toml => {
+            let table = toml::Table::deserialize(toml_syntax(text)?)
+                .map_err(|e| toml_syntax_error(text, &e))?;
+            toml_to_json(toml::Value::Table(table), "")
+        }
+        Format::Json => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            let value = serde_json::Value::deserialize(&mut de)
+                .and_then(|v| de.end().map(|()| v))
+                .map_err(|e| json_error(String::new(), &e))?;
+            Ok(value)
+        }
+    }
+}
+
+/// The two scenario formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// TOML (the `toml` crate: TOML 1.1).
+    Toml,
+    /// JSON, the form the Python layer sends a dict in.
+    Json,
+}
+
+/// A TOML value as JSON; `path` names it in an error.
+fn toml_to_json(value: toml::Value, path: &str) -> Result<serde_json::Value, ScenarioError> {
+    use serde_json::Value as Json;
+    Ok(match value {
+        toml::Value::String(s) => Json::String(s),
+        toml::Value::Integer(i) => Json::from(i),
+        toml::Value::Float(f) => serde_json::Number::from_f64(f)
+            .map(Json::Number)
+            .ok_or_else(|| ScenarioError::new(path, format!("{f} is not a finite number")))?,
+        toml::Value::Boolean(b) => Json::Bool(b),
+        toml::Value::Datetime(d) => Json::String(d.to_string()),
+        toml::Value::Array(items) => Json::Array(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, item)| toml_to_json(item, &join(path, &format!("[{i}]"))))
+                .collect::<Result<_, _>>()?,
+        ),
+        toml::Value::Table(table) => Json::Object(
+            table
+                .into_iter()
+                .map(|(key, item)| {
+                    let value = toml_to_json(item, &join(path, &key))?;
+                    Ok((key, value))
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+    })
+}
+
+/// The text of a file's bytes: UTF-8, with a leading byte-order mark dropped (editors on Windows
+/// write one). The error says where the first bad byte is, never what the text around it says.
+pub(crate) fn utf8_text(bytes: &[u8]) -> Result<&str, String> {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let body = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    std::str::from_utf8(body).map_err(|e| {
+        // The offset counts from the start of the file, byte-order mark included.
+        let at = e.valid_up_to() + (bytes.len() - body.len());
+        format!(
+            "not UTF-8 text: invalid byte 0x{:02X} at offset {at}",
+            bytes[at]
+        )
+    })
 }
 
 /// Line and column of byte offset `at`, both from 1 (columns count characters).
@@ -161,5 +254,93 @@ fn json_error(path: String, e: &serde_json::Error) -> ScenarioError {
                 e.column()
             ),
         ),
+    }
+}
+
+/// Reading files ([`load`], [`utf8_text`]) and the syntax tree of [`document`].
+#[cfg(test)]
+mod reading_tests {
+    use super::*;
+
+    const SCENARIO: &str =
+        "[topology]\nkind = \"star\"\nhosts = 4\n[[workload]]\nkind = \"flow-burst\"\n";
+
+    /// `text` written to a fresh file `name`.
+    fn file(name: &str, text: &[u8]) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("incast-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        let toml = file("bom.toml", format!("\u{feff}{SCENARIO}").as_bytes());
+        load(&toml).unwrap();
+        let json =
+            r#"{"topology": {"kind": "star", "hosts": 4}, "workload": [{"kind": "flow-burst"}]}"#;
+        let json = file("bom.json", format!("\u{feff}{json}").as_bytes());
+        load(&json).unwrap();
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_names_the_byte_and_its_offset() {
+        let path = file("latin1.toml", b"# caf\xe9\n[topology]\n");
+        let e = load(&path).unwrap_err();
+        assert_eq!(e.path, "");
+        assert_eq!(
+            e.message,
+            format!(
+                "scenario file {}: not UTF-8 text: invalid byte 0xE9 at offset 5",
+                path.display()
+            )
+        );
+        // Offsets count the byte-order mark.
+        assert_eq!(
+            utf8_text(b"\xEF\xBB\xBFab\xff").unwrap_err(),
+            "not UTF-8 text: invalid byte 0xFF at offset 5"
+        );
+        // A sequence cut short at the end of the file names its first byte.
+        assert_eq!(
+            utf8_text(b"ab\xE2\x82").unwrap_err(),
+            "not UTF-8 text: invalid byte 0xE2 at offset 2"
+        );
+        assert_eq!(utf8_text(b"\xEF\xBB\xBF").unwrap(), "");
+    }
+
+    #[test]
+    fn document_reads_what_parse_toml_reads() {
+        // TOML 1.1: newlines and a trailing comma in an inline table.
+        let text = "[topology]\nkind = \"star\"\nhosts = 4\n[[workload]]\nkind = \"flow-burst\"\n\
+                    size = {\n  dist = \"fixed\",\n  value = \"2KB\",\n}\n";
+        parse_toml(text, None).unwrap();
+        let tree = document(text, Format::Toml).unwrap();
+        assert_eq!(tree["workload"][0]["size"]["value"], "2KB");
+        assert_eq!(tree["topology"]["hosts"], 4);
+        let when = document("t = 1979-05-27T07:32:00Z\n", Format::Toml).unwrap();
+        assert_eq!(when["t"], "1979-05-27T07:32:00Z");
+    }
+
+    #[test]
+    fn document_gives_the_engines_syntax_errors() {
+        for text in ["[topology\n", "a = 1\na = 2\n", "x = [1, }\n"] {
+            let from_parse = parse_toml(text, None).unwrap_err();
+            assert_eq!(
+                document(text, Format::Toml).unwrap_err(),
+                from_parse,
+                "{text}"
+            );
+        }
+        for text in ["{\"seed\": }", "{\"seed\": 1,}", "{\"seed\" 1}"] {
+            let from_parse = parse_json(text, None).unwrap_err();
+            assert_eq!(
+                document(text, Format::Json).unwrap_err(),
+                from_parse,
+                "{text}"
+            );
+        }
+        let e = document("[a]\nb = [1.0, nan]\n", Format::Toml).unwrap_err();
+        assert_eq!(e.to_string(), "`a.b[1]`: NaN is not a finite number");
     }
 }

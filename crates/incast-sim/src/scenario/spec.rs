@@ -650,6 +650,14 @@ pub struct RunSpec {
     /// start, even though long-lived flows still run: an experiment measuring bursts over
     /// background traffic (D3 Figures 12 and 13) ends with its last burst.
     pub stop_after_finite_flows: bool,
+    /// Largest trace file a workload may read, bytes (`run.max_trace_bytes`): a trace `path` naming
+    /// a huge file is refused before it is read.
+    pub max_trace_bytes: u64,
+}
+
+impl RunSpec {
+    /// `run.max_trace_bytes` when the scenario does not set it: 1 GiB, some 20 million CSV rows.
+    pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
 }
 
 /// Optional instrumentation.

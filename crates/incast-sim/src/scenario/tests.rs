@@ -130,7 +130,7 @@ fn minimal_scenario_gets_every_default() {
             },
         }]
     );
-    assert_eq!(s.run, RunSpec { duration: None, stop_after_finite_flows: false });
+    assert_eq!(s.run, RunSpec { duration: None, stop_after_finite_flows: false, max_trace_bytes: RunSpec::DEFAULT_MAX_TRACE_BYTES });
     assert_eq!(s.output, OutputSpec::default());
 }
 

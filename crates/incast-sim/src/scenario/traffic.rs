@@ -38,6 +38,8 @@ pub(crate) struct Context<'a> {
     pub(crate) duration: Option<Duration>,
     /// Directory relative trace paths resolve against.
     pub(crate) base_dir: Option<&'a Path>,
+    /// `[run].max_trace_bytes`: the largest trace file to read.
+    pub(crate) max_trace_bytes: u64,
     /// `[transport].protocol`: what flows use unless their workload says otherwise.
     pub(crate) protocol: Protocol,
 }
@@ -241,12 +243,8 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
         }
         WorkloadKind::Trace => {
             let file = required(raw.path, p, "path", &what)?;
-            let resolved = match base_dir {
-                Some(dir) if Path::new(&file).is_relative() => dir.join(&file),
-                _ => Path::new(&file).to_path_buf(),
-            };
-            let flows =
-                trace::read(&file, &resolved, hosts).map_err(|m| err(join(p, "path"), m))?;
+            let flows = trace::read(&file, base_dir, context.max_trace_bytes, hosts)
+                .map_err(|m| err(join(p, "path"), m))?;
             WorkloadSpec::Flows { flows, options }
         }
         WorkloadKind::Oldi => WorkloadSpec::Oldi(oldi::workload(p, raw, context, start, options)?),

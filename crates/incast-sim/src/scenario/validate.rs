@@ -90,6 +90,8 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         topology: topology.kind_name(),
     };
     let stop_after_finite_flows = raw.run.stop_after_finite_flows.unwrap_or(false);
+    let max_trace_bytes = raw.run.max_trace_bytes.unwrap_or(RunSpec::DEFAULT_MAX_TRACE_BYTES);
+    let max_trace_bytes = positive(|| "run.max_trace_bytes".into(), max_trace_bytes, "bytes")?;
     let duration = run_duration(raw.run)?;
     let context = traffic::Context {
         hosts: &hosts,
@@ -97,6 +99,7 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         host_link_rate: topology.host_link_rate(),
         duration,
         base_dir,
+        max_trace_bytes,
         protocol: transport.protocol,
     };
     let workloads = raw
@@ -105,7 +108,7 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         .enumerate()
         .map(|(i, w)| traffic::workload(&format!("workload[{i}]"), w, &context))
         .collect::<Result<Vec<_>>>()?;
-    let run = run(duration, stop_after_finite_flows, &workloads)?;
+    let run = run(duration, stop_after_finite_flows, max_trace_bytes, &workloads)?;
     let output = output(raw.output, &hosts)?;
     Ok(Scenario {
         seed: raw.seed.unwrap_or(DEFAULT_SEED),
@@ -659,7 +662,12 @@ fn run_duration(raw: RawRun) -> Result<Option<Duration>> {
 
 /// `[run]`; requires a duration when some flow never finishes (it caps the run even with
 /// `stop_after_finite_flows`).
-fn run(duration: Option<Duration>, stop_after_finite_flows: bool, workloads: &[WorkloadSpec]) -> Result<RunSpec> {
+fn run(
+    duration: Option<Duration>,
+    stop_after_finite_flows: bool,
+    max_trace_bytes: u64,
+    workloads: &[WorkloadSpec],
+) -> Result<RunSpec> {
     if duration.is_none() {
         if let Some(i) = workloads
             .iter()
@@ -684,7 +692,7 @@ fn run(duration: Option<Duration>, stop_after_finite_flows: bool, workloads: &[W
             "needs a workload with finite flows (every flow here is long-lived, so the run would end at once)",
         ));
     }
-    Ok(RunSpec { duration, stop_after_finite_flows })
+    Ok(RunSpec { duration, stop_after_finite_flows, max_trace_bytes })
 }
 
 /// `[output]`.
