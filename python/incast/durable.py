@@ -137,7 +137,9 @@ def replace_dir(target: Path, fill: Callable[[Path], None], owns: Callable[[str]
 
 
 def check_owned(target: Path, owns: Callable[[str], bool]) -> None:
-    """Raises `ForeignContent` if `target` exists and holds an entry `owns` does not claim."""
+    """Raises `ForeignContent` if `target` (symlinks resolved) exists and holds an entry `owns`
+    does not claim."""
+    target = Path(os.path.realpath(target))
     if not os.path.lexists(target):
         return
     if not target.is_dir():
