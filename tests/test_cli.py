@@ -193,7 +193,8 @@ def result_of(out: Path) -> tuple:
 
 
 def test_run_replaces_an_earlier_result_and_follows_a_symlinked_out(tmp_path: Path) -> None:
-    scenario = write(tmp_path / "s.toml", SMALL_TOML + '[output]\nqueue_sample_interval = "1ms"\nqueue_sample_hosts = [0]\n')
+    sampled = '[output]\nqueue_sample_interval = "1ms"\nqueue_sample_hosts = [0]\n'
+    scenario = write(tmp_path / "s.toml", SMALL_TOML + sampled)
     real = tmp_path / "real"
     link = tmp_path / "link"
     link.symlink_to(real, target_is_directory=True)

@@ -118,11 +118,11 @@ def check_report(path: Path, report: Any) -> None:
 
 
 def _kind_name(kind: Any) -> str:
-    names = {str: "a string", bool: "true or false", int: "a number", float: "a number", list: "a list",
-             dict: "an object", type(None): "null"}
+    names: Dict[Any, str] = {str: "a string", bool: "true or false", int: "a number", float: "a number",
+                             list: "a list", dict: "an object", type(None): "null"}
     if isinstance(kind, tuple):
-        return names.get(kind[0], kind[0].__name__)
-    return names.get(kind, kind.__name__)
+        kind = kind[0]
+    return names.get(kind, str(kind.__name__))
 
 
 def render(root: Path) -> str:

@@ -259,10 +259,13 @@ class Store:
         """The columns in front of every table: point, each varied key and seed."""
         import pyarrow as pa
 
-        fields = [pa.field("point", pa.string())]
-        for key, kind in self.sweep.columns.items():
-            fields.append(pa.field(key, pa.string() if kind == "json" else pa.type_for_alias(kind)))
-        fields.append(pa.field("seed", pa.uint64()))
+        # Sweep.columns's kinds; "json" columns hold text.
+        types: Dict[str, pa.DataType] = {
+            "bool": pa.bool_(), "int64": pa.int64(), "float64": pa.float64(), "string": pa.string(), "json": pa.string()
+        }
+        fields: List[Tuple[str, pa.DataType]] = [("point", pa.string())]
+        fields += [(key, types[kind]) for key, kind in self.sweep.columns.items()]
+        fields.append(("seed", pa.uint64()))
         return pa.schema(fields)
 
     def _with_params(self, point: Point, table: "pa.Table") -> "pa.Table":
