@@ -253,6 +253,10 @@ def check_run_out_dir(out: str) -> Path:
         check_owned(path, is_result_file)
     except OSError as e:
         raise CliError(f"--out {out!r} {_os_error(e)}") from None
+    parent = Path(os.path.realpath(path)).parent
+    if parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
+        # The new result is written beside DIR, then takes its place.
+        raise CliError(f"--out {out!r}: {str(parent)!r} is not writable")
     return path
 
 
