@@ -176,3 +176,144 @@ def test_crosscheck_without_ns3_is_a_clean_error(tmp_path: Path) -> None:
     assert not (tmp_path / "xc").exists()
     proc = incast("crosscheck", "--case", "no-such-case", "--out", str(tmp_path / "xc"))
     assert proc.returncode == 2 and "no such case" in proc.stderr
+
+
+# --- run --out is replaced as a group ------------------------------------------------------------
+
+
+def siblings(out: Path) -> list:
+    """What `replace_dir` may leave beside `out`: fresh and old results in hidden directories."""
+    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.incast-"))
+
+
+def result_of(out: Path) -> tuple:
+    """(flows rows, summary's flow count) of a complete result; they agree when it is whole."""
+    assert set(listing(out)) <= {"flows.parquet", "summary.json", "queues.parquet", "throughput.parquet"}
+    return pq.read_table(out / "flows.parquet").num_rows, json.loads((out / "summary.json").read_text())["flows"]
+
+
+def test_run_replaces_an_earlier_result_and_follows_a_symlinked_out(tmp_path: Path) -> None:
+    sampled = '[output]\nqueue_sample_interval = "1ms"\nqueue_sample_hosts = [0]\n'
+    scenario = write(tmp_path / "s.toml", SMALL_TOML + sampled)
+    real = tmp_path / "real"
+    link = tmp_path / "link"
+    link.symlink_to(real, target_is_directory=True)
+    assert incast("run", str(scenario), "--out", str(link), "--quiet").returncode == 0
+    assert listing(real) == ["flows.parquet", "queues.parquet", "summary.json"]
+    small = write(tmp_path / "small.toml", SMALL_TOML.replace("rounds = 2", "rounds = 3"))
+    assert incast("run", str(small), "--out", str(link), "--quiet").returncode == 0
+    assert link.is_symlink() and listing(real) == ["flows.parquet", "summary.json"]
+    assert result_of(real) == (9, 9)
+    assert siblings(real) == [] and siblings(link) == []
+
+
+@pytest.mark.parametrize("fault", ["exchange", "second-rename", "full-disk"])
+def test_a_failing_save_leaves_the_old_result_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, fault: str
+) -> None:
+    import errno
+
+    import incast.durable
+    from incast.cli import main
+
+    scenario = write(tmp_path / "s.toml", SMALL_TOML)
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out), "--quiet"]) == 0
+    before = {name: (out / name).read_bytes() for name in listing(out)}
+    if fault == "exchange":
+        def exchange(a, b):  # type: ignore[no-untyped-def]
+            raise OSError(errno.EIO, os.strerror(errno.EIO), str(b))
+
+        monkeypatch.setattr(incast.durable, "_exchange", exchange)
+    elif fault == "second-rename":
+        # No exchange on this file system: two renames, and the second fails.
+        monkeypatch.setattr(incast.durable, "_exchange", lambda a, b: False)
+        real_rename = os.rename
+
+        def rename(src, dst):  # type: ignore[no-untyped-def]
+            if ".incast-tmp-" in str(src):
+                raise OSError(errno.EIO, os.strerror(errno.EIO), str(dst))
+            real_rename(src, dst)
+
+        monkeypatch.setattr(os, "rename", rename)
+    else:
+        real_write = pq.write_table
+
+        def write_table(table, where, **kw):  # type: ignore[no-untyped-def]
+            real_write(table, where, **kw)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(pq, "write_table", write_table)
+    again = write(tmp_path / "again.toml", SMALL_TOML.replace("rounds = 2", "rounds = 3"))
+    assert main(["run", str(again), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    expected = "No space left on device" if fault == "full-disk" else "Input/output error"
+    assert err == f"incast: error: --out {str(out)!r}: cannot write results: {expected}", err
+    assert {name: (out / name).read_bytes() for name in listing(out)} == before
+    assert siblings(out) == []
+
+
+def _saver(out: Path, mode: str) -> subprocess.Popen:
+    """A child that saves two results (6 and 9 flows) into `out` in turns until killed: with
+    RENAME_EXCHANGE, with two renames, or with two renames and a SIGKILL between them."""
+    code = (
+        "import os, sys, itertools\n"
+        "import incast, incast.durable\n"
+        "from conftest import small_scenario\n"
+        "mode = sys.argv[2]\n"
+        "if mode != 'exchange':\n"
+        "    incast.durable._exchange = lambda a, b: False\n"
+        "if mode == 'killed-between-renames':\n"
+        "    real_rename = os.rename\n"
+        "    def rename(src, dst):\n"
+        "        real_rename(src, dst)\n"
+        "        if '.incast-old-' in str(dst):\n"
+        "            os.kill(os.getpid(), 9)\n"
+        "    os.rename = rename\n"
+        "two = dict(small_scenario()); two['workload'] = [dict(two['workload'][0], rounds=3)]\n"
+        "results = [incast.run(small_scenario()), incast.run(two)]\n"
+        "results[0].save(sys.argv[1])\n"
+        "print('saving', flush=True)\n"
+        "for i in itertools.count(1):\n"
+        "    results[i % 2].save(sys.argv[1])\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]))
+    return subprocess.Popen(
+        [sys.executable, "-c", code, str(out), mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+
+
+@pytest.mark.parametrize("mode", ["exchange", "two-renames"])
+def test_a_killed_save_leaves_a_whole_result(tmp_path: Path, mode: str) -> None:
+    """SIGKILL at random moments of saves in a loop: `--out` always holds one whole result
+    (or, between the two renames of the fallback, is absent with the old result beside it), and
+    the next run leaves no temporary directory."""
+    from incast.durable import recover_dir
+
+    out = tmp_path / "out"
+    for delay in (0.0, 0.003, 0.011, 0.029, 0.047):
+        child = _saver(out, mode)
+        assert child.stdout is not None
+        assert child.stdout.readline() == b"saving\n", child.communicate()[1].decode()
+        time.sleep(delay)
+        child.kill()
+        child.communicate(timeout=60)
+        if out.exists() or mode == "exchange":
+            assert result_of(out) in ((6, 6), (9, 9))
+        recover_dir(out)
+        assert result_of(out) in ((6, 6), (9, 9))
+        assert siblings(out) == []
+
+
+def test_killed_between_the_two_renames_the_next_run_puts_the_old_result_back(
+    tmp_path: Path, small_toml: Path
+) -> None:
+    out = tmp_path / "out"
+    child = _saver(out, "killed-between-renames")
+    _, stderr = child.communicate(timeout=120)
+    assert child.returncode == -signal.SIGKILL, stderr.decode()
+    # The window of the fallback: the old result aside, the new one not yet in place.
+    assert not out.exists() and [s.split("-")[1] for s in siblings(out)] == ["old", "tmp"]
+    proc = incast("run", str(small_toml), "--out", str(out), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert result_of(out) == (6, 6) and siblings(out) == []

@@ -302,3 +302,67 @@ def test_failing_run_does_not_clobber_a_good_result(tmp_path: Path) -> None:
     assert_clean_error(incast("run", str(bad), "--out", str(out)), "workload[0].senders")
     after = {name: (out / name).read_bytes() for name in listing(out)}
     assert after == before, "the failed run changed or left files in --out"
+
+
+def test_run_refuses_an_out_holding_other_files(tmp_path: Path) -> None:
+    """`run --out` replaces the whole directory, so one holding anything but a run's result is
+    refused before the run, and left alone."""
+    scenario = write(tmp_path / "ok.toml", SMALL_TOML)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    write(mine / "notes.txt", "mine")
+    write(mine / "summary.json", "{}")
+    proc = incast("run", str(scenario), "--out", str(mine))
+    assert_clean_error(proc, f"--out {str(mine)!r}", "holds notes.txt, not written by incast run")
+    assert listing(mine) == ["notes.txt", "summary.json"] and (mine / "notes.txt").read_text() == "mine"
+    # The scenario's own directory, say.
+    assert_clean_error(incast("run", "ok.toml", "--out", ".", cwd=tmp_path), "--out '.'", "ok.toml")
+
+
+@pytest.mark.parametrize("message", ["cannot allocate the flow table: 10000000000 flows (1.2 TB)", ""])
+def test_out_of_memory_is_one_line_and_status_70(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, message: str
+) -> None:
+    import incast
+    import incast.api
+    from incast.cli import main
+
+    error = getattr(incast, "ResourceError", MemoryError)
+
+    def run(*args: object, **kw: object) -> None:
+        raise error(message)
+
+    monkeypatch.setattr(incast.api, "run", run)
+    out = tmp_path / "out"
+    assert main(["run", str(write(tmp_path / "ok.toml", SMALL_TOML)), "--out", str(out), "--quiet"]) == 70
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"incast: error: {message or 'out of memory'}\n"
+    assert not out.exists()
+
+
+def test_a_run_stopped_at_its_horizon_warns_and_succeeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    import dataclasses
+
+    import incast.api
+    from incast.cli import main
+
+    real_run = incast.api.run
+
+    def run(*args: object, **kw: object) -> incast.api.RunResult:
+        result = real_run(*args, **kw)  # type: ignore[arg-type]
+        summary = dict(result.summary, stopped_at_horizon=True, flows_completed=4, sim_time_s=0.5)
+        return dataclasses.replace(result, summary=summary)
+
+    monkeypatch.setattr(incast.api, "run", run)
+    out = tmp_path / "out"
+    assert main(["run", str(write(tmp_path / "ok.toml", SMALL_TOML)), "--out", str(out), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "incast: warning: the run reached its simulated-time horizon ([run] horizon = 0.5 s) "
+        "with 2 of 6 flows unfinished\n"
+    )
+    assert listing(out) == ["flows.parquet", "summary.json"]

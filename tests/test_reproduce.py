@@ -5,6 +5,7 @@ errors."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -91,3 +92,98 @@ def test_verdict_rules() -> None:
     assert ratio_claim("x", 2.0, 0.0).verdict == DEVIATES
     assert order_claim("x", "a<b", {"a": 1, "b": 2}, ["a", "b"]).verdict == MATCHES
     assert order_claim("x", "a<b", {"a": 2, "b": 2}, ["a", "b"]).verdict == DEVIATES
+
+
+# --- a hostile DIR: everything escaped, only regular files inside it read, bad report.json named --
+
+
+def fake_reproduction(root: Path, rid: str = "d3-fig9", **changes: object) -> Path:
+    """`root/rid/report.json` as `incast reproduce` writes it, with `changes` applied (a value
+    of None removes the key), and a small figure.png."""
+    report = {
+        "id": rid, "paper": "D3", "title": "Figure 9", "quick": True, "wall_s": 1.5, "notes": "`x` notes",
+        "claims": [{"claim": "c", "paper": "1", "ours": "1.1", "verdict": MATCHES, "rule": "r", "why": ""}],
+        "tables": [],
+    }
+    report.update(changes)
+    report = {k: v for k, v in report.items() if v is not None}
+    directory = root / rid
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "report.json").write_text(json.dumps(report))
+    (directory / "figure.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    return directory
+
+
+def test_report_escapes_every_value(tmp_path: Path) -> None:
+    script = "<script>alert(1)</script>"
+    fake_reproduction(
+        tmp_path, rid="x'><script>", title=script, paper=script, notes=script,
+        claims=[{"claim": script, "paper": script, "ours": script, "verdict": DEVIATES, "rule": script, "why": script}],
+    )
+    assert main(["report", str(tmp_path)]) == 0
+    page = (tmp_path / "report.html").read_text()
+    assert "<script" not in page and page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 8
+
+
+def test_a_figure_outside_the_directory_is_not_embedded(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(b"private bytes")
+    root = tmp_path / "repro"
+    figure = fake_reproduction(root) / "figure.png"
+    figure.unlink()
+    figure.symlink_to(secret)
+    assert main(["report", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"incast: error: {figure}: leads out of {str(root)!r}") and err.count("\n") == 1
+    assert not (root / "report.html").exists()
+    # A symlink to a file inside the directory is fine.
+    figure.unlink()
+    (root / "figure-store.png").write_bytes(b"\x89PNG\r\n\x1a\nin")
+    figure.symlink_to(root / "figure-store.png")
+    assert main(["report", str(root)]) == 0
+
+
+def test_a_fifo_figure_is_refused_without_blocking(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    figure = fake_reproduction(tmp_path) / "figure.png"
+    figure.unlink()
+    os.mkfifo(figure)
+    assert main(["report", str(tmp_path)]) == 2
+    assert f"{figure}: not a regular file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "changes, needle",
+    [
+        ({"claims": [{"claim": "c", "paper": "1", "ours": "1", "rule": "r"}]}, "`claims[0].verdict`: missing"),
+        ({"wall_s": "<script>alert(1)</script>"}, "`wall_s`: must be a number, not a string"),
+        ({"quick": 1}, "`quick`: must be true or false, not a number"),
+        ({"id": None}, "`id`: missing"),
+        ({"claims": {"a": 1}}, "`claims`: must be a list, not an object"),
+        ({"claims": ["c"]}, "`claims[0]`: must be an object, not a string"),
+        (
+            {"claims": [{"claim": "c", "paper": "1", "ours": "1", "verdict": "<b>", "rule": "r"}]},
+            "`claims[0].verdict`: must be 'matches' or 'deviates', not '<b>'",
+        ),
+        ({"notes": 3}, "`notes`: must be a string, not a number"),
+        ({"wall_s": True}, "`wall_s`: must be a number, not true or false"),
+    ],
+)
+def test_a_malformed_report_json_is_one_line_naming_file_and_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture, changes: dict, needle: str
+) -> None:
+    directory = fake_reproduction(tmp_path, **changes)
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"incast: error: {directory / 'report.json'}: {needle}\n"
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_a_report_json_that_is_not_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    directory = fake_reproduction(tmp_path)
+    (directory / "report.json").write_text("{not json")
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"incast: error: {directory / 'report.json'}: not JSON (") and err.count("\n") == 1
+    (directory / "report.json").write_text("[]")
+    assert main(["report", str(tmp_path)]) == 2
+    assert "must hold a JSON object, not a list" in capsys.readouterr().err

@@ -602,17 +602,207 @@ def test_run_sweep_rejects_zero_jobs(tmp_path: Path) -> None:
     assert info.value.key == "jobs" and not (tmp_path / "out").exists()
 
 
-def test_a_point_failing_at_run_time_keeps_the_others(tmp_path: Path) -> None:
+@pytest.mark.parametrize("scheduler", [None, "local"], ids=["threads", "dask"])
+def test_a_point_failing_at_run_time_keeps_the_others(tmp_path: Path, scheduler: str | None) -> None:
+    if scheduler is not None:
+        pytest.importorskip("distributed")
     write(tmp_path / "a.csv", "src,dst,size_bytes,start_s\n1,0,1000,0\n")
     write(tmp_path / "b.csv", "src,dst,size_bytes,start_s\n2,0,1000,0\n")
     body = (
         'seeds = 1\n[scenario]\ntopology = { kind = "star", hosts = 3 }\n'
         '[[scenario.workload]]\nkind = "trace"\npath = "a.csv"\n'
-        '[vary.grid]\n"workload.0.path" = ["a.csv", "b.csv"]\n'
+        '[vary.grid]\n"workload.0.path" = ["b.csv", "a.csv"]\n'
     )
     sweep = load_sweep(write(tmp_path / "s.toml", body))
     (tmp_path / "b.csv").unlink()  # after the checks, before the run
-    with pytest.raises(PointError, match=r'workload\.0\.path = "b\.csv", seed = 1\) failed: .*b\.csv'):
-        run_sweep(sweep, tmp_path / "out", jobs=1)
+    # The first point fails; the second still runs.
+    with pytest.raises(PointError, match=r'workload\.0\.path = "b\.csv", seed = 1\) failed: .*b\.csv') as info:
+        run_sweep(sweep, tmp_path / "out", jobs=1, scheduler=scheduler)
+    assert [f.point for f in info.value.failures] == [sweep.points[0]]
+    assert (info.value.result.ran, info.value.result.failed) == (2, 1)
     done = [p for p in sweep.points if (tmp_path / "out" / "summary" / f"{p.key}.parquet").exists()]
     assert [p.params["workload.0.path"] for p in done] == ["a.csv"]
+
+
+# --- damaged caches, full disks and failing points -----------------------------------------------
+
+
+def record_runs(monkeypatch: pytest.MonkeyPatch, sweep: Sweep) -> List[str]:
+    """The keys of the points of `sweep` that `incast.api.run` is called for from here on."""
+    by_scenario = {repr(p.scenario): p.key for p in sweep.points}
+    calls: List[str] = []
+    real_run = incast.api.run
+
+    def run(scenario, **kw):  # type: ignore[no-untyped-def]
+        calls.append(by_scenario[repr(scenario)])
+        return real_run(scenario, **kw)
+
+    monkeypatch.setattr(incast.api, "run", run)
+    return calls
+
+
+def test_damaged_points_are_recomputed_and_the_dataset_stays_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """The fault injection of issue 12: one point's flows truncated, two points' summaries
+    swapped, one point's flows emptied. The rerun recomputes exactly those four points, says so,
+    and the dataset reads whole, every point once, equal to the first run's."""
+    sweep = load_sweep(sweep_file(tmp_path, SMALL_SWEEP))
+    out = tmp_path / "out"
+    run_sweep(sweep, out, jobs=2)
+    flows, summary = table(out, "flows"), table(out, "summary")
+    before = stats(out)
+
+    truncated, swapped_a, swapped_b, emptied = (p.key for p in sweep.points[1:5])
+    path = out / "flows" / f"{truncated}.parquet"
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    a, b = out / "summary" / f"{swapped_a}.parquet", out / "summary" / f"{swapped_b}.parquet"
+    a_bytes, b_bytes = a.read_bytes(), b.read_bytes()
+    a.write_bytes(b_bytes)
+    b.write_bytes(a_bytes)
+    (out / "flows" / f"{emptied}.parquet").write_bytes(b"")
+    damaged = {truncated, swapped_a, swapped_b, emptied}
+    # What a reader of the damaged dataset would have met: an unreadable file.
+    with pytest.raises(pa.ArrowInvalid):
+        ds.dataset(out / "flows", format="parquet").to_table()
+
+    calls = record_runs(monkeypatch, sweep)
+    assert main(["sweep", str(tmp_path / "s.toml"), "--out", str(out), "--jobs", "2"]) == 0
+    line = capsys.readouterr().out
+    assert "8 points: 4 run (4 damaged points recomputed), 4 already done" in line, line
+    assert sorted(calls) == sorted(damaged)
+    assert_complete(out, sweep)
+    assert table(out, "flows").equals(flows) and table(out, "summary").equals(summary)
+    after = stats(out)
+    assert all(after[f] == s for f, s in before.items() if not any(k in f for k in damaged))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["no-key", "rows-dropped", "other-table", "unlisted-table", "orphan-flows", "flows-missing"],
+)
+def test_each_kind_of_damage_is_recomputed(tmp_path: Path, damage: str) -> None:
+    import pyarrow.parquet as pq
+
+    sweep = load_sweep(sweep_file(tmp_path, SMALL_SWEEP))
+    out = tmp_path / "out"
+    run_sweep(sweep, out)
+    key = sweep.points[0].key
+    flows, summary = out / "flows" / f"{key}.parquet", out / "summary" / f"{key}.parquet"
+    store = Store(out, sweep)
+    if damage == "no-key":
+        # As incast 0.1 wrote it: the same columns, no metadata.
+        pq.write_table(pq.read_table(summary).replace_schema_metadata(None), summary)
+    elif damage == "rows-dropped":
+        t = pq.read_table(flows)
+        pq.write_table(t.slice(1).replace_schema_metadata(t.schema.metadata), flows)
+    elif damage == "other-table":
+        flows.write_bytes(summary.read_bytes())
+    elif damage == "unlisted-table":
+        (out / "queues").mkdir()
+        (out / "queues" / f"{key}.parquet").write_bytes(flows.read_bytes())
+    elif damage == "orphan-flows":
+        summary.unlink()  # killed between the renames of flows and summary
+    else:
+        flows.unlink()
+    reason = store.verify(sweep.points[0])
+    assert reason is not None
+    assert all(store.verify(p) is None for p in sweep.points[1:])
+    result = run_sweep(sweep, out)
+    assert (result.ran, result.cached) == (1, 7)
+    assert result.damaged == (0 if damage == "orphan-flows" else 1), reason
+    assert store.verify(sweep.points[0]) is None
+    assert not (out / "queues" / f"{key}.parquet").exists()
+    assert_complete(out, sweep)
+
+
+def test_full_disk_is_a_clean_error_and_loses_no_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    import errno
+
+    import pyarrow.parquet as pq
+
+    sweep = load_sweep(sweep_file(tmp_path, SMALL_SWEEP))
+    out = tmp_path / "out"
+    real_write = pq.write_table
+    writes: List[int] = []
+
+    def write_until_full(table, where, **kw):  # type: ignore[no-untyped-def]
+        writes.append(1)
+        if len(writes) > 7:  # three points and a half: the fourth's summary does not fit
+            Path(where).write_bytes(b"PAR1 half")
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(table, where, **kw)
+
+    monkeypatch.setattr(pq, "write_table", write_until_full)
+    assert main(["sweep", str(tmp_path / "s.toml"), "--out", str(out), "--jobs", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err
+    assert err.startswith(f"incast: error: --out {str(out)!r}: cannot write point ") and err.endswith(
+        "No space left on device"
+    ), err
+    store = Store(out, sweep)
+    done = [p for p in sweep.points if store.done(p)]
+    assert len(done) == 3 and [p.key for p in done] == [p.key for p in sweep.points[:3]]
+    assert not list(out.rglob("*.tmp"))
+    # The finished points form a whole dataset, and a rerun with room completes the sweep.
+    assert ds.dataset(out / "summary", format="parquet").count_rows() == 3
+    monkeypatch.setattr(pq, "write_table", real_write)
+    result = run_sweep(sweep, out)
+    assert (result.ran, result.cached, result.damaged) == (5, 3, 0)
+    assert_complete(out, sweep)
+
+
+def test_a_point_out_of_memory_fails_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    sweep = load_sweep(sweep_file(tmp_path, SMALL_SWEEP))
+    out = tmp_path / "out"
+    doomed = {sweep.points[0].key: MemoryError, sweep.points[5].key: getattr(incast, "ResourceError", MemoryError)}
+    by_scenario = {repr(p.scenario): p.key for p in sweep.points}
+    real_run = incast.api.run
+
+    def run(scenario, **kw):  # type: ignore[no-untyped-def]
+        error = doomed.get(by_scenario[repr(scenario)])
+        if error is not None:
+            raise error("cannot allocate 10000000000 flows (1.2 TB)")
+        return real_run(scenario, **kw)
+
+    monkeypatch.setattr(incast.api, "run", run)
+    assert main(["sweep", str(tmp_path / "s.toml"), "--out", str(out), "--jobs", "1", "--quiet"]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert "Traceback" not in "\n".join(lines)
+    assert len(lines) == 3, lines
+    for line, point in zip(lines, (sweep.points[0], sweep.points[5])):
+        assert line.startswith(f"incast: error: point {point.key} ({point.describe()}) failed: out of memory: ")
+        assert line.endswith("cannot allocate 10000000000 flows (1.2 TB)")
+    assert lines[2].startswith("incast: error: 2 of 8 points failed; 6 run, 0 already done"), lines[2]
+    store = Store(out, sweep)
+    assert [store.done(p) for p in sweep.points] == [p.key not in doomed for p in sweep.points]
+    # The rerun retries the two, and only them.
+    doomed.clear()
+    result = run_sweep(sweep, out)
+    assert (result.ran, result.cached, result.failed) == (2, 6, 0)
+    assert_complete(out, sweep)
+
+
+def test_a_panicking_point_fails_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class PanicException(BaseException):  # what pyo3 raises for a Rust panic
+        pass
+
+    sweep = load_sweep(sweep_file(tmp_path, SMALL_SWEEP))
+    victim = repr(sweep.points[3].scenario)
+    real_run = incast.api.run
+
+    def run(scenario, **kw):  # type: ignore[no-untyped-def]
+        if repr(scenario) == victim:
+            raise PanicException("index out of bounds")
+        return real_run(scenario, **kw)
+
+    monkeypatch.setattr(incast.api, "run", run)
+    with pytest.raises(PointError) as info:
+        run_sweep(sweep, tmp_path / "out", jobs=2)
+    (failure,) = info.value.failures
+    assert failure.point == sweep.points[3] and "internal error in the engine: index out of bounds" in failure.cause
+    assert (info.value.result.ran, info.value.result.failed) == (8, 1)

@@ -6,13 +6,14 @@ import contextlib
 import json
 import os
 import signal
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 
 from incast import _core
+from incast.durable import replace_dir
+from incast.durable import staged_files as staged_files  # where the reproductions and the demo import it
 from incast.scenario import ScenarioLike, check_source, load_scenario, source_of
 
 if TYPE_CHECKING:
@@ -82,75 +83,40 @@ class RunResult:
         """Writes flows.parquet, summary.json and, when present, queues.parquet and
         throughput.parquet into `out_dir`, returning the paths written.
 
-        Each file is written to a temporary name in `out_dir` and renamed only once all are
-        written, so a failure leaves any earlier result untouched. Optional files of an earlier
-        result that this one lacks are removed, so the directory never mixes two runs.
+        `out_dir` is replaced as a whole (`incast.durable.replace_dir`): the files are written
+        and fsynced in a fresh sibling directory that then takes its place, so a reader, a
+        failure (a full disk) or a kill leaves the earlier result or this one, never a mix, and
+        no temporary file behind after the next save. Since the directory is replaced, it may
+        hold only an earlier result: anything else in it raises `FileExistsError` (an OSError)
+        before anything is written.
         """
         import pyarrow.parquet as pq
 
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
         payloads: Dict[str, Any] = {"flows.parquet": self.flows, "summary.json": self.summary}
         if self.queues.num_rows:
             payloads["queues.parquet"] = self.queues
         if self.throughput is not None:
             payloads["throughput.parquet"] = self.throughput
-        with staged_files() as stage:
+
+        def fill(directory: Path) -> None:
             for name, payload in payloads.items():
-                tmp = stage(out / name)
                 if name.endswith(".json"):
-                    tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+                    (directory / name).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
                 else:
-                    pq.write_table(payload, tmp)
-        for stale in ("queues.parquet", "throughput.parquet"):
-            if stale not in payloads and (out / stale).exists():
-                (out / stale).unlink()
-        return [out / name for name in payloads]
+                    pq.write_table(payload, directory / name)
+
+        replace_dir(Path(out_dir), fill, owns=is_result_file)
+        return [Path(out_dir) / name for name in payloads]
 
 
-@contextlib.contextmanager
-def staged_files() -> Iterator[Callable[[Path], Path]]:
-    """Writes a group of files all or nothing. Inside the block, `stage(final)` gives a fresh
-    temporary file beside `final` to write to; when the block ends normally every staged file is
-    renamed onto its final name, in the order staged; if it raises, the temporary files are removed
-    and every final file is left as it was.
-
-        with staged_files() as stage:
-            pq.write_table(table, stage(out / "flows.parquet"))
-            stage(out / "summary.json").write_text(text)
-    """
-    staged: List[Tuple[Path, Path]] = []
-
-    def stage(final: Path) -> Path:
-        tmp = stage_file(final.parent, final.name)
-        staged.append((tmp, final))
-        return tmp
-
-    try:
-        yield stage
-        for tmp, final in staged:
-            os.replace(tmp, final)
-    finally:
-        for tmp, _ in staged:
-            if tmp.exists():
-                tmp.unlink()
+RESULT_FILES = ("flows.parquet", "summary.json", "queues.parquet", "throughput.parquet")
+"""What `RunResult.save` writes; a results directory holds nothing else."""
 
 
-def stage_file(directory: Path, name: str) -> Path:
-    """A new empty file in `directory` to write `name` under before renaming it into place, with
-    the permissions a plain `open` would give (mkstemp's are owner-only)."""
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())
-    finally:
-        os.close(fd)
-    return Path(tmp)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+def is_result_file(name: str) -> bool:
+    """Whether `name`, in an `incast run --out` directory, is (part of) a run's result: one of
+    `RESULT_FILES`, or a temporary file the per-file staging of incast 0.1 left when killed."""
+    return name in RESULT_FILES or (name.startswith(".") and name.endswith(".tmp"))
 
 
 def effective_transport(scenario: ScenarioLike) -> Dict[str, Any]:

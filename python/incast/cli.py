@@ -1,8 +1,10 @@
 """The `incast` command: run a scenario or a sweep, the D3 flow-burst demo, or the benchmarks.
 
-Every user mistake (bad scenario, missing file, unwritable --out, bad option) ends the same way:
-one line `incast: error: ...` naming the key or option on stderr, exit status 2, no traceback and
-no partial output. Ctrl-C exits with status 130; a sweep point that fails to run, with status 1.
+Every user mistake (bad scenario, missing file, unwritable --out or a full disk, bad option) ends
+the same way: one line `incast: error: ...` naming the key or option on stderr, exit status 2, no
+traceback and no partial output. Memory the run cannot get (`incast.ResourceError`, any
+MemoryError) or an engine panic: one line, status 70. Ctrl-C exits with status 130; sweep points
+that fail to run, with status 1 after the other points ran.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, NoReturn, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, NoReturn, Optional, Sequence
+
+if TYPE_CHECKING:
+    from incast.sweep import SweepResult
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -161,6 +166,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("incast: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except MemoryError as e:
+        # incast.ResourceError says which allocation failed; a bare MemoryError says nothing.
+        print(f"incast: error: {_one_line(e) or 'out of memory'}", file=sys.stderr)
+        return EXIT_INTERNAL
     except BrokenPipeError:
         # Output piped into `head`: not an error of ours. Silence the flush at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -171,6 +180,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # The engine broke an invariant; Rust has already printed where.
         print(f"incast: internal error: {e} (please report this)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())
+
+
+def _os_error(e: OSError) -> str:
+    """An OSError's errno text (pyarrow's carry it only in their message)."""
+    return e.strerror or _one_line(e) or type(e).__name__
 
 
 def _fail(message: str) -> int:
@@ -224,6 +242,24 @@ def check_out_dir(out: str) -> Path:
     return path
 
 
+def check_run_out_dir(out: str) -> Path:
+    """`check_out_dir` for `incast run`, which replaces DIR as a whole: DIR may hold only an
+    earlier run's results."""
+    from incast.api import is_result_file
+    from incast.durable import check_owned
+
+    path = check_out_dir(out)
+    try:
+        check_owned(path, is_result_file)
+    except OSError as e:
+        raise CliError(f"--out {out!r} {_os_error(e)}") from None
+    parent = Path(os.path.realpath(path)).parent
+    if parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
+        # The new result is written beside DIR, then takes its place.
+        raise CliError(f"--out {out!r}: {str(parent)!r} is not writable")
+    return path
+
+
 def _read_scenario_error(scenario: str, e: OSError) -> CliError:
     return CliError(f"cannot read scenario {scenario!r}: {e.strerror or e}")
 
@@ -259,7 +295,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from incast.api import run
     from incast.progress import ProgressBar
 
-    out = check_out_dir(args.out)
+    out = check_run_out_dir(args.out)
     bar = None if args.quiet else ProgressBar(force=args.progress)
     try:
         result = run(args.scenario, seed=args.seed, progress=bar if bar is not None else False)
@@ -271,10 +307,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         result.save(out)
     except OSError as e:
-        raise CliError(f"--out {args.out!r}: cannot write results: {e.strerror or e}") from None
+        raise CliError(f"--out {args.out!r}: cannot write results: {_os_error(e)}") from None
+    if result.summary.get("stopped_at_horizon"):
+        print(f"incast: warning: {horizon_warning(result.summary)}", file=sys.stderr)
     if not args.quiet:
         print(summary_line(result.summary, out))
     return 0
+
+
+def horizon_warning(s: Dict[str, Any]) -> str:
+    """What a run stopped at its simulated-time horizon left undone (docs/scenario.md, [run])."""
+    flows = s.get("flows", 0)
+    unfinished = flows - s.get("flows_completed", 0)
+    return (
+        f"the run reached its simulated-time horizon ([run] horizon = {s.get('sim_time_s', 0):g} s) "
+        f"with {unfinished} of {flows} flows unfinished"
+    )
 
 
 def summary_line(s: Dict[str, Any], out: Path) -> str:
@@ -309,14 +357,28 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             raise CliError(f"--{e.key} {getattr(args, e.key)!r}: {e.message}") from None
         raise CliError(f"{args.sweep}: {e}") from None
     except PointError as e:
-        print(f"incast: error: {e}; finished points are kept, rerun to resume", file=sys.stderr)
+        for failure in e.failures:
+            print(f"incast: error: {failure}", file=sys.stderr)
+        r = e.result
+        print(
+            f"incast: error: {r.failed} of {len(sweep.points)} points failed; {sweep_counts(r)}, "
+            f"kept in {out}/; rerun to retry the failed ones",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     if not args.quiet:
         print(
-            f"{len(sweep.points)} points: {result.ran} run, {result.cached} already done, "
+            f"{len(sweep.points)} points: {sweep_counts(result)}, "
             f"{time.monotonic() - started:.1f} s -> {out}/ (flows/, summary/)"
         )
     return 0
+
+
+def sweep_counts(r: "SweepResult") -> str:
+    """`5 run (2 damaged points recomputed), 3 already done`: what a sweep call did."""
+    run = r.ran - r.failed
+    damaged = f" ({r.damaged} damaged point{'s' if r.damaged != 1 else ''} recomputed)" if r.damaged else ""
+    return f"{run} run{damaged}, {r.cached} already done"
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
@@ -343,14 +405,14 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             outcome = run_reproduction(rid, out, quick=args.quick, jobs=args.jobs, scheduler=args.scheduler,
                                        progress=show)
         except SweepError as e:
-            if e.key == "scheduler":
-                raise CliError(f"--scheduler {args.scheduler!r}: {e.message}") from None
+            if e.key in ("out", "scheduler"):
+                raise CliError(f"--{e.key} {getattr(args, e.key)!r}: {e.message}") from None
             raise CliError(f"{rid}: {e}") from None
         except PointError as e:
             print(f"incast: error: {rid}: {e}; finished runs are kept, rerun to resume", file=sys.stderr)
             return EXIT_FAILED
         except OSError as e:
-            raise CliError(f"--out {args.out!r}: cannot write results: {e.strerror or e}") from None
+            raise CliError(f"--out {args.out!r}: cannot write results: {_os_error(e)}") from None
         if not args.quiet:
             matched = sum(c.verdict == "matches" for c in outcome.claims)
             print(f"{rid}: {matched}/{len(outcome.claims)} claims match, {time.monotonic() - started:.1f} s "

@@ -3,6 +3,11 @@
 The page needs no server and no network: figures are inlined as data URIs, the style sheet is in
 the page. It is built from each reproduction's `report.json` (not from the markdown), so that it
 shows exactly the claims, numbers and verdicts the reproduction computed.
+
+DIR may come from someone else, so nothing in it is trusted: every value is HTML-escaped, each
+report.json is checked key by key (`ReportError` names the file and the key), and report.json and
+figure.png are read only if they are regular files inside DIR (a symlink out of DIR, a FIFO or a
+device is refused, not followed).
 """
 
 from __future__ import annotations
@@ -10,11 +15,13 @@ from __future__ import annotations
 import base64
 import html
 import json
+import os
 import re
+import stat
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, NoReturn, Tuple
 
-from incast.reproduce.core import MATCHES
+from incast.reproduce.core import DEVIATES, MATCHES
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
@@ -30,23 +37,99 @@ code { background: #f4f4f4; padding: 0 0.2rem; }
 """
 
 
+MAX_FILE_BYTES = 64 << 20
+"""Largest report.json or figure.png read: far above what a reproduction writes."""
+
+
+class ReportError(ValueError):
+    """A reproduction directory the report cannot be built from; the message names the file
+    and, for a malformed report.json, the key."""
+
+
 def find_reports(root: Path) -> List[Tuple[Path, Dict[str, Any]]]:
-    """(directory, report) of every reproduction under `root`, in ID order."""
+    """(directory, report) of every reproduction under `root`, in ID order, each report checked."""
     found = []
     for path in sorted(root.glob("*/report.json")):
+        data = read_inside(root, path)
         try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise ValueError(f"{path}: unreadable report ({e})") from None
+            report = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as e:
+            raise ReportError(f"{path}: not JSON ({e})") from None
+        check_report(path, report)
         found.append((path.parent, report))
     return found
+
+
+def read_inside(root: Path, path: Path) -> bytes:
+    """The bytes of `path`, a regular file inside `root` once symlinks are resolved; ReportError
+    otherwise, checked before opening (opening a FIFO would block)."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if os.path.commonpath([real_root, real]) != real_root:
+        raise ReportError(f"{path}: leads out of {str(root)!r} (a symlink?); only files inside it are read")
+    try:
+        info = os.stat(real)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot read: {e.strerror or e}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ReportError(f"{path}: not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise ReportError(f"{path}: {info.st_size} bytes, larger than any reproduction writes")
+    try:
+        with open(real, "rb") as f:
+            return f.read(MAX_FILE_BYTES + 1)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
+# Keys of report.json the page shows, with their types (core.write_outcome writes them).
+_REPORT_KEYS = {"id": str, "paper": str, "title": str, "quick": bool, "wall_s": (int, float), "claims": list}
+_CLAIM_KEYS = {"claim": str, "paper": str, "ours": str, "verdict": str, "rule": str}
+
+
+def check_report(path: Path, report: Any) -> None:
+    """Raises ReportError naming `path` and the first key of `report` that is missing or of the
+    wrong type."""
+
+    def fail(key: str, problem: str) -> NoReturn:
+        raise ReportError(f"{path}: `{key}`: {problem}")
+
+    def check(tree: Dict[str, Any], keys: Dict[str, Any], where: str) -> None:
+        for key, kind in keys.items():
+            if key not in tree:
+                fail(f"{where}{key}", "missing")
+            value = tree[key]
+            if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+                fail(f"{where}{key}", f"must be {_kind_name(kind)}, not {_kind_name(type(value))}")
+
+    if not isinstance(report, dict):
+        raise ReportError(f"{path}: must hold a JSON object, not {_kind_name(type(report))}")
+    check(report, _REPORT_KEYS, "")
+    if report.get("notes") is not None and not isinstance(report["notes"], str):
+        fail("notes", f"must be a string, not {_kind_name(type(report['notes']))}")
+    for i, claim in enumerate(report["claims"]):
+        if not isinstance(claim, dict):
+            fail(f"claims[{i}]", f"must be an object, not {_kind_name(type(claim))}")
+        check(claim, _CLAIM_KEYS, f"claims[{i}].")
+        if claim["verdict"] not in (MATCHES, DEVIATES):
+            fail(f"claims[{i}].verdict", f"must be {MATCHES!r} or {DEVIATES!r}, not {claim['verdict'][:40]!r}")
+        if claim.get("why") is not None and not isinstance(claim["why"], str):
+            fail(f"claims[{i}].why", f"must be a string, not {_kind_name(type(claim['why']))}")
+
+
+def _kind_name(kind: Any) -> str:
+    names: Dict[Any, str] = {str: "a string", bool: "true or false", int: "a number", float: "a number",
+                             list: "a list", dict: "an object", type(None): "null"}
+    if isinstance(kind, tuple):
+        kind = kind[0]
+    return names.get(kind, str(kind.__name__))
 
 
 def render(root: Path) -> str:
     """The HTML page for every reproduction under `root`."""
     reports = find_reports(root)
     if not reports:
-        raise ValueError(f"{str(root)!r} holds no reproduction (no */report.json); run `incast reproduce` first")
+        raise ReportError(f"{str(root)!r} holds no reproduction (no */report.json); run `incast reproduce` first")
     total = sum(len(r["claims"]) for _, r in reports)
     matched = sum(c["verdict"] == MATCHES for _, r in reports for c in r["claims"])
     parts = [
@@ -62,21 +145,21 @@ def render(root: Path) -> str:
         ok = sum(c["verdict"] == MATCHES for c in r["claims"])
         mode = "quick" if r["quick"] else "full"
         parts.append(f"<tr><td><a href='#{_esc(r['id'])}'>{_esc(r['paper'])} {_esc(r['title'])}</a></td>"
-                     f"<td>{ok} / {len(r['claims'])}</td><td>{mode}, {r['wall_s']} s</td></tr>")
+                     f"<td>{ok} / {len(r['claims'])}</td><td>{mode}, {_esc(r['wall_s'])} s</td></tr>")
     parts.append("</table>")
     for directory, r in reports:
-        parts.append(_section(directory, r))
+        parts.append(_section(root, directory, r))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
-def _section(directory: Path, r: Dict[str, Any]) -> str:
+def _section(root: Path, directory: Path, r: Dict[str, Any]) -> str:
     out = [f"<h2 id='{_esc(r['id'])}'>{_esc(r['paper'])} {_esc(r['title'])}</h2>",
            f"<p class='meta'><code>incast reproduce {_esc(r['id'])}</code>, "
-           f"{'quick (reduced)' if r['quick'] else 'full'} run, {r['wall_s']} s.</p>"]
+           f"{'quick (reduced)' if r['quick'] else 'full'} run, {_esc(r['wall_s'])} s.</p>"]
     figure = directory / "figure.png"
-    if figure.exists():
-        data = base64.b64encode(figure.read_bytes()).decode("ascii")
+    if os.path.lexists(figure):
+        data = base64.b64encode(read_inside(root, figure)).decode("ascii")
         out.append(f"<img alt='{_esc(r['title'])}' src='data:image/png;base64,{data}'>")
     if r.get("notes"):
         out.append(f"<p>{_inline(r['notes'])}</p>")
@@ -100,7 +183,7 @@ def _inline(text: str) -> str:
 
 def write_report(root: Path) -> Path:
     """Writes `root/report.html` (atomically) and returns its path."""
-    from incast.api import staged_files
+    from incast.durable import staged_files
 
     page = render(root)
     target = root / "report.html"

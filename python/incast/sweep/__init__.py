@@ -14,6 +14,7 @@ Importing this package does not import Dask.
 from incast.sweep.execute import (
     LOCAL_CLUSTER,
     PointError,
+    PointFailure,
     SweepProgress,
     SweepResult,
     run_point,
@@ -25,6 +26,7 @@ __all__ = [
     "LOCAL_CLUSTER",
     "Point",
     "PointError",
+    "PointFailure",
     "Sweep",
     "SweepError",
     "SweepProgress",

@@ -10,7 +10,7 @@ import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from incast import ScenarioError, __version__, api
 from incast.sweep.spec import build_version
@@ -28,13 +28,29 @@ LOCAL_CLUSTER = "local"
 DASK_HINT = "pip install 'incast[dask]' (or dask[distributed])"
 
 
-class PointError(RuntimeError):
-    """A point failed while running (its worker died too often, a trace file was unreadable on
-    the worker...). Points finished before it are kept; rerunning the sweep retries it."""
+@dataclass(frozen=True)
+class PointFailure:
+    """One point that raised while running, and why."""
 
-    def __init__(self, point: Point, cause: str):
-        super().__init__(f"point {point.key} ({point.describe()}) failed: {cause}")
-        self.point = point
+    point: Point
+    cause: str
+    """One line: the error's message (a ScenarioError for a trace changed since the checks, a
+    ResourceError for memory the run could not get, a worker that died too often...)."""
+
+    def __str__(self) -> str:
+        return f"point {self.point.key} ({self.point.describe()}) failed: {self.cause}"
+
+
+class PointError(RuntimeError):
+    """Some points failed while running. Every other point was run and kept; rerunning the sweep
+    retries the failed ones. `failures` lists them in sweep order, `point` is the first, `result`
+    says what the sweep did otherwise."""
+
+    def __init__(self, failures: Sequence[PointFailure], result: "SweepResult"):
+        super().__init__("; ".join(str(f) for f in failures))
+        self.failures = list(failures)
+        self.point = failures[0].point
+        self.result = result
 
 
 @dataclass(frozen=True)
@@ -48,7 +64,10 @@ class SweepProgress:
     done: int
     """Points run by this call so far."""
     point: Optional[Point]
-    """The point that just finished; None in the first call, made before any point runs."""
+    """The point that just finished (or failed); None in the first call, made before any point
+    runs."""
+    failed: int = 0
+    """Points of this call that raised so far (not counted in `done`)."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +79,12 @@ class SweepResult:
     ran: int
     """Points computed by this call."""
     cached: int
-    """Points found already done in `out`."""
+    """Points found already done (and verified) in `out`."""
+    damaged: int = 0
+    """Of `ran`, points whose files in `out` failed verification (unreadable, another point's,
+    rows missing) and were computed again."""
+    failed: int = 0
+    """Of `ran`, points that raised; `run_sweep` raises `PointError` naming them."""
 
     def dataset(self, table: str = "flows") -> "ds.Dataset":
         """The Parquet dataset of one table: flows, summary, queues or throughput."""
@@ -96,9 +120,12 @@ def run_sweep(
     on stderr; a callable is called with a `SweepProgress` before the first point and after
     each one.
 
-    Raises `SweepError` for a bad sweep, a results directory holding another sweep, or a
-    scheduler that cannot be used; `PointError` when a point fails to run. Either way, every
-    point finished before is kept and a rerun skips it.
+    A point counts as done only if its files verify (`Store.verify`); one that does not is
+    computed again. A point that raises (a trace file changed, a `ResourceError`...) fails alone:
+    the others still run, and `PointError` names every failed point at the end. `SweepError`
+    is raised for a bad sweep, a results directory holding another sweep or that cannot be
+    written (key "out": a full disk...), or a scheduler that cannot be used. Whatever happens,
+    every point finished is kept and a rerun skips it.
     """
     if not isinstance(sweep, Sweep):
         sweep = load_sweep(sweep)
@@ -113,25 +140,31 @@ def run_sweep(
     distributed = _import_distributed() if scheduler is not None else None
     work = any(not store.done(p) for p in sweep.points)
     with _connect(distributed, scheduler, jobs) if work else contextlib.nullcontext() as client, store:
-        todo = [p for p in sweep.points if not store.done(p)]
+        todo, damaged = store.survey()
         cached = len(sweep.points) - len(todo)
         report = _Reporter(len(sweep.points), cached, progress)
         try:
             report(None)
             if client is None:
-                _run_threads(todo, store, jobs, report)
+                failures = _run_threads(todo, store, jobs, report)
             else:
-                _run_dask(distributed, client, todo, store, report)
+                failures = _run_dask(distributed, client, todo, store, report)
         finally:
             report.close()
-    return SweepResult(out=Path(out), sweep=sweep, ran=len(todo), cached=cached)
+    result = SweepResult(
+        out=Path(out), sweep=sweep, ran=len(todo), cached=cached, damaged=len(damaged), failed=len(failures)
+    )
+    if failures:
+        order = {p.key: i for i, p in enumerate(sweep.points)}
+        raise PointError(sorted(failures, key=lambda f: order[f.point.key]), result)
+    return result
 
 
 class _Reporter:
     """Counts finished points, drives the bar and the caller's callback."""
 
     def __init__(self, total: int, cached: int, progress: Union[bool, SweepProgressCallback]):
-        self.total, self.cached, self.done = total, cached, 0
+        self.total, self.cached, self.done, self.failed = total, cached, 0, 0
         self._callback = progress if callable(progress) else None
         self._bar: Any = None
         if progress is True:
@@ -149,13 +182,16 @@ class _Reporter:
                 leave=False,
             )
 
-    def __call__(self, point: Optional[Point]) -> None:
+    def __call__(self, point: Optional[Point], failed: bool = False) -> None:
         if point is not None:
-            self.done += 1
+            if failed:
+                self.failed += 1
+            else:
+                self.done += 1
             if self._bar is not None:
                 self._bar.update(1)
         if self._callback is not None:
-            self._callback(SweepProgress(self.total, self.cached, self.done, point))
+            self._callback(SweepProgress(self.total, self.cached, self.done, point, self.failed))
 
     def close(self) -> None:
         if self._bar is not None:
@@ -177,39 +213,67 @@ class _Cancelled(Exception):
     pass
 
 
-def _run_threads(todo: List[Point], store: Store, jobs: int, report: _Reporter) -> None:
-    """`jobs` points at a time in threads; Ctrl-C or a failure stops every run within one engine
-    chunk, and a point that did not finish leaves no file."""
+def failure_cause(e: BaseException) -> str:
+    """A point's exception as one line: what the user can act on, without a traceback."""
+    if isinstance(e, OSError):
+        text = e.strerror or str(e)
+        return f"{text}: {e.filename}" if e.filename else text
+    if isinstance(e, ScenarioError):
+        # Checked before the sweep started: a trace file changed or vanished since.
+        return _one_line(str(e))
+    if isinstance(e, MemoryError):
+        # incast.ResourceError (a MemoryError) says which allocation; a bare one says nothing.
+        return f"out of memory: {_one_line(str(e))}" if str(e) else "out of memory"
+    if type(e).__name__ == "PanicException":
+        return f"internal error in the engine: {_one_line(str(e))} (please report this)"
+    return f"{type(e).__name__}: {_one_line(str(e))}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _run_threads(todo: List[Point], store: Store, jobs: int, report: _Reporter) -> List[PointFailure]:
+    """`jobs` points at a time in threads. A point that raises fails alone; Ctrl-C or a results
+    directory that cannot be written stops every run within one engine chunk, and a point that
+    did not finish leaves no file."""
     stop = threading.Event()
+    failures: List[PointFailure] = []
 
     def check_stop(_: Progress) -> None:
         if stop.is_set():
             raise _Cancelled
 
-    def one(point: Point) -> Point:
+    def one(point: Point) -> Optional[PointFailure]:
         try:
             result = api.run(point.scenario, progress=check_stop)
-        except OSError as e:
-            raise PointError(point, f"{e.strerror or e}: {e.filename}" if e.filename else str(e)) from None
-        except ScenarioError as e:
-            # Checked before the sweep started: a trace file changed or vanished since.
-            raise PointError(point, str(e)) from None
+        except (_Cancelled, KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as e:  # noqa: BLE001 - the engine's PanicException is a BaseException
+            if not isinstance(e, Exception) and type(e).__name__ != "PanicException":
+                raise
+            return PointFailure(point, failure_cause(e))
         store.write(point, result)
-        return point
+        return None
 
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
-        pending = {pool.submit(one, p) for p in todo}
+        pending = {pool.submit(one, p): p for p in todo}
         while pending:
             # A timeout keeps the main thread waking up, so that Ctrl-C is seen promptly.
-            finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
             for future in finished:
-                report(future.result())
+                point = pending.pop(future)
+                failure = future.result()
+                if failure is not None:
+                    failures.append(failure)
+                report(point, failed=failure is not None)
     except BaseException:
         stop.set()
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    return failures
 
 
 def run_point(scenario: Dict[str, Any]) -> Tuple[str, RunResult]:
@@ -248,11 +312,14 @@ def _connect(distributed: Any, scheduler: Optional[str], jobs: int) -> Iterator[
         yield client
 
 
-def _run_dask(distributed: Any, client: Any, todo: List[Point], store: Store, report: _Reporter) -> None:
+def _run_dask(
+    distributed: Any, client: Any, todo: List[Point], store: Store, report: _Reporter
+) -> List[PointFailure]:
     """Each point one task on the cluster; results come back here to be written. A task whose
     worker dies is rerun elsewhere by the scheduler (up to `distributed.scheduler.allowed-failures`
-    times)."""
+    times), then fails that point alone, as does a task that raises."""
     futures: Dict[Any, Point] = {}
+    failures: List[PointFailure] = []
     try:
         for point in todo:
             futures[client.submit(run_point, point.scenario, key=f"incast-point-{point.key}")] = point
@@ -266,9 +333,13 @@ def _run_dask(distributed: Any, client: Any, todo: List[Point], store: Store, re
                     f"a worker cannot import incast ({e}): install incast {__version__} on every worker",
                 ) from None
             except distributed.KilledWorker as e:
-                raise PointError(point, f"its worker died too often ({e})") from None
-            except (OSError, ScenarioError) as e:
-                raise PointError(point, f"on a worker: {e}") from None
+                failures.append(PointFailure(point, f"its worker died too often ({_one_line(str(e))})"))
+                report(point, failed=True)
+                continue
+            except Exception as e:
+                failures.append(PointFailure(point, f"on a worker: {failure_cause(e)}"))
+                report(point, failed=True)
+                continue
             if version != build_version():
                 raise SweepError(
                     "scheduler",
@@ -281,3 +352,4 @@ def _run_dask(distributed: Any, client: Any, todo: List[Point], store: Store, re
     finally:
         if futures:
             client.cancel(list(futures))
+    return failures

@@ -10,8 +10,13 @@ DIR/queues/KEY.parquet    queue samples, for scenarios that ask for them (same a
 DIR/throughput/KEY.parquet  per-flow throughput samples, likewise
 ```
 
-A point is done once its flows and summary files both exist; summary is renamed last. Files
-whose names start with "." (temporary files, the lock) are skipped by `pyarrow.dataset`.
+Every file carries, in its Parquet key-value metadata, the key of the point it belongs to and its
+table; the summary file also lists the row count of each of the point's other tables. A point is
+done only when its summary file and every table it lists verify (`Store.verify`): footer
+readable, columns as written, the point's own key inside, row counts as listed. Only footers
+are read, so checking a large sweep costs a few small reads per point. Summary is renamed last,
+so a point killed midway has no summary and is simply not done. Files whose names start with "."
+(temporary files, the lock) are skipped by `pyarrow.dataset`.
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from incast.api import RunResult, staged_files
+from incast.api import RunResult, flows_schema
+from incast.durable import staged_files
 from incast.sweep.spec import Point, Sweep, SweepError, column_value
 
 if TYPE_CHECKING:
@@ -32,6 +38,13 @@ SWEEP_COPY = "sweep.toml"
 LOCK = ".incast-sweep.lock"
 TABLES = ("flows", "summary", "queues", "throughput")
 MANIFEST_FORMAT = 1
+
+POINT_KEY = b"incast.point"
+"""Parquet key-value metadata of every point file: the key of the point it holds."""
+TABLE_KEY = b"incast.table"
+"""Parquet key-value metadata of every point file: flows, summary, queues or throughput."""
+ROWS_KEY = b"incast.rows"
+"""Parquet key-value metadata of a summary file: JSON {table: rows} of the point's other files."""
 
 # Summary values that are floats even when a run has none (app_throughput without deadlines).
 _FLOAT_SUMMARY = ("sim_time_s", "wall_time_s", "app_throughput")
@@ -133,11 +146,93 @@ class Store:
                 stage(self.out / name).write_text(text, encoding="utf-8")
 
     def done(self, point: Point) -> bool:
-        """Whether the point's results are all in place."""
-        return all((self.out / table / f"{point.key}.parquet").exists() for table in TABLES[:2])
+        """Whether the point's results are all in place and verify."""
+        return self.verify(point) is None
+
+    def verify(self, point: Point) -> Optional[str]:
+        """None if the point is done; else why not: "missing" when it has no summary (it never
+        finished), or what is wrong with one of its files (damaged). Reads footers only."""
+        summary = self._path("summary", point)
+        if not os.path.lexists(summary):
+            return MISSING
+        try:
+            rows = json.loads(self._check_file(summary, point, "summary", 1)[ROWS_KEY])
+            if not isinstance(rows, dict) or set(rows) - set(TABLES) or "flows" not in rows:
+                raise _Damaged(f"{_shown(summary)}: its table list is not one this version writes")
+        except _Damaged as e:
+            return str(e)
+        except (KeyError, ValueError):
+            return f"{_shown(summary)}: no table list inside (written by an earlier incast)"
+        for table in TABLES[:1] + TABLES[2:]:
+            path = self._path(table, point)
+            if table not in rows:
+                if os.path.lexists(path):
+                    return f"{_shown(path)}: not listed by the point's summary"
+                continue
+            try:
+                self._check_file(path, point, table, rows[table])
+            except _Damaged as e:
+                return str(e)
+        return None
+
+    def _check_file(self, path: Path, point: Point, table: str, rows: Any) -> Dict[bytes, bytes]:
+        """The file's key-value metadata, after checking its footer, its columns, the point and
+        table it says it holds and its row count; raises `_Damaged` saying what is wrong."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        shown = _shown(path)
+        try:
+            with pq.ParquetFile(path) as f:
+                meta, schema = f.metadata, f.schema_arrow
+        except FileNotFoundError:
+            raise _Damaged(f"{shown}: missing") from None
+        except (OSError, ValueError, pa.ArrowException) as e:
+            raise _Damaged(f"{shown}: not a readable Parquet file ({_first_line(e)})") from None
+        kv = meta.metadata or {}
+        if POINT_KEY not in kv:
+            raise _Damaged(f"{shown}: no point key inside (written by an earlier incast)")
+        if kv[POINT_KEY] != point.key.encode() or kv.get(TABLE_KEY) != table.encode():
+            theirs = kv[POINT_KEY].decode(errors="replace")
+            what = kv.get(TABLE_KEY, b"?").decode(errors="replace")
+            raise _Damaged(f"{shown}: holds the {what} of point {theirs}")
+        if meta.num_rows != rows:
+            raise _Damaged(f"{shown}: {meta.num_rows} rows where {rows} were written")
+        expected = self._front_schema()
+        if table == "flows":
+            expected = pa.schema(list(expected) + list(flows_schema()))
+        names = [(f.name, f.type) for f in schema]
+        wanted = [(f.name, f.type) for f in expected]
+        if names[: len(wanted)] != wanted or (table == "flows" and len(names) != len(wanted)):
+            raise _Damaged(f"{shown}: columns differ from those this sweep writes")
+        return kv
+
+    def survey(self) -> Tuple[List[Point], Dict[str, str]]:
+        """The points to run, and why each of the damaged ones is (point key: reason). Every file
+        of a point to run is removed, so that until it is written again the datasets hold no part
+        of it. Call with the directory open (locked)."""
+        todo: List[Point] = []
+        damaged: Dict[str, str] = {}
+        for point in self.sweep.points:
+            reason = self.verify(point)
+            if reason is None:
+                continue
+            todo.append(point)
+            if reason != MISSING:
+                damaged[point.key] = reason
+            for table in TABLES:
+                path = self._path(table, point)
+                if os.path.lexists(path):
+                    path.unlink()
+        return todo, damaged
+
+    def _path(self, table: str, point: Point) -> Path:
+        return self.out / table / f"{point.key}.parquet"
 
     def write(self, point: Point, result: RunResult) -> None:
-        """Writes the point's tables under temporary names, then renames them, summary last."""
+        """Writes the point's tables under temporary names, then renames them, summary last.
+        Raises `SweepError` (key "out") if they cannot be written (a full disk...), leaving no
+        part of this point behind and every other point as it was."""
         import pyarrow.parquet as pq
 
         tables = {"flows": result.flows}
@@ -145,24 +240,45 @@ class Store:
             tables["queues"] = result.queues
         if result.throughput is not None:
             tables["throughput"] = result.throughput
+        rows = {name: table.num_rows for name, table in tables.items()}
         tables["summary"] = summary_table(result.summary)
-        with staged_files() as stage:
-            for name, table in tables.items():
-                directory = self.out / name
-                directory.mkdir(exist_ok=True)
-                pq.write_table(self._with_params(point, table), stage(directory / f"{point.key}.parquet"))
+        try:
+            with staged_files() as stage:
+                for name, table in tables.items():
+                    directory = self.out / name
+                    directory.mkdir(exist_ok=True)
+                    labels = {POINT_KEY: point.key.encode(), TABLE_KEY: name.encode()}
+                    if name == "summary":
+                        labels[ROWS_KEY] = json.dumps(rows, sort_keys=True).encode()
+                    labelled = self._with_params(point, table).replace_schema_metadata(labels)
+                    pq.write_table(labelled, stage(self._path(name, point)))
+        except OSError as e:
+            raise SweepError("out", f"cannot write point {point.key}: {_os_error(e)}") from None
+
+    def _front_schema(self) -> "pa.Schema":
+        """The columns in front of every table: point, each varied key and seed."""
+        import pyarrow as pa
+
+        # Sweep.columns's kinds; "json" columns hold text.
+        types: Dict[str, pa.DataType] = {
+            "bool": pa.bool_(), "int64": pa.int64(), "float64": pa.float64(), "string": pa.string(), "json": pa.string()
+        }
+        fields: List[Tuple[str, pa.DataType]] = [("point", pa.string())]
+        fields += [(key, types[kind]) for key, kind in self.sweep.columns.items()]
+        fields.append(("seed", pa.uint64()))
+        return pa.schema(fields)
 
     def _with_params(self, point: Point, table: "pa.Table") -> "pa.Table":
         """`table` with the columns point, each varied key and seed in front."""
         import pyarrow as pa
 
         rows = table.num_rows
-        columns = {"point": pa.repeat(pa.scalar(point.key, pa.string()), rows)}
-        for key, kind in self.sweep.columns.items():
-            arrow_type = pa.string() if kind == "json" else pa.type_for_alias(kind)
-            columns[key] = pa.repeat(pa.scalar(column_value(point.params[key], kind), arrow_type), rows)
-        columns["seed"] = pa.repeat(pa.scalar(point.seed, pa.uint64()), rows)
-        front = pa.table(columns)
+        values = [point.key] + [column_value(point.params[key], kind) for key, kind in self.sweep.columns.items()]
+        values.append(point.seed)
+        schema = self._front_schema()
+        front = pa.table(
+            [pa.repeat(pa.scalar(value, field.type), rows) for value, field in zip(values, schema)], schema=schema
+        )
         return pa.Table.from_arrays(
             front.columns + table.columns, names=front.column_names + table.column_names
         )
@@ -185,6 +301,28 @@ def summary_table(summary: Dict[str, Any]) -> "pa.Table":
         else:
             columns[name] = pa.array([json.dumps(value, sort_keys=True)], pa.string())
     return pa.table(columns)
+
+
+MISSING = "missing"
+"""`Store.verify` of a point that never finished: no summary file."""
+
+
+class _Damaged(Exception):
+    """A point file that fails verification; the message says which and why."""
+
+
+def _shown(path: Path) -> str:
+    """`flows/KEY.parquet`: a point file named as the user finds it under DIR."""
+    return f"{path.parent.name}/{path.name}"
+
+
+def _first_line(e: BaseException) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+def _os_error(e: OSError) -> str:
+    """An OSError as its errno text (pyarrow's carry it only in the message)."""
+    return e.strerror or _first_line(e)
 
 
 def _lock(path: Path) -> int:
