@@ -152,16 +152,6 @@ def format_of(path: Path) -> Literal["toml", "json"]:
     return "json" if path.suffix.lower() == ".json" else "toml"
 
 
-def _parse(text: str, fmt: Literal["toml", "json"]) -> Optional[Dict[str, Any]]:
-    """The tree of a document as the engine parses it, or None if it is not a table or has a
-    syntax error (the engine's check then reports it)."""
-    try:
-        tree = _core.document(text, fmt)
-    except ScenarioError:
-        return None
-    return tree if isinstance(tree, dict) else None
-
-
 def _plain(value: Any, path: str, ancestors: Tuple[int, ...] = ()) -> Any:
     """A copy of `value` made only of JSON types; names the key of anything else.
 

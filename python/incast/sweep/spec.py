@@ -14,15 +14,9 @@ import json
 import math
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python < 3.11 only
-    import tomli as tomllib
 
 from incast import __version__, _core
 
@@ -40,7 +34,7 @@ def build_version() -> str:
 
 _BUILD_VERSION: Optional[str] = None
 from incast.api import flows_schema
-from incast.scenario import _parse, _plain, format_of, source_of
+from incast.scenario import _plain, format_of, read_scenario_text, source_of
 
 CACHE_FORMAT = 1
 """Bumped whenever what a point's file holds changes, so that older results are not reused."""
@@ -124,11 +118,14 @@ def load_sweep(path: Union[str, "os.PathLike[str]"]) -> Sweep:
     Raises `SweepError` naming the key at fault, OSError if the sweep file cannot be read.
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    # The engine's TOML reader, so that a sweep file reads as a scenario file does.
     try:
-        tree = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise SweepError("", f"TOML syntax error: {e}") from None
+        text = read_scenario_text(path)
+        tree = _core.document(text, "toml")
+    except _core.ScenarioError as e:
+        raise SweepError("", str(e)) from None
+    if not isinstance(tree, dict):
+        raise SweepError("", "a sweep file is a TOML table")
     return sweep_from_dict(tree, base_dir=path.resolve().parent, source=path, text=text)
 
 
@@ -191,17 +188,13 @@ def _base_scenario(value: Any, here: Path) -> Tuple[Dict[str, Any], Path, str]:
     path = Path(value)
     path = here / path
     try:
-        text = path.read_text(encoding="utf-8")
+        tree = _core.document(read_scenario_text(path), format_of(path))
     except OSError as e:
         raise SweepError("scenario", f"cannot read {os.fspath(value)!r}: {e.strerror or e}") from None
-    tree = _parse(text, format_of(path))
-    if tree is None:
-        try:
-            _core.check(text, format_of(path), path.resolve().parent)
-            problem = "Python's TOML reader cannot parse it (TOML 1.1 syntax?)"
-        except _core.ScenarioError as e:
-            problem = str(e)
-        raise SweepError("scenario", f"{os.fspath(value)}: {problem}")
+    except _core.ScenarioError as e:
+        raise SweepError("scenario", f"{os.fspath(value)}: {e}") from None
+    if not isinstance(tree, dict):
+        raise SweepError("scenario", f"{os.fspath(value)}: a scenario is a table")
     return tree, path.resolve().parent, os.fspath(value)
 
 

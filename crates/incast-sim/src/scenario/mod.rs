@@ -155,7 +155,10 @@ fn toml_to_json(value: toml::Value, path: &str) -> Result<serde_json::Value, Sce
             table
                 .into_iter()
                 .map(|(key, item)| {
-                    let value = toml_to_json(item, &join(path, &key))?;
+                    // A key that is not bare is quoted, as TOML writes it: `vary.grid."d3.alpha"`.
+                    let bare = key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                    let segment = if bare { key.clone() } else { format!("{key:?}") };
+                    let value = toml_to_json(item, &join(path, &segment))?;
                     Ok((key, value))
                 })
                 .collect::<Result<_, _>>()?,
