@@ -38,6 +38,7 @@ SUMMARY_KEYS = {
     "d3_requests",
     "d3_priority_inversions",
     "transport",
+    "stopped_at_horizon",
 }
 FLOW_COLUMNS = [
     "flow_id",

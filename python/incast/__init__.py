@@ -10,10 +10,10 @@ the GIL released and returns a `RunResult` of pyarrow tables. Bad scenarios rais
 naming the offending key.
 """
 
-from incast._core import ScenarioError
+from incast._core import ResourceError, ScenarioError
 from incast._core import version as _engine_version
 from incast.api import Progress, RunResult, effective_transport, load_scenario, run
 
 __version__: str = _engine_version()
 
-__all__ = ["Progress", "RunResult", "ScenarioError", "__version__", "effective_transport", "load_scenario", "run"]
+__all__ = ["Progress", "ResourceError", "RunResult", "ScenarioError", "__version__", "effective_transport", "load_scenario", "run"]

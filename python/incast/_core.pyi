@@ -6,7 +6,7 @@ Private: use the `incast` package. tests/test_stub.py checks these names against
 import os
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union, final
 
-__all__ = ["ScenarioError", "Simulation", "check", "document", "version"]
+__all__ = ["ResourceError", "ScenarioError", "Simulation", "check", "document", "version"]
 
 _PathLike = Union[str, "os.PathLike[str]"]
 
@@ -17,6 +17,15 @@ class ScenarioError(ValueError):
     """The offending key, e.g. `workload[0].size.min`; "" for the whole document."""
     message: str
     """What is wrong with it."""
+
+class ResourceError(MemoryError):
+    """A run that needed more memory than it could get, or more rows or flows than `[run]`
+    allows once running; `str()` is "`path`: message", or the message when no key is to blame."""
+
+    path: str
+    """The key that drove the demand, e.g. `output.queue_sample_interval`; "" if none."""
+    message: str
+    """What ran out."""
 
 class _ProgressDict(TypedDict):
     sim_time_s: float
@@ -44,6 +53,7 @@ class _SummaryDict(TypedDict):
     d3_requests: int
     d3_priority_inversions: int
     transport: Dict[str, Any]
+    stopped_at_horizon: bool
 
 # Column dicts: "rows" (int) plus one `bytes` per column holding its values in native byte order
 # (u32, u64, f64 or u8 as in RunResult's schema); a nullable column `c` also has "c.valid", an
@@ -73,13 +83,16 @@ class Simulation:
         base_dir: Optional[_PathLike] = None,
         seed: Optional[int] = None,
     ) -> Simulation:
-        """Parses a scenario and builds its network; raises ScenarioError naming the bad key."""
+        """Parses a scenario and builds its network; raises ScenarioError naming the bad key, or
+        ResourceError if memory runs out."""
     def step(self, max_events: int) -> bool:
-        """Processes at most `max_events` events without the GIL; True once the run is over."""
+        """Processes at most `max_events` events without the GIL; True once the run is over.
+        Raises ResourceError if memory runs out or the run reaches `run.max_samples`."""
     def progress(self) -> _ProgressDict:
         """Where the run is."""
     def finish(self) -> _ResultsDict:
-        """Ends the run and returns its results as columns; the object cannot be used again."""
+        """Ends the run and returns its results as columns; the object cannot be used again.
+        Raises ResourceError if memory runs out."""
 
 def check(
     text: str, format: Literal["toml", "json"] = "toml", base_dir: Optional[_PathLike] = None

@@ -12,9 +12,9 @@ use std::sync::Mutex;
 
 use incast_sim::results::{FlowRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
 use incast_sim::scenario::{self, Format, Scenario};
-use incast_sim::{Progress, Simulation};
+use incast_sim::{Progress, ResourceError as EngineResourceError, Simulation};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
@@ -26,14 +26,40 @@ create_exception!(
      `workload[0].size.min`), `message` says what is wrong with it; `str()` gives both."
 );
 
+create_exception!(
+    incast._core,
+    ResourceError,
+    PyMemoryError,
+    "A run that needed more memory than it could get, or more sample rows or flows than \
+     `[run]` allows once running. `path` names the key that drove the demand, or is empty; \
+     `message` says what ran out; `str()` gives both."
+);
+
 /// Builds a Python `ScenarioError` carrying `.path` and `.message`.
 fn scenario_error(py: Python<'_>, err: &scenario::ScenarioError) -> PyErr {
-    let exc = ScenarioError::new_err(err.to_string());
+    with_key(py, ScenarioError::new_err(err.to_string()), &err.path, &err.message)
+}
+
+/// Builds a Python `ResourceError` carrying `.path` and `.message`.
+fn resource_error(py: Python<'_>, err: &EngineResourceError) -> PyErr {
+    with_key(py, ResourceError::new_err(err.to_string()), &err.path, &err.message)
+}
+
+/// `exc` with the attributes `.path` and `.message`.
+fn with_key(py: Python<'_>, exc: PyErr, path: &str, message: &str) -> PyErr {
     let value = exc.value(py);
     // Exception instances always accept attributes; a failure here would only lose the extras.
-    let _ = value.setattr("path", err.path.as_str());
-    let _ = value.setattr("message", err.message.as_str());
+    let _ = value.setattr("path", path);
+    let _ = value.setattr("message", message);
     exc
+}
+
+/// The Python exception of an engine error.
+fn engine_error(py: Python<'_>, err: &incast_sim::Error) -> PyErr {
+    match err {
+        incast_sim::Error::Scenario(e) => scenario_error(py, e),
+        incast_sim::Error::Resource(e) => resource_error(py, e),
+    }
 }
 
 fn used_after_finish() -> PyErr {
@@ -91,12 +117,13 @@ fn build(
         }
         Simulation::new(&sc)
     })
-    .map_err(|e| scenario_error(py, &e))
+    .map_err(|e: incast_sim::Error| engine_error(py, &e))
 }
 
 #[pymethods]
 impl PySimulation {
-    /// Parses a scenario and builds its network. Raises `ScenarioError` naming the bad key.
+    /// Parses a scenario and builds its network. Raises `ScenarioError` naming the bad key, or
+    /// `ResourceError` if memory runs out.
     #[new]
     #[pyo3(signature = (text, format = "toml", base_dir = None, seed = None))]
     fn new(
@@ -113,12 +140,14 @@ impl PySimulation {
     }
 
     /// Processes at most `max_events` events with the GIL released; True once the run is over.
+    /// Raises `ResourceError` if the run runs out of memory or reaches `run.max_samples`.
     fn step(&self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
-        py.detach(|| {
+        let stepped = py.detach(|| {
             let mut guard = self.inner.lock().map_err(|_| poisoned())?;
             let sim = guard.as_mut().ok_or_else(used_after_finish)?;
-            Ok(sim.step(max_events))
-        })
+            Ok::<_, PyErr>(sim.step(max_events))
+        })?;
+        stepped.map_err(|e| resource_error(py, &e))
     }
 
     /// Where the run is, as a dict (see `_core.pyi`).
@@ -141,14 +170,16 @@ impl PySimulation {
     }
 
     /// Ends the run and returns its results as columns (see `_core.pyi`). The object is spent.
+    /// Raises `ResourceError` if memory runs out for the results.
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let results: RunResults = py.detach(|| {
+        let finished = py.detach(|| {
             let mut guard = self.inner.lock().map_err(|_| poisoned())?;
             guard
                 .take()
                 .map(Simulation::finish)
                 .ok_or_else(used_after_finish)
         })?;
+        let results: RunResults = finished.map_err(|e| resource_error(py, &e))?;
         results_to_py(py, &results)
     }
 }
@@ -364,6 +395,7 @@ fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDic
     d.set_item("d3_requests", s.d3_requests)?;
     d.set_item("d3_priority_inversions", s.d3_priority_inversions)?;
     d.set_item("transport", json_loads(py, &s.transport)?)?;
+    d.set_item("stopped_at_horizon", s.stopped_at_horizon)?;
     Ok(d)
 }
 
@@ -431,6 +463,7 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("ResourceError", m.py().get_type::<ResourceError>())?;
     m.add_class::<PySimulation>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(document, m)?)?;

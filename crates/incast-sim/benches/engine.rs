@@ -39,7 +39,7 @@ fn star_incast() -> Scenario {
             round_gap: Duration::from_us(100),
             options: options(),
         }],
-        run: RunSpec { duration: None, stop_after_finite_flows: false, max_trace_bytes: RunSpec::DEFAULT_MAX_TRACE_BYTES },
+        run: RunSpec::default(),
         output: OutputSpec::default(),
     }
 }
@@ -83,7 +83,7 @@ fn two_tier_oldi() -> Scenario {
         switch: SwitchSpec { core_buffer: Some(BufferSpec::PerPort { bytes: 100_000_000 }), ..switch(BufferSpec::Shared { bytes: 4_000_000, alpha: 1.0 }) },
         transport: transport(),
         workloads,
-        run: RunSpec { duration: Some(Duration::from_ms(500)), stop_after_finite_flows: false, max_trace_bytes: RunSpec::DEFAULT_MAX_TRACE_BYTES },
+        run: RunSpec { duration: Some(Duration::from_ms(500)), ..RunSpec::default() },
         output: OutputSpec::default(),
     }
 }

@@ -93,6 +93,11 @@ impl EventQueue {
         }
     }
 
+    /// Whether no event is pending.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.packets.is_empty() && self.timers.is_empty()
+    }
+
     /// Removes and returns the earliest event.
     #[cfg(test)]
     pub(crate) fn pop(&mut self) -> Option<(Instant, Event)> {

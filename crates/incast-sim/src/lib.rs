@@ -12,6 +12,7 @@
 
 mod connection;
 mod d3_port;
+mod error;
 mod event;
 mod flow;
 pub mod ids;
@@ -27,4 +28,5 @@ mod sim;
 mod topology;
 mod workload;
 
+pub use error::{Error, ResourceError};
 pub use sim::{run, Progress, Simulation};

@@ -95,6 +95,9 @@ pub struct Summary {
     /// The `[transport]` settings in effect, as a JSON object keyed as the scenario file writes
     /// them (the stack's defaults with the file's keys applied).
     pub transport: String,
+    /// The run reached its simulated-time horizon (`[run] horizon`) with work left and stopped
+    /// there: `sim_time_s` is the horizon, and flows unfinished by then have no `finish_s`.
+    pub stopped_at_horizon: bool,
 }
 
 /// A sampled queue length series of one switch port.

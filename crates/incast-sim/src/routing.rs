@@ -5,17 +5,25 @@
 
 use std::collections::HashMap;
 
+use crate::error::{try_vec, ResourceError};
 use crate::ids::{NodeId, PortId};
 use crate::topology::Topology;
 
-/// Hop distances to each destination node, computed on first use, and the shared routes.
+/// Hop distances between switches, computed on first use, and the shared routes.
 #[derive(Debug, Default)]
 pub(crate) struct Router {
-    distances: HashMap<NodeId, Vec<u32>>,
+    /// Hops from every switch (by switch index) to a destination host's switch, by that switch.
+    /// Hosts forward nothing, so a route's last hop is always its destination's downlink and one
+    /// table serves every host of a switch: the tables grow with switches, not hosts (a million
+    /// flows to a million hosts of one star need one table, not a million).
+    distances: HashMap<NodeId, Vec<u16>>,
     /// Routes of host pairs with a single shortest path: (offset, length) in the route table.
-    unique: HashMap<(NodeId, NodeId), (u32, u16)>,
+    unique: HashMap<(u32, u32), (u32, u16)>,
     salt: u64,
 }
+
+/// A switch no path reaches.
+const UNREACHED: u16 = u16::MAX;
 
 impl Router {
     /// A router whose ECMP choices are salted with `seed`.
@@ -23,23 +31,38 @@ impl Router {
         Router { distances: HashMap::new(), unique: HashMap::new(), salt: seed }
     }
 
-    /// The egress ports from `src` to `dst` for flow key `flow_key`, as (offset, length) in
-    /// `table`; new routes are appended to it.
-    pub(crate) fn route(&mut self, topo: &Topology, src: NodeId, dst: NodeId, flow_key: u64, table: &mut Vec<PortId>) -> (u32, u16) {
+    /// The egress ports from host `src` to host `dst` for flow key `flow_key`, as (offset,
+    /// length) in `table`; new routes are appended to it.
+    pub(crate) fn route(
+        &mut self,
+        topo: &Topology,
+        src: u32,
+        dst: u32,
+        flow_key: u64,
+        table: &mut Vec<PortId>,
+    ) -> Result<(u32, u16), ResourceError> {
         if let Some(&shared) = self.unique.get(&(src, dst)) {
-            return shared;
+            return Ok(shared);
         }
         let salt = self.salt;
-        let dist = self.distances.entry(dst).or_insert_with(|| bfs(topo, dst));
+        let last = topo.switch_of(dst);
+        let dist = match self.distances.entry(last) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(switch_distances(topo, last)?),
+        };
+        let hops = |node: NodeId| topo.switch_index(node).map_or(UNREACHED, |i| dist[i as usize]);
         let start = table.len();
         let mut branched = false;
         let mut candidates = Vec::new();
-        let mut at = src;
-        while at != dst {
-            let here = dist[at.idx()];
+        // A host's only way out is its NIC.
+        let nic = topo.host_nic(src);
+        table.push(nic);
+        let mut at = topo.ports[nic.idx()].peer;
+        while at != last {
+            let here = hops(at);
             candidates.clear();
             candidates.extend(
-                topo.nodes[at.idx()].ports.iter().copied().filter(|p| dist[topo.ports[p.idx()].peer.idx()] + 1 == here),
+                topo.nodes[at.idx()].ports.iter().copied().filter(|p| hops(topo.ports[p.idx()].peer).wrapping_add(1) == here),
             );
             assert!(!candidates.is_empty(), "every topology we build is connected");
             let pick = if candidates.len() == 1 {
@@ -52,32 +75,34 @@ impl Router {
             table.push(port);
             at = topo.ports[port.idx()].peer;
         }
+        table.push(topo.host_downlink(dst));
         let range = (start as u32, (table.len() - start) as u16);
         if !branched {
             self.unique.insert((src, dst), range);
         }
-        range
+        Ok(range)
     }
 }
 
-/// Hop counts from every node to `dst`; hosts other than `dst` do not forward.
-fn bfs(topo: &Topology, dst: NodeId) -> Vec<u32> {
-    let mut dist = vec![u32::MAX - 1; topo.nodes.len()];
-    dist[dst.idx()] = 0;
-    let mut frontier = std::collections::VecDeque::from([dst]);
+/// Hop counts from every switch, by switch index, to switch `to`, over links between switches.
+fn switch_distances(topo: &Topology, to: NodeId) -> Result<Vec<u16>, ResourceError> {
+    let mut dist = try_vec(topo.switches as usize, UNREACHED, "a routing table")?;
+    let index = |n: NodeId| topo.switch_index(n).map(|i| i as usize);
+    dist[index(to).expect("hosts hang from switches")] = 0;
+    let mut frontier = std::collections::VecDeque::from([to]);
     while let Some(n) = frontier.pop_front() {
-        if n != dst && topo.is_host(n) {
-            continue;
-        }
+        let next = dist[index(n).expect("only switches are queued")] + 1;
         for p in &topo.nodes[n.idx()].ports {
             let peer = topo.ports[p.idx()].peer;
-            if dist[peer.idx()] == u32::MAX - 1 {
-                dist[peer.idx()] = dist[n.idx()] + 1;
-                frontier.push_back(peer);
+            if let Some(i) = index(peer) {
+                if dist[i] == UNREACHED {
+                    dist[i] = next;
+                    frontier.push_back(peer);
+                }
             }
         }
     }
-    dist
+    Ok(dist)
 }
 
 /// SplitMix64 finalizer: a cheap, well-distributed hash of a 64-bit key.
@@ -105,7 +130,7 @@ mod tests {
         let t = fat_tree(4);
         let mut r = Router::new(1);
         let mut path = Vec::new();
-        assert_eq!(r.route(&t, t.hosts[0], t.hosts[15], 7, &mut path), (0, 6));
+        assert_eq!(r.route(&t, 0, 15, 7, &mut path).unwrap(), (0, 6));
         assert_eq!(path.len(), 6);
         assert_eq!(t.ports[path[5].idx()].peer, t.hosts[15]);
         assert_eq!(t.ports[path[0].idx()].node, t.hosts[0]);
@@ -118,7 +143,7 @@ mod tests {
         let mut cores = HashSet::new();
         for flow in 0..64 {
             let mut path = Vec::new();
-            r.route(&t, t.hosts[0], t.hosts[15], flow, &mut path);
+            r.route(&t, 0, 15, flow, &mut path).unwrap();
             cores.insert(t.ports[path[2].idx()].peer);
         }
         assert_eq!(cores.len(), 4, "all (k/2)^2 core switches used");
@@ -130,8 +155,8 @@ mod tests {
         let t = Topology::build(&TopologySpec::Star { hosts: 3, link }).unwrap();
         let mut r = Router::new(1);
         let mut table = Vec::new();
-        let a = r.route(&t, t.hosts[1], t.hosts[0], 1, &mut table);
-        let b = r.route(&t, t.hosts[1], t.hosts[0], 2, &mut table);
+        let a = r.route(&t, 1, 0, 1, &mut table).unwrap();
+        let b = r.route(&t, 1, 0, 2, &mut table).unwrap();
         assert_eq!((a, b, table.len()), ((0, 2), (0, 2), 2));
     }
 
@@ -139,8 +164,8 @@ mod tests {
     fn same_flow_key_gets_same_route() {
         let t = fat_tree(4);
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        Router::new(3).route(&t, t.hosts[1], t.hosts[9], 42, &mut a);
-        Router::new(3).route(&t, t.hosts[1], t.hosts[9], 42, &mut b);
+        Router::new(3).route(&t, 1, 9, 42, &mut a).unwrap();
+        Router::new(3).route(&t, 1, 9, 42, &mut b).unwrap();
         assert_eq!(a, b);
     }
 }

@@ -13,6 +13,7 @@ use incast_proto::time::{BitsPerSec, Duration, Instant};
 use crate::connection::Connection;
 use crate::event::{Event, EventQueue};
 use crate::d3_port::D3Port;
+use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::flow::{d3_field, Flow, Outcome, Setup, Stalls, Transport};
 use crate::ids::{FlowId, PacketId, PortId};
 use crate::inversions::PriorityInversions;
@@ -24,6 +25,9 @@ use crate::routing::{mix, Router};
 use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, ScenarioError, TransportSpec};
 use crate::topology::{NodeKind, Topology};
 use crate::workload::{plan, Burst, FlowPlan};
+
+/// Entries a flow's two routes may add to the route table (a fat-tree route has six hops).
+const MAX_ROUTE_HOPS: usize = 16;
 
 /// A full-size frame: a host NIC always holds at least one.
 const FULL_FRAME_BYTES: u64 = 1500;
@@ -71,6 +75,8 @@ struct Counters {
 /// Sampling configuration and what was sampled.
 struct Sampling {
     interval: Duration,
+    /// Rows left before `run.max_samples`.
+    rows_left: u64,
     queue_ports: Vec<(u32, PortId)>,
     queues: Vec<QueueSeries>,
     throughput_every: Option<u64>,
@@ -109,6 +115,12 @@ pub struct Simulation {
     /// Round generators of flow-burst workloads, indexed by workload.
     bursts: Vec<Option<Burst>>,
     end: Option<Instant>,
+    /// `[run] horizon`: no event after it is processed.
+    horizon: Instant,
+    /// The run stopped at the horizon with work left.
+    stopped_at_horizon: bool,
+    /// Why the run stopped early, reported by the `step` that stopped it.
+    failure: Option<ResourceError>,
     /// `[run] stop_after_finite_flows`: end once every finite flow is done, long flows or not.
     stop_after_finite_flows: bool,
     finite_remaining: u64,
@@ -124,13 +136,16 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Builds the network and workload of `scenario`.
-    pub fn new(scenario: &Scenario) -> Result<Simulation, ScenarioError> {
+    /// Builds the network and workload of `scenario`. Fails with [`Error::Scenario`] for what
+    /// the scenario's checks could not see (a hand-built [`Scenario`]), with [`Error::Resource`]
+    /// when memory runs out or the workloads draw more than `run.max_flows` flows.
+    pub fn new(scenario: &Scenario) -> Result<Simulation, Error> {
         let topo = Topology::build(&scenario.topology)?;
         let classes = scenario.switch.priority_classes.max(1);
         let mut pools = Vec::new();
-        let mut pool_of_switch = vec![None; topo.switches as usize];
-        let mut ports = Vec::with_capacity(topo.ports.len());
+        let mut pool_of_switch = try_vec(topo.switches as usize, None, "the switch table")?;
+        let mut ports = Vec::new();
+        reserve(&mut ports, topo.ports.len(), "the port table")?;
         for info in &topo.ports {
             let (limit, ecn) = match topo.nodes[info.node.idx()].kind {
                 NodeKind::Host(_) => (BufferLimit::Unlimited, EcnThreshold::NEVER),
@@ -153,44 +168,52 @@ impl Simulation {
             ports.push(Port::new(*info, limit, ecn, classes));
         }
 
-        let plan = plan(&scenario.workloads, scenario.seed);
+        let plan = plan(&scenario.workloads, scenario.seed, scenario.run.max_flows)?;
         let hosts = topo.hosts.len() as u32;
-        let host_backlog_bytes = (0..hosts)
-            .map(|h| {
-                let rate = topo.ports[topo.host_nic(h).idx()].link.rate;
-                ((rate.0 as f64 / 8.0 * HOST_BACKLOG.as_secs_f64()) as u64).max(FULL_FRAME_BYTES)
-            })
-            .collect();
-        let host_of_port = (0..topo.ports.len())
-            .map(|p| match topo.nodes[topo.ports[p].node.idx()].kind {
-                NodeKind::Host(h) => h,
-                NodeKind::Switch { .. } => u32::MAX,
-            })
-            .collect();
+        let mut host_backlog_bytes = try_vec(hosts as usize, 0, "the host table")?;
+        for (h, backlog) in host_backlog_bytes.iter_mut().enumerate() {
+            let rate = topo.ports[topo.host_nic(h as u32).idx()].link.rate;
+            *backlog = ((rate.0 as f64 / 8.0 * HOST_BACKLOG.as_secs_f64()) as u64).max(FULL_FRAME_BYTES);
+        }
+        let mut host_of_port = try_vec(topo.ports.len(), u32::MAX, "the port table")?;
+        for (p, host) in host_of_port.iter_mut().enumerate() {
+            if let NodeKind::Host(h) = topo.nodes[topo.ports[p].node.idx()].kind {
+                *host = h;
+            }
+        }
         let sampling = build_sampling(scenario, &topo, hosts)?;
+        let processor_timer_at = try_vec(ports.len(), None, "the port table")?;
+        let blocked = try_vec(hosts as usize, std::collections::VecDeque::new(), "the host table")?;
+        let mut flows = Vec::new();
+        reserve(&mut flows, plan.flows.len(), "the flow table")?;
+        let mut starts = BinaryHeap::new();
+        starts.try_reserve(plan.flows.len()).map_err(|_| ResourceError::allocation::<(Instant, u32)>("the flow starts", plan.flows.len()))?;
         let fastest_host_link = (0..hosts).map(|h| topo.ports[topo.host_nic(h).idx()].link.rate).max().unwrap_or(BitsPerSec::GBPS);
         let mut sim = Simulation {
             now: Instant::ZERO,
             events: EventQueue::default(),
             event_count: 0,
-            processor_timer_at: vec![None; ports.len()],
+            processor_timer_at,
             topo,
             ports,
             pools,
             packets: PacketArena::default(),
             routes: Vec::new(),
             router: Router::new(scenario.seed),
-            flows: Vec::with_capacity(plan.flows.len()),
+            flows,
             transport: scenario.transport.clone(),
             d3_field: d3_field(&scenario.transport, fastest_host_link),
-            starts: BinaryHeap::new(),
+            starts,
             starts_event_at: None,
             host_backlog_bytes,
-            blocked: vec![std::collections::VecDeque::new(); hosts as usize],
+            blocked,
             host_of_port,
             priority_classes: classes,
             bursts: plan.bursts,
             end: scenario.run.duration.map(|d| Instant::ZERO + d),
+            horizon: Instant::ZERO + scenario.run.horizon,
+            stopped_at_horizon: false,
+            failure: None,
             stop_after_finite_flows: scenario.run.stop_after_finite_flows,
             finite_remaining: 0,
             completed: 0,
@@ -247,15 +270,21 @@ impl Simulation {
         self.ports[port.idx()].processor = Some(processor);
     }
 
-    /// Processes at most `max_events` events; returns true once the run is over.
-    pub fn step(&mut self, max_events: u64) -> bool {
+    /// Processes at most `max_events` events; returns true once the run is over. Fails, and
+    /// stays over, when the run needs more memory than it can get or records more than
+    /// `run.max_samples` samples.
+    pub fn step(&mut self, max_events: u64) -> Result<bool, ResourceError> {
         let wall_start = std::time::Instant::now();
         let mut budget = max_events;
-        let limit = self.end.unwrap_or(Instant::NEVER);
+        let limit = self.end.unwrap_or(Instant::NEVER).min(self.horizon);
         while !self.done && budget > 0 {
             let Some((t, event)) = self.events.pop_until(limit) else {
                 // Nothing left before the end: the run is over at `end`, or now if it had none.
-                self.now = self.end.unwrap_or(self.now);
+                // Events left past a horizon that comes first are work the run could not finish:
+                // it stops at the horizon, and says so.
+                let horizon_first = limit == self.horizon && self.end.is_none_or(|end| end > self.horizon);
+                self.stopped_at_horizon = horizon_first && !self.events.is_empty();
+                self.now = if self.stopped_at_horizon { self.horizon } else { self.end.map_or(self.now, |end| end.min(self.horizon)) };
                 self.done = true;
                 break;
             };
@@ -268,7 +297,10 @@ impl Simulation {
             }
         }
         self.wall += wall_start.elapsed();
-        self.done
+        match self.failure.take() {
+            Some(e) => Err(e),
+            None => Ok(self.done),
+        }
     }
 
     /// Where the run is.
@@ -282,12 +314,14 @@ impl Simulation {
         }
     }
 
-    /// Ends the run and returns its results.
-    pub fn finish(self) -> RunResults {
+    /// Ends the run and returns its results; fails only if memory runs out for the flow table.
+    pub fn finish(self) -> Result<RunResults, ResourceError> {
         let mut deadline_flows = 0u64;
         let mut met = 0u64;
         let mut timeouts = 0u64;
-        let flows: Vec<FlowRecord> = self
+        let mut flows: Vec<FlowRecord> = Vec::new();
+        reserve(&mut flows, self.flows.len(), "the flow records")?;
+        flows.extend(self
             .flows
             .iter()
             .enumerate()
@@ -332,8 +366,7 @@ impl Simulation {
                     app: f.plan.app,
                     background: f.plan.background,
                 }
-            })
-            .collect();
+            }));
         let max_queue_bytes = self
             .ports
             .iter()
@@ -360,54 +393,59 @@ impl Simulation {
             d3_requests: self.inversions.as_ref().map_or(0, |i| i.requests),
             d3_priority_inversions: self.inversions.as_ref().map_or(0, |i| i.inversions),
             transport: serde_json::Value::Object(crate::scenario::effective_transport(&self.transport)).to_string(),
+            stopped_at_horizon: self.stopped_at_horizon,
         };
         let (queues, throughput) = match self.sampling {
             Some(s) => (s.queues, s.throughput),
             None => (Vec::new(), None),
         };
-        RunResults { flows, summary, queues, throughput }
+        Ok(RunResults { flows, summary, queues, throughput })
     }
 
     /// Adds a planned flow: checks its hosts, resolves its routes and queues its start.
-    fn add_flow(&mut self, f: &FlowPlan) -> Result<(), ScenarioError> {
+    fn add_flow(&mut self, f: &FlowPlan) -> Result<(), Error> {
         let hosts = self.topo.hosts.len() as u32;
         let i = self.flows.len();
         for (host, what) in [(f.src, "source"), (f.dst, "destination")] {
             if host >= hosts {
-                return Err(ScenarioError {
+                return Err(Error::Scenario(ScenarioError {
                     path: format!("workload[{}]", f.workload),
                     message: format!("flow {i} has {what} host {host}, but the topology has only {hosts} hosts (0..{})", hosts - 1),
-                });
+                }));
             }
         }
         if f.src == f.dst {
-            return Err(ScenarioError {
+            return Err(Error::Scenario(ScenarioError {
                 path: format!("workload[{}]", f.workload),
                 message: format!("flow {i} sends from host {} to itself", f.src),
-            });
+            }));
         }
+        // Room for this flow's entries, so that running out of memory is an error here.
+        reserve(&mut self.flows, 1, "the flow table")?;
+        reserve(&mut self.routes, 2 * MAX_ROUTE_HOPS, "the route table")?;
+        self.starts.try_reserve(1).map_err(|_| ResourceError::allocation::<(Instant, u32)>("the flow starts", self.starts.len() + 1))?;
         let key = mix(i as u64);
-        let forward = push_route(&mut self.router, &self.topo, &mut self.routes, f.src, f.dst, key);
-        let reverse = push_route(&mut self.router, &self.topo, &mut self.routes, f.dst, f.src, key);
+        let forward = push_route(&mut self.router, &self.topo, &mut self.routes, f.src, f.dst, key)?;
+        let reverse = push_route(&mut self.router, &self.topo, &mut self.routes, f.dst, f.src, key)?;
         let protocol = f.protocol.unwrap_or(self.transport.protocol);
         if f.persistent && protocol.is_explicit_rate() {
-            return Err(ScenarioError {
+            return Err(Error::Scenario(ScenarioError {
                 path: format!("workload[{}].connections", f.workload),
                 message: format!("\"persistent\" needs a TCP-family protocol, but flow {i} uses {}", protocol_name(protocol)),
-            });
+            }));
         }
         let mut plan = *f;
         if protocol == Protocol::TcpPr {
             // D3 Section 6.1.1: the deadline picks the strict-priority class.
             let needed = self.transport.tcppr.classes_needed();
             if needed > self.priority_classes {
-                return Err(ScenarioError {
+                return Err(Error::Scenario(ScenarioError {
                     path: "tcppr.thresholds".into(),
                     message: format!(
                         "TCPpr needs {needed} priority classes but switch.priority_classes = {}",
                         self.priority_classes
                     ),
-                });
+                }));
             }
             plan.priority = self.transport.tcppr.class_of(f.deadline);
         }
@@ -648,7 +686,11 @@ impl Simulation {
         let mut next = Vec::new();
         if burst.flow_completed(self.now, &mut next) {
             for f in &next {
-                self.add_flow(f).expect("round flows reuse hosts validated by the first round");
+                match self.add_flow(f) {
+                    Ok(()) => {}
+                    Err(Error::Resource(e)) => return self.fail(e),
+                    Err(Error::Scenario(e)) => unreachable!("round flows reuse the hosts of the first round: {e}"),
+                }
             }
             self.schedule_starts();
         }
@@ -840,14 +882,27 @@ impl Simulation {
     }
 
     fn on_sample(&mut self) {
+        if let Err(e) = self.take_samples() {
+            self.fail(e);
+            return;
+        }
         let Some(s) = self.sampling.as_mut() else { return };
+        s.ticks += 1;
+        let next = self.now + s.interval;
+        self.events.push(next, Event::Sample);
+    }
+
+    /// Records one tick's samples, within `run.max_samples` rows and the memory there is.
+    fn take_samples(&mut self) -> Result<(), ResourceError> {
+        let Some(s) = self.sampling.as_mut() else { return Ok(()) };
         let t = self.now.as_secs_f64();
         for (series, &(_, port)) in s.queues.iter_mut().zip(&s.queue_ports) {
+            take_row(&mut s.rows_left, "output.queue_sample_interval")?;
             let port = &self.ports[port.idx()];
-            series.time_s.push(t);
-            series.queue_bytes.push(port.queue_bytes());
+            push(&mut series.time_s, t)?;
+            push(&mut series.queue_bytes, port.queue_bytes())?;
             if let Some(c) = port.processor.as_ref().and_then(|p| p.counters()) {
-                series.rate_counters.push(RateCounters { flows: c.flows, demand: c.demand, allocated: c.allocated, capacity: c.capacity });
+                push(&mut series.rate_counters, RateCounters { flows: c.flows, demand: c.demand, allocated: c.allocated, capacity: c.capacity })?;
             }
         }
         if let (Some(every), Some(tp)) = (s.throughput_every, s.throughput.as_mut()) {
@@ -856,15 +911,20 @@ impl Simulation {
                     if f.started_at.is_none() || f.finished_at.is_some_and(|done| done < self.now) {
                         continue;
                     }
-                    tp.time_s.push(t);
-                    tp.flow_id.push(i as u32);
-                    tp.delivered_bytes.push(outcome_of(&self.flows, f).delivered_bytes);
+                    take_row(&mut s.rows_left, "output.flow_throughput_interval")?;
+                    push(&mut tp.time_s, t)?;
+                    push(&mut tp.flow_id, i as u32)?;
+                    push(&mut tp.delivered_bytes, outcome_of(&self.flows, f).delivered_bytes)?;
                 }
             }
         }
-        s.ticks += 1;
-        let next = self.now + s.interval;
-        self.events.push(next, Event::Sample);
+        Ok(())
+    }
+
+    /// Stops the run on `e`, which the current `step` returns.
+    fn fail(&mut self, e: ResourceError) {
+        self.failure = Some(e);
+        self.done = true;
     }
 
     /// Packets queued or on a wire anywhere (for conservation checks).
@@ -885,9 +945,9 @@ fn outcome_of(flows: &[Flow], f: &Flow) -> Outcome {
     }
 }
 
-fn push_route(router: &mut Router, topo: &Topology, routes: &mut Vec<PortId>, src: u32, dst: u32, key: u64) -> RouteCursor {
-    let (start, len) = router.route(topo, topo.hosts[src as usize], topo.hosts[dst as usize], key, routes);
-    RouteCursor { start, len, hop: 0 }
+fn push_route(router: &mut Router, topo: &Topology, routes: &mut Vec<PortId>, src: u32, dst: u32, key: u64) -> Result<RouteCursor, ResourceError> {
+    let (start, len) = router.route(topo, src, dst, key, routes)?;
+    Ok(RouteCursor { start, len, hop: 0 })
 }
 
 /// The congestion header's 22 bytes count on the wire when a packet carries one (D3 Section 5).
@@ -962,7 +1022,7 @@ fn protocol_name(p: Protocol) -> &'static str {
     }
 }
 
-fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Option<Sampling>, ScenarioError> {
+fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Option<Sampling>, Error> {
     let out = &scenario.output;
     let queue = out.queue_samples.as_ref();
     let interval = match (queue.map(|q| q.interval), out.flow_throughput_interval) {
@@ -970,13 +1030,15 @@ fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Op
         (Some(a), Some(b)) => a.min(b),
         (a, b) => a.or(b).expect("one is set"),
     };
+    let sampled = queue.map_or(&[][..], |q| &q.host_downlinks[..]);
     let mut queue_ports = Vec::new();
-    for &h in queue.map_or(&[][..], |q| &q.host_downlinks[..]) {
+    reserve(&mut queue_ports, sampled.len(), "the sampled ports")?;
+    for &h in sampled {
         if h >= hosts {
-            return Err(ScenarioError {
+            return Err(Error::Scenario(ScenarioError {
                 path: "output.queue_sample_hosts".into(),
                 message: format!("host {h} does not exist (the topology has {hosts} hosts)"),
-            });
+            }));
         }
         queue_ports.push((h, topo.host_downlink(h)));
     }
@@ -984,6 +1046,7 @@ fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Op
     let throughput_every = out.flow_throughput_interval.map(|t| (t.as_ps() / interval.as_ps().max(1)).max(1));
     Ok(Some(Sampling {
         interval,
+        rows_left: scenario.run.max_samples,
         queue_ports,
         queues,
         throughput_every,
@@ -992,9 +1055,31 @@ fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Op
     }))
 }
 
+/// Counts one sample row against `run.max_samples`; `key` is the interval that asked for it.
+fn take_row(rows_left: &mut u64, key: &str) -> Result<(), ResourceError> {
+    if *rows_left == 0 {
+        return Err(ResourceError::new(
+            key,
+            "the run reached the limit of sample rows (`run.max_samples`; raise it, sample less often, \
+             or set run.duration so that the rows can be estimated before the run)",
+        ));
+    }
+    *rows_left -= 1;
+    Ok(())
+}
+
+/// Appends a sample to its series, or fails if memory runs out.
+fn push<T>(series: &mut Vec<T>, value: T) -> Result<(), ResourceError> {
+    if series.len() == series.capacity() {
+        reserve(series, 1, "a sample series")?;
+    }
+    series.push(value);
+    Ok(())
+}
+
 /// Runs `scenario` to the end.
-pub fn run(scenario: &Scenario) -> Result<RunResults, ScenarioError> {
+pub fn run(scenario: &Scenario) -> Result<RunResults, Error> {
     let mut sim = Simulation::new(scenario)?;
-    while !sim.step(1 << 20) {}
-    Ok(sim.finish())
+    while !sim.step(1 << 20)? {}
+    Ok(sim.finish()?)
 }

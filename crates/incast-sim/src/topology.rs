@@ -1,11 +1,9 @@
 //! The network graph and its builders: `star`, `d3-testbed` (D3 Figure 8), `two-tier` (D2TCP
 //! Figure 8) and k-ary `fat-tree`. A link between two nodes is two egress ports, one per direction.
 
+use crate::error::{reserve, Error};
 use crate::ids::{NodeId, PortId};
 use crate::scenario::{LinkSpec, ScenarioError, TopologySpec};
-
-/// Largest network we agree to build (nodes), so a typo cannot exhaust memory.
-const MAX_NODES: u64 = 2_000_000;
 
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,21 +44,25 @@ pub(crate) struct Topology {
     pub(crate) ports: Vec<PortInfo>,
     /// Node of host i.
     pub(crate) hosts: Vec<NodeId>,
+    /// The switch port that transmits towards host i.
+    downlinks: Vec<PortId>,
     /// Number of switches.
     pub(crate) switches: u32,
 }
 
 impl Topology {
-    /// Builds the topology `spec` describes.
-    pub(crate) fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
-        let err = |path: &str, message: String| ScenarioError { path: format!("topology.{path}"), message };
+    /// Builds the topology `spec` describes. Its size is held to `run.max_hosts` when the
+    /// scenario is loaded; here the tables are reserved up front, so that running out of memory
+    /// is an error rather than an abort.
+    pub(crate) fn build(spec: &TopologySpec) -> Result<Topology, Error> {
+        let err = |path: &str, message: String| Error::Scenario(ScenarioError { path: format!("topology.{path}"), message });
         let mut t = Topology::default();
         match *spec {
             TopologySpec::Star { hosts, link } => {
                 if hosts < 2 {
                     return Err(err("hosts", format!("a star needs at least 2 hosts, got {hosts}")));
                 }
-                check_size(u64::from(hosts) + 1)?;
+                t.reserve(u64::from(hosts), 1, u64::from(hosts))?;
                 let sw = t.add_switch(0);
                 for _ in 0..hosts {
                     let h = t.add_host();
@@ -91,7 +93,8 @@ impl Topology {
                 if hosts_per_rack == 0 {
                     return Err(err("hosts_per_rack", "must be at least 1".into()));
                 }
-                check_size(u64::from(racks) * (u64::from(hosts_per_rack) + 1) + 1)?;
+                let hosts = u64::from(racks) * u64::from(hosts_per_rack);
+                t.reserve(hosts, u64::from(racks) + 1, hosts + u64::from(racks))?;
                 let fabric = t.add_switch(1);
                 for _ in 0..racks {
                     let tor = t.add_switch(0);
@@ -107,7 +110,10 @@ impl Topology {
                     return Err(err("k", format!("a fat-tree needs an even k >= 2, got {k}")));
                 }
                 let half = k / 2;
-                check_size(u64::from(k).pow(3) / 4 + u64::from(k) * u64::from(k) * 5 / 4)?;
+                // k^3/4 hosts, 5k^2/4 switches, and three links per host (host-edge, edge-agg,
+                // agg-core).
+                let hosts = u64::from(k).pow(3) / 4;
+                t.reserve(hosts, u64::from(k) * u64::from(k) * 5 / 4, 3 * hosts)?;
                 let cores: Vec<NodeId> = (0..half * half).map(|_| t.add_switch(2)).collect();
                 for _pod in 0..k {
                     let aggs: Vec<NodeId> = (0..half).map(|_| t.add_switch(1)).collect();
@@ -132,6 +138,16 @@ impl Topology {
         Ok(t)
     }
 
+    /// Room for `hosts` hosts, `switches` switches and `links` links.
+    fn reserve(&mut self, hosts: u64, switches: u64, links: u64) -> Result<(), Error> {
+        let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        reserve(&mut self.nodes, count(hosts.saturating_add(switches)), "the topology's nodes")?;
+        reserve(&mut self.hosts, count(hosts), "the topology's hosts")?;
+        reserve(&mut self.downlinks, count(hosts), "the topology's hosts")?;
+        reserve(&mut self.ports, count(links.saturating_mul(2)), "the topology's ports")?;
+        Ok(())
+    }
+
     fn add_host(&mut self) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(Node { kind: NodeKind::Host(self.hosts.len() as u32), ports: Vec::new() });
@@ -146,12 +162,15 @@ impl Topology {
         id
     }
 
-    /// A full-duplex link: one egress port at each end.
+    /// A full-duplex link: one egress port at each end. A host is always `a`, linked once.
     fn connect(&mut self, a: NodeId, b: NodeId, link: LinkSpec) {
         for (from, to) in [(a, b), (b, a)] {
             let port = PortId(self.ports.len() as u32);
             self.ports.push(PortInfo { node: from, peer: to, link });
             self.nodes[from.idx()].ports.push(port);
+        }
+        if self.is_host(a) {
+            self.downlinks.push(PortId(self.ports.len() as u32 - 1));
         }
     }
 
@@ -162,29 +181,26 @@ impl Topology {
 
     /// The switch port that transmits towards `host` (where incast queues build).
     pub(crate) fn host_downlink(&self, host: u32) -> PortId {
-        let nic = self.ports[self.host_nic(host).idx()];
-        let switch = &self.nodes[nic.peer.idx()];
-        *switch
-            .ports
-            .iter()
-            .find(|p| self.ports[p.idx()].peer == self.hosts[host as usize])
-            .expect("every host link has a port in each direction")
+        self.downlinks[host as usize]
+    }
+
+    /// The switch a host hangs from.
+    pub(crate) fn switch_of(&self, host: u32) -> NodeId {
+        self.ports[self.host_nic(host).idx()].peer
+    }
+
+    /// The index of switch `node` among the switches.
+    pub(crate) fn switch_index(&self, node: NodeId) -> Option<u32> {
+        match self.nodes[node.idx()].kind {
+            NodeKind::Switch { index, .. } => Some(index),
+            NodeKind::Host(_) => None,
+        }
     }
 
     /// Whether `node` is an end host.
     pub(crate) fn is_host(&self, node: NodeId) -> bool {
         matches!(self.nodes[node.idx()].kind, NodeKind::Host(_))
     }
-}
-
-fn check_size(nodes: u64) -> Result<(), ScenarioError> {
-    if nodes > MAX_NODES {
-        return Err(ScenarioError {
-            path: "topology".into(),
-            message: format!("{nodes} nodes is more than the {MAX_NODES} this simulator builds"),
-        });
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -219,15 +235,23 @@ mod tests {
     #[test]
     fn fat_tree_with_odd_k_is_an_error_naming_k() {
         let e = Topology::build(&TopologySpec::FatTree { k: 3, link: link() }).unwrap_err();
-        assert_eq!(e.path, "topology.k");
+        assert!(matches!(e, Error::Scenario(e) if e.path == "topology.k"));
     }
 
     #[test]
-    fn two_tier_host_downlink_faces_the_host() {
-        let spec = TopologySpec::TwoTier { racks: 2, hosts_per_rack: 3, host_link: link(), fabric_link: link() };
-        let t = Topology::build(&spec).unwrap();
-        let p = t.host_downlink(4);
-        assert_eq!(t.ports[p.idx()].peer, t.hosts[4]);
-        assert!(!t.is_host(t.ports[p.idx()].node));
+    fn every_host_downlink_faces_its_host() {
+        let specs = [
+            TopologySpec::TwoTier { racks: 2, hosts_per_rack: 3, host_link: link(), fabric_link: link() },
+            TopologySpec::D3Testbed { link: link() },
+            TopologySpec::FatTree { k: 4, link: link() },
+        ];
+        for spec in specs {
+            let t = Topology::build(&spec).unwrap();
+            for h in 0..t.hosts.len() as u32 {
+                let p = t.host_downlink(h);
+                assert_eq!(t.ports[p.idx()].peer, t.hosts[h as usize]);
+                assert_eq!(t.ports[p.idx()].node, t.switch_of(h));
+            }
+        }
     }
 }

@@ -6,6 +6,7 @@ mod oldi;
 
 use incast_proto::time::{Duration, Instant};
 
+use crate::error::{reserve, ResourceError};
 use crate::rng::Rng;
 use crate::scenario::{DeadlineDist, FlowOptions, Protocol, SizeDist, WorkloadSpec};
 
@@ -141,10 +142,45 @@ pub(crate) struct Plan {
     pub(crate) bursts: Vec<Option<Burst>>,
 }
 
-/// Expands `workloads`; workload i draws from random stream i of `seed`.
-pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64) -> Plan {
+/// Where planned flows go: at most `max_flows` of them, however the random draws fall (a
+/// Poisson workload's count is only expected to be near the estimate checked at load time).
+pub(crate) struct FlowSink<'a> {
+    flows: &'a mut Vec<FlowPlan>,
+    max_flows: u64,
+    /// The key of the workload being planned, for the error.
+    key: String,
+}
+
+impl FlowSink<'_> {
+    /// Adds one flow, or errs once the run holds `max_flows` or memory runs out.
+    pub(crate) fn push(&mut self, flow: FlowPlan) -> Result<(), ResourceError> {
+        if self.flows.len() as u64 >= self.max_flows {
+            return Err(ResourceError::new(
+                self.key.clone(),
+                format!(
+                    "the workloads drew more than the limit of {} flows (`run.max_flows`; raise it to run anyway)",
+                    self.max_flows
+                ),
+            ));
+        }
+        if self.flows.len() == self.flows.capacity() {
+            reserve(self.flows, 1, "the planned flows")?;
+        }
+        self.flows.push(flow);
+        Ok(())
+    }
+}
+
+/// Expands `workloads`, at most `max_flows` flows in all; workload i draws from random stream i
+/// of `seed`.
+pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Result<Plan, ResourceError> {
     let mut out = Plan::default();
     for (w, spec) in workloads.iter().enumerate() {
+        let key = match spec {
+            WorkloadSpec::Poisson { .. } => format!("workload[{w}].rate"),
+            _ => format!("workload[{w}]"),
+        };
+        let mut sink = FlowSink { flows: &mut out.flows, max_flows, key };
         let mut rng = Rng::new(seed, w as u64);
         let w = w as u32;
         out.bursts.push(None);
@@ -164,13 +200,13 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64) -> Plan {
                     outstanding: 0,
                 };
                 if *rounds > 0 {
-                    burst.begin_round(0, *start, &mut out.flows);
+                    burst.begin_round(0, *start, sink.flows);
                 }
                 out.bursts[w as usize] = Some(burst);
             }
             WorkloadSpec::LongFlows { pairs, start, options } => {
                 for &(src, dst) in pairs {
-                    out.flows.push(FlowPlan::new(w, options, src, dst, None, *start, None));
+                    sink.push(FlowPlan::new(w, options, src, dst, None, *start, None))?;
                 }
             }
             WorkloadSpec::Poisson { rate_per_sec, hosts, destinations, size, deadline, start, stop, options } => {
@@ -199,18 +235,18 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64) -> Plan {
                     };
                     let s = sample_size(size, &mut rng);
                     let d = deadline.as_ref().map(|d| sample_deadline(d, &mut rng));
-                    out.flows.push(FlowPlan::new(w, options, src, dst, Some(s), at, d));
+                    sink.push(FlowPlan::new(w, options, src, dst, Some(s), at, d))?;
                 }
             }
             WorkloadSpec::Flows { flows, options } => {
                 for f in flows {
-                    out.flows.push(FlowPlan::new(w, options, f.src, f.dst, f.size_bytes, f.start, f.deadline));
+                    sink.push(FlowPlan::new(w, options, f.src, f.dst, f.size_bytes, f.start, f.deadline))?;
                 }
             }
-            WorkloadSpec::Oldi(spec) => oldi::plan(spec, w, rng, &mut out.flows),
+            WorkloadSpec::Oldi(spec) => oldi::plan(spec, w, rng, &mut sink)?,
         }
     }
-    out
+    Ok(out)
 }
 
 /// Draws a flow size, at least one byte.
@@ -271,7 +307,7 @@ mod tests {
 
     #[test]
     fn flow_burst_draws_the_next_round_when_the_last_flow_completes() {
-        let mut p = plan(&[burst(3)], 1);
+        let mut p = plan(&[burst(3)], 1, u64::MAX).unwrap();
         assert_eq!(p.flows.len(), 3);
         assert!(p.flows.iter().all(|f| f.start == Instant::ZERO && f.round == 0));
         assert!(p.flows.iter().all(|f| f.dst == 0 && (2_000..=50_000).contains(&f.size_bytes.unwrap())));
@@ -294,8 +330,9 @@ mod tests {
 
     #[test]
     fn plans_are_deterministic_per_seed() {
-        assert_eq!(plan(&[burst(2)], 5).flows, plan(&[burst(2)], 5).flows);
-        assert_ne!(plan(&[burst(2)], 5).flows, plan(&[burst(2)], 6).flows);
+        let flows = |seed| plan(&[burst(2)], seed, u64::MAX).unwrap().flows;
+        assert_eq!(flows(5), flows(5));
+        assert_ne!(flows(5), flows(6));
     }
 
     #[test]
@@ -310,7 +347,7 @@ mod tests {
             stop: Instant::ZERO + Duration::from_ms(100),
             options: FlowOptions { protocol: None, priority: 0 },
         };
-        let p = plan(&[spec], 2);
+        let p = plan(&[spec], 2, u64::MAX).unwrap();
         assert!((800..1200).contains(&p.flows.len()), "{} arrivals", p.flows.len());
         assert!(p.flows.iter().all(|f| f.src != f.dst && f.start < Instant::ZERO + Duration::from_ms(100)));
         assert!(p.flows.windows(2).all(|w| w[0].start <= w[1].start));
@@ -328,12 +365,30 @@ mod tests {
             stop: Instant::ZERO + Duration::from_ms(100),
             options: FlowOptions { protocol: None, priority: 0 },
         };
-        let p = plan(&[spec], 3);
+        let p = plan(&[spec], 3, u64::MAX).unwrap();
         assert!(p.flows.iter().all(|f| [0, 1].contains(&f.dst) && f.src != f.dst));
         // Host 2 sends to both, hosts 0 and 1 only to each other: every pair shows up.
         for pair in [(0, 1), (1, 0), (2, 0), (2, 1)] {
             assert!(p.flows.iter().any(|f| (f.src, f.dst) == pair), "{pair:?}");
         }
+    }
+
+    #[test]
+    fn poisson_generation_stops_at_the_flow_limit_whatever_the_draws() {
+        let spec = WorkloadSpec::Poisson {
+            rate_per_sec: 1e6,
+            hosts: vec![0, 1],
+            destinations: None,
+            size: SizeDist::Fixed(1000),
+            deadline: None,
+            start: Instant::ZERO,
+            stop: Instant::ZERO + Duration::from_ms(10),
+            options: FlowOptions { protocol: None, priority: 0 },
+        };
+        assert!(plan(std::slice::from_ref(&spec), 1, 20_000).is_ok());
+        let e = plan(&[spec], 1, 1_000).err().expect("10 000 expected arrivals pass a limit of 1000");
+        assert_eq!(e.path, "workload[0].rate");
+        assert!(e.message.contains("limit of 1000 flows (`run.max_flows`"), "{e}");
     }
 
     #[test]

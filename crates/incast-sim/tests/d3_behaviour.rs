@@ -160,7 +160,7 @@ fn poisson_into_host0(protocol: Protocol, load: f64) -> Scenario {
     let mut s = scenario(TopologySpec::Star { hosts: 33, link }, protocol, 0, vec![arrivals]);
     s.switch.buffer = BufferSpec::PerPortPackets { packets: 1000 };
     // Ends when the last flow completes; the duration only turns a livelock into a failure.
-    s.run = RunSpec { duration: Some(Duration::from_secs(5)), stop_after_finite_flows: true, max_trace_bytes: RunSpec::DEFAULT_MAX_TRACE_BYTES };
+    s.run = RunSpec { duration: Some(Duration::from_secs(5)), stop_after_finite_flows: true, ..RunSpec::default() };
     s.output.queue_samples = Some(QueueSampling { interval: Duration::from_ms(1), host_downlinks: vec![0] });
     s
 }

@@ -201,6 +201,10 @@ pub(crate) struct RawFlow {
 pub(crate) struct RawRun {
     pub(crate) duration: Option<Time>,
     pub(crate) stop_after_finite_flows: Option<bool>,
+    pub(crate) horizon: Option<Time>,
+    pub(crate) max_flows: Option<u64>,
+    pub(crate) max_hosts: Option<u64>,
+    pub(crate) max_samples: Option<u64>,
     pub(crate) max_trace_bytes: Option<u64>,
 }
 

@@ -14,6 +14,7 @@
 mod describe;
 mod error;
 mod file;
+mod limits;
 mod oldi;
 pub mod spec;
 mod trace;

@@ -12,6 +12,7 @@ use super::spec::{
     D2TCP_APPS, D2TCP_TREES_PER_APP,
 };
 use super::traffic::{host_list, Context};
+use super::limits;
 use super::validate::{count, err, finite, positive, positive_time, required, Result};
 
 /// The keys `kind = "oldi"` takes besides `kind`, `protocol` and `priority`.
@@ -37,11 +38,6 @@ pub(crate) const KEYS: &[&str] = &[
 /// Most tree nodes (applications x trees x (fan_in + 1)) one workload places, so a mistyped
 /// count cannot allocate gigabytes.
 const MAX_TREE_NODES: u64 = 1 << 24;
-
-/// Most flows a workload may be expected to start: they are planned before the run, and a
-/// mistyped rate must not exhaust memory (the paper's 1000 hosts at 20% utilization start
-/// about 560 000 flows per simulated second).
-const MAX_EXPECTED_FLOWS: f64 = (1u64 << 24) as f64;
 
 const WHAT: &str = "kind = \"oldi\"";
 
@@ -115,6 +111,7 @@ pub(crate) fn workload(
             QueryLoad::Utilization { fraction, link: context.host_link_rate }
         }
     };
+    limits::within_horizon(|| at("background_interval"), raw.background_interval, context.run)?;
     let background = background(p, raw.background, raw.background_size, raw.background_interval, raw.background_protocol)?;
     if background.is_some() && fan_in < 2 {
         return Err(err(
@@ -122,7 +119,7 @@ pub(crate) fn workload(
             "must be at least 2 with background = true: one leaf of each tree becomes its background sender",
         ));
     }
-    let Some(duration) = context.duration else {
+    let Some(duration) = context.run.duration else {
         return Err(err(
             "run.duration",
             format!("is required because {p} ({WHAT}) starts queries until the run ends"),
@@ -166,17 +163,15 @@ pub(crate) fn workload(
         options,
         connections,
     };
-    let expected = expected_flows(&spec);
-    if expected > MAX_EXPECTED_FLOWS {
-        let key = if raw.query_rate.is_some() { "query_rate" } else { "utilization" };
-        return Err(err(
-            at(key),
-            format!(
-                "would start about {expected:.0} flows before stop, more than the {MAX_EXPECTED_FLOWS} \
-                 planned ahead of a run: lower it or stop earlier"
-            ),
-        ));
-    }
+    // Flows are planned before the run: a mistyped rate must not exhaust memory (the paper's
+    // 1000 hosts at 20% utilization start about 560 000 flows per simulated second).
+    let key = if raw.query_rate.is_some() { "query_rate" } else { "utilization" };
+    let span = spec.stop.saturating_since(spec.start);
+    context.flows.charge(
+        || at(key),
+        expected_flows(&spec),
+        |n| format!("would start about {n} flows over {}", limits::seconds(span)),
+    )?;
     Ok(spec)
 }
 

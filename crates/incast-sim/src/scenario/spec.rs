@@ -426,6 +426,26 @@ impl WorkloadSpec {
         }
     }
 
+    /// The protocols the workload names for its flows (the scenario's transport covers the rest).
+    pub fn protocols(&self) -> impl Iterator<Item = Protocol> + '_ {
+        let oldi = match self {
+            WorkloadSpec::Oldi(oldi) => Some(oldi),
+            _ => None,
+        };
+        let apps = oldi.into_iter().flat_map(|o| o.apps.iter().filter_map(|a| a.protocol));
+        let background = oldi.and_then(|o| o.background.as_ref()).and_then(|b| b.protocol);
+        self.options().protocol.into_iter().chain(apps).chain(background)
+    }
+
+    /// How many of the workload's flows never finish.
+    pub fn long_lived_flows(&self) -> u64 {
+        match self {
+            WorkloadSpec::LongFlows { pairs, .. } => pairs.len() as u64,
+            WorkloadSpec::Flows { flows, .. } => flows.iter().filter(|f| f.size_bytes.is_none()).count() as u64,
+            WorkloadSpec::FlowBurst { .. } | WorkloadSpec::Poisson { .. } | WorkloadSpec::Oldi(_) => 0,
+        }
+    }
+
     /// Whether the workload starts flows that never finish, in which case the run needs a
     /// `duration` to stop.
     pub fn has_long_lived_flows(&self) -> bool {
@@ -641,7 +661,7 @@ pub struct ExplicitFlow {
     pub deadline: Option<Duration>,
 }
 
-/// When the run stops.
+/// When the run stops, and how much it may hold.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RunSpec {
     /// Stop at this simulated time; `None` runs until every finite flow has completed.
@@ -650,14 +670,62 @@ pub struct RunSpec {
     /// start, even though long-lived flows still run: an experiment measuring bursts over
     /// background traffic (D3 Figures 12 and 13) ends with its last burst.
     pub stop_after_finite_flows: bool,
-    /// Largest trace file a workload may read, bytes (`run.max_trace_bytes`): a trace `path` naming
-    /// a huge file is refused before it is read.
+    /// The engine never processes an event later than this: a run that would pass it stops
+    /// there, flagged `stopped_at_horizon` in its summary. At least `duration`, at most
+    /// [`MAX_HORIZON`].
+    pub horizon: Duration,
+    /// Most flows the workloads may create (`run.max_flows`).
+    pub max_flows: u64,
+    /// Most hosts the topology may have (`run.max_hosts`).
+    pub max_hosts: u64,
+    /// Most rows of queue and throughput samples a run may record (`run.max_samples`).
+    pub max_samples: u64,
+    /// Largest trace file a workload may read, bytes (`run.max_trace_bytes`).
     pub max_trace_bytes: u64,
 }
 
+/// The default horizon: one simulated day, far beyond any datacenter experiment (the papers'
+/// runs last seconds), near enough that a run which can never finish stops in bounded time.
+pub const DEFAULT_HORIZON: Duration = Duration::from_secs(86_400);
+
+/// The largest horizon: 10^7 s, below the 2^64 ps (about 1.8 x 10^7 s) where simulated time
+/// saturates, with room for any timer or delay added to an instant at the horizon.
+pub const MAX_HORIZON: Duration = Duration::from_secs(10_000_000);
+
+/// Default `run.max_flows`: each flow holds a few hundred bytes of record and route, more while
+/// it runs, so ten million flows stay within a few GB.
+pub const DEFAULT_MAX_FLOWS: u64 = 10_000_000;
+
+/// Default `run.max_hosts`: 2^20 hosts (the largest fat-tree of this size, k = 160, has 1 024 000)
+/// build in well under a few GB.
+pub const DEFAULT_MAX_HOSTS: u64 = 1 << 20;
+
+/// Default `run.max_samples`: each row is 16 to 48 bytes, so 10^8 rows stay within a few GB.
+pub const DEFAULT_MAX_SAMPLES: u64 = 100_000_000;
+
+/// Default `run.max_trace_bytes`: 1 GiB of CSV is about 30 million flows, above `max_flows`.
+pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
+
+impl Default for RunSpec {
+    /// No duration, the default horizon and limits.
+    fn default() -> Self {
+        RunSpec {
+            duration: None,
+            stop_after_finite_flows: false,
+            horizon: DEFAULT_HORIZON,
+            max_flows: DEFAULT_MAX_FLOWS,
+            max_hosts: DEFAULT_MAX_HOSTS,
+            max_samples: DEFAULT_MAX_SAMPLES,
+            max_trace_bytes: DEFAULT_MAX_TRACE_BYTES,
+        }
+    }
+}
+
 impl RunSpec {
-    /// `run.max_trace_bytes` when the scenario does not set it: 1 GiB, some 20 million CSV rows.
-    pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
+    /// The instant the run cannot pass: the end of `duration` if given, else the horizon.
+    pub fn end(&self) -> Instant {
+        Instant::ZERO + self.duration.unwrap_or(self.horizon).min(self.horizon)
+    }
 }
 
 /// Optional instrumentation.

@@ -130,7 +130,7 @@ fn minimal_scenario_gets_every_default() {
             },
         }]
     );
-    assert_eq!(s.run, RunSpec { duration: None, stop_after_finite_flows: false, max_trace_bytes: RunSpec::DEFAULT_MAX_TRACE_BYTES });
+    assert_eq!(s.run, RunSpec::default());
     assert_eq!(s.output, OutputSpec::default());
 }
 
@@ -626,7 +626,7 @@ malformed! {
     star_with_one_host: concat!("[topology]\nkind = \"star\"\nhosts = 1\n", burst!()), "topology.hosts", "between 2 and";
     key_of_another_topology: concat!(star!(), "racks = 2\n", burst!()), "topology.racks", "does not apply to kind = \"star\"";
     fat_tree_odd_k: concat!("[topology]\nkind = \"fat-tree\"\nk = 5\n", burst!()), "topology.k", "even";
-    fat_tree_huge_k: concat!("[topology]\nkind = \"fat-tree\"\nk = 4000\n", burst!()), "topology.k", "at most 160";
+    fat_tree_huge_k: concat!("[topology]\nkind = \"fat-tree\"\nk = 4000\n", burst!()), "topology.k", "16000000000 hosts, above the limit of 1048576 hosts (`run.max_hosts`; raise it to run anyway)";
     two_tier_zero_racks: concat!("[topology]\nkind = \"two-tier\"\nracks = 0\n", burst!()), "topology.racks", "between 1 and";
     bad_rate_unit: concat!(star!(), "link_rate = \"1Gb\"\n", burst!()), "topology.link_rate", "expected a number with a unit bps, Kbps";
     zero_rate: concat!(star!(), "link_rate = \"0Gbps\"\n", burst!()), "topology.link_rate", "must be positive";

@@ -280,7 +280,7 @@ fn unquoted(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::RunSpec;
+    use crate::scenario::DEFAULT_MAX_TRACE_BYTES;
 
     const HOSTS: Hosts = Hosts {
         count: 4,
@@ -373,7 +373,7 @@ mod tests {
     }
 
     const TRACE: &str = "src,dst,size_bytes,start_s\n1,0,1500,0\n";
-    const LIMIT: u64 = RunSpec::DEFAULT_MAX_TRACE_BYTES;
+    const LIMIT: u64 = DEFAULT_MAX_TRACE_BYTES;
 
     #[test]
     fn missing_file_names_the_path() {

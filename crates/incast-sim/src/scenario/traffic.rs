@@ -11,14 +11,12 @@ use super::file::{
     DeadlineDistKind, Named, Pair, RawDeadlineDist, RawFlow, RawSizeDist, RawWorkload, Size,
     SizeDistKind, Time, WorkloadKind,
 };
-use super::spec::{DeadlineDist, ExplicitFlow, FlowOptions, Protocol, SizeDist, SwitchSpec, WorkloadSpec};
+use super::limits::{self, FlowBudget};
+use super::spec::{DeadlineDist, ExplicitFlow, FlowOptions, Protocol, RunSpec, SizeDist, SwitchSpec, WorkloadSpec};
 use super::validate::{
     count, err, finite, only_keys, positive, positive_time, required, Hosts, Result,
 };
 use super::{oldi, trace, units};
-
-/// Most workers of one flow burst: keeps a mistyped count from allocating gigabytes.
-const MAX_SENDERS: u64 = 1 << 20;
 
 /// D3 Section 6.1.1: "response flow lengths are uniformly distributed across [2KB, 50KB]".
 const DEFAULT_RESPONSE_SIZE: SizeDist = SizeDist::Uniform {
@@ -34,12 +32,12 @@ pub(crate) struct Context<'a> {
     pub(crate) switch: &'a SwitchSpec,
     /// Rate of every host link.
     pub(crate) host_link_rate: BitsPerSec,
-    /// `[run].duration`, if given.
-    pub(crate) duration: Option<Duration>,
+    /// `[run]`: the duration, the horizon and the limits.
+    pub(crate) run: &'a RunSpec,
+    /// Flows the workloads checked so far plan, against `run.max_flows`.
+    pub(crate) flows: FlowBudget,
     /// Directory relative trace paths resolve against.
     pub(crate) base_dir: Option<&'a Path>,
-    /// `[run].max_trace_bytes`: the largest trace file to read.
-    pub(crate) max_trace_bytes: u64,
     /// `[transport].protocol`: what flows use unless their workload says otherwise.
     pub(crate) protocol: Protocol,
 }
@@ -111,6 +109,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
         priority: priority as u8,
     };
     let start = Instant::from_ps(raw.start.map_or(0, |t| t.0));
+    limits::start_before_horizon(|| join(p, "start"), start, context.run)?;
     let size = |raw: Option<RawSizeDist>| match raw {
         None => Ok(DEFAULT_RESPONSE_SIZE),
         Some(s) => size_dist(&join(p, "size"), s),
@@ -145,16 +144,21 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
                 }
             };
             let senders = raw.senders.unwrap_or(worker_hosts.len() as u64);
-            let senders = count(|| join(p, "senders"), senders, 1, MAX_SENDERS)?;
-            let workers = (0..senders as usize)
-                .map(|i| worker_hosts[i % worker_hosts.len()])
-                .collect();
             let rounds = count(
                 || join(p, "rounds"),
                 raw.rounds.unwrap_or(1),
                 1,
                 u64::from(u32::MAX),
             )?;
+            // Every round starts one flow per sender.
+            let key = if raw.senders.is_some() && senders > context.run.max_flows { "senders" } else { "rounds" };
+            let flows = senders as f64 * f64::from(rounds);
+            context.flows.charge(|| join(p, key), flows, |n| format!("{senders} senders x {rounds} rounds = {n} flows"))?;
+            let senders = count(|| join(p, "senders"), senders, 1, context.run.max_flows)?;
+            limits::within_horizon(|| join(p, "round_gap"), raw.round_gap, context.run)?;
+            let workers = (0..senders as usize)
+                .map(|i| worker_hosts[i % worker_hosts.len()])
+                .collect();
             WorkloadSpec::FlowBurst {
                 aggregator,
                 workers,
@@ -202,6 +206,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
             let list = host_list(p, raw.hosts, hosts)?;
             let destinations = raw.destinations.map(|d| destination_list(p, d, &list, hosts)).transpose()?;
             let stop = required(raw.stop, p, "stop", &what)?;
+            limits::within_horizon(|| join(p, "stop"), Some(stop), context.run)?;
             let stop = Instant::from_ps(stop.0);
             if stop <= start {
                 return Err(err(
@@ -209,6 +214,12 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
                     format!("must be after start ({stop} <= {start})"),
                 ));
             }
+            let span = stop.saturating_since(start);
+            context.flows.charge(
+                || join(p, "rate"),
+                rate * span.as_secs_f64(),
+                |n| format!("about {n} flows over {}", limits::seconds(span)),
+            )?;
             WorkloadSpec::Poisson {
                 rate_per_sec: rate,
                 hosts: list,
@@ -225,15 +236,20 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
             if raw_flows.is_empty() {
                 return Err(err(join(p, "flows"), "must list at least one flow"));
             }
+            context.flows.charge(|| join(p, "flows"), raw_flows.len() as f64, |n| format!("{n} flows listed"))?;
             let mut flows = Vec::with_capacity(raw_flows.len());
             for (j, f) in raw_flows.into_iter().enumerate() {
                 // Name the key as the file wrote it (`size_bytes` rather than `size`).
-                let numeric = (f.size_bytes.is_some(), f.deadline_s.is_some());
-                let flow = explicit_flow(f).and_then(|f| check_flow(&f, hosts).map(|()| f));
+                let numeric = (f.size_bytes.is_some(), f.deadline_s.is_some(), f.start_s.is_some());
+                let flow = explicit_flow(f).and_then(|f| {
+                    check_flow(&f, hosts)?;
+                    limits::late_start(f.start, context.run).map_or(Ok(f), |m| Err(("start", m)))
+                });
                 flows.push(flow.map_err(|(key, msg)| {
                     let key = match key {
                         "size" if numeric.0 => "size_bytes",
                         "deadline" if numeric.1 => "deadline_s",
+                        "start" if numeric.2 => "start_s",
                         key => key,
                     };
                     err(format!("{p}.flows[{j}].{key}"), msg)
@@ -243,8 +259,12 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
         }
         WorkloadKind::Trace => {
             let file = required(raw.path, p, "path", &what)?;
-            let flows = trace::read(&file, base_dir, context.max_trace_bytes, hosts)
+            let flows = trace::read(&file, base_dir, context.run.max_trace_bytes, hosts)
                 .map_err(|m| err(join(p, "path"), m))?;
+            context.flows.charge(|| join(p, "path"), flows.len() as f64, |n| format!("{n} flows in the trace"))?;
+            if let Some((j, message)) = flows.iter().enumerate().find_map(|(j, f)| Some((j, limits::late_start(f.start, context.run)?))) {
+                return Err(err(join(p, "path"), format!("flow {j} of trace {file:?} {message}")));
+            }
             WorkloadSpec::Flows { flows, options }
         }
         WorkloadKind::Oldi => WorkloadSpec::Oldi(oldi::workload(p, raw, context, start, options)?),

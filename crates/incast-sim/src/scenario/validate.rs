@@ -12,9 +12,10 @@ use incast_proto::time::{BitsPerSec, Duration};
 
 use super::error::{join, ScenarioError};
 use super::file::{
-    Named, QueueLimit, RawD2tcp, RawD3, RawDelayedAck, RawTcpPr, RawEcn, RawOutput, RawRun, RawScenario, RawSwitch,
+    Named, QueueLimit, RawD2tcp, RawD3, RawDelayedAck, RawTcpPr, RawEcn, RawOutput, RawScenario, RawSwitch,
     RawTopology, RawTransport, Time, TopologyKind,
 };
+use super::limits;
 use super::spec::{
     BufferSpec, D3Spec, EcnSpec, TcpPrSpec, HostIndex, LinkSpec, OutputSpec, QueueSampling, RunSpec, Scenario,
     SwitchSpec, TopologySpec, TransportSpec, WorkloadSpec,
@@ -40,8 +41,6 @@ const DEFAULT_RACKS: u64 = 25;
 const DEFAULT_HOSTS_PER_RACK: u64 = 40;
 /// The smallest fat-tree with more than one host per edge switch.
 const DEFAULT_FAT_TREE_K: u64 = 4;
-/// Keeps a mistyped count from allocating gigabytes before the run even starts.
-const MAX_HOSTS: u64 = 1 << 20;
 /// D3 Section 5: "the router has a buffer of 128KB per NIC".
 const DEFAULT_BUFFER_BYTES: u64 = 128_000;
 /// Choudhury and Hahne's dynamic threshold factor; 1 lets one port take half the free buffer.
@@ -75,9 +74,10 @@ pub(crate) fn err(path: impl Into<String>, message: impl Into<String>) -> Scenar
 
 /// Converts a whole document.
 pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scenario> {
-    let topology = topology(raw.topology)?;
+    let run = limits::run_spec(&raw.run)?;
+    let topology = topology(raw.topology, &run)?;
     let switch = switch(raw.switch)?;
-    let transport = transport(raw.transport, raw.d2tcp, raw.d3, raw.tcppr)?;
+    let transport = transport(raw.transport, raw.d2tcp, raw.d3, raw.tcppr, &run)?;
     if raw.workload.is_empty() {
         return Err(err(
             "workload",
@@ -89,17 +89,13 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         count: topology.host_count(),
         topology: topology.kind_name(),
     };
-    let stop_after_finite_flows = raw.run.stop_after_finite_flows.unwrap_or(false);
-    let max_trace_bytes = raw.run.max_trace_bytes.unwrap_or(RunSpec::DEFAULT_MAX_TRACE_BYTES);
-    let max_trace_bytes = positive(|| "run.max_trace_bytes".into(), max_trace_bytes, "bytes")?;
-    let duration = run_duration(raw.run)?;
     let context = traffic::Context {
         hosts: &hosts,
         switch: &switch,
         host_link_rate: topology.host_link_rate(),
-        duration,
+        run: &run,
+        flows: limits::FlowBudget::new(&run),
         base_dir,
-        max_trace_bytes,
         protocol: transport.protocol,
     };
     let workloads = raw
@@ -108,8 +104,13 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         .enumerate()
         .map(|(i, w)| traffic::workload(&format!("workload[{i}]"), w, &context))
         .collect::<Result<Vec<_>>>()?;
-    let run = run(duration, stop_after_finite_flows, max_trace_bytes, &workloads)?;
-    let output = output(raw.output, &hosts)?;
+    check_run_end(&run, &workloads)?;
+    let explicit_rate = transport.protocol.is_explicit_rate()
+        || workloads.iter().any(|w| w.protocols().any(super::Protocol::is_explicit_rate));
+    limits::network(&topology, &switch, limits::full_packet_bytes(&transport, explicit_rate), &run)?;
+    let output = output(raw.output, &hosts, &run)?;
+    let long_lived: u64 = workloads.iter().map(WorkloadSpec::long_lived_flows).sum();
+    limits::samples(&output, &run, long_lived)?;
     Ok(Scenario {
         seed: raw.seed.unwrap_or(DEFAULT_SEED),
         topology,
@@ -225,7 +226,7 @@ pub(crate) fn finite(path: &str, value: f64) -> Result<f64> {
 }
 
 /// `[topology]`, with the per-kind defaults.
-fn topology(raw: RawTopology) -> Result<TopologySpec> {
+fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
     let p = "topology";
     let kind = raw.kind.0;
     let given = [
@@ -253,6 +254,7 @@ fn topology(raw: RawTopology) -> Result<TopologySpec> {
         None => DEFAULT_LINK_RATE,
         Some(r) => BitsPerSec(positive(|| "topology.link_rate".into(), r.0, "bps")?),
     };
+    limits::within_horizon(|| "topology.link_delay".into(), raw.link_delay, run)?;
     let delay = raw.link_delay.map_or(
         match kind {
             TopologyKind::Star | TopologyKind::D3Testbed => D3_LINK_DELAY,
@@ -265,22 +267,24 @@ fn topology(raw: RawTopology) -> Result<TopologySpec> {
     Ok(match kind {
         TopologyKind::Star => {
             let hosts = required(raw.hosts, p, "hosts", &what)?;
-            let hosts = count(|| "topology.hosts".into(), hosts, 2, MAX_HOSTS)?;
+            limits::hosts(|| "topology.hosts".into(), hosts, run)?;
+            let hosts = count(|| "topology.hosts".into(), hosts, 2, run.max_hosts)?;
             TopologySpec::Star { hosts, link }
         }
         TopologyKind::D3Testbed => TopologySpec::D3Testbed { link },
         TopologyKind::TwoTier => {
             let racks = raw.racks.unwrap_or(DEFAULT_RACKS);
-            let racks = count(|| "topology.racks".into(), racks, 1, MAX_HOSTS)?;
+            limits::hosts(|| "topology.racks".into(), racks, run)?;
+            let racks = count(|| "topology.racks".into(), racks, 1, run.max_hosts)?;
             let per_rack = raw.hosts_per_rack.unwrap_or(DEFAULT_HOSTS_PER_RACK);
-            let per_rack = count(|| "topology.hosts_per_rack".into(), per_rack, 1, MAX_HOSTS)?;
+            limits::hosts(|| "topology.hosts_per_rack".into(), per_rack, run)?;
+            let per_rack = count(|| "topology.hosts_per_rack".into(), per_rack, 1, run.max_hosts)?;
             let hosts = u64::from(racks) * u64::from(per_rack);
-            if !(2..=MAX_HOSTS).contains(&hosts) {
-                return Err(err(
-                    p,
-                    format!("racks x hosts_per_rack must be between 2 and {MAX_HOSTS} hosts (found {hosts})"),
-                ));
+            if hosts < 2 {
+                return Err(err(p, format!("racks x hosts_per_rack must be at least 2 hosts (found {hosts})")));
             }
+            let key = if raw.hosts_per_rack.is_some() { "hosts_per_rack" } else { "racks" };
+            limits::hosts(|| join(p, key), hosts, run)?;
             // D2TCP Figure 8: each ToR uplink runs at hosts-per-rack x 1 Gbps, never oversubscribed.
             let fabric_rate = match raw.fabric_rate {
                 Some(r) => positive(|| "topology.fabric_rate".into(), r.0, "bps")?,
@@ -309,13 +313,9 @@ fn topology(raw: RawTopology) -> Result<TopologySpec> {
                     format!("must be an even number of at least 2 (found {k})"),
                 ));
             }
-            // k^3/4 hosts; 160 is the largest even k with at most 2^20 hosts.
-            if k > 160 {
-                return Err(err(
-                    "topology.k",
-                    format!("must be at most 160 (k^3/4 hosts, at most {MAX_HOSTS}; found {k})"),
-                ));
-            }
+            // k^3/4 hosts, computed without overflow for any k.
+            let hosts = u128::from(k).pow(3) / 4;
+            limits::hosts(|| "topology.k".into(), u64::try_from(hosts).unwrap_or(u64::MAX), run)?;
             TopologySpec::FatTree { k: k as u32, link }
         }
     })
@@ -407,10 +407,23 @@ fn buffer_spec(
 
 /// `[transport]`: a named stack's defaults (`stack`, default [`DEFAULT_STACK`]) with the keys
 /// the file sets on top.
-fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: RawTcpPr) -> Result<TransportSpec> {
+fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: RawTcpPr, run: &RunSpec) -> Result<TransportSpec> {
     let stack = raw.stack.map_or(DEFAULT_STACK, |n| n.0);
     let d = stack.tcp_config();
     let at = |key: &str| join("transport", key);
+    let timers = [
+        ("min_rto", raw.min_rto),
+        ("initial_rto", raw.initial_rto),
+        ("max_rto", raw.max_rto),
+        ("clock_granularity", raw.clock_granularity),
+    ];
+    for (key, value) in timers {
+        limits::within_horizon(|| at(key), value, run)?;
+    }
+    if let Some(RawDelayedAck::Table(t)) = &raw.delayed_ack {
+        limits::within_horizon(|| at("delayed_ack.timeout"), t.timeout, run)?;
+    }
+    limits::within_horizon(|| "d3.control_interval".into(), raw_d3.control_interval, run)?;
     let u32_max = u64::from(u32::MAX);
     let protocol = raw.protocol.map_or(super::Protocol::Tcp, |n| n.0);
     let mss_bytes = match raw.mss {
@@ -479,6 +492,15 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
         None => d.receive_window_bytes,
         Some(b) => Some(positive(|| at("receive_window"), b.0, "bytes")?),
     };
+    // A window below one segment would let the sender send nothing at all; the stacks would
+    // round it up to a segment, running something other than what the file says.
+    if let Some(window) = receive_window_bytes.filter(|&w| w < u64::from(mss_bytes)) {
+        let key = if raw.receive_window.is_some() { "receive_window" } else { "mss" };
+        return Err(err(
+            at(key),
+            format!("the receive window ({window} B) must hold at least one MSS ({mss_bytes} B)"),
+        ));
+    }
     let dupack_threshold = match raw.dupack_threshold {
         None => d.dupack_threshold,
         Some(n) => count(|| at("dupack_threshold"), n, 1, u32_max)?,
@@ -653,22 +675,10 @@ fn d3(raw: RawD3) -> Result<D3Spec> {
     })
 }
 
-/// `[run].duration`, read before the workloads (an OLDI workload's arrivals stop with the run).
-fn run_duration(raw: RawRun) -> Result<Option<Duration>> {
-    raw.duration
-        .map(|t| positive_time(|| "run.duration".into(), Some(t), Duration::ZERO))
-        .transpose()
-}
-
-/// `[run]`; requires a duration when some flow never finishes (it caps the run even with
-/// `stop_after_finite_flows`).
-fn run(
-    duration: Option<Duration>,
-    stop_after_finite_flows: bool,
-    max_trace_bytes: u64,
-    workloads: &[WorkloadSpec],
-) -> Result<RunSpec> {
-    if duration.is_none() {
+/// What `[run]` needs given the workloads: a duration when some flow never finishes (it caps
+/// the run even with `stop_after_finite_flows`), and finite flows for `stop_after_finite_flows`.
+fn check_run_end(run: &RunSpec, workloads: &[WorkloadSpec]) -> Result<()> {
+    if run.duration.is_none() {
         if let Some(i) = workloads
             .iter()
             .position(WorkloadSpec::has_long_lived_flows)
@@ -686,17 +696,19 @@ fn run(
         WorkloadSpec::Flows { flows, .. } => flows.iter().any(|f| f.size_bytes.is_some()),
         _ => true,
     };
-    if stop_after_finite_flows && !workloads.iter().any(has_finite) {
+    if run.stop_after_finite_flows && !workloads.iter().any(has_finite) {
         return Err(err(
             "run.stop_after_finite_flows",
             "needs a workload with finite flows (every flow here is long-lived, so the run would end at once)",
         ));
     }
-    Ok(RunSpec { duration, stop_after_finite_flows, max_trace_bytes })
+    Ok(())
 }
 
 /// `[output]`.
-fn output(raw: RawOutput, hosts: &Hosts) -> Result<OutputSpec> {
+fn output(raw: RawOutput, hosts: &Hosts, run: &RunSpec) -> Result<OutputSpec> {
+    limits::within_horizon(|| "output.queue_sample_interval".into(), raw.queue_sample_interval, run)?;
+    limits::within_horizon(|| "output.flow_throughput_interval".into(), raw.flow_throughput_interval, run)?;
     let queue_samples = match (raw.queue_sample_interval, raw.queue_sample_hosts) {
         (None, None) => None,
         (Some(_), None) => {

@@ -7,7 +7,9 @@ use std::collections::HashSet;
 use crate::rng::Rng;
 use crate::scenario::{Connections, OldiSpec};
 
-use super::{sample_deadline, Arrivals, FlowPlan};
+use crate::error::ResourceError;
+
+use super::{sample_deadline, Arrivals, FlowPlan, FlowSink};
 
 /// One tree of an application: a parent and the leaves that answer it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,14 +23,14 @@ pub(crate) struct Tree {
 }
 
 /// Plans every flow of `spec`, workload number `workload`, into `out` in start order.
-pub(super) fn plan(spec: &OldiSpec, workload: u32, mut rng: Rng, out: &mut Vec<FlowPlan>) {
+pub(super) fn plan(spec: &OldiSpec, workload: u32, mut rng: Rng, out: &mut FlowSink<'_>) -> Result<(), ResourceError> {
     let trees = place(spec, &mut rng);
     // Each tree's queries and its background flows draw from streams of their own, so that
     // turning background flows on leaves every query and every remaining leaf's deadline as it
     // was: runs with and without them compare query for query (D2TCP Figure 14 against 10).
     let queries_seed = rng.uniform_u64(0, u64::MAX);
     let background_seed = rng.uniform_u64(0, u64::MAX);
-    let first = out.len();
+    let first = out.flows.len();
     // The background sender, if any, is the last leaf; it no longer answers queries.
     let answering = spec.fan_in as usize - usize::from(spec.background.is_some());
     let persistent = spec.connections == Connections::Persistent;
@@ -45,7 +47,7 @@ pub(super) fn plan(spec: &OldiSpec, workload: u32, mut rng: Rng, out: &mut Vec<F
                 let deadline = sample_deadline(&deadlines, &mut rng);
                 if l < answering {
                     let flow = FlowPlan::new(workload, &options, leaf, tree.parent, Some(app.message_bytes), at, Some(deadline));
-                    out.push(FlowPlan { app: Some(tree.app), persistent, ..flow });
+                    out.push(FlowPlan { app: Some(tree.app), persistent, ..flow })?;
                 }
             }
         }
@@ -56,13 +58,14 @@ pub(super) fn plan(spec: &OldiSpec, workload: u32, mut rng: Rng, out: &mut Vec<F
             let mut arrivals = Arrivals::new(background.mean_interval.as_secs_f64(), spec.start, spec.stop);
             while let Some(at) = arrivals.next(&mut rng) {
                 let flow = FlowPlan::new(workload, &options, sender, tree.parent, Some(background.size_bytes), at, None);
-                out.push(FlowPlan { app: Some(tree.app), background: true, ..flow });
+                out.push(FlowPlan { app: Some(tree.app), background: true, ..flow })?;
             }
         }
     }
     // Flow ids follow start order within a workload; a stable sort keeps simultaneous flows in
     // tree and leaf order.
-    out[first..].sort_by_key(|f| f.start);
+    out.flows[first..].sort_by_key(|f| f.start);
+    Ok(())
 }
 
 /// Shares the hosts out among the applications at random, `spec.hosts_per_app()` each, and
@@ -138,7 +141,7 @@ mod tests {
 
     /// The flows of `spec` as the only workload of a run seeded with `seed`.
     fn flows(spec: &OldiSpec, seed: u64) -> Vec<FlowPlan> {
-        plan_all(&[WorkloadSpec::Oldi(spec.clone())], seed).flows
+        plan_all(&[WorkloadSpec::Oldi(spec.clone())], seed, u64::MAX).unwrap().flows
     }
 
     /// The trees of the same run (workload 0 draws from stream 0).

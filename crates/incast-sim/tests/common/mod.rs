@@ -24,7 +24,7 @@ pub fn scenario(topology: TopologySpec, protocol: Protocol, buffer_bytes: u64, w
         switch: SwitchSpec { buffer: BufferSpec::PerPort { bytes: buffer_bytes }, core_buffer: None, ecn: EcnSpec::Auto, priority_classes: 1 },
         transport: TransportSpec { protocol, stack: Stack::D3Testbed, tcp: TcpConfig::default(), dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0, d2tcp: D2tcpConfig::default(), d3: D3Spec::default(), tcppr: TcpPrSpec::default() },
         workloads,
-        run: RunSpec { duration: None, stop_after_finite_flows: false, max_trace_bytes: RunSpec::DEFAULT_MAX_TRACE_BYTES },
+        run: RunSpec::default(),
         output: OutputSpec::default(),
     }
 }
