@@ -17,6 +17,7 @@ import pytest
 import incast
 from incast import _core
 from incast.api import flows_schema
+
 from conftest import SMALL_TOML, small_scenario, write
 
 SUMMARY_KEYS = {

@@ -57,7 +57,7 @@ def write_report(out: Path, doc: Dict[str, Any]) -> None:
         f"| switch queues | an {s['queue_packets'] - 1}-packet queue disc in front of a 1-packet device queue "
         f"(`DropTailQueue` MaxSize 1p): {s['queue_packets']} packets wait | `buffer = \"{s['queue_packets']}pkts\"` at "
         "every switch port |",
-        f"| NewReno | `TcpNewReno`, `FifoQueueDisc` | `protocol = \"tcp\"`, no marking |",
+        "| NewReno | `TcpNewReno`, `FifoQueueDisc` | `protocol = \"tcp\"`, no marking |",
         f"| DCTCP | `TcpDctcp`, `RedQueueDisc` MinTh = MaxTh = {s['ecn_k_packets']}, QW = 1, UseEcn, no hard drop: "
         f"marks an arrival that finds {s['ecn_k_packets']} in the disc, i.e. more than {s['ecn_k_packets']} waiting | "
         f"`protocol = \"dctcp\"`, `ecn_threshold = {s['ecn_k_packets']}` (packets) |",
@@ -139,7 +139,7 @@ def write_report(out: Path, doc: Dict[str, Any]) -> None:
             "| --- | --- | --- | --- | --- |",
         ]
         for r in variants:
-            for label, v in r["variants"].items():
+            for v in r["variants"].values():
                 lines.append(f"| {r['case']['name']} | {r['ns3']['fct_mean_ms']:.2f} | {r['incast']['fct_mean_ms']:.2f} | "
                              f"{v['fct_mean_ms']:.2f} ({_pct(relative(v['fct_mean_ms'], r['incast']['fct_mean_ms']))}) | "
                              f"{r['ns3']['timeouts']} / {r['incast']['timeouts']} / {v['timeouts']} |")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from incast.api import Progress, run, staged_files
+
 # The floor under exponential deadlines that makes every deadline feasible on an idle network
 # (derived in docs/results-d3.md; the paper gives none).
 from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK

@@ -177,9 +177,8 @@ class Context:
 def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wall_s: float) -> None:
     """Writes `<table>.parquet`, `figure.png`, `report.json` and `report.md` into `ctx.out`, all or
     nothing: an interrupted write leaves the previous report whole."""
-    import pyarrow.parquet as pq
-
     import matplotlib.pyplot as plt
+    import pyarrow.parquet as pq
 
     from incast.api import staged_files
 

@@ -12,20 +12,19 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
+from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
 from incast.reproduce.core import (
-    line_figure,
-    pyplot,
-    table,
     Claim,
     Context,
     Outcome,
     Reproduction,
     condition_claim,
+    line_figure,
     order_claim,
+    pyplot,
     ratio_claim,
+    table,
 )
-
-from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -25,6 +25,8 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 from incast import __version__, _core
+from incast.api import flows_schema
+from incast.scenario import _parse, _plain, format_of, source_of
 
 
 def build_version() -> str:
@@ -39,8 +41,6 @@ def build_version() -> str:
 
 
 _BUILD_VERSION: Optional[str] = None
-from incast.api import flows_schema
-from incast.scenario import _parse, _plain, format_of, source_of
 
 CACHE_FORMAT = 1
 """Bumped whenever what a point's file holds changes, so that older results are not reused."""
@@ -316,7 +316,7 @@ RESERVED_COLUMNS = ("point", "seed")
 """Columns every result file has besides the varied keys."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _flow_columns() -> Tuple[str, ...]:
     return tuple(flows_schema().names)
 
