@@ -13,7 +13,10 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, NoReturn, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, NoReturn, Optional, Sequence
+
+if TYPE_CHECKING:
+    from incast.api import Summary
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -277,10 +280,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def summary_line(s: Dict[str, Any], out: Path) -> str:
+def summary_line(s: Summary, out: Path) -> str:
     """One line saying how the run went and where its results are."""
     parts = [f"{s['flows_completed']}/{s['flows']} flows completed"]
-    if s.get("app_throughput") is not None:
+    if s["app_throughput"] is not None:
         parts.append(
             f"app throughput {100 * s['app_throughput']:.1f}% of {s['deadline_flows']} deadline flows"
         )

@@ -31,7 +31,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, cast
 
 LINK_DELAY_NS = 20_000
 LINK_BPS = 1_000_000_000
@@ -143,7 +143,7 @@ def run_ns3(cases: Sequence[Case], flows: Dict[str, List[Dict[str, int]]],
     except ImportError:
         raise CrosscheckError(
             "the crosscheck needs ns-3's Python bindings: pip install 'incast[crosscheck]' (ns3 3.44)") from None
-    payload = [{"name": c.name, "ns3": {**ns3_setup(c, flows[c.name]), "trace_flow": -1 if trace_flow is None else trace_flow},
+    payload: List[Dict[str, Any]] = [{"name": c.name, "ns3": {**ns3_setup(c, flows[c.name]), "trace_flow": -1 if trace_flow is None else trace_flow},
                 "flows": flows[c.name]} for c in cases]
     with tempfile.TemporaryDirectory(prefix="incast-crosscheck-") as tmp:
         cases_path, out_path = Path(tmp) / "cases.json", Path(tmp) / "out.json"
@@ -171,7 +171,7 @@ def run_incast(case: Case, flows: Sequence[Dict[str, int]], transport: Optional[
     table = result.flows
     by_key = {}
     for src, start, finish, rexmit, timeouts in zip(
-            table["src"].to_pylist(), table["start_s"].to_pylist(), table["finish_s"].to_pylist(),
+            table["src"].to_pylist(), cast(List[float], table["start_s"].to_pylist()), table["finish_s"].to_pylist(),
             table["retransmitted_bytes"].to_pylist(), table["timeouts"].to_pylist()):
         by_key[(src, round(start * 1e9))] = (finish, rexmit, timeouts)
     finish_s, retransmitted, flow_timeouts = [], [], []
@@ -272,7 +272,7 @@ def run_crosscheck(out: Path, *, quick: bool = False, only: Optional[Sequence[st
         theirs = ns3[case.name]
         reference = _ns3_summary(fl, theirs)
         mine = run_incast(case, fl)
-        row = {
+        row: Dict[str, Any] = {
             "case": asdict(case),
             "incast": summarize(fl, mine["finish_s"], mine["timeouts"], mine["retransmitted"], mine["drops"], mine["marks"]),
             "ns3": reference,

@@ -24,7 +24,7 @@ import random
 import statistics
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Tuple, cast
 
 from incast.api import run
 from incast.fluid import FluidFlow, deadlines_met, fair_share
@@ -53,7 +53,8 @@ def multi_bottleneck(duration_s: float = 0.3) -> List[float]:
             "run": {"duration": f"{duration_s}s"},
         }
     )
-    return [b * 8 / duration_s / 1e6 for b in result.flows["delivered_bytes"].to_pylist()]
+    delivered = cast(List[int], result.flows["delivered_bytes"].to_pylist())  # a column without nulls
+    return [b * 8 / duration_s / 1e6 for b in delivered]
 
 
 def long_flows(flows: int, duration_s: float = 0.2) -> Dict[str, float]:
@@ -67,8 +68,9 @@ def long_flows(flows: int, duration_s: float = 0.2) -> Dict[str, float]:
             "output": {"queue_sample_interval": "100us", "queue_sample_hosts": [0]},
         }
     )
-    delivered = sum(result.flows["delivered_bytes"].to_pylist())
-    queue = sorted(result.queues["queue_bytes"].to_pylist())
+    # Columns without nulls.
+    delivered = sum(cast(List[int], result.flows["delivered_bytes"].to_pylist()))
+    queue = sorted(cast(List[int], result.queues["queue_bytes"].to_pylist()))
     return {
         "goodput_gbps": delivered * 8 / duration_s / 1e9,
         "queue_mean_kb": statistics.fmean(queue) / 1e3,
@@ -149,7 +151,7 @@ def benchmark_traffic(protocol: str, rate_per_s: float, min_rto: str = "300ms", 
     long_mbps = [
         f["delivered_bytes"] * 8 / duration / 1e6 for f in result.flows.to_pylist() if f["size_bytes"] is None
     ]
-    quenched = sum(result.flows["quenched"].to_pylist())
+    quenched = sum(cast(List[bool], result.flows["quenched"].to_pylist()))  # a column without nulls
     return {"app_throughput": sum(met) / len(met), "long_flow_mbps": long_mbps, "quenched": quenched}
 
 

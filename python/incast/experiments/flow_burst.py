@@ -128,12 +128,13 @@ def _bar(total: int) -> Any:
 def summarize(flows: "pa.Table", senders: Sequence[int], seeds: int, rounds: int) -> List[Dict[str, Any]]:
     """One row per (senders, protocol): application throughput, timeouts per burst and the 99th
     percentile completion time of the flows that completed."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     rows = []
     for n in senders:
         for scheme in PROTOCOLS:
-            t = flows.filter(pc.and_(pc.equal(flows["senders"], n), pc.equal(flows["scheme"], scheme)))
+            t = flows.filter(pc.and_(pc.equal(flows["senders"], pa.scalar(n)), pc.equal(flows["scheme"], pa.scalar(scheme))))
             deadline_flows = t.num_rows - t["deadline_s"].null_count
             met = pc.sum(pc.cast(t["met_deadline"], "uint64")).as_py() or 0
             done = t.filter(pc.is_valid(t["finish_s"]))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -95,11 +95,16 @@ def table(rows: List[Dict[str, Any]]) -> "pa.Table":
     return pa.Table.from_pylist(rows)
 
 
-def line_figure(curves: Mapping[str, Mapping[float, float]], *, xlabel: str, ylabel: str, title: str,
+# The x values of one figure's curves: sender counts, or rates and loads.
+_X = TypeVar("_X", int, float)
+
+
+def line_figure(curves: Mapping[str, Mapping[_X, float]], *, xlabel: str, ylabel: str, title: str,
                 percent: bool = True, ylim: Optional[Sequence[float]] = None) -> "Figure":
     """One panel of labelled lines, `curves[label][x] = y` (y in [0, 1] drawn as % when
     `percent`): the shape of most of the papers' figures."""
     plt = pyplot()
+    fig: Figure
     fig, ax = plt.subplots(figsize=(7, 4))
     for label, curve in curves.items():
         xs = sorted(curve)

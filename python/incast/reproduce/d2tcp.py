@@ -95,15 +95,16 @@ def judged_messages(flows: "pa.Table", end_s: Mapping[int, float]) -> "pa.Table"
                      "run_end_s": pa.array(list(end_s.values()), type=pa.float64())})
     oldi = oldi.join(ends, keys="point")
     judged = oldi.filter(pc.or_(pc.is_valid(oldi["finish_s"]), pc.less_equal(oldi["deadline_s"], oldi["run_end_s"])))
-    return judged.append_column("missed", pc.cast(pc.invert(pc.fill_null(judged["met_deadline"], False)), pa.int64()))
+    return judged.append_column("missed", pc.cast(pc.invert(judged["met_deadline"].fill_null(pa.scalar(False))), pa.int64()))
 
 
 def background_flows(flows: "pa.Table") -> "pa.Table":
     """The completed background flows of `flows`, with `mbps`: size over completion time."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     done = flows.filter(pc.and_(flows["background"], pc.is_valid(flows["finish_s"])))
-    mbps = pc.divide(pc.multiply(pc.cast(done["size_bytes"], "float64"), 8e-6), pc.subtract(done["finish_s"], done["start_s"]))
+    mbps = pc.divide(pc.multiply(pc.cast(done["size_bytes"], pa.float64()), 8e-6), pc.subtract(done["finish_s"], done["start_s"]))
     return done.append_column("mbps", mbps)
 
 
@@ -154,7 +155,7 @@ def _variance_sweep(ctx: Context, variance: str, switch: Mapping[str, Any] = PAP
 
 def _variance_runs(ctx: Context, variance: str, switch: Mapping[str, Any], tag: str) -> Dict[Tuple[str, int], float]:
     flows, end, _ = _variance_sweep(ctx, variance, switch, tag)
-    return missed_fraction(flows, (PROTOCOL, FAN_IN), end)  # type: ignore[return-value]
+    return missed_fraction(flows, (PROTOCOL, FAN_IN), end)
 
 
 def _missed_figure(ctx: Context, variance: str, figure: int) -> Outcome:
@@ -225,7 +226,7 @@ def figure12(ctx: Context) -> Outcome:
         allowed = f["deadline_s"] - f["start_s"]
         took = (f["finish_s"] if f["finish_s"] is not None else f["run_end_s"]) - f["start_s"]
         lat.setdefault((f[PROTOCOL], f[FAN_IN]), []).append(took / allowed)
-    rows = []
+    rows: List[Dict[str, Any]] = []
     for (p, n), values in sorted(lat.items()):
         values.sort()
         q = {k: values[min(len(values) - 1, int(k / 100 * len(values)))] for k in (50, 90, 99)}
@@ -254,7 +255,7 @@ def figure12(ctx: Context) -> Outcome:
 
 
 def table1(ctx: Context) -> Outcome:
-    rows = []
+    rows: List[Dict[str, Any]] = []
     for variance in VARIANCES:
         _, _, summary = _variance_sweep(ctx, variance)
         for s in summary.to_pylist():
@@ -290,12 +291,12 @@ def _background(ctx: Context) -> Tuple[Dict[Tuple[str, int], float], Dict[Tuple[
     flows, end, _ = _run(ctx, "d2tcp-background", oldi_scenario(ctx, background=True),
                          grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
     missed = missed_fraction(flows, (PROTOCOL, FAN_IN), end)
-    return missed, mean_by(background_flows(flows), "mbps", (PROTOCOL, FAN_IN))  # type: ignore[return-value]
+    return missed, mean_by(background_flows(flows), "mbps", (PROTOCOL, FAN_IN))
 
 
 def figure13(ctx: Context) -> Outcome:
     _, bw = _background(ctx)
-    rows = [{"protocol": p, "fan_in": n, "mbps": bw[(p, n)], "normalized_to_tcp": bw[(p, n)] / bw[("tcp", n)]}
+    rows: List[Dict[str, Any]] = [{"protocol": p, "fan_in": n, "mbps": bw[(p, n)], "normalized_to_tcp": bw[(p, n)] / bw[("tcp", n)]}
             for (p, n) in sorted(bw) if ("tcp", n) in bw]
     fig = line_figure({LABELS[p]: {r["fan_in"]: r["normalized_to_tcp"] for r in rows if r["protocol"] == p}
                        for p in ("dctcp", "d3", "d2tcp")},
@@ -323,7 +324,7 @@ def figure13(ctx: Context) -> Outcome:
 def figure14(ctx: Context) -> Outcome:
     missed, _ = _background(ctx)
     without = _variance_runs(ctx, "medium", PAPER_SWITCH, "paper")
-    rows = [{"protocol": p, "fan_in": n, "missed_with_background": v, "missed_without": without.get((p, n))}
+    rows: List[Dict[str, Any]] = [{"protocol": p, "fan_in": n, "missed_with_background": v, "missed_without": without.get((p, n))}
             for (p, n), v in sorted(missed.items())]
     fig = line_figure({LABELS[p]: {r["fan_in"]: r["missed_with_background"] for r in rows if r["protocol"] == p}
                        for p in PROTOCOLS},
@@ -507,7 +508,7 @@ def table3(ctx: Context) -> Outcome:
     for (p, n, deadlines), v in shares.items():
         scale = round(float(_json(deadlines)[0].rstrip("ms")) / BASE_DEADLINES_MS[0], 3)
         by_scale[(p, n, scale)] = v
-    rows = []
+    rows: List[Dict[str, Any]] = []
     for n in fans:
         for p in ("d3", "d2tcp"):
             ok = [s for s in scales if by_scale[(p, n, round(s, 3))] <= 0.05]
@@ -558,6 +559,7 @@ def _load_stats(result: "SweepResult", by: Sequence[str]) -> Dict[Tuple[Any, ...
 
     One point at a time, reading only the columns it needs: the full sweep holds about 15
     million flows, which at once would take about 9 GB of memory; this way about 0.5 GB."""
+    import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
@@ -576,9 +578,9 @@ def _load_stats(result: "SweepResult", by: Sequence[str]) -> Dict[Tuple[Any, ...
     for run in result.summary().select(["point", "sim_time_s"]).to_pylist():
         point = flows.to_table(columns=columns, filter=ds.field("point") == run["point"])
         judged = judged_messages(point, {run["point"]: run["sim_time_s"]})
-        late = judged.filter(pc.equal(judged["missed"], 1))
+        late = judged.filter(pc.equal(judged["missed"], pa.scalar(1)))
         add(judged, "missed", "missed")
-        add(late.append_column("timed_out", pc.cast(pc.greater(late["timeouts"], 0), "int64")), "timed_out",
+        add(late.append_column("timed_out", pc.cast(pc.greater(late["timeouts"], pa.scalar(0)), pa.int64())), "timed_out",
             "missed_with_timeout")
         add(background_flows(point), "mbps", "background_mbps")
     names = ("missed", "missed_with_timeout", "background_mbps")
@@ -595,7 +597,7 @@ def load_sensitivity(ctx: Context) -> Outcome:
                        zips=[{PROTOCOL: [p for p, _ in LOAD_VARIANTS], INITIAL_ALPHA: [a for _, a in LOAD_VARIANTS]}])
     stats = _load_stats(result, (PROTOCOL, INITIAL_ALPHA, FAN_IN, UTILIZATION_KEY))
     empty = {"missed": None, "missed_with_timeout": None, "background_mbps": None}
-    rows = [{"protocol": p, "initial_alpha": a, "fan_in": n, "utilization": u, **empty, **stats.get((p, a, n, u), {})}
+    rows: List[Dict[str, Any]] = [{"protocol": p, "initial_alpha": a, "fan_in": n, "utilization": u, **empty, **stats.get((p, a, n, u), {})}
             for n in fans for u in loads for p, a in LOAD_VARIANTS]
     cell = {(r["protocol"], r["initial_alpha"], r["fan_in"], r["utilization"]): r for r in rows}
 

@@ -35,7 +35,7 @@ DEADLINE_NAMES = {"20ms": "tight", "30ms": "moderate", "40ms": "lax"}
 # for its two deadline levels and, with background flows, a third below them.
 SCHEMES = ("tcp", "tcppr", "rcpdc", "d3")
 SCHEME_LABELS = {"tcp": "TCP", "tcppr": "TCPpr", "rcpdc": "RCPdc", "d3": "D3"}
-SCHEME_AXIS = {
+SCHEME_AXIS: Dict[str, List[Any]] = {
     "transport.protocol": list(SCHEMES),
     "switch.buffer": ["100KB", "100KB", "128KB", "128KB"],
     "switch.priority_classes": [1, 3, 1, 1],
@@ -188,7 +188,7 @@ def _burst_curves(flows: "pa.Table") -> Dict[Tuple[str, str], Dict[int, float]]:
 def figure9(ctx: Context) -> Outcome:
     flows, senders, rounds = _burst_sweep(ctx)
     curves = _burst_curves(flows)
-    rows = []
+    rows: List[Dict[str, Any]] = []
     for (protocol, mean), curve in sorted(curves.items()):
         rows.append({"scheme": protocol, "deadline_mean": mean,
                      "supported_99": senders_supported(curve, 0.99), "supported_95": senders_supported(curve, 0.95)})
@@ -207,7 +207,7 @@ def figure9(ctx: Context) -> Outcome:
     fig.tight_layout()
 
     def s99(scheme: str, mean: str) -> int:
-        return at[(scheme, mean)]["supported_99"]
+        return senders_supported(curves[(scheme, mean)], 0.99)
 
     claims: List[Claim] = []
     why_rcpdc = ("RCPdc stays within 2-3 points of an ideal fair-share allocator on the same flows "
@@ -533,7 +533,7 @@ def figure12(ctx: Context) -> Outcome:
     rounds = 10 if ctx.quick else 50
     curves = _background_curves(ctx, "d3-figure12", {"dist": "uniform", "min": "2KB", "max": "50KB"}, rounds, senders)
     alone = _burst_curves(_burst_sweep(ctx)[0])
-    rows = []
+    rows: List[Dict[str, Any]] = []
     for scheme in SCHEMES:
         without = senders_supported(alone[(scheme, "30ms")], 0.99)
         with_bg = senders_supported(curves[scheme], 0.99)
@@ -601,7 +601,7 @@ def figure13(ctx: Context) -> Outcome:
 # Each variant of Section 6.1.2 with its switch: TCP with the default and the reduced min RTO,
 # RCPdc, D3, and D3 with flow quenching (Section 6.1.3).
 BENCHMARK_VARIANTS = ("tcp", "tcp-10ms", "rcpdc", "d3", "d3-quench")
-BENCHMARK_AXIS = {
+BENCHMARK_AXIS: Dict[str, List[Any]] = {
     "transport.protocol": ["tcp", "tcp", "rcpdc", "d3", "d3"],
     "transport.min_rto": ["300ms", "10ms", "300ms", "300ms", "300ms"],
     "switch.buffer": ["100KB", "100KB", "128KB", "128KB", "128KB"],
@@ -613,8 +613,8 @@ RATE = "workload.0.rate"
 
 
 def _variant(row: Mapping[str, Any]) -> str:
-    for name, protocol, rto, quench in zip(BENCHMARK_VARIANTS, *(BENCHMARK_AXIS[k] for k in
-                                           ("transport.protocol", "transport.min_rto", "d3.quench"))):
+    for name, protocol, rto, quench in zip(BENCHMARK_VARIANTS, BENCHMARK_AXIS["transport.protocol"],
+                                           BENCHMARK_AXIS["transport.min_rto"], BENCHMARK_AXIS["d3.quench"]):
         if (row["transport.protocol"], row["transport.min_rto"], bool(row["d3.quench"])) == (protocol, rto, quench):
             return name
     raise ValueError(f"not a benchmark variant: {row}")

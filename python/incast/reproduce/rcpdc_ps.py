@@ -167,9 +167,12 @@ def summarize(per_flow: Sequence[Mapping[str, Any]]) -> Tuple[List[Dict[str, Any
     for f in per_flow:
         cells.setdefault((f["variant"], f["load"]), []).append(f)
     means, buckets = [], []
+
+    def mean(key: str, rows: Sequence[Mapping[str, Any]]) -> float:
+        return sum(r[key] for r in rows) / len(rows) if rows else math.nan
+
     for (variant, load), fs in sorted(cells.items()):
         done = [f for f in fs if f["fct_s"] is not None]
-        mean = lambda key, rows: sum(r[key] for r in rows) / len(rows) if rows else math.nan  # noqa: E731
         means.append({
             "variant": variant, "load": load, "flows": len(fs), "unfinished": len(fs) - len(done),
             "mean_fct_ms": 1e3 * mean("fct_s", done), "mean_ps_ms": 1e3 * mean("ps_s", done),
@@ -219,7 +222,10 @@ def rcpdc_ps(ctx: Context) -> Outcome:
 
     upto = [x for x in xs if x <= TARGET_LOAD + 1e-9]
     worst = max(upto, key=lambda x: at[("rcpdc", x)]["ratio"])
-    fmt = lambda name, sel: ", ".join(f"{x:g}: {at[(name, x)]['ratio']:.2f}" for x in sel)  # noqa: E731
+
+    def fmt(name: str, sel: Sequence[float]) -> str:
+        return ", ".join(f"{x:g}: {at[(name, x)]['ratio']:.2f}" for x in sel)
+
     why = (
         "taken apart on the same arrivals (load: ratio): the capacity controller held at the link, "
         f"{fmt('controller-at-link', upto)}; also without the new-flow pause, {fmt('no-pause', upto)}; hosts "
