@@ -232,7 +232,8 @@ def senders_supported(protocol: str, deadline_mean: str, deadline_min: str = DEA
 
 def main() -> None:
     got = multi_bottleneck()
-    print("D3 Section 6.2, multi-bottleneck (Mbps): paper", PAPER_MULTI_BOTTLENECK_MBPS, "ours", [round(x) for x in got])
+    print("D3 Section 6.2, multi-bottleneck (Mbps): paper", PAPER_MULTI_BOTTLENECK_MBPS,
+          "ours", [round(x) for x in got])
     print("D3 Figure 16, long flows: paper ~0.95 Gbps, queue mean 4-6 KB, median 1.5 KB, p99 16.5-48 KB")
     for n in (2, 5, 10, 20):
         r = long_flows(n)
@@ -247,7 +248,8 @@ def main() -> None:
               f"{r['p95_overshoot']:.0%} / {r['mean_overshoot']:.0%}")
     print("D3 Table 1, benchmark traffic: paper's flows/s at >99% application throughput",
           PAPER_TABLE_1_FLOWS_PER_S, "; ours, application throughput at each rate:")
-    for label, protocol, rto in (("tcp", "tcp", "300ms"), ("tcp-10ms", "tcp", "10ms"), ("rcpdc", "rcpdc", "300ms"), ("d3", "d3", "300ms")):
+    for label, protocol, rto in (("tcp", "tcp", "300ms"), ("tcp-10ms", "tcp", "10ms"), ("rcpdc", "rcpdc", "300ms"),
+                                 ("d3", "d3", "300ms")):
         cells = []
         for rate in (100, 500, 1000, 2000, 3000):
             r = benchmark_traffic(protocol, rate, rto)
@@ -280,6 +282,7 @@ def figure9(deadline_min: str) -> None:
 
 if __name__ == "__main__":
     if "--figure9" in sys.argv:
-        figure9(sys.argv[sys.argv.index("--figure9") + 1] if len(sys.argv) > sys.argv.index("--figure9") + 1 else DEADLINE_FLOOR)
+        at = sys.argv.index("--figure9") + 1
+        figure9(sys.argv[at] if len(sys.argv) > at else DEADLINE_FLOOR)
     else:
         main()

@@ -134,7 +134,8 @@ def summarize(flows: "pa.Table", senders: Sequence[int], seeds: int, rounds: int
     rows = []
     for n in senders:
         for scheme in PROTOCOLS:
-            t = flows.filter(pc.and_(pc.equal(flows["senders"], pa.scalar(n)), pc.equal(flows["scheme"], pa.scalar(scheme))))
+            t = flows.filter(pc.and_(pc.equal(flows["senders"], pa.scalar(n)),
+                                     pc.equal(flows["scheme"], pa.scalar(scheme))))
             deadline_flows = t.num_rows - t["deadline_s"].null_count
             met = pc.sum(pc.cast(t["met_deadline"], "uint64")).as_py() or 0
             done = t.filter(pc.is_valid(t["finish_s"]))
@@ -155,8 +156,9 @@ def summarize(flows: "pa.Table", senders: Sequence[int], seeds: int, rounds: int
 def describe(seeds: int, rounds: int) -> str:
     """The heading printed above the table."""
     return (
-        f"D3 flow burst (Section 6.1.1): star, 1 Gbps, {BUFFER} per port ({D3_BUFFER} for D3 and RCPdc), sizes U[2KB, 50KB], "
-        f"deadlines exp. mean {DEADLINE_MEAN} (floor {DEADLINE_FLOOR}); TCP min RTO {MIN_RTO}, DCTCP K={DCTCP_K_PACKETS}; "
+        f"D3 flow burst (Section 6.1.1): star, 1 Gbps, {BUFFER} per port ({D3_BUFFER} for D3 and RCPdc), "
+        f"sizes U[2KB, 50KB], deadlines exp. mean {DEADLINE_MEAN} (floor {DEADLINE_FLOOR}); TCP min RTO {MIN_RTO}, "
+        f"DCTCP K={DCTCP_K_PACKETS}; "
         f"{seeds} seed(s) x {rounds} burst(s) per point"
     )
 

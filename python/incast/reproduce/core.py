@@ -222,7 +222,8 @@ def markdown(report: Mapping[str, Any]) -> str:
         lines += [report["notes"].strip(), ""]
     lines += ["| claim (paper) | paper | ours | verdict | rule |", "| --- | --- | --- | --- | --- |"]
     for c in report["claims"]:
-        lines.append(f"| {_cell(c['claim'])} | {_cell(c['paper'])} | {_cell(c['ours'])} | **{c['verdict']}** | {_cell(c['rule'])} |")
+        lines.append(f"| {_cell(c['claim'])} | {_cell(c['paper'])} | {_cell(c['ours'])} | **{c['verdict']}** | "
+                     f"{_cell(c['rule'])} |")
     deviations = [c for c in report["claims"] if c["verdict"] != MATCHES]
     if deviations:
         lines += ["", "## Deviations", ""]

@@ -281,7 +281,8 @@ def figure10(ctx: Context) -> Outcome:
                     "20% over TCP", 20, 100 * (high["d3"] - high["tcp"]), " points", factor=2.0,
                     why="our TCP loses more at 40 senders than the paper's (its y-axis starts at 60%)"),
         condition_claim(f"D3 improves by 10% or more over RCPdc and TCPpr ({top} senders, moderate)", ">= 10 points",
-                        f"RCPdc +{100 * (high['d3'] - high['rcpdc']):.1f}, TCPpr +{100 * (high['d3'] - high['tcppr']):.1f}",
+                        f"RCPdc +{100 * (high['d3'] - high['rcpdc']):.1f}, "
+                        f"TCPpr +{100 * (high['d3'] - high['tcppr']):.1f}",
                         min(high["d3"] - high["rcpdc"], high["d3"] - high["tcppr"]) >= 0.10, "both gaps >= 10 points"),
         condition_claim("RCPdc outperforms TCP at high loads", "RCPdc > TCP at 40 senders",
                         f"RCPdc {high['rcpdc']:.1%}, TCP {high['tcp']:.1%}", high["rcpdc"] > high["tcp"],
@@ -443,7 +444,8 @@ def figure16(ctx: Context) -> Outcome:
                 "update instants keeps 10% of the link unallocated (docs/scenario.md); we keep the paper's gains. "
                 "Hosts that pace each interval at the allocated rate ([d3] pacing = \"rate\", Section 4.1's \"sends "
                 "data at this rate\") do no better (flows: goodput, median queue): "
-                + ", ".join(f"{r['flows']}: {r['goodput_gbps']:.0%}, {r['queue_median_kb']:.1f} KB" for r in rows_paced))
+                + ", ".join(f"{r['flows']}: {r['goodput_gbps']:.0%}, {r['queue_median_kb']:.1f} KB"
+                            for r in rows_paced))
     claims = [
         condition_claim(
             "aggregate utilization of about 95% for 2 to 20 long flows", "~95%",
@@ -529,7 +531,8 @@ def _curves_figure(curves: Mapping[str, Mapping[int, float]], title: str, ylim: 
 def figure12(ctx: Context) -> Outcome:
     # Fewer bursts than Figure 9's 200: every TCP burst here costs a 300 ms timeout of simulated
     # long-flow traffic (about 25,000 packets), so the full run keeps to 50 bursts per point.
-    senders = [1, 2, 4, 6, 8, 10, 14, 20, 30, 40] if ctx.quick else [1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30, 35, 40]
+    senders = [1, 2, 4, 6, 8, 10, 14, 20, 30, 40] if ctx.quick else \
+        [1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30, 35, 40]
     rounds = 10 if ctx.quick else 50
     curves = _background_curves(ctx, "d3-figure12", {"dist": "uniform", "min": "2KB", "max": "50KB"}, rounds, senders)
     alone = _burst_curves(_burst_sweep(ctx)[0])
@@ -754,7 +757,8 @@ def figure14(ctx: Context) -> Outcome:
                         "D3 >= 99% and RCPdc < 99% at 2000 flows/s",
                         why="RCPdc meets fewer deadlines than the paper's under our deadline distribution"),
         condition_claim("long flows do not suffer with D3", "D3 long flows ~ RCPdc's",
-                        ", ".join(f"{int(r)}/s {at[('d3', r)]['long_flow_mbps']:.0f} vs {at[('rcpdc', r)]['long_flow_mbps']:.0f}"
+                        ", ".join(f"{int(r)}/s {at[('d3', r)]['long_flow_mbps']:.0f} "
+                                  f"vs {at[('rcpdc', r)]['long_flow_mbps']:.0f}"
                                   for (v, r) in sorted(at) if v == "d3"),
                         long_ok, "every rate: D3's long-flow throughput >= 90% of RCPdc's"),
         ratio_claim(f"at very low load TCP's median completion time is 50% higher than D3's ({int(low)} flows/s)",
