@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional
 
 from incast.api import RunResult, staged_files
 from incast.sweep.spec import Point, Sweep, SweepError, column_value
@@ -157,10 +157,12 @@ class Store:
         import pyarrow as pa
 
         rows = table.num_rows
-        columns = {"point": pa.repeat(pa.scalar(point.key, pa.string()), rows)}
+        columns: Dict[str, pa.Array[Any]] = {"point": pa.repeat(pa.scalar(point.key, pa.string()), rows)}
         for key, kind in self.sweep.columns.items():
-            arrow_type = pa.string() if kind == "json" else pa.type_for_alias(kind)
-            columns[key] = pa.repeat(pa.scalar(column_value(point.params[key], kind), arrow_type), rows)
+            arrow_type: pa.DataType = pa.string() if kind == "json" else pa.type_for_alias(kind)
+            value = pa.scalar(column_value(point.params[key], kind), arrow_type)
+            # pyarrow-stubs types `repeat` per scalar type only; this one's type is known at run time.
+            columns[key] = pa.repeat(value, rows)  # type: ignore[call-overload]
         columns["seed"] = pa.repeat(pa.scalar(point.seed, pa.uint64()), rows)
         front = pa.table(columns)
         return pa.Table.from_arrays(
@@ -168,11 +170,11 @@ class Store:
         )
 
 
-def summary_table(summary: Dict[str, Any]) -> "pa.Table":
+def summary_table(summary: Mapping[str, Any]) -> "pa.Table":
     """A run's summary as one row, each counter with the same type in every point."""
     import pyarrow as pa
 
-    columns = {}
+    columns: Dict[str, pa.Array[Any]] = {}
     for name, value in summary.items():
         if name in _FLOAT_SUMMARY or isinstance(value, float) or value is None:
             columns[name] = pa.array([value], pa.float64())
