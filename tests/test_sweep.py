@@ -32,7 +32,8 @@ from incast.sweep import (
 from incast.sweep.spec import build_version
 from incast.sweep.store import Store
 
-from conftest import SMALL_TOML, assert_clean_error, incast as incast_cli, write
+from conftest import SMALL_TOML, assert_clean_error, write
+from conftest import incast as incast_cli
 
 # 2 sender counts x 2 (protocol, buffer) pairs x 2 seeds: 8 points of a few milliseconds.
 SMALL_SWEEP = """\

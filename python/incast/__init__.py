@@ -10,7 +10,8 @@ the GIL released and returns a `RunResult` of pyarrow tables. Bad scenarios rais
 naming the offending key.
 """
 
-from incast._core import ScenarioError, version as _engine_version
+from incast._core import ScenarioError
+from incast._core import version as _engine_version
 from incast.api import Progress, RunResult, effective_transport, load_scenario, run
 
 __version__: str = _engine_version()

@@ -55,14 +55,15 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
-class _SummaryNewKeys(TypedDict, total=False):
-    # Keys an engine may leave out: total=False is how Python 3.9's TypedDict says so
-    # (typing.NotRequired is 3.11).
+class _SummaryOptionalKeys(TypedDict, total=False):
+    # Summary's keys that a reader must not count on (summary.json files written before the
+    # horizon existed lack it). A total=False base is how Python 3.9 declares them;
+    # typing.NotRequired is 3.11.
     stopped_at_horizon: bool
     """The run reached its simulated-time horizon (`[run] horizon`) before its end and stopped there."""
 
 
-class Summary(_SummaryNewKeys):
+class Summary(_SummaryOptionalKeys):
     """`RunResult.summary`: a run's counters, as the engine reports them (docs/python.md)."""
 
     events: int
