@@ -56,9 +56,9 @@ ProgressCallback = Callable[[Progress], None]
 
 
 class _SummaryOptionalKeys(TypedDict, total=False):
-    # Summary's keys that a reader must not count on (summary.json files written before the
-    # horizon existed lack it). A total=False base is how Python 3.9 declares them;
-    # typing.NotRequired is 3.11.
+    # Keys a summary may lack. `stopped_at_horizon` comes with the simulated-time horizon (issue
+    # 12); once every engine build sets it, it belongs in Summary itself. A total=False base is
+    # how Python 3.9 declares optional keys (typing.NotRequired is 3.11).
     stopped_at_horizon: bool
     """The run reached its simulated-time horizon (`[run] horizon`) before its end and stopped there."""
 
