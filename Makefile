@@ -79,5 +79,5 @@ crosscheck: $(VENV)/.crosscheck
 	$(VENV_ENV) incast crosscheck --out docs/crosscheck
 
 clean:
-	rm -rf $(VENV) demo-out target python/incast/_core*.so .pytest_cache
+	rm -rf $(VENV) demo-out target python/incast/_core*.so .pytest_cache .mypy_cache .ruff_cache
 	find python tests benches -name __pycache__ -type d -prune -exec rm -rf {} +
