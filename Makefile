@@ -1,7 +1,8 @@
 # incast: build, demo, test and benchmark from a fresh checkout. GNU make + bash.
 #
 #   make demo    set up .venv, build the engine (release), run the D3 flow-burst demo into demo-out/
-#   make test    set up the same way, then cargo tests and pytest
+#   make test    set up the same way, then the static checks (make lint), cargo tests and pytest
+#   make lint    clippy with warnings as errors, ruff and mypy --strict (configured in pyproject.toml)
 #   make bench   the speed and memory benchmarks of benches/
 #   make crosscheck  install ns-3 (pip, ~200 MB) into .venv and compare incast with it (docs/crosscheck/)
 #   make clean   remove .venv, build outputs and demo output
@@ -21,11 +22,12 @@ VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: help setup demo test test-rust test-python bench crosscheck clean
+.PHONY: help setup demo test lint test-rust test-python bench crosscheck clean
 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
-	@echo "make test   cargo test + pytest"
+	@echo "make test   static checks + cargo test + pytest"
+	@echo "make lint   cargo clippy -D warnings, ruff check, mypy --strict"
 	@echo "make bench  speed and memory benchmarks"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
 	@echo "make clean  remove .venv, build outputs and demo output"
@@ -37,7 +39,8 @@ $(VENV)/.tools:
 	touch $@
 
 # The engine built in release mode and installed into the venv with its dependencies and the dev
-# extra (pytest); the Python sources stay editable, so only Rust changes trigger a rebuild.
+# extra (pytest, ruff, mypy and stubs); the Python sources stay editable, so only Rust changes
+# trigger a rebuild.
 $(VENV)/.built: $(VENV)/.tools $(RUST_SOURCES) pyproject.toml
 	$(VENV_ENV) $(VENV)/bin/maturin develop --release --quiet --extras dev
 	$(VPY) -c 'import incast._core'
@@ -48,7 +51,15 @@ setup: $(VENV)/.built
 demo: setup
 	$(VENV_ENV) incast demo --out demo-out
 
-test: test-rust test-python
+test: lint test-rust test-python
+
+# Static checks. clippy covers every crate, incast-py included (it only type-checks, so PyO3's
+# extension module needs no linking); ruff and mypy come with the dev extra and read their
+# settings from pyproject.toml (mypy: the stubs of pyarrow and tqdm).
+lint: setup
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(VENV)/bin/ruff check python tests
+	$(VENV)/bin/mypy --strict python/incast
 
 test-rust:
 	cargo test --workspace --exclude incast-py
@@ -68,5 +79,5 @@ crosscheck: $(VENV)/.crosscheck
 	$(VENV_ENV) incast crosscheck --out docs/crosscheck
 
 clean:
-	rm -rf $(VENV) demo-out target python/incast/_core*.so .pytest_cache
+	rm -rf $(VENV) demo-out target python/incast/_core*.so .pytest_cache .mypy_cache .ruff_cache
 	find python tests benches -name __pycache__ -type d -prune -exec rm -rf {} +

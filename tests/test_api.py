@@ -17,6 +17,7 @@ import pytest
 import incast
 from incast import _core
 from incast.api import flows_schema
+
 from conftest import SMALL_TOML, small_scenario, write
 
 SUMMARY_KEYS = {
@@ -369,7 +370,8 @@ def test_queue_and_throughput_series() -> None:
     }
     result = incast.run(scenario)
     q = result.queues
-    assert q.column_names == ["host", "time_s", "queue_bytes", "d3_flows", "d3_demand_bytes_per_s", "d3_allocated_bytes_per_s", "d3_capacity_bytes_per_s"]
+    assert q.column_names == ["host", "time_s", "queue_bytes", "d3_flows", "d3_demand_bytes_per_s",
+                              "d3_allocated_bytes_per_s", "d3_capacity_bytes_per_s"]
     assert q.num_rows > 0 and set(q["host"].to_pylist()) == {0, 1}
     assert max(q["queue_bytes"].to_pylist()) > 0
     t = result.throughput

@@ -50,7 +50,11 @@ CASES = [
         TOPOLOGY + '[transport]\nprotocol = "tcppr"\n' + burst(),
         "tcppr.thresholds",
     ),
-    ("tcppr-thresholds-not-rising", TOPOLOGY + '[tcppr]\nthresholds = ["20ms", "10ms"]\n' + burst(), "tcppr.thresholds[1]"),
+    (
+        "tcppr-thresholds-not-rising",
+        TOPOLOGY + '[tcppr]\nthresholds = ["20ms", "10ms"]\n' + burst(),
+        "tcppr.thresholds[1]",
+    ),
     ("d2tcp-unknown-key", TOPOLOGY + "[d2tcp]\nn = 2.0\n" + burst(), "d2tcp.n"),
     ("d2tcp-cap-not-above-one", TOPOLOGY + "[d2tcp]\nd_cap = 1.0\n" + burst(), "d2tcp.d_cap"),
     ("d2tcp-cap-not-a-number", TOPOLOGY + '[d2tcp]\nd_cap = "2"\n' + burst(), "d2tcp.d_cap"),

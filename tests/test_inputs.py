@@ -22,9 +22,11 @@ import pyarrow.parquet as pq
 import pytest
 
 import incast
-from conftest import SMALL_TOML, assert_clean_error, incast as run_cli, small_scenario, write
 from incast import _core
 from incast.scenario import _plain
+
+from conftest import SMALL_TOML, assert_clean_error, small_scenario, write
+from conftest import incast as run_cli
 
 TIMEOUT = 60
 SECRET = "hunter2-do-not-echo"
@@ -61,7 +63,8 @@ def api_error(call: str, cwd: Optional[Path] = None) -> Dict[str, Any]:
 
 
 def parquet(path: Path, **columns: List[Any]) -> Path:
-    pq.write_table(pa.table(columns or {"src": [1, 2], "dst": [0, 0], "size_bytes": [1500, 1500], "start_s": [0.0, 0.0]}), path)
+    default = {"src": [1, 2], "dst": [0, 0], "size_bytes": [1500, 1500], "start_s": [0.0, 0.0]}
+    pq.write_table(pa.table(columns or default), path)
     return path
 
 
@@ -124,7 +127,8 @@ def too_large(tmp: Path, ext: str) -> Tuple[Path, str]:
     else:
         parquet(directory / "t.parquet")
     run = "[run]\nmax_trace_bytes = 40\n"
-    return write(directory / "s.toml", trace_scenario(f"t.{ext}", run)), "above the limit of 40 bytes (`run.max_trace_bytes`"
+    expected = "above the limit of 40 bytes (`run.max_trace_bytes`"
+    return write(directory / "s.toml", trace_scenario(f"t.{ext}", run)), expected
 
 
 def not_a_trace(tmp: Path, ext: str) -> Tuple[Path, str]:
@@ -138,7 +142,8 @@ def not_a_trace(tmp: Path, ext: str) -> Tuple[Path, str]:
 def not_utf8(tmp: Path, ext: str) -> Tuple[Path, str]:
     directory = _scenario_dir(tmp)
     (directory / "t.csv").write_bytes(CSV.encode() + b"1,0,\xff,0\n")
-    return write(directory / "s.toml", trace_scenario("t.csv")), f"not UTF-8 text: invalid byte 0xFF at offset {len(CSV) + 4}"
+    expected = f"not UTF-8 text: invalid byte 0xFF at offset {len(CSV) + 4}"
+    return write(directory / "s.toml", trace_scenario("t.csv")), expected
 
 
 def text_column(tmp: Path, ext: str) -> Tuple[Path, str]:
@@ -265,8 +270,12 @@ def test_check_and_run_accept_the_same_files(tmp_path: Path, name: str, content:
 REFUSED = [
     pytest.param("s.toml", b"[topology\n", "TOML syntax error at line 1", id="toml-syntax"),
     pytest.param("s.json", b'{"seed": }', "JSON syntax error at line 1", id="json-syntax"),
-    pytest.param("s.toml", b"# caf\xe9\n" + SMALL_TOML.encode(), "not UTF-8 text: invalid byte 0xE9 at offset 5", id="latin-1"),
-    pytest.param("s.toml", b"\xef\xbb\xbf\xff", "not UTF-8 text: invalid byte 0xFF at offset 3", id="bom-then-bad-byte"),
+    pytest.param(
+        "s.toml", b"# caf\xe9\n" + SMALL_TOML.encode(), "not UTF-8 text: invalid byte 0xE9 at offset 5", id="latin-1"
+    ),
+    pytest.param(
+        "s.toml", b"\xef\xbb\xbf\xff", "not UTF-8 text: invalid byte 0xFF at offset 3", id="bom-then-bad-byte"
+    ),
     pytest.param("s.json", b"\xff\xfe{\x00}\x00", "not UTF-8 text: invalid byte 0xFF at offset 0", id="utf-16"),
 ]
 

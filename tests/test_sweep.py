@@ -18,7 +18,6 @@ import pyarrow.dataset as ds
 import pytest
 
 import incast.api
-from conftest import SMALL_TOML, assert_clean_error, incast as incast_cli, write
 from incast.cli import main
 from incast.sweep import (
     PointError,
@@ -30,8 +29,11 @@ from incast.sweep import (
     run_sweep,
     sweep_from_dict,
 )
-from incast.sweep.store import Store
 from incast.sweep.spec import build_version
+from incast.sweep.store import Store
+
+from conftest import SMALL_TOML, assert_clean_error, write
+from conftest import incast as incast_cli
 
 # 2 sender counts x 2 (protocol, buffer) pairs x 2 seeds: 8 points of a few milliseconds.
 SMALL_SWEEP = """\

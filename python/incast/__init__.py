@@ -16,4 +16,13 @@ from incast.api import Progress, RunResult, effective_transport, load_scenario, 
 
 __version__: str = _engine_version()
 
-__all__ = ["Progress", "ResourceError", "RunResult", "ScenarioError", "__version__", "effective_transport", "load_scenario", "run"]
+__all__ = [
+    "Progress",
+    "ResourceError",
+    "RunResult",
+    "ScenarioError",
+    "__version__",
+    "effective_transport",
+    "load_scenario",
+    "run",
+]

@@ -6,6 +6,9 @@ Private: use the `incast` package. tests/test_stub.py checks these names against
 import os
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union, final
 
+# The summary's keys are public (RunResult.summary), so they are declared once, in the package.
+from incast.api import Summary
+
 __all__ = ["ResourceError", "ScenarioError", "Simulation", "check", "document", "version"]
 
 _PathLike = Union[str, "os.PathLike[str]"]
@@ -34,27 +37,6 @@ class _ProgressDict(TypedDict):
     flows_completed: int
     flows_total: int
 
-class _SummaryDict(TypedDict):
-    events: int
-    sim_time_s: float
-    wall_time_s: float
-    flows: int
-    flows_completed: int
-    deadline_flows: int
-    app_throughput: Optional[float]
-    packets_sent: int
-    packets_delivered: int
-    packets_dropped: int
-    packets_in_network: int
-    packet_hops: int
-    ecn_marked: int
-    max_queue_bytes: int
-    timeouts: int
-    d3_requests: int
-    d3_priority_inversions: int
-    transport: Dict[str, Any]
-    stopped_at_horizon: bool
-
 # Column dicts: "rows" (int) plus one `bytes` per column holding its values in native byte order
 # (u32, u64, f64 or u8 as in RunResult's schema); a nullable column `c` also has "c.valid", an
 # Arrow validity bitmap. Flows: flow_id, src, dst, size_bytes(+valid), start_s, finish_s(+valid),
@@ -68,7 +50,7 @@ _ColumnsDict = Dict[str, Union[int, bytes, List[str]]]
 
 class _ResultsDict(TypedDict):
     flows: _ColumnsDict
-    summary: _SummaryDict
+    summary: Summary
     queues: _ColumnsDict
     throughput: Optional[_ColumnsDict]
 

@@ -9,7 +9,19 @@ import signal
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    TypedDict,
+    Union,
+)
 
 from incast import _core
 from incast.durable import replace_dir
@@ -19,7 +31,7 @@ from incast.scenario import ScenarioLike, check_source, load_scenario, source_of
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Progress", "RunResult", "effective_transport", "load_scenario", "run", "CHUNK_EVENTS"]
+__all__ = ["Progress", "RunResult", "Summary", "effective_transport", "load_scenario", "run", "CHUNK_EVENTS"]
 
 CHUNK_EVENTS = 1 << 18
 """Events per engine call between progress reports: a few tens of milliseconds of work, so that
@@ -57,6 +69,38 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
+class Summary(TypedDict):
+    """`RunResult.summary`: a run's counters, as the engine reports them (docs/python.md)."""
+
+    events: int
+    sim_time_s: float
+    wall_time_s: float
+    """The only value that differs between identical runs."""
+    flows: int
+    flows_completed: int
+    deadline_flows: int
+    app_throughput: Optional[float]
+    """Share of deadline flows that met their deadline (D3's metric); None without deadline flows."""
+    packets_sent: int
+    packets_delivered: int
+    packets_dropped: int
+    packets_in_network: int
+    """Still queued when the run stopped."""
+    packet_hops: int
+    """Link traversals."""
+    ecn_marked: int
+    max_queue_bytes: int
+    timeouts: int
+    d3_requests: int
+    """Rate requests of D3 deadline flows seen at switch ports."""
+    d3_priority_inversions: int
+    """Of `d3_requests`, those denied while a later-deadline flow held a grant at the same port."""
+    transport: Dict[str, Any]
+    """The `[transport]` settings in effect, as `effective_transport` gives them (a JSON tree)."""
+    stopped_at_horizon: bool
+    """The run reached its simulated-time horizon (`[run] horizon`) before its end and stopped there."""
+
+
 @dataclass(frozen=True)
 class RunResult:
     """Everything a run produced.
@@ -68,7 +112,7 @@ class RunResult:
     """
 
     flows: "pa.Table"
-    summary: Dict[str, Any]
+    summary: Summary
     queues: "pa.Table"
     throughput: Optional["pa.Table"]
 
@@ -216,12 +260,12 @@ def _interrupt_between_chunks() -> Iterator[Callable[[], bool]]:
         raise KeyboardInterrupt
 
 
-def _result(raw: Mapping[str, Any]) -> RunResult:
+def _result(raw: _core._ResultsDict) -> RunResult:
     import pyarrow as pa
 
     return RunResult(
         flows=_flows_table(raw["flows"]),
-        summary=dict(raw["summary"]),
+        summary=raw["summary"],
         queues=_table(
             raw["queues"],
             [
@@ -247,60 +291,63 @@ def flows_schema() -> "pa.Schema":
     """The schema of `RunResult.flows`."""
     import pyarrow as pa
 
-    return pa.schema(
-        [
-            pa.field("flow_id", pa.uint32(), nullable=False),
-            pa.field("src", pa.uint32(), nullable=False),
-            pa.field("dst", pa.uint32(), nullable=False),
-            pa.field("size_bytes", pa.uint64()),
-            pa.field("start_s", pa.float64(), nullable=False),
-            pa.field("finish_s", pa.float64()),
-            pa.field("deadline_s", pa.float64()),
-            pa.field("met_deadline", pa.bool_()),
-            pa.field("delivered_bytes", pa.uint64(), nullable=False),
-            pa.field("retransmitted_bytes", pa.uint64(), nullable=False),
-            pa.field("timeouts", pa.uint32(), nullable=False),
-            pa.field("lateness_s", pa.float64()),
-            pa.field("quenched", pa.bool_(), nullable=False),
-            pa.field("time_at_base_rate_s", pa.float64(), nullable=False),
-            pa.field("max_stall_s", pa.float64()),
-            pa.field("workload", pa.uint32(), nullable=False),
-            pa.field("round", pa.uint32(), nullable=False),
-            pa.field("protocol", pa.string(), nullable=False),
-            pa.field("priority", pa.uint8(), nullable=False),
-            pa.field("app", pa.uint32()),
-            pa.field("background", pa.bool_(), nullable=False),
-        ]
-    )
+    fields: List[pa.Field[Any]] = [
+        pa.field("flow_id", pa.uint32(), nullable=False),
+        pa.field("src", pa.uint32(), nullable=False),
+        pa.field("dst", pa.uint32(), nullable=False),
+        pa.field("size_bytes", pa.uint64()),
+        pa.field("start_s", pa.float64(), nullable=False),
+        pa.field("finish_s", pa.float64()),
+        pa.field("deadline_s", pa.float64()),
+        pa.field("met_deadline", pa.bool_()),
+        pa.field("delivered_bytes", pa.uint64(), nullable=False),
+        pa.field("retransmitted_bytes", pa.uint64(), nullable=False),
+        pa.field("timeouts", pa.uint32(), nullable=False),
+        pa.field("lateness_s", pa.float64()),
+        pa.field("quenched", pa.bool_(), nullable=False),
+        pa.field("time_at_base_rate_s", pa.float64(), nullable=False),
+        pa.field("max_stall_s", pa.float64()),
+        pa.field("workload", pa.uint32(), nullable=False),
+        pa.field("round", pa.uint32(), nullable=False),
+        pa.field("protocol", pa.string(), nullable=False),
+        pa.field("priority", pa.uint8(), nullable=False),
+        pa.field("app", pa.uint32()),
+        pa.field("background", pa.bool_(), nullable=False),
+    ]
+    return pa.schema(fields)
 
 
-def _array(type_: "pa.DataType", rows: int, values: bytes, valid: Optional[bytes] = None) -> "pa.Array":
-    """An Arrow array over the engine's buffers, without copying or per-row objects."""
+def _array(type_: "pa.DataType", columns: _core._ColumnsDict, name: str) -> "pa.Array[Any]":
+    """Column `name` of the engine's column dict as an Arrow array over the engine's buffers,
+    without copying or per-row objects."""
     import pyarrow as pa
 
+    rows, values, valid = columns["rows"], columns[name], columns.get(f"{name}.valid")
+    # The engine's layout (_core.pyi): "rows" an int, a column and its validity bitmap bytes.
+    assert isinstance(rows, int) and isinstance(values, bytes) and (valid is None or isinstance(valid, bytes))
     validity = None if valid is None else pa.py_buffer(valid)
     return pa.Array.from_buffers(type_, rows, [validity, pa.py_buffer(values)], null_count=-1)
 
 
-def _table(columns: Dict[str, Any], spec: List[Any]) -> "pa.Table":
+def _table(columns: _core._ColumnsDict, spec: Sequence[Tuple[str, "pa.DataType"]]) -> "pa.Table":
     import pyarrow as pa
 
-    rows = columns["rows"]
-    return pa.table({name: _array(t, rows, columns[name], columns.get(f"{name}.valid")) for name, t in spec})
+    return pa.table({name: _array(t, columns, name) for name, t in spec})
 
 
-def _flows_table(columns: Dict[str, Any]) -> "pa.Table":
+def _flows_table(columns: _core._ColumnsDict) -> "pa.Table":
     import pyarrow as pa
 
-    rows = columns["rows"]
     arrays = []
     schema = flows_schema()
     for field in schema:
         name = field.name
         if name == "protocol":
-            codes = _array(pa.uint8(), rows, columns["protocol"])
-            names = pa.array(columns["protocol.names"], pa.string())
+            codes = _array(pa.uint8(), columns, "protocol")
+            protocols = columns["protocol.names"]
+            assert isinstance(protocols, list)
+            names = pa.array(protocols, pa.string())
             arrays.append(pa.DictionaryArray.from_arrays(codes, names).dictionary_decode())
         else:
-            arrays.append(_array(field.type, rows, columns[name], columns.get(f"{name}.valid")))
+            arrays.append(_array(field.type, columns, name))
     return pa.Table.from_arrays(arrays, schema=schema)

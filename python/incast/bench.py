@@ -49,7 +49,10 @@ def discover(directory: Path) -> List[str]:
 def measure(scenario: Path, repeat: int) -> Dict[str, Any]:
     """Runs `scenario` `repeat` times, each in a fresh child, and returns the medians."""
     runs = [_run_child(scenario) for _ in range(repeat)]
-    med = lambda key: statistics.median(r[key] for r in runs)  # noqa: E731
+
+    def med(key: str) -> float:
+        return statistics.median(r[key] for r in runs)
+
     return {
         "name": scenario.stem,
         "repeat": repeat,
@@ -66,7 +69,7 @@ def measure(scenario: Path, repeat: int) -> Dict[str, Any]:
     }
 
 
-def _run_child(scenario: Path) -> Dict[str, Any]:
+def _run_child(scenario: Path) -> Dict[str, float]:
     with tempfile.TemporaryFile() as stderr:
         child = subprocess.Popen(
             [sys.executable, "-m", "incast.bench", str(scenario)],

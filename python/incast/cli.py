@@ -15,9 +15,10 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, NoReturn, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, NoReturn, Optional, Sequence
 
 if TYPE_CHECKING:
+    from incast.api import Summary
     from incast.sweep import SweepResult
 
 EXIT_FAILED = 1
@@ -315,20 +316,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def horizon_warning(s: Dict[str, Any]) -> str:
+def horizon_warning(s: Summary) -> str:
     """What a run stopped at its simulated-time horizon left undone (docs/scenario.md, [run])."""
-    flows = s.get("flows", 0)
-    unfinished = flows - s.get("flows_completed", 0)
+    flows = s["flows"]
+    unfinished = flows - s["flows_completed"]
     return (
-        f"the run reached its simulated-time horizon ([run] horizon = {s.get('sim_time_s', 0):g} s) "
+        f"the run reached its simulated-time horizon ([run] horizon = {s['sim_time_s']:g} s) "
         f"with {unfinished} of {flows} flows unfinished"
     )
 
 
-def summary_line(s: Dict[str, Any], out: Path) -> str:
+def summary_line(s: Summary, out: Path) -> str:
     """One line saying how the run went and where its results are."""
     parts = [f"{s['flows_completed']}/{s['flows']} flows completed"]
-    if s.get("app_throughput") is not None:
+    if s["app_throughput"] is not None:
         parts.append(
             f"app throughput {100 * s['app_throughput']:.1f}% of {s['deadline_flows']} deadline flows"
         )

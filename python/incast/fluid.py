@@ -25,7 +25,7 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Sequence
+from typing import Callable, Dict, List, Sequence, Tuple
 
 ALLOCATORS = ("fair-share", "edf", "reservation")
 
@@ -51,7 +51,7 @@ def fair_share(flows: Sequence[FluidFlow], capacity: float) -> List[float]:
     _check(flows, capacity)
     order = sorted(range(len(flows)), key=lambda i: flows[i].arrival_s)
     finish = [math.nan] * len(flows)
-    active: List[tuple] = []  # (virtual finish, index)
+    active: List[Tuple[float, int]] = []  # (virtual finish, index)
     now = virtual = 0.0
     next_arrival = 0
     while next_arrival < len(order) or active:
@@ -86,7 +86,7 @@ def edf(flows: Sequence[FluidFlow], capacity: float) -> List[float]:
     order = sorted(range(len(flows)), key=lambda i: flows[i].arrival_s)
     finish = [math.nan] * len(flows)
     remaining = [f.size_bytes for f in flows]
-    ready: List[tuple] = []  # (absolute deadline, arrival, index)
+    ready: List[Tuple[float, float, int]] = []  # (absolute deadline, arrival, index)
     now = 0.0
     next_arrival = 0
     while next_arrival < len(order) or ready:
@@ -119,7 +119,7 @@ def reservation(flows: Sequence[FluidFlow], capacity: float) -> List[float]:
     _check(flows, capacity)
     order = sorted(range(len(flows)), key=lambda i: flows[i].arrival_s)
     finish = [math.nan] * len(flows)
-    releases: List[tuple] = []  # (release time, rate)
+    releases: List[Tuple[float, float]] = []  # (release time, rate)
     reserved = 0.0
     for i in order:
         f = flows[i]

@@ -289,9 +289,9 @@ def _trace_path(written: str, base_dir: Optional[Path], key: str) -> Path:
 def _outside(written: str, base: Path, resolved: Optional[Path]) -> str:
     target = f" resolves to {resolved} and" if resolved is not None else ""
     return (
-        f"trace path {json.dumps(written, ensure_ascii=False)}{target} leads outside {base}: a relative trace path must stay "
-        "inside the scenario file's directory (the working directory for a dict); write an absolute "
-        "path to read a file elsewhere"
+        f"trace path {json.dumps(written, ensure_ascii=False)}{target} leads outside {base}: "
+        "a relative trace path must stay inside the scenario file's directory "
+        "(the working directory for a dict); write an absolute path to read a file elsewhere"
     )
 
 
@@ -352,7 +352,8 @@ def _read_parquet_trace(written: str, data: bytes, key: str) -> List[Dict[str, A
         table = pq.read_table(pa.BufferReader(data))
     except (OSError, pa.ArrowException) as e:
         # pyarrow's message may quote what it found in the file: name the failure only.
-        raise scenario_error(key, f"trace {shown} is not a Parquet file pyarrow can read ({type(e).__name__})") from None
+        problem = f"trace {shown} is not a Parquet file pyarrow can read ({type(e).__name__})"
+        raise scenario_error(key, problem) from None
     missing = [c for c in TRACE_COLUMNS if c not in table.column_names]
     if missing:
         raise scenario_error(

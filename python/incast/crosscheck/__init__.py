@@ -31,7 +31,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, cast
 
 LINK_DELAY_NS = 20_000
 LINK_BPS = 1_000_000_000
@@ -108,7 +108,8 @@ def incast_scenario(case: Case, flows: Sequence[Dict[str, int]],
     return {
         "seed": SEED,
         "topology": topology,
-        "switch": {"buffer": queue, "core_buffer": queue, "ecn_threshold": ECN_K if case.protocol == "dctcp" else "off"},
+        "switch": {"buffer": queue, "core_buffer": queue,
+                   "ecn_threshold": ECN_K if case.protocol == "dctcp" else "off"},
         "transport": {"stack": "ns3", "protocol": case.protocol, "mss": MSS, "initial_window": INITIAL_WINDOW,
                       "min_rto": f"{MIN_RTO_NS}ns", "delayed_ack": False, **(transport or {})},
         "workload": [{"kind": "flows", "flows": [
@@ -143,8 +144,9 @@ def run_ns3(cases: Sequence[Case], flows: Dict[str, List[Dict[str, int]]],
     except ImportError:
         raise CrosscheckError(
             "the crosscheck needs ns-3's Python bindings: pip install 'incast[crosscheck]' (ns3 3.44)") from None
-    payload = [{"name": c.name, "ns3": {**ns3_setup(c, flows[c.name]), "trace_flow": -1 if trace_flow is None else trace_flow},
-                "flows": flows[c.name]} for c in cases]
+    traced = -1 if trace_flow is None else trace_flow
+    payload: List[Dict[str, Any]] = [{"name": c.name, "ns3": {**ns3_setup(c, flows[c.name]), "trace_flow": traced},
+                                      "flows": flows[c.name]} for c in cases]
     with tempfile.TemporaryDirectory(prefix="incast-crosscheck-") as tmp:
         cases_path, out_path = Path(tmp) / "cases.json", Path(tmp) / "out.json"
         cases_path.write_text(json.dumps(payload))
@@ -161,7 +163,8 @@ def run_ns3(cases: Sequence[Case], flows: Dict[str, List[Dict[str, int]]],
         return results
 
 
-def run_incast(case: Case, flows: Sequence[Dict[str, int]], transport: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+def run_incast(case: Case, flows: Sequence[Dict[str, int]],
+               transport: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The case in incast: per-flow results in the order of `flows`, and the run's counters."""
     import incast
 
@@ -171,7 +174,7 @@ def run_incast(case: Case, flows: Sequence[Dict[str, int]], transport: Optional[
     table = result.flows
     by_key = {}
     for src, start, finish, rexmit, timeouts in zip(
-            table["src"].to_pylist(), table["start_s"].to_pylist(), table["finish_s"].to_pylist(),
+            table["src"].to_pylist(), cast(List[float], table["start_s"].to_pylist()), table["finish_s"].to_pylist(),
             table["retransmitted_bytes"].to_pylist(), table["timeouts"].to_pylist()):
         by_key[(src, round(start * 1e9))] = (finish, rexmit, timeouts)
     finish_s, retransmitted, flow_timeouts = [], [], []
@@ -272,9 +275,10 @@ def run_crosscheck(out: Path, *, quick: bool = False, only: Optional[Sequence[st
         theirs = ns3[case.name]
         reference = _ns3_summary(fl, theirs)
         mine = run_incast(case, fl)
-        row = {
+        row: Dict[str, Any] = {
             "case": asdict(case),
-            "incast": summarize(fl, mine["finish_s"], mine["timeouts"], mine["retransmitted"], mine["drops"], mine["marks"]),
+            "incast": summarize(fl, mine["finish_s"], mine["timeouts"], mine["retransmitted"], mine["drops"],
+                                mine["marks"]),
             "ns3": reference,
             "ns3_detail": {k: theirs[k] for k in ("drops_data", "drops_other", "marks_data", "marks_other",
                                                   "marked_then_dropped_data", "device_drops")},
@@ -288,12 +292,15 @@ def run_crosscheck(out: Path, *, quick: bool = False, only: Optional[Sequence[st
         if case.protocol == "dctcp":
             for label, keys in VARIANTS.items():
                 v = run_incast(case, fl, keys)
-                row["variants"][label] = summarize(fl, v["finish_s"], v["timeouts"], v["retransmitted"], v["drops"], v["marks"])
+                row["variants"][label] = summarize(fl, v["finish_s"], v["timeouts"], v["retransmitted"], v["drops"],
+                                                   v["marks"])
         results.append(row)
         i, n = row["incast"], reference
         log(f"{case.name:22} FCT mean {relative(i['fct_mean_ms'], n['fct_mean_ms']):+.0%} "
-            f"p50 {relative(i['fct_p50_ms'], n['fct_p50_ms']):+.0%} p99 {relative(i['fct_p99_ms'], n['fct_p99_ms']):+.0%} "
-            f"met {100 * (i['deadlines_met'] - n['deadlines_met']):+.1f} pts drops {relative(i['drops'], n['drops']):+.0%} "
+            f"p50 {relative(i['fct_p50_ms'], n['fct_p50_ms']):+.0%} "
+            f"p99 {relative(i['fct_p99_ms'], n['fct_p99_ms']):+.0%} "
+            f"met {100 * (i['deadlines_met'] - n['deadlines_met']):+.1f} pts "
+            f"drops {relative(i['drops'], n['drops']):+.0%} "
             f"marks {relative(i['marks'], n['marks']):+.0%} RTOs {i['timeouts']} vs {n['timeouts']}")
     doc = {"rounds": rounds, "quick": quick, "settings": settings(), "results": results,
            "wall_s": time.perf_counter() - t0}

@@ -19,8 +19,8 @@ MODULES = ["core", "network", "internet", "point-to-point", "applications", "tra
 
 def load() -> Any:
     """The compiled model's namespace (`incast_crosscheck` in cppyy's global namespace)."""
-    from ns import ns  # noqa: F401  (loads the ns-3 libraries into cppyy)
     import cppyy
+    from ns import ns  # noqa: F401  (loads the ns-3 libraries into cppyy)
 
     for module in MODULES:
         cppyy.include(f"ns3/{module}-module.h")

@@ -24,7 +24,7 @@ import random
 import statistics
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Tuple, cast
 
 from incast.api import run
 from incast.fluid import FluidFlow, deadlines_met, fair_share
@@ -53,7 +53,8 @@ def multi_bottleneck(duration_s: float = 0.3) -> List[float]:
             "run": {"duration": f"{duration_s}s"},
         }
     )
-    return [b * 8 / duration_s / 1e6 for b in result.flows["delivered_bytes"].to_pylist()]
+    delivered = cast(List[int], result.flows["delivered_bytes"].to_pylist())  # a column without nulls
+    return [b * 8 / duration_s / 1e6 for b in delivered]
 
 
 def long_flows(flows: int, duration_s: float = 0.2) -> Dict[str, float]:
@@ -67,8 +68,9 @@ def long_flows(flows: int, duration_s: float = 0.2) -> Dict[str, float]:
             "output": {"queue_sample_interval": "100us", "queue_sample_hosts": [0]},
         }
     )
-    delivered = sum(result.flows["delivered_bytes"].to_pylist())
-    queue = sorted(result.queues["queue_bytes"].to_pylist())
+    # Columns without nulls.
+    delivered = sum(cast(List[int], result.flows["delivered_bytes"].to_pylist()))
+    queue = sorted(cast(List[int], result.queues["queue_bytes"].to_pylist()))
     return {
         "goodput_gbps": delivered * 8 / duration_s / 1e9,
         "queue_mean_kb": statistics.fmean(queue) / 1e3,
@@ -149,7 +151,7 @@ def benchmark_traffic(protocol: str, rate_per_s: float, min_rto: str = "300ms", 
     long_mbps = [
         f["delivered_bytes"] * 8 / duration / 1e6 for f in result.flows.to_pylist() if f["size_bytes"] is None
     ]
-    quenched = sum(result.flows["quenched"].to_pylist())
+    quenched = sum(cast(List[bool], result.flows["quenched"].to_pylist()))  # a column without nulls
     return {"app_throughput": sum(met) / len(met), "long_flow_mbps": long_mbps, "quenched": quenched}
 
 
@@ -230,7 +232,8 @@ def senders_supported(protocol: str, deadline_mean: str, deadline_min: str = DEA
 
 def main() -> None:
     got = multi_bottleneck()
-    print("D3 Section 6.2, multi-bottleneck (Mbps): paper", PAPER_MULTI_BOTTLENECK_MBPS, "ours", [round(x) for x in got])
+    print("D3 Section 6.2, multi-bottleneck (Mbps): paper", PAPER_MULTI_BOTTLENECK_MBPS,
+          "ours", [round(x) for x in got])
     print("D3 Figure 16, long flows: paper ~0.95 Gbps, queue mean 4-6 KB, median 1.5 KB, p99 16.5-48 KB")
     for n in (2, 5, 10, 20):
         r = long_flows(n)
@@ -245,7 +248,8 @@ def main() -> None:
               f"{r['p95_overshoot']:.0%} / {r['mean_overshoot']:.0%}")
     print("D3 Table 1, benchmark traffic: paper's flows/s at >99% application throughput",
           PAPER_TABLE_1_FLOWS_PER_S, "; ours, application throughput at each rate:")
-    for label, protocol, rto in (("tcp", "tcp", "300ms"), ("tcp-10ms", "tcp", "10ms"), ("rcpdc", "rcpdc", "300ms"), ("d3", "d3", "300ms")):
+    for label, protocol, rto in (("tcp", "tcp", "300ms"), ("tcp-10ms", "tcp", "10ms"), ("rcpdc", "rcpdc", "300ms"),
+                                 ("d3", "d3", "300ms")):
         cells = []
         for rate in (100, 500, 1000, 2000, 3000):
             r = benchmark_traffic(protocol, rate, rto)
@@ -278,6 +282,7 @@ def figure9(deadline_min: str) -> None:
 
 if __name__ == "__main__":
     if "--figure9" in sys.argv:
-        figure9(sys.argv[sys.argv.index("--figure9") + 1] if len(sys.argv) > sys.argv.index("--figure9") + 1 else DEADLINE_FLOOR)
+        at = sys.argv.index("--figure9") + 1
+        figure9(sys.argv[at] if len(sys.argv) > at else DEADLINE_FLOOR)
     else:
         main()

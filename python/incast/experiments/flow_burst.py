@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from incast.api import Progress, run, staged_files
+
 # The floor under exponential deadlines that makes every deadline feasible on an idle network
 # (derived in docs/results-d3.md; the paper gives none).
 from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
@@ -127,12 +128,14 @@ def _bar(total: int) -> Any:
 def summarize(flows: "pa.Table", senders: Sequence[int], seeds: int, rounds: int) -> List[Dict[str, Any]]:
     """One row per (senders, protocol): application throughput, timeouts per burst and the 99th
     percentile completion time of the flows that completed."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     rows = []
     for n in senders:
         for scheme in PROTOCOLS:
-            t = flows.filter(pc.and_(pc.equal(flows["senders"], n), pc.equal(flows["scheme"], scheme)))
+            t = flows.filter(pc.and_(pc.equal(flows["senders"], pa.scalar(n)),
+                                     pc.equal(flows["scheme"], pa.scalar(scheme))))
             deadline_flows = t.num_rows - t["deadline_s"].null_count
             met = pc.sum(pc.cast(t["met_deadline"], "uint64")).as_py() or 0
             done = t.filter(pc.is_valid(t["finish_s"]))
@@ -153,8 +156,9 @@ def summarize(flows: "pa.Table", senders: Sequence[int], seeds: int, rounds: int
 def describe(seeds: int, rounds: int) -> str:
     """The heading printed above the table."""
     return (
-        f"D3 flow burst (Section 6.1.1): star, 1 Gbps, {BUFFER} per port ({D3_BUFFER} for D3 and RCPdc), sizes U[2KB, 50KB], "
-        f"deadlines exp. mean {DEADLINE_MEAN} (floor {DEADLINE_FLOOR}); TCP min RTO {MIN_RTO}, DCTCP K={DCTCP_K_PACKETS}; "
+        f"D3 flow burst (Section 6.1.1): star, 1 Gbps, {BUFFER} per port ({D3_BUFFER} for D3 and RCPdc), "
+        f"sizes U[2KB, 50KB], deadlines exp. mean {DEADLINE_MEAN} (floor {DEADLINE_FLOOR}); TCP min RTO {MIN_RTO}, "
+        f"DCTCP K={DCTCP_K_PACKETS}; "
         f"{seeds} seed(s) x {rounds} burst(s) per point"
     )
 

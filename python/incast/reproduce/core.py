@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -95,11 +95,16 @@ def table(rows: List[Dict[str, Any]]) -> "pa.Table":
     return pa.Table.from_pylist(rows)
 
 
-def line_figure(curves: Mapping[str, Mapping[float, float]], *, xlabel: str, ylabel: str, title: str,
+# The x values of one figure's curves: sender counts, or rates and loads.
+_X = TypeVar("_X", int, float)
+
+
+def line_figure(curves: Mapping[str, Mapping[_X, float]], *, xlabel: str, ylabel: str, title: str,
                 percent: bool = True, ylim: Optional[Sequence[float]] = None) -> "Figure":
     """One panel of labelled lines, `curves[label][x] = y` (y in [0, 1] drawn as % when
     `percent`): the shape of most of the papers' figures."""
     plt = pyplot()
+    fig: Figure
     fig, ax = plt.subplots(figsize=(7, 4))
     for label, curve in curves.items():
         xs = sorted(curve)
@@ -177,9 +182,8 @@ class Context:
 def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wall_s: float) -> None:
     """Writes `<table>.parquet`, `figure.png`, `report.json` and `report.md` into `ctx.out`, all or
     nothing: an interrupted write leaves the previous report whole."""
-    import pyarrow.parquet as pq
-
     import matplotlib.pyplot as plt
+    import pyarrow.parquet as pq
 
     from incast.api import staged_files
 
@@ -218,7 +222,8 @@ def markdown(report: Mapping[str, Any]) -> str:
         lines += [report["notes"].strip(), ""]
     lines += ["| claim (paper) | paper | ours | verdict | rule |", "| --- | --- | --- | --- | --- |"]
     for c in report["claims"]:
-        lines.append(f"| {_cell(c['claim'])} | {_cell(c['paper'])} | {_cell(c['ours'])} | **{c['verdict']}** | {_cell(c['rule'])} |")
+        lines.append(f"| {_cell(c['claim'])} | {_cell(c['paper'])} | {_cell(c['ours'])} | **{c['verdict']}** | "
+                     f"{_cell(c['rule'])} |")
     deviations = [c for c in report["claims"] if c["verdict"] != MATCHES]
     if deviations:
         lines += ["", "## Deviations", ""]

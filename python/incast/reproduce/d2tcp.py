@@ -95,15 +95,18 @@ def judged_messages(flows: "pa.Table", end_s: Mapping[int, float]) -> "pa.Table"
                      "run_end_s": pa.array(list(end_s.values()), type=pa.float64())})
     oldi = oldi.join(ends, keys="point")
     judged = oldi.filter(pc.or_(pc.is_valid(oldi["finish_s"]), pc.less_equal(oldi["deadline_s"], oldi["run_end_s"])))
-    return judged.append_column("missed", pc.cast(pc.invert(pc.fill_null(judged["met_deadline"], False)), pa.int64()))
+    missed = pc.invert(judged["met_deadline"].fill_null(pa.scalar(False)))
+    return judged.append_column("missed", pc.cast(missed, pa.int64()))
 
 
 def background_flows(flows: "pa.Table") -> "pa.Table":
     """The completed background flows of `flows`, with `mbps`: size over completion time."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     done = flows.filter(pc.and_(flows["background"], pc.is_valid(flows["finish_s"])))
-    mbps = pc.divide(pc.multiply(pc.cast(done["size_bytes"], "float64"), 8e-6), pc.subtract(done["finish_s"], done["start_s"]))
+    mbps = pc.divide(pc.multiply(pc.cast(done["size_bytes"], pa.float64()), 8e-6),
+                     pc.subtract(done["finish_s"], done["start_s"]))
     return done.append_column("mbps", mbps)
 
 
@@ -154,7 +157,7 @@ def _variance_sweep(ctx: Context, variance: str, switch: Mapping[str, Any] = PAP
 
 def _variance_runs(ctx: Context, variance: str, switch: Mapping[str, Any], tag: str) -> Dict[Tuple[str, int], float]:
     flows, end, _ = _variance_sweep(ctx, variance, switch, tag)
-    return missed_fraction(flows, (PROTOCOL, FAN_IN), end)  # type: ignore[return-value]
+    return missed_fraction(flows, (PROTOCOL, FAN_IN), end)
 
 
 def _missed_figure(ctx: Context, variance: str, figure: int) -> Outcome:
@@ -179,13 +182,15 @@ def _missed_figure(ctx: Context, variance: str, figure: int) -> Outcome:
     better = all(paper[("d2tcp", n)] < min(paper[("dctcp", n)], paper[("d3", n)]) for n in high)
     claims: List[Claim] = [
         condition_claim(f"D2TCP misses fewer deadlines than DCTCP and D3 at fan-in >= 20 ({variance} variance)",
-                        "D2TCP lowest", ", ".join(f"{n}: D2TCP {paper[('d2tcp', n)]:.1%}, DCTCP {paper[('dctcp', n)]:.1%}, "
-                                                  f"D3 {paper[('d3', n)]:.1%}" for n in high),
+                        "D2TCP lowest",
+                        ", ".join(f"{n}: D2TCP {paper[('d2tcp', n)]:.1%}, DCTCP {paper[('dctcp', n)]:.1%}, "
+                                  f"D3 {paper[('d3', n)]:.1%}" for n in high),
                         better, "strictly below both at every fan-in >= 20", why=NOT_CONGESTED),
         condition_claim(f"TCP misses a rapidly increasing number of deadlines as fan-in grows ({variance})",
                         "TCP rising", ", ".join(f"{n}: {paper[('tcp', n)]:.1%}" for n in fan_ins(ctx)),
                         paper[("tcp", top)] > paper[("tcp", min(fan_ins(ctx)))] + 0.05,
-                        "TCP's missed fraction at the largest fan-in exceeds the smallest's by 5 points", why=NOT_CONGESTED),
+                        "TCP's missed fraction at the largest fan-in exceeds the smallest's by 5 points",
+                        why=NOT_CONGESTED),
     ]
     if variance == "medium":
         claims += [
@@ -221,11 +226,12 @@ def figure11(ctx: Context) -> Outcome:
 def figure12(ctx: Context) -> Outcome:
     flows, end, _ = _variance_sweep(ctx, "medium")
     lat: Dict[Tuple[str, int], List[float]] = {}
-    for f in judged_messages(flows, end).select([PROTOCOL, FAN_IN, "start_s", "finish_s", "deadline_s", "run_end_s"]).to_pylist():
+    columns = [PROTOCOL, FAN_IN, "start_s", "finish_s", "deadline_s", "run_end_s"]
+    for f in judged_messages(flows, end).select(columns).to_pylist():
         allowed = f["deadline_s"] - f["start_s"]
         took = (f["finish_s"] if f["finish_s"] is not None else f["run_end_s"]) - f["start_s"]
         lat.setdefault((f[PROTOCOL], f[FAN_IN]), []).append(took / allowed)
-    rows = []
+    rows: List[Dict[str, Any]] = []
     for (p, n), values in sorted(lat.items()):
         values.sort()
         q = {k: values[min(len(values) - 1, int(k / 100 * len(values)))] for k in (50, 90, 99)}
@@ -244,17 +250,20 @@ def figure12(ctx: Context) -> Outcome:
     fig.tight_layout()
     top = max(fan_ins(ctx))
     at = {(r["protocol"], r["fan_in"]): r for r in rows}
-    claims = [condition_claim("D2TCP's latencies (normalized to the deadline) are significantly lower than DCTCP's and D3's",
+    claims = [condition_claim("D2TCP's latencies (normalized to the deadline) are significantly lower than DCTCP's "
+                              "and D3's",
                               "D2TCP lowest at p90 and p99",
-                              ", ".join(f"{LABELS[p]} p99 {100 * at[(p, top)]['p99']:.0f}%" for p in ("dctcp", "d3", "d2tcp")),
-                              all(at[("d2tcp", top)][q] < min(at[("dctcp", top)][q], at[("d3", top)][q]) for q in ("p90", "p99")),
+                              ", ".join(f"{LABELS[p]} p99 {100 * at[(p, top)]['p99']:.0f}%"
+                                        for p in ("dctcp", "d3", "d2tcp")),
+                              all(at[("d2tcp", top)][q] < min(at[("dctcp", top)][q], at[("d3", top)][q])
+                                  for q in ("p90", "p99")),
                               f"at fan-in {top}, D2TCP's p90 and p99 below both others'", why=NOT_CONGESTED)]
     return Outcome(claims=claims, tables={"figure12": table(rows)}, figure=fig,
                    notes="Medium variance, the paper's settings (the runs of Figure 10).")
 
 
 def table1(ctx: Context) -> Outcome:
-    rows = []
+    rows: List[Dict[str, Any]] = []
     for variance in VARIANCES:
         _, _, summary = _variance_sweep(ctx, variance)
         for s in summary.to_pylist():
@@ -272,8 +281,8 @@ def table1(ctx: Context) -> Outcome:
                     25, 100 * at[("high", n20)], "%", factor=2,
                     why="at 15% utilization bursts rarely overlap at a port, so few requests are denied at all"),
         condition_claim("priority inversions worsen as the fan-in grows", "rising with fan-in",
-                        ", ".join(f"{v}: {100 * at[(v, min(fan_ins(ctx)))]:.1f}% -> {100 * at[(v, max(fan_ins(ctx)))]:.1f}%"
-                                  for v in VARIANCES),
+                        ", ".join(f"{v}: {100 * at[(v, min(fan_ins(ctx)))]:.1f}% -> "
+                                  f"{100 * at[(v, max(fan_ins(ctx)))]:.1f}%" for v in VARIANCES),
                         all(at[(v, max(fan_ins(ctx)))] > at[(v, min(fan_ins(ctx)))] for v in VARIANCES),
                         "largest fan-in above smallest, every variance"),
     ]
@@ -290,13 +299,14 @@ def _background(ctx: Context) -> Tuple[Dict[Tuple[str, int], float], Dict[Tuple[
     flows, end, _ = _run(ctx, "d2tcp-background", oldi_scenario(ctx, background=True),
                          grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
     missed = missed_fraction(flows, (PROTOCOL, FAN_IN), end)
-    return missed, mean_by(background_flows(flows), "mbps", (PROTOCOL, FAN_IN))  # type: ignore[return-value]
+    return missed, mean_by(background_flows(flows), "mbps", (PROTOCOL, FAN_IN))
 
 
 def figure13(ctx: Context) -> Outcome:
     _, bw = _background(ctx)
-    rows = [{"protocol": p, "fan_in": n, "mbps": bw[(p, n)], "normalized_to_tcp": bw[(p, n)] / bw[("tcp", n)]}
-            for (p, n) in sorted(bw) if ("tcp", n) in bw]
+    rows: List[Dict[str, Any]] = [
+        {"protocol": p, "fan_in": n, "mbps": bw[(p, n)], "normalized_to_tcp": bw[(p, n)] / bw[("tcp", n)]}
+        for (p, n) in sorted(bw) if ("tcp", n) in bw]
     fig = line_figure({LABELS[p]: {r["fan_in"]: r["normalized_to_tcp"] for r in rows if r["protocol"] == p}
                        for p in ("dctcp", "d3", "d2tcp")},
                       xlabel="fan-in degree", ylabel="background bandwidth / TCP's (%)", title="D2TCP Figure 13")
@@ -323,15 +333,18 @@ def figure13(ctx: Context) -> Outcome:
 def figure14(ctx: Context) -> Outcome:
     missed, _ = _background(ctx)
     without = _variance_runs(ctx, "medium", PAPER_SWITCH, "paper")
-    rows = [{"protocol": p, "fan_in": n, "missed_with_background": v, "missed_without": without.get((p, n))}
-            for (p, n), v in sorted(missed.items())]
+    rows: List[Dict[str, Any]] = [
+        {"protocol": p, "fan_in": n, "missed_with_background": v, "missed_without": without.get((p, n))}
+        for (p, n), v in sorted(missed.items())]
     fig = line_figure({LABELS[p]: {r["fan_in"]: r["missed_with_background"] for r in rows if r["protocol"] == p}
                        for p in PROTOCOLS},
-                      xlabel="fan-in degree", ylabel="missed deadlines (%)", title="D2TCP Figure 14: with background flows")
+                      xlabel="fan-in degree", ylabel="missed deadlines (%)",
+                      title="D2TCP Figure 14: with background flows")
     close = all(abs(r["missed_with_background"] - (r["missed_without"] or 0)) <= 0.03 for r in rows)
     claims = [condition_claim("for all schemes the missed fraction stays similar to that without background flows",
                               "similar to Figure 10",
-                              ", ".join(f"{LABELS[r['protocol']]}@{r['fan_in']}: {100 * (r['missed_without'] or 0):.1f}% -> "
+                              ", ".join(f"{LABELS[r['protocol']]}@{r['fan_in']}: "
+                                        f"{100 * (r['missed_without'] or 0):.1f}% -> "
                                         f"{100 * r['missed_with_background']:.1f}%" for r in rows),
                               close, "every scheme and fan-in within 3 points of the run without background")]
     return Outcome(claims=claims, tables={"figure14": table(rows)}, figure=fig,
@@ -366,7 +379,8 @@ def figure15(ctx: Context) -> Outcome:
     best = {n: min(caps, key=lambda c: (paper[(n, c)], abs(c - 2.0))) for n in fans}
     claims = [condition_claim("with n close to 1 D2TCP behaves like DCTCP and misses more; n = 2 is near the best",
                               "n = 1.25 worst, n = 2 near best",
-                              ", ".join(f"fan-in {n}: " + ", ".join(f"{c:g}: {100 * paper[(n, c)]:.1f}%" for c in caps) for n in fans),
+                              ", ".join(f"fan-in {n}: " + ", ".join(f"{c:g}: {100 * paper[(n, c)]:.1f}%" for c in caps)
+                                        for n in fans),
                               all(paper[(n, 1.25)] > paper[(n, 2.0)] and abs(best[n] - 2.0) <= 0.5 for n in fans),
                               "n = 1.25 above n = 2 and the best n within 0.5 of 2, every fan-in", why=NOT_CONGESTED)]
     return Outcome(claims=claims, tables={"figure15": table(rows)}, figure=fig,
@@ -424,14 +438,17 @@ def figure16(ctx: Context) -> Outcome:
     tol = 0.01
     claims = [
         condition_claim("set A (TCP) is not hurt by sharing the network with D2TCP (All-TCP vs Mix#1)", "no worse",
-                        ", ".join(f"fan-in {n}: {100 * at[('all-tcp', n, 'A')]:.2f}% -> {100 * at[('mix1', n, 'A')]:.2f}%" for n in fans),
+                        ", ".join(f"fan-in {n}: {100 * at[('all-tcp', n, 'A')]:.2f}% -> "
+                                  f"{100 * at[('mix1', n, 'A')]:.2f}%" for n in fans),
                         all(at[("mix1", n, "A")] <= at[("all-tcp", n, "A")] + tol for n in fans), "within +1 point"),
         condition_claim("set B sees fewer missed deadlines after moving to D2TCP (All-TCP vs Mix#1)", "reduction",
-                        ", ".join(f"fan-in {n}: {100 * at[('all-tcp', n, 'B')]:.2f}% -> {100 * at[('mix1', n, 'B')]:.2f}%" for n in fans),
+                        ", ".join(f"fan-in {n}: {100 * at[('all-tcp', n, 'B')]:.2f}% -> "
+                                  f"{100 * at[('mix1', n, 'B')]:.2f}%" for n in fans),
                         all(at[("mix1", n, "B")] < at[("all-tcp", n, "B")] for n in fans), "strictly lower",
                         why=NOT_CONGESTED),
         condition_claim("set A is not hurt when background flows move to D2TCP (Mix#1 vs Mix#2)", "no worse",
-                        ", ".join(f"fan-in {n}: {100 * at[('mix1', n, 'A')]:.2f}% -> {100 * at[('mix2', n, 'A')]:.2f}%" for n in fans),
+                        ", ".join(f"fan-in {n}: {100 * at[('mix1', n, 'A')]:.2f}% -> "
+                                  f"{100 * at[('mix2', n, 'A')]:.2f}%" for n in fans),
                         all(at[("mix2", n, "A")] <= at[("mix1", n, "A")] + tol for n in fans), "within +1 point"),
     ]
     return Outcome(claims=claims, tables={"figure16": table(missed)}, figure=fig,
@@ -485,10 +502,12 @@ def figure17(ctx: Context) -> Outcome:
     cells = missed_fraction(flows, (PROTOCOL, FAN_IN), end)
     rows = [{"protocol": p, "fan_in": n, "missed": v} for (p, n), v in sorted(cells.items())]
     fig = line_figure({LABELS[p]: {n: cells[(p, n)] for n in fan_ins(ctx)} for p in PROTOCOLS},
-                      xlabel="fan-in degree", ylabel="missed deadlines (%)", title="D2TCP Figure 17: deadlines 20% tighter")
+                      xlabel="fan-in degree", ylabel="missed deadlines (%)",
+                      title="D2TCP Figure 17: deadlines 20% tighter")
     high = [n for n in fan_ins(ctx) if n >= 20]
     claims = [condition_claim("under 20% tighter deadlines D2TCP keeps its advantage over DCTCP and D3", "D2TCP lowest",
-                              ", ".join(f"{n}: D2TCP {100 * cells[('d2tcp', n)]:.1f}%, DCTCP {100 * cells[('dctcp', n)]:.1f}%, "
+                              ", ".join(f"{n}: D2TCP {100 * cells[('d2tcp', n)]:.1f}%, "
+                                        f"DCTCP {100 * cells[('dctcp', n)]:.1f}%, "
                                         f"D3 {100 * cells[('d3', n)]:.1f}%" for n in high),
                               all(cells[("d2tcp", n)] < min(cells[("dctcp", n)], cells[("d3", n)]) for n in high),
                               "strictly below both at every fan-in >= 20", why=NOT_CONGESTED)]
@@ -507,7 +526,7 @@ def table3(ctx: Context) -> Outcome:
     for (p, n, deadlines), v in shares.items():
         scale = round(float(_json(deadlines)[0].rstrip("ms")) / BASE_DEADLINES_MS[0], 3)
         by_scale[(p, n, scale)] = v
-    rows = []
+    rows: List[Dict[str, Any]] = []
     for n in fans:
         for p in ("d3", "d2tcp"):
             ok = [s for s in scales if by_scale[(p, n, round(s, 3))] <= 0.05]
@@ -517,7 +536,8 @@ def table3(ctx: Context) -> Outcome:
     fig, ax = plt.subplots(figsize=(7, 4))
     for p in ("d3", "d2tcp"):
         for n in fans:
-            ax.plot(scales, [100 * by_scale[(p, n, round(s, 3))] for s in scales], marker="o", label=f"{LABELS[p]} fan-in {n}")
+            ax.plot(scales, [100 * by_scale[(p, n, round(s, 3))] for s in scales], marker="o",
+                    label=f"{LABELS[p]} fan-in {n}")
     ax.axhline(5, ls="--", color="gray", lw=0.8)
     ax.set(xlabel="deadline scale (1 = base deadlines)", ylabel="missed deadlines (%)", title="D2TCP Table 3")
     ax.invert_xaxis()
@@ -558,10 +578,12 @@ def _load_stats(result: "SweepResult", by: Sequence[str]) -> Dict[Tuple[Any, ...
 
     One point at a time, reading only the columns it needs: the full sweep holds about 15
     million flows, which at once would take about 9 GB of memory; this way about 0.5 GB."""
+    import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
-    columns = [*by, "point", "background", "deadline_s", "finish_s", "met_deadline", "timeouts", "size_bytes", "start_s"]
+    columns = [*by, "point", "background", "deadline_s", "finish_s", "met_deadline", "timeouts", "size_bytes",
+               "start_s"]
     flows = result.dataset("flows")
     # Per key: sums and counts of missed (over judged), timed out (over missed), background Mbps.
     totals: Dict[Tuple[Any, ...], Dict[str, List[float]]] = {}
@@ -576,10 +598,10 @@ def _load_stats(result: "SweepResult", by: Sequence[str]) -> Dict[Tuple[Any, ...
     for run in result.summary().select(["point", "sim_time_s"]).to_pylist():
         point = flows.to_table(columns=columns, filter=ds.field("point") == run["point"])
         judged = judged_messages(point, {run["point"]: run["sim_time_s"]})
-        late = judged.filter(pc.equal(judged["missed"], 1))
+        late = judged.filter(pc.equal(judged["missed"], pa.scalar(1)))
         add(judged, "missed", "missed")
-        add(late.append_column("timed_out", pc.cast(pc.greater(late["timeouts"], 0), "int64")), "timed_out",
-            "missed_with_timeout")
+        timed_out = pc.cast(pc.greater(late["timeouts"], pa.scalar(0)), pa.int64())
+        add(late.append_column("timed_out", timed_out), "timed_out", "missed_with_timeout")
         add(background_flows(point), "mbps", "background_mbps")
     names = ("missed", "missed_with_timeout", "background_mbps")
     return {k: {n: t[n][0] / t[n][1] if n in t and t[n][1] else None for n in names} for k, t in totals.items()}
@@ -595,8 +617,9 @@ def load_sensitivity(ctx: Context) -> Outcome:
                        zips=[{PROTOCOL: [p for p, _ in LOAD_VARIANTS], INITIAL_ALPHA: [a for _, a in LOAD_VARIANTS]}])
     stats = _load_stats(result, (PROTOCOL, INITIAL_ALPHA, FAN_IN, UTILIZATION_KEY))
     empty = {"missed": None, "missed_with_timeout": None, "background_mbps": None}
-    rows = [{"protocol": p, "initial_alpha": a, "fan_in": n, "utilization": u, **empty, **stats.get((p, a, n, u), {})}
-            for n in fans for u in loads for p, a in LOAD_VARIANTS]
+    rows: List[Dict[str, Any]] = [
+        {"protocol": p, "initial_alpha": a, "fan_in": n, "utilization": u, **empty, **stats.get((p, a, n, u), {})}
+        for n in fans for u in loads for p, a in LOAD_VARIANTS]
     cell = {(r["protocol"], r["initial_alpha"], r["fan_in"], r["utilization"]): r for r in rows}
 
     plt = pyplot()
@@ -627,7 +650,8 @@ def load_sensitivity(ctx: Context) -> Outcome:
 
     congested = [(a, u) for a in (1.0, 0.0) for u in loads if (cell[("dctcp", a, top_fan, u)]["missed"] or 0) >= 0.01]
     halved = [(a, u) for a, u in congested
-              if (cell[("d2tcp", a, top_fan, u)]["missed"] or 0) <= 0.5 * (cell[("dctcp", a, top_fan, u)]["missed"] or 0)]
+              if (cell[("d2tcp", a, top_fan, u)]["missed"] or 0)
+              <= 0.5 * (cell[("dctcp", a, top_fan, u)]["missed"] or 0)]
     tcp_bw = {u: cell[("tcp", 1.0, min(fans), u)]["background_mbps"] for u in loads}
     top_load = max(loads)
     worst = cell[("dctcp", 1.0, top_fan, top_load)]
@@ -678,5 +702,6 @@ REPRODUCTIONS = (
     Reproduction("d2tcp-table2", "D2TCP", "Table 2: long flows when D2TCP and TCP coexist", table2),
     Reproduction("d2tcp-fig17", "D2TCP", "Figure 17: missed deadlines under 20% tighter deadlines", figure17),
     Reproduction("d2tcp-table3", "D2TCP", "Table 3: deadline tightness at 5% missed, D3 against D2TCP", table3),
-    Reproduction("d2tcp-load", "D2TCP", "Sensitivity (not in the paper): load and DCTCP's initial alpha", load_sensitivity),
+    Reproduction("d2tcp-load", "D2TCP", "Sensitivity (not in the paper): load and DCTCP's initial alpha",
+                 load_sensitivity),
 )

@@ -12,20 +12,19 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
+from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
 from incast.reproduce.core import (
-    line_figure,
-    pyplot,
-    table,
     Claim,
     Context,
     Outcome,
     Reproduction,
     condition_claim,
+    line_figure,
     order_claim,
+    pyplot,
     ratio_claim,
+    table,
 )
-
-from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -36,7 +35,7 @@ DEADLINE_NAMES = {"20ms": "tight", "30ms": "moderate", "40ms": "lax"}
 # for its two deadline levels and, with background flows, a third below them.
 SCHEMES = ("tcp", "tcppr", "rcpdc", "d3")
 SCHEME_LABELS = {"tcp": "TCP", "tcppr": "TCPpr", "rcpdc": "RCPdc", "d3": "D3"}
-SCHEME_AXIS = {
+SCHEME_AXIS: Dict[str, List[Any]] = {
     "transport.protocol": list(SCHEMES),
     "switch.buffer": ["100KB", "100KB", "128KB", "128KB"],
     "switch.priority_classes": [1, 3, 1, 1],
@@ -189,7 +188,7 @@ def _burst_curves(flows: "pa.Table") -> Dict[Tuple[str, str], Dict[int, float]]:
 def figure9(ctx: Context) -> Outcome:
     flows, senders, rounds = _burst_sweep(ctx)
     curves = _burst_curves(flows)
-    rows = []
+    rows: List[Dict[str, Any]] = []
     for (protocol, mean), curve in sorted(curves.items()):
         rows.append({"scheme": protocol, "deadline_mean": mean,
                      "supported_99": senders_supported(curve, 0.99), "supported_95": senders_supported(curve, 0.95)})
@@ -208,7 +207,7 @@ def figure9(ctx: Context) -> Outcome:
     fig.tight_layout()
 
     def s99(scheme: str, mean: str) -> int:
-        return at[(scheme, mean)]["supported_99"]
+        return senders_supported(curves[(scheme, mean)], 0.99)
 
     claims: List[Claim] = []
     why_rcpdc = ("RCPdc stays within 2-3 points of an ideal fair-share allocator on the same flows "
@@ -282,7 +281,8 @@ def figure10(ctx: Context) -> Outcome:
                     "20% over TCP", 20, 100 * (high["d3"] - high["tcp"]), " points", factor=2.0,
                     why="our TCP loses more at 40 senders than the paper's (its y-axis starts at 60%)"),
         condition_claim(f"D3 improves by 10% or more over RCPdc and TCPpr ({top} senders, moderate)", ">= 10 points",
-                        f"RCPdc +{100 * (high['d3'] - high['rcpdc']):.1f}, TCPpr +{100 * (high['d3'] - high['tcppr']):.1f}",
+                        f"RCPdc +{100 * (high['d3'] - high['rcpdc']):.1f}, "
+                        f"TCPpr +{100 * (high['d3'] - high['tcppr']):.1f}",
                         min(high["d3"] - high["rcpdc"], high["d3"] - high["tcppr"]) >= 0.10, "both gaps >= 10 points"),
         condition_claim("RCPdc outperforms TCP at high loads", "RCPdc > TCP at 40 senders",
                         f"RCPdc {high['rcpdc']:.1%}, TCP {high['tcp']:.1%}", high["rcpdc"] > high["tcp"],
@@ -444,7 +444,8 @@ def figure16(ctx: Context) -> Outcome:
                 "update instants keeps 10% of the link unallocated (docs/scenario.md); we keep the paper's gains. "
                 "Hosts that pace each interval at the allocated rate ([d3] pacing = \"rate\", Section 4.1's \"sends "
                 "data at this rate\") do no better (flows: goodput, median queue): "
-                + ", ".join(f"{r['flows']}: {r['goodput_gbps']:.0%}, {r['queue_median_kb']:.1f} KB" for r in rows_paced))
+                + ", ".join(f"{r['flows']}: {r['goodput_gbps']:.0%}, {r['queue_median_kb']:.1f} KB"
+                            for r in rows_paced))
     claims = [
         condition_claim(
             "aggregate utilization of about 95% for 2 to 20 long flows", "~95%",
@@ -530,11 +531,12 @@ def _curves_figure(curves: Mapping[str, Mapping[int, float]], title: str, ylim: 
 def figure12(ctx: Context) -> Outcome:
     # Fewer bursts than Figure 9's 200: every TCP burst here costs a 300 ms timeout of simulated
     # long-flow traffic (about 25,000 packets), so the full run keeps to 50 bursts per point.
-    senders = [1, 2, 4, 6, 8, 10, 14, 20, 30, 40] if ctx.quick else [1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30, 35, 40]
+    senders = [1, 2, 4, 6, 8, 10, 14, 20, 30, 40] if ctx.quick else \
+        [1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30, 35, 40]
     rounds = 10 if ctx.quick else 50
     curves = _background_curves(ctx, "d3-figure12", {"dist": "uniform", "min": "2KB", "max": "50KB"}, rounds, senders)
     alone = _burst_curves(_burst_sweep(ctx)[0])
-    rows = []
+    rows: List[Dict[str, Any]] = []
     for scheme in SCHEMES:
         without = senders_supported(alone[(scheme, "30ms")], 0.99)
         with_bg = senders_supported(curves[scheme], 0.99)
@@ -602,7 +604,7 @@ def figure13(ctx: Context) -> Outcome:
 # Each variant of Section 6.1.2 with its switch: TCP with the default and the reduced min RTO,
 # RCPdc, D3, and D3 with flow quenching (Section 6.1.3).
 BENCHMARK_VARIANTS = ("tcp", "tcp-10ms", "rcpdc", "d3", "d3-quench")
-BENCHMARK_AXIS = {
+BENCHMARK_AXIS: Dict[str, List[Any]] = {
     "transport.protocol": ["tcp", "tcp", "rcpdc", "d3", "d3"],
     "transport.min_rto": ["300ms", "10ms", "300ms", "300ms", "300ms"],
     "switch.buffer": ["100KB", "100KB", "128KB", "128KB", "128KB"],
@@ -614,8 +616,8 @@ RATE = "workload.0.rate"
 
 
 def _variant(row: Mapping[str, Any]) -> str:
-    for name, protocol, rto, quench in zip(BENCHMARK_VARIANTS, *(BENCHMARK_AXIS[k] for k in
-                                           ("transport.protocol", "transport.min_rto", "d3.quench"))):
+    for name, protocol, rto, quench in zip(BENCHMARK_VARIANTS, BENCHMARK_AXIS["transport.protocol"],
+                                           BENCHMARK_AXIS["transport.min_rto"], BENCHMARK_AXIS["d3.quench"]):
         if (row["transport.protocol"], row["transport.min_rto"], bool(row["d3.quench"])) == (protocol, rto, quench):
             return name
     raise ValueError(f"not a benchmark variant: {row}")
@@ -755,7 +757,8 @@ def figure14(ctx: Context) -> Outcome:
                         "D3 >= 99% and RCPdc < 99% at 2000 flows/s",
                         why="RCPdc meets fewer deadlines than the paper's under our deadline distribution"),
         condition_claim("long flows do not suffer with D3", "D3 long flows ~ RCPdc's",
-                        ", ".join(f"{int(r)}/s {at[('d3', r)]['long_flow_mbps']:.0f} vs {at[('rcpdc', r)]['long_flow_mbps']:.0f}"
+                        ", ".join(f"{int(r)}/s {at[('d3', r)]['long_flow_mbps']:.0f} "
+                                  f"vs {at[('rcpdc', r)]['long_flow_mbps']:.0f}"
                                   for (v, r) in sorted(at) if v == "d3"),
                         long_ok, "every rate: D3's long-flow throughput >= 90% of RCPdc's"),
         ratio_claim(f"at very low load TCP's median completion time is 50% higher than D3's ({int(low)} flows/s)",

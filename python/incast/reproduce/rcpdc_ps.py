@@ -152,7 +152,8 @@ def peak_flows(runs: Sequence[Tuple[str, float, Sequence[Mapping[str, Any]]]]) -
     finished (an unfinished flow stays alive)."""
     peak: Dict[Tuple[str, float], int] = {}
     for variant, load, rows in runs:
-        edges = [e for r in rows for e in ((r["start_s"], 1), (math.inf if r["finish_s"] is None else r["finish_s"], -1))]
+        edges = [e for r in rows
+                 for e in ((r["start_s"], 1), (math.inf if r["finish_s"] is None else r["finish_s"], -1))]
         alive = most = 0
         for _, step in sorted(edges):
             alive += step
@@ -167,9 +168,12 @@ def summarize(per_flow: Sequence[Mapping[str, Any]]) -> Tuple[List[Dict[str, Any
     for f in per_flow:
         cells.setdefault((f["variant"], f["load"]), []).append(f)
     means, buckets = [], []
+
+    def mean(key: str, rows: Sequence[Mapping[str, Any]]) -> float:
+        return sum(r[key] for r in rows) / len(rows) if rows else math.nan
+
     for (variant, load), fs in sorted(cells.items()):
         done = [f for f in fs if f["fct_s"] is not None]
-        mean = lambda key, rows: sum(r[key] for r in rows) / len(rows) if rows else math.nan  # noqa: E731
         means.append({
             "variant": variant, "load": load, "flows": len(fs), "unfinished": len(fs) - len(done),
             "mean_fct_ms": 1e3 * mean("fct_s", done), "mean_ps_ms": 1e3 * mean("ps_s", done),
@@ -196,7 +200,8 @@ def rcpdc_ps(ctx: Context) -> Outcome:
     for m in means:
         m["peak_flows"] = peaks[(m["variant"], m["load"])]
     at = {(m["variant"], m["load"]): m for m in means}
-    rows_overhead = [{"variant": v, "size_bytes": s, "overhead_ms": 1e3 * o} for v, pts in overheads.items() for s, o in pts]
+    rows_overhead = [{"variant": v, "size_bytes": s, "overhead_ms": 1e3 * o}
+                     for v, pts in overheads.items() for s, o in pts]
 
     plt = pyplot()
     fig, (ax_fct, ax_ratio) = plt.subplots(1, 2, figsize=(12, 4.2))
@@ -219,7 +224,10 @@ def rcpdc_ps(ctx: Context) -> Outcome:
 
     upto = [x for x in xs if x <= TARGET_LOAD + 1e-9]
     worst = max(upto, key=lambda x: at[("rcpdc", x)]["ratio"])
-    fmt = lambda name, sel: ", ".join(f"{x:g}: {at[(name, x)]['ratio']:.2f}" for x in sel)  # noqa: E731
+
+    def fmt(name: str, sel: Sequence[float]) -> str:
+        return ", ".join(f"{x:g}: {at[(name, x)]['ratio']:.2f}" for x in sel)
+
     why = (
         "taken apart on the same arrivals (load: ratio): the capacity controller held at the link, "
         f"{fmt('controller-at-link', upto)}; also without the new-flow pause, {fmt('no-pause', upto)}; hosts "
@@ -233,9 +241,9 @@ def rcpdc_ps(ctx: Context) -> Outcome:
     finished = all(m["unfinished"] == 0 for m in means)
     top = xs[-1]
     why_finished = (
-        f"past load {TARGET_LOAD:g} the offered load exceeds what RCPdc delivers under the paper's capacity controller "
-        f"(held at the link, every flow finishes at {top:g}, mean FCT {at[('controller-at-link', top)]['ratio']:.1f}x the "
-        "reference): the arrivals leave a backlog ("
+        f"past load {TARGET_LOAD:g} the offered load exceeds what RCPdc delivers under the paper's capacity "
+        f"controller (held at the link, every flow finishes at {top:g}, mean FCT "
+        f"{at[('controller-at-link', top)]['ratio']:.1f}x the reference): the arrivals leave a backlog ("
         + ", ".join(f"up to {at[('rcpdc', x)]['peak_flows']} flows at {x:g}" for x in xs if x > TARGET_LOAD)
         + ") whose paused requests alone (62 B per 300 us each) fill the link beyond about 600 flows; the port then "
         "serves one time slice per turn and drains slowly (mean FCT "
@@ -243,8 +251,8 @@ def rcpdc_ps(ctx: Context) -> Outcome:
         + "); a run is cut 20 s after its last arrival")
     claims = [
         condition_claim(
-            "RCPdc's explicit fair share \"has been shown to be optimal in terms minimizing flow completion times [10]. "
-            "Hence, it represents the limit for any fair share protocol\" (Section 6.1): mean FCT within "
+            "RCPdc's explicit fair share \"has been shown to be optimal in terms minimizing flow completion times "
+            "[10]. Hence, it represents the limit for any fair share protocol\" (Section 6.1): mean FCT within "
             f"{TARGET:g}x of processor sharing plus the per-flow overhead, up to load {TARGET_LOAD:g}",
             f"<= {TARGET:g}x (issue 11's target)", fmt("rcpdc", upto),
             all(at[("rcpdc", x)]["ratio"] <= TARGET for x in upto),

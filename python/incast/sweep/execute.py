@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from incast import ScenarioError, __version__, api
-from incast.sweep.spec import build_version
 from incast.api import Progress, RunResult
-from incast.sweep.spec import Point, Sweep, SweepError, load_sweep
+from incast.sweep.spec import Point, Sweep, SweepError, build_version, load_sweep
 from incast.sweep.store import Store
 
 if TYPE_CHECKING:

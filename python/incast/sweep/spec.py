@@ -16,9 +16,11 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from incast import __version__, _core
+from incast.api import flows_schema
+from incast.scenario import _plain, format_of, read_scenario_text, source_of
 
 
 def build_version() -> str:
@@ -33,8 +35,9 @@ def build_version() -> str:
 
 
 _BUILD_VERSION: Optional[str] = None
-from incast.api import flows_schema
-from incast.scenario import _plain, format_of, read_scenario_text, source_of
+
+ColumnType = Literal["bool", "int64", "float64", "string", "json"]
+"""The Arrow type of a varied key's column, by name (`json`: stored as text)."""
 
 CACHE_FORMAT = 1
 """Bumped whenever what a point's file holds changes, so that older results are not reused."""
@@ -85,7 +88,7 @@ class Sweep:
     zip: List[Dict[str, List[Any]]]
     """The lock-step groups: `[vary.zip]` is one, `[[vary.zip]]` one per table."""
     seeds: List[int]
-    columns: Dict[str, str]
+    columns: Dict[str, ColumnType]
     """Arrow type of each varied key's column: bool, int64, float64 or string (`json` for
     mixed types and tables, stored as text: strings as written, other values as JSON)."""
     points: List[Point] = field(repr=False)
@@ -309,7 +312,7 @@ RESERVED_COLUMNS = ("point", "seed")
 """Columns every result file has besides the varied keys."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _flow_columns() -> Tuple[str, ...]:
     return tuple(flows_schema().names)
 
@@ -331,7 +334,7 @@ def _check_values(shown: str, values: Any, unique: bool) -> None:
         written.append(text)
 
 
-def _column_type(values: Sequence[Any]) -> str:
+def _column_type(values: Sequence[Any]) -> ColumnType:
     if all(isinstance(v, bool) for v in values):
         return "bool"
     if all(_is_int(v) and -_INT64 <= v < _INT64 for v in values):
@@ -385,10 +388,10 @@ def _substitute(node: Any, segments: List[str], value: Any, shown: str, done: st
         copy[int(head)] = _substitute(node[int(head)], rest, value, shown, here) if rest else value
         return copy
     if isinstance(node, dict):
-        copy = dict(node)
+        table = dict(node)
         # A missing table is created: the scenario checker rejects it if it is not a known key.
-        copy[head] = _substitute(node.get(head, {}), rest, value, shown, here) if rest else value
-        return copy
+        table[head] = _substitute(node.get(head, {}), rest, value, shown, here) if rest else value
+        return table
     raise SweepError(shown, f"{done} is {_kind(node)}, not a table or list")
 
 

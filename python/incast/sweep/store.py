@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from incast.api import RunResult, flows_schema
 from incast.durable import staged_files
@@ -284,11 +284,11 @@ class Store:
         )
 
 
-def summary_table(summary: Dict[str, Any]) -> "pa.Table":
+def summary_table(summary: Mapping[str, Any]) -> "pa.Table":
     """A run's summary as one row, each counter with the same type in every point."""
     import pyarrow as pa
 
-    columns = {}
+    columns: Dict[str, pa.Array[Any]] = {}
     for name, value in summary.items():
         if name in _FLOAT_SUMMARY or isinstance(value, float) or value is None:
             columns[name] = pa.array([value], pa.float64())
