@@ -60,10 +60,12 @@ class Source:
     def explain(self, err: ScenarioError) -> ScenarioError:
         """Re-points an engine error about a flow converted from a Parquet trace at the trace's
         `path` key, naming the row, the way the engine reports CSV traces."""
-        m = re.fullmatch(r"workload\[(\d+)\]\.flows\[(\d+)\]\.(\w+)", getattr(err, "path", ""))
+        m = re.fullmatch(r"workload\[(\d+)\]\.flows(?:\[(\d+)\]\.(\w+))?", getattr(err, "path", ""))
         if m is None or int(m[1]) not in self.parquet_traces:
             return err
         shown = self.parquet_traces[int(m[1])]
+        if m[2] is None:  # about the trace as a whole (no rows)
+            return scenario_error(f"workload[{m[1]}].path", f"{shown}: {err.message}")
         return scenario_error(
             f"workload[{m[1]}].path", f"{shown} row {int(m[2]) + 1} ({m[3]}): {err.message}"
         )
@@ -367,5 +369,10 @@ def _read_parquet_trace(written: str, data: bytes, key: str) -> List[Dict[str, A
         if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_null(kind)):
             raise scenario_error(key, f"trace {shown} column {name} holds {kind}, expected numbers")
     rows = table.select(columns).to_pylist()
+    for i, row in enumerate(rows):
+        for name, value in row.items():
+            # JSON, the engine's input, has no NaN or infinity: refuse them here, by row.
+            if isinstance(value, float) and not math.isfinite(value):
+                raise scenario_error(key, f"trace {shown} row {i + 1} ({name}): not a finite number")
     # A null (no deadline, or a long-lived flow) is sent as an absent key, as in a CSV trace.
     return [{k: v for k, v in row.items() if v is not None} for row in rows]

@@ -65,6 +65,15 @@ fn toml_syntax_error(text: &str, e: &toml::de::Error) -> ScenarioError {
 /// Parses a JSON scenario: the same tree as the TOML form, as the Python layer produces it from a
 /// dict. `base_dir` resolves relative trace paths as in [`parse_toml`].
 pub fn parse_json(text: &str, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
+    // serde reads a struct from an array too (fields by position): refuse anything but an object
+    // before it does, so that `[1, 2]` is not reported as a bad `topology`.
+    if let Some(at) = text.find(|c: char| !c.is_whitespace()).filter(|&at| !text[at..].starts_with('{')) {
+        let (line, column) = line_column(text, at);
+        return Err(ScenarioError::new(
+            "",
+            format!("a JSON scenario is an object of sections, at line {line}, column {column}"),
+        ));
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let raw: RawScenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = path_string(e.path());
@@ -346,5 +355,16 @@ mod reading_tests {
         }
         let e = document("[a]\nb = [1.0, nan]\n", Format::Toml).unwrap_err();
         assert_eq!(e.to_string(), "`a.b[1]`: NaN is not a finite number");
+    }
+
+    #[test]
+    fn a_json_scenario_is_an_object() {
+        // serde would read the array as a struct by position and blame `topology`.
+        for text in ["[1, 2]", "\n  \"star\"", "3"] {
+            let e = parse_json(text, None).unwrap_err();
+            assert_eq!(e.path, "", "{text}");
+            assert!(e.message.starts_with("a JSON scenario is an object of sections, at line"), "{e}");
+        }
+        assert_eq!(parse_json("\n  [1]", None).unwrap_err().message, "a JSON scenario is an object of sections, at line 2, column 3");
     }
 }
