@@ -4,7 +4,11 @@ the run can see raise ResourceError (a MemoryError) naming the key, never an abo
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any, Dict
 
 import pytest
@@ -124,3 +128,23 @@ def test_resource_error_is_the_core_exception_and_a_memory_error() -> None:
     assert incast.ResourceError is _core.ResourceError
     assert issubclass(incast.ResourceError, MemoryError)
     assert not issubclass(incast.ResourceError, incast.ScenarioError)
+
+
+def test_the_cli_reports_a_limit_reached_during_the_run_as_the_scenarios_fault(tmp_path: Path) -> None:
+    # The same run-time limit as above, through `incast run`: one line naming the key, status 2,
+    # nothing written; an allocation that fails with no key to blame is status 70
+    # (tests/test_cli_errors.py).
+    scenario = one_slow_flow("60s")
+    scenario["output"] = {"queue_sample_interval": "1us", "queue_sample_hosts": [0]}
+    scenario["run"]["max_samples"] = 1000
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(scenario))
+    done = subprocess.run(
+        [sys.executable, "-m", "incast", "run", str(path), "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("incast: error: `output.queue_sample_interval`: "), lines
+    assert "`run.max_samples`" in lines[0]
+    assert not (tmp_path / "out").exists()

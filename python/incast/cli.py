@@ -2,8 +2,9 @@
 
 Every user mistake (bad scenario, missing file, unwritable --out or a full disk, bad option) ends
 the same way: one line `incast: error: ...` naming the key or option on stderr, exit status 2, no
-traceback and no partial output. Memory the run cannot get (`incast.ResourceError`, any
-MemoryError) or an engine panic: one line, status 70. Ctrl-C exits with status 130; sweep points
+traceback and no partial output; so does a `[run]` limit reached during the run (an
+`incast.ResourceError` naming a key). Memory the run cannot get (a ResourceError naming no key,
+any other MemoryError) or an engine panic: one line, status 70. Ctrl-C exits with status 130; sweep points
 that fail to run, with status 1 after the other points ran.
 """
 
@@ -168,6 +169,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print("incast: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except MemoryError as e:
+        if getattr(e, "path", ""):
+            # A `[run]` limit that only the run could see reached (sample rows without a
+            # duration, a Poisson draw past `max_flows`): the scenario's to change, like a
+            # ScenarioError, and the message names the key and the limit.
+            return _fail(_one_line(e))
         # incast.ResourceError says which allocation failed; a bare MemoryError says nothing.
         print(f"incast: error: {_one_line(e) or 'out of memory'}", file=sys.stderr)
         return EXIT_INTERNAL
