@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import shutil
 import sys
 import tempfile
@@ -161,7 +160,7 @@ def swap_into_place(new: Path, target: Path) -> None:
     if not os.path.lexists(target):
         os.rename(new, target)
     elif not _exchange(new, target):
-        aside = target.parent / f".{target.name}{OLD_MARK}{os.getpid()}-{secrets.token_hex(4)}"
+        aside = target.parent / f".{target.name}{OLD_MARK}{os.getpid()}-{os.urandom(4).hex()}"
         os.rename(target, aside)
         # From here until the next rename, `target` is absent: recover_dir puts `aside` back if
         # this process dies in between.
