@@ -247,21 +247,8 @@ pub(crate) fn samples(output: &OutputSpec, run: &RunSpec, long_lived: u64) -> Re
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_bad, malformed, toml};
+    use super::super::tests::{assert_bad, burst, malformed, star, toml};
     use super::*;
-
-    /// A 4-host star; `[run]` and workload keys follow.
-    macro_rules! star {
-        () => {
-            "[topology]\nkind = \"star\"\nhosts = 4\n"
-        };
-    }
-    /// A small flow burst on the star.
-    macro_rules! burst {
-        () => {
-            "[[workload]]\nkind = \"flow-burst\"\n"
-        };
-    }
     /// A Poisson workload of 1000 flows a second for one second.
     macro_rules! poisson {
         () => {

@@ -21,6 +21,8 @@ macro_rules! burst {
         "[[workload]]\nkind = \"flow-burst\"\n"
     };
 }
+// Shared with the tests of the other scenario modules (limits.rs).
+pub(super) use {burst, star};
 
 pub(super) fn toml(text: &str) -> Scenario {
     parse_toml(text, None).unwrap_or_else(|e| panic!("rejected: {e}\n{text}"))
