@@ -1,0 +1,139 @@
+"""The verdict rules of the reproductions, at and around each edge (python/incast/reproduce/verdict.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from incast.reproduce.verdict import (
+    DEVIATES,
+    MATCHES,
+    NOT_EXERCISED,
+    Estimate,
+    Tolerance,
+    bound_claim,
+    condition_claim,
+    order_claim,
+    range_claim,
+    ratio_claim,
+)
+
+T2 = Tolerance(2.0, "test")
+
+
+@pytest.mark.parametrize(
+    ("ours", "verdict"),
+    [(1.0, MATCHES), (0.999, DEVIATES), (4.0, MATCHES), (4.001, DEVIATES), (2.0, MATCHES), (0.0, DEVIATES),
+     (-2.0, DEVIATES)],
+)
+def test_ratio_edges_are_inclusive_on_both_sides(ours: float, verdict: str) -> None:
+    assert ratio_claim("x", 2.0, ours, tolerance=T2).verdict == verdict
+
+
+def test_ratio_of_a_zero_paper_number_never_matches() -> None:
+    assert ratio_claim("x", 0.0, 0.0, tolerance=T2).verdict == DEVIATES
+
+
+def test_ratio_states_its_tolerance_and_reason() -> None:
+    c = ratio_claim("x", 2.0, 3.0, " Mbps", tolerance=Tolerance(1.5, "read off a figure"))
+    assert c.verdict == MATCHES
+    assert c.rule == "ours within a factor of 1.5 of the paper's (1.33 Mbps to 3 Mbps)"
+    assert c.tolerance == "read off a figure"
+    assert (c.paper, c.ours) == ("2 Mbps", "3 Mbps")
+
+
+@pytest.mark.parametrize(
+    ("ours", "verdict"), [(3.0, MATCHES), (2.999, DEVIATES), (5.0, MATCHES), (5.001, DEVIATES), (5.6, DEVIATES)]
+)
+def test_a_range_is_checked_on_both_sides(ours: float, verdict: str) -> None:
+    assert range_claim("3-5x", 3.0, 5.0, ours, "x").verdict == verdict
+
+
+def test_a_range_tolerance_widens_both_ends_and_says_so() -> None:
+    c = range_claim("3-5x", 3.0, 5.0, 5.4, "x", tolerance=Tolerance(1.1, "figure"))
+    assert c.verdict == MATCHES and "widened by a factor of 1.1" in c.rule and c.tolerance == "figure"
+    # 3 / 1.1 = 2.727...
+    assert range_claim("3-5x", 3.0, 5.0, 2.73, "x", tolerance=Tolerance(1.1, "figure")).verdict == MATCHES
+    assert range_claim("3-5x", 3.0, 5.0, 2.72, "x", tolerance=Tolerance(1.1, "figure")).verdict == DEVIATES
+    with pytest.raises(ValueError):
+        range_claim("x", 5.0, 3.0, 4.0)
+
+
+@pytest.mark.parametrize(
+    ("ours", "at_most", "at_least", "verdict"),
+    [(7.0, 7.0, None, MATCHES), (7.01, 7.0, None, DEVIATES), (99.0, None, 99.0, MATCHES),
+     (98.99, None, 99.0, DEVIATES)],
+)
+def test_bounds_are_inclusive(ours: float, at_most: "float | None", at_least: "float | None", verdict: str) -> None:
+    assert bound_claim("x", "p", ours, at_most=at_most, at_least=at_least).verdict == verdict
+
+
+def test_a_bound_takes_exactly_one_side() -> None:
+    with pytest.raises(ValueError):
+        bound_claim("x", "p", 1.0)
+    with pytest.raises(ValueError):
+        bound_claim("x", "p", 1.0, at_most=2.0, at_least=0.0)
+
+
+def test_a_claim_whose_premise_did_not_occur_is_not_exercised_whatever_its_number() -> None:
+    # "D2TCP misses under 7%" with nothing missed: 0% satisfies the bound but proves nothing.
+    c = bound_claim("D2TCP under 7%", "< 7%", 0.0, at_most=7.0, exercised=False, premise="nothing missed")
+    assert (c.verdict, c.why) == (NOT_EXERCISED, "nothing missed")
+    c = ratio_claim("x", 2.0, 100.0, tolerance=T2, why="w", exercised=False, premise="p")
+    assert c.verdict == NOT_EXERCISED and not c.straddles
+    with pytest.raises(ValueError, match="premise"):
+        condition_claim("x", "p", "o", True, "r", exercised=False)
+
+
+def test_the_why_of_a_match_is_dropped() -> None:
+    assert ratio_claim("x", 2.0, 2.0, tolerance=T2, why="because").why == ""
+    assert ratio_claim("x", 2.0, 9.0, tolerance=T2, why="because").why == "because"
+
+
+def test_order_is_strict() -> None:
+    assert order_claim("x", "a<b", {"a": 1.0, "b": 2.0}, ["a", "b"]).verdict == MATCHES
+    assert order_claim("x", "a<b", {"a": 2.0, "b": 2.0}, ["a", "b"]).verdict == DEVIATES
+    assert order_claim("x", "a<b<c", {"a": 1.0, "b": 3.0, "c": 2.0}, ["a", "b", "c"]).verdict == DEVIATES
+
+
+def test_an_estimate_has_a_students_t_interval() -> None:
+    e = Estimate.of([1.0, 2.0, 3.0])
+    half = 4.303 * math.sqrt(1.0 / 3)
+    assert e.mean == 2.0 and e.seeds == 3
+    assert e.low == pytest.approx(2.0 - half) and e.high == pytest.approx(2.0 + half)
+    assert Estimate.of([5.0]) == Estimate(5.0, 5.0, 5.0, 1)
+    assert Estimate.of([2.0] * 40).low == 2.0  # no spread, no width, beyond the t table too
+    assert Estimate.of([1.0, 3.0]).format("{:.2f}", "%") == "2.00% (95% CI -10.71-14.71%, 2 seeds)"
+    with pytest.raises(ValueError):
+        Estimate.of([])
+
+
+def test_an_interval_across_the_edge_straddles_and_the_mean_decides() -> None:
+    # Mean 4.0 inside [1, 4] (paper 2, factor 2); the interval reaches past 4.
+    inside = Estimate(4.0, 3.5, 4.5, 5)
+    c = ratio_claim("x", 2.0, inside, tolerance=T2)
+    assert (c.verdict, c.straddles) == (MATCHES, True)
+    outside = Estimate(4.2, 3.9, 4.5, 5)
+    c = ratio_claim("x", 2.0, outside, tolerance=T2)
+    assert (c.verdict, c.straddles) == (DEVIATES, True)
+    clear = Estimate(3.0, 2.9, 3.1, 5)
+    assert not ratio_claim("x", 2.0, clear, tolerance=T2).straddles
+    assert "95% CI" in ratio_claim("x", 2.0, clear, tolerance=T2).ours
+    assert bound_claim("x", "p", Estimate(6.9, 6.5, 7.3, 5), at_most=7.0).straddles
+    assert range_claim("x", 3.0, 5.0, Estimate(3.1, 2.9, 3.3, 5)).straddles
+
+
+def test_overlapping_neighbours_make_an_order_straddle() -> None:
+    apart = {"a": Estimate(1.0, 0.9, 1.1, 5), "b": Estimate(2.0, 1.9, 2.1, 5)}
+    assert not order_claim("x", "a<b", apart, ["a", "b"]).straddles
+    close = {"a": Estimate(1.0, 0.5, 1.95, 5), "b": Estimate(2.0, 1.9, 2.1, 5)}
+    c = order_claim("x", "a<b", close, ["a", "b"])
+    assert (c.verdict, c.straddles) == (MATCHES, True)
+
+
+def test_a_tolerance_needs_a_reason_and_a_factor_of_at_least_one() -> None:
+    with pytest.raises(ValueError):
+        Tolerance(1.5, " ")
+    with pytest.raises(ValueError):
+        Tolerance(0.9, "r")
