@@ -13,7 +13,8 @@ import pytest
 
 from incast.cli import main
 from incast.reproduce import REPRODUCTIONS
-from incast.reproduce.core import DEVIATES, MATCHES, order_claim, ratio_claim
+from incast.reproduce.core import markdown
+from incast.reproduce.verdict import DEVIATES, MATCHES, NOT_EXERCISED, VERDICTS
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +31,7 @@ def test_every_reproduction_writes_data_figure_and_report(quick_run: Path, rid: 
     assert report["id"] == rid and report["quick"] is True
     assert report["claims"], "a reproduction states at least one claim"
     for claim in report["claims"]:
-        assert claim["verdict"] in (MATCHES, DEVIATES)
+        assert claim["verdict"] in VERDICTS
         assert claim["paper"] and claim["ours"] and claim["rule"]
     for name in report["tables"]:
         assert pq.read_table(d / f"{name}.parquet").num_rows > 0
@@ -86,12 +87,33 @@ def test_report_of_a_directory_without_reproductions_is_an_error(tmp_path, capsy
     assert not (tmp_path / "report.html").exists()
 
 
-def test_verdict_rules() -> None:
-    assert ratio_claim("x", 2.0, 3.9, factor=2).verdict == MATCHES
-    assert ratio_claim("x", 2.0, 4.1, factor=2).verdict == DEVIATES
-    assert ratio_claim("x", 2.0, 0.0).verdict == DEVIATES
-    assert order_claim("x", "a<b", {"a": 1, "b": 2}, ["a", "b"]).verdict == MATCHES
-    assert order_claim("x", "a<b", {"a": 2, "b": 2}, ["a", "b"]).verdict == DEVIATES
+def test_every_verdict_shows_with_its_reason(tmp_path: Path) -> None:
+    # The rules themselves are tested in test_verdict.py; here, how the reports show them.
+    claims = [
+        {"claim": "a", "paper": "2", "ours": "3", "verdict": MATCHES, "rule": "r1", "why": "",
+         "tolerance": "read off a figure", "straddles": True},
+        {"claim": "b", "paper": "< 7%", "ours": "0%", "verdict": NOT_EXERCISED, "rule": "r2",
+         "why": "nothing missed a deadline", "tolerance": "", "straddles": False},
+        {"claim": "c", "paper": "1", "ours": "9", "verdict": DEVIATES, "rule": "r3", "why": "because"},
+    ]
+    fake_reproduction(tmp_path, claims=claims)
+    assert main(["report", str(tmp_path)]) == 0
+    page = (tmp_path / "report.html").read_text()
+    assert "1 of 3 claims match, 1 deviate, 1 not exercised (1 within the noise of their rule&#x27;s edge)" in page
+    assert "matches (within the noise of the edge)" in page and "r1; tolerance: read off a figure" in page
+    assert "class='not-exercised'>not exercised<div class='why'>nothing missed a deadline" in page
+    md = markdown({"id": "x", "paper": "D3", "title": "t", "quick": True, "wall_s": 1.0, "notes": "",
+                   "claims": claims, "tables": []})
+    assert "## Not exercised\n\n- *b*: nothing missed a deadline" in md
+    assert "## Deviations\n\n- *c*: because" in md
+    assert "| **matches (within the noise of the edge)** | r1; tolerance: read off a figure |" in md
+
+
+def test_a_verdict_outside_the_vocabulary_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    claim = {"claim": "c", "paper": "1", "ours": "1", "verdict": "roughly", "rule": "r"}
+    fake_reproduction(tmp_path, claims=[claim])
+    assert main(["report", str(tmp_path)]) == 2
+    assert "`claims[0].verdict`: must be one of 'matches', 'deviates', 'not exercised'" in capsys.readouterr().err
 
 
 # --- a hostile DIR: everything escaped, only regular files inside it read, bad report.json named --
@@ -162,7 +184,7 @@ def test_a_fifo_figure_is_refused_without_blocking(tmp_path: Path, capsys: pytes
         ({"claims": ["c"]}, "`claims[0]`: must be an object, not a string"),
         (
             {"claims": [{"claim": "c", "paper": "1", "ours": "1", "verdict": "<b>", "rule": "r"}]},
-            "`claims[0].verdict`: must be 'matches' or 'deviates', not '<b>'",
+            "`claims[0].verdict`: must be one of 'matches', 'deviates', 'not exercised', not '<b>'",
         ),
         ({"notes": 3}, "`notes`: must be a string, not a number"),
         ({"wall_s": True}, "`wall_s`: must be a number, not true or false"),

@@ -389,7 +389,10 @@ def sweep_counts(r: "SweepResult") -> str:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from incast.reproduce import REPRODUCTIONS, run_reproduction
+    from incast.reproduce.verdict import Tally
     from incast.sweep import PointError, SweepError
 
     if args.list:
@@ -421,8 +424,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         except OSError as e:
             raise CliError(f"--out {args.out!r}: cannot write results: {_os_error(e)}") from None
         if not args.quiet:
-            matched = sum(c.verdict == "matches" for c in outcome.claims)
-            print(f"{rid}: {matched}/{len(outcome.claims)} claims match, {time.monotonic() - started:.1f} s "
+            tally = Tally.of([dataclasses.asdict(c) for c in outcome.claims])
+            print(f"{rid}: {tally}, {time.monotonic() - started:.1f} s "
                   f"-> {out / rid}/report.md")
     return 0
 

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from incast.reproduce import d2tcp, d3, rcpdc_ps
-from incast.reproduce.core import Claim, Context, Outcome, Reproduction, write_outcome
+from incast.reproduce.core import Context, Outcome, Reproduction, write_outcome
+from incast.reproduce.verdict import Claim
 
 REPRODUCTIONS: Dict[str, Reproduction] = {
     r.id: r for r in d3.REPRODUCTIONS + rcpdc_ps.REPRODUCTIONS + d2tcp.REPRODUCTIONS

@@ -15,32 +15,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
 
+# The claim, its verdicts and their rules live in `verdict`; the builders below are the rules
+# before issue 15, kept only until every reproduction uses `verdict`'s.
+from incast.reproduce.verdict import DEVIATES as DEVIATES
+from incast.reproduce.verdict import MATCHES as MATCHES
+from incast.reproduce.verdict import NOT_EXERCISED, Tally
+from incast.reproduce.verdict import Claim as Claim
+
 if TYPE_CHECKING:
     import pyarrow as pa
     from matplotlib.figure import Figure
 
     from incast.sweep import SweepResult
-
-MATCHES = "matches"
-DEVIATES = "deviates"
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One claim of a paper, our measurement of it, and whether they agree."""
-
-    claim: str
-    """The paper's words, quoted from `../shared/papers/` (or a faithful summary of a figure)."""
-    paper: str
-    """The paper's number(s)."""
-    ours: str
-    """Our number(s), formatted."""
-    verdict: str
-    """`matches` or `deviates`, from `rule`."""
-    rule: str
-    """How the verdict was decided, e.g. "ratio within a factor of 2 of the paper's"."""
-    why: str = ""
-    """For a deviation: the explanation (or what we know of it)."""
 
 
 def ratio_claim(claim: str, paper: float, ours: float, unit: str = "", factor: float = 2.0, why: str = "") -> Claim:
@@ -220,17 +206,33 @@ def markdown(report: Mapping[str, Any]) -> str:
     ]
     if report["notes"]:
         lines += [report["notes"].strip(), ""]
+    lines += [f"{Tally.of(report['claims'])}.", ""]
     lines += ["| claim (paper) | paper | ours | verdict | rule |", "| --- | --- | --- | --- | --- |"]
     for c in report["claims"]:
-        lines.append(f"| {_cell(c['claim'])} | {_cell(c['paper'])} | {_cell(c['ours'])} | **{c['verdict']}** | "
-                     f"{_cell(c['rule'])} |")
-    deviations = [c for c in report["claims"] if c["verdict"] != MATCHES]
-    if deviations:
-        lines += ["", "## Deviations", ""]
-        for c in deviations:
-            lines.append(f"- *{c['claim']}*: {c['why'] or 'not explained yet.'}")
+        lines.append(f"| {_cell(c['claim'])} | {_cell(c['paper'])} | {_cell(c['ours'])} | **{verdict_text(c)}** | "
+                     f"{_cell(rule_text(c))} |")
+    for verdict, heading, missing in ((DEVIATES, "Deviations", "not explained yet."),
+                                      (NOT_EXERCISED, "Not exercised", "premise not stated.")):
+        claims = [c for c in report["claims"] if c["verdict"] == verdict]
+        if claims:
+            lines += ["", f"## {heading}", ""]
+            lines += [f"- *{c['claim']}*: {c['why'] or missing}" for c in claims]
     lines += ["", "Data: " + ", ".join(f"`{t}.parquet`" for t in report["tables"]) + "."]
     return "\n".join(lines) + "\n"
+
+
+def verdict_text(claim: Mapping[str, Any]) -> str:
+    """The verdict as shown: with a warning when our interval crosses the rule's edge."""
+    if claim.get("straddles") and claim["verdict"] != NOT_EXERCISED:
+        return f"{claim['verdict']} (within the noise of the edge)"
+    return str(claim["verdict"])
+
+
+def rule_text(claim: Mapping[str, Any]) -> str:
+    """The rule as shown: with the reason for its tolerance, when it has one."""
+    if claim.get("tolerance"):
+        return f"{claim['rule']}; tolerance: {claim['tolerance']}"
+    return str(claim["rule"])
 
 
 def _cell(text: str) -> str:

@@ -21,7 +21,8 @@ import stat
 from pathlib import Path
 from typing import Any, Dict, List, NoReturn, Tuple
 
-from incast.reproduce.core import DEVIATES, MATCHES
+from incast.reproduce.core import rule_text, verdict_text
+from incast.reproduce.verdict import VERDICTS, Tally
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
@@ -30,6 +31,7 @@ table { border-collapse: collapse; width: 100%; font-size: 0.9rem; margin: 0.8re
 th, td { border: 1px solid #ddd; padding: 0.3rem 0.5rem; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; }
 .matches { color: #176f2c; font-weight: 600; } .deviates { color: #a33; font-weight: 600; }
+.not-exercised { color: #666; font-weight: 600; }
 .why { color: #555; font-size: 0.85rem; }
 img { max-width: 100%; border: 1px solid #eee; }
 code { background: #f4f4f4; padding: 0 0.2rem; }
@@ -111,10 +113,12 @@ def check_report(path: Path, report: Any) -> None:
         if not isinstance(claim, dict):
             fail(f"claims[{i}]", f"must be an object, not {_kind_name(type(claim))}")
         check(claim, _CLAIM_KEYS, f"claims[{i}].")
-        if claim["verdict"] not in (MATCHES, DEVIATES):
-            fail(f"claims[{i}].verdict", f"must be {MATCHES!r} or {DEVIATES!r}, not {claim['verdict'][:40]!r}")
-        if claim.get("why") is not None and not isinstance(claim["why"], str):
-            fail(f"claims[{i}].why", f"must be a string, not {_kind_name(type(claim['why']))}")
+        if claim["verdict"] not in VERDICTS:
+            fail(f"claims[{i}].verdict", f"must be one of {', '.join(map(repr, VERDICTS))}, "
+                                         f"not {claim['verdict'][:40]!r}")
+        for key, kind in (("why", str), ("tolerance", str), ("straddles", bool)):
+            if claim.get(key) is not None and not isinstance(claim[key], kind):
+                fail(f"claims[{i}].{key}", f"must be {_kind_name(kind)}, not {_kind_name(type(claim[key]))}")
 
 
 def _kind_name(kind: Any) -> str:
@@ -130,22 +134,20 @@ def render(root: Path) -> str:
     reports = find_reports(root)
     if not reports:
         raise ReportError(f"{str(root)!r} holds no reproduction (no */report.json); run `incast reproduce` first")
-    total = sum(len(r["claims"]) for _, r in reports)
-    matched = sum(c["verdict"] == MATCHES for _, r in reports for c in r["claims"])
+    tally = Tally.of([c for _, r in reports for c in r["claims"]])
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>incast reproductions</title>",
         f"<style>{STYLE}</style></head><body>",
         "<h1>incast: the D3 and D2TCP papers reproduced</h1>",
-        f"<p class='meta'>{len(reports)} reproductions, {matched} of {total} claims match the paper by their "
-        "stated rule. Each section: the figure, the setting, and every claim with the paper's number, ours and "
-        "the verdict.</p>",
-        "<table><tr><th>reproduction</th><th>claims matching</th><th>run</th></tr>",
+        f"<p class='meta'>{len(reports)} reproductions: {_esc(tally)}, each by its stated rule. A claim is "
+        "<em>not exercised</em> when its premise did not occur in our runs. Each section: the figure, the "
+        "setting, and every claim with the paper's number, ours and the verdict.</p>",
+        "<table><tr><th>reproduction</th><th>claims</th><th>run</th></tr>",
     ]
     for _, r in reports:
-        ok = sum(c["verdict"] == MATCHES for c in r["claims"])
         mode = "quick" if r["quick"] else "full"
         parts.append(f"<tr><td><a href='#{_esc(r['id'])}'>{_esc(r['paper'])} {_esc(r['title'])}</a></td>"
-                     f"<td>{ok} / {len(r['claims'])}</td><td>{mode}, {_esc(r['wall_s'])} s</td></tr>")
+                     f"<td>{_esc(Tally.of(r['claims']))}</td><td>{mode}, {_esc(r['wall_s'])} s</td></tr>")
     parts.append("</table>")
     for directory, r in reports:
         parts.append(_section(root, directory, r))
@@ -166,8 +168,9 @@ def _section(root: Path, directory: Path, r: Dict[str, Any]) -> str:
     out.append("<table><tr><th>claim (paper)</th><th>paper</th><th>ours</th><th>verdict</th><th>rule</th></tr>")
     for c in r["claims"]:
         why = f"<div class='why'>{_inline(c['why'])}</div>" if c.get("why") else ""
+        css = "-".join(str(c["verdict"]).split())
         out.append(f"<tr><td>{_esc(c['claim'])}</td><td>{_esc(c['paper'])}</td><td>{_esc(c['ours'])}</td>"
-                   f"<td class='{_esc(c['verdict'])}'>{_esc(c['verdict'])}{why}</td><td>{_esc(c['rule'])}</td></tr>")
+                   f"<td class='{_esc(css)}'>{_esc(verdict_text(c))}{why}</td><td>{_esc(rule_text(c))}</td></tr>")
     out.append("</table>")
     return "\n".join(out)
 

@@ -224,3 +224,36 @@ def condition_claim(claim: str, paper: str, ours: str, ok: bool, rule: str, why:
                     exercised: bool = True, premise: str = "", straddles: bool = False) -> Claim:
     """A claim checked by a condition stated in `rule` (for what the shapes above cannot say)."""
     return _claim(claim, paper, ours, ok, rule, why, exercised=exercised, premise=premise, straddles=straddles)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Verdicts counted over a set of claims, as every summary line says them."""
+
+    matches: int
+    deviates: int
+    not_exercised: int
+    straddles: int
+    """Of the claims exercised, those whose interval crosses their rule's edge."""
+
+    @classmethod
+    def of(cls, verdicts: Sequence[Mapping[str, object]]) -> "Tally":
+        """Counts claims given as report.json dicts (`verdict`, optional `straddles`)."""
+        def count(v: str) -> int:
+            return sum(c["verdict"] == v for c in verdicts)
+
+        straddles = sum(bool(c.get("straddles")) and c["verdict"] != NOT_EXERCISED for c in verdicts)
+        return cls(count(MATCHES), count(DEVIATES), count(NOT_EXERCISED), straddles)
+
+    @property
+    def total(self) -> int:
+        return self.matches + self.deviates + self.not_exercised
+
+    def __str__(self) -> str:
+        """`32 of 77 claims match, 40 deviate, 5 not exercised (3 on their rule's edge)`."""
+        text = f"{self.matches} of {self.total} claims match, {self.deviates} deviate"
+        if self.not_exercised:
+            text += f", {self.not_exercised} not exercised"
+        if self.straddles:
+            text += f" ({self.straddles} within the noise of their rule's edge)"
+        return text
