@@ -13,7 +13,7 @@ import pytest
 
 from incast.cli import main
 from incast.reproduce import REPRODUCTIONS
-from incast.reproduce.core import markdown
+from incast.reproduce.core import markdown, wall_time
 from incast.reproduce.verdict import DEVIATES, MATCHES, NOT_EXERCISED, VERDICTS
 
 
@@ -38,6 +38,7 @@ def test_every_reproduction_writes_data_figure_and_report(quick_run: Path, rid: 
     assert (d / "figure.png").read_bytes().startswith(b"\x89PNG")
     md = (d / "report.md").read_text()
     assert report["title"] in md and "| claim (paper) |" in md
+    assert set(report["simulations"]) == {"run", "cached"} and wall_time(report) in md
 
 
 def test_rerun_reuses_every_cached_simulation(quick_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -107,6 +108,16 @@ def test_every_verdict_shows_with_its_reason(tmp_path: Path) -> None:
     assert "## Not exercised\n\n- *b*: nothing missed a deadline" in md
     assert "## Deviations\n\n- *c*: because" in md
     assert "| **matches (within the noise of the edge)** | r1; tolerance: read off a figure |" in md
+
+
+def test_a_wall_time_says_whether_it_was_cold() -> None:
+    assert wall_time({"wall_s": 4.9, "simulations": {"run": 0, "cached": 60}}) == (
+        "4.9 s of wall time, warm (0 simulations run, 60 taken from the cache)")
+    assert wall_time({"wall_s": 33.0, "simulations": {"run": 60, "cached": 0}}) == (
+        "33.0 s of wall time, cold (60 simulations run)")
+    assert wall_time({"wall_s": 1.0}) == "1.0 s of wall time"
+    assert wall_time({"wall_s": 0.2, "simulations": {"run": 0, "cached": 0}}) == (
+        "0.2 s of wall time (no packet-level simulation)")
 
 
 def test_a_verdict_outside_the_vocabulary_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,7 +21,7 @@ import stat
 from pathlib import Path
 from typing import Any, Dict, List, NoReturn, Tuple
 
-from incast.reproduce.core import rule_text, verdict_text
+from incast.reproduce.core import rule_text, verdict_text, wall_time
 from incast.reproduce.verdict import VERDICTS, Tally
 
 STYLE = """
@@ -107,6 +107,13 @@ def check_report(path: Path, report: Any) -> None:
     if not isinstance(report, dict):
         raise ReportError(f"{path}: must hold a JSON object, not {_kind_name(type(report))}")
     check(report, _REPORT_KEYS, "")
+    sims = report.get("simulations")
+    if sims is not None:
+        if not isinstance(sims, dict):
+            fail("simulations", f"must be an object, not {_kind_name(type(sims))}")
+        for key in ("run", "cached"):
+            if not isinstance(sims.get(key), int) or isinstance(sims.get(key), bool):
+                fail(f"simulations.{key}", f"must be a number, not {_kind_name(type(sims.get(key)))}")
     if report.get("notes") is not None and not isinstance(report["notes"], str):
         fail("notes", f"must be a string, not {_kind_name(type(report['notes']))}")
     for i, claim in enumerate(report["claims"]):
@@ -147,7 +154,7 @@ def render(root: Path) -> str:
     for _, r in reports:
         mode = "quick" if r["quick"] else "full"
         parts.append(f"<tr><td><a href='#{_esc(r['id'])}'>{_esc(r['paper'])} {_esc(r['title'])}</a></td>"
-                     f"<td>{_esc(Tally.of(r['claims']))}</td><td>{mode}, {_esc(r['wall_s'])} s</td></tr>")
+                     f"<td>{_esc(Tally.of(r['claims']))}</td><td>{mode}, {_esc(wall_time(r))}</td></tr>")
     parts.append("</table>")
     for directory, r in reports:
         parts.append(_section(root, directory, r))
@@ -158,7 +165,7 @@ def render(root: Path) -> str:
 def _section(root: Path, directory: Path, r: Dict[str, Any]) -> str:
     out = [f"<h2 id='{_esc(r['id'])}'>{_esc(r['paper'])} {_esc(r['title'])}</h2>",
            f"<p class='meta'><code>incast reproduce {_esc(r['id'])}</code>, "
-           f"{'quick (reduced)' if r['quick'] else 'full'} run, {_esc(r['wall_s'])} s.</p>"]
+           f"{'quick (reduced)' if r['quick'] else 'full'} run, {_esc(wall_time(r))}.</p>"]
     figure = directory / "figure.png"
     if os.path.lexists(figure):
         data = base64.b64encode(read_inside(root, figure)).decode("ascii")
