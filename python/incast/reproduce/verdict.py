@@ -45,8 +45,9 @@ class Tolerance:
             raise ValueError("a tolerance needs its reason")
 
 
-PRINTED = Tolerance(1.15, "a number the paper prints to two or three digits; 15% is the seed-to-seed spread "
-                          "of our runs at the sizes the papers use")
+PRINTED = Tolerance(1.15, "a number the paper prints to two or three digits, measured on a testbed or simulator "
+                          "whose unstated details (host stacks, NICs, timers) we cannot copy; 15% allows for "
+                          "those, not for our noise (seed to seed, our D2TCP numbers move by about 1%)")
 """A number printed in the paper's text ("achieves 481 Mbps")."""
 READ_OFF_FIGURE = Tolerance(1.5, "a value read off a plotted curve, whose axes resolve about one significant digit")
 """A value read off a figure's curve."""
