@@ -120,11 +120,15 @@ def senders_supported(curve: Mapping[int, float], level: float) -> int:
 
 def every(claim: str, paper: str, parts: Mapping[Any, Claim], why: str = "") -> Claim:
     """A claim the paper makes for every setting at once ("for all scenarios"): each setting's
-    own claim under one rule, and a match only when every one of them matches."""
+    own claim under one rule, and a match only when every one of them matches. It straddles when
+    the noise could flip it: a match with any setting straddling, a deviation with every
+    deviating setting straddling."""
     first = next(iter(parts.values()))
     ok = all(c.verdict == MATCHES for c in parts.values())
+    straddles = (any(c.straddles for c in parts.values()) if ok else
+                 all(c.straddles for c in parts.values() if c.verdict != MATCHES))
     c = condition_claim(claim, paper, ", ".join(f"{k}: {c.ours}" for k, c in parts.items()), ok,
-                        "each: " + first.rule, why=why, straddles=any(c.straddles for c in parts.values()))
+                        "each: " + first.rule, why=why, straddles=straddles)
     return dataclasses.replace(c, tolerance=first.tolerance)
 
 
