@@ -9,26 +9,32 @@ Deadlines are exponential with the paper's means and a 3 ms floor, without which
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
 from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
-from incast.reproduce.core import (
+from incast.reproduce.core import Context, Outcome, Reproduction, line_figure, pyplot, table
+from incast.reproduce.verdict import (
+    MATCHES,
+    PRINTED,
+    ROUGH,
     Claim,
-    Context,
-    Outcome,
-    Reproduction,
+    Tolerance,
+    bound_claim,
     condition_claim,
-    line_figure,
     order_claim,
-    pyplot,
+    range_claim,
     ratio_claim,
-    table,
 )
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
+# D3 Section 6.1.1's "almost twice as many concurrent senders" is a word, not a printed number;
+# "almost" puts it just under 2, so it matches within PRINTED's factor and no further.
+ALMOST_TWICE = Tolerance(PRINTED.factor, "the paper's words 'almost twice' (Section 6.1.1): just under 2, so "
+                                         "the factor of a printed number, 1.74x to 2.3x")
 DEADLINE_MEANS = ("20ms", "30ms", "40ms")
 DEADLINE_NAMES = {"20ms": "tight", "30ms": "moderate", "40ms": "lax"}
 # Each scheme on the switch the paper ran it on (D3 Sections 5 and 6.1.1); TCPpr needs classes
@@ -112,6 +118,20 @@ def senders_supported(curve: Mapping[int, float], level: float) -> int:
     return supported
 
 
+def every(claim: str, paper: str, parts: Mapping[Any, Claim], why: str = "") -> Claim:
+    """A claim the paper makes for every setting at once ("for all scenarios"): each setting's
+    own claim under one rule, and a match only when every one of them matches. It straddles when
+    the noise could flip it: a match with any setting straddling, a deviation with every
+    deviating setting straddling."""
+    first = next(iter(parts.values()))
+    ok = all(c.verdict == MATCHES for c in parts.values())
+    straddles = (any(c.straddles for c in parts.values()) if ok else
+                 all(c.straddles for c in parts.values() if c.verdict != MATCHES))
+    c = condition_claim(claim, paper, ", ".join(f"{k}: {c.ours}" for k, c in parts.items()), ok,
+                        "each: " + first.rule, why=why, straddles=straddles)
+    return dataclasses.replace(c, tolerance=first.tolerance)
+
+
 # --- Figure 5 ---------------------------------------------------------------------------------
 
 
@@ -140,19 +160,19 @@ def figure5(ctx: Context) -> Outcome:
     fig.tight_layout()
 
     claims: List[Claim] = []
+    why_edf = ("EDF is optimal while every deadline is feasible, so its margin over fair share grows as deadlines "
+               "relax; the paper gives one range for both allocators and all three deadline settings, on a mix "
+               "(flows, background, deadline floor) that we reconstructed (`incast.experiments.ideal_allocators`)")
     for mean in ideal.DEADLINE_MEANS_MS:
         fair = ideal.flows_supported(result["fair-share"][mean])
         for allocator in ("edf", "reservation"):
             mine = ideal.flows_supported(result[allocator][mean])
-            claims.append(condition_claim(
-                f"{allocator} supports three to five times as many flows as fair share at 100% "
-                f"(mean {mean} ms)",
-                "3-5x",
-                f"{mine} vs {fair} flows: {mine / max(fair, 1):.1f}x",
-                mine >= 3 * max(fair, 1),
-                "at least 3x (the paper's lower end; EDF, optimal while deadlines are feasible, may exceed 5x)",
-                why="",
-            ))
+            c = range_claim(
+                f"{allocator} supports three to five times as many flows as fair share without missing any "
+                f"deadline (mean {mean} ms)",
+                3.0, 5.0, mine / max(fair, 1), "x", fmt="{:.2g}", why=why_edf,
+                exercised=fair > 0, premise="fair share misses a deadline even with one flow")
+            claims.append(dataclasses.replace(c, ours=f"{mine} vs {fair} flows: {c.ours}"))
     notes = (
         "Exact fluid model (`incast.fluid`): n deadline flows of uniform [2 KB, 50 KB] arriving "
         "together with two long background flows, deadlines exponential (3 ms floor); "
@@ -210,18 +230,34 @@ def figure9(ctx: Context) -> Outcome:
         return senders_supported(curves[(scheme, mean)], 0.99)
 
     claims: List[Claim] = []
-    why_rcpdc = ("RCPdc stays within 2-3 points of an ideal fair-share allocator on the same flows "
-                 "(docs/results-d3.md), so the gap is in the deadline distribution the paper does not "
-                 "fully specify, which hurts deadline-agnostic fair sharing most")
+    ideal = _fair_share_curves(flows)
+    gaps = [100 * (ideal[m][n] - curves[("rcpdc", m)][n]) for m in DEADLINE_MEANS for n in ideal[m]]
+    why_rcpdc = (f"RCPdc meets up to {max(gaps):.1f} points fewer deadlines than an ideal fair-share allocator on the "
+                 "same flows" + ("" if min(gaps) >= 0 else f" (and up to {-min(gaps):.1f} more)")
+                 + " (Figure 10's report), and that allocator itself supports only "
+                 f"{senders_supported(ideal['30ms'], 0.95)} senders at 95% with moderate deadlines, against 22 for "
+                 "the paper's RCPdc: the gap is mostly in the deadline distribution, which the paper "
+                 "does not fully specify and which hurts deadline-agnostic fair sharing most")
+    def why_tcp(other: str, mean: str) -> str:
+        n, d3 = s99(other, mean), s99("d3", mean)
+        if d3 / max(n, 1) < 3:
+            return (f"our {SCHEME_LABELS[other]} supports {n} senders against D3's {d3}, relatively more than the "
+                    "paper's: at 95% too, our TCP and TCPpr support more senders than the paper's (the claims below), "
+                    "since they lose less at a 100 KB buffer (windows start at two segments on a 500 us path)")
+        return (f"D3 gains more from laxer deadlines than the others (the next claim) while our "
+                f"{SCHEME_LABELS[other]} stays at {n} senders")
     for mean in DEADLINE_MEANS:
-        d3, rcpdc, tcp = s99("d3", mean), s99("rcpdc", mean), s99("tcp", mean)
+        d3, rcpdc = s99("d3", mean), s99("rcpdc", mean)
         claims.append(ratio_claim(
             f"D3 supports almost twice as many concurrent senders as RCPdc at 99% ({DEADLINE_NAMES[mean]})",
-            2.0, d3 / max(rcpdc, 1), "x", factor=1.5, why=why_rcpdc))
-        claims.append(ratio_claim(
-            f"D3 supports 3-4 times as many senders as TCP at 99% ({DEADLINE_NAMES[mean]})",
-            3.5, d3 / max(tcp, 1), "x", factor=1.5,
-            why="our TCP degrades from fewer senders than the paper's; see the Figure 10 report"))
+            2.0, d3 / max(rcpdc, 1), "x", tolerance=ALMOST_TWICE, why=why_rcpdc,
+            exercised=rcpdc > 0, premise="RCPdc supports no sender at 99%"))
+        for other in ("tcp", "tcppr"):
+            n = s99(other, mean)
+            claims.append(range_claim(
+                f"D3 supports 3-4 times as many senders as {SCHEME_LABELS[other]} at 99% ({DEADLINE_NAMES[mean]})",
+                3.0, 4.0, d3 / max(n, 1), "x", why=why_tcp(other, mean),
+                exercised=n > 0, premise=f"{SCHEME_LABELS[other]} supports no sender at 99%"))
     gain = {s: s99(s, "40ms") - s99(s, "20ms") for s in SCHEMES}
     claims.append(condition_claim(
         "the increase in senders supported from tight to lax deadlines is greater for D3 than for the other schemes",
@@ -230,18 +266,20 @@ def figure9(ctx: Context) -> Outcome:
         all(gain["d3"] > gain[s] for s in SCHEMES if s != "d3"),
         "D3's gain from 20 ms to 40 ms exceeds every other scheme's"))
     paper95 = {"d3": 36, "rcpdc": 22, "tcppr": 10, "tcp": 8}
+    why_more = ("our TCP and TCPpr lose less than the paper's stacks at a 100 KB buffer (windows start at two "
+                "segments on a 500 us path) and so degrade from more senders on")
     why95 = {
-        "d3": "a --quick run measures only a few sender counts; the full run's figure is in docs/results-d3.md",
+        "d3": "a --quick run measures only a few sender counts" if ctx.quick else
+              "D3 misses 95% from fewer senders than the paper's; we have not traced why: RCPdc's larger deficit "
+              "on the same bursts points at deadlines tighter than the paper's (above)",
         "rcpdc": why_rcpdc,
-        "tcppr": "our TCP and TCPpr lose less than the paper's stacks at a 100 KB buffer (windows start at two "
-                 "segments on a 500 us path) and so degrade from more senders on",
-        "tcp": "our TCP and TCPpr lose less than the paper's stacks at a 100 KB buffer (windows start at two "
-               "segments on a 500 us path) and so degrade from more senders on",
+        "tcppr": why_more,
+        "tcp": why_more,
     }
     for scheme, paper in paper95.items():
         claims.append(ratio_claim(
             f"at 95%, moderate deadlines: {SCHEME_LABELS[scheme]} supports {paper} senders",
-            paper, at[(scheme, "30ms")]["supported_95"], " senders", factor=1.5,
+            paper, at[(scheme, "30ms")]["supported_95"], " senders", tolerance=PRINTED,
             why=why95[scheme]))
     grid = "1-40" if not ctx.quick else ",".join(map(str, senders))
     notes = (f"Flow bursts on the D3 testbed: senders {grid}, {rounds} bursts per point (one run of "
@@ -278,25 +316,29 @@ def figure10(ctx: Context) -> Outcome:
     high = {s: curves[(s, "30ms")][top] for s in SCHEMES}
     claims = [
         ratio_claim(f"at high load ({top} senders, moderate) D3 improves application throughput by roughly "
-                    "20% over TCP", 20, 100 * (high["d3"] - high["tcp"]), " points", factor=2.0,
+                    "20% over TCP", 20, 100 * (high["d3"] - high["tcp"]), " points", tolerance=ROUGH,
                     why="our TCP loses more at 40 senders than the paper's (its y-axis starts at 60%)"),
-        condition_claim(f"D3 improves by 10% or more over RCPdc and TCPpr ({top} senders, moderate)", ">= 10 points",
-                        f"RCPdc +{100 * (high['d3'] - high['rcpdc']):.1f}, "
-                        f"TCPpr +{100 * (high['d3'] - high['tcppr']):.1f}",
-                        min(high["d3"] - high["rcpdc"], high["d3"] - high["tcppr"]) >= 0.10, "both gaps >= 10 points"),
-        condition_claim("RCPdc outperforms TCP at high loads", "RCPdc > TCP at 40 senders",
-                        f"RCPdc {high['rcpdc']:.1%}, TCP {high['tcp']:.1%}", high["rcpdc"] > high["tcp"],
-                        f"RCPdc above TCP at {top} senders, moderate deadlines"),
     ]
-    gap = max(abs(curves[("rcpdc", m)][n] - ideal[m][n]) for m in DEADLINE_MEANS for n in ideal[m])
+    for other in ("rcpdc", "tcppr"):
+        claims.append(bound_claim(
+            f"D3 improves application throughput by 10% or more over {SCHEME_LABELS[other]} ({top} senders, moderate)",
+            ">= 10 points", 100 * (high["d3"] - high[other]), at_least=10, unit=" points", fmt="{:.1f}"))
+    claims.append(order_claim("RCPdc outperforms TCP at high loads", f"TCP < RCPdc at {top} senders",
+                              {s: 100 * high[s] for s in ("tcp", "rcpdc")}, ["tcp", "rcpdc"], fmt="{:.1f}%"))
+    gaps = {(m, n): ideal[m][n] - curves[("rcpdc", m)][n] for m in DEADLINE_MEANS for n in ideal[m]}
+    gap = max(abs(g) for g in gaps.values())
+    below = all(g >= 0 for g in gaps.values())
     claims.append(condition_claim(
         "(issue tracker) RCPdc in the packet simulator lands near the fluid fair-share curve on the same flows",
         "near ideal fair share", f"largest gap {100 * gap:.1f} points over every sender count and deadline setting",
         gap <= 0.05, "every point within 5 points of processor sharing (+1 ms for handshake and pause)",
-        why="RCPdc stays below the fluid curve by 2-6 points, always on the same side: a burst's first "
-            "packets queue at the aggregator's port, the capacity controller cuts C by beta q/T and "
-            "regains it at alpha = 0.1 of the spare per 800 us, so during a burst the packet network "
-            "allocates less than the fluid link's capacity (the same equilibrium as the multi-bottleneck case)"))
+        why=(f"RCPdc stays below the fluid curve by up to {100 * gap:.1f} points, never above it" if below else
+             f"RCPdc lies {100 * min(gaps.values()):.1f} to {100 * max(gaps.values()):.1f} points below the "
+             "fluid curve (negative: above it)")
+            + ": a burst's first packets queue at the aggregator's port, the capacity controller cuts C by "
+              "beta q/T and regains it at alpha = 0.1 of the spare per 800 us, so during a burst the packet "
+              "network allocates less than the fluid link's capacity (the same equilibrium as the "
+              "multi-bottleneck case)"))
     notes = f"The same runs as Figure 9 ({rounds} bursts per point)."
     return Outcome(claims=claims, tables={"figure10": table(rows)}, figure=fig, notes=notes)
 
@@ -372,18 +414,31 @@ def figure11(ctx: Context) -> Outcome:
 
     why = ("both schemes miss more than in the paper for the reason of Figure 9 (the deadline distribution); "
            "the ordering and the gap hold")
+    late = {s: len(per[s]["overshoot"]) for s in schemes}
+
+    def lateness(scheme: str, paper: float, what: str, key: str) -> Claim:
+        return ratio_claim(
+            f"late {SCHEME_LABELS[scheme]} flows exceed their deadline by {paper:g}% {what}", paper,
+            100 * stats[scheme][key], "%", tolerance=PRINTED, why=why_late[scheme],
+            exercised=late[scheme] > 0, premise=f"no {SCHEME_LABELS[scheme]} flow finished late")
+
+    why_late = {
+        "rcpdc": why,
+        "d3": (f"these are {late['d3']} late flows of one seed (D3 misses {100 * stats['d3']['missed']:.1f}% of "
+               "deadlines against the paper's 1%), whose 95th percentile rests on the few latest; we have not "
+               "measured its spread over seeds nor traced the difference"),
+    }
     claims = [
-        ratio_claim("RCPdc misses 8.1% of flow deadlines", 8.1, 100 * stats["rcpdc"]["missed"], "%", why=why),
-        ratio_claim("D3 misses 1% of flow deadlines", 1.0, 100 * stats["d3"]["missed"], "%", why=why),
+        ratio_claim("RCPdc misses 8.1% of flow deadlines", 8.1, 100 * stats["rcpdc"]["missed"], "%",
+                    tolerance=PRINTED, why=why),
+        ratio_claim("D3 misses 1% of flow deadlines", 1.0, 100 * stats["d3"]["missed"], "%", tolerance=PRINTED,
+                    why=why),
         order_claim("D3 misses fewer deadlines than RCPdc, which misses fewer than TCP", "D3 1% < RCPdc 8.1%",
                     {s: 100 * stats[s]["missed"] for s in schemes}, ["d3", "rcpdc", "tcp"], fmt="{:.1f}%"),
-        ratio_claim("late RCPdc flows exceed their deadline by 75% at the 95th percentile", 75,
-                    100 * stats["rcpdc"]["p95"], "%", why=why),
-        ratio_claim("late RCPdc flows exceed their deadline by 30% on average", 30, 100 * stats["rcpdc"]["mean"], "%",
-                    why=why),
-        ratio_claim("late D3 flows exceed their deadline by 27.7% at the 95th percentile", 27.7,
-                    100 * stats["d3"]["p95"], "%", why=why),
-        ratio_claim("late D3 flows exceed their deadline by 9% on average", 9, 100 * stats["d3"]["mean"], "%", why=why),
+        lateness("rcpdc", 75, "at the 95th percentile", "p95"),
+        lateness("rcpdc", 30, "on average", "mean"),
+        lateness("d3", 27.7, "at the 95th percentile", "p95"),
+        lateness("d3", 9, "on average", "mean"),
     ]
     notes = f"Moderate deadlines, 14, 18, 22, 26 and 30 senders, {rounds} bursts each."
     return Outcome(claims=claims, tables={"figure11": table(rows)}, figure=fig, notes=notes)
@@ -446,17 +501,32 @@ def figure16(ctx: Context) -> Outcome:
                 "data at this rate\") do no better (flows: goodput, median queue): "
                 + ", ".join(f"{r['flows']}: {r['goodput_gbps']:.0%}, {r['queue_median_kb']:.1f} KB"
                             for r in rows_paced))
+    # The paper prints 0.95 Gbps (0.945 to 0.955); if it counted headers, our payload goodput would
+    # read 1460/1500 of it (0.92).
+    util_low, util_high = 100 * 0.945 * 1460 / 1500, 95.5
+    util = every("aggregate throughput of 0.95 Gbps (95% of capacity) for 2 to 20 long flows", "95%",
+                 {r["flows"]: range_claim("", util_low, util_high, 100 * r["goodput_gbps"], "%", fmt="{:.1f}")
+                  for r in rows}, why=why_util)
+    util = dataclasses.replace(util, tolerance=(
+        "the paper prints 0.95 Gbps (0.945 to 0.955); it may count headers where we count payload (1460 of "
+        "1500 B), which moves the low end to 0.92"))
+    unused = [100 - 100 * r["goodput_gbps"] for r in rows]
+    why_queue = (f"the queue at the receiver's port is empty at most samples and its tail is short: the capacity "
+                 f"controller leaves {min(unused):.0f}-{max(unused):.0f}% of the link unused (the throughput claim), "
+                 "so each interval's bursts drain before the next. The paper's one packet of median queue at 95% "
+                 "utilization is hard to square with the controller's equilibrium, alpha (link - u/T) = beta q/T "
+                 "(docs/results-d3.md), unless its queue was mostly empty at the update instants")
     claims = [
-        condition_claim(
-            "aggregate utilization of about 95% for 2 to 20 long flows", "~95%",
-            ", ".join(f"{r['flows']}: {r['goodput_gbps'] / 1.0:.0%}" for r in rows),
-            all(abs(r["goodput_gbps"] - 0.95) <= 0.05 for r in rows),
-            "every count within 5 points of 95% (payload goodput; headers add about 3% on the wire)", why=why_util),
-        condition_claim(
-            "median queue of about 1.5 KB, 99th percentile of tens of KB (16.5 to 48 KB)", "1.5 KB; 16.5-48 KB",
-            ", ".join(f"{r['flows']}: {r['queue_median_kb']:.1f} / {r['queue_p99_kb']:.1f} KB" for r in rows),
-            all(r["queue_median_kb"] <= 3 and r["queue_p99_kb"] <= 100 for r in rows),
-            "median <= 3 KB and p99 <= 100 KB (queues at least as short as the paper's)"),
+        util,
+        every("the average queue size is 4-6 KB (for all scenarios)", "4-6 KB",
+              {r["flows"]: range_claim("", 4.0, 6.0, r["queue_mean_kb"], " KB", fmt="{:.1f}") for r in rows},
+              why=why_queue),
+        every("the median queue is 1.5 KB (for all scenarios)", "1.5 KB",
+              {r["flows"]: ratio_claim("", 1.5, r["queue_median_kb"], " KB", tolerance=PRINTED, fmt="{:.1f}")
+               for r in rows}, why=why_queue),
+        every("the 99th percentile of the queue is 16.5-48 KB (for all scenarios)", "16.5-48 KB",
+              {r["flows"]: range_claim("", 16.5, 48.0, r["queue_p99_kb"], " KB", fmt="{:.1f}") for r in rows},
+              why=why_queue),
     ]
     notes = (f"n long D3 flows into host 0 of a 1 Gbps star for {duration} s; queue sampled every 100 us. The "
              "claims are judged on D3's hosts as the paper describes them (Section 5: each interval's allocation "
@@ -495,7 +565,7 @@ def multi_bottleneck(ctx: Context) -> Outcome:
            "meet there and the capacity controller keeps beta/alpha x q/T unallocated (docs/results-d3.md); hosts "
            "that pace each interval at the allocated rate ([d3] pacing = \"rate\") get "
            + ", ".join(f"{q:.0f}" for q in paced) + f" Mbps ({sum(paced[:3]):.0f} into host 3)")
-    claims = [ratio_claim(f"flow {n} achieves {p} Mbps", p, m, " Mbps", factor=1.15, why=why)
+    claims = [ratio_claim(f"flow {n} achieves {p} Mbps", p, m, " Mbps", tolerance=PRINTED, why=why)
               for n, p, m in zip(names, paper, mbps)]
     claims.append(condition_claim(
         "flows 1->3, 2->3 and 4->3 share host 3's downlink equally; 4->5 gets what 4->3 leaves of host 4's uplink",
@@ -553,6 +623,7 @@ def figure12(ctx: Context) -> Outcome:
                       for r in rows),
             drop["d3"] is not None and all(drop[s] is None or drop["d3"] < drop[s] for s in SCHEMES if s != "d3"),
             "D3's relative drop strictly below every other scheme's (a scheme supporting 0 alone is skipped)",
+            exercised=drop["d3"] is not None, premise="D3 supports no sender at 99% even without the long flow",
             why="every scheme collapses here. For D3 and RCPdc: while the long flow is limited upstream, the "
                 "aggregator's downlink is full with an empty queue, where the capacity controller's input "
                 "alpha (link - u/T) - beta q/T is zero, so C drifts above the link (about 150 MB/s measured); a "
@@ -579,21 +650,27 @@ def figure13(ctx: Context) -> Outcome:
     fig = _curves_figure(curves, "D3 Figure 13: 2.9 KB responses with a long background flow", (0, 101))
     tcp_drop = next((n for n in sorted(curves["tcp"]) if curves["tcp"][n] < 0.99), None)
     others = {s: min(curves[s].values()) for s in ("tcppr", "rcpdc", "d3")}
+    why_others = {
+        "tcppr": "TCPpr orders service by class but shares the 100 KB of buffer with the TCP long flow, which keeps "
+                 "it full: two-packet responses are dropped on arrival and wait for a 300 ms timeout (the paper "
+                 "itself notes, for Figure 12, that background flows 'still consume buffer space and hurt higher "
+                 "priority response flows')",
+        "rcpdc": "the capacity drift described in Figure 12's report",
+        "d3": "the capacity drift described in Figure 12's report",
+    }
     claims = [
         ratio_claim("with TCP, application throughput starts dropping at only 12 senders", 12,
-                    tcp_drop or 0, " senders", factor=1.5,
+                    tcp_drop or 0, " senders", tolerance=PRINTED,
                     why="TCP never falls below 99% in the measured range" if tcp_drop is None else
                     "the TCP long flow keeps the 100 KB buffer full, so responses are lost from few senders on "
                     "(Table 1's report)"),
-        condition_claim("the other three approaches satisfy all deadlines until 40 senders", ">= 99% up to 40",
-                        ", ".join(f"{SCHEME_LABELS[s]} min {v:.1%}" for s, v in others.items()),
-                        all(v >= 0.99 for v in others.values()), "TCPpr, RCPdc and D3 at or above 99% at every count",
-                        why="TCPpr orders service by class but shares the 100 KB of buffer with the TCP long flow, "
-                            "which keeps it full: two-packet responses are dropped on arrival and wait for a 300 ms "
-                            "timeout (the paper itself notes, for Figure 12, that background flows 'still consume "
-                            "buffer space and hurt higher priority response flows'); RCPdc and D3 suffer the "
-                            "capacity drift described in Figure 12's report"),
     ]
+    for scheme in ("tcppr", "rcpdc", "d3"):
+        # "All deadlines" read as the paper's operating regime (Section 6.1.1: at least 99%).
+        claims.append(bound_claim(
+            f"{SCHEME_LABELS[scheme]}, one of 'the other three approaches', satisfies all deadlines until 40 "
+            "senders (lowest application throughput over the counts)",
+            ">= 99% up to 40", 100 * others[scheme], at_least=99.0, unit="%", fmt="{:.1f}", why=why_others[scheme]))
     notes = (f"Responses of 2.9 KB (two packets), moderate deadlines (3 ms floor), one long background flow, "
              f"{rounds} bursts per point.")
     return Outcome(claims=claims, tables={"figure13": table(rows)}, figure=fig, notes=notes)
@@ -709,10 +786,13 @@ def table1(ctx: Context) -> Outcome:
                "does not give")
     paper = {"tcp": 100, "tcp-10ms": 1100, "rcpdc": 1300, "d3": 2000}
     claims = [ratio_claim(f"{BENCHMARK_LABELS[v]} supports about {p} flows/s at > 99% application throughput",
-                          p, supported[v], " flows/s", factor=1.5,
+                          p, supported[v], " flows/s", tolerance=PRINTED, fmt="{:.4g}",
                           why=why_tcp if v.startswith("tcp") else
                           "RCPdc's fair sharing meets fewer deadlines under our deadline distribution (Figure 9's "
-                          "report)" if v == "rcpdc" else "D3 holds up to a higher rate here")
+                          "report)" if v == "rcpdc" else
+                          f"our D3 copes with more load than the paper's: it keeps more than 99% up to "
+                          f"{supported['d3']:g} flows/s and collapses later too (Figure 15's report; the paper's "
+                          "beyond 2500 flows/s); we have not found what limited the paper's D3")
               for v, p in paper.items()]
     claims.append(order_claim("TCP < TCP with 10 ms RTO < RCPdc < D3 in flows/s supported",
                               "100 < 1100 < 1300 < 2000", supported, ["tcp", "tcp-10ms", "rcpdc", "d3"],
@@ -752,18 +832,24 @@ def figure14(ctx: Context) -> Outcome:
     low = min(r for (v, r) in at)
     tcp_med, d3_med = at[("tcp", low)]["fct_p50_ms"], at[("d3", low)]["fct_p50_ms"]
     claims = [
-        condition_claim("at 2000 flows/s D3 satisfies 99% of deadlines while RCPdc satisfies 96.5%", "99% vs 96.5%",
-                        f"D3 {d3_2000:.1%}, RCPdc {rcpdc_2000:.1%}", d3_2000 >= 0.99 and rcpdc_2000 < 0.99,
-                        "D3 >= 99% and RCPdc < 99% at 2000 flows/s",
-                        why="RCPdc meets fewer deadlines than the paper's under our deadline distribution"),
+        bound_claim("at 2000 flows/s D3 can satisfy 99% of flow deadlines", ">= 99%", 100 * d3_2000, at_least=99.0,
+                    unit="%", fmt="{:.1f}"),
+        # On the scale of misses: 96.5% satisfied is 3.5% missed, printed to two digits.
+        ratio_claim("at 2000 flows/s RCPdc can only satisfy 96.5% of flow deadlines (misses 3.5%)", 3.5,
+                    100 * (1 - rcpdc_2000), "% missed", tolerance=PRINTED,
+                    why="RCPdc meets fewer deadlines than the paper's under our deadline distribution (Figure 9's "
+                        "report)"),
         condition_claim("long flows do not suffer with D3", "D3 long flows ~ RCPdc's",
                         ", ".join(f"{int(r)}/s {at[('d3', r)]['long_flow_mbps']:.0f} "
                                   f"vs {at[('rcpdc', r)]['long_flow_mbps']:.0f}"
                                   for (v, r) in sorted(at) if v == "d3"),
-                        long_ok, "every rate: D3's long-flow throughput >= 90% of RCPdc's"),
+                        long_ok, "every rate: D3's long-flow throughput >= 90% of RCPdc's",
+                        why="nearer the collapse D3 gives the long flows less than RCPdc does, because deadline "
+                            "flows take precedence"),
         ratio_claim(f"at very low load TCP's median completion time is 50% higher than D3's ({int(low)} flows/s)",
-                    1.5, tcp_med / d3_med, "x", factor=1.5,
-                    why="the standing queue of our TCP long flows (Table 1's report) triples TCP's median"),
+                    1.5, tcp_med / d3_med, "x", tolerance=PRINTED,
+                    why=f"the standing queue of our TCP long flows (Table 1's report) makes TCP's median "
+                        f"{tcp_med / d3_med:.1f} times D3's ({tcp_med:.1f} against {d3_med:.1f} ms)"),
     ]
     notes = "The same runs as Table 1."
     return Outcome(claims=claims, tables={"figure14": table(rows)}, figure=fig, notes=notes)
@@ -780,14 +866,19 @@ def figure15(ctx: Context) -> Outcome:
     quench = {r["rate_per_s"]: r["app_throughput"] for r in rows if r["variant"] == "d3-quench"}
     collapse = next((r for r in sorted(plain) if plain[r] < 0.5), None)
     past = [r for r in sorted(plain) if collapse is not None and r >= collapse]
+    last_ok = max((r for r in sorted(plain) if collapse is None or r < collapse), default=0.0)
     claims = [
-        ratio_claim("beyond about 2500 flows/s D3 cannot cope and application throughput drops drastically", 2500,
-                    collapse or 0, " flows/s (first rate below 50%)", factor=1.5,
-                    why="no collapse in the measured range" if collapse is None else ""),
+        ratio_claim("beyond 2500 flows/s D3 cannot cope with the network load and application throughput drops "
+                    "drastically (first rate below 50%)", 2500, collapse or 0, " flows/s", tolerance=PRINTED,
+                    fmt="{:.4g}",
+                    why="no collapse in the measured range" if collapse is None else
+                    f"our D3 keeps {100 * plain[last_ok]:.1f}% at {last_ok:g} flows/s and collapses only at "
+                    f"{collapse:g}: it copes with more load than the paper's throughout (Table 1's report)"),
         condition_claim("flow quenching leads to a smoother decline at extreme loads", "quenching above plain D3",
                         ", ".join(f"{int(r)}/s {plain[r]:.0%} -> {quench[r]:.0%}" for r in past) or "no collapse",
                         bool(past) and all(quench[r] > plain[r] for r in past),
-                        "with quenching, application throughput higher at every rate from the collapse on"),
+                        "with quenching, application throughput higher at every rate from the collapse on",
+                        exercised=bool(past), premise="plain D3 never fell below 50% in the measured range"),
     ]
     notes = "The same runs as Table 1; quenched flows count as missed deadlines."
     return Outcome(claims=claims, tables={"figure15": table(rows)}, figure=fig, notes=notes)

@@ -26,7 +26,9 @@ import bisect
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
-from incast.reproduce.core import Context, Outcome, Reproduction, condition_claim, pyplot, table
+from incast.reproduce.core import Context, Outcome, Reproduction, pyplot, table
+from incast.reproduce.d3 import every
+from incast.reproduce.verdict import Estimate, bound_claim, condition_claim
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -122,7 +124,7 @@ def runs_of(flows: "pa.Table") -> List[Tuple[str, float, List[Dict[str, Any]]]]:
     order of the points (not of the files that hold them), so that sums over runs are the same
     bit for bit from one cache to another."""
     runs: Dict[int, List[Dict[str, Any]]] = {}
-    for row in flows.select(["point", RATE, *VARIANT_KEYS, "start_s", "finish_s", "size_bytes"]).to_pylist():
+    for row in flows.select(["point", "seed", RATE, *VARIANT_KEYS, "start_s", "finish_s", "size_bytes"]).to_pylist():
         runs.setdefault(row["point"], []).append(row)
     return [(_variant_of(rows[0]), round(rows[0][RATE] * MEAN_SIZE / LINK_BYTES_PER_S, 3), rows)
             for _, rows in sorted(runs.items())]
@@ -140,7 +142,7 @@ def compare(runs: Sequence[Tuple[str, float, Sequence[Mapping[str, Any]]]],
         for r, done in zip(rows, ps):
             ps_fct = done - r["start_s"]
             out.append({
-                "variant": variant, "load": load, "size_bytes": r["size_bytes"],
+                "variant": variant, "load": load, "seed": r["seed"], "size_bytes": r["size_bytes"],
                 "fct_s": None if r["finish_s"] is None else r["finish_s"] - r["start_s"],
                 "ps_s": ps_fct, "reference_s": ps_fct + overhead_at(overheads[variant], r["size_bytes"]),
             })
@@ -160,6 +162,21 @@ def peak_flows(runs: Sequence[Tuple[str, float, Sequence[Mapping[str, Any]]]]) -
             most = max(most, alive)
         peak[(variant, load)] = max(peak.get((variant, load), 0), most)
     return peak
+
+
+def ratio_per_seed(per_flow: Sequence[Mapping[str, Any]]) -> Dict[Tuple[str, float], List[float]]:
+    """Mean completion time over the mean reference, of each seed's finished flows alone, per
+    (variant, load), in the order of the seeds."""
+    cells: Dict[Tuple[str, float, int], List[float]] = {}
+    for f in per_flow:
+        if f["fct_s"] is not None:
+            cell = cells.setdefault((f["variant"], f["load"], f["seed"]), [0.0, 0.0])
+            cell[0] += f["fct_s"]
+            cell[1] += f["reference_s"]
+    out: Dict[Tuple[str, float], List[float]] = {}
+    for (variant, load, _), (fct, reference) in sorted(cells.items()):
+        out.setdefault((variant, load), []).append(fct / reference)
+    return out
 
 
 def summarize(per_flow: Sequence[Mapping[str, Any]]) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
@@ -195,7 +212,9 @@ def summarize(per_flow: Sequence[Mapping[str, Any]]) -> Tuple[List[Dict[str, Any
 def rcpdc_ps(ctx: Context) -> Outcome:
     overheads = isolated_overheads(ctx)
     runs = runs_of(_loaded(ctx))
-    means, buckets = summarize(compare(runs, overheads))
+    per_flow = compare(runs, overheads)
+    means, buckets = summarize(per_flow)
+    per_seed = ratio_per_seed(per_flow)
     peaks = peak_flows(runs)
     for m in means:
         m["peak_flows"] = peaks[(m["variant"], m["load"])]
@@ -223,7 +242,6 @@ def rcpdc_ps(ctx: Context) -> Outcome:
     fig.tight_layout()
 
     upto = [x for x in xs if x <= TARGET_LOAD + 1e-9]
-    worst = max(upto, key=lambda x: at[("rcpdc", x)]["ratio"])
 
     def fmt(name: str, sel: Sequence[float]) -> str:
         return ", ".join(f"{x:g}: {at[(name, x)]['ratio']:.2f}" for x in sel)
@@ -250,13 +268,14 @@ def rcpdc_ps(ctx: Context) -> Outcome:
         + ", ".join(f"{at[('rcpdc', x)]['mean_fct_ms'] / 1e3:.1f} s at {x:g}" for x in xs if x > TARGET_LOAD)
         + "); a run is cut 20 s after its last arrival")
     claims = [
-        condition_claim(
+        every(
             "RCPdc's explicit fair share \"has been shown to be optimal in terms minimizing flow completion times "
             "[10]. Hence, it represents the limit for any fair share protocol\" (Section 6.1): mean FCT within "
-            f"{TARGET:g}x of processor sharing plus the per-flow overhead, up to load {TARGET_LOAD:g}",
-            f"<= {TARGET:g}x (issue 11's target)", fmt("rcpdc", upto),
-            all(at[("rcpdc", x)]["ratio"] <= TARGET for x in upto),
-            f"every load up to {TARGET_LOAD:g} at most {TARGET:g}x (worst at {worst:g})", why=why),
+            f"{TARGET:g}x of processor sharing plus the per-flow overhead, up to load {TARGET_LOAD:g} (per load: "
+            "the mean over seeds of each seed's ratio)",
+            f"<= {TARGET:g}x (issue 11's target)",
+            {f"{x:g}": bound_claim("", "", Estimate.of(per_seed[("rcpdc", x)]), at_most=TARGET, unit="x",
+                                   fmt="{:.2f}") for x in upto}, why=why),
         condition_claim(
             "every flow completes at every offered load, 0.95 included (no livelock)", "all flows complete",
             ", ".join(f"{x:g}: {at[('rcpdc', x)]['unfinished']} of {at[('rcpdc', x)]['flows']} unfinished" for x in xs),
