@@ -497,8 +497,8 @@ def figure16(ctx: Context) -> Outcome:
         return any(at[(m, n, group)] > 0 for m in (first, second) for n in fans)
 
     def premise(first: str, second: str, group: str) -> str:
-        return (f"no message of set {group} missed a deadline in {first} or {second} at any fan-in: too little "
-                "congestion for a neighbour to hurt or help")
+        return (f"no message of set {group} missed a deadline in {MIX_LABELS[first]} or {MIX_LABELS[second]} at any "
+                "fan-in: too little congestion for a neighbour to hurt or help")
 
     claims = [
         condition_claim("set A (TCP) is not hurt by sharing the network with D2TCP (All-TCP vs Mix#1)", "no worse",
@@ -544,9 +544,9 @@ def table2(ctx: Context) -> Outcome:
         ratio of two runs is 1: ours is the ratio farther from 1 of the fan-ins."""
         ratios = {n: at[(after, n)] / at[(before, n)] for n in fans}
         n = max(fans, key=lambda k: abs(math.log(ratios[k])))
-        return ratio_claim(f"{claim}: {MIX_LABELS[after]} / {MIX_LABELS[before]} long-flow throughput (Table 2 prints equal throughput in "
-                           f"both; ours " + ", ".join(f"fan-in {k}: {at[(before, k)]:.0f} -> {at[(after, k)]:.0f} "
-                                                      f"Mbps" for k in fans) + f"; the ratio at fan-in {n})",
+        levels = ", ".join(f"fan-in {k}: {at[(before, k)]:.0f} -> {at[(after, k)]:.0f} Mbps" for k in fans)
+        return ratio_claim(f"{claim}: {MIX_LABELS[after]} / {MIX_LABELS[before]} long-flow throughput (Table 2 "
+                           f"prints equal throughput in both; ours {levels}; the ratio at fan-in {n})",
                            1.0, ratios[n], tolerance=PRINTED, fmt="{:.3f}", why=why)
 
     claims = [
