@@ -14,6 +14,7 @@ from incast.reproduce.verdict import (
     Tolerance,
     bound_claim,
     condition_claim,
+    every,
     order_claim,
     range_claim,
     ratio_claim,
@@ -137,3 +138,28 @@ def test_a_tolerance_needs_a_reason_and_a_factor_of_at_least_one() -> None:
         Tolerance(1.5, " ")
     with pytest.raises(ValueError):
         Tolerance(0.9, "r")
+
+
+def test_every_setting_must_match_and_settings_not_exercised_are_left_out() -> None:
+    a = ratio_claim("a", 2.0, 2.0, tolerance=T2)
+    b = ratio_claim("b", 2.0, 9.0, tolerance=T2, why="b is off")
+    idle = ratio_claim("c", 2.0, 0.0, tolerance=T2, exercised=False, premise="nothing ran")
+    assert every("x", "p", {1: a, 2: a}).verdict == MATCHES
+    c = every("x", "p", {1: a, 2: b}, why="one setting is off")
+    assert (c.verdict, c.why, c.ours) == (DEVIATES, "one setting is off", "1: 2, 2: 9")
+    c = every("x", "p", {1: a, 2: idle})
+    assert c.verdict == MATCHES and c.rule.endswith("(1 of 2 settings not exercised)")
+    c = every("x", "p", {1: idle, 2: idle})
+    assert (c.verdict, c.why) == (NOT_EXERCISED, "nothing ran")
+    with pytest.raises(ValueError):
+        every("x", "p", {})
+
+
+def test_every_straddles_when_the_noise_could_flip_it() -> None:
+    edge = ratio_claim("a", 2.0, Estimate(4.0, 3.5, 4.5, 5), tolerance=T2)  # matches, straddles
+    clear = ratio_claim("b", 2.0, 2.0, tolerance=T2)
+    off_edge = ratio_claim("c", 2.0, Estimate(4.2, 3.9, 4.5, 5), tolerance=T2)  # deviates, straddles
+    off = ratio_claim("d", 2.0, 9.0, tolerance=T2)
+    assert every("x", "p", {1: edge, 2: clear}).straddles
+    assert every("x", "p", {1: off_edge, 2: clear}).straddles
+    assert not every("x", "p", {1: off_edge, 2: off}).straddles

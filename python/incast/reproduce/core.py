@@ -1,5 +1,5 @@
-"""What every reproduction shares: its claims and verdicts, the context it runs in (output
-directory, quick or full, where its sweeps run) and how its results are written.
+"""What every reproduction shares: the context it runs in (output directory, quick or full, where
+its sweeps run) and how its results and their verdicts (the rules: `verdict`) are written.
 
 A reproduction is a function from a `Context` to an `Outcome`. It runs its simulations as sweeps
 (`Context.sweep`), so that every point is cached: rerunning a reproduction, or a second one over
@@ -15,53 +15,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
 
-# The claim, its verdicts and their rules live in `verdict`; the builders below are the rules
-# before issue 15, kept only until every reproduction uses `verdict`'s.
-from incast.reproduce.verdict import DEVIATES as DEVIATES
-from incast.reproduce.verdict import MATCHES as MATCHES
-from incast.reproduce.verdict import NOT_EXERCISED, Tally
-from incast.reproduce.verdict import Claim as Claim
+# The claim, its verdicts and the rules that decide them: `verdict`.
+from incast.reproduce.verdict import DEVIATES, NOT_EXERCISED, Claim, Tally
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from matplotlib.figure import Figure
 
     from incast.sweep import SweepResult
-
-
-def ratio_claim(claim: str, paper: float, ours: float, unit: str = "", factor: float = 2.0, why: str = "") -> Claim:
-    """A claim about a magnitude: matches when ours is within `factor` of the paper's (both
-    positive), the "rough magnitude" of the issue tracker's reproductions."""
-    ok = paper > 0 and ours > 0 and 1 / factor <= ours / paper <= factor
-    return Claim(
-        claim=claim,
-        paper=f"{paper:g}{unit}",
-        ours=f"{ours:.3g}{unit}",
-        verdict=MATCHES if ok else DEVIATES,
-        rule=f"ours within a factor of {factor:g} of the paper's",
-        why="" if ok else why,
-    )
-
-
-def order_claim(claim: str, paper: str, values: Mapping[str, float], order: Sequence[str], fmt: str = "{:.3g}",
-                why: str = "") -> Claim:
-    """A claim that schemes rank in `order` (strictly increasing values): matches when ours do."""
-    ours = ", ".join(f"{name} {fmt.format(values[name])}" for name in order)
-    ok = all(values[a] < values[b] for a, b in zip(order, order[1:]))
-    return Claim(
-        claim=claim,
-        paper=paper,
-        ours=ours,
-        verdict=MATCHES if ok else DEVIATES,
-        rule="strictly increasing in the order " + " < ".join(order),
-        why="" if ok else why,
-    )
-
-
-def condition_claim(claim: str, paper: str, ours: str, ok: bool, rule: str, why: str = "") -> Claim:
-    """A claim checked by an arbitrary condition, stated in `rule`."""
-    return Claim(claim=claim, paper=paper, ours=ours, verdict=MATCHES if ok else DEVIATES, rule=rule,
-                 why="" if ok else why)
 
 
 def pyplot() -> Any:

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
 from incast.reproduce.core import Context, Outcome, Reproduction, line_figure, pyplot, table
 from incast.reproduce.verdict import (
-    MATCHES,
     PRINTED,
     ROUGH,
     Claim,
     Tolerance,
     bound_claim,
     condition_claim,
+    every,
     order_claim,
     range_claim,
     ratio_claim,
@@ -116,20 +116,6 @@ def senders_supported(curve: Mapping[int, float], level: float) -> int:
             break
         supported = n
     return supported
-
-
-def every(claim: str, paper: str, parts: Mapping[Any, Claim], why: str = "") -> Claim:
-    """A claim the paper makes for every setting at once ("for all scenarios"): each setting's
-    own claim under one rule, and a match only when every one of them matches. It straddles when
-    the noise could flip it: a match with any setting straddling, a deviation with every
-    deviating setting straddling."""
-    first = next(iter(parts.values()))
-    ok = all(c.verdict == MATCHES for c in parts.values())
-    straddles = (any(c.straddles for c in parts.values()) if ok else
-                 all(c.straddles for c in parts.values() if c.verdict != MATCHES))
-    c = condition_claim(claim, paper, ", ".join(f"{k}: {c.ours}" for k, c in parts.items()), ok,
-                        "each: " + first.rule, why=why, straddles=straddles)
-    return dataclasses.replace(c, tolerance=first.tolerance)
 
 
 # --- Figure 5 ---------------------------------------------------------------------------------

@@ -27,8 +27,7 @@ import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
 from incast.reproduce.core import Context, Outcome, Reproduction, pyplot, table
-from incast.reproduce.d3 import every
-from incast.reproduce.verdict import Estimate, bound_claim, condition_claim
+from incast.reproduce.verdict import Estimate, bound_claim, condition_claim, every
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -227,6 +227,29 @@ def condition_claim(claim: str, paper: str, ours: str, ok: bool, rule: str, why:
     return _claim(claim, paper, ours, ok, rule, why, exercised=exercised, premise=premise, straddles=straddles)
 
 
+def every(claim: str, paper: str, parts: Mapping[object, Claim], why: str = "") -> Claim:
+    """A claim the paper makes for every setting at once ("for all scenarios"), from each
+    setting's own claim under one rule: a match only when every exercised setting matches. It
+    straddles when the noise could flip it: a match with any setting straddling, a deviation with
+    every deviating setting straddling. Not exercised when no setting was."""
+    if not parts:
+        raise ValueError(f"a claim for every setting needs at least one: {claim!r}")
+    exercised = {k: c for k, c in parts.items() if c.verdict != NOT_EXERCISED}
+    first = next(iter(parts.values()))
+    ours = ", ".join(f"{k}: {c.ours}" for k, c in parts.items())
+    if not exercised:
+        return _claim(claim, paper, ours, False, "each: " + first.rule, why, exercised=False,
+                      premise="; ".join(dict.fromkeys(c.why for c in parts.values())), tolerance=None)
+    ok = all(c.verdict == MATCHES for c in exercised.values())
+    straddles = (any(c.straddles for c in exercised.values()) if ok else
+                 all(c.straddles for c in exercised.values() if c.verdict != MATCHES))
+    rule = "each: " + first.rule
+    if len(exercised) < len(parts):
+        rule += f" ({len(parts) - len(exercised)} of {len(parts)} settings not exercised)"
+    return Claim(claim, paper, ours, MATCHES if ok else DEVIATES, rule, "" if ok else why, first.tolerance,
+                 straddles)
+
+
 @dataclass(frozen=True)
 class Tally:
     """Verdicts counted over a set of claims, as every summary line says them."""
