@@ -33,6 +33,11 @@ def test_every_reproduction_writes_data_figure_and_report(quick_run: Path, rid: 
     for claim in report["claims"]:
         assert claim["verdict"] in VERDICTS
         assert claim["paper"] and claim["ours"] and claim["rule"]
+        # A tolerance is never a bare factor, and a claim not exercised names its premise.
+        if "within a factor" in claim["rule"] or "widened by a factor" in claim["rule"]:
+            assert claim["tolerance"], claim
+        if claim["verdict"] == NOT_EXERCISED:
+            assert claim["why"], claim
     for name in report["tables"]:
         assert pq.read_table(d / f"{name}.parquet").num_rows > 0
     assert (d / "figure.png").read_bytes().startswith(b"\x89PNG")
