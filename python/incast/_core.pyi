@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Literal, Optional, TypedDict, Union, final
 # The summary's keys are public (RunResult.summary), so they are declared once, in the package.
 from incast.api import Summary
 
-__all__ = ["ResourceError", "ScenarioError", "Simulation", "check", "document", "version"]
+__all__ = ["ResourceError", "ScenarioError", "Simulation", "check", "document", "read_trace", "version"]
 
 _PathLike = Union[str, "os.PathLike[str]"]
 
@@ -85,6 +85,10 @@ def check(
 def document(text: str, format: Literal["toml", "json"] = "toml") -> Any:
     """The engine's parse of a scenario document, before any schema check, as plain Python objects
     (a dict for a table; TOML datetimes as their text); raises ScenarioError on a syntax error."""
+
+def read_trace(written: str, base_dir: Optional[_PathLike] = None, max_bytes: Optional[int] = None) -> bytes:
+    """The bytes of a trace file by the engine's rules (inside the directory, a regular file, at
+    most `max_bytes`, the default `run.max_trace_bytes` when None); raises ScenarioError."""
 
 def version() -> str:
     """The engine's version."""

@@ -15,7 +15,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Dict, List, Literal, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, Tuple, Union
 
 from incast import _core
 from incast._core import ScenarioError
@@ -26,10 +26,6 @@ ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 # Columns of a trace (CSV or Parquet), as docs/scenario.md lists them; deadline_s may be absent.
 TRACE_COLUMNS = ("src", "dst", "size_bytes", "start_s")
 TRACE_OPTIONAL_COLUMNS = ("deadline_s",)
-
-DEFAULT_MAX_TRACE_BYTES = 1 << 30
-"""`run.max_trace_bytes` when a scenario does not set it (the engine's
-`RunSpec::DEFAULT_MAX_TRACE_BYTES`)."""
 
 MAX_SCENARIO_BYTES = 1 << 30
 """The largest scenario file read: far above any hand-written one, and a bound on what a path such
@@ -232,8 +228,9 @@ def _parquet_traces(tree: Dict[str, Any]) -> Dict[int, str]:
 def _convert_parquet_traces(tree: Dict[str, Any], base_dir: Optional[Path]) -> Dict[str, Any]:
     """Replaces each `kind = "trace"` workload whose path ends in .parquet by `kind = "flows"`.
 
-    Parquet traces are read by the rules the engine applies to CSV traces (docs/scenario.md,
-    "Trace paths"), with the same messages."""
+    Parquet traces are read by the engine's own code for reading trace files (`_core.read_trace`:
+    docs/scenario.md, "Trace paths"), so CSV and Parquet traces follow the same rules and
+    messages; only their parsing differs."""
     indices = _parquet_traces(tree)
     if not indices:
         return tree
@@ -244,104 +241,24 @@ def _convert_parquet_traces(tree: Dict[str, Any], base_dir: Optional[Path]) -> D
         workload = dict(tree["workload"][i])
         key = f"workload[{i}].path"
         written = workload.pop("path")
-        with _open_trace(written, _trace_path(written, base_dir, key), key, max_bytes) as f:
-            # Read whole, at most one byte past the limit (the file may grow): pyarrow reading a
-            # Python file object leaves threads that abort the interpreter at exit.
-            data = f.read(max_bytes + 1)
-        if len(data) > max_bytes:
-            raise scenario_error(key, _too_large(written, f"more than {max_bytes} bytes", max_bytes))
+        try:
+            data = _core.read_trace(written, base_dir, max_bytes)
+        except ScenarioError as e:
+            raise scenario_error(key, e.message) from None
         workload["flows"] = _read_parquet_trace(written, data, key)
         workload["kind"] = "flows"
         tree["workload"][i] = workload
     return tree
 
 
-def _max_trace_bytes(tree: Dict[str, Any]) -> int:
-    """`run.max_trace_bytes` of `tree`; the default when unset or invalid (the engine then names
-    the invalid key)."""
+def _max_trace_bytes(tree: Dict[str, Any]) -> Optional[int]:
+    """`run.max_trace_bytes` of `tree`; None (the engine's default) when unset or invalid (the
+    engine then names the invalid key)."""
     run = tree.get("run")
     value = run.get("max_trace_bytes") if isinstance(run, dict) else None
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
-    return DEFAULT_MAX_TRACE_BYTES
-
-
-def _trace_path(written: str, base_dir: Optional[Path], key: str) -> Path:
-    """Where the trace path `written` points: an absolute path as written; a relative one joined
-    to `base_dir` (the working directory when None), which it must not leave, by its text or by
-    a symbolic link (the engine's `trace::resolve`)."""
-    path = Path(written)
-    if path.is_absolute():
-        return path
-    base = (base_dir or Path.cwd()).resolve()
-    depth = 0
-    for part in path.parts:
-        if part == "..":
-            if depth == 0:
-                raise scenario_error(key, _outside(written, base, None))
-            depth -= 1
-        else:
-            depth += 1
-    resolved = (base / path).resolve()
-    if resolved != base and base not in resolved.parents:
-        raise scenario_error(key, _outside(written, base, resolved))
-    return resolved
-
-
-def _outside(written: str, base: Path, resolved: Optional[Path]) -> str:
-    target = f" resolves to {resolved} and" if resolved is not None else ""
-    return (
-        f"trace path {json.dumps(written, ensure_ascii=False)}{target} leads outside {base}: "
-        "a relative trace path must stay inside the scenario file's directory "
-        "(the working directory for a dict); write an absolute path to read a file elsewhere"
-    )
-
-
-def _open_trace(written: str, path: Path, key: str, max_bytes: int) -> IO[bytes]:
-    """The trace file at `path`, opened only if it is a regular file of at most `max_bytes`."""
-    shown = json.dumps(written, ensure_ascii=False)
-
-    def check(info: os.stat_result) -> None:
-        if not stat.S_ISREG(info.st_mode):
-            kind = _kind_of(info.st_mode)
-            raise scenario_error(key, f"trace file {shown} (resolved to {path}) is {kind}, not a regular file")
-        if info.st_size > max_bytes:
-            raise scenario_error(key, _too_large(written, f"{info.st_size} bytes", max_bytes))
-
-    try:
-        # Checked before opening (opening a device may act on it), and what was opened is checked
-        # again; non-blocking, because opening a FIFO with no writer blocks for ever.
-        check(os.stat(path))
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as e:
-        raise scenario_error(key, f"cannot read trace file {shown} (resolved to {path}): {e.strerror}") from None
-    try:
-        check(os.fstat(fd))
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _too_large(written: str, size: str, max_bytes: int) -> str:
-    return (
-        f"trace file {json.dumps(written, ensure_ascii=False)} holds {size}, above the limit of "
-        f"{max_bytes} bytes (`run.max_trace_bytes`; raise it to read this file)"
-    )
-
-
-def _kind_of(mode: int) -> str:
-    """What kind of file `mode` describes, as the engine says it."""
-    for test, kind in (
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISDIR, "a directory"),
-    ):
-        if test(mode):
-            return kind
-    return "a special file"
+    return None
 
 
 def _read_parquet_trace(written: str, data: bytes, key: str) -> List[Dict[str, Any]]:

@@ -210,6 +210,25 @@ fn document<'py>(py: Python<'py>, text: String, format: &str) -> PyResult<Bound<
     json_loads(py, &tree)
 }
 
+/// The bytes of the trace file a scenario names `written` (relative to `base_dir`, the working
+/// directory when None), read by the engine's rules for every trace: inside the directory, a
+/// regular file, at most `max_bytes` (the default of `run.max_trace_bytes` when None). Python
+/// parses Parquet traces from these bytes. Raises `ScenarioError` (no key: the caller knows it).
+#[pyfunction]
+#[pyo3(signature = (written, base_dir = None, max_bytes = None))]
+fn read_trace<'py>(
+    py: Python<'py>,
+    written: String,
+    base_dir: Option<PathBuf>,
+    max_bytes: Option<u64>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let max_bytes = max_bytes.unwrap_or(scenario::DEFAULT_MAX_TRACE_BYTES);
+    let bytes = py
+        .detach(move || scenario::read_trace_file(&written, base_dir.as_deref(), max_bytes))
+        .map_err(|message| scenario_error(py, &scenario::ScenarioError::new("", message)))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
 /// A JSON text as Python objects.
 fn json_loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?.call_method1("loads", (text,))
@@ -467,6 +486,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySimulation>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(document, m)?)?;
+    m.add_function(wrap_pyfunction!(read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

@@ -29,6 +29,7 @@ use std::path::Path;
 
 pub use describe::effective_transport;
 pub use error::ScenarioError;
+pub use trace::read_file as read_trace_file;
 pub use spec::*;
 
 use error::join;

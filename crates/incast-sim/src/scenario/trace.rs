@@ -8,7 +8,7 @@
 //! larger than `run.max_trace_bytes`, and no message quotes the file's content, only where in it
 //! the problem is and what was expected there.
 
-use std::fs::{File, Metadata};
+use std::fs::Metadata;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
@@ -31,10 +31,17 @@ pub(crate) fn read(
     max_bytes: u64,
     hosts: &Hosts,
 ) -> Result<Vec<ExplicitFlow>, String> {
-    let resolved = resolve(written, base_dir)?;
-    let bytes = read_regular_file(written, &resolved, max_bytes)?;
+    let bytes = read_file(written, base_dir, max_bytes)?;
     let text = utf8_text(&bytes).map_err(|m| format!("trace {written:?} is {m}"))?;
     parse(written, text, hosts)
+}
+
+/// The bytes of the trace file a scenario names `written`, read by the rules of every trace
+/// (docs/scenario.md, "Trace paths"): the CSV traces here, and the Parquet traces that the Python
+/// layer parses (`_core.read_trace`), so that both kinds are guarded by this one piece of code.
+pub fn read_file(written: &str, base_dir: Option<&Path>, max_bytes: u64) -> Result<Vec<u8>, String> {
+    let resolved = resolve(written, base_dir)?;
+    read_regular_file(written, &resolved, max_bytes)
 }
 
 /// Where the trace path `written` points. An absolute path is taken as written: the user named
@@ -118,7 +125,12 @@ fn read_regular_file(written: &str, resolved: &Path, max_bytes: u64) -> Result<V
         Ok(())
     };
     checked(&std::fs::metadata(resolved).map_err(cannot_read)?)?;
-    let file = File::open(resolved).map_err(cannot_read)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // Non-blocking too: the path may have become a FIFO since, and opening one waits for a writer.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(resolved).map_err(cannot_read)?;
     // Whatever was opened (the path may have been replaced since) passes the same checks, and a
     // file that grows while being read is cut off one byte past the limit.
     checked(&file.metadata().map_err(cannot_read)?)?;
