@@ -331,7 +331,7 @@ def test_out_of_memory_is_one_line_and_status_70(
     import incast.api
     from incast.cli import main
 
-    error = getattr(incast, "ResourceError", MemoryError)
+    error = incast.ResourceError
 
     def run(*args: object, **kw: object) -> None:
         raise error(message)

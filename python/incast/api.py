@@ -25,7 +25,6 @@ from typing import (
 
 from incast import _core
 from incast.durable import replace_dir
-from incast.durable import staged_files as staged_files  # where the reproductions and the demo import it
 from incast.scenario import ScenarioLike, check_source, load_scenario, source_of
 
 if TYPE_CHECKING:

@@ -315,7 +315,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         result.save(out)
     except OSError as e:
         raise CliError(f"--out {args.out!r}: cannot write results: {_os_error(e)}") from None
-    if result.summary.get("stopped_at_horizon"):
+    if result.summary["stopped_at_horizon"]:
         print(f"incast: warning: {horizon_warning(result.summary)}", file=sys.stderr)
     if not args.quiet:
         print(summary_line(result.summary, out))

@@ -140,7 +140,7 @@ def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wa
     import matplotlib.pyplot as plt
     import pyarrow.parquet as pq
 
-    from incast.api import staged_files
+    from incast.durable import staged_files
 
     ctx.out.mkdir(parents=True, exist_ok=True)
     report = {
