@@ -35,11 +35,7 @@ impl ResourceError {
 
 impl fmt::Display for ResourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "`{}`: {}", self.path, self.message)
-        }
+        crate::scenario::error::fmt_keyed(f, &self.path, &self.message)
     }
 }
 

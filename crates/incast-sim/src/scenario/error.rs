@@ -30,11 +30,17 @@ impl ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "`{}`: {}", self.path, self.message)
-        }
+        fmt_keyed(f, &self.path, &self.message)
+    }
+}
+
+/// How every error that names a key reads (this one and the engine's `ResourceError`):
+/// `` `path`: message ``, or the message alone when no key is to blame.
+pub(crate) fn fmt_keyed(f: &mut fmt::Formatter<'_>, path: &str, message: &str) -> fmt::Result {
+    if path.is_empty() {
+        f.write_str(message)
+    } else {
+        write!(f, "`{path}`: {message}")
     }
 }
 

@@ -12,7 +12,7 @@
 //! ```
 
 mod describe;
-mod error;
+pub(crate) mod error;
 mod file;
 mod limits;
 mod oldi;
