@@ -10,12 +10,14 @@ from incast.reproduce.verdict import (
     DEVIATES,
     MATCHES,
     NOT_EXERCISED,
+    Claim,
     Estimate,
     Tolerance,
     bound_claim,
     condition_claim,
     every,
     order_claim,
+    over_seeds,
     range_claim,
     ratio_claim,
 )
@@ -105,7 +107,7 @@ def test_an_estimate_has_a_students_t_interval() -> None:
     assert e.low == pytest.approx(2.0 - half) and e.high == pytest.approx(2.0 + half)
     assert Estimate.of([5.0]) == Estimate(5.0, 5.0, 5.0, 1)
     assert Estimate.of([2.0] * 40).low == 2.0  # no spread, no width, beyond the t table too
-    assert Estimate.of([1.0, 3.0]).format("{:.2f}", "%") == "2.00% (95% CI -10.71-14.71%, 2 seeds)"
+    assert Estimate.of([1.0, 3.0]).format("{:.2f}", "%") == "2.00% (95% CI -10.71 to 14.71%, 2 seeds)"
     with pytest.raises(ValueError):
         Estimate.of([])
 
@@ -163,3 +165,77 @@ def test_every_straddles_when_the_noise_could_flip_it() -> None:
     assert every("x", "p", {1: edge, 2: clear}).straddles
     assert every("x", "p", {1: off_edge, 2: clear}).straddles
     assert not every("x", "p", {1: off_edge, 2: off}).straddles
+
+
+# --- joining one claim's runs over seeds -------------------------------------------------------
+
+
+def test_over_seeds_applies_the_rule_to_the_mean_and_keeps_every_value() -> None:
+    runs = [ratio_claim("x", 2.0, v, tolerance=T2) for v in (3.0, 4.5, 4.2)]  # one seed (4.5) deviates
+    joined = over_seeds(runs)
+    assert joined.verdict == MATCHES and joined.numbers == {"ours": [3.0, 4.5, 4.2]}
+    assert joined.straddles  # the mean 3.9 matches, but the interval reaches past 4
+    assert "95% CI" in joined.ours and "3 seeds" in joined.ours
+    assert over_seeds([ratio_claim("x", 2.0, v, tolerance=T2) for v in (4.4, 4.5, 4.6)]).verdict == DEVIATES
+
+
+def test_over_seeds_of_one_seed_is_that_seed() -> None:
+    c = ratio_claim("x", 2.0, 3.0, tolerance=T2)
+    assert over_seeds([c]) is c
+
+
+def test_a_premise_met_in_fewer_than_half_the_seeds_leaves_the_claim_not_exercised() -> None:
+    def run(v: float, ran: bool) -> Claim:
+        return bound_claim("x", "< 7%", v, at_most=7.0, exercised=ran, premise="nothing missed")
+
+    joined = over_seeds([run(1.0, True), run(0.0, False), run(0.0, False)])
+    assert joined.verdict == NOT_EXERCISED and joined.why == "nothing missed (in 2 of 3 seeds)"
+    # Met in two of three: judged on those two alone, and the claim says so.
+    joined = over_seeds([run(1.0, True), run(9.0, False), run(3.0, True)])
+    assert joined.verdict == MATCHES and joined.numbers == {"ours": [1.0, 3.0]}
+    assert joined.ours.endswith("premise met in 2 of 3 seeds")
+
+
+def test_a_condition_over_seeds_holds_by_majority_and_straddles_when_seeds_disagree() -> None:
+    def run(ok: bool, x: float) -> Claim:
+        return condition_claim("c", "p", f"x={x}", ok, "x rises", values={"x": x})
+
+    joined = over_seeds([run(True, 1.0), run(False, 2.0), run(True, 3.0)])
+    assert (joined.verdict, joined.straddles) == (MATCHES, True)
+    assert joined.numbers == {"holds": [1.0, 0.0, 1.0], "x": [1.0, 2.0, 3.0]}
+    assert joined.ours == "x=1.0; holds in 2 of 3 seeds"
+    joined = over_seeds([run(False, 1.0), run(False, 2.0), run(True, 3.0)])
+    assert (joined.verdict, joined.straddles) == (DEVIATES, True)
+    unanimous = over_seeds([run(True, 1.0), run(True, 1.0)])
+    assert (unanimous.verdict, unanimous.straddles) == (MATCHES, False)
+
+
+def test_an_order_over_seeds_ranks_the_means_and_straddles_on_overlap() -> None:
+    def run(a: float, b: float) -> Claim:
+        return order_claim("o", "a < b", {"a": a, "b": b}, ["a", "b"])
+
+    joined = over_seeds([run(1.0, 2.0), run(2.5, 1.5), run(1.2, 2.1)])
+    assert joined.verdict == MATCHES and joined.straddles
+    assert joined.numbers == {"a": [1.0, 2.5, 1.2], "b": [2.0, 1.5, 2.1]}
+
+
+def test_every_over_seeds_joins_each_setting_on_its_own() -> None:
+    def run(x: float, y: float) -> Claim:
+        return every("e", "p", {2: ratio_claim("", 2.0, x, tolerance=T2), 5: ratio_claim("", 2.0, y, tolerance=T2)},
+                     tolerance="why this slack")
+
+    joined = over_seeds([run(3.0, 9.0), run(3.2, 1.1), run(3.1, 1.2)])
+    assert joined.numbers == {"2": [3.0, 3.2, 3.1], "5": [9.0, 1.1, 1.2]}
+    assert joined.verdict == MATCHES and joined.straddles and joined.tolerance == "why this slack"
+
+
+def test_over_seeds_refuses_claims_built_differently() -> None:
+    with pytest.raises(ValueError, match="same rule"):
+        over_seeds([ratio_claim("x", 2.0, 3.0, tolerance=T2), bound_claim("x", "p", 3.0, at_most=4.0)])
+    with pytest.raises(ValueError, match="at least one"):
+        over_seeds([])
+
+
+def test_a_report_holds_the_numbers_but_not_the_recipe() -> None:
+    report = ratio_claim("x", 2.0, Estimate.of([3.0, 3.5]), tolerance=T2).report()
+    assert report["numbers"] == {"ours": [3.0, 3.5]} and "recipe" not in report

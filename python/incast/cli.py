@@ -389,7 +389,6 @@ def sweep_counts(r: "SweepResult") -> str:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    import dataclasses
 
     from incast.reproduce import REPRODUCTIONS, run_reproduction
     from incast.reproduce.verdict import Tally
@@ -424,7 +423,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         except OSError as e:
             raise CliError(f"--out {args.out!r}: cannot write results: {_os_error(e)}") from None
         if not args.quiet:
-            tally = Tally.of([dataclasses.asdict(c) for c in outcome.claims])
+            tally = Tally.of([c.report() for c in outcome.claims])
             print(f"{rid}: {tally}, {time.monotonic() - started:.1f} s "
                   f"-> {out / rid}/report.md")
     return 0

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from incast.reproduce import d2tcp, d3, rcpdc_ps
-from incast.reproduce.core import Context, Outcome, Reproduction, write_outcome
+from incast.reproduce.core import Context, Outcome, Reproduction, run_over_seeds, write_outcome
 from incast.reproduce.verdict import Claim
 
 REPRODUCTIONS: Dict[str, Reproduction] = {
@@ -49,8 +49,8 @@ def run_reproduction(
     ctx = Context(out=Path(out) / id, runs=Path(out) / "runs", quick=quick, jobs=jobs, scheduler=scheduler,
                   progress=progress)
     started = time.monotonic()
-    outcome = reproduction.run(ctx)
-    write_outcome(reproduction, outcome, ctx, time.monotonic() - started)
+    outcome = run_over_seeds(reproduction, ctx)
+    write_outcome(reproduction, outcome, ctx, time.monotonic() - started, reproduction.seed_list(quick))
     return outcome
 
 

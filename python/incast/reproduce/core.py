@@ -11,12 +11,12 @@ number with a verdict computed by a stated rule, never typed in.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
 
 # The claim, its verdicts and the rules that decide them: `verdict`.
-from incast.reproduce.verdict import DEVIATES, NOT_EXERCISED, Claim, Tally
+from incast.reproduce.verdict import DEVIATES, NOT_EXERCISED, Claim, Tally, over_seeds
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -89,6 +89,16 @@ class Reproduction:
     title: str
     """What is reproduced, e.g. "Figure 9: senders supported at 99% application throughput"."""
     run: Callable[["Context"], Outcome] = field(repr=False)
+    seeds: int = 5
+    """How many seeds a full run takes: the reproduction runs once per seed (1, 2, ...) and its
+    claims are joined over them (`run_over_seeds`). 0 for a reproduction that names the seeds of
+    its sweeps itself and estimates over them on its own."""
+    quick_seeds: int = 3
+    """The same for a quick run: enough for the spread the tests' tolerances come from."""
+
+    def seed_list(self, quick: bool) -> List[int]:
+        """The seeds a run of this reproduction takes (empty: it picks its own)."""
+        return list(range(1, 1 + (self.quick_seeds if quick else self.seeds)))
 
 
 @dataclass
@@ -104,6 +114,9 @@ class Context:
     jobs: Optional[int] = None
     scheduler: Optional[str] = None
     progress: bool = False
+    seed: Optional[int] = None
+    """The seed of this run of the reproduction: every sweep that names no seeds of its own runs
+    this one (`run_over_seeds` sets it)."""
     simulations_run: int = 0
     """Simulations this reproduction ran, over all its sweeps."""
     simulations_cached: int = 0
@@ -111,13 +124,17 @@ class Context:
     time is a cold one only when this is 0."""
 
     def sweep(self, name: str, scenario: Mapping[str, Any], *, grid: Optional[Mapping[str, Sequence[Any]]] = None,
-              zips: Sequence[Mapping[str, Sequence[Any]]] = (), seeds: Union[int, Sequence[int]] = 1) -> "SweepResult":
+              zips: Sequence[Mapping[str, Sequence[Any]]] = (),
+              seeds: Union[int, Sequence[int], None] = None) -> "SweepResult":
         """Runs a sweep over `scenario`: every combination of the `grid` values, times each
-        group of `zips` (keys of one group vary in lock-step), times the seeds. Every point is
+        group of `zips` (keys of one group vary in lock-step), times the seeds (by default the
+        context's seed, or seed 1). Every point is
         cached under `runs/<name>-<sweep id>`, so two reproductions asking for the same sweep
         share it and a rerun after an interrupt only computes what is missing."""
         from incast.sweep import run_sweep, sweep_from_dict
 
+        if seeds is None:
+            seeds = [self.seed] if self.seed is not None else 1
         vary: Dict[str, Any] = {}
         if grid:
             vary["grid"] = {k: list(v) for k, v in grid.items()}
@@ -134,7 +151,58 @@ class Context:
         return result
 
 
-def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wall_s: float) -> None:
+def run_over_seeds(reproduction: Reproduction, ctx: Context) -> Outcome:
+    """Runs `reproduction` once per seed of its `seed_list` and joins the runs: each claim over
+    the seeds (`verdict.over_seeds`: estimates with 95% intervals, the rule applied to their
+    means), each table as every seed's rows with a `seed` column, the first seed's figure."""
+    seeds = reproduction.seed_list(ctx.quick)
+    if not seeds:
+        return reproduction.run(ctx)
+    outcomes: List[Outcome] = []
+    try:
+        for seed in seeds:
+            ctx.seed = seed
+            outcomes.append(reproduction.run(ctx))
+    finally:
+        ctx.seed = None
+    return join_outcomes(outcomes, seeds)
+
+
+def join_outcomes(outcomes: Sequence[Outcome], seeds: Sequence[int]) -> Outcome:
+    """One outcome from the same reproduction's outcome on each of `seeds` (see `run_over_seeds`)."""
+    import matplotlib.pyplot as plt
+    import pyarrow as pa
+
+    first = outcomes[0]
+    if len(outcomes) == 1:
+        return first
+    for seed, o in zip(seeds[1:], outcomes[1:]):
+        if len(o.claims) != len(first.claims) or set(o.tables) != set(first.tables):
+            raise ValueError(f"seed {seed} stated {len(o.claims)} claims and tables {sorted(o.tables)}, seed "
+                             f"{seeds[0]} {len(first.claims)} and {sorted(first.tables)}: a reproduction must "
+                             "state the same claims on every seed")
+        plt.close(o.figure)
+    claims = [over_seeds([o.claims[i] for o in outcomes]) for i in range(len(first.claims))]
+    tables = {}
+    for name in first.tables:
+        parts = []
+        for seed, o in zip(seeds, outcomes):
+            t = o.tables[name]
+            if "seed" not in t.column_names:
+                t = t.add_column(0, "seed", pa.array([seed] * t.num_rows, pa.int64()))
+            parts.append(t)
+        tables[name] = pa.concat_tables(parts, promote_options="default")
+    shown = f"seeds {seeds[0]}-{seeds[-1]}" if list(seeds) == list(range(seeds[0], seeds[-1] + 1)) else \
+        "seeds " + ", ".join(map(str, seeds))
+    notes = (first.notes.rstrip() + "\n\n" if first.notes else "") + (
+        f"Every run was made on {shown}: each number a verdict uses is the mean over the seeds, with its 95% "
+        "confidence interval (Student's t), and the verdict is the rule applied to the mean. The figure, and the "
+        f"numbers quoted in explanations, are seed {seeds[0]}'s; the tables hold every seed's rows (column `seed`).")
+    return Outcome(claims=claims, tables=tables, figure=first.figure, notes=notes)
+
+
+def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wall_s: float,
+                  seeds: Optional[Sequence[int]] = None) -> None:
     """Writes `<table>.parquet`, `figure.png`, `report.json` and `report.md` into `ctx.out`, all or
     nothing: an interrupted write leaves the previous report whole."""
     import matplotlib.pyplot as plt
@@ -150,8 +218,9 @@ def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wa
         "quick": ctx.quick,
         "wall_s": round(wall_s, 1),
         "simulations": {"run": ctx.simulations_run, "cached": ctx.simulations_cached},
+        "seeds": list(seeds) if seeds else None,
         "notes": outcome.notes,
-        "claims": [asdict(c) for c in outcome.claims],
+        "claims": [c.report() for c in outcome.claims],
         "tables": sorted(outcome.tables),
     }
     with staged_files() as stage:
@@ -166,6 +235,9 @@ def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wa
 def markdown(report: Mapping[str, Any]) -> str:
     """The report of one reproduction as markdown."""
     mode = "quick (reduced) run" if report["quick"] else "full run"
+    seeds = report.get("seeds")
+    if seeds:
+        mode += f" over {len(seeds)} seed{'s' if len(seeds) > 1 else ''}"
     lines = [
         f"# {report['paper']} {report['title']}",
         "",

@@ -15,13 +15,20 @@ A number measured over several seeds is an `Estimate`: its mean decides the verd
 confidence interval is printed beside it; when the interval reaches across the rule's edge (the
 verdict would flip within the interval), the claim says so (`straddles`), so that a verdict
 resting on noise is visible as such.
+
+A reproduction runs once per seed (`core.Reproduction.seeds`); each run states its claims with the
+builders below on that seed's numbers, and `over_seeds` joins the runs' claims into one: each
+number becomes an `Estimate` over the seeds and the rule is applied again to its mean. Every
+builder records how it was called (`Claim.recipe`) so that the join can call it again, and every
+claim keeps the numbers its verdict used, one value per seed (`Claim.numbers`), for the tests that
+pin them and the results docs that quote them.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence, Union
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 MATCHES = "matches"
 DEVIATES = "deviates"
@@ -47,7 +54,7 @@ class Tolerance:
 
 PRINTED = Tolerance(1.15, "a number the paper prints to two or three digits, measured on a testbed or simulator "
                           "whose unstated details (host stacks, NICs, timers) we cannot copy; 15% allows for "
-                          "those, not for our noise (seed to seed, our D2TCP numbers move by about 1%)")
+                          "those, not for our noise (the confidence interval beside our number shows that)")
 """A number printed in the paper's text ("achieves 481 Mbps")."""
 READ_OFF_FIGURE = Tolerance(1.5, "a value read off a plotted curve, whose axes resolve about one significant digit")
 """A value read off a figure's curve."""
@@ -60,6 +67,18 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
          2.045, 2.042)
 
 
+def half_width(values: Sequence[float]) -> float:
+    """The half-width of the 95% confidence interval of the mean of `values` (Student's t; at
+    least two values)."""
+    n = len(values)
+    if n < 2:
+        raise ValueError("an interval needs at least two values")
+    mean = math.fsum(values) / n
+    variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    t = _T975[n - 2] if n - 1 <= len(_T975) else 1.960
+    return t * math.sqrt(variance / n)
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A number measured once per seed: the mean, and the 95% confidence interval of the mean
@@ -69,6 +88,8 @@ class Estimate:
     low: float
     high: float
     seeds: int
+    values: Tuple[float, ...] = field(default=(), compare=False)
+    """The values it was computed from, one per seed (empty when it was written down directly)."""
 
     @classmethod
     def of(cls, values: Sequence[float]) -> "Estimate":
@@ -77,18 +98,17 @@ class Estimate:
         if n == 0:
             raise ValueError("an estimate needs at least one value")
         mean = math.fsum(values) / n
+        kept = tuple(float(v) for v in values)
         if n == 1:
-            return cls(mean, mean, mean, 1)
-        variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
-        t = _T975[n - 2] if n - 1 <= len(_T975) else 1.960
-        half = t * math.sqrt(variance / n)
-        return cls(mean, mean - half, mean + half, n)
+            return cls(mean, mean, mean, 1, kept)
+        half = half_width(values)
+        return cls(mean, mean - half, mean + half, n, kept)
 
     def format(self, fmt: str = "{:.3g}", unit: str = "") -> str:
-        """`4.2 (95% CI 3.9-4.5, 5 seeds)`, or the mean alone from one seed."""
+        """`4.2 (95% CI 3.9 to 4.5, 5 seeds)`, or the mean alone from one seed."""
         if self.seeds == 1:
             return f"{fmt.format(self.mean)}{unit} (1 seed)"
-        return (f"{fmt.format(self.mean)}{unit} (95% CI {fmt.format(self.low)}-{fmt.format(self.high)}{unit}, "
+        return (f"{fmt.format(self.mean)}{unit} (95% CI {fmt.format(self.low)} to {fmt.format(self.high)}{unit}, "
                 f"{self.seeds} seeds)")
 
 
@@ -106,6 +126,22 @@ def _bounds(x: Number) -> "tuple[float, float]":
 
 def _format(x: Number, fmt: str, unit: str) -> str:
     return x.format(fmt, unit) if isinstance(x, Estimate) else f"{fmt.format(float(x))}{unit}"
+
+
+def _values(x: Number) -> List[float]:
+    """The per-seed values behind `x`: one for a single value."""
+    if isinstance(x, Estimate):
+        return list(x.values) if x.values else [x.mean]
+    return [float(x)]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a claim was built: the builder and the arguments it was called with, so that
+    `over_seeds` can call it again on the estimates over seeds."""
+
+    build: Callable[..., "Claim"]
+    arguments: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -130,6 +166,17 @@ class Claim:
     straddles: bool = False
     """The confidence interval of ours reaches across the rule's edge: within the noise of our
     seeds the verdict could be the other one."""
+    numbers: Dict[str, List[float]] = field(default_factory=dict)
+    """Each number the verdict used, by name, one value per seed ("ours" for a claim about one
+    number; the scheme's name in an ordering; "holds", 1 or 0, for a condition)."""
+    recipe: Optional[Recipe] = field(default=None, repr=False, compare=False)
+    """How it was built (not written to reports)."""
+
+    def report(self) -> Dict[str, Any]:
+        """The claim as report.json holds it: every field but the recipe."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "recipe"}
+        out["numbers"] = {k: list(v) for k, v in self.numbers.items()}
+        return out
 
 
 def _claim(claim: str, paper: str, ours: str, ok: bool, rule: str, why: str, *, exercised: bool, premise: str,
@@ -153,14 +200,15 @@ def ratio_claim(claim: str, paper: float, ours: Number, unit: str = "", *, toler
                 exercised: bool = True, premise: str = "", fmt: str = "{:.3g}") -> Claim:
     """A claim about a magnitude: matches when ours is within `tolerance.factor` of the paper's
     number either way (both positive)."""
+    recipe = Recipe(ratio_claim, dict(locals()))
     low, high = paper / tolerance.factor, paper * tolerance.factor
     mean = _mean(ours)
     ok = paper > 0 and mean > 0 and low <= mean <= high
     rule = (f"ours within a factor of {tolerance.factor:g} of the paper's ({fmt.format(low)}{unit} to "
             f"{fmt.format(high)}{unit})")
     straddles = _straddles(low, high, ours)
-    return _claim(claim, f"{paper:g}{unit}", _format(ours, fmt, unit), ok, rule, why, exercised=exercised,
-                  premise=premise, tolerance=tolerance, straddles=straddles)
+    return _recorded(_claim(claim, f"{paper:g}{unit}", _format(ours, fmt, unit), ok, rule, why, exercised=exercised,
+                            premise=premise, tolerance=tolerance, straddles=straddles), recipe, {"ours": ours})
 
 
 def range_claim(claim: str, low: float, high: float, ours: Number, unit: str = "", *, why: str = "",
@@ -168,6 +216,7 @@ def range_claim(claim: str, low: float, high: float, ours: Number, unit: str = "
                 tolerance: Optional[Tolerance] = None) -> Claim:
     """A claim of a range ("3-5x", "between 20 and 30 senders"): matches when ours lies in
     [low, high], both ends checked; a `tolerance` (with its reason) widens both ends by its factor."""
+    recipe = Recipe(range_claim, dict(locals()))
     if not low <= high:
         raise ValueError(f"a range needs low <= high, not {low} > {high}")
     factor = tolerance.factor if tolerance else 1.0
@@ -178,8 +227,9 @@ def range_claim(claim: str, low: float, high: float, ours: Number, unit: str = "
     if tolerance:
         rule += f" (the paper's {fmt.format(low)}-{fmt.format(high)} widened by a factor of {factor:g})"
     straddles = _straddles(lo, hi, ours)
-    return _claim(claim, f"{low:g}-{high:g}{unit}", _format(ours, fmt, unit), ok, rule, why, exercised=exercised,
-                  premise=premise, tolerance=tolerance, straddles=straddles)
+    return _recorded(_claim(claim, f"{low:g}-{high:g}{unit}", _format(ours, fmt, unit), ok, rule, why,
+                            exercised=exercised, premise=premise, tolerance=tolerance, straddles=straddles),
+                     recipe, {"ours": ours})
 
 
 def bound_claim(claim: str, paper: str, ours: Number, *, at_most: Optional[float] = None,
@@ -188,6 +238,7 @@ def bound_claim(claim: str, paper: str, ours: Number, *, at_most: Optional[float
     """A claim the paper makes one-sided itself ("under 7%", "at least 99%"): matches when ours
     is at most `at_most` / at least `at_least`. Use it only where the paper's words are a bound;
     a number the paper reports is a `ratio_claim` or `range_claim`, both sides checked."""
+    recipe = Recipe(bound_claim, dict(locals()))
     if (at_most is None) == (at_least is None):
         raise ValueError("give exactly one of at_most and at_least")
     mean = _mean(ours)
@@ -197,8 +248,8 @@ def bound_claim(claim: str, paper: str, ours: Number, *, at_most: Optional[float
     else:
         assert at_least is not None
         ok, rule, straddles = mean >= at_least, f"ours >= {fmt.format(at_least)}{unit}", a < at_least <= b
-    return _claim(claim, paper, _format(ours, fmt, unit), ok, rule, why, exercised=exercised, premise=premise,
-                  straddles=straddles)
+    return _recorded(_claim(claim, paper, _format(ours, fmt, unit), ok, rule, why, exercised=exercised,
+                            premise=premise, straddles=straddles), recipe, {"ours": ours})
 
 
 def _overlap(x: Number, y: Number) -> bool:
@@ -214,40 +265,120 @@ def order_claim(claim: str, paper: str, values: Mapping[str, Number], order: Seq
                 why: str = "", *, exercised: bool = True, premise: str = "") -> Claim:
     """A claim that schemes rank in `order` (strictly increasing values): matches when our means
     do; straddles when two neighbours' intervals overlap (the order could be noise)."""
+    recipe = Recipe(order_claim, dict(locals()))
     ours = ", ".join(f"{name} {_format(values[name], fmt, '')}" for name in order)
     ok = all(_mean(values[a]) < _mean(values[b]) for a, b in zip(order, order[1:]))
     straddles = any(_overlap(values[a], values[b]) for a, b in zip(order, order[1:]))
-    return _claim(claim, paper, ours, ok, "strictly increasing in the order " + " < ".join(order), why,
-                  exercised=exercised, premise=premise, straddles=straddles)
+    return _recorded(_claim(claim, paper, ours, ok, "strictly increasing in the order " + " < ".join(order), why,
+                            exercised=exercised, premise=premise, straddles=straddles), recipe,
+                     {name: values[name] for name in order})
 
 
 def condition_claim(claim: str, paper: str, ours: str, ok: bool, rule: str, why: str = "", *,
-                    exercised: bool = True, premise: str = "", straddles: bool = False) -> Claim:
-    """A claim checked by a condition stated in `rule` (for what the shapes above cannot say)."""
-    return _claim(claim, paper, ours, ok, rule, why, exercised=exercised, premise=premise, straddles=straddles)
+                    exercised: bool = True, premise: str = "", straddles: bool = False,
+                    values: Optional[Mapping[str, Number]] = None) -> Claim:
+    """A claim checked by a condition stated in `rule` (for what the shapes above cannot say).
+    `values` names the numbers the condition was computed from, kept with the claim so that
+    tests can pin them. Over seeds, it matches when it holds in more than half of them and
+    straddles when they disagree."""
+    recipe = Recipe(condition_claim, dict(locals()))
+    return _recorded(_claim(claim, paper, ours, ok, rule, why, exercised=exercised, premise=premise,
+                            straddles=straddles), recipe, {"holds": 1.0 if ok else 0.0, **(values or {})})
 
 
-def every(claim: str, paper: str, parts: Mapping[object, Claim], why: str = "") -> Claim:
+def every(claim: str, paper: str, parts: Mapping[object, Claim], why: str = "", tolerance: str = "") -> Claim:
     """A claim the paper makes for every setting at once ("for all scenarios"), from each
     setting's own claim under one rule: a match only when every exercised setting matches. It
     straddles when the noise could flip it: a match with any setting straddling, a deviation with
-    every deviating setting straddling. Not exercised when no setting was."""
+    every deviating setting straddling. Not exercised when no setting was. `tolerance` gives the
+    reason for the slack of the parts' rule, when the parts do not carry one."""
+    recipe = Recipe(every, dict(locals()))
     if not parts:
         raise ValueError(f"a claim for every setting needs at least one: {claim!r}")
     exercised = {k: c for k, c in parts.items() if c.verdict != NOT_EXERCISED}
     first = next(iter(parts.values()))
     ours = ", ".join(f"{k}: {c.ours}" for k, c in parts.items())
+    numbers = {f"{key}" if name == "ours" else f"{key}: {name}": values
+               for key, part in parts.items() for name, values in part.numbers.items()}
     if not exercised:
-        return _claim(claim, paper, ours, False, "each: " + first.rule, why, exercised=False,
-                      premise="; ".join(dict.fromkeys(c.why for c in parts.values())), tolerance=None)
+        return replace(_claim(claim, paper, ours, False, "each: " + first.rule, why, exercised=False,
+                              premise="; ".join(dict.fromkeys(c.why for c in parts.values())), tolerance=None),
+                       numbers=numbers, recipe=recipe)
     ok = all(c.verdict == MATCHES for c in exercised.values())
     straddles = (any(c.straddles for c in exercised.values()) if ok else
                  all(c.straddles for c in exercised.values() if c.verdict != MATCHES))
     rule = "each: " + first.rule
     if len(exercised) < len(parts):
         rule += f" ({len(parts) - len(exercised)} of {len(parts)} settings not exercised)"
-    return Claim(claim, paper, ours, MATCHES if ok else DEVIATES, rule, "" if ok else why, first.tolerance,
-                 straddles)
+    return Claim(claim, paper, ours, MATCHES if ok else DEVIATES, rule, "" if ok else why,
+                 tolerance or first.tolerance, straddles, numbers, recipe)
+
+
+def _recorded(claim: Claim, recipe: Recipe, numbers: Mapping[str, Number]) -> Claim:
+    return replace(claim, numbers={k: _values(v) for k, v in numbers.items()}, recipe=recipe)
+
+
+def over_seeds(per_seed: Sequence[Claim]) -> Claim:
+    """One claim from the same claim made on each seed's runs: its numbers become estimates
+    over the seeds and its builder is called again on them, so the verdict is the rule applied
+    to the means, with `straddles` when an interval crosses the rule's edge.
+
+    A claim's premise may occur in some seeds and not in others: the claim counts as exercised
+    when it occurred in at least half of them, and its numbers are then estimated over those
+    seeds alone (`ours` says how many). Texts (the claim, explanations, premises) are the first
+    seed's."""
+    if not per_seed:
+        raise ValueError("over_seeds needs the claim of at least one seed")
+    first = per_seed[0]
+    recipe = first.recipe
+    if recipe is None or any(c.recipe is None or c.recipe.build is not recipe.build for c in per_seed):
+        raise ValueError(f"the claim {first.claim!r} is not built by the same rule in every seed")
+    if len(per_seed) == 1:
+        return first
+    if recipe.build is every:
+        keys = list(recipe.arguments["parts"])
+        if any(list(_arguments(c)["parts"]) != keys for c in per_seed):
+            raise ValueError(f"the claim {first.claim!r} has different settings in different seeds")
+        parts = {k: over_seeds([_arguments(c)["parts"][k] for c in per_seed]) for k in keys}
+        return every(**{**recipe.arguments, "parts": parts})
+    n = len(per_seed)
+    exercised = [c for c in per_seed if c.verdict != NOT_EXERCISED]
+    if 2 * len(exercised) < n:
+        premise = next(_arguments(c)["premise"] for c in per_seed if c.verdict == NOT_EXERCISED)
+        arguments = {**_joined(recipe, per_seed), "exercised": False,
+                     "premise": f"{premise} (in {n - len(exercised)} of {n} seeds)"}
+        return recipe.build(**arguments)
+    arguments = {**_joined(recipe, exercised), "exercised": True}
+    if recipe.build is condition_claim:
+        holds = sum(c.verdict == MATCHES for c in exercised)
+        arguments.update(ok=2 * holds > len(exercised), straddles=0 < holds < len(exercised),
+                         ours=f"{first.ours}; holds in {holds} of {len(exercised)} seeds")
+    claim = recipe.build(**arguments)
+    if recipe.build is condition_claim:
+        claim = replace(claim, numbers={**claim.numbers,
+                                        "holds": [1.0 if c.verdict == MATCHES else 0.0 for c in exercised]})
+    if len(exercised) < n:
+        claim = replace(claim, ours=f"{claim.ours}; premise met in {len(exercised)} of {n} seeds")
+    return claim
+
+
+def _arguments(claim: Claim) -> Mapping[str, Any]:
+    assert claim.recipe is not None
+    return claim.recipe.arguments
+
+
+def _joined(recipe: Recipe, claims: Sequence[Claim]) -> Dict[str, Any]:
+    """The first claim's arguments with each number replaced by its estimate over `claims`."""
+    arguments = dict(recipe.arguments)
+    if recipe.build is order_claim:
+        arguments["values"] = {k: Estimate.of([_mean(_arguments(c)["values"][k]) for c in claims])
+                               for k in recipe.arguments["values"]}
+    elif recipe.build is condition_claim:
+        named = recipe.arguments["values"] or {}
+        arguments["values"] = {k: Estimate.of([_mean(_arguments(c)["values"][k]) for c in claims]) for k in named}
+    else:
+        arguments["ours"] = Estimate.of([_mean(_arguments(c)["ours"]) for c in claims])
+    return arguments
 
 
 @dataclass(frozen=True)
