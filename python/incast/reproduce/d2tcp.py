@@ -166,7 +166,8 @@ def fewer_missed_claim(claim: str, cells: Mapping[Tuple[str, int], float], fans:
         "strictly below both at every fan-in >= 20 where both miss some deadlines", why=why,
         exercised=bool(judged),
         premise=f"at no fan-in >= 20 did both DCTCP and D3 miss a deadline ({setting}; at most DCTCP "
-                f"{top['dctcp']:.2%}, D3 {top['d3']:.2%}), so there was nothing for D2TCP to miss fewer of")
+                f"{top['dctcp']:.2%}, D3 {top['d3']:.2%}), so there was nothing for D2TCP to miss fewer of",
+        values={f"{p} missed % at {n}": 100 * cells[(p, n)] for p in ("d2tcp", "dctcp", "d3") for n in fans})
 
 
 # --- Figures 9-11: missed deadlines against fan-in, three variances; Figure 12; Table 1 --------
@@ -213,7 +214,8 @@ def _missed_figure(ctx: Context, variance: str, figure: int) -> Outcome:
                         paper[("tcp", top)] > paper[("tcp", min(fan_ins(ctx)))] + 0.05,
                         "TCP's missed fraction at the largest fan-in exceeds the smallest's by more than 5 points "
                         "(a lenient reading of 'rapidly': the paper's TCP reaches over 50% at fan-in 40 in Figure 10)",
-                        why=HIGH_VARIANCE if variance == "high" else NOT_CONGESTED),
+                        why=HIGH_VARIANCE if variance == "high" else NOT_CONGESTED,
+                        values={f"tcp missed % at {n}": 100 * paper[("tcp", n)] for n in fan_ins(ctx)}),
     ]
     if variance == "medium":
         dctcp, d3 = 100 * paper[("dctcp", top)], 100 * paper[("d3", top)]
@@ -287,7 +289,9 @@ def figure12(ctx: Context) -> Outcome:
                                         for p in ("dctcp", "d3", "d2tcp")),
                               all(at[("d2tcp", top)][q] < min(at[("dctcp", top)][q], at[("d3", top)][q])
                                   for q in ("p90", "p99")),
-                              f"at fan-in {top}, D2TCP's p90 and p99 below both others'", why=NOT_CONGESTED)]
+                              f"at fan-in {top}, D2TCP's p90 and p99 below both others'", why=NOT_CONGESTED,
+                              values={f"{p} {q} %": 100 * at[(p, top)][q] for p in ("dctcp", "d3", "d2tcp")
+                                      for q in ("p90", "p99")})]
     return Outcome(claims=claims, tables={"figure12": table(rows)}, figure=fig,
                    notes="Medium variance, the paper's settings (the runs of Figure 10).")
 
@@ -323,7 +327,8 @@ def table1(ctx: Context) -> Outcome:
                         "every step of 20-40), every variance",
                         why="ours fall at " + "; ".join(
                             f"{v} {a} -> {b}" for v in VARIANCES for a, b in zip(steps, steps[1:])
-                            if at[(v, b)] <= at[(v, a)]) + "; why they stop rising we have not found"),
+                            if at[(v, b)] <= at[(v, a)]) + "; why they stop rising we have not found",
+                        values={f"{v} % at {n}": 100 * at[(v, n)] for v in VARIANCES for n in steps}),
         order_claim(f"priority inversions worsen as the variance in deadlines gets tighter (fan-in {n20})",
                     "high < medium < low", {v: 100 * at[(v, n20)] for v in VARIANCES}, ("high", "medium", "low"),
                     why=f"ours barely depend on the variance: at most {spread:.1f} points apart at any fan-in; "
@@ -393,7 +398,9 @@ def figure14(ctx: Context) -> Outcome:
                               "(our reading of 'similar', an eighth of the paper's DCTCP and D3 levels of about 25%)",
                               exercised=missed_any,
                               premise="no scheme missed a deadline at any fan-in, with background flows or without: "
-                                      "too little congestion for background flows to add to")]
+                                      "too little congestion for background flows to add to",
+                              values={f"{r['protocol']} missed % at {r['fan_in']}, background":
+                                      100 * r["missed_with_background"] for r in rows})]
     return Outcome(claims=claims, tables={"figure14": table(rows)}, figure=fig,
                    notes="Medium variance with background flows, against Figure 10's runs.")
 
@@ -432,7 +439,9 @@ def figure15(ctx: Context) -> Outcome:
                               "n = 1.25 above n = 2 and the best n within 0.5 of 2, every fan-in", why=NOT_CONGESTED,
                               exercised=any(v > 0 for v in paper.values()),
                               premise="D2TCP missed no deadline at any cap and fan-in (the paper's settings), so no "
-                                      "cap can miss more or fewer than another")]
+                                      "cap can miss more or fewer than another",
+                              values={f"missed % at fan-in {n}, cap {c:g}": 100 * paper[(n, c)] for n in fans
+                                      for c in caps})]
     return Outcome(claims=claims, tables={"figure15": table(rows)}, figure=fig,
                    notes="D2TCP only, medium variance, caps n on d in [1/n, n].")
 
@@ -496,6 +505,9 @@ def figure16(ctx: Context) -> Outcome:
     def missed_in(first: str, second: str, group: str) -> bool:
         return any(at[(m, n, group)] > 0 for m in (first, second) for n in fans)
 
+    def values(first: str, second: str, group: str) -> Dict[str, float]:
+        return {f"{m} set {group} missed % at {n}": 100 * at[(m, n, group)] for m in (first, second) for n in fans}
+
     def premise(first: str, second: str, group: str) -> str:
         return (f"no message of set {group} missed a deadline in {MIX_LABELS[first]} or {MIX_LABELS[second]} at any "
                 "fan-in: too little congestion for a neighbour to hurt or help")
@@ -505,17 +517,20 @@ def figure16(ctx: Context) -> Outcome:
                         pair("all-tcp", "mix1", "A"),
                         all(at[("mix1", n, "A")] <= at[("all-tcp", n, "A")] + tol for n in fans),
                         "within +1 point (our reading of 'not worsened')",
-                        exercised=missed_in("all-tcp", "mix1", "A"), premise=premise("all-tcp", "mix1", "A")),
+                        exercised=missed_in("all-tcp", "mix1", "A"), premise=premise("all-tcp", "mix1", "A"),
+                        values=values("all-tcp", "mix1", "A")),
         condition_claim("set B sees fewer missed deadlines after moving to D2TCP (All-TCP vs Mix#1)", "reduction",
                         pair("all-tcp", "mix1", "B"),
                         all(at[("mix1", n, "B")] < at[("all-tcp", n, "B")] for n in fans), "strictly lower",
                         why=NOT_CONGESTED, exercised=missed_in("all-tcp", "mix1", "B"),
-                        premise=premise("all-tcp", "mix1", "B")),
+                        premise=premise("all-tcp", "mix1", "B"),
+                        values=values("all-tcp", "mix1", "B")),
         condition_claim("set A is not hurt when background flows move to D2TCP (Mix#1 vs Mix#2)", "no worse",
                         pair("mix1", "mix2", "A"),
                         all(at[("mix2", n, "A")] <= at[("mix1", n, "A")] + tol for n in fans),
                         "within +1 point (our reading of 'not hurt')",
-                        exercised=missed_in("mix1", "mix2", "A"), premise=premise("mix1", "mix2", "A")),
+                        exercised=missed_in("mix1", "mix2", "A"), premise=premise("mix1", "mix2", "A"),
+                        values=values("mix1", "mix2", "A")),
     ]
     return Outcome(claims=claims, tables={"figure16": table(missed)}, figure=fig,
                    notes="Background flows on; set A = applications 0-2, set B = applications 3-4. All-TCP: everything "
@@ -751,6 +766,9 @@ def load_sensitivity(ctx: Context) -> Outcome:
                         exercised=bool(congested),
                         premise=f"DCTCP missed under 1% at every load at fan-in {top_fan}, so there was little for "
                                 "D2TCP to halve",
+                        values={f"{p} alpha0 {a:g} missed % at load {100 * u:.0f}%":
+                                100 * (cell[(p, a, top_fan, u)]["missed"] or 0)
+                                for p in ("dctcp", "d2tcp") for a in (1.0, 0.0) for u in loads},
                         why="a 2-18 KB message lives a few windows; from alpha0 = 1 its cuts come while alpha is "
                             "still near 1, where alpha^d = alpha, and from alpha0 = 0 they differ by fractions of a "
                             "segment on windows of a few segments; " + queued),
@@ -772,19 +790,26 @@ def load_sensitivity(ctx: Context) -> Outcome:
                          "(`[transport] dctcp_initial_alpha`).")
 
 
+# Seeds of a full run: three, not the default five, because a full run of the 1000-host OLDI
+# reproductions take about three minutes per seed on two cores, and `incast reproduce all`
+# is meant to stay under half an hour.
+SEEDS = 3
+
 REPRODUCTIONS = (
-    Reproduction("d2tcp-fig9", "D2TCP", "Figure 9: missed deadlines, low variance", figure9),
-    Reproduction("d2tcp-fig10", "D2TCP", "Figure 10: missed deadlines, medium variance", figure10),
-    Reproduction("d2tcp-fig11", "D2TCP", "Figure 11: missed deadlines, high variance", figure11),
-    Reproduction("d2tcp-fig12", "D2TCP", "Figure 12: latency normalized to the deadline", figure12),
-    Reproduction("d2tcp-table1", "D2TCP", "Table 1: D3's priority inversions", table1),
-    Reproduction("d2tcp-fig13", "D2TCP", "Figure 13: bandwidth of background flows", figure13),
-    Reproduction("d2tcp-fig14", "D2TCP", "Figure 14: missed deadlines with background flows", figure14),
-    Reproduction("d2tcp-fig15", "D2TCP", "Figure 15: missed deadlines against the cap on d", figure15),
-    Reproduction("d2tcp-fig16", "D2TCP", "Figure 16: D2TCP and TCP coexisting", figure16),
-    Reproduction("d2tcp-table2", "D2TCP", "Table 2: long flows when D2TCP and TCP coexist", table2),
-    Reproduction("d2tcp-fig17", "D2TCP", "Figure 17: missed deadlines under 20% tighter deadlines", figure17),
-    Reproduction("d2tcp-table3", "D2TCP", "Table 3: deadline tightness at 5% missed, D3 against D2TCP", table3),
+    Reproduction("d2tcp-fig9", "D2TCP", "Figure 9: missed deadlines, low variance", figure9, seeds=SEEDS),
+    Reproduction("d2tcp-fig10", "D2TCP", "Figure 10: missed deadlines, medium variance", figure10, seeds=SEEDS),
+    Reproduction("d2tcp-fig11", "D2TCP", "Figure 11: missed deadlines, high variance", figure11, seeds=SEEDS),
+    Reproduction("d2tcp-fig12", "D2TCP", "Figure 12: latency normalized to the deadline", figure12, seeds=SEEDS),
+    Reproduction("d2tcp-table1", "D2TCP", "Table 1: D3's priority inversions", table1, seeds=SEEDS),
+    Reproduction("d2tcp-fig13", "D2TCP", "Figure 13: bandwidth of background flows", figure13, seeds=SEEDS),
+    Reproduction("d2tcp-fig14", "D2TCP", "Figure 14: missed deadlines with background flows", figure14, seeds=SEEDS),
+    Reproduction("d2tcp-fig15", "D2TCP", "Figure 15: missed deadlines against the cap on d", figure15, seeds=SEEDS),
+    Reproduction("d2tcp-fig16", "D2TCP", "Figure 16: D2TCP and TCP coexisting", figure16, seeds=SEEDS),
+    Reproduction("d2tcp-table2", "D2TCP", "Table 2: long flows when D2TCP and TCP coexist", table2, seeds=SEEDS),
+    Reproduction("d2tcp-fig17", "D2TCP", "Figure 17: missed deadlines under 20% tighter deadlines", figure17,
+                 seeds=SEEDS),
+    Reproduction("d2tcp-table3", "D2TCP", "Table 3: deadline tightness at 5% missed, D3 against D2TCP", table3,
+                 seeds=SEEDS),
     Reproduction("d2tcp-load", "D2TCP", "Sensitivity (not in the paper): load and DCTCP's initial alpha",
-                 load_sensitivity),
+                 load_sensitivity, seeds=SEEDS),
 )

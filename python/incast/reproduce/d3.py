@@ -251,7 +251,8 @@ def figure9(ctx: Context) -> Outcome:
         "more pronounced for relaxed deadlines",
         ", ".join(f"{SCHEME_LABELS[s]} +{gain[s]}" for s in SCHEMES),
         all(gain["d3"] > gain[s] for s in SCHEMES if s != "d3"),
-        "D3's gain from 20 ms to 40 ms exceeds every other scheme's"))
+        "D3's gain from 20 ms to 40 ms exceeds every other scheme's",
+        values={f"{s} gain": gain[s] for s in SCHEMES}))
     paper95 = {"d3": 36, "rcpdc": 22, "tcppr": 10, "tcp": 8}
     why_more = ("our TCP and TCPpr lose less than the paper's stacks at a 100 KB buffer (windows start at two "
                 "segments on a 500 us path) and so degrade from more senders on")
@@ -325,7 +326,8 @@ def figure10(ctx: Context) -> Outcome:
             + ": a burst's first packets queue at the aggregator's port, the capacity controller cuts C by "
               "beta q/T and regains it at alpha = 0.1 of the spare per 800 us, so during a burst the packet "
               "network allocates less than the fluid link's capacity (the same equilibrium as the "
-              "multi-bottleneck case)"))
+              "multi-bottleneck case)",
+        values={"largest gap, points": 100 * gap}))
     notes = f"The same runs as Figure 9 ({rounds} bursts per point)."
     return Outcome(claims=claims, tables={"figure10": table(rows)}, figure=fig, notes=notes)
 
@@ -557,7 +559,8 @@ def multi_bottleneck(ctx: Context) -> Outcome:
         "flows 1->3, 2->3 and 4->3 share host 3's downlink equally; 4->5 gets what 4->3 leaves of host 4's uplink",
         "302 x 3, 595", ", ".join(f"{m:.0f}" for m in mbps),
         max(mbps[:3]) - min(mbps[:3]) <= 0.05 * max(mbps[:3]) and mbps[3] > 1.5 * max(mbps[:3]),
-        "the first three within 5% of each other; the fourth more than 1.5x any of them"))
+        "the first three within 5% of each other; the fourth more than 1.5x any of them",
+        values={f"flow {n} Mbps": m for n, m in zip(names, mbps)}))
     notes = ("Figure 8's hosts 1-5 are our hosts 0-4. Four long D3 flows for "
              f"{duration} s; throughput is delivered payload. The claims are judged on D3's hosts as the paper "
              "describes them (Section 5: each interval's allocation sent as a burst); `paced_mbps` adds hosts "
@@ -610,6 +613,7 @@ def figure12(ctx: Context) -> Outcome:
             drop["d3"] is not None and all(drop[s] is None or drop["d3"] < drop[s] for s in SCHEMES if s != "d3"),
             "D3's relative drop strictly below every other scheme's (a scheme supporting 0 alone is skipped)",
             exercised=drop["d3"] is not None, premise="D3 supports no sender at 99% even without the long flow",
+            values={f"{r['scheme']} senders at 99%, background": r["supported_99_background"] for r in rows},
             why="every scheme collapses here. For D3 and RCPdc: while the long flow is limited upstream, the "
                 "aggregator's downlink is full with an empty queue, where the capacity controller's input "
                 "alpha (link - u/T) - beta q/T is zero, so C drifts above the link (about 150 MB/s measured); a "
@@ -619,6 +623,7 @@ def figure12(ctx: Context) -> Outcome:
         condition_claim("even with only two senders, TCP cannot achieve 99% of application throughput",
                         "TCP < 99% at 2 senders", "n/a" if tcp2 is None else f"{tcp2:.1%}",
                         tcp2 is not None and tcp2 < 0.99, "TCP's application throughput at 2 senders below 99%",
+                        values={} if tcp2 is None else {"tcp at 2 senders %": 100 * tcp2},
                         why="our TCP short flows see the long flow's standing queue (0.8 ms on a 0.5 ms path) but "
                             "rarely a loss at two senders; see Table 1's report for the same effect"),
     ]
@@ -830,6 +835,8 @@ def figure14(ctx: Context) -> Outcome:
                                   f"vs {at[('rcpdc', r)]['long_flow_mbps']:.0f}"
                                   for (v, r) in sorted(at) if v == "d3"),
                         long_ok, "every rate: D3's long-flow throughput >= 90% of RCPdc's",
+                        values={f"{v} long-flow Mbps at {r:g}/s": at[(v, r)]["long_flow_mbps"]
+                                for (v, r) in sorted(at) if v in ("d3", "rcpdc")},
                         why="nearer the collapse D3 gives the long flows less than RCPdc does, because deadline "
                             "flows take precedence"),
         ratio_claim(f"at very low load TCP's median completion time is 50% higher than D3's ({int(low)} flows/s)",
@@ -864,7 +871,10 @@ def figure15(ctx: Context) -> Outcome:
                         ", ".join(f"{int(r)}/s {plain[r]:.0%} -> {quench[r]:.0%}" for r in past) or "no collapse",
                         bool(past) and all(quench[r] > plain[r] for r in past),
                         "with quenching, application throughput higher at every rate from the collapse on",
-                        exercised=bool(past), premise="plain D3 never fell below 50% in the measured range"),
+                        exercised=bool(past), premise="plain D3 never fell below 50% in the measured range",
+                        values={f"{name} % at {r:g}/s": 100 * curve[r] for name, curve in (("d3", plain),
+                                                                                         ("quench", quench))
+                                for r in sorted(curve)}),
     ]
     notes = "The same runs as Table 1; quenched flows count as missed deadlines."
     return Outcome(claims=claims, tables={"figure15": table(rows)}, figure=fig, notes=notes)

@@ -278,9 +278,10 @@ def rcpdc_ps(ctx: Context) -> Outcome:
         condition_claim(
             "every flow completes at every offered load, 0.95 included (no livelock)", "all flows complete",
             ", ".join(f"{x:g}: {at[('rcpdc', x)]['unfinished']} of {at[('rcpdc', x)]['flows']} unfinished" for x in xs),
-            finished, "no unfinished flow in any run", why=why_finished),
+            finished, "no unfinished flow in any run", why=why_finished,
+            values={f"unfinished at {x:g}": at[("rcpdc", x)]["unfinished"] for x in xs}),
     ]
-    arrivals = "0.3 s" if ctx.quick else "2 s (3 seeds)"
+    arrivals = "0.3 s (3 seeds)" if ctx.quick else "2 s (3 seeds)"
     notes = (
         f"RCPdc ({STACK} stack) from {SENDERS} senders to host 0 of a 1 Gbps star (125 us links: the D3 testbed's "
         f"500 us RTT), 1000-packet buffers, Poisson arrivals for {arrivals}, exponential sizes of mean 100 KB; load is "

@@ -276,14 +276,15 @@ def order_claim(claim: str, paper: str, values: Mapping[str, Number], order: Seq
 
 def condition_claim(claim: str, paper: str, ours: str, ok: bool, rule: str, why: str = "", *,
                     exercised: bool = True, premise: str = "", straddles: bool = False,
-                    values: Optional[Mapping[str, Number]] = None) -> Claim:
+                    values: Optional[Mapping[str, Optional[Number]]] = None) -> Claim:
     """A claim checked by a condition stated in `rule` (for what the shapes above cannot say).
     `values` names the numbers the condition was computed from, kept with the claim so that
-    tests can pin them. Over seeds, it matches when it holds in more than half of them and
-    straddles when they disagree."""
+    tests can pin them (None: not measured, left out). Over seeds, it matches when it holds in
+    more than half of them and straddles when they disagree."""
     recipe = Recipe(condition_claim, dict(locals()))
     return _recorded(_claim(claim, paper, ours, ok, rule, why, exercised=exercised, premise=premise,
-                            straddles=straddles), recipe, {"holds": 1.0 if ok else 0.0, **(values or {})})
+                            straddles=straddles), recipe,
+                     {"holds": 1.0 if ok else 0.0, **{k: v for k, v in (values or {}).items() if v is not None}})
 
 
 def every(claim: str, paper: str, parts: Mapping[object, Claim], why: str = "", tolerance: str = "") -> Claim:
@@ -374,8 +375,12 @@ def _joined(recipe: Recipe, claims: Sequence[Claim]) -> Dict[str, Any]:
         arguments["values"] = {k: Estimate.of([_mean(_arguments(c)["values"][k]) for c in claims])
                                for k in recipe.arguments["values"]}
     elif recipe.build is condition_claim:
-        named = recipe.arguments["values"] or {}
-        arguments["values"] = {k: Estimate.of([_mean(_arguments(c)["values"][k]) for c in claims]) for k in named}
+        joined: Dict[str, Estimate] = {}
+        for k in recipe.arguments["values"] or {}:
+            found = [_mean(v) for c in claims if (v := (_arguments(c)["values"] or {}).get(k)) is not None]
+            if found:
+                joined[k] = Estimate.of(found)
+        arguments["values"] = joined
     else:
         arguments["ours"] = Estimate.of([_mean(_arguments(c)["ours"]) for c in claims])
     return arguments
