@@ -4,6 +4,7 @@
 #   make test    set up the same way, then the static checks (make lint), cargo tests and pytest
 #   make lint    clippy with warnings as errors, ruff and mypy --strict (configured in pyproject.toml)
 #   make bench   the speed and memory benchmarks of benches/
+#   make pins    rerun the quick reproductions and pin their numbers (tests/reproduce_pins.json)
 #   make crosscheck  install ns-3 (pip, ~200 MB) into .venv and compare incast with it (docs/crosscheck/)
 #   make clean   remove .venv, build outputs and demo output
 #
@@ -22,13 +23,14 @@ VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: help setup demo test lint test-rust test-python bench crosscheck clean
+.PHONY: help setup demo test lint test-rust test-python bench pins crosscheck clean
 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
 	@echo "make test   static checks + cargo test + pytest"
 	@echo "make lint   cargo clippy -D warnings, ruff check, mypy --strict"
 	@echo "make bench  speed and memory benchmarks"
+	@echo "make pins  rerun the quick reproductions and pin their numbers (after an intended change)"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
 	@echo "make clean  remove .venv, build outputs and demo output"
 
@@ -69,6 +71,15 @@ test-python: setup
 
 bench: setup
 	$(VENV_ENV) incast bench
+
+# The numbers tests/test_reproduce.py holds the quick reproductions to, each with the 95% interval
+# of its seeds as tolerance (python/incast/reproduce/pins.py). Rerun after a change that moves
+# results on purpose, and say in the commit why they moved.
+pins: setup
+	rm -rf .pins-run
+	$(VENV_ENV) incast reproduce all --quick --out .pins-run --quiet --jobs 2
+	$(VPY) -m incast.reproduce.pins write .pins-run tests/reproduce_pins.json
+	rm -rf .pins-run
 
 # ns-3's Python bindings are an optional extra: the test suite never needs them.
 $(VENV)/.crosscheck: $(VENV)/.built

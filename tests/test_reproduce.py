@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from incast.cli import main
-from incast.reproduce import REPRODUCTIONS
+from incast.reproduce import REPRODUCTIONS, pins
 from incast.reproduce.core import markdown, wall_time
 from incast.reproduce.verdict import DEVIATES, MATCHES, NOT_EXERCISED, VERDICTS
 
@@ -44,6 +44,44 @@ def test_every_reproduction_writes_data_figure_and_report(quick_run: Path, rid: 
     md = (d / "report.md").read_text()
     assert report["title"] in md and "| claim (paper) |" in md
     assert set(report["simulations"]) == {"run", "cached"} and wall_time(report) in md
+
+
+PINS = Path(__file__).with_name("reproduce_pins.json")
+
+
+def test_quick_numbers_stay_within_their_seed_noise(quick_run: Path) -> None:
+    """Every number a verdict of a quick reproduction uses is where `make pins` left it, within
+    the 95% interval of its seeds (python/incast/reproduce/pins.py): a change that moves a result
+    beyond its noise fails here until it is re-pinned and the move explained."""
+    problems = pins.moved(quick_run, json.loads(PINS.read_text()))
+    assert not problems, "numbers moved beyond their seed noise (intended? `make pins`):\n" + "\n".join(problems)
+
+
+def test_pins_fail_when_a_number_moves_beyond_its_tolerance(tmp_path: Path) -> None:
+    def report(values: list[float], rid: str = "x") -> None:
+        d = tmp_path / rid
+        d.mkdir(exist_ok=True)
+        claim = {"claim": "c", "numbers": {"ours": values, "flat": [2.0, 2.0, 2.0]}}
+        (d / "report.json").write_text(json.dumps({"id": rid, "quick": True, "seeds": [1, 2, 3], "claims": [claim]}))
+
+    report([1.0, 2.0, 3.0])
+    pinned = pins.pins_of(tmp_path)
+    half = pins.tolerance([1.0, 2.0, 3.0])
+    assert half == pytest.approx(4.303 * (1 / 3) ** 0.5, rel=1e-3)
+    assert pins.moved(tmp_path, pinned) == []
+    report([1.0 + half - 1e-6, 2.0, 3.0 + 2 * half])  # the mean moves by just under its tolerance
+    assert pins.moved(tmp_path, pinned) == []
+    report([1.0, 2.0, 3.0 + 3 * half + 1e-6])  # and by just over
+    (problem,) = pins.moved(tmp_path, pinned)
+    assert problem.startswith("x claim 1 (c): 'ours' is") and "pinned at 2 +- " in problem
+    # A number without spread may move by float rounding only.
+    pinned["x"]["claims"][0]["numbers"]["ours"] = pins.pins_of(tmp_path)["x"]["claims"][0]["numbers"]["ours"]
+    (tmp_path / "x" / "report.json").write_text(json.dumps({"id": "x", "quick": True, "claims": [
+        {"claim": "c", "numbers": {"ours": [1.0, 2.0, 3.0 + 3 * half + 1e-6], "flat": [2.0, 2.0, 2.0 + 1e-6]}}]}))
+    (problem,) = pins.moved(tmp_path, pinned)
+    assert "'flat' is 2" in problem
+    report([1.0, 2.0, 3.0], rid="y")
+    assert "y: not pinned (run `make pins`)" in pins.moved(tmp_path, pinned)
 
 
 def test_rerun_reuses_every_cached_simulation(quick_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
