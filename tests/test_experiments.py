@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from incast.experiments import d3_checks
+from incast.reproduce.d3 import senders_supported
 
 
 def test_multi_bottleneck_shares_the_downlink_and_the_uplink() -> None:
@@ -21,18 +22,25 @@ def test_long_flows_keep_the_queue_short() -> None:
 def test_d3_misses_fewer_deadlines_than_rcpdc() -> None:
     d3 = d3_checks.burst_lateness("d3", seeds=2)
     rcpdc = d3_checks.burst_lateness("rcpdc", seeds=2)
-    assert 0 <= d3["missed"] < rcpdc["missed"] <= 1
+    assert d3["missed"] < rcpdc["missed"]
 
 
 def test_benchmark_traffic_keeps_long_flows_going_under_d3() -> None:
     r = d3_checks.benchmark_traffic("d3", 500, arrivals_s=0.2)
-    assert 0.5 < r["app_throughput"] <= 1
+    assert r["app_throughput"] >= 0.99  # well inside the 2000 flows/s D3 supports in the paper
     assert len(r["long_flow_mbps"]) == 2 and min(r["long_flow_mbps"]) > 100
 
 
-def test_senders_supported_is_monotone_in_the_level() -> None:
-    at99, at95 = d3_checks.senders_supported("d3", "30ms", deadline_min="5ms", runs=5, max_senders=6)
-    assert 0 <= at99 <= at95 <= 6
+def test_senders_supported_stops_at_the_first_count_below_the_level() -> None:
+    curve = {1: 1.0, 2: 0.99, 3: 0.98, 4: 0.999, 6: 0.96}
+    assert senders_supported(curve, 0.99) == 2  # the level is inclusive; 4 recovering does not count
+    assert senders_supported(curve, 0.95) == 6
+    assert senders_supported(curve, 1.0) == 1 and senders_supported({1: 0.5}, 0.99) == 0
+
+
+def test_d3_supports_six_senders_at_99_with_loose_deadlines() -> None:
+    # Figure 9's measure on the testbed: with a 5 ms floor six D3 senders meet every deadline level.
+    assert d3_checks.senders_supported("d3", "30ms", deadline_min="5ms", runs=5, max_senders=6) == (6, 6)
 
 
 def test_quenching_softens_collapse() -> None:
@@ -51,5 +59,4 @@ def test_deadline_floor_makes_every_deadline_feasible_on_an_idle_testbed() -> No
 
 def test_rcpdc_stays_near_ideal_fair_share() -> None:
     rcpdc, ideal = d3_checks.fair_share_reference(20, runs=10)
-    assert 0 < rcpdc <= 1 and 0 < ideal <= 1
     assert abs(rcpdc - ideal) < 0.1
