@@ -234,10 +234,7 @@ def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wa
 
 def markdown(report: Mapping[str, Any]) -> str:
     """The report of one reproduction as markdown."""
-    mode = "quick (reduced) run" if report["quick"] else "full run"
-    seeds = report.get("seeds")
-    if seeds:
-        mode += f" over {len(seeds)} seed{'s' if len(seeds) > 1 else ''}"
+    mode = run_mode(report)
     lines = [
         f"# {report['paper']} {report['title']}",
         "",
@@ -261,6 +258,15 @@ def markdown(report: Mapping[str, Any]) -> str:
             lines += [f"- *{c['claim']}*: {c['why'] or missing}" for c in claims]
     lines += ["", "Data: " + ", ".join(f"`{t}.parquet`" for t in report["tables"]) + "."]
     return "\n".join(lines) + "\n"
+
+
+def run_mode(report: Mapping[str, Any]) -> str:
+    """`full run over 5 seeds`, `quick (reduced) run over 3 seeds`."""
+    mode = "quick (reduced) run" if report["quick"] else "full run"
+    seeds = report.get("seeds")
+    if isinstance(seeds, list) and seeds:
+        mode += f" over {len(seeds)} seed{'s' if len(seeds) > 1 else ''}"
+    return mode
 
 
 def wall_time(report: Mapping[str, Any]) -> str:

@@ -21,7 +21,7 @@ import stat
 from pathlib import Path
 from typing import Any, Dict, List, NoReturn, Tuple
 
-from incast.reproduce.core import rule_text, verdict_text, wall_time
+from incast.reproduce.core import rule_text, run_mode, verdict_text, wall_time
 from incast.reproduce.verdict import VERDICTS, Tally
 
 STYLE = """
@@ -152,9 +152,9 @@ def render(root: Path) -> str:
         "<table><tr><th>reproduction</th><th>claims</th><th>run</th></tr>",
     ]
     for _, r in reports:
-        mode = "quick" if r["quick"] else "full"
+        mode = run_mode(r)
         parts.append(f"<tr><td><a href='#{_esc(r['id'])}'>{_esc(r['paper'])} {_esc(r['title'])}</a></td>"
-                     f"<td>{_esc(Tally.of(r['claims']))}</td><td>{mode}, {_esc(wall_time(r))}</td></tr>")
+                     f"<td>{_esc(Tally.of(r['claims']))}</td><td>{_esc(mode)}, {_esc(wall_time(r))}</td></tr>")
     parts.append("</table>")
     for directory, r in reports:
         parts.append(_section(root, directory, r))
@@ -165,7 +165,7 @@ def render(root: Path) -> str:
 def _section(root: Path, directory: Path, r: Dict[str, Any]) -> str:
     out = [f"<h2 id='{_esc(r['id'])}'>{_esc(r['paper'])} {_esc(r['title'])}</h2>",
            f"<p class='meta'><code>incast reproduce {_esc(r['id'])}</code>, "
-           f"{'quick (reduced)' if r['quick'] else 'full'} run, {_esc(wall_time(r))}.</p>"]
+           f"{_esc(run_mode(r))}, {_esc(wall_time(r))}.</p>"]
     figure = directory / "figure.png"
     if os.path.lexists(figure):
         data = base64.b64encode(read_inside(root, figure)).decode("ascii")
