@@ -6,6 +6,7 @@
 #   make bench   the speed and memory benchmarks of benches/
 #   make pins    rerun the quick reproductions and pin their numbers (tests/reproduce_pins.json)
 #   make crosscheck  install ns-3 (pip, ~200 MB) into .venv and compare incast with it (docs/crosscheck/)
+#   make docs    regenerate the results docs' tables and quoted numbers from the committed reports (docs/reproduce.md)
 #   make clean   remove .venv, build outputs and demo output
 #
 # Setup is guarded by stamp files in .venv, so a second `make test` rebuilds only what changed.
@@ -23,7 +24,7 @@ VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: help setup demo test lint test-rust test-python bench pins crosscheck clean
+.PHONY: help setup demo test lint test-rust test-python bench pins crosscheck docs clean
 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
@@ -32,6 +33,7 @@ help:
 	@echo "make bench  speed and memory benchmarks"
 	@echo "make pins  rerun the quick reproductions and pin their numbers (after an intended change)"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
+	@echo "make docs   regenerate the results docs' tables from docs/reproductions/ (no simulation)"
 	@echo "make clean  remove .venv, build outputs and demo output"
 
 # The venv and the build tool.
@@ -88,6 +90,11 @@ $(VENV)/.crosscheck: $(VENV)/.built
 
 crosscheck: $(VENV)/.crosscheck
 	$(VENV_ENV) incast crosscheck --out docs/crosscheck
+
+# The generated blocks of the README, docs/results-*.md and docs/reproductions/README.md, from the
+# committed reports (pyarrow and json only: no simulation); `--check` is in the tests.
+docs: setup
+	$(VENV_ENV) $(VPY) -m incast.reproduce.docs
 
 clean:
 	rm -rf $(VENV) demo-out target python/incast/_core*.so .pytest_cache .mypy_cache .ruff_cache

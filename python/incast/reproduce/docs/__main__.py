@@ -1,0 +1,7 @@
+"""`python -m incast.reproduce.docs`: see the package's docstring."""
+
+import sys
+
+from incast.reproduce.docs import main
+
+sys.exit(main())

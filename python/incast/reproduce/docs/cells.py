@@ -1,0 +1,50 @@
+"""How the generated blocks write numbers and tables: a number measured over several seeds is
+its mean with its 95% confidence interval in parentheses, `18 (15-21)`, so that a reader sees
+how far it can be trusted; from one seed it is the number alone, as the papers print theirs."""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional, Sequence
+
+from incast.reproduce.verdict import Estimate
+
+
+def number(e: Optional[Estimate], spec: str = "{:.1f}", *, scale: float = 1.0, unit: str = "",
+           zero: Optional[str] = None) -> str:
+    """`e` scaled by `scale` in `spec`, then `unit`; with its interval when it comes from several
+    seeds. An empty cell for no estimate; `zero`, when given, for an estimate that is exactly 0
+    in every seed (so that "nothing at all" reads apart from "0.00" rounded down)."""
+    if e is None:
+        return ""
+    if zero is not None and e.low == e.high == 0:
+        return zero
+    text = spec.format(scale * e.mean) + unit
+    if e.seeds > 1:
+        low, high = spec.format(scale * e.low), spec.format(scale * e.high)
+        text += f" ({low} to {high})" if low.startswith("-") or high.startswith("-") else f" ({low}-{high})"
+    return text
+
+
+def percent(e: Optional[Estimate], digits: int = 1, zero: Optional[str] = None) -> str:
+    """A share in [0, 1] as a percentage, `95.5%`."""
+    return number(e, f"{{:.{digits}f}}", scale=100, unit="%", zero=zero)
+
+
+def span(values: Iterable[float], spec: str = "{:.1f}", unit: str = "") -> str:
+    """The range of `values` (means, without intervals), `1.2-6.6`, or one number when they
+    agree to the precision shown."""
+    shown = sorted(values)
+    low, high = spec.format(shown[0]), spec.format(shown[-1])
+    return f"{low}{unit}" if low == high else f"{low}-{high}{unit}"
+
+
+def listing(items: Sequence[str]) -> str:
+    """`a, b and c`."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """A markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)

@@ -1,0 +1,357 @@
+"""The generated blocks of docs/results-d2tcp.md (and the README's summary of it): the D2TCP
+paper's OLDI figures and tables and the `d2tcp-load` sensitivity run, from the reports of
+`incast.reproduce.d2tcp`.
+
+Missed fractions are shown in percent to two decimals, and as a bare `0` when nothing at all
+was missed, so that "no message missed" reads apart from "a few in a hundred thousand".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Tuple
+
+from incast.reproduce.core import verdict_text
+from incast.reproduce.d2tcp import LABELS, MIX_LABELS, PROTOCOLS
+from incast.reproduce.docs import cells
+from incast.reproduce.docs.cells import number, percent
+from incast.reproduce.docs.committed import Reproductions
+from incast.reproduce.docs.seeds import SeedMeans, per_seed, seed_means
+from incast.reproduce.verdict import Estimate
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+Renderer = Callable[[Reproductions], str]
+
+PAPER_BUFFERS, PER_PORT = "4MB shared", "100KB per port"
+"""The two buffer settings of Figures 9-11: the paper's, and the sensitivity run's."""
+
+
+def points(e: Optional[Estimate]) -> str:
+    """A missed fraction in percentage points, for a table whose header says so: `0` for none at
+    all, else two decimals."""
+    return number(e, "{:.2f}", scale=100, zero="0")
+
+
+def _missed(r: Reproductions, rid: str, table: str) -> SeedMeans:
+    return seed_means(r.table(rid, table), ["missed"])
+
+
+def _largest_gap(means: Iterable[Tuple[SeedMeans, Dict[str, Any], str]]) -> Tuple[float, str]:
+    """The largest difference, in points, between D2TCP's and DCTCP's mean missed fraction over
+    the settings given (a table, the setting without protocol, its name), and where it is."""
+    best = (-1.0, "")
+    for m, setting, where in means:
+        d2tcp, dctcp = m.of("missed", protocol="d2tcp", **setting), m.of("missed", protocol="dctcp", **setting)
+        gap = 100 * abs(d2tcp.mean - dctcp.mean)
+        if gap > best[0]:
+            best = (gap, where)
+    return best
+
+
+# --- Figures 9-11: missed deadlines by fan-in ------------------------------------------------------
+
+FIG10_FANS = (5, 10, 20, 30, 40)
+# D2TCP Figure 10 at fan-in 40, as the paper reads it off its own figure (Section 4.2.2).
+PAPER_FIG10_AT_40 = {"tcp": "over 50", "dctcp": "about 25", "d3": "about 25", "d2tcp": "under 7"}
+
+
+def fig10_missed(r: Reproductions) -> str:
+    """Missed deadlines, medium variance, by fan-in: the paper's buffers and the sensitivity run."""
+    m = _missed(r, "d2tcp-fig10", "figure10")
+    rows = []
+    for buffers, what, paper in ((PAPER_BUFFERS, "4 MB shared", True), (PER_PORT, "100 KB per port", False)):
+        for k, p in enumerate(PROTOCOLS):
+            note = (" (paper's setting)" if paper else " (sensitivity)") if k == 0 else ""
+            rows.append([f"{LABELS[p]}, {what}{note}",
+                         *(points(m.of("missed", buffers=buffers, protocol=p, fan_in=n)) for n in FIG10_FANS),
+                         PAPER_FIG10_AT_40[p] if paper else ""])
+    return cells.table(["fan-in", *map(str, FIG10_FANS), "paper at 40"], rows)
+
+
+def fig9_per_port(r: Reproductions) -> str:
+    """Inline: low variance with 100 KB per port at the largest fan-in."""
+    m = _missed(r, "d2tcp-fig9", "figure9")
+    top = max(m.levels("fan_in"))
+    return (f"at fan-in {top} TCP misses {percent(m.of('missed', buffers=PER_PORT, protocol='tcp', fan_in=top))}, "
+            + ", ".join(f"{LABELS[p]} {percent(m.of('missed', buffers=PER_PORT, protocol=p, fan_in=top))}"
+                        for p in ("dctcp", "d2tcp", "d3")))
+
+
+def _curve_spans(m: SeedMeans, buffers: str) -> List[str]:
+    """Per protocol, the range of its missed fraction over fan-in; DCTCP and D2TCP together when
+    their curves are identical."""
+    fans = m.levels("fan_in")
+    curve = {p: [100 * m.of("missed", buffers=buffers, protocol=p, fan_in=n).mean for n in fans] for p in PROTOCOLS}
+    same = curve["d2tcp"] == curve["dctcp"]
+    parts = []
+    for p in PROTOCOLS:
+        if p == "d2tcp" and same:
+            continue
+        parts.append(f"DCTCP and D2TCP {cells.span(curve[p], unit='%')} and identical at every fan-in" if p == "dctcp"
+                     and same else f"{LABELS[p]} {cells.span(curve[p], unit='%')}")
+    return parts
+
+
+def fig11_range(r: Reproductions) -> str:
+    """Inline: high variance, the paper's buffers: the range over every scheme, and per scheme."""
+    m = _missed(r, "d2tcp-fig11", "figure11")
+    values = [100 * e.mean for key, cell in m.cells.items() if key[0] == PAPER_BUFFERS
+              for e in [cell["missed"]] if e is not None]
+    fans = m.levels("fan_in")
+    rising = all(m.of("missed", buffers=PAPER_BUFFERS, protocol=p, fan_in=a).mean
+                 <= m.of("missed", buffers=PAPER_BUFFERS, protocol=p, fan_in=b).mean
+                 for p in PROTOCOLS for a, b in zip(fans, fans[1:]))
+    return (f"misses {cells.span(values, unit='%')} under every scheme, "
+            f"{'rising with fan-in' if rising else 'not rising steadily with fan-in'} "
+            f"({', '.join(_curve_spans(m, PAPER_BUFFERS))})")
+
+
+def headline(r: Reproductions) -> str:
+    """Inline: under the paper's buffers, what low and medium variance miss, then high variance
+    over every scheme, and D2TCP against DCTCP."""
+    quiet = max(100 * e.mean for rid, table in (("d2tcp-fig9", "figure9"), ("d2tcp-fig10", "figure10"))
+                for key, cell in _missed(r, rid, table).cells.items() if key[0] == PAPER_BUFFERS
+                for e in [cell["missed"]] if e is not None)
+    low = ("no scheme misses a deadline at low and medium variance" if quiet == 0 else
+           f"at low and medium variance no scheme misses more than {quiet:.2f}%")
+    m = _missed(r, "d2tcp-fig11", "figure11")
+    values = [100 * m.of("missed", buffers=PAPER_BUFFERS, protocol=p, fan_in=n).mean
+              for p in PROTOCOLS for n in m.levels("fan_in")]
+    gap, _ = _largest_gap((m, {"buffers": PAPER_BUFFERS, "fan_in": n}, "") for n in m.levels("fan_in"))
+    same = "exactly as many as DCTCP" if gap == 0 else f"within {gap:.2g} points of DCTCP"
+    return f"{low}, and at high variance every scheme misses {cells.span(values, unit='%')}, D2TCP {same}"
+
+
+def same_misses(r: Reproductions) -> str:
+    """Inline: the largest difference between D2TCP and DCTCP over Figures 9-11, both buffers."""
+    settings = []
+    for rid, table, variance in (("d2tcp-fig9", "figure9", "low"), ("d2tcp-fig10", "figure10", "medium"),
+                                 ("d2tcp-fig11", "figure11", "high")):
+        m = _missed(r, rid, table)
+        for buffers in (PAPER_BUFFERS, PER_PORT):
+            for n in m.levels("fan_in"):
+                where = f"{variance} variance, {buffers.replace('MB', ' MB').replace('KB', ' KB')}, fan-in {n}"
+                settings.append((m, {"buffers": buffers, "fan_in": n}, where))
+    gap, where = _largest_gap(settings)
+    return f"at most {gap:.2g} points apart ({where})"
+
+
+# --- Figure 12, Table 1, Figures 13-17, Tables 2 and 3 ------------------------------------------------
+
+
+def fig12_p99(r: Reproductions) -> str:
+    """Inline: the largest 99th percentile of latency over deadline."""
+    t = r.table("d2tcp-fig12", "figure12")
+    top = per_seed(t, lambda rows: {"p99": max(v for v in rows["p99"].to_pylist() if v is not None)})
+    return f"p99 at most {percent(top['p99'], 0)} of it"
+
+
+TABLE1_FANS = (20, 25, 30, 35, 40)
+"""The fan-ins of the paper's Table 1."""
+
+
+def table1_inversions(r: Reproductions) -> str:
+    """D3's priority inversions by deadline variance and fan-in."""
+    m = seed_means(r.table("d2tcp-table1", "table1"), ["inverted_requests"])
+    return cells.table(["variance", *(f"fan-in {n}" for n in TABLE1_FANS)],
+                       [[v, *(percent(m.of("inverted_requests", variance=v, fan_in=n)) for n in TABLE1_FANS)]
+                        for v in ("low", "medium", "high")])
+
+
+def table1_ours(r: Reproductions) -> str:
+    """Inline: where the inversions peak over fan-in, and how far apart the variances are."""
+    m = seed_means(r.table("d2tcp-table1", "table1"), ["inverted_requests"])
+    fans = m.levels("fan_in")
+    variances = m.levels("variance")
+
+    def at(n: int) -> List[float]:
+        return [100 * m.of("inverted_requests", variance=v, fan_in=n).mean for v in variances]
+
+    peak = max(fans, key=lambda n: max(at(n)))
+    spread = max(max(at(n)) - min(at(n)) for n in fans)
+    high20 = m.of("inverted_requests", variance="high", fan_in=20)
+    return (f"{percent(high20)} of D3's requests at fan-in 20, high variance; highest at fan-in {peak} "
+            f"({cells.span(at(peak), unit='%')}) and {cells.span(at(max(fans)), unit='%')} at fan-in {max(fans)}, "
+            f"the three variances at most {spread:.1f} points apart at any fan-in")
+
+
+def fig13_bandwidth(r: Reproductions) -> str:
+    """Inline: the lowest share of TCP's background bandwidth each scheme keeps over fan-in."""
+    t = r.table("d2tcp-fig13", "figure13")
+
+    def lowest(rows: "pa.Table") -> Dict[str, float]:
+        out: Dict[str, float] = {}
+        for row in rows.to_pylist():
+            out[row["protocol"]] = min(out.get(row["protocol"], 1e9), row["normalized_to_tcp"])
+        return out
+
+    low = per_seed(t, lowest)
+    return ", ".join(f"{LABELS[p]} {percent(low[p])}" for p in ("d2tcp", "dctcp", "d3"))
+
+
+def quiet_figures(r: Reproductions) -> str:
+    """Inline: the most any scheme misses in Figures 14-17 under the paper's buffers, and in
+    Figure 15's sensitivity panel."""
+    paper: List[float] = []
+    for rid, table, columns in (("d2tcp-fig14", "figure14", ("missed_with_background", "missed_without")),
+                                ("d2tcp-fig16", "figure16", ("missed",)), ("d2tcp-fig17", "figure17", ("missed",))):
+        t = r.table(rid, table)
+        paper += [v for c in columns for v in t[c].to_pylist() if v is not None]
+    fig15 = seed_means(r.table("d2tcp-fig15", "figure15"), ["missed"])
+    paper += [e.mean for key, cell in fig15.cells.items() if key[0] == "paper" for e in [cell["missed"]]
+              if e is not None]
+    per_port = {key: e.mean for key, cell in fig15.cells.items() if key[0] == "perport" for e in [cell["missed"]]
+                if e is not None}
+    spread = max(max(v for (_, n, _), v in per_port.items() if n == fan) - min(v for (_, n, _), v in per_port.items()
+                                                                                if n == fan)
+                 for fan in {n for (_, n, _) in per_port})
+    worst = max(paper)
+    text = "nothing is missed in any of them" if worst == 0 else f"at most {100 * worst:.2f}% is missed in any of them"
+    return (f"{text} under the paper's buffers (Figure 15's 100 KB-per-port panel misses up to "
+            f"{100 * max(per_port.values()):.2f}%, within {100 * spread:.2g} points between caps at each fan-in)")
+
+
+def table3_tightest(r: Reproductions) -> str:
+    """Inline: the tightest deadline scale at which D3 and D2TCP miss at most 5%."""
+    m = seed_means(r.table("d2tcp-table3", "table3"), ["tightest_scale_at_5pct"])
+    scales = {key: cell["tightest_scale_at_5pct"] for key, cell in m.cells.items()}
+    if any(e is None for e in scales.values()):
+        return "some scheme misses more than 5% even at the base deadlines (the report)"
+    values = sorted({e.mean for e in scales.values() if e is not None})
+    if len(values) == 1:
+        return f"both D3 and D2TCP miss at most 5% down to {values[0]:g} of the base deadlines at every fan-in"
+    return "the tightest scale at 5% missed is " + ", ".join(
+        f"{LABELS[p]} {e.mean:g} at fan-in {n}" for (n, p), e in sorted(scales.items()) if e is not None)
+
+
+TABLE2_FANS = (15, 20)
+
+
+def table2_long_flows(r: Reproductions) -> str:
+    """Long-flow throughput per mix and fan-in, and the paper's All-TCP numbers."""
+    m = seed_means(r.table("d2tcp-table2", "table2"), ["long_flow_mbps"])
+    paper = [r.claim("d2tcp-table2", f"All-TCP long-flow throughput at fan-in {n}")["paper"] for n in TABLE2_FANS]
+    labels = {"all-tcp": "All-TCP", "mix1": "Mix#1 (set B on D2TCP)", "mix2": "Mix#2 (long flows on D2TCP too)"}
+    return cells.table(["long flows, Mbps", *(f"fan-in {n}" for n in TABLE2_FANS)],
+                       [*([labels.get(mix, MIX_LABELS.get(mix, mix)),
+                           *(number(m.of("long_flow_mbps", mix=mix, fan_in=n), "{:.0f}") for n in TABLE2_FANS)]
+                          for mix in m.levels("mix")),
+                        ["paper (All-TCP)", *(p.replace(" Mbps", "") for p in paper)]])
+
+
+# --- d2tcp-load -----------------------------------------------------------------------------------
+
+LOAD_VALUES = ["missed", "missed_with_timeout", "background_mbps"]
+LOAD_ROWS = (("tcp", 1.0, "TCP"), ("dctcp", 1.0, "DCTCP"), ("d2tcp", 1.0, "D2TCP"), ("d3", 1.0, "D3"),
+             ("dctcp", 0.0, "DCTCP, alpha0 = 0"), ("d2tcp", 0.0, "D2TCP, alpha0 = 0"))
+
+
+def _load(r: Reproductions) -> SeedMeans:
+    return seed_means(r.table("d2tcp-load", "load"), LOAD_VALUES)
+
+
+def load_missed(r: Reproductions) -> str:
+    """Missed deadlines at fan-in 40 by load, per protocol and initial alpha, and TCP's background
+    flows at fan-in 20."""
+    m = _load(r)
+    loads, top, low = m.levels("utilization"), max(m.levels("fan_in")), min(m.levels("fan_in"))
+    rows = [[f"{label}, missed %", *(points(m.maybe("missed", protocol=p, initial_alpha=a, fan_in=top, utilization=u))
+                                    for u in loads)] for p, a, label in LOAD_ROWS]
+    rows.append([f"TCP background flows, Mbps (fan-in {low})",
+                 *(number(m.maybe("background_mbps", protocol="tcp", initial_alpha=1.0, fan_in=low, utilization=u),
+                          "{:.0f}") for u in loads)])
+    return cells.table([f"fan-in {top}, load on a parent's downlink", *(f"{100 * u:.0f}%" for u in loads)], rows)
+
+
+def _load_gap(m: SeedMeans) -> float:
+    """The largest difference, in points, between D2TCP and DCTCP over every load, fan-in and
+    initial alpha."""
+    gap, _ = _largest_gap((m, {"initial_alpha": a, "fan_in": n, "utilization": u}, "")
+                          for a in (0.0, 1.0) for n in m.levels("fan_in") for u in m.levels("utilization"))
+    return gap
+
+
+def load_first_missed(r: Reproductions) -> str:
+    """Inline: the lowest load at which any scheme misses a deadline."""
+    m = _load(r)
+    for u in m.levels("utilization"):
+        fans = [n for n in m.levels("fan_in")
+                if any((m.maybe("missed", protocol=p, initial_alpha=a, fan_in=n, utilization=u) or Estimate(0, 0, 0, 1))
+                       .mean > 0 for p, a, _ in LOAD_ROWS)]
+        if fans:
+            return f"deadlines are first missed at {100 * u:.0f}% load (fan-in {cells.listing([str(n) for n in fans])})"
+    return "no deadline is missed at any load"
+
+
+def load_top(r: Reproductions) -> str:
+    """Inline: DCTCP's and D3's missed deadlines at the highest load, fan-in 40."""
+    m = _load(r)
+    u, top = max(m.levels("utilization")), max(m.levels("fan_in"))
+    dctcp = m.of("missed", protocol="dctcp", initial_alpha=1.0, fan_in=top, utilization=u)
+    d3 = m.of("missed", protocol="d3", initial_alpha=1.0, fan_in=top, utilization=u)
+    return (f"at {100 * u:.0f}%, DCTCP ({percent(dctcp, 0)}) approaches the paper's \"about 25%\" and D3 "
+            f"({percent(d3, 0)})")
+
+
+def load_gap(r: Reproductions) -> str:
+    """Inline: how far D2TCP departs from DCTCP at most over the load sweep."""
+    return f"{_load_gap(_load(r)):.2g} points"
+
+
+def load_no_timeout(r: Reproductions) -> str:
+    """Inline: the share of DCTCP's missed messages without a timeout at the highest load."""
+    m = _load(r)
+    u, top = max(m.levels("utilization")), max(m.levels("fan_in"))
+    e = m.of("missed_with_timeout", protocol="dctcp", initial_alpha=1.0, fan_in=top, utilization=u)
+    return (f"at fan-in {top} and {100 * u:.0f}% load "
+            f"{percent(Estimate(1 - e.mean, 1 - e.high, 1 - e.low, e.seeds), 0)} of DCTCP's missed messages")
+
+
+def load_background(r: Reproductions) -> str:
+    """Inline: TCP's background flows at the lowest and highest load (fan-in 20)."""
+    m = _load(r)
+    loads, low = m.levels("utilization"), min(m.levels("fan_in"))
+
+    def at(u: float) -> str:
+        return number(m.of("background_mbps", protocol="tcp", initial_alpha=1.0, fan_in=low, utilization=u), "{:.0f}")
+
+    return f"{at(loads[0])} Mbps at {100 * loads[0]:.0f}% load and still {at(loads[-1])} Mbps at {100 * loads[-1]:.0f}%"
+
+
+def load_headline(r: Reproductions) -> str:
+    """Inline (README): the load at which DCTCP misses the most, and D2TCP's distance from it."""
+    m = _load(r)
+    u, top = max(m.levels("utilization")), max(m.levels("fan_in"))
+    dctcp = m.of("missed", protocol="dctcp", initial_alpha=1.0, fan_in=top, utilization=u)
+    return (f"raising the load until DCTCP misses {percent(dctcp, 0)} leaves D2TCP within {_load_gap(m):.2g} points of "
+            "DCTCP")
+
+
+def load_verdict(r: Reproductions) -> str:
+    """Inline: the verdict of the load run's claim that D2TCP halves DCTCP's misses at some load."""
+    return verdict_text(r.claim("d2tcp-load", "D2TCP misses far fewer deadlines than DCTCP"))
+
+
+RENDERERS: Dict[str, Renderer] = {
+    "d2tcp-headline": headline,
+    "d2tcp-fig10-missed": fig10_missed,
+    "d2tcp-fig9-per-port": fig9_per_port,
+    "d2tcp-fig11-range": fig11_range,
+    "d2tcp-same-misses": same_misses,
+    "d2tcp-fig12-p99": fig12_p99,
+    "d2tcp-table1-inversions": table1_inversions,
+    "d2tcp-table1-ours": table1_ours,
+    "d2tcp-fig13-bandwidth": fig13_bandwidth,
+    "d2tcp-quiet-figures": quiet_figures,
+    "d2tcp-table3-tightest": table3_tightest,
+    "d2tcp-table2-long-flows": table2_long_flows,
+    "d2tcp-load-missed": load_missed,
+    "d2tcp-load-first-missed": load_first_missed,
+    "d2tcp-load-top": load_top,
+    "d2tcp-load-gap": load_gap,
+    "d2tcp-load-no-timeout": load_no_timeout,
+    "d2tcp-load-background": load_background,
+    "d2tcp-load-headline": load_headline,
+    "d2tcp-load-verdict": load_verdict,
+}
