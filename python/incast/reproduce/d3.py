@@ -614,12 +614,12 @@ def figure12(ctx: Context) -> Outcome:
             "D3's relative drop strictly below every other scheme's (a scheme supporting 0 alone is skipped)",
             exercised=drop["d3"] is not None, premise="D3 supports no sender at 99% even without the long flow",
             values={f"{r['scheme']} senders at 99%, background": r["supported_99_background"] for r in rows},
-            why="every scheme collapses here. For D3 and RCPdc: while the long flow is limited upstream, the "
-                "aggregator's downlink is full with an empty queue, where the capacity controller's input "
-                "alpha (link - u/T) - beta q/T is zero, so C drifts above the link (about 150 MB/s measured); a "
-                "burst then lands on an over-allocated port, its queue cuts C to the floor (link/4) and C "
-                "recovers by only alpha = 0.1 of the spare per 800 us. For TCP and TCPpr: the long flow keeps "
-                "the 100 KB buffer full (see Table 1's report)"),
+            why="every scheme collapses here. For D3 and RCPdc: the long flow holds the whole of C when a burst "
+                "arrives, so the burst's first requests find nothing left and wait one RTT for the long flow to "
+                "shrink its share (Snippet 1's second scenario, Section 4.3); the long flow's per-RTT burst then "
+                "meets the responses' first bursts at the aggregator's port, the queue cuts C by beta q/T for the "
+                "next interval, and responses with deadlines near the 3 ms floor miss (docs/results-d3.md). For "
+                "TCP and TCPpr: the long flow keeps the 100 KB buffer full (see Table 1's report)"),
         condition_claim("even with only two senders, TCP cannot achieve 99% of application throughput",
                         "TCP < 99% at 2 senders", "n/a" if tcp2 is None else f"{tcp2:.1%}",
                         tcp2 is not None and tcp2 < 0.99, "TCP's application throughput at 2 senders below 99%",
