@@ -1,6 +1,7 @@
 """How the generated blocks write numbers and tables: a number measured over several seeds is
 its mean with its 95% confidence interval in parentheses, `18 (15-21)`, so that a reader sees
-how far it can be trusted; from one seed it is the number alone, as the papers print theirs."""
+how far it can be trusted; from one seed, or from seeds that all gave the same number to the
+precision shown, it is the number alone, as the papers print theirs."""
 
 from __future__ import annotations
 
@@ -12,17 +13,23 @@ from incast.reproduce.verdict import Estimate
 def number(e: Optional[Estimate], spec: str = "{:.1f}", *, scale: float = 1.0, unit: str = "",
            zero: Optional[str] = None) -> str:
     """`e` scaled by `scale` in `spec`, then `unit`; with its interval when it comes from several
-    seeds. An empty cell for no estimate; `zero`, when given, for an estimate that is exactly 0
-    in every seed (so that "nothing at all" reads apart from "0.00" rounded down)."""
+    seeds and they differ to the precision shown. An empty cell for no estimate; `zero`, when
+    given, for an estimate that is exactly 0 in every seed (so that "nothing at all" reads apart
+    from "0.00" rounded down)."""
     if e is None:
         return ""
     if zero is not None and e.low == e.high == 0:
         return zero
     text = spec.format(scale * e.mean) + unit
-    if e.seeds > 1:
-        low, high = spec.format(scale * e.low), spec.format(scale * e.high)
+    low, high = (_unsigned_zero(spec.format(scale * x)) for x in (e.low, e.high))
+    if e.seeds > 1 and low != high:
         text += f" ({low} to {high})" if low.startswith("-") or high.startswith("-") else f" ({low}-{high})"
     return text
+
+
+def _unsigned_zero(text: str) -> str:
+    """`-0.00` as `0.00`: a bound that rounds to zero has no sign worth printing."""
+    return text[1:] if text.startswith("-") and not any(c in "123456789" for c in text) else text
 
 
 def percent(e: Optional[Estimate], digits: int = 1, zero: Optional[str] = None) -> str:
