@@ -284,10 +284,15 @@ def load_first_missed(r: Reproductions) -> str:
     return "no deadline is missed at any load"
 
 
+def _heaviest(m: SeedMeans) -> Tuple[float, int]:
+    """The load sweep's highest load and fan-in, where its headline numbers sit."""
+    return max(m.levels("utilization")), max(m.levels("fan_in"))
+
+
 def load_top(r: Reproductions) -> str:
     """Inline: DCTCP's and D3's missed deadlines at the highest load, fan-in 40."""
     m = _load(r)
-    u, top = max(m.levels("utilization")), max(m.levels("fan_in"))
+    u, top = _heaviest(m)
     dctcp = m.of("missed", protocol="dctcp", initial_alpha=1.0, fan_in=top, utilization=u)
     d3 = m.of("missed", protocol="d3", initial_alpha=1.0, fan_in=top, utilization=u)
     return (f"at {100 * u:.0f}%, DCTCP ({percent(dctcp, 0)}) approaches the paper's \"about 25%\" and D3 "
@@ -302,7 +307,7 @@ def load_gap(r: Reproductions) -> str:
 def load_no_timeout(r: Reproductions) -> str:
     """Inline: the share of DCTCP's missed messages without a timeout at the highest load."""
     m = _load(r)
-    u, top = max(m.levels("utilization")), max(m.levels("fan_in"))
+    u, top = _heaviest(m)
     e = m.of("missed_with_timeout", protocol="dctcp", initial_alpha=1.0, fan_in=top, utilization=u)
     return (f"at fan-in {top} and {100 * u:.0f}% load "
             f"{percent(Estimate(1 - e.mean, 1 - e.high, 1 - e.low, e.seeds), 0)} of DCTCP's missed messages")
@@ -322,7 +327,7 @@ def load_background(r: Reproductions) -> str:
 def load_headline(r: Reproductions) -> str:
     """Inline (README): the load at which DCTCP misses the most, and D2TCP's distance from it."""
     m = _load(r)
-    u, top = max(m.levels("utilization")), max(m.levels("fan_in"))
+    u, top = _heaviest(m)
     dctcp = m.of("missed", protocol="dctcp", initial_alpha=1.0, fan_in=top, utilization=u)
     return (f"raising the load until DCTCP misses {percent(dctcp, 0)} leaves D2TCP within {_load_gap(m):.2g} points of "
             "DCTCP")
