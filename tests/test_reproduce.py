@@ -13,8 +13,8 @@ import pytest
 
 from incast.cli import main
 from incast.reproduce import REPRODUCTIONS, pins
-from incast.reproduce.core import markdown, wall_time
-from incast.reproduce.verdict import DEVIATES, MATCHES, NOT_EXERCISED, VERDICTS
+from incast.reproduce.core import Outcome, join_outcomes, markdown, pyplot, table, wall_time
+from incast.reproduce.verdict import DEVIATES, MATCHES, NOT_EXERCISED, VERDICTS, Tolerance, ratio_claim
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +44,22 @@ def test_every_reproduction_writes_data_figure_and_report(quick_run: Path, rid: 
     md = (d / "report.md").read_text()
     assert report["title"] in md and "| claim (paper) |" in md
     assert set(report["simulations"]) == {"run", "cached"} and wall_time(report) in md
+
+
+def _outcome(value: float, claims: int = 1) -> Outcome:
+    fig, _ = pyplot().subplots()
+    return Outcome(claims=[ratio_claim("c", 2.0, value, tolerance=Tolerance(2.0, "test"))] * claims,
+                   tables={"t": table([{"x": 1, "y": value}])}, figure=fig, notes="setting")
+
+
+def test_runs_over_seeds_join_into_one_outcome() -> None:
+    joined = join_outcomes([_outcome(3.0), _outcome(5.0), _outcome(4.0)], [1, 2, 3])
+    (claim,) = joined.claims
+    assert claim.numbers == {"ours": [3.0, 5.0, 4.0]} and claim.verdict == MATCHES and "3 seeds" in claim.ours
+    assert joined.tables["t"].to_pylist() == [{"seed": s, "x": 1, "y": y} for s, y in ((1, 3.0), (2, 5.0), (3, 4.0))]
+    assert joined.notes.startswith("setting\n\nEvery run was made on seeds 1-3")
+    with pytest.raises(ValueError, match="same claims on every seed"):
+        join_outcomes([_outcome(3.0), _outcome(5.0, claims=2)], [1, 2])
 
 
 PINS = Path(__file__).with_name("reproduce_pins.json")
