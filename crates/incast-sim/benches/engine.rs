@@ -36,7 +36,7 @@ fn star_incast() -> Scenario {
             deadline: Some(DeadlineDist::Exponential { mean: Duration::from_ms(20), min: Duration::ZERO }),
             start: Instant::ZERO,
             rounds: 200,
-            round_gap: Duration::from_us(100),
+            round_starts: RoundStarts::AfterCompletion { gap: Duration::from_us(100) },
             options: options(),
         }],
         run: RunSpec::default(),
@@ -72,7 +72,7 @@ fn two_tier_oldi() -> Scenario {
                 deadline: Some(DeadlineDist::Fixed(Duration::from_ms(30))),
                 start: Instant::ZERO,
                 rounds: 10_000,
-                round_gap: Duration::from_ms(2),
+                round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(2) },
                 options: options(),
             }
         })

@@ -1,8 +1,11 @@
 //! Turns workload specifications into the flows of a run: D3's flow-burst microbenchmark (with
-//! closed-loop rounds), long-lived background flows, Poisson arrivals, explicit lists / traces and
-//! D2TCP's OLDI applications (`workload::oldi`).
+//! closed- or open-loop rounds, `workload::burst`), long-lived background flows, Poisson arrivals,
+//! explicit lists / traces and D2TCP's OLDI applications (`workload::oldi`).
 
+mod burst;
 mod oldi;
+
+pub(crate) use burst::Burst;
 
 use incast_proto::time::{Duration, Instant};
 
@@ -86,56 +89,8 @@ impl Arrivals {
     }
 }
 
-/// A flow-burst workload in progress. Rounds are drawn when they begin, so a run with thousands of
-/// rounds holds only the flows it has started.
-pub(crate) struct Burst {
-    workload: u32,
-    aggregator: u32,
-    workers: Vec<u32>,
-    size: SizeDist,
-    deadline: Option<DeadlineDist>,
-    options: FlowOptions,
-    rng: Rng,
-    rounds: u32,
-    gap: Duration,
-    /// Round most recently begun.
-    current: u32,
-    /// Flows of the current round not yet complete.
-    outstanding: u32,
-}
-
-impl Burst {
-    /// Draws the flows of the next round, starting at `at`, into `out`.
-    fn begin_round(&mut self, round: u32, at: Instant, out: &mut Vec<FlowPlan>) {
-        self.current = round;
-        self.outstanding = self.workers.len() as u32;
-        for &worker in &self.workers {
-            let s = sample_size(&self.size, &mut self.rng);
-            let d = self.deadline.as_ref().map(|d| sample_deadline(d, &mut self.rng));
-            let flow = FlowPlan::new(self.workload, &self.options, worker, self.aggregator, Some(s), at, d);
-            out.push(FlowPlan { round, ..flow });
-        }
-    }
-
-    /// One flow of the current round completed at `now`; when it was the last, draws the next
-    /// round (starting `gap` later) into `out` and returns true.
-    pub(crate) fn flow_completed(&mut self, now: Instant, out: &mut Vec<FlowPlan>) -> bool {
-        self.outstanding -= 1;
-        if self.outstanding > 0 || self.current + 1 >= self.rounds {
-            return false;
-        }
-        self.begin_round(self.current + 1, now + self.gap, out);
-        true
-    }
-
-    /// Whether rounds remain to be drawn.
-    #[cfg(test)]
-    pub(crate) fn has_more_rounds(&self) -> bool {
-        self.current + 1 < self.rounds
-    }
-}
-
-/// The flows known before the run, plus the generators of flow-burst rounds (indexed by workload).
+/// The flows known before the run, plus the generators of closed-loop flow-burst rounds (indexed
+/// by workload; `None` for every other workload, open-loop flow bursts included).
 #[derive(Default)]
 pub(crate) struct Plan {
     pub(crate) flows: Vec<FlowPlan>,
@@ -185,24 +140,16 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Res
         let w = w as u32;
         out.bursts.push(None);
         match spec {
-            WorkloadSpec::FlowBurst { aggregator, workers, size, deadline, start, rounds, round_gap, options } => {
-                let mut burst = Burst {
+            WorkloadSpec::FlowBurst { aggregator, workers, size, deadline, start, rounds, round_starts, options } => {
+                let responses = burst::Responses {
                     workload: w,
                     aggregator: *aggregator,
                     workers: workers.clone(),
                     size: size.clone(),
                     deadline: deadline.clone(),
                     options: options.clone(),
-                    rng,
-                    rounds: *rounds,
-                    gap: *round_gap,
-                    current: 0,
-                    outstanding: 0,
                 };
-                if *rounds > 0 {
-                    burst.begin_round(0, *start, sink.flows);
-                }
-                out.bursts[w as usize] = Some(burst);
+                out.bursts[w as usize] = burst::plan(responses, *start, *rounds, *round_starts, rng, &mut sink)?;
             }
             WorkloadSpec::LongFlows { pairs, start, options } => {
                 for &(src, dst) in pairs {
@@ -291,6 +238,7 @@ pub(crate) fn sample_deadline(dist: &DeadlineDist, rng: &mut Rng) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::RoundStarts;
 
     fn burst(rounds: u32) -> WorkloadSpec {
         WorkloadSpec::FlowBurst {
@@ -300,7 +248,7 @@ mod tests {
             deadline: Some(DeadlineDist::Exponential { mean: Duration::from_ms(20), min: Duration::ZERO }),
             start: Instant::ZERO,
             rounds,
-            round_gap: Duration::from_ms(1),
+            round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
             options: FlowOptions { protocol: None, priority: 0 },
         }
     }

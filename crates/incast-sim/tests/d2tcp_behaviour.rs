@@ -83,7 +83,7 @@ fn d2tcp_without_deadlines_is_dctcp_bit_for_bit() {
         deadline: None,
         start: Instant::ZERO,
         rounds: 5,
-        round_gap: Duration::from_us(100),
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_us(100) },
         options: options(),
     };
     for workload in [two_flows(Protocol::Dctcp, [None, None]).workloads.remove(0), burst] {

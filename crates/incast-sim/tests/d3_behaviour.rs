@@ -23,7 +23,7 @@ fn burst(senders: u32, seed: u64, protocol: Protocol) -> Scenario {
         deadline: Some(DeadlineDist::Exponential { mean: Duration::from_ms(30), min: Duration::ZERO }),
         start: Instant::ZERO,
         rounds: 5,
-        round_gap: Duration::from_ms(1),
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
         options: options(),
     };
     let mut s = scenario(star(senders + 1), protocol, 128_000, vec![burst]);
@@ -58,7 +58,7 @@ fn d3_small_lax_requests_below_one_header_unit_are_served() {
         deadline: Some(DeadlineDist::Fixed(Duration::from_ms(40))),
         start: Instant::ZERO,
         rounds: 1,
-        round_gap: Duration::from_ms(1),
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
         options: options(),
     };
     let mut s = scenario(star(11), Protocol::D3, 128_000, vec![burst]);

@@ -79,7 +79,7 @@ fn incast(protocol: Protocol, senders: u32) -> (u64, usize) {
         deadline: None,
         start: Instant::ZERO,
         rounds,
-        round_gap: Duration::from_ms(1),
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
         options: options(),
     };
     let mut s = scenario(star(senders + 1), protocol, 100 * 1500, vec![burst]);
@@ -112,7 +112,7 @@ fn same_seed_gives_identical_flow_table_and_another_seed_differs() {
         deadline: Some(DeadlineDist::Exponential { mean: Duration::from_ms(20), min: Duration::ZERO }),
         start: Instant::ZERO,
         rounds: 5,
-        round_gap: Duration::from_us(100),
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_us(100) },
         options: options(),
     };
     let s = scenario(star(21), Protocol::Dctcp, 100_000, vec![burst]);
@@ -154,7 +154,7 @@ fn tcppr_serves_short_deadlines_first() {
         deadline: Some(DeadlineDist::Uniform { lo: Duration::from_ms(10), hi: Duration::from_ms(50) }),
         start: Instant::ZERO,
         rounds: 10,
-        round_gap: Duration::from_ms(1),
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
         options: options(),
     };
     let mut s = scenario(star(31), Protocol::TcpPr, 100_000, vec![burst]);
@@ -195,7 +195,7 @@ fn stop_after_finite_flows_ends_with_the_last_burst_despite_a_long_flow() {
         deadline: None,
         start: Instant::ZERO + Duration::from_ms(5),
         rounds: 3,
-        round_gap: Duration::from_ms(1),
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
         options: options(),
     };
     let background = WorkloadSpec::LongFlows { pairs: vec![(4, 0)], start: Instant::ZERO, options: options() };
@@ -223,7 +223,7 @@ fn stack_incast(stack: Stack, protocol: Protocol, seed: u64, tcp: impl Fn(TcpCon
         deadline: Some(DeadlineDist::Exponential { mean: Duration::from_ms(20), min: Duration::ZERO }),
         start: Instant::ZERO,
         rounds: 20,
-        round_gap: Duration::from_ms(1),
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
         options: options(),
     };
     let mut s = scenario(star(41), protocol, 0, vec![burst]);

@@ -170,6 +170,7 @@ pub(crate) struct RawWorkload {
     pub(crate) deadlines: Option<Vec<Time>>,
     pub(crate) deadline_variance: Option<Name<DeadlineVariance>>,
     pub(crate) query_rate: Option<f64>,
+    pub(crate) query_interval: Option<Time>,
     pub(crate) utilization: Option<f64>,
     pub(crate) protocols: Option<Vec<Name<Protocol>>>,
     pub(crate) background: Option<bool>,

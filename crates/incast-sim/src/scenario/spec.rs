@@ -340,6 +340,31 @@ pub enum DeadlineDist {
     },
 }
 
+/// When the rounds of a flow-burst workload start. The first round of a closed loop starts at
+/// the workload's `start`; an open loop's rounds start on their own schedule, whether or not
+/// earlier rounds have finished, as the queries of a partition-aggregate benchmark do.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RoundStarts {
+    /// Closed loop: round r+1 starts `gap` after every flow of round r has completed (0: the
+    /// next query is issued as soon as the previous one is answered).
+    AfterCompletion {
+        /// Idle time between a round's last completion and the next round.
+        gap: Duration,
+    },
+    /// Open loop: round r starts at `start + r x interval` (D2TCP Section 4.1.3: "two servers
+    /// initiate long-lived flows of 10MB to the root, once every 80 ms").
+    Periodic {
+        /// Time between the starts of consecutive rounds, > 0.
+        interval: Duration,
+    },
+    /// Open loop: rounds start at the arrivals of a Poisson process, the first one exponential
+    /// gap after `start` (open-loop query arrivals of partition-aggregate benchmarks).
+    Poisson {
+        /// Mean rounds per second, > 0 and finite.
+        rate_per_sec: f64,
+    },
+}
+
 /// Options every workload shares.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowOptions {
@@ -352,8 +377,8 @@ pub struct FlowOptions {
 /// A source of flows.
 #[derive(Clone, Debug, PartialEq)]
 pub enum WorkloadSpec {
-    /// D3 Section 6.1.1: workers all answer one aggregator at the same instant. With `rounds` > 1,
-    /// round r+1 starts `round_gap` after every flow of round r has completed.
+    /// D3 Section 6.1.1: workers all answer one aggregator at the same instant, in `rounds`
+    /// rounds whose starts `round_starts` schedules (closed or open loop).
     FlowBurst {
         /// Receiver of every response.
         aggregator: HostIndex,
@@ -368,8 +393,8 @@ pub enum WorkloadSpec {
         start: Instant,
         /// Number of rounds.
         rounds: u32,
-        /// Idle time between a round's last completion and the next round.
-        round_gap: Duration,
+        /// When the rounds start: closed loop after completions, or open loop on a schedule.
+        round_starts: RoundStarts,
         /// Shared options.
         options: FlowOptions,
     },

@@ -55,6 +55,26 @@ macro_rules! malformed {
 }
 pub(super) use malformed;
 
+#[test]
+fn flow_burst_rounds_are_a_closed_loop_unless_a_query_rate_or_interval_schedules_them() {
+    let round_starts = |scenario: Scenario| match &scenario.workloads[0] {
+        WorkloadSpec::FlowBurst { rounds, round_starts, .. } => {
+            assert_eq!(*rounds, 4);
+            *round_starts
+        }
+        other => panic!("not a flow burst: {other:?}"),
+    };
+    let with = |keys: &str| round_starts(toml(&format!("{}rounds = 4\n{keys}", concat!(star!(), burst!()))));
+    assert_eq!(with(""), RoundStarts::AfterCompletion { gap: Duration::ZERO });
+    assert_eq!(with("round_gap = \"2ms\"\n"), RoundStarts::AfterCompletion { gap: Duration::from_ms(2) });
+    assert_eq!(with("query_interval = \"80ms\"\n"), RoundStarts::Periodic { interval: Duration::from_ms(80) });
+    assert_eq!(with("query_rate = 250.0\n"), RoundStarts::Poisson { rate_per_sec: 250.0 });
+    // JSON spells the keys the same way; an integer rate is a float like any other.
+    let json = r#"{"topology": {"kind": "star", "hosts": 4},
+                   "workload": [{"kind": "flow-burst", "rounds": 4, "query_rate": 250}]}"#;
+    assert_eq!(round_starts(parse_json(json, None).unwrap()), RoundStarts::Poisson { rate_per_sec: 250.0 });
+}
+
 fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
 }
@@ -125,7 +145,7 @@ fn minimal_scenario_gets_every_default() {
             deadline: None,
             start: Instant::ZERO,
             rounds: 1,
-            round_gap: Duration::ZERO,
+            round_starts: RoundStarts::AfterCompletion { gap: Duration::ZERO },
             options: FlowOptions {
                 protocol: None,
                 priority: 0,
@@ -240,7 +260,7 @@ fn explicit_values_override_defaults() {
             deadline: Some(DeadlineDist::Fixed(Duration::from_ms(25))),
             start: Instant::from_ps(1_000_000_000),
             rounds: 2,
-            round_gap: Duration::from_ms(3),
+            round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(3) },
             options: FlowOptions {
                 protocol: Some(Protocol::Tcp),
                 priority: 2

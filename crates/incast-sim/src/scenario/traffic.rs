@@ -12,7 +12,9 @@ use super::file::{
     SizeDistKind, Time, WorkloadKind,
 };
 use super::limits::{self, FlowBudget};
-use super::spec::{DeadlineDist, ExplicitFlow, FlowOptions, Protocol, RunSpec, SizeDist, SwitchSpec, WorkloadSpec};
+use super::spec::{
+    DeadlineDist, ExplicitFlow, FlowOptions, Protocol, RoundStarts, RunSpec, SizeDist, SwitchSpec, WorkloadSpec,
+};
 use super::validate::{
     count, err, finite, only_keys, positive, positive_time, required, Hosts, Result,
 };
@@ -67,6 +69,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
         ("deadlines", raw.deadlines.is_some()),
         ("deadline_variance", raw.deadline_variance.is_some()),
         ("query_rate", raw.query_rate.is_some()),
+        ("query_interval", raw.query_interval.is_some()),
         ("utilization", raw.utilization.is_some()),
         ("protocols", raw.protocols.is_some()),
         ("background", raw.background.is_some()),
@@ -84,6 +87,8 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
             "start",
             "rounds",
             "round_gap",
+            "query_rate",
+            "query_interval",
         ],
         WorkloadKind::LongFlows => &["pairs", "start"],
         WorkloadKind::Poisson => &["rate", "hosts", "destinations", "size", "deadline", "start", "stop"],
@@ -155,7 +160,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
             let flows = senders as f64 * f64::from(rounds);
             context.flows.charge(|| join(p, key), flows, |n| format!("{senders} senders x {rounds} rounds = {n} flows"))?;
             let senders = count(|| join(p, "senders"), senders, 1, context.run.max_flows)?;
-            limits::within_horizon(|| join(p, "round_gap"), raw.round_gap, context.run)?;
+            let round_starts = round_starts(p, raw.round_gap, raw.query_rate, raw.query_interval, start, rounds, context.run)?;
             let workers = (0..senders as usize)
                 .map(|i| worker_hosts[i % worker_hosts.len()])
                 .collect();
@@ -166,7 +171,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
                 deadline: deadline(raw.deadline)?,
                 start,
                 rounds,
-                round_gap: Duration::from_ps(raw.round_gap.map_or(0, |t| t.0)),
+                round_starts,
                 options,
             }
         }
@@ -269,6 +274,62 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
         }
         WorkloadKind::Oldi => WorkloadSpec::Oldi(oldi::workload(p, raw, context, start, options)?),
     })
+}
+
+/// When the `rounds` rounds of the flow-burst workload at `p` start: after completions
+/// (`round_gap`, the closed loop and the default) or on a schedule of their own (`query_rate` or
+/// `query_interval`, an open loop), whose last round must start before the horizon.
+fn round_starts(
+    p: &str,
+    round_gap: Option<Time>,
+    query_rate: Option<f64>,
+    query_interval: Option<Time>,
+    start: Instant,
+    rounds: u32,
+    run: &RunSpec,
+) -> Result<RoundStarts> {
+    let given = [
+        ("round_gap", round_gap.is_some()),
+        ("query_rate", query_rate.is_some()),
+        ("query_interval", query_interval.is_some()),
+    ];
+    if let Some(&(second, _)) = given.iter().filter(|(_, present)| *present).nth(1) {
+        return Err(err(join(p, second), "give at most one of round_gap, query_rate and query_interval"));
+    }
+    // `how` gives the last round's start as the keys produce it, `remedy` the keys that move it.
+    let before_horizon = |key: &str, last: Instant, how: String, remedy: &str| match limits::late_start(last, run) {
+        Some(message) => Err(err(join(p, key), format!("the last round ({how}) {message}; {remedy}"))),
+        None => Ok(()),
+    };
+    let from_zero = limits::seconds(start.saturating_since(Instant::ZERO));
+    if let Some(rate) = query_rate {
+        let rate = finite(&join(p, "query_rate"), rate)?;
+        if rate <= 0.0 {
+            return Err(err(
+                join(p, "query_rate"),
+                format!("must be greater than 0 rounds per second (found {rate})"),
+            ));
+        }
+        // Random starts may land later; the expectation is what the file can be held to.
+        let expected = start + Duration::from_secs_f64(f64::from(rounds) / rate);
+        // Debug writes an extreme rate as 1e-300, not as 300 digits.
+        let how = format!("expected at start + rounds / query_rate = {from_zero} + {rounds} / {rate:?} per s");
+        before_horizon("query_rate", expected, how, "raise run.horizon or query_rate, or lower rounds")?;
+        return Ok(RoundStarts::Poisson { rate_per_sec: rate });
+    }
+    if let Some(interval) = query_interval {
+        let interval = positive_time(|| join(p, "query_interval"), Some(interval), Duration::ZERO)?;
+        let last = start + interval.saturating_mul(u64::from(rounds - 1));
+        let how = format!(
+            "at start + (rounds - 1) x query_interval = {from_zero} + {} x {}",
+            rounds - 1,
+            limits::seconds(interval)
+        );
+        before_horizon("query_interval", last, how, "raise run.horizon, or shorten query_interval or lower rounds")?;
+        return Ok(RoundStarts::Periodic { interval });
+    }
+    limits::within_horizon(|| join(p, "round_gap"), round_gap, run)?;
+    Ok(RoundStarts::AfterCompletion { gap: Duration::from_ps(round_gap.map_or(0, |t| t.0)) })
 }
 
 /// `hosts` of the workload at `p`: distinct existing hosts, at least 2; every host if not given.
@@ -521,4 +582,46 @@ fn deadline_dist(p: &str, raw: RawDeadlineDist) -> Result<DeadlineDist> {
             min: Duration::from_ps(t.min.map_or(0, |m| m.0)),
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{assert_bad, burst, malformed, star, toml};
+
+    /// A one-second horizon.
+    macro_rules! one_second {
+        () => {
+            "[run]\nhorizon = \"1s\"\n"
+        };
+    }
+
+    #[test]
+    fn open_loop_rounds_may_start_until_just_before_the_horizon() {
+        // Periodic: the tenth round starts at 0.9 s; Poisson: the expected last start is 10 / 10.5 s.
+        toml(concat!(star!(), one_second!(), burst!(), "rounds = 10\nquery_interval = \"100ms\"\n"));
+        toml(concat!(star!(), one_second!(), burst!(), "rounds = 10\nquery_rate = 10.5\n"));
+        // One round never waits for an interval, however long.
+        toml(concat!(star!(), one_second!(), burst!(), "query_interval = \"1000s\"\n"));
+    }
+
+    malformed! {
+        round_gap_and_query_rate: concat!(star!(), burst!(), "round_gap = \"1ms\"\nquery_rate = 10.0\n"), "workload[0].query_rate", "give at most one of round_gap, query_rate and query_interval";
+        round_gap_and_query_interval: concat!(star!(), burst!(), "round_gap = \"1ms\"\nquery_interval = \"80ms\"\n"), "workload[0].query_interval", "give at most one of round_gap, query_rate and query_interval";
+        query_rate_and_query_interval: concat!(star!(), burst!(), "query_rate = 10.0\nquery_interval = \"80ms\"\n"), "workload[0].query_interval", "give at most one of round_gap, query_rate and query_interval";
+        zero_query_rate: concat!(star!(), burst!(), "query_rate = 0.0\n"), "workload[0].query_rate", "must be greater than 0 rounds per second (found 0)";
+        negative_query_rate: concat!(star!(), burst!(), "query_rate = -5.0\n"), "workload[0].query_rate", "must be greater than 0 rounds per second (found -5)";
+        nan_query_rate: concat!(star!(), burst!(), "query_rate = nan\n"), "workload[0].query_rate", "must be a finite number (found NaN)";
+        infinite_query_rate: concat!(star!(), burst!(), "query_rate = inf\n"), "workload[0].query_rate", "must be a finite number (found inf)";
+        query_rate_string: concat!(star!(), burst!(), "query_rate = \"10/s\"\n"), "workload[0].query_rate", "invalid type: string";
+        zero_query_interval: concat!(star!(), burst!(), "query_interval = \"0ms\"\n"), "workload[0].query_interval", "must be positive (found 0)";
+        negative_query_interval: concat!(star!(), burst!(), "query_interval = \"-80ms\"\n"), "workload[0].query_interval", "must not be negative";
+        query_interval_without_unit: concat!(star!(), burst!(), "query_interval = 80\n"), "workload[0].query_interval", "a time string";
+        periodic_last_round_at_horizon: concat!(star!(), one_second!(), burst!(), "rounds = 11\nquery_interval = \"100ms\"\n"), "workload[0].query_interval", "the last round (at start + (rounds - 1) x query_interval = 0 s + 10 x 0.1 s) starts at or after the run's horizon (1 s >= run.horizon = 1 s), so it would never run; raise run.horizon, or shorten query_interval or lower rounds";
+        periodic_rounds_from_a_late_start: concat!(star!(), one_second!(), burst!(), "start = \"500ms\"\nrounds = 6\nquery_interval = \"100ms\"\n"), "workload[0].query_interval", "= 0.5 s + 5 x 0.1 s) starts at or after the run's horizon (1 s >=";
+        periodic_rounds_past_the_end_of_time: concat!(star!(), burst!(), "rounds = 4000\nquery_interval = \"1e7s\"\n"), "workload[0].query_interval", "starts at or after the run's horizon";
+        poisson_expected_last_round_at_horizon: concat!(star!(), one_second!(), burst!(), "rounds = 10\nquery_rate = 10.0\n"), "workload[0].query_rate", "the last round (expected at start + rounds / query_rate = 0 s + 10 / 10.0 per s) starts at or after the run's horizon (1 s >= run.horizon = 1 s), so it would never run; raise run.horizon or query_rate, or lower rounds";
+        poisson_rate_too_slow_for_any_horizon: concat!(star!(), burst!(), "query_rate = 1e-300\n"), "workload[0].query_rate", "0 s + 1 / 1e-300 per s) starts at or after the run's horizon";
+        open_loop_rounds_still_count_against_max_flows: concat!(star!(), burst!(), "rounds = 4000000000\nquery_rate = 1e9\n"), "workload[0].rounds", "3 senders x 4000000000 rounds = 1.20e10 flows";
+        query_interval_on_another_kind: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\nstop = \"1s\"\nquery_interval = \"1ms\"\n"), "workload[0].query_interval", "does not apply to kind = \"poisson\"";
+    }
 }
