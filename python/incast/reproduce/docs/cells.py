@@ -23,7 +23,8 @@ def number(e: Optional[Estimate], spec: str = "{:.1f}", *, scale: float = 1.0, u
     text = spec.format(scale * e.mean) + unit
     low, high = (_unsigned_zero(spec.format(scale * x)) for x in (e.low, e.high))
     if e.seeds > 1 and low != high:
-        text += f" ({low} to {high})" if low.startswith("-") or high.startswith("-") else f" ({low}-{high})"
+        signed = any(b.startswith(("-", "+")) for b in (low, high))
+        text += f" ({low} to {high})" if signed else f" ({low}-{high})"
     return text
 
 

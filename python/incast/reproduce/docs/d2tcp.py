@@ -1,6 +1,6 @@
 """The generated blocks of docs/results-d2tcp.md (and the README's summary of it): the D2TCP
-paper's OLDI figures and tables and the `d2tcp-load` sensitivity run, from the reports of
-`incast.reproduce.d2tcp`.
+paper's testbed experiment (Figure 7, `incast.reproduce.d2tcp_testbed`), its OLDI figures and
+tables and the `d2tcp-load` sensitivity run (`incast.reproduce.d2tcp`), from their reports.
 
 Missed fractions are shown in percent to two decimals, and as a bare `0` when nothing at all
 was missed, so that "no message missed" reads apart from "a few in a hundred thousand".
@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional,
 
 from incast.reproduce.core import verdict_text
 from incast.reproduce.d2tcp import LABELS, MIX_LABELS, PROTOCOLS
+from incast.reproduce.d2tcp_testbed import LABELS as TESTBED_LABELS
+from incast.reproduce.d2tcp_testbed import PAPER_LONG_MBPS_40, PAPER_MISSED_40, SMALLEST_RESPONSES, VARIANTS
 from incast.reproduce.docs import cells
 from incast.reproduce.docs.cells import number, percent
 from incast.reproduce.docs.committed import Reproductions
@@ -47,6 +49,81 @@ def _largest_gap(means: Iterable[Tuple[SeedMeans, Dict[str, Any], str]]) -> Tupl
         if gap > best[0]:
             best = (gap, where)
     return best
+
+
+# --- Figure 7: the 10 Gbps testbed -------------------------------------------------------------
+
+
+def _fig7(r: Reproductions) -> SeedMeans:
+    return seed_means(r.table("d2tcp-fig7", "figure7"), ["missed", "long_mbps"], ignore=["responses", "long_flows"])
+
+
+def _fig7_setting(m: SeedMeans, variant: str, fan_in: int, smallest: str = SMALLEST_RESPONSES[0]) -> Dict[str, Any]:
+    queries = m.levels("queries")[0]
+    return {"variant": variant, "fan_in": fan_in, "smallest_response": smallest, "queries": queries}
+
+
+def fig7_missed(r: Reproductions) -> str:
+    """Missed deadlines (%) per scheme and fan-in, the main smallest response, beside the paper's
+    testbed numbers at fan-in 40."""
+    m = _fig7(r)
+    fans = m.levels("fan_in")
+    rows = []
+    for v in VARIANTS:
+        paper = PAPER_MISSED_40.get(v)
+        rows.append([TESTBED_LABELS[v]]
+                    + [number(m.of("missed", **_fig7_setting(m, v, n)), "{:.1f}") for n in fans]
+                    + [f"{paper:g}" if paper is not None else ""])
+    return cells.table(["missed deadlines, %", *(str(n) for n in fans), "paper at 40 (testbed)"], rows)
+
+
+def fig7_reduction(r: Reproductions) -> str:
+    """Inline: D2TCP's reduction of DCTCP's missed deadlines at fan-in 30 and the largest."""
+    table = r.table("d2tcp-fig7", "figure7")
+    main = SMALLEST_RESPONSES[0]
+
+    def reductions(rows: "pa.Table") -> Dict[int, Optional[float]]:
+        at = {(f["variant"], f["fan_in"]): f["missed"] for f in rows.to_pylist() if f["smallest_response"] == main}
+        return {n: 100 * (1 - at[("d2tcp", n)] / at[("dctcp", n)]) if at[("dctcp", n)] else None
+                for (v, n) in at if v == "dctcp"}
+
+    cut = per_seed(table, reductions)
+    shown = [n for n in (30, max(cut)) if n in cut]
+    return ", ".join(f"{number(cut[n], '{:.0f}', unit='%')} at fan-in {n}" for n in dict.fromkeys(shown))
+
+
+def fig7_smallest(r: Reproductions) -> str:
+    """Missed deadlines at the largest fan-in for each smallest response size tried."""
+    m = _fig7(r)
+    top = max(m.levels("fan_in"))
+    rows = []
+    for s in m.levels("smallest_response"):
+        if ("dctcp", top, s) not in {(k[0], k[1], k[2]) for k in m.cells}:
+            continue
+        dctcp, d2tcp = (m.of("missed", **_fig7_setting(m, v, top, s)) for v in ("dctcp", "d2tcp"))
+        rows.append([f"{s} to 500 KB", number(dctcp, "{:.1f}"), number(d2tcp, "{:.1f}")])
+    order = {s: i for i, s in enumerate(SMALLEST_RESPONSES)}
+    rows.sort(key=lambda row: order.get(row[0].split(" ")[0], len(order)))
+    return cells.table([f"responses (fan-in {top})", "DCTCP missed, %", "D2TCP missed, %"], rows)
+
+
+def fig7_long_flows(r: Reproductions) -> str:
+    """Inline: the long flows' throughput at the largest fan-in, against the paper's."""
+    m = _fig7(r)
+    top = max(m.levels("fan_in"))
+    return ", ".join(f"{TESTBED_LABELS[v]} {number(m.of('long_mbps', **_fig7_setting(m, v, top)), '{:.0f}')} Mbps "
+                     f"(paper: {PAPER_LONG_MBPS_40[v]:g})" for v in ("dctcp", "d2tcp"))
+
+
+def fig7_past_deadline(r: Reproductions) -> str:
+    """Inline: D2TCP with d = n past the deadline against d = 1, per fan-in."""
+    table = r.table("d2tcp-fig7", "past_deadline")
+
+    def gaps(rows: "pa.Table") -> Dict[int, Optional[float]]:
+        return {f["fan_in"]: f["d_max"] - f["d_one"] for f in rows.to_pylist()}
+
+    gap = per_seed(table, gaps)
+    return ", ".join(f"{number(gap[n], '{:+.2f}')} at {n}" for n in sorted(gap))
 
 
 # --- Figures 9-11: missed deadlines by fan-in ------------------------------------------------------
@@ -340,6 +417,11 @@ def load_verdict(r: Reproductions) -> str:
 
 RENDERERS: Dict[str, Renderer] = {
     "d2tcp-headline": headline,
+    "d2tcp-fig7-missed": fig7_missed,
+    "d2tcp-fig7-reduction": fig7_reduction,
+    "d2tcp-fig7-smallest": fig7_smallest,
+    "d2tcp-fig7-long-flows": fig7_long_flows,
+    "d2tcp-fig7-past-deadline": fig7_past_deadline,
     "d2tcp-fig10-missed": fig10_missed,
     "d2tcp-fig9-per-port": fig9_per_port,
     "d2tcp-fig11-range": fig11_range,
