@@ -112,7 +112,7 @@ def fan_ins(ctx: Context) -> List[int]:
     return [20, 40] if ctx.quick else [20, 25, 30, 35, 40]
 
 
-def _points(ctx: Context, queries: int) -> List[Tuple[str, int, str]]:
+def _points(ctx: Context) -> List[Tuple[str, int, str]]:
     """(variant, fan-in, smallest response) of every run: every scheme at every fan-in with the
     main lower bound, and DCTCP and D2TCP at the largest fan-in with the other lower bounds."""
     top = max(fan_ins(ctx))
@@ -124,7 +124,7 @@ def _points(ctx: Context, queries: int) -> List[Tuple[str, int, str]]:
 
 def _run(ctx: Context) -> Tuple["pa.Table", int]:
     queries = 100 if ctx.quick else 1000
-    points = _points(ctx, queries)
+    points = _points(ctx)
     rates = [query_rate(n, s) for _, n, s in points]
     result = ctx.sweep("d2tcp-testbed", testbed_scenario(queries), zips=[{
         "transport.protocol": [VARIANTS[v][0] for v, _, _ in points],
