@@ -96,14 +96,11 @@ def fig7_smallest(r: Reproductions) -> str:
     """Missed deadlines at the largest fan-in for each smallest response size tried."""
     m = _fig7(r)
     top = max(m.levels("fan_in"))
+    run = {k[2] for k in m.cells if k[:2] == ("dctcp", top)}
     rows = []
-    for s in m.levels("smallest_response"):
-        if ("dctcp", top, s) not in {(k[0], k[1], k[2]) for k in m.cells}:
-            continue
+    for s in (s for s in SMALLEST_RESPONSES if s in run):
         dctcp, d2tcp = (m.of("missed", **_fig7_setting(m, v, top, s)) for v in ("dctcp", "d2tcp"))
         rows.append([f"{s} to 500 KB", number(dctcp, "{:.1f}"), number(d2tcp, "{:.1f}")])
-    order = {s: i for i, s in enumerate(SMALLEST_RESPONSES)}
-    rows.sort(key=lambda row: order.get(row[0].split(" ")[0], len(order)))
     return cells.table([f"responses (fan-in {top})", "DCTCP missed, %", "D2TCP missed, %"], rows)
 
 
@@ -366,12 +363,17 @@ def _heaviest(m: SeedMeans) -> Tuple[float, int]:
     return max(m.levels("utilization")), max(m.levels("fan_in"))
 
 
+def _at_heaviest(m: SeedMeans, value: str, protocol: str) -> Estimate:
+    """`value` of `protocol` (Linux's initial alpha) at the load sweep's highest load and fan-in."""
+    u, top = _heaviest(m)
+    return m.of(value, protocol=protocol, initial_alpha=1.0, fan_in=top, utilization=u)
+
+
 def load_top(r: Reproductions) -> str:
     """Inline: DCTCP's and D3's missed deadlines at the highest load, fan-in 40."""
     m = _load(r)
-    u, top = _heaviest(m)
-    dctcp = m.of("missed", protocol="dctcp", initial_alpha=1.0, fan_in=top, utilization=u)
-    d3 = m.of("missed", protocol="d3", initial_alpha=1.0, fan_in=top, utilization=u)
+    u, _ = _heaviest(m)
+    dctcp, d3 = _at_heaviest(m, "missed", "dctcp"), _at_heaviest(m, "missed", "d3")
     return (f"at {100 * u:.0f}%, DCTCP ({percent(dctcp, 0)}) approaches the paper's \"about 25%\" and D3 "
             f"({percent(d3, 0)})")
 
@@ -385,7 +387,7 @@ def load_no_timeout(r: Reproductions) -> str:
     """Inline: the share of DCTCP's missed messages without a timeout at the highest load."""
     m = _load(r)
     u, top = _heaviest(m)
-    e = m.of("missed_with_timeout", protocol="dctcp", initial_alpha=1.0, fan_in=top, utilization=u)
+    e = _at_heaviest(m, "missed_with_timeout", "dctcp")
     return (f"at fan-in {top} and {100 * u:.0f}% load "
             f"{percent(Estimate(1 - e.mean, 1 - e.high, 1 - e.low, e.seeds), 0)} of DCTCP's missed messages")
 
@@ -404,8 +406,7 @@ def load_background(r: Reproductions) -> str:
 def load_headline(r: Reproductions) -> str:
     """Inline (README): the load at which DCTCP misses the most, and D2TCP's distance from it."""
     m = _load(r)
-    u, top = _heaviest(m)
-    dctcp = m.of("missed", protocol="dctcp", initial_alpha=1.0, fan_in=top, utilization=u)
+    dctcp = _at_heaviest(m, "missed", "dctcp")
     return (f"raising the load until DCTCP misses {percent(dctcp, 0)} leaves D2TCP within {_load_gap(m):.2g} points of "
             "DCTCP")
 
