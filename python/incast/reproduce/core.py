@@ -35,6 +35,13 @@ def pyplot() -> Any:
     return plt
 
 
+def varied_value(value: Any) -> Any:
+    """A list or table a sweep varied, as the flow table stores it (JSON text), back as a value."""
+    import json
+
+    return json.loads(value) if isinstance(value, str) else value
+
+
 def table(rows: List[Dict[str, Any]]) -> "pa.Table":
     """An Arrow table from rows of a figure's data."""
     import pyarrow as pa

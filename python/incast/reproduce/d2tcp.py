@@ -13,10 +13,12 @@ occur, and says which claims hold there.
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from incast.reproduce.core import Context, Outcome, Reproduction, line_figure, pyplot, table
+from incast.reproduce.core import Context, Outcome, Reproduction, line_figure, pyplot, table, varied_value
 from incast.reproduce.verdict import (
     PRINTED,
     READ_OFF_FIGURE,
@@ -43,7 +45,7 @@ VARIANCE = "workload.0.deadline_variance"
 UTILIZATION = 0.15
 # The TCP stack of these reproductions, stated so that incast's default stack can change without
 # changing them: the d3-testbed stack they were first built on (IW 2, no SACK, no delayed ACKs,
-# instant ECN cuts). The paper's own simulator, ns-3 of 2012, is the `ns3-2012` stack (issue 13).
+# instant ECN cuts). The paper's own simulator, ns-3 of 2012, is the `NS3_2012` setting below.
 STACK = "d3-testbed"
 # The paper's buffers, and the sensitivity setting: ns-3's queues of 2012 were per device.
 PAPER_SWITCH = {"shared_buffer": "4MB", "core_buffer": "100MB", "ecn_threshold": "auto"}
@@ -51,16 +53,105 @@ PAPER_SWITCH = {"shared_buffer": "4MB", "core_buffer": "100MB", "ecn_threshold":
 # one segment; its routers count one 1500 B packet per the paper's average RTT of 200 us, 60 Mbps.
 D3_BASE_RATE = {"base_grant": "one-segment", "base_rate": "60Mbps"}
 PER_PORT_SWITCH = {"buffer": "100KB", "core_buffer": "100MB", "ecn_threshold": "auto"}
+# ns-3's point-to-point DropTailQueue of 2012 held 100 packets of any size (`MaxPackets`, its
+# default, in `Packets` mode); the paper enabled "the marking of CE bits in the switch model of
+# ns-3", so marking stays at DCTCP's K = 20 packets for 1 Gbps. The fabric switch's "large
+# buffers" the paper leaves unsized; we keep 100 MB as in the main setting.
+NS3_SWITCH = {"buffer": "100pkts", "core_buffer": "100MB", "ecn_threshold": "auto"}
 
 
-def oldi_scenario(ctx: Context, *, background: bool = False, switch: Optional[Mapping[str, Any]] = None,
-                  variance: str = "medium", deadlines_ms: Sequence[float] = BASE_DEADLINES_MS) -> Dict[str, Any]:
-    """D2TCP Section 4.2.1 as a scenario; `ctx.quick` shortens the run to 0.2 s."""
+NOT_CONGESTED = ("under the paper's printed settings our network is barely congested: 15% of a parent's downlink "
+                 "with 4 MB shared ToR buffers absorbs every fan-in burst, so no scheme misses many deadlines and "
+                 "there is little for D2TCP to improve; the paper calibrated its workload further without "
+                 "printing how (Section 4.2.1). The sensitivity panel (100 KB per port) shows the regime with "
+                 "losses; there DCTCP and D2TCP coincide on 2-18 KB messages, whose windows never leave the "
+                 "two-segment floor long enough for alpha^d to differ from alpha")
+
+
+HIGH_VARIANCE = ("with high variance (exponential deadlines with no floor, as the paper specifies) most misses are "
+                 "deadlines shorter than a message needs on an idle network, which no congestion control can meet; "
+                 "DCTCP and D2TCP miss the same messages, since 2-18 KB messages never leave the two-segment floor "
+                 "long enough for alpha^d to differ from alpha")
+
+NS3_STALLS = ("under ns-3's TCP of 2012 a message's first segment waits out the 20 ms minimum RTO: the initial "
+              "window is one 536 B segment and the receiver holds its ACK until a second segment arrives or 200 ms "
+              "pass, so the sender times out first (an odd last segment adds a spurious timeout after delivery). "
+              "These stalls set a floor under the misses: at the smallest fan-in, where nothing queues, TCP, "
+              "DCTCP and D2TCP miss the same share, the messages given less than about 20 ms. DCTCP's and "
+              "D2TCP's ECN cuts floor at one segment and bring the stall back mid-message; D2TCP cuts "
+              "far-deadline messages (d < 1) harder and times out more often per message, so it misses more, not "
+              "fewer. Without delayed ACKs (the sensitivity panel) the stalls are gone")
+NS3_D3 = ("D3's end hosts are not ns-3's TCP (the paper wrote D3's end-host protocol itself): they send at "
+          "their granted rate, not from a window of one segment that waits for a delayed ACK, so the stalls that "
+          "delay DCTCP's messages do not delay D3's (alone on the network a 2-18 KB D3 message takes under 1 ms; "
+          "its timeouts, from the delayed ACK of a last segment, come after delivery), and 15% load through "
+          "100-packet queues leaves it almost nothing to miss")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """The network stack one set of D2TCP reproductions runs under, and the sensitivity panel
+    shown beside it: the same reproductions run under each, so that each figure can be read
+    under our default reading of the paper and under its own simulator's defaults."""
+
+    prefix: str
+    """Prepended to reproduction ids and sweep names after `d2tcp-`: "" or "ns3-"."""
+    label: str
+    """The main panel, as a figure title says it."""
+    transport: Mapping[str, Any]
+    switch: Mapping[str, Any]
+    sensitivity_label: str
+    sensitivity_tag: str
+    """The sensitivity panel, and the name of its sweeps."""
+    sensitivity_transport: Mapping[str, Any]
+    sensitivity_switch: Mapping[str, Any]
+    """The sensitivity panel's `transport` (before the protocol and min RTO) and `switch`."""
+    where: str
+    """The main panel in a sentence's words: "the paper's settings"."""
+    panel_column: str
+    panels: Tuple[str, str]
+    """How tables name the panels: a column, and its value for the main and the sensitivity panel."""
+    why: str
+    """Why the main panel's missed deadlines stay off the paper's, for the claims that depend on them."""
+    why_high_variance: str
+    why_d3: str
+    """Why D3's missed deadlines in the main panel stay off the paper's."""
+
+    def sweep(self, name: str) -> str:
+        return f"d2tcp-{self.prefix}{name}"
+
+
+# Our reading of the paper: every number it prints, on the d3-testbed stack.
+PRINTED_SETTING = Setting(
+    prefix="", label="4 MB shared ToR buffers (paper)", transport={"stack": STACK}, switch=PAPER_SWITCH,
+    sensitivity_label="100 KB per port (sensitivity)", sensitivity_tag="perport",
+    sensitivity_transport={"stack": STACK}, sensitivity_switch=PER_PORT_SWITCH,
+    where="the paper's settings", panel_column="buffers", panels=("4MB shared", "100KB per port"),
+    why=NOT_CONGESTED, why_high_variance=HIGH_VARIANCE, why_d3=NOT_CONGESTED)
+# The paper's simulator (Section 4.2.1: "on top of ns-3's TCP New Reno"): the `ns3-2012` stack
+# (docs/scenario.md: ns-3.12-3.15's TcpSocket defaults, 536 B segments, IW 1, delayed ACKs of 2
+# segments or 200 ms, DCTCP's alpha from 0 and its cut floored at one segment as the 2013 ns-3
+# D2TCP port) with ns-3's per-device drop-tail queues of 100 packets. Every setting together, not
+# one at a time. The sensitivity panel turns off the one default that dominates the result.
+NS3_2012 = Setting(
+    prefix="ns3-", label="ns-3 of 2012: its TCP, 100-packet queues per port", transport={"stack": "ns3-2012"},
+    switch=NS3_SWITCH, sensitivity_label="the same without delayed ACKs (sensitivity)", sensitivity_tag="nodelack",
+    sensitivity_transport={"stack": "ns3-2012", "delayed_ack": False}, sensitivity_switch=NS3_SWITCH,
+    where="ns-3 of 2012", panel_column="stack", panels=("ns3-2012", "ns3-2012 without delayed ACKs"),
+    why=NS3_STALLS, why_high_variance=NS3_STALLS, why_d3=NS3_D3)
+
+
+def oldi_scenario(ctx: Context, setting: Setting = PRINTED_SETTING, *, sensitivity: bool = False,
+                  background: bool = False, variance: str = "medium",
+                  deadlines_ms: Sequence[float] = BASE_DEADLINES_MS) -> Dict[str, Any]:
+    """D2TCP Section 4.2.1 as a scenario under `setting` (its sensitivity panel's with
+    `sensitivity`); `ctx.quick` shortens the run to 0.2 s."""
     duration = 0.2 if ctx.quick else 1.0
+    transport = setting.sensitivity_transport if sensitivity else setting.transport
     return {
         "topology": {"kind": "two-tier", "racks": 25, "hosts_per_rack": 40, "link_rate": "1Gbps", "link_delay": "20us"},
-        "switch": dict(switch or PAPER_SWITCH),
-        "transport": {"stack": STACK, "protocol": "d2tcp", "min_rto": "20ms"},
+        "switch": dict(setting.sensitivity_switch if sensitivity else setting.switch),
+        "transport": {**transport, "protocol": "d2tcp", "min_rto": "20ms"},
         "d3": dict(D3_BASE_RATE),
         "workload": [{
             "kind": "oldi",
@@ -130,27 +221,6 @@ def _run(ctx: Context, name: str, scenario: Mapping[str, Any], grid: Mapping[str
     return result.flows(), end, summary
 
 
-def _json(value: Any) -> Any:
-    """A varied list as the sweep stored it (a JSON text column) back as a list."""
-    import json
-
-    return json.loads(value) if isinstance(value, str) else value
-
-
-NOT_CONGESTED = ("under the paper's printed settings our network is barely congested: 15% of a parent's downlink "
-                 "with 4 MB shared ToR buffers absorbs every fan-in burst, so no scheme misses many deadlines and "
-                 "there is little for D2TCP to improve; the paper calibrated its workload further without "
-                 "printing how (Section 4.2.1). The sensitivity panel (100 KB per port) shows the regime with "
-                 "losses; there DCTCP and D2TCP coincide on 2-18 KB messages, whose windows never leave the "
-                 "two-segment floor long enough for alpha^d to differ from alpha")
-
-
-HIGH_VARIANCE = ("with high variance (exponential deadlines with no floor, as the paper specifies) most misses are "
-                 "deadlines shorter than a message needs on an idle network, which no congestion control can meet; "
-                 "DCTCP and D2TCP miss the same messages, since 2-18 KB messages never leave the two-segment floor "
-                 "long enough for alpha^d to differ from alpha")
-
-
 def fewer_missed_claim(claim: str, cells: Mapping[Tuple[str, int], float], fans: Sequence[int], *, why: str,
                        setting: str) -> Claim:
     """D2TCP misses strictly fewer deadlines than both DCTCP and D3 at every fan-in of `fans`
@@ -173,28 +243,33 @@ def fewer_missed_claim(claim: str, cells: Mapping[Tuple[str, int], float], fans:
 # --- Figures 9-11: missed deadlines against fan-in, three variances; Figure 12; Table 1 --------
 
 
-def _variance_sweep(ctx: Context, variance: str, switch: Mapping[str, Any] = PAPER_SWITCH,
-                    tag: str = "paper") -> Tuple["pa.Table", Dict[int, float], "pa.Table"]:
+def _variance_sweep(ctx: Context, variance: str, setting: Setting = PRINTED_SETTING,
+                    sensitivity: bool = False) -> Tuple["pa.Table", Dict[int, float], "pa.Table"]:
     """Every protocol at every fan-in for one deadline variance: the runs Figures 9-12 and
     Table 1 share (one definition, so they always hit the same cached sweep)."""
-    return _run(ctx, f"d2tcp-{tag}-{variance}", oldi_scenario(ctx, switch=switch, variance=variance),
+    tag = setting.sensitivity_tag if sensitivity else "paper"
+    return _run(ctx, setting.sweep(f"{tag}-{variance}"),
+                oldi_scenario(ctx, setting, sensitivity=sensitivity, variance=variance),
                 grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
 
 
-def _variance_runs(ctx: Context, variance: str, switch: Mapping[str, Any], tag: str) -> Dict[Tuple[str, int], float]:
-    flows, end, _ = _variance_sweep(ctx, variance, switch, tag)
-    return missed_fraction(flows, (PROTOCOL, FAN_IN), end)
+def _variance_runs(ctx: Context, variance: str, setting: Setting,
+                   sensitivity: bool = False) -> Tuple[Dict[Tuple[str, int], float], Dict[Tuple[str, int], float]]:
+    """Missed deadlines, and retransmission timeouts per message, by protocol and fan-in."""
+    flows, end, _ = _variance_sweep(ctx, variance, setting, sensitivity)
+    judged = judged_messages(flows, end)
+    return mean_by(judged, "missed", (PROTOCOL, FAN_IN)), mean_by(judged, "timeouts", (PROTOCOL, FAN_IN))
 
 
-def _missed_figure(ctx: Context, variance: str, figure: int) -> Outcome:
-    paper = _variance_runs(ctx, variance, PAPER_SWITCH, "paper")
-    sens = _variance_runs(ctx, variance, PER_PORT_SWITCH, "perport")
-    rows = [{"buffers": b, "protocol": p, "fan_in": n, "missed": v}
-            for b, cells in (("4MB shared", paper), ("100KB per port", sens)) for (p, n), v in sorted(cells.items())]
+def _missed_figure(ctx: Context, variance: str, figure: int, setting: Setting) -> Outcome:
+    paper, paper_timeouts = _variance_runs(ctx, variance, setting)
+    sens, sens_timeouts = _variance_runs(ctx, variance, setting, sensitivity=True)
+    rows = [{setting.panel_column: b, "protocol": p, "fan_in": n, "missed": v, "timeouts_per_message": timeouts[(p, n)]}
+            for b, cells, timeouts in zip(setting.panels, (paper, sens), (paper_timeouts, sens_timeouts))
+            for (p, n), v in sorted(cells.items())]
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=False)
-    for ax, (title, cells) in zip(axes, (("4 MB shared ToR buffers (paper)", paper),
-                                         ("100 KB per port (sensitivity)", sens))):
+    for ax, (title, cells) in zip(axes, ((setting.label, paper), (setting.sensitivity_label, sens))):
         for p in PROTOCOLS:
             xs = fan_ins(ctx)
             ax.plot(xs, [100 * cells.get((p, n), float("nan")) for n in xs], marker="o", label=LABELS[p])
@@ -203,19 +278,23 @@ def _missed_figure(ctx: Context, variance: str, figure: int) -> Outcome:
         ax.legend()
     fig.suptitle(f"D2TCP Figure {figure}: missed deadlines, {variance} variance")
     fig.tight_layout()
-    top = max(fan_ins(ctx))
+    top, low = max(fan_ins(ctx)), min(fan_ins(ctx))
     high = [n for n in fan_ins(ctx) if n >= 20]
+    evidence = (f" (seed {ctx.seed}: missed at fan-in {low}: " + ", ".join(
+        f"{LABELS[p]} {paper[(p, low)]:.1%}" for p in ("tcp", "dctcp", "d2tcp")) + f"; at {top}: "
+        + ", ".join(f"{LABELS[p]} {paper[(p, top)]:.1%} with {paper_timeouts[(p, top)]:.2f} timeouts per message"
+                    for p in ("dctcp", "d2tcp"))
+        + f"; in the sensitivity panel at {top}: DCTCP {sens[('dctcp', top)]:.2%}, D2TCP {sens[('d2tcp', top)]:.2%})")
+    why = (setting.why_high_variance if variance == "high" else setting.why) + evidence
     claims: List[Claim] = [
         fewer_missed_claim(f"D2TCP misses fewer deadlines than DCTCP and D3 at fan-in >= 20 ({variance} variance)",
-                           paper, high, why=HIGH_VARIANCE if variance == "high" else NOT_CONGESTED,
-                           setting=f"{variance} variance, the paper's settings"),
+                           paper, high, why=why, setting=f"{variance} variance, {setting.where}"),
         condition_claim(f"TCP misses a rapidly increasing number of deadlines as fan-in grows ({variance})",
                         "TCP rising", ", ".join(f"{n}: {paper[('tcp', n)]:.1%}" for n in fan_ins(ctx)),
                         paper[("tcp", top)] > paper[("tcp", min(fan_ins(ctx)))] + 0.05,
                         "TCP's missed fraction at the largest fan-in exceeds the smallest's by more than 5 points "
                         "(a lenient reading of 'rapidly': the paper's TCP reaches over 50% at fan-in 40 in Figure 10)",
-                        why=HIGH_VARIANCE if variance == "high" else NOT_CONGESTED,
-                        values={f"tcp missed % at {n}": 100 * paper[("tcp", n)] for n in fan_ins(ctx)}),
+                        why=why, values={f"tcp missed % at {n}": 100 * paper[("tcp", n)] for n in fan_ins(ctx)}),
     ]
     if variance == "medium":
         dctcp, d3 = 100 * paper[("dctcp", top)], 100 * paper[("d3", top)]
@@ -224,39 +303,59 @@ def _missed_figure(ctx: Context, variance: str, figure: int) -> Outcome:
                         100 * paper[("d2tcp", top)], at_most=7, unit="%", exercised=max(dctcp, d3) > 7,
                         premise=f"at fan-in {top} DCTCP missed {dctcp:.2f}% and D3 {d3:.2f}% of deadlines, neither "
                                 "above 7%, so the bound cannot tell D2TCP from them: the congestion behind the "
-                                "paper's 'around 25%' did not occur"),
+                                "paper's 'around 25%' did not occur", why=why),
             # "around 25%" is the paper's own reading of its Figure 10 at fan-in 40.
             ratio_claim("medium variance, fan-in 40: DCTCP misses around 25%", 25, dctcp, "%",
-                        tolerance=READ_OFF_FIGURE, why=NOT_CONGESTED),
+                        tolerance=READ_OFF_FIGURE, why=why),
             ratio_claim("medium variance, fan-in 40: D3 misses around 25%", 25, d3, "%",
-                        tolerance=READ_OFF_FIGURE, why=NOT_CONGESTED),
+                        tolerance=READ_OFF_FIGURE, why=setting.why_d3),
         ]
     if variance == "high":
         d3_missed = [100 * paper[("d3", n)] for n in fan_ins(ctx)]
         claims.append(range_claim(f"high variance: D3's missed deadlines fall in the range of 0-15% (0-9% in the D3 "
                                   f"paper); ours the largest over fan-in {min(fan_ins(ctx))}-{top}, the smallest "
                                   f"{min(d3_missed):.1f}%", 0, 15, max(d3_missed), "%",
-                                  why=HIGH_VARIANCE))
+                                  why=setting.why_high_variance))
     notes = (f"Missed deadlines of OLDI messages, {variance} variance, fan-in {', '.join(map(str, fan_ins(ctx)))}, "
-             f"{'0.2' if ctx.quick else '1'} simulated s per point. Left: the paper's settings. Right: the same with "
-             "static 100 KB buffers per port (a sensitivity run, not the paper's setting).")
-    return Outcome(claims=claims, tables={f"figure{figure}": table(rows)}, figure=fig, notes=notes)
+             f"{'0.2' if ctx.quick else '1'} simulated s per point. Left: {setting.label}. Right: "
+             f"{setting.sensitivity_label}. `timeouts_per_message`: retransmission timeouts per judged message.")
+    tables = {f"figure{figure}": table(rows)}
+    if variance == "medium":
+        tables["past_deadline"] = table(_past_deadline_rows(ctx, setting, paper, sens))
+        notes += (" Table `past_deadline`: D2TCP's missed deadlines with d = 1 once a deadline has passed (`d_one`, "
+                  "our default) and with d = n (`d_max`, the 2013 ns-3 port's), in both panels.")
+    return Outcome(claims=claims, tables=tables, figure=fig, notes=notes)
 
 
-def figure9(ctx: Context) -> Outcome:
-    return _missed_figure(ctx, "low", 9)
+def _past_deadline_rows(ctx: Context, setting: Setting, paper: Mapping[Tuple[str, int], float],
+                        sens: Mapping[Tuple[str, int], float]) -> List[Dict[str, Any]]:
+    """D2TCP with d = n past the deadline beside the runs' d = 1, per panel and fan-in."""
+    rows: List[Dict[str, Any]] = []
+    for panel, sensitivity, d_one in zip(setting.panels, (False, True), (paper, sens)):
+        tag = setting.sensitivity_tag if sensitivity else "paper"
+        flows, end, _ = _run(ctx, setting.sweep(f"past-max-{tag}-medium"),
+                             oldi_scenario(ctx, setting, sensitivity=sensitivity),
+                             grid={FAN_IN: fan_ins(ctx), "d2tcp.past_deadline": ["max"]})
+        d_max = missed_fraction(flows, (FAN_IN,), end)
+        rows += [{setting.panel_column: panel, "fan_in": n, "d_one": d_one[("d2tcp", n)], "d_max": d_max[(n,)]}
+                 for n in fan_ins(ctx)]
+    return rows
 
 
-def figure10(ctx: Context) -> Outcome:
-    return _missed_figure(ctx, "medium", 10)
+def figure9(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
+    return _missed_figure(ctx, "low", 9, setting)
 
 
-def figure11(ctx: Context) -> Outcome:
-    return _missed_figure(ctx, "high", 11)
+def figure10(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
+    return _missed_figure(ctx, "medium", 10, setting)
 
 
-def figure12(ctx: Context) -> Outcome:
-    flows, end, _ = _variance_sweep(ctx, "medium")
+def figure11(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
+    return _missed_figure(ctx, "high", 11, setting)
+
+
+def figure12(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
+    flows, end, _ = _variance_sweep(ctx, "medium", setting)
     lat: Dict[Tuple[str, int], List[float]] = {}
     columns = [PROTOCOL, FAN_IN, "start_s", "finish_s", "deadline_s", "run_end_s"]
     for f in judged_messages(flows, end).select(columns).to_pylist():
@@ -289,17 +388,17 @@ def figure12(ctx: Context) -> Outcome:
                                         for p in ("dctcp", "d3", "d2tcp")),
                               all(at[("d2tcp", top)][q] < min(at[("dctcp", top)][q], at[("d3", top)][q])
                                   for q in ("p90", "p99")),
-                              f"at fan-in {top}, D2TCP's p90 and p99 below both others'", why=NOT_CONGESTED,
+                              f"at fan-in {top}, D2TCP's p90 and p99 below both others'", why=setting.why,
                               values={f"{p} {q} %": 100 * at[(p, top)][q] for p in ("dctcp", "d3", "d2tcp")
                                       for q in ("p90", "p99")})]
     return Outcome(claims=claims, tables={"figure12": table(rows)}, figure=fig,
-                   notes="Medium variance, the paper's settings (the runs of Figure 10).")
+                   notes=f"Medium variance, {setting.where} (the runs of Figure 10).")
 
 
-def table1(ctx: Context) -> Outcome:
+def table1(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
     rows: List[Dict[str, Any]] = []
     for variance in VARIANCES:
-        _, _, summary = _variance_sweep(ctx, variance)
+        _, _, summary = _variance_sweep(ctx, variance, setting)
         for s in summary.to_pylist():
             if s[PROTOCOL] == "d3":
                 share = s["d3_priority_inversions"] / s["d3_requests"] if s["d3_requests"] else 0.0
@@ -343,15 +442,15 @@ def table1(ctx: Context) -> Outcome:
 # --- Figures 13 and 14: background flows -------------------------------------------------------
 
 
-def _background(ctx: Context) -> Tuple[Dict[Tuple[str, int], float], Dict[Tuple[str, int], float]]:
-    flows, end, _ = _run(ctx, "d2tcp-background", oldi_scenario(ctx, background=True),
+def _background(ctx: Context, setting: Setting) -> Tuple[Dict[Tuple[str, int], float], Dict[Tuple[str, int], float]]:
+    flows, end, _ = _run(ctx, setting.sweep("background"), oldi_scenario(ctx, setting, background=True),
                          grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
     missed = missed_fraction(flows, (PROTOCOL, FAN_IN), end)
     return missed, mean_by(background_flows(flows), "mbps", (PROTOCOL, FAN_IN))
 
 
-def figure13(ctx: Context) -> Outcome:
-    _, bw = _background(ctx)
+def figure13(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
+    _, bw = _background(ctx, setting)
     rows: List[Dict[str, Any]] = [
         {"protocol": p, "fan_in": n, "mbps": bw[(p, n)], "normalized_to_tcp": bw[(p, n)] / bw[("tcp", n)]}
         for (p, n) in sorted(bw) if ("tcp", n) in bw]
@@ -377,9 +476,9 @@ def figure13(ctx: Context) -> Outcome:
                          "completion time, averaged, and normalized to TCP's at the same fan-in.")
 
 
-def figure14(ctx: Context) -> Outcome:
-    missed, _ = _background(ctx)
-    without = _variance_runs(ctx, "medium", PAPER_SWITCH, "paper")
+def figure14(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
+    missed, _ = _background(ctx, setting)
+    without, _ = _variance_runs(ctx, "medium", setting)
     rows: List[Dict[str, Any]] = [
         {"protocol": p, "fan_in": n, "missed_with_background": v, "missed_without": without.get((p, n))}
         for (p, n), v in sorted(missed.items())]
@@ -408,12 +507,12 @@ def figure14(ctx: Context) -> Outcome:
 # --- Figure 15: the cap on d ------------------------------------------------------------------
 
 
-def figure15(ctx: Context) -> Outcome:
+def figure15(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
     caps = [1.25, 2.0, 3.0] if ctx.quick else [1.25, 1.5, 2.0, 2.5, 3.0]
     fans = [40] if ctx.quick else [25, 30, 35]
     results = {}
-    for tag, switch in (("paper", PAPER_SWITCH), ("perport", PER_PORT_SWITCH)):
-        flows, end, _ = _run(ctx, f"d2tcp-dcap-{tag}", oldi_scenario(ctx, switch=switch),
+    for tag, sensitivity in (("paper", False), (setting.sensitivity_tag, True)):
+        flows, end, _ = _run(ctx, setting.sweep(f"dcap-{tag}"), oldi_scenario(ctx, setting, sensitivity=sensitivity),
                              grid={FAN_IN: fans, "d2tcp.d_cap": caps})
         results[tag] = missed_fraction(flows, (FAN_IN, "d2tcp.d_cap"), end)
     rows = [{"buffers": tag, "fan_in": n, "d_cap": c, "missed": v} for tag, cells in results.items()
@@ -424,7 +523,7 @@ def figure15(ctx: Context) -> Outcome:
         for n in fans:
             ax.plot(caps, [100 * results[tag][(n, c)] for c in caps], marker="o", label=f"fan-in {n}")
         ax.set(xlabel="n (d in [1/n, n])", ylabel="missed deadlines (%)",
-               title="4 MB shared (paper)" if tag == "paper" else "100 KB per port (sensitivity)")
+               title=setting.label if tag == "paper" else setting.sensitivity_label)
         ax.grid(True, alpha=0.3)
         ax.legend()
     fig.suptitle("D2TCP Figure 15: missed deadlines against the cap on d")
@@ -436,9 +535,9 @@ def figure15(ctx: Context) -> Outcome:
                               ", ".join(f"fan-in {n}: " + ", ".join(f"{c:g}: {100 * paper[(n, c)]:.1f}%" for c in caps)
                                         for n in fans),
                               all(paper[(n, 1.25)] > paper[(n, 2.0)] and abs(best[n] - 2.0) <= 0.5 for n in fans),
-                              "n = 1.25 above n = 2 and the best n within 0.5 of 2, every fan-in", why=NOT_CONGESTED,
+                              "n = 1.25 above n = 2 and the best n within 0.5 of 2, every fan-in", why=setting.why,
                               exercised=any(v > 0 for v in paper.values()),
-                              premise="D2TCP missed no deadline at any cap and fan-in (the paper's settings), so no "
+                              premise=f"D2TCP missed no deadline at any cap and fan-in ({setting.where}), so no "
                                       "cap can miss more or fewer than another",
                               values={f"missed % at fan-in {n}, cap {c:g}": 100 * paper[(n, c)] for n in fans
                                       for c in caps})]
@@ -459,17 +558,17 @@ MIXES = {
 MIX_LABELS = {"all-tcp": "All-TCP", "mix1": "Mix#1", "mix2": "Mix#2"}
 
 
-def _coexistence(ctx: Context) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
+def _coexistence(ctx: Context, setting: Setting) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
     fans = [15, 20] if not ctx.quick else [20]
     mixes = list(MIXES)
-    flows, end, _ = _run(ctx, "d2tcp-coexistence", oldi_scenario(ctx, background=True),
+    flows, end, _ = _run(ctx, setting.sweep("coexistence"), oldi_scenario(ctx, setting, background=True),
                          grid={FAN_IN: fans},
                          zips=[{"workload.0.protocols": [MIXES[m][0] for m in mixes],
                                 "workload.0.background_protocol": [MIXES[m][1] for m in mixes]}])
     runs = ("workload.0.protocols", "workload.0.background_protocol", FAN_IN)
 
     def mix(protocols: Any, background_protocol: str) -> str:
-        return next(m for m in mixes if MIXES[m] == (_json(protocols), background_protocol))
+        return next(m for m in mixes if MIXES[m] == (varied_value(protocols), background_protocol))
 
     # Set A is applications 0-2, set B 3-4: count per application, then add up per set.
     counts = judged_messages(flows, end).group_by([*runs, "app"]).aggregate([("missed", "sum"), ("missed", "count")])
@@ -485,8 +584,8 @@ def _coexistence(ctx: Context) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any
     return missed, long_bw
 
 
-def figure16(ctx: Context) -> Outcome:
-    missed, _ = _coexistence(ctx)
+def figure16(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
+    missed, _ = _coexistence(ctx, setting)
     at = {(r["mix"], r["fan_in"], r["set"]): r["missed"] for r in missed}
     fans = sorted({r["fan_in"] for r in missed})
     plt = pyplot()
@@ -522,7 +621,7 @@ def figure16(ctx: Context) -> Outcome:
         condition_claim("set B sees fewer missed deadlines after moving to D2TCP (All-TCP vs Mix#1)", "reduction",
                         pair("all-tcp", "mix1", "B"),
                         all(at[("mix1", n, "B")] < at[("all-tcp", n, "B")] for n in fans), "strictly lower",
-                        why=NOT_CONGESTED, exercised=missed_in("all-tcp", "mix1", "B"),
+                        why=setting.why, exercised=missed_in("all-tcp", "mix1", "B"),
                         premise=premise("all-tcp", "mix1", "B"),
                         values=values("all-tcp", "mix1", "B")),
         condition_claim("set A is not hurt when background flows move to D2TCP (Mix#1 vs Mix#2)", "no worse",
@@ -541,8 +640,8 @@ def figure16(ctx: Context) -> Outcome:
 PAPER_TABLE2_ALL_TCP_MBPS = {15: 90.0, 20: 86.0}
 
 
-def table2(ctx: Context) -> Outcome:
-    _, long_bw = _coexistence(ctx)
+def table2(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
+    _, long_bw = _coexistence(ctx, setting)
     at = {(r["mix"], r["fan_in"]): r["long_flow_mbps"] for r in long_bw}
     fans = sorted({r["fan_in"] for r in long_bw})
     plt = pyplot()
@@ -584,9 +683,9 @@ def table2(ctx: Context) -> Outcome:
 # --- Figure 17 and Table 3: tighter deadlines --------------------------------------------------
 
 
-def figure17(ctx: Context) -> Outcome:
+def figure17(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
     tighter = [0.8 * d for d in BASE_DEADLINES_MS]
-    flows, end, _ = _run(ctx, "d2tcp-tighter", oldi_scenario(ctx, deadlines_ms=tighter),
+    flows, end, _ = _run(ctx, setting.sweep("tighter"), oldi_scenario(ctx, setting, deadlines_ms=tighter),
                          grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
     cells = missed_fraction(flows, (PROTOCOL, FAN_IN), end)
     rows = [{"protocol": p, "fan_in": n, "missed": v} for (p, n), v in sorted(cells.items())]
@@ -595,7 +694,7 @@ def figure17(ctx: Context) -> Outcome:
                       title="D2TCP Figure 17: deadlines 20% tighter")
     high = [n for n in fan_ins(ctx) if n >= 20]
     claims = [fewer_missed_claim("under 20% tighter deadlines D2TCP keeps its advantage over DCTCP and D3", cells,
-                                 high, why=NOT_CONGESTED, setting="deadlines 20% tighter, the paper's settings")]
+                                 high, why=setting.why, setting=f"deadlines 20% tighter, {setting.where}")]
     return Outcome(claims=claims, tables={"figure17": table(rows)}, figure=fig,
                    notes="Medium variance, base deadlines 16, 24, 28, 32 and 36 ms (20% tighter).")
 
@@ -604,16 +703,16 @@ def figure17(ctx: Context) -> Outcome:
 PAPER_TABLE3_TIGHTER_PCT = {10: 55.0, 15: 45.0, 20: 35.0}
 
 
-def table3(ctx: Context) -> Outcome:
+def table3(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
     scales = [1.0, 0.6, 0.3] if ctx.quick else [1.0, 0.8, 0.65, 0.5, 0.4, 0.3, 0.2]
     fans = [20] if ctx.quick else [10, 15, 20]
-    flows, end, _ = _run(ctx, "d2tcp-tightness", oldi_scenario(ctx),
+    flows, end, _ = _run(ctx, setting.sweep("tightness"), oldi_scenario(ctx, setting),
                          grid={FAN_IN: fans, PROTOCOL: ["d3", "d2tcp"]},
                          zips=[{"workload.0.deadlines": [[f"{s * d:g}ms" for d in BASE_DEADLINES_MS] for s in scales]}])
     by_scale: Dict[Tuple[str, int, float], float] = {}
     shares = missed_fraction(flows, (PROTOCOL, FAN_IN, "workload.0.deadlines"), end)
     for (p, n, deadlines), v in shares.items():
-        scale = round(float(_json(deadlines)[0].rstrip("ms")) / BASE_DEADLINES_MS[0], 3)
+        scale = round(float(varied_value(deadlines)[0].rstrip("ms")) / BASE_DEADLINES_MS[0], 3)
         by_scale[(p, n, scale)] = v
     rows: List[Dict[str, Any]] = []
     for n in fans:
@@ -792,24 +891,32 @@ def load_sensitivity(ctx: Context) -> Outcome:
 
 # Seeds of a full run: three, not the default five, because a full run of the 1000-host OLDI
 # reproductions take about three minutes per seed on two cores, and `incast reproduce all`
-# is meant to stay under half an hour.
+# is meant to stay under half an hour. The ns-3 variant, whose 536 B segments make about three
+# times the packets (about 3.3 minutes per seed), and the load study (about 1.3) take two.
 SEEDS = 3
+FEWER_SEEDS = 2
+
+# Figures 9-17 and Tables 1-3: each runs under our reading of the paper and, as `d2tcp-ns3-*`,
+# under the paper's own simulator.
+FIGURES: Tuple[Tuple[str, str, Callable[..., Outcome]], ...] = (
+    ("fig9", "Figure 9: missed deadlines, low variance", figure9),
+    ("fig10", "Figure 10: missed deadlines, medium variance", figure10),
+    ("fig11", "Figure 11: missed deadlines, high variance", figure11),
+    ("fig12", "Figure 12: latency normalized to the deadline", figure12),
+    ("table1", "Table 1: D3's priority inversions", table1),
+    ("fig13", "Figure 13: bandwidth of background flows", figure13),
+    ("fig14", "Figure 14: missed deadlines with background flows", figure14),
+    ("fig15", "Figure 15: missed deadlines against the cap on d", figure15),
+    ("fig16", "Figure 16: D2TCP and TCP coexisting", figure16),
+    ("table2", "Table 2: long flows when D2TCP and TCP coexist", table2),
+    ("fig17", "Figure 17: missed deadlines under 20% tighter deadlines", figure17),
+    ("table3", "Table 3: deadline tightness at 5% missed, D3 against D2TCP", table3),
+)
 
 REPRODUCTIONS = (
-    Reproduction("d2tcp-fig9", "D2TCP", "Figure 9: missed deadlines, low variance", figure9, seeds=SEEDS),
-    Reproduction("d2tcp-fig10", "D2TCP", "Figure 10: missed deadlines, medium variance", figure10, seeds=SEEDS),
-    Reproduction("d2tcp-fig11", "D2TCP", "Figure 11: missed deadlines, high variance", figure11, seeds=SEEDS),
-    Reproduction("d2tcp-fig12", "D2TCP", "Figure 12: latency normalized to the deadline", figure12, seeds=SEEDS),
-    Reproduction("d2tcp-table1", "D2TCP", "Table 1: D3's priority inversions", table1, seeds=SEEDS),
-    Reproduction("d2tcp-fig13", "D2TCP", "Figure 13: bandwidth of background flows", figure13, seeds=SEEDS),
-    Reproduction("d2tcp-fig14", "D2TCP", "Figure 14: missed deadlines with background flows", figure14, seeds=SEEDS),
-    Reproduction("d2tcp-fig15", "D2TCP", "Figure 15: missed deadlines against the cap on d", figure15, seeds=SEEDS),
-    Reproduction("d2tcp-fig16", "D2TCP", "Figure 16: D2TCP and TCP coexisting", figure16, seeds=SEEDS),
-    Reproduction("d2tcp-table2", "D2TCP", "Table 2: long flows when D2TCP and TCP coexist", table2, seeds=SEEDS),
-    Reproduction("d2tcp-fig17", "D2TCP", "Figure 17: missed deadlines under 20% tighter deadlines", figure17,
-                 seeds=SEEDS),
-    Reproduction("d2tcp-table3", "D2TCP", "Table 3: deadline tightness at 5% missed, D3 against D2TCP", table3,
-                 seeds=SEEDS),
+    *(Reproduction(f"d2tcp-{name}", "D2TCP", title, build, seeds=SEEDS) for name, title, build in FIGURES),
     Reproduction("d2tcp-load", "D2TCP", "Sensitivity (not in the paper): load and DCTCP's initial alpha",
-                 load_sensitivity, seeds=SEEDS),
+                 load_sensitivity, seeds=FEWER_SEEDS),
+    *(Reproduction(f"d2tcp-ns3-{name}", "D2TCP", f"{title}, under ns-3 of 2012",
+                   functools.partial(build, setting=NS3_2012), seeds=FEWER_SEEDS) for name, title, build in FIGURES),
 )
