@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use incast_proto::tcp::{Stack, TcpConfig};
 use incast_proto::time::{Duration, Instant};
-use incast_sim::results::RunResults;
+use incast_sim::results::{FlowRecord, RunResults};
 use incast_sim::scenario::*;
 
 const K_BYTES: u64 = 20 * 1500;
@@ -267,4 +267,31 @@ fn sack_repairs_an_incast_with_fewer_retransmissions_than_go_back_n() {
     // Bytes resent per packet lost.
     let per_loss = |i: usize| resent[i] as f64 / lost[i] as f64;
     assert!(per_loss(0) < per_loss(1), "SACK resent {} B per loss, go-back-N {}", per_loss(0), per_loss(1));
+}
+
+/// One 2 KB message (four 536 B segments) alone on a star under the `ns3-2012` stack with the
+/// D2TCP evaluation's 20 ms min RTO, with the stack's delayed ACKs or without them.
+fn ns3_2012_message(delayed_ack: bool) -> FlowRecord {
+    let flow = ExplicitFlow { src: 1, dst: 0, size_bytes: Some(2_000), start: Instant::ZERO, deadline: None };
+    let mut s = scenario(star(2), Protocol::Dctcp, 1_000_000, vec![WorkloadSpec::Flows { flows: vec![flow], options: options() }]);
+    s.transport.stack = Stack::Ns3_2012;
+    let tcp = Stack::Ns3_2012.tcp_config();
+    s.transport.tcp = TcpConfig { min_rto: Duration::from_ms(20), delayed_ack: if delayed_ack { tcp.delayed_ack } else { None }, ..tcp };
+    s.transport.dctcp_initial_alpha = Stack::Ns3_2012.dctcp_initial_alpha();
+    run(&s).flows.remove(0)
+}
+
+#[test]
+fn ns3_2012_message_waits_one_min_rto_for_the_ack_of_its_first_segment() {
+    // ns-3.12's receiver holds the ACK of a lone in-order segment for a second one or 200 ms;
+    // with an initial window of one segment the sender times out first (20 ms) and only then
+    // sends on. This is what decides the d2tcp-ns3-* reproductions (docs/results-d2tcp.md).
+    let stalled = ns3_2012_message(true);
+    let fct = stalled.finish_s.expect("completed") - stalled.start_s;
+    assert!((0.020..0.021).contains(&fct), "with delayed ACKs: {fct} s");
+    assert!(stalled.timeouts >= 1);
+    let prompt = ns3_2012_message(false);
+    let fct = prompt.finish_s.expect("completed") - prompt.start_s;
+    assert!(fct < 0.001, "without delayed ACKs: {fct} s");
+    assert_eq!(prompt.timeouts, 0);
 }

@@ -8,17 +8,18 @@ was missed, so that "no message missed" reads apart from "a few in a hundred tho
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Tuple
+import functools
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from incast.reproduce.core import verdict_text
-from incast.reproduce.d2tcp import LABELS, MIX_LABELS, PROTOCOLS
+from incast.reproduce.d2tcp import LABELS, MIX_LABELS, NS3_2012, PROTOCOLS
 from incast.reproduce.d2tcp_testbed import LABELS as TESTBED_LABELS
 from incast.reproduce.d2tcp_testbed import PAPER_LONG_MBPS_40, PAPER_MISSED_40, SMALLEST_RESPONSES, VARIANTS
 from incast.reproduce.docs import cells
 from incast.reproduce.docs.cells import number, percent
 from incast.reproduce.docs.committed import Reproductions
 from incast.reproduce.docs.seeds import SeedMeans, per_seed, seed_means
-from incast.reproduce.verdict import Estimate
+from incast.reproduce.verdict import Estimate, Tally
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -36,7 +37,9 @@ def points(e: Optional[Estimate]) -> str:
 
 
 def _missed(r: Reproductions, rid: str, table: str) -> SeedMeans:
-    return seed_means(r.table(rid, table), ["missed"])
+    """Missed deadlines (and, where the table has them, timeouts per message) per setting."""
+    t = r.table(rid, table)
+    return seed_means(t, ["missed", *(["timeouts_per_message"] if "timeouts_per_message" in t.column_names else [])])
 
 
 def _largest_gap(means: Iterable[Tuple[SeedMeans, Dict[str, Any], str]]) -> Tuple[float, str]:
@@ -130,17 +133,23 @@ FIG10_FANS = (5, 10, 20, 30, 40)
 PAPER_FIG10_AT_40 = {"tcp": "over 50", "dctcp": "about 25", "d3": "about 25", "d2tcp": "under 7"}
 
 
+def _fig10_table(m: SeedMeans, column: str, panels: Sequence[Tuple[str, str, str]]) -> str:
+    """Missed deadlines, medium variance, by fan-in, for each panel (its value of `column`, its
+    name in a row, the note on its first row); the paper's reading beside the first panel."""
+    rows = []
+    for k_panel, (panel, what, first_note) in enumerate(panels):
+        for k, p in enumerate(PROTOCOLS):
+            rows.append([f"{LABELS[p]}, {what}{first_note if k == 0 else ''}",
+                         *(points(m.of("missed", **{column: panel}, protocol=p, fan_in=n)) for n in FIG10_FANS),
+                         PAPER_FIG10_AT_40[p] if k_panel == 0 else ""])
+    return cells.table(["fan-in", *map(str, FIG10_FANS), "paper at 40"], rows)
+
+
 def fig10_missed(r: Reproductions) -> str:
     """Missed deadlines, medium variance, by fan-in: the paper's buffers and the sensitivity run."""
-    m = _missed(r, "d2tcp-fig10", "figure10")
-    rows = []
-    for buffers, what, paper in ((PAPER_BUFFERS, "4 MB shared", True), (PER_PORT, "100 KB per port", False)):
-        for k, p in enumerate(PROTOCOLS):
-            note = (" (paper's setting)" if paper else " (sensitivity)") if k == 0 else ""
-            rows.append([f"{LABELS[p]}, {what}{note}",
-                         *(points(m.of("missed", buffers=buffers, protocol=p, fan_in=n)) for n in FIG10_FANS),
-                         PAPER_FIG10_AT_40[p] if paper else ""])
-    return cells.table(["fan-in", *map(str, FIG10_FANS), "paper at 40"], rows)
+    return _fig10_table(_missed(r, "d2tcp-fig10", "figure10"), "buffers",
+                        ((PAPER_BUFFERS, "4 MB shared", " (paper's setting)"),
+                         (PER_PORT, "100 KB per port", " (sensitivity)")))
 
 
 def fig9_per_port(r: Reproductions) -> str:
@@ -314,6 +323,182 @@ def table2_long_flows(r: Reproductions) -> str:
                         ["paper (All-TCP)", *(p.replace(" Mbps", "") for p in paper)]])
 
 
+# --- The ns-3 of 2012 variant (d2tcp-ns3-*) and the past-deadline d on Figure 10 ----------------
+
+NS3, NS3_NO_DELACK = NS3_2012.panels
+NS3_VARIANCES = (("d2tcp-ns3-fig9", "figure9", "low"), ("d2tcp-ns3-fig10", "figure10", "medium"),
+                 ("d2tcp-ns3-fig11", "figure11", "high"))
+
+
+def ns3_missed(r: Reproductions) -> str:
+    """Missed deadlines, medium variance, by fan-in, under ns-3 of 2012 and without its delayed ACKs."""
+    return _fig10_table(_missed(r, "d2tcp-ns3-fig10", "figure10"), NS3_2012.panel_column,
+                        ((NS3, "ns-3 2012", " (its defaults)"), (NS3_NO_DELACK, "no delayed ACKs", " (sensitivity)")))
+
+
+def ns3_timeouts(r: Reproductions) -> str:
+    """Inline: retransmission timeouts per message at the largest fan-in, medium variance, per
+    scheme under ns-3 of 2012, and DCTCP's and D2TCP's without delayed ACKs."""
+    m = _missed(r, "d2tcp-ns3-fig10", "figure10")
+    top = max(m.levels("fan_in"))
+
+    def at(panel: str, p: str) -> str:
+        return number(m.of("timeouts_per_message", stack=panel, protocol=p, fan_in=top), "{:.2f}")
+
+    return (f"at fan-in {top} a message sees " + ", ".join(f"{at(NS3, p)} ({LABELS[p]})" for p in PROTOCOLS)
+            + " timeouts on average; without delayed ACKs " + ", ".join(f"{at(NS3_NO_DELACK, p)} ({LABELS[p]})"
+                                                                       for p in ("dctcp", "d2tcp")))
+
+
+def ns3_smallest_fan_in(r: Reproductions) -> str:
+    """Inline: what TCP, DCTCP and D2TCP miss at the smallest fan-in under ns-3 of 2012, medium variance."""
+    m = _missed(r, "d2tcp-ns3-fig10", "figure10")
+    low = min(m.levels("fan_in"))
+    shares = {p: percent(m.of("missed", stack=NS3, protocol=p, fan_in=low), 2) for p in ("tcp", "dctcp", "d2tcp")}
+    return f"at fan-in {low} " + ", ".join(f"{LABELS[p]} {v}" for p, v in shares.items())
+
+
+def ns3_variances(r: Reproductions) -> str:
+    """Per variance at the largest fan-in: DCTCP and D2TCP under ns-3 of 2012 and without its
+    delayed ACKs, and D2TCP's reduction of DCTCP's misses in each."""
+    rows = []
+    for rid, table, variance in NS3_VARIANCES:
+        t = r.table(rid, table)
+        m = _missed(r, rid, table)
+        top = max(m.levels("fan_in"))
+        rows.append([f"{variance}, fan-in {top}"]
+                    + [points(m.of("missed", stack=panel, protocol=p, fan_in=top))
+                       for panel in (NS3, NS3_NO_DELACK) for p in ("dctcp", "d2tcp")]
+                    + [_reduction(t, NS3_2012.panel_column, panel, top) for panel in (NS3, NS3_NO_DELACK)])
+    return cells.table(["variance", "DCTCP, ns-3 2012", "D2TCP, ns-3 2012", "DCTCP, no delayed ACKs",
+                        "D2TCP, no delayed ACKs", "D2TCP fewer, ns-3 2012", "D2TCP fewer, no delayed ACKs"], rows)
+
+
+def _reduction(t: "pa.Table", column: str, panel: str, fan_in: int) -> str:
+    """D2TCP's reduction of DCTCP's missed deadlines, in percent of DCTCP's, at one panel and fan-in."""
+    def cut(rows: "pa.Table") -> Dict[str, Optional[float]]:
+        at = {(f["protocol"], f["fan_in"], f[column]): f["missed"] for f in rows.to_pylist()}
+        dctcp = at[("dctcp", fan_in, panel)]
+        return {"cut": 100 * (1 - at[("d2tcp", fan_in, panel)] / dctcp) if dctcp else None}
+
+    e = per_seed(t, cut).get("cut")
+    return number(e, "{:.0f}", unit="%") if e is not None else "no DCTCP misses"
+
+
+def ns3_headline(r: Reproductions) -> str:
+    """Inline: medium variance at the largest fan-in under ns-3 of 2012, and without its delayed ACKs."""
+    m = _missed(r, "d2tcp-ns3-fig10", "figure10")
+    top = max(m.levels("fan_in"))
+
+    def at(panel: str, p: str) -> str:
+        return percent(m.of("missed", stack=panel, protocol=p, fan_in=top), 1 if panel == NS3 else 2)
+
+    return (f"at fan-in {top}, medium variance, DCTCP misses {at(NS3, 'dctcp')}, D2TCP {at(NS3, 'd2tcp')} and D3 "
+            f"{at(NS3, 'd3')}; without delayed ACKs DCTCP misses {at(NS3_NO_DELACK, 'dctcp')} and D2TCP "
+            f"{at(NS3_NO_DELACK, 'd2tcp')}")
+
+
+def _tally_of(prefix: str) -> Callable[[Reproductions], str]:
+    def render(r: Reproductions) -> str:
+        reports = [rep for rep in r.reports() if str(rep.get("id", "")).startswith(prefix)]
+        claims = [c for rep in reports for c in rep.get("claims", ())]
+        return f"{Tally.of(claims)}, over the {len(reports)} reproductions"
+
+    render.__doc__ = f"Inline: the verdicts over every claim of the reproductions `{prefix}*`."
+    return render
+
+
+def ns3_wall_time(r: Reproductions) -> str:
+    """Inline: the sum of the ns-3 variant's own wall times."""
+    reports = [rep for rep in r.reports() if str(rep.get("id", "")).startswith("d2tcp-ns3-")]
+    return f"{sum(rep['wall_s'] for rep in reports):.0f} s"
+
+
+def fig10_past_deadline(r: Reproductions) -> str:
+    """Inline: D2TCP with d = n past the deadline against d = 1 at the largest fan-in, Figure 10,
+    in each panel where anything is missed."""
+    parts = []
+    for rid, column, panels in (("d2tcp-fig10", "buffers", ((PER_PORT, "100 KB per port"),)),
+                                ("d2tcp-ns3-fig10", NS3_2012.panel_column,
+                                 ((NS3, "ns-3 2012"), (NS3_NO_DELACK, "ns-3 2012 without delayed ACKs")))):
+        t = r.table(rid, "past_deadline")
+        for panel, name in panels:
+            gap = per_seed(t, functools.partial(_past_gaps, column=column, panel=panel))
+            top = max(gap)
+            parts.append(f"{number(gap[top], '{:+.2f}')} points ({name}, fan-in {top})")
+    return cells.listing(parts)
+
+
+def _past_gaps(rows: "pa.Table", column: str, panel: str) -> Dict[int, Optional[float]]:
+    """d = n's missed deadlines minus d = 1's, in points, per fan-in of one panel."""
+    return {f["fan_in"]: 100 * (f["d_max"] - f["d_one"]) for f in rows.to_pylist() if f[column] == panel}
+
+
+# --- d2tcp-map ----------------------------------------------------------------------------------------
+
+
+def _map(r: Reproductions) -> SeedMeans:
+    return seed_means(r.table("d2tcp-map", "map"), ["dctcp_missed", "d2tcp_missed", "difference"],
+                      ignore=["t_idle_ms", "rounds"])
+
+
+def map_best(r: Reproductions) -> str:
+    """Per response size and (link rate, initial alpha): D2TCP's largest reduction of missed
+    deadlines against DCTCP over slack and fan-in (mean over seeds), and where."""
+    m = _map(r)
+    columns = [(rate, a) for rate in sorted(m.levels("link_rate"), key=lambda x: float(x.removesuffix("Gbps")))
+               for a in m.levels("initial_alpha")]
+    rows = []
+    for size in sorted(m.levels("size"), key=_size_bytes):
+        row = [size]
+        for rate, a in columns:
+            best = min(((m.of("difference", link_rate=rate, initial_alpha=a, size=size, fan_in=n, slack=k), n, k)
+                        for n in m.levels("fan_in") for k in m.levels("slack")), key=lambda x: x[0].mean)
+            e, n, k = best
+            where = f" at fan-in {n}, slack {k:g}"
+            row.append("0" if round(100 * e.mean) == 0 else number(e, "{:.0f}", scale=100) + where)
+        rows.append(row)
+    return cells.table(["response", *(f"{rate}, alpha0 = {a:g}" for rate, a in columns)], rows)
+
+
+def map_against(r: Reproductions) -> str:
+    """Inline: the mean difference over the contested cells (the report's claim), and the worst
+    cell for D2TCP."""
+    claim = r.claim("d2tcp-map", "D2TCP misses fewer deadlines than DCTCP")
+    m = _map(r)
+    worst = max(((e, key) for key, cell in m.cells.items() for e in [cell["difference"]] if e is not None),
+                key=lambda x: x[0].mean)
+    setting = dict(zip(m.keys, worst[1]))
+    return (f"{claim['ours']} on average where DCTCP misses some deadlines but not all, and in no cell more than "
+            f"{number(worst[0], '{:+.1f}', scale=100)} points against D2TCP ({setting['link_rate']}, alpha0 = "
+            f"{setting['initial_alpha']:g}, {setting['size']}, fan-in {setting['fan_in']}, slack "
+            f"{setting['slack']:g})")
+
+
+def map_headline(r: Reproductions) -> str:
+    """Inline: D2TCP's largest reduction over the map and where, and the largest responses for
+    which no cell moves by a point."""
+    m = _map(r)
+    diffs = {key: e for key, cell in m.cells.items() for e in [cell["difference"]] if e is not None}
+    best_key = min(diffs, key=lambda k: diffs[k].mean)
+    best = dict(zip(m.keys, best_key))
+    size_at = m.keys.index("size")
+    sizes = sorted(m.levels("size"), key=_size_bytes)
+    flat = [size for size in sizes if all(abs(100 * e.mean) < 1 for k, e in diffs.items() if k[size_at] == size)]
+    small = [size for size in sizes if _size_bytes(size) <= max((_size_bytes(f) for f in flat), default=0)]
+    quiet = (f"for responses up to {small[-1]}, no cell moves by a point" if small == flat and flat else
+             "every response size has some cell that moves by a point or more")
+    e = diffs[best_key]
+    fewer = Estimate(-e.mean, -e.high, -e.low, e.seeds)
+    return (f"D2TCP misses up to {number(fewer, '{:.0f}', scale=100)} points fewer deadlines "
+            f"({best['size']} responses, fan-in {best['fan_in']}, slack {best['slack']:g}, {best['link_rate']}, "
+            f"alpha0 = {best['initial_alpha']:g}); {quiet}")
+
+
+def _size_bytes(size: str) -> int:
+    return int(size[:-2]) * {"KB": 1000, "MB": 1_000_000}[size[-2:]]
+
+
 # --- d2tcp-load -----------------------------------------------------------------------------------
 
 LOAD_VALUES = ["missed", "missed_with_timeout", "background_mbps"]
@@ -442,4 +627,15 @@ RENDERERS: Dict[str, Renderer] = {
     "d2tcp-load-background": load_background,
     "d2tcp-load-headline": load_headline,
     "d2tcp-load-verdict": load_verdict,
+    "d2tcp-ns3-missed": ns3_missed,
+    "d2tcp-ns3-timeouts": ns3_timeouts,
+    "d2tcp-ns3-smallest-fan-in": ns3_smallest_fan_in,
+    "d2tcp-ns3-variances": ns3_variances,
+    "d2tcp-ns3-tally": _tally_of("d2tcp-ns3-"),
+    "d2tcp-ns3-wall-time": ns3_wall_time,
+    "d2tcp-fig10-past-deadline": fig10_past_deadline,
+    "d2tcp-map-best": map_best,
+    "d2tcp-map-headline": map_headline,
+    "d2tcp-ns3-headline": ns3_headline,
+    "d2tcp-map-against": map_against,
 }
