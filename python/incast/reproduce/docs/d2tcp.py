@@ -398,6 +398,31 @@ def ns3_headline(r: Reproductions) -> str:
             f"{at(NS3_NO_DELACK, 'd2tcp')}")
 
 
+def _ns3_paired(panel: str) -> Callable[[Reproductions], str]:
+    """Inline: D2TCP's missed share minus DCTCP's, seed by seed, at every fan-in from 20 of
+    Figures 9-11 in one panel: its sign and range (the paired difference, which two seeds pin
+    down far better than an interval of each scheme's own share)."""
+    def render(r: Reproductions) -> str:
+        gaps = [g for rid, table, _ in NS3_VARIANCES for g in _paired(r.table(rid, table), panel)]
+        more = sum(g > 0 for g in gaps)
+        sign = ("more" if more == len(gaps) else "fewer" if more == 0 else
+                f"more in {more} and fewer in {len(gaps) - more}")
+        span = cells.span([abs(g) for g in gaps], "{:.2f}")
+        return (f"D2TCP misses {sign} than DCTCP in every seed, at every fan-in from 20 and every variance, by "
+                f"{span} points" if more in (0, len(gaps)) else
+                f"D2TCP misses {sign} of the {len(gaps)} cases (seed, fan-in from 20, variance), by {span} points")
+
+    render.__doc__ = _ns3_paired.__doc__
+    return render
+
+
+def _paired(t: "pa.Table", panel: str) -> List[float]:
+    """D2TCP's missed share minus DCTCP's, in points, per seed and fan-in from 20, in one panel."""
+    at = {(f.get("seed"), f["protocol"], f["fan_in"]): f["missed"] for f in t.to_pylist()
+          if f[NS3_2012.panel_column] == panel}
+    return [100 * (v - at[(seed, "dctcp", n)]) for (seed, p, n), v in at.items() if p == "d2tcp" and n >= 20]
+
+
 def _tally_of(prefix: str) -> Callable[[Reproductions], str]:
     def render(r: Reproductions) -> str:
         reports = [rep for rep in r.reports() if str(rep.get("id", "")).startswith(prefix)]
@@ -469,10 +494,18 @@ def map_against(r: Reproductions) -> str:
     worst = max(((e, key) for key, cell in m.cells.items() for e in [cell["difference"]] if e is not None),
                 key=lambda x: x[0].mean)
     setting = dict(zip(m.keys, worst[1]))
-    return (f"{claim['ours']} on average where DCTCP misses some deadlines but not all, and in no cell more than "
-            f"{number(worst[0], '{:+.1f}', scale=100)} points against D2TCP ({setting['link_rate']}, alpha0 = "
-            f"{setting['initial_alpha']:g}, {setting['size']}, fan-in {setting['fan_in']}, slack "
-            f"{setting['slack']:g})")
+    return (f"{claim['ours']} on average, and at most {number(worst[0], '{:+.1f}', scale=100)} points in any cell "
+            f"({setting['link_rate']}, alpha0 = {setting['initial_alpha']:g}, {setting['size']}, fan-in "
+            f"{setting['fan_in']}, slack {setting['slack']:g})")
+
+
+def map_slack(r: Reproductions) -> str:
+    """Inline: DCTCP's missed share at each slack, the mean over every other setting of the map."""
+    m = _map(r)
+    at = m.keys.index("slack")
+    shares = {k: [e.mean for key, cell in m.cells.items() if key[at] == k for e in [cell["dctcp_missed"]]
+                  if e is not None] for k in m.levels("slack")}
+    return ", ".join(f"{100 * sum(v) / len(v):.0f}% at slack {k:g}" for k, v in shares.items())
 
 
 def map_headline(r: Reproductions) -> str:
@@ -636,6 +669,9 @@ RENDERERS: Dict[str, Renderer] = {
     "d2tcp-fig10-past-deadline": fig10_past_deadline,
     "d2tcp-map-best": map_best,
     "d2tcp-map-headline": map_headline,
+    "d2tcp-map-slack": map_slack,
+    "d2tcp-ns3-paired": _ns3_paired(NS3),
+    "d2tcp-ns3-paired-no-delack": _ns3_paired(NS3_NO_DELACK),
     "d2tcp-ns3-headline": ns3_headline,
     "d2tcp-map-against": map_against,
 }
