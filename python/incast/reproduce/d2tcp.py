@@ -1,6 +1,8 @@
 """Reproductions of the D2TCP paper (Vamanan et al., SIGCOMM 2012), Section 4.2: the 1000-host OLDI
 workload (`oldi` in docs/scenario.md) on the two-tier network of its Figure 8, under TCP, DCTCP,
-D3 and D2TCP.
+D3 and D2TCP. Each figure and table runs under two settings (`Setting`): our reading of every
+number the paper prints (`d2tcp-*`), and the defaults of the paper's own simulator, ns-3 of 2012
+(`d2tcp-ns3-*`).
 
 Our reading of the workload (docs/scenario.md, `kind = "oldi"`) follows every number the paper
 prints: 25 racks of 40 hosts, 4 MB shared ToR buffers, 20 us links, five applications of five
@@ -515,8 +517,8 @@ def figure15(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
         flows, end, _ = _run(ctx, setting.sweep(f"dcap-{tag}"), oldi_scenario(ctx, setting, sensitivity=sensitivity),
                              grid={FAN_IN: fans, "d2tcp.d_cap": caps})
         results[tag] = missed_fraction(flows, (FAN_IN, "d2tcp.d_cap"), end)
-    rows = [{"buffers": tag, "fan_in": n, "d_cap": c, "missed": v} for tag, cells in results.items()
-            for (n, c), v in sorted(cells.items())]
+    rows = [{setting.panel_column: panel, "fan_in": n, "d_cap": c, "missed": v}
+            for panel, cells in zip(setting.panels, results.values()) for (n, c), v in sorted(cells.items())]
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4))
     for ax, tag in zip(axes, results):

@@ -282,9 +282,9 @@ def quiet_figures(r: Reproductions) -> str:
         t = r.table(rid, table)
         paper += [v for c in columns for v in t[c].to_pylist() if v is not None]
     fig15 = seed_means(r.table("d2tcp-fig15", "figure15"), ["missed"])
-    paper += [e.mean for key, cell in fig15.cells.items() if key[0] == "paper" for e in [cell["missed"]]
+    paper += [e.mean for key, cell in fig15.cells.items() if key[0] == PAPER_BUFFERS for e in [cell["missed"]]
               if e is not None]
-    per_port = {key: e.mean for key, cell in fig15.cells.items() if key[0] == "perport" for e in [cell["missed"]]
+    per_port = {key: e.mean for key, cell in fig15.cells.items() if key[0] == PER_PORT for e in [cell["missed"]]
                 if e is not None}
     spread = max(max(v for (_, n, _), v in per_port.items() if n == fan) - min(v for (_, n, _), v in per_port.items()
                                                                                 if n == fan)
