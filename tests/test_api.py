@@ -407,13 +407,56 @@ def test_save_writes_atomically_and_drops_stale_files(tmp_path: Path) -> None:
     scenario = burst(rounds=1)
     scenario["output"] = {"queue_sample_interval": "1ms", "queue_sample_hosts": [0]}
     incast.run(scenario).save(tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["flows.parquet", "queues.parquet", "summary.json"]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["flows.parquet", "ports.parquet", "queues.parquet", "summary.json"]
     result = incast.run(burst(rounds=1))
     written = result.save(tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["flows.parquet", "summary.json"]
-    assert sorted(p.name for p in written) == ["flows.parquet", "summary.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flows.parquet", "ports.parquet", "summary.json"]
+    assert sorted(p.name for p in written) == ["flows.parquet", "ports.parquet", "summary.json"]
     assert pq.read_table(tmp_path / "flows.parquet").equals(result.flows)
     assert json.loads((tmp_path / "summary.json").read_text()) == result.summary
+
+
+def test_ports_table_names_every_port_and_locates_the_drops() -> None:
+    result = incast.run(burst())
+    ports = result.ports
+    assert ports.column_names == ["port", "node", "peer", "role", "tier", "up", "link_rate_bps", "packets_sent",
+                                  "bytes_sent", "drops", "ecn_marks", "max_queue_bytes", "mean_queue_bytes"]
+    assert ports.num_rows == 2 * 9
+    rows = {p["port"]: p for p in ports.to_pylist()}
+    down = rows["switch->h0"]
+    # Eight TCP senders into one 32 KB port: the aggregator's downlink drops every dropped packet.
+    assert down["drops"] == result.summary["packets_dropped"] > 0
+    assert sum(p["drops"] for p in rows.values()) == down["drops"]
+    assert down["max_queue_bytes"] == result.summary["max_queue_bytes"]
+    assert 0 < down["mean_queue_bytes"] < down["max_queue_bytes"]
+    assert (rows["h3->switch"]["role"], rows["h3->switch"]["tier"], rows["h3->switch"]["up"]) == ("host", 0, True)
+    assert (down["node"], down["peer"], down["role"], down["tier"], down["up"]) == ("switch", "h0", "switch", 1, False)
+
+
+def test_ports_of_a_fat_tree_show_where_the_hottest_queue_was() -> None:
+    # Issue 14's case: host-facing ports are not where a fat tree's traffic queues hardest.
+    scenario = {
+        "topology": {"kind": "fat-tree", "k": 4},
+        "switch": {"buffer": "64KB"},
+        "transport": {"protocol": "dctcp"},
+        "workload": [{"kind": "poisson", "rate": 20000.0, "stop": "10ms", "size": "100KB"}],
+    }
+    result = incast.run(scenario)
+    ports = result.ports.to_pylist()
+    assert {p["role"] for p in ports} == {"host", "edge", "agg", "core"}
+    assert len([p for p in ports if p["role"] == "edge" and p["up"]]) == 8 * 2
+    switch_ports = [p for p in ports if p["role"] != "host"]
+    hottest = max(switch_ports, key=lambda p: p["max_queue_bytes"])
+    assert hottest["max_queue_bytes"] == result.summary["max_queue_bytes"]
+    # Not a port `queue_sample_hosts` can name (an edge switch's downlink to a host), and most
+    # drops happen at such ports too.
+    host_facing = [p for p in switch_ports if p["role"] == "edge" and not p["up"]]
+    assert hottest not in host_facing, hottest["port"]
+    inner_drops = sum(p["drops"] for p in switch_ports if p not in host_facing)
+    assert inner_drops > sum(p["drops"] for p in host_facing) > 0
+    assert sum(p["drops"] for p in ports) == result.summary["packets_dropped"]
+    assert sum(p["ecn_marks"] for p in ports) == result.summary["ecn_marked"]
 
 
 def test_finished_simulation_cannot_be_reused() -> None:

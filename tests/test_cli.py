@@ -14,6 +14,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from incast.api import RESULT_FILES
+
 from conftest import SMALL_TOML, incast, listing, write
 
 
@@ -21,7 +23,7 @@ def test_run_writes_results_and_a_summary_line(small_toml: Path, tmp_path: Path)
     out = tmp_path / "out" / "nested"
     proc = incast("run", str(small_toml), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert listing(out) == ["flows.parquet", "summary.json"]
+    assert listing(out) == ["flows.parquet", "ports.parquet", "summary.json"]
     flows = pq.read_table(out / "flows.parquet")
     summary = json.loads((out / "summary.json").read_text())
     assert flows.num_rows == summary["flows"] == 6
@@ -56,7 +58,7 @@ def test_run_writes_optional_series(tmp_path: Path) -> None:
     )
     out = tmp_path / "out"
     assert incast("run", str(scenario), "--out", str(out), "--quiet").returncode == 0
-    assert listing(out) == ["flows.parquet", "queues.parquet", "summary.json", "throughput.parquet"]
+    assert listing(out) == ["flows.parquet", "ports.parquet", "queues.parquet", "summary.json", "throughput.parquet"]
     assert pq.read_table(out / "queues.parquet").column_names == [
         "host", "time_s", "queue_bytes", "d3_flows", "d3_demand_bytes_per_s", "d3_allocated_bytes_per_s",
         "d3_capacity_bytes_per_s",
@@ -191,7 +193,7 @@ def siblings(out: Path) -> list:
 
 def result_of(out: Path) -> tuple:
     """(flows rows, summary's flow count) of a complete result; they agree when it is whole."""
-    assert set(listing(out)) <= {"flows.parquet", "summary.json", "queues.parquet", "throughput.parquet"}
+    assert set(listing(out)) <= set(RESULT_FILES)
     return pq.read_table(out / "flows.parquet").num_rows, json.loads((out / "summary.json").read_text())["flows"]
 
 
@@ -202,10 +204,10 @@ def test_run_replaces_an_earlier_result_and_follows_a_symlinked_out(tmp_path: Pa
     link = tmp_path / "link"
     link.symlink_to(real, target_is_directory=True)
     assert incast("run", str(scenario), "--out", str(link), "--quiet").returncode == 0
-    assert listing(real) == ["flows.parquet", "queues.parquet", "summary.json"]
+    assert listing(real) == ["flows.parquet", "ports.parquet", "queues.parquet", "summary.json"]
     small = write(tmp_path / "small.toml", SMALL_TOML.replace("rounds = 2", "rounds = 3"))
     assert incast("run", str(small), "--out", str(link), "--quiet").returncode == 0
-    assert link.is_symlink() and listing(real) == ["flows.parquet", "summary.json"]
+    assert link.is_symlink() and listing(real) == ["flows.parquet", "ports.parquet", "summary.json"]
     assert result_of(real) == (9, 9)
     assert siblings(real) == [] and siblings(link) == []
 

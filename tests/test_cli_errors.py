@@ -369,4 +369,4 @@ def test_a_run_stopped_at_its_horizon_warns_and_succeeds(
         "incast: warning: the run reached its simulated-time horizon ([run] horizon = 0.5 s) "
         "with 2 of 6 flows unfinished\n"
     )
-    assert listing(out) == ["flows.parquet", "summary.json"]
+    assert listing(out) == ["flows.parquet", "ports.parquet", "summary.json"]

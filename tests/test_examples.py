@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import REPO, incast
@@ -24,6 +25,10 @@ def test_example_runs(scenario: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert (out / "flows.parquet").is_file() and (out / "summary.json").is_file()
     s = json.loads((out / "summary.json").read_text())
+    ports = pq.read_table(out / "ports.parquet")
+    # Every drop and mark happened at some port.
+    assert sum(ports["drops"].to_pylist()) == s["packets_dropped"]
+    assert sum(ports["ecn_marks"].to_pylist()) == s["ecn_marked"]
     # Conservation: every packet a transport sent was delivered, dropped or is still in flight.
     assert s["packets_sent"] == s["packets_delivered"] + s["packets_dropped"] + s["packets_in_network"]
     assert s["packets_delivered"] > 0

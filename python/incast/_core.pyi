@@ -53,6 +53,7 @@ class _ResultsDict(TypedDict):
     summary: Summary
     queues: _ColumnsDict
     throughput: Optional[_ColumnsDict]
+    ports: _ColumnsDict
 
 @final
 class Simulation:

@@ -107,13 +107,16 @@ class RunResult:
     `flows` has one row per flow (columns in docs/python.md; null where a value does not apply, e.g.
     `finish_s` of a flow that never completed). `summary` holds the run's counters. `queues` is the
     sampled switch-port queue lengths (empty unless `[output]` asks for them) and `throughput` the
-    per-flow delivered-bytes samples (None unless asked for).
+    per-flow delivered-bytes samples (None unless asked for). `ports` has one row per egress port,
+    hosts' NICs included: its name, the nodes at both ends, and what it sent, dropped, marked and
+    queued (columns in docs/python.md).
     """
 
     flows: "pa.Table"
     summary: Summary
     queues: "pa.Table"
     throughput: Optional["pa.Table"]
+    ports: "pa.Table"
 
     def __repr__(self) -> str:
         s = self.summary
@@ -123,8 +126,8 @@ class RunResult:
         )
 
     def save(self, out_dir: Union[str, "os.PathLike[str]"]) -> List[Path]:
-        """Writes flows.parquet, summary.json and, when present, queues.parquet and
-        throughput.parquet into `out_dir`, returning the paths written.
+        """Writes flows.parquet, ports.parquet, summary.json and, when present, queues.parquet
+        and throughput.parquet into `out_dir`, returning the paths written.
 
         `out_dir` is replaced as a whole (`incast.durable.replace_dir`): the files are written
         and fsynced in a fresh sibling directory that then takes its place, so a reader, a
@@ -135,7 +138,8 @@ class RunResult:
         """
         import pyarrow.parquet as pq
 
-        payloads: Dict[str, Any] = {"flows.parquet": self.flows, "summary.json": self.summary}
+        payloads: Dict[str, Any] = {"flows.parquet": self.flows, "ports.parquet": self.ports,
+                                    "summary.json": self.summary}
         if self.queues.num_rows:
             payloads["queues.parquet"] = self.queues
         if self.throughput is not None:
@@ -152,7 +156,7 @@ class RunResult:
         return [Path(out_dir) / name for name in payloads]
 
 
-RESULT_FILES = ("flows.parquet", "summary.json", "queues.parquet", "throughput.parquet")
+RESULT_FILES = ("flows.parquet", "ports.parquet", "summary.json", "queues.parquet", "throughput.parquet")
 """What `RunResult.save` writes; a results directory holds nothing else."""
 
 
@@ -283,7 +287,33 @@ def _result(raw: _core._ResultsDict) -> RunResult:
             raw["throughput"],
             [("time_s", pa.float64()), ("flow_id", pa.uint32()), ("delivered_bytes", pa.uint64())],
         ),
+        ports=_ports_table(raw["ports"]),
     )
+
+
+PORT_NAMES = ("port", "node", "peer", "role")
+"""The ports table's text columns, which the engine hands over as lists of strings."""
+
+
+def _port_counters() -> List[Tuple[str, "pa.DataType"]]:
+    """The ports table's other columns and their types, in order."""
+    import pyarrow as pa
+
+    return [("tier", pa.uint8()), ("up", pa.bool_()), ("link_rate_bps", pa.uint64()),
+            ("packets_sent", pa.uint64()), ("bytes_sent", pa.uint64()), ("drops", pa.uint64()),
+            ("ecn_marks", pa.uint64()), ("max_queue_bytes", pa.uint64()), ("mean_queue_bytes", pa.float64())]
+
+
+def _ports_table(columns: _core._ColumnsDict) -> "pa.Table":
+    import pyarrow as pa
+
+    names: Dict[str, "pa.Array[Any]"] = {}
+    for name in PORT_NAMES:
+        values = columns[name]
+        # The engine's layout (_core.pyi): the text columns of the ports table are lists of str.
+        assert isinstance(values, list)
+        names[name] = pa.array(values, pa.string())
+    return pa.table({**names, **{name: _array(t, columns, name) for name, t in _port_counters()}})
 
 
 def flows_schema() -> "pa.Schema":

@@ -10,7 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use incast_sim::results::{FlowRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
+use incast_sim::results::{
+    FlowRecord, PortRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries,
+};
 use incast_sim::scenario::{self, Format, Scenario};
 use incast_sim::{Progress, ResourceError as EngineResourceError, Simulation};
 use pyo3::create_exception;
@@ -466,11 +468,38 @@ fn throughput_to_py<'py>(py: Python<'py>, t: &ThroughputSeries) -> PyResult<Boun
     Ok(d)
 }
 
+/// The ports table: names as lists of strings (a few thousand rows at most per topology we
+/// build, so Python strings cost nothing worth an encoding), counters as columns.
+fn ports_to_py<'py>(py: Python<'py>, ports: &[PortRecord]) -> PyResult<Bound<'py, PyDict>> {
+    let n = ports.len();
+    let d = PyDict::new(py);
+    d.set_item("rows", n)?;
+    d.set_item("port", PyList::new(py, ports.iter().map(|p| p.port.as_str()))?)?;
+    d.set_item("node", PyList::new(py, ports.iter().map(|p| p.node.as_str()))?)?;
+    d.set_item("peer", PyList::new(py, ports.iter().map(|p| p.peer.as_str()))?)?;
+    d.set_item("role", PyList::new(py, ports.iter().map(|p| p.role))?)?;
+    put_column(&d, "tier", ports.iter().map(|p| p.tier), n)?;
+    let mut up = Bitmap::with_rows(n);
+    for p in ports {
+        up.push(p.up);
+    }
+    d.set_item("up", PyBytes::new(py, &up.bits))?;
+    put_column(&d, "link_rate_bps", ports.iter().map(|p| p.link_rate_bps), n)?;
+    put_column(&d, "packets_sent", ports.iter().map(|p| p.packets_sent), n)?;
+    put_column(&d, "bytes_sent", ports.iter().map(|p| p.bytes_sent), n)?;
+    put_column(&d, "drops", ports.iter().map(|p| p.drops), n)?;
+    put_column(&d, "ecn_marks", ports.iter().map(|p| p.ecn_marks), n)?;
+    put_column(&d, "max_queue_bytes", ports.iter().map(|p| p.max_queue_bytes), n)?;
+    put_column(&d, "mean_queue_bytes", ports.iter().map(|p| p.mean_queue_bytes), n)?;
+    Ok(d)
+}
+
 fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("flows", flows_to_py(py, &r.flows)?)?;
     d.set_item("summary", summary_to_py(py, &r.summary)?)?;
     d.set_item("queues", queues_to_py(py, &r.queues)?)?;
+    d.set_item("ports", ports_to_py(py, &r.ports)?)?;
     match &r.throughput {
         Some(t) => d.set_item("throughput", throughput_to_py(py, t)?)?,
         None => d.set_item("throughput", py.None())?,

@@ -138,6 +138,40 @@ pub struct ThroughputSeries {
     pub delivered_bytes: Vec<u64>,
 }
 
+/// One row of the ports table: an egress port, named after the nodes at both ends of its link
+/// (`Topology::port_name`), and what it did over the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortRecord {
+    /// `{node}->{peer}`, e.g. `tor3->h17`: stable for a topology, whatever the scenario's traffic.
+    pub port: String,
+    /// The node that transmits on the port: `h7` for host 7, or a switch (`tor3`, `fabric`, `core0`).
+    pub node: String,
+    /// The node at the far end of the link.
+    pub peer: String,
+    /// What the transmitting node is: `host` (the port is its NIC), or the switch's role in its
+    /// topology (`switch`, `tor`, `root`, `fabric`, `edge`, `agg`, `core`).
+    pub role: &'static str,
+    /// The transmitting node's level: 0 for a host, 1 for a ToR or edge switch, one more per
+    /// tier above.
+    pub tier: u8,
+    /// The link leads up, to a higher tier (a NIC, a ToR's uplink), rather than down.
+    pub up: bool,
+    /// The link's rate, bits per second.
+    pub link_rate_bps: u64,
+    /// Packets the port put on its link.
+    pub packets_sent: u64,
+    /// Bytes it put on its link (headers included).
+    pub bytes_sent: u64,
+    /// Packets it dropped for lack of room.
+    pub drops: u64,
+    /// Packets it marked CE on arrival.
+    pub ecn_marks: u64,
+    /// The most bytes that waited at once.
+    pub max_queue_bytes: u64,
+    /// The bytes waiting, averaged over the whole run (from time 0 to its end).
+    pub mean_queue_bytes: f64,
+}
+
 /// Everything a run produced.
 #[derive(Clone, Debug, Default)]
 pub struct RunResults {
@@ -149,4 +183,6 @@ pub struct RunResults {
     pub queues: Vec<QueueSeries>,
     /// Throughput samples, if requested.
     pub throughput: Option<ThroughputSeries>,
+    /// One record per egress port, hosts' NICs included, in the topology's order.
+    pub ports: Vec<PortRecord>,
 }

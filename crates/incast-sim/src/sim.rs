@@ -18,9 +18,9 @@ use crate::flow::{d3_field, Flow, Outcome, Setup, Stalls, Transport};
 use crate::ids::{FlowId, PacketId, PortId};
 use crate::inversions::PriorityInversions;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
-use crate::port::{Admission, BufferLimit, EcnThreshold, Port, SharedPool};
+use crate::port::{Admission, Arriving, BufferLimit, EcnThreshold, Port, SharedPool};
 use crate::processor::PortProcessor;
-use crate::results::{FlowRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
+use crate::results::{FlowRecord, PortRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
 use crate::routing::{mix, Router};
 use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, ScenarioError, TransportSpec};
 use crate::topology::{NodeKind, Topology};
@@ -62,14 +62,13 @@ enum Ends {
     Both,
 }
 
-/// Packet counters, kept so that sent = delivered + dropped + still in the network.
+/// Packet counters, kept so that sent = delivered + dropped + still in the network (drops and
+/// marks are counted per port, `PortCounters`, and summed at the end).
 #[derive(Clone, Copy, Debug, Default)]
 struct Counters {
     sent: u64,
     delivered: u64,
-    dropped: u64,
     hops: u64,
-    marked: u64,
 }
 
 /// Sampling configuration and what was sampled.
@@ -374,6 +373,9 @@ impl Simulation {
             .map(|p| p.max_queue_bytes)
             .max()
             .unwrap_or(0);
+        let mut ports: Vec<PortRecord> = Vec::new();
+        reserve(&mut ports, self.ports.len(), "the port records")?;
+        ports.extend(self.ports.iter().enumerate().map(|(i, p)| self.port_record(PortId(i as u32), p)));
         let summary = Summary {
             events: self.event_count,
             sim_time_s: self.now.as_secs_f64(),
@@ -384,10 +386,10 @@ impl Simulation {
             app_throughput: (deadline_flows > 0).then(|| met as f64 / deadline_flows as f64),
             packets_sent: self.counters.sent,
             packets_delivered: self.counters.delivered,
-            packets_dropped: self.counters.dropped,
+            packets_dropped: ports.iter().map(|p| p.drops).sum(),
             packets_in_network: self.packets.live(),
             packet_hops: self.counters.hops,
-            ecn_marked: self.counters.marked,
+            ecn_marked: ports.iter().map(|p| p.ecn_marks).sum(),
             max_queue_bytes,
             timeouts,
             d3_requests: self.inversions.as_ref().map_or(0, |i| i.requests),
@@ -399,7 +401,28 @@ impl Simulation {
             Some(s) => (s.queues, s.throughput),
             None => (Vec::new(), None),
         };
-        Ok(RunResults { flows, summary, queues, throughput })
+        Ok(RunResults { flows, summary, queues, throughput, ports })
+    }
+
+    /// Port `id`'s row of the ports table.
+    fn port_record(&self, id: PortId, port: &Port) -> PortRecord {
+        let (node, peer) = (&self.topo.nodes[port.info.node.idx()], &self.topo.nodes[port.info.peer.idx()]);
+        let c = &port.counters;
+        PortRecord {
+            port: self.topo.port_name(id),
+            node: node.name(),
+            peer: peer.name(),
+            role: node.role,
+            tier: node.level(),
+            up: peer.level() > node.level(),
+            link_rate_bps: port.info.link.rate.0,
+            packets_sent: c.packets_sent,
+            bytes_sent: port.bytes_sent,
+            drops: c.drops,
+            ecn_marks: c.ecn_marks,
+            max_queue_bytes: port.max_queue_bytes,
+            mean_queue_bytes: c.mean_queue_bytes(self.now, port.queue_bytes()),
+        }
     }
 
     /// Adds a planned flow: checks its hosts, resolves its routes and queues its start.
@@ -723,10 +746,9 @@ impl Simulation {
         }
         let port = &mut self.ports[port_id.idx()];
         let pkt = self.packets.get_mut(id);
-        let (wire, prio, ect) = (pkt.wire_bytes, pkt.priority, pkt.ect);
-        match port.offer(id, wire, prio, ect, &mut pkt.ce, &mut self.pools) {
+        let arriving = Arriving { id, wire_bytes: pkt.wire_bytes, priority: pkt.priority, ect: pkt.ect };
+        match port.offer(now, arriving, &mut pkt.ce, &mut self.pools) {
             Admission::Dropped => {
-                self.counters.dropped += 1;
                 if processed {
                     let request = self.packets.ext(id).and_then(Ext::request);
                     let processor = self.ports[port_id.idx()].processor.as_mut().expect("it processed the packet");
@@ -734,8 +756,7 @@ impl Simulation {
                 }
                 self.packets.release(id);
             }
-            Admission::Queued { marked } => {
-                self.counters.marked += u64::from(marked);
+            Admission::Queued { .. } => {
                 self.try_start_service(port_id);
             }
         }

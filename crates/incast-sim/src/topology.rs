@@ -24,6 +24,30 @@ pub(crate) enum NodeKind {
 pub(crate) struct Node {
     pub(crate) kind: NodeKind,
     pub(crate) ports: Vec<PortId>,
+    /// What the node is called in results: `h7` for host 7, a switch by its role in the
+    /// topology and its number among the switches of that role (`tor3`, `core0`), or by its role
+    /// alone when it is the only one (`switch`, `fabric`, `root`).
+    pub(crate) role: &'static str,
+    number: Option<u32>,
+}
+
+impl Node {
+    /// The node's name (see `role`).
+    pub(crate) fn name(&self) -> String {
+        match (self.kind, self.number) {
+            (NodeKind::Host(h), _) => format!("h{h}"),
+            (NodeKind::Switch { .. }, Some(n)) => format!("{}{n}", self.role),
+            (NodeKind::Switch { .. }, None) => self.role.to_string(),
+        }
+    }
+
+    /// 0 for a host, 1 for a ToR or edge switch, and one more per switch tier above.
+    pub(crate) fn level(&self) -> u8 {
+        match self.kind {
+            NodeKind::Host(_) => 0,
+            NodeKind::Switch { tier, .. } => tier + 1,
+        }
+    }
 }
 
 /// One direction of a link.
@@ -63,7 +87,7 @@ impl Topology {
                     return Err(err("hosts", format!("a star needs at least 2 hosts, got {hosts}")));
                 }
                 t.reserve(u64::from(hosts), 1, u64::from(hosts))?;
-                let sw = t.add_switch(0);
+                let sw = t.add_switch(0, "switch");
                 for _ in 0..hosts {
                     let h = t.add_host();
                     t.connect(h, sw, link);
@@ -72,9 +96,9 @@ impl Topology {
             TopologySpec::D3Testbed { link } => {
                 // D3 Figure 8: four racks of three hosts under a root switch, plus two traffic
                 // generators attached to the root.
-                let root = t.add_switch(1);
+                let root = t.add_switch(1, "root");
                 for _ in 0..4 {
-                    let tor = t.add_switch(0);
+                    let tor = t.add_switch(0, "tor");
                     t.connect(tor, root, link);
                     for _ in 0..3 {
                         let h = t.add_host();
@@ -95,9 +119,9 @@ impl Topology {
                 }
                 let hosts = u64::from(racks) * u64::from(hosts_per_rack);
                 t.reserve(hosts, u64::from(racks) + 1, hosts + u64::from(racks))?;
-                let fabric = t.add_switch(1);
+                let fabric = t.add_switch(1, "fabric");
                 for _ in 0..racks {
-                    let tor = t.add_switch(0);
+                    let tor = t.add_switch(0, "tor");
                     t.connect(tor, fabric, fabric_link);
                     for _ in 0..hosts_per_rack {
                         let h = t.add_host();
@@ -114,16 +138,16 @@ impl Topology {
                 // agg-core).
                 let hosts = u64::from(k).pow(3) / 4;
                 t.reserve(hosts, u64::from(k) * u64::from(k) * 5 / 4, 3 * hosts)?;
-                let cores: Vec<NodeId> = (0..half * half).map(|_| t.add_switch(2)).collect();
+                let cores: Vec<NodeId> = (0..half * half).map(|_| t.add_switch(2, "core")).collect();
                 for _pod in 0..k {
-                    let aggs: Vec<NodeId> = (0..half).map(|_| t.add_switch(1)).collect();
+                    let aggs: Vec<NodeId> = (0..half).map(|_| t.add_switch(1, "agg")).collect();
                     for (a, &agg) in aggs.iter().enumerate() {
                         for c in 0..half {
                             t.connect(agg, cores[(a as u32 * half + c) as usize], link);
                         }
                     }
                     for _edge in 0..half {
-                        let edge = t.add_switch(0);
+                        let edge = t.add_switch(0, "edge");
                         for &agg in &aggs {
                             t.connect(edge, agg, link);
                         }
@@ -135,7 +159,37 @@ impl Topology {
                 }
             }
         }
+        t.number_switches();
         Ok(t)
+    }
+
+    /// Numbers the switches of each role in the order they were added; the only switch of its
+    /// role keeps the bare role as its name.
+    fn number_switches(&mut self) {
+        let mut counts: Vec<(&'static str, u32)> = Vec::new();
+        for node in self.nodes.iter_mut().filter(|n| matches!(n.kind, NodeKind::Switch { .. })) {
+            let count = match counts.iter_mut().find(|(role, _)| *role == node.role) {
+                Some((_, c)) => c,
+                None => {
+                    counts.push((node.role, 0));
+                    &mut counts.last_mut().expect("just pushed").1
+                }
+            };
+            node.number = Some(*count);
+            *count += 1;
+        }
+        for node in &mut self.nodes {
+            if counts.iter().any(|&(role, c)| role == node.role && c == 1) {
+                node.number = None;
+            }
+        }
+    }
+
+    /// The name of port `port` in results: `{transmitting node}->{node at the far end}`, e.g.
+    /// `tor3->h17` (a ToR's downlink to host 17), `h17->tor3` (the host's NIC), `tor3->fabric`.
+    pub(crate) fn port_name(&self, port: PortId) -> String {
+        let p = &self.ports[port.idx()];
+        format!("{}->{}", self.nodes[p.node.idx()].name(), self.nodes[p.peer.idx()].name())
     }
 
     /// Room for `hosts` hosts, `switches` switches and `links` links.
@@ -150,14 +204,14 @@ impl Topology {
 
     fn add_host(&mut self) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(Node { kind: NodeKind::Host(self.hosts.len() as u32), ports: Vec::new() });
+        self.nodes.push(Node { kind: NodeKind::Host(self.hosts.len() as u32), ports: Vec::new(), role: "host", number: None });
         self.hosts.push(id);
         id
     }
 
-    fn add_switch(&mut self, tier: u8) -> NodeId {
+    fn add_switch(&mut self, tier: u8, role: &'static str) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(Node { kind: NodeKind::Switch { tier, index: self.switches }, ports: Vec::new() });
+        self.nodes.push(Node { kind: NodeKind::Switch { tier, index: self.switches }, ports: Vec::new(), role, number: None });
         self.switches += 1;
         id
     }
@@ -236,6 +290,27 @@ mod tests {
     fn fat_tree_with_odd_k_is_an_error_naming_k() {
         let e = Topology::build(&TopologySpec::FatTree { k: 3, link: link() }).unwrap_err();
         assert!(matches!(e, Error::Scenario(e) if e.path == "topology.k"));
+    }
+
+    #[test]
+    fn ports_are_named_after_the_nodes_at_both_ends() {
+        let names = |spec: TopologySpec| {
+            let t = Topology::build(&spec).unwrap();
+            (0..t.ports.len() as u32).map(|p| t.port_name(PortId(p))).collect::<Vec<_>>()
+        };
+        assert_eq!(names(TopologySpec::Star { hosts: 2, link: link() }), ["h0->switch", "switch->h0", "h1->switch", "switch->h1"]);
+        let two_tier = names(TopologySpec::TwoTier { racks: 2, hosts_per_rack: 2, host_link: link(), fabric_link: link() });
+        assert_eq!(&two_tier[..4], ["tor0->fabric", "fabric->tor0", "h0->tor0", "tor0->h0"]);
+        assert!(two_tier.contains(&"tor1->h3".to_string()));
+        let fat = names(TopologySpec::FatTree { k: 4, link: link() });
+        assert!(fat.contains(&"agg0->core0".to_string()) && fat.contains(&"core3->agg7".to_string()));
+        assert!(fat.contains(&"edge7->h15".to_string()));
+        let mut unique = fat.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), fat.len(), "every port has its own name");
+        let d3 = names(TopologySpec::D3Testbed { link: link() });
+        assert!(d3.contains(&"root->tor3".to_string()) && d3.contains(&"root->h13".to_string()));
     }
 
     #[test]
