@@ -370,7 +370,7 @@ def test_queue_and_throughput_series() -> None:
     }
     result = incast.run(scenario)
     q = result.queues
-    assert q.column_names == ["host", "time_s", "queue_bytes", "d3_flows", "d3_demand_bytes_per_s",
+    assert q.column_names == ["port", "host", "time_s", "queue_bytes", "d3_flows", "d3_demand_bytes_per_s",
                               "d3_allocated_bytes_per_s", "d3_capacity_bytes_per_s"]
     assert q.num_rows > 0 and set(q["host"].to_pylist()) == {0, 1}
     assert max(q["queue_bytes"].to_pylist()) > 0
@@ -457,6 +457,27 @@ def test_ports_of_a_fat_tree_show_where_the_hottest_queue_was() -> None:
     assert inner_drops > sum(p["drops"] for p in host_facing) > 0
     assert sum(p["drops"] for p in ports) == result.summary["packets_dropped"]
     assert sum(p["ecn_marks"] for p in ports) == result.summary["ecn_marked"]
+
+
+def test_queue_sampling_by_port_pattern_names_each_series() -> None:
+    scenario = {
+        "topology": {"kind": "two-tier", "racks": 2, "hosts_per_rack": 3},
+        "transport": {"protocol": "dctcp"},
+        "workload": [{"kind": "flows", "flows": [{"src": 0, "dst": 4, "size": "200KB"}]}],
+        "output": {"queue_sample_interval": "100us", "queue_sample_hosts": [4], "queue_sample_ports": ["tor*->fabric"]},
+    }
+    q = incast.run(scenario).queues
+    assert q.column_names[:4] == ["port", "host", "time_s", "queue_bytes"]
+    ports = list(dict.fromkeys(q["port"].to_pylist()))
+    assert ports == ["tor1->h4", "tor0->fabric", "tor1->fabric"]
+    hosts = {p: h for p, h in zip(q["port"].to_pylist(), q["host"].to_pylist())}
+    assert hosts == {"tor1->h4": 4, "tor0->fabric": None, "tor1->fabric": None}
+    # The flow crosses rack 0's uplink: its queue is sampled there, not only at host downlinks.
+    uplink = [b for p, b in zip(q["port"].to_pylist(), q["queue_bytes"].to_pylist()) if p == "tor0->fabric"]
+    assert len(uplink) > 1
+    scenario["output"] = {"queue_sample_interval": "100us", "queue_sample_ports": ["core*"]}
+    with pytest.raises(incast.ScenarioError, match=r"queue_sample_ports\[0\].*matches no port"):
+        incast.run(scenario)
 
 
 def test_finished_simulation_cannot_be_reused() -> None:

@@ -60,7 +60,7 @@ def test_run_writes_optional_series(tmp_path: Path) -> None:
     assert incast("run", str(scenario), "--out", str(out), "--quiet").returncode == 0
     assert listing(out) == ["flows.parquet", "ports.parquet", "queues.parquet", "summary.json", "throughput.parquet"]
     assert pq.read_table(out / "queues.parquet").column_names == [
-        "host", "time_s", "queue_bytes", "d3_flows", "d3_demand_bytes_per_s", "d3_allocated_bytes_per_s",
+        "port", "host", "time_s", "queue_bytes", "d3_flows", "d3_demand_bytes_per_s", "d3_allocated_bytes_per_s",
         "d3_capacity_bytes_per_s",
     ]
 

@@ -269,7 +269,7 @@ def _result(raw: _core._ResultsDict) -> RunResult:
     return RunResult(
         flows=_flows_table(raw["flows"]),
         summary=raw["summary"],
-        queues=_table(
+        queues=_queues_table(
             raw["queues"],
             [
                 ("host", pa.uint32()),
@@ -289,6 +289,19 @@ def _result(raw: _core._ResultsDict) -> RunResult:
         ),
         ports=_ports_table(raw["ports"]),
     )
+
+
+def _queues_table(columns: _core._ColumnsDict, spec: Sequence[Tuple[str, "pa.DataType"]]) -> "pa.Table":
+    """The queue samples with the sampled port's name in front: the engine gives each row the
+    index of its series in `port.names`."""
+    import pyarrow as pa
+
+    names = columns["port.names"]
+    assert isinstance(names, list)
+    codes = _array(pa.uint32(), columns, "port")
+    port = pa.DictionaryArray.from_arrays(codes, pa.array(names, pa.string())).cast(pa.string())
+    table = _table(columns, spec)
+    return table.add_column(0, "port", port)
 
 
 PORT_NAMES = ("port", "node", "peer", "role")

@@ -420,12 +420,22 @@ fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDic
     Ok(d)
 }
 
-/// Queue series flattened to one long table: `host`, `time_s`, `queue_bytes`.
+/// Queue series flattened to one long table: `port` (each row's index into `port.names`, one
+/// name per series), `host` (null where the port faces no host), `time_s`, `queue_bytes`.
 fn queues_to_py<'py>(py: Python<'py>, queues: &[QueueSeries]) -> PyResult<Bound<'py, PyDict>> {
     let n: usize = queues.iter().map(|q| q.time_s.len()).sum();
     let d = PyDict::new(py);
     d.set_item("rows", n)?;
+    let series = u32::try_from(queues.len())
+        .map_err(|_| PyRuntimeError::new_err("over 2^32 sampled ports"))?;
     put_column(
+        &d,
+        "port",
+        (0..series).flat_map(|i| std::iter::repeat_n(i, queues[i as usize].time_s.len())),
+        n,
+    )?;
+    d.set_item("port.names", PyList::new(py, queues.iter().map(|q| q.port.as_str()))?)?;
+    put_nullable(
         &d,
         "host",
         queues

@@ -19,6 +19,7 @@ pub mod ids;
 mod inversions;
 pub mod packet;
 mod port;
+mod port_pattern;
 pub mod processor;
 pub mod results;
 mod rng;

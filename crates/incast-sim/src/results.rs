@@ -100,11 +100,13 @@ pub struct Summary {
     pub stopped_at_horizon: bool,
 }
 
-/// A sampled queue length series of one switch port.
+/// A sampled queue length series of one port.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct QueueSeries {
-    /// The host the sampled switch port faces.
-    pub host: u32,
+    /// The port's name (`PortRecord::port`).
+    pub port: String,
+    /// The host the sampled port faces, when it is a switch's downlink to a host.
+    pub host: Option<u32>,
     /// Sample times, seconds.
     pub time_s: Vec<f64>,
     /// Queue length at each sample, bytes.

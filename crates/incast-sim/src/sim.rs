@@ -76,7 +76,7 @@ struct Sampling {
     interval: Duration,
     /// Rows left before `run.max_samples`.
     rows_left: u64,
-    queue_ports: Vec<(u32, PortId)>,
+    queue_ports: Vec<(Option<u32>, PortId)>,
     queues: Vec<QueueSeries>,
     throughput_every: Option<u64>,
     throughput: Option<ThroughputSeries>,
@@ -1052,8 +1052,11 @@ fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Op
         (a, b) => a.or(b).expect("one is set"),
     };
     let sampled = queue.map_or(&[][..], |q| &q.host_downlinks[..]);
-    let mut queue_ports = Vec::new();
-    reserve(&mut queue_ports, sampled.len(), "the sampled ports")?;
+    let patterns = queue.map_or(&[][..], |q| &q.ports[..]);
+    // Ports by host first, in the order given, then pattern by pattern, each pattern's ports in
+    // the topology's order; each port once.
+    let mut chosen: Vec<PortId> = Vec::new();
+    reserve(&mut chosen, sampled.len(), "the sampled ports")?;
     for &h in sampled {
         if h >= hosts {
             return Err(Error::Scenario(ScenarioError {
@@ -1061,9 +1064,41 @@ fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Op
                 message: format!("host {h} does not exist (the topology has {hosts} hosts)"),
             }));
         }
-        queue_ports.push((h, topo.host_downlink(h)));
+        chosen.push(topo.host_downlink(h));
     }
-    let queues = queue_ports.iter().map(|&(host, _)| QueueSeries { host, ..Default::default() }).collect();
+    if !patterns.is_empty() {
+        let names: Vec<String> = (0..topo.ports.len() as u32).map(|p| topo.port_name(PortId(p))).collect();
+        for (j, pattern) in patterns.iter().enumerate() {
+            let mut matched = false;
+            for (p, name) in names.iter().enumerate() {
+                if crate::port_pattern::matches(pattern, name) {
+                    matched = true;
+                    if !chosen.contains(&PortId(p as u32)) {
+                        chosen.push(PortId(p as u32));
+                    }
+                }
+            }
+            if !matched {
+                let some: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
+                return Err(Error::Scenario(ScenarioError {
+                    path: format!("output.queue_sample_ports[{j}]"),
+                    message: format!("{pattern:?} matches no port of this topology (its ports are named like {})", some.join(", ")),
+                }));
+            }
+        }
+    }
+    let host_facing = |port: PortId| -> Option<u32> {
+        let peer = topo.ports[port.idx()].peer;
+        match topo.nodes[peer.idx()].kind {
+            crate::topology::NodeKind::Host(h) if !topo.is_host(topo.ports[port.idx()].node) => Some(h),
+            _ => None,
+        }
+    };
+    let queue_ports: Vec<(Option<u32>, PortId)> = chosen.iter().map(|&p| (host_facing(p), p)).collect();
+    let queues = queue_ports
+        .iter()
+        .map(|&(host, port)| QueueSeries { port: topo.port_name(port), host, ..Default::default() })
+        .collect();
     let throughput_every = out.flow_throughput_interval.map(|t| (t.as_ps() / interval.as_ps().max(1)).max(1));
     Ok(Some(Sampling {
         interval,

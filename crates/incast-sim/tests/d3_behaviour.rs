@@ -106,7 +106,7 @@ fn d3_long_flows_keep_the_queue_short_where_dctcp_holds_k() {
     let sampled = |p: Protocol| {
         let mut s = scenario(star(11), p, 1_000_000, vec![long_flows_into_host0(10)]);
         s.run.duration = Some(Duration::from_ms(200));
-        s.output.queue_samples = Some(QueueSampling { interval: Duration::from_us(100), host_downlinks: vec![0] });
+        s.output.queue_samples = Some(QueueSampling { interval: Duration::from_us(100), host_downlinks: vec![0], ports: vec![] });
         let r = run(&s);
         let mut q = r.queues[0].queue_bytes.clone();
         q.sort_unstable();
@@ -161,7 +161,7 @@ fn poisson_into_host0(protocol: Protocol, load: f64) -> Scenario {
     s.switch.buffer = BufferSpec::PerPortPackets { packets: 1000 };
     // Ends when the last flow completes; the duration only turns a livelock into a failure.
     s.run = RunSpec { duration: Some(Duration::from_secs(5)), stop_after_finite_flows: true, ..RunSpec::default() };
-    s.output.queue_samples = Some(QueueSampling { interval: Duration::from_ms(1), host_downlinks: vec![0] });
+    s.output.queue_samples = Some(QueueSampling { interval: Duration::from_ms(1), host_downlinks: vec![0], ports: vec![] });
     s
 }
 

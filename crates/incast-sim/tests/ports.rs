@@ -74,3 +74,40 @@ fn the_aggregators_downlink_carries_drops_and_marks_and_every_packet_is_accounte
 fn the_ports_table_is_deterministic() {
     assert_eq!(incast().ports, incast().ports);
 }
+
+/// Sampling every 100 us on a two-tier network of 2 racks of 3 hosts, one flow from rack 0 to
+/// rack 1, choosing ports by `patterns`.
+fn two_tier_sampled(patterns: &[&str]) -> Result<RunResults, incast_sim::Error> {
+    let link = LinkSpec { rate: GBPS, delay: Duration::from_us(10) };
+    let topology = TopologySpec::TwoTier { racks: 2, hosts_per_rack: 3, host_link: link, fabric_link: link };
+    let flow = ExplicitFlow { src: 0, dst: 4, size_bytes: Some(200_000), start: Instant::ZERO, deadline: None };
+    let mut s = scenario(topology, Protocol::Dctcp, 100_000, vec![WorkloadSpec::Flows { flows: vec![flow], options: options() }]);
+    s.output.queue_samples = Some(QueueSampling {
+        interval: Duration::from_us(100),
+        host_downlinks: vec![4],
+        ports: patterns.iter().map(|p| p.to_string()).collect(),
+    });
+    incast_sim::run(&s)
+}
+
+#[test]
+fn queue_sampling_takes_ports_by_name_or_pattern_each_once() {
+    let r = two_tier_sampled(&["tor*->fabric", "tor1->h4", "fabric->tor?"]).expect("valid");
+    let sampled: Vec<(&str, Option<u32>)> = r.queues.iter().map(|q| (q.port.as_str(), q.host)).collect();
+    // The host's downlink first (queue_sample_hosts), then pattern by pattern, each pattern's
+    // ports in the topology's order; the downlink not twice.
+    assert_eq!(
+        sampled,
+        [("tor1->h4", Some(4)), ("tor0->fabric", None), ("tor1->fabric", None), ("fabric->tor0", None), ("fabric->tor1", None)]
+    );
+    let uplink = &r.queues[1];
+    assert!(uplink.time_s.len() > 1 && uplink.time_s.len() == uplink.queue_bytes.len());
+}
+
+#[test]
+fn a_pattern_that_matches_no_port_is_an_error_naming_it() {
+    let e = two_tier_sampled(&["tor*->fabric", "core*"]).unwrap_err();
+    let incast_sim::Error::Scenario(e) = e else { panic!("{e:?}") };
+    assert_eq!(e.path, "output.queue_sample_ports[1]");
+    assert!(e.message.contains("\"core*\" matches no port") && e.message.contains("tor0->fabric"), "{}", e.message);
+}

@@ -20,7 +20,7 @@ fn run(s: &Scenario) -> RunResults {
 fn with_sampling(mut s: Scenario, duration_ms: u64) -> Scenario {
     s.run.duration = Some(Duration::from_ms(duration_ms));
     s.output = OutputSpec {
-        queue_samples: Some(QueueSampling { interval: Duration::from_us(10), host_downlinks: vec![0] }),
+        queue_samples: Some(QueueSampling { interval: Duration::from_us(10), host_downlinks: vec![0], ports: vec![] }),
         flow_throughput_interval: Some(Duration::from_ms(10)),
     };
     s

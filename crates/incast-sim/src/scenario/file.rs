@@ -215,6 +215,7 @@ pub(crate) struct RawRun {
 pub(crate) struct RawOutput {
     pub(crate) queue_sample_interval: Option<Time>,
     pub(crate) queue_sample_hosts: Option<Vec<u32>>,
+    pub(crate) queue_sample_ports: Option<Vec<String>>,
     pub(crate) flow_throughput_interval: Option<Time>,
 }
 

@@ -225,8 +225,10 @@ pub(crate) fn samples(output: &OutputSpec, run: &RunSpec, long_lived: u64) -> Re
     let Some(duration) = run.duration else { return Ok(()) };
     let ticks = |interval: Duration| (duration.as_ps() / interval.as_ps().max(1)) as f64 + 1.0;
     let queue = output.queue_samples.as_ref().map(|q| {
-        let rows = ticks(q.interval) * q.host_downlinks.len() as f64;
-        ("output.queue_sample_interval", rows, format!("{} ports sampled every {}", q.host_downlinks.len(), seconds(q.interval)))
+        // A pattern names at least one port (more are counted as the run samples them).
+        let ports = q.host_downlinks.len() + q.ports.len();
+        let rows = ticks(q.interval) * ports as f64;
+        ("output.queue_sample_interval", rows, format!("{ports} ports sampled every {}", seconds(q.interval)))
     });
     let throughput = output.flow_throughput_interval.map(|interval| {
         let flows = long_lived.max(1);

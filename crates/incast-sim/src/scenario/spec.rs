@@ -770,6 +770,10 @@ pub struct QueueSampling {
     /// Ports to sample, each named by the host on the far side of a switch port: the egress port
     /// of the switch that faces this host (the port where incast congestion builds).
     pub host_downlinks: Vec<HostIndex>,
+    /// More ports to sample, by name or pattern (`tor*->fabric`): every port whose name
+    /// (`results::PortRecord::port`) a pattern matches, `*` standing for any run of characters
+    /// and `?` for one.
+    pub ports: Vec<String>,
 }
 
 #[cfg(test)]

@@ -272,7 +272,8 @@ fn explicit_values_override_defaults() {
         s.output.queue_samples,
         Some(QueueSampling {
             interval: Duration::from_us(10),
-            host_downlinks: vec![2, 5]
+            host_downlinks: vec![2, 5],
+            ports: vec![]
         })
     );
     assert_eq!(
@@ -744,6 +745,10 @@ malformed! {
     missing_trace_file: concat!(star!(), "[[workload]]\nkind = \"trace\"\npath = \"/nonexistent/flows.csv\"\n"), "workload[0].path", "cannot read trace file";
     queue_interval_without_hosts: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\n"), "output.queue_sample_hosts", "is required with queue_sample_interval";
     queue_host_out_of_range: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_hosts = [0, 12]\n"), "output.queue_sample_hosts[1]", "host 12 does not exist";
+    queue_ports_without_interval: concat!(star!(), burst!(), "[output]\nqueue_sample_ports = [\"switch->h0\"]\n"), "output.queue_sample_interval", "is required with queue_sample_ports";
+    queue_ports_empty: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_ports = []\n"), "output.queue_sample_ports", "at least one host or port";
+    queue_port_pattern_with_space: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_ports = [\"switch->h0\", \"tor 1\"]\n"), "output.queue_sample_ports[1]", "which no port name has";
+    queue_port_pattern_empty: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_ports = [\"\"]\n"), "output.queue_sample_ports[0]", "is empty";
     zero_throughput_interval: concat!(star!(), burst!(), "[output]\nflow_throughput_interval = \"0s\"\n"), "output.flow_throughput_interval", "must be positive";
     zero_duration: concat!(star!(), burst!(), "[run]\nduration = \"0s\"\n"), "run.duration", "must be positive";
     toml_syntax_error: concat!(star!(), "[[workload]\nkind = \"flows\"\n"), "", "TOML syntax error at line 4, column";

@@ -709,38 +709,39 @@ fn check_run_end(run: &RunSpec, workloads: &[WorkloadSpec]) -> Result<()> {
 fn output(raw: RawOutput, hosts: &Hosts, run: &RunSpec) -> Result<OutputSpec> {
     limits::within_horizon(|| "output.queue_sample_interval".into(), raw.queue_sample_interval, run)?;
     limits::within_horizon(|| "output.flow_throughput_interval".into(), raw.flow_throughput_interval, run)?;
-    let queue_samples = match (raw.queue_sample_interval, raw.queue_sample_hosts) {
-        (None, None) => None,
-        (Some(_), None) => {
+    let queue_samples = match (raw.queue_sample_interval, raw.queue_sample_hosts, raw.queue_sample_ports) {
+        (None, None, None) => None,
+        (Some(_), None, None) => {
             return Err(err(
                 "output.queue_sample_hosts",
-                "is required with queue_sample_interval (hosts whose downlink queue to sample)",
+                "is required with queue_sample_interval (hosts whose downlink queue to sample), or \
+                 queue_sample_ports (ports by name or pattern)",
             ))
         }
-        (None, Some(_)) => {
-            return Err(err(
-                "output.queue_sample_interval",
-                "is required with queue_sample_hosts",
-            ))
-        }
-        (Some(interval), Some(list)) => {
+        (None, Some(_), _) => return Err(err("output.queue_sample_interval", "is required with queue_sample_hosts")),
+        (None, None, Some(_)) => return Err(err("output.queue_sample_interval", "is required with queue_sample_ports")),
+        (Some(interval), hosts_list, ports) => {
             let interval = positive_time(
                 || "output.queue_sample_interval".into(),
                 Some(interval),
                 Duration::ZERO,
             )?;
-            if list.is_empty() {
-                return Err(err(
-                    "output.queue_sample_hosts",
-                    "must list at least one host",
-                ));
+            let field = if hosts_list.is_some() { "output.queue_sample_hosts" } else { "output.queue_sample_ports" };
+            let list = hosts_list.unwrap_or_default();
+            let ports = ports.unwrap_or_default();
+            if list.is_empty() && ports.is_empty() {
+                return Err(err(field, "must list at least one host or port"));
             }
             for (j, &h) in list.iter().enumerate() {
                 hosts.check(|| format!("output.queue_sample_hosts[{j}]"), u64::from(h))?;
             }
+            for (j, pattern) in ports.iter().enumerate() {
+                crate::port_pattern::check(pattern).map_err(|message| err(format!("output.queue_sample_ports[{j}]"), message))?;
+            }
             Some(QueueSampling {
                 interval,
                 host_downlinks: list as Vec<HostIndex>,
+                ports,
             })
         }
     };

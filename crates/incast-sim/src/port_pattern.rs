@@ -1,0 +1,70 @@
+//! Port names and the patterns that choose them (`[output] queue_sample_ports`): a port is named
+//! `{node}->{peer}` (`Topology::port_name`), and a pattern is a name in which `*` stands for any
+//! run of characters and `?` for one, so that `tor*->fabric` is every ToR's uplink and `core*`
+//! every core port.
+
+/// Whether `name` matches `pattern`.
+pub(crate) fn matches(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // Iterative wildcard matching: on a mismatch, let the last `*` absorb one more character.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
+}
+
+/// Why `pattern` cannot name a port, if it cannot: port names are made of letters, digits, `-`
+/// and `>`.
+pub(crate) fn check(pattern: &str) -> Result<(), String> {
+    if pattern.is_empty() {
+        return Err("is empty; a port is named `{node}->{peer}`, e.g. \"switch->h0\" or \"tor*->fabric\"".into());
+    }
+    match pattern.chars().find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '>' | '*' | '?'))) {
+        Some(c) => Err(format!(
+            "{pattern:?} has {c:?}, which no port name has: ports are named `{{node}}->{{peer}}` (\"switch->h0\", \
+             \"tor3->fabric\"), with `*` for any run of characters and `?` for one"
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stars_and_question_marks_match_as_in_a_shell() {
+        assert!(matches("switch->h0", "switch->h0"));
+        assert!(!matches("switch->h0", "switch->h01"));
+        assert!(matches("tor*->fabric", "tor12->fabric"));
+        assert!(!matches("tor*->fabric", "fabric->tor12"));
+        assert!(matches("core*", "core3->agg7"));
+        assert!(matches("*->h1?", "edge4->h17"));
+        assert!(!matches("*->h1?", "edge4->h1"));
+        assert!(matches("*", "h0->switch"));
+        assert!(matches("a*b*c", "axxbyybzc"));
+        assert!(!matches("a*b*c", "axxbyy"));
+    }
+
+    #[test]
+    fn a_pattern_with_characters_no_name_has_is_refused() {
+        assert!(check("tor*->fabric").is_ok());
+        assert!(check("").unwrap_err().contains("is empty"));
+        assert!(check("tor 1").unwrap_err().contains("' '"));
+        assert!(check("tor[1]").unwrap_err().contains("'['"));
+    }
+}
