@@ -480,6 +480,63 @@ def test_queue_sampling_by_port_pattern_names_each_series() -> None:
         incast.run(scenario)
 
 
+def _captured_incast() -> incast.RunResult:
+    scenario = burst(senders=8, rounds=2, protocol="dctcp", seed=3)
+    scenario["workload"][0]["size"] = "40KB"
+    scenario["output"] = {"capture_ports": ["switch->h0"]}
+    return incast.run(scenario)
+
+
+def test_capture_reads_back_with_dpkt_and_matches_the_flow_table(tmp_path: Path) -> None:
+    import dpkt
+
+    result = _captured_incast()
+    assert result.capture is not None and result.capture.missed == 0 and result.summary["packets_dropped"] > 0
+    written = result.save(tmp_path)
+    assert tmp_path / "capture.pcap" in written
+    payload: dict[int, int] = {}
+    repeats: dict[int, int] = {}
+    highest: dict[int, int] = {}
+    frames = 0
+    with open(tmp_path / "capture.pcap", "rb") as f:
+        reader = dpkt.pcap.Reader(f)
+        assert reader.datalink() == dpkt.pcap.DLT_EN10MB
+        for _, frame in reader:
+            frames += 1
+            ip = dpkt.ethernet.Ethernet(frame).data
+            assert isinstance(ip, dpkt.ip.IP) and ip.dst == bytes([10, 0, 0, 1])
+            tcp = ip.data
+            size = ip.len - 4 * ip.hl - 4 * tcp.off
+            payload[tcp.sport] = payload.get(tcp.sport, 0) + size
+            # A segment that starts below the highest sequence number seen is a retransmission.
+            if size and tcp.seq < highest.get(tcp.sport, 0):
+                repeats[tcp.sport] = repeats.get(tcp.sport, 0) + size
+            highest[tcp.sport] = max(highest.get(tcp.sport, 0), tcp.seq + size)
+    assert frames == result.capture.packets
+    for flow in result.flows.to_pylist():
+        sport = 1024 + flow["flow_id"]
+        # Every byte crossed the port; a byte it carried twice was resent by the sender.
+        assert flow["size_bytes"] <= payload[sport] <= flow["size_bytes"] + flow["retransmitted_bytes"]
+        assert repeats.get(sport, 0) <= flow["retransmitted_bytes"]
+    assert sum(repeats.values()) > 0, "the port dropped, so some segments crossed it out of order"
+
+
+def test_capture_opens_in_tshark_without_malformed_packets(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    if shutil.which("tshark") is None:
+        pytest.skip("tshark is not installed (Debian: apt install tshark)")
+    result = _captured_incast()
+    result.save(tmp_path)
+    run = subprocess.run(["tshark", "-r", str(tmp_path / "capture.pcap"), "-T", "fields", "-e", "tcp.stream",
+                          "-Y", "tcp"], capture_output=True, text=True, timeout=120, check=True)
+    assert len(set(run.stdout.split())) == result.flows.num_rows, "one TCP stream per flow"
+    bad = subprocess.run(["tshark", "-r", str(tmp_path / "capture.pcap"), "-Y", "_ws.malformed"],
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert bad.stdout.strip() == ""
+
+
 def test_finished_simulation_cannot_be_reused() -> None:
     sim = incast.api.simulation(small_scenario())
     while not sim.step(1 << 20):

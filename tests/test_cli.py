@@ -322,3 +322,13 @@ def test_killed_between_the_two_renames_the_next_run_puts_the_old_result_back(
     proc = incast("run", str(small_toml), "--out", str(out), "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert result_of(out) == (6, 6) and siblings(out) == []
+
+
+def test_run_warns_when_the_capture_limit_left_packets_out(tmp_path: Path) -> None:
+    scenario = tmp_path / "cap.toml"
+    scenario.write_text(SMALL_TOML + '[output]\ncapture_ports = ["switch->*"]\ncapture_max_packets = 3\n')
+    out = tmp_path / "out"
+    proc = incast("run", str(scenario), "--out", str(out), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: the capture holds the first 3 packets" in proc.stderr and "capture_max_packets" in proc.stderr
+    assert (out / "capture.pcap").read_bytes()[:4] == bytes.fromhex("4d3cb2a1")

@@ -48,12 +48,18 @@ class _ProgressDict(TypedDict):
 # d3_capacity_bytes_per_s (each +valid). Throughput: time_s, flow_id, delivered_bytes.
 _ColumnsDict = Dict[str, Union[int, bytes, List[str]]]
 
+class _CaptureDict(TypedDict):
+    pcap: bytes
+    packets: int
+    missed: int
+
 class _ResultsDict(TypedDict):
     flows: _ColumnsDict
     summary: Summary
     queues: _ColumnsDict
     throughput: Optional[_ColumnsDict]
     ports: _ColumnsDict
+    capture: Optional[_CaptureDict]
 
 @final
 class Simulation:

@@ -101,6 +101,23 @@ class Summary(TypedDict):
 
 
 @dataclass(frozen=True)
+class Capture:
+    """A packet capture of the ports `[output] capture_ports` names: a pcap file (nanosecond
+    timestamps, Ethernet) that Wireshark and tshark open, with headers synthesized from the
+    simulated packets (docs/scenario.md, "Packet capture")."""
+
+    pcap: bytes
+    """The file's bytes (`RunResult.save` writes them to capture.pcap)."""
+    packets: int
+    """Packets in the file."""
+    missed: int
+    """Packets of the captured ports left out because `capture_max_packets` was reached."""
+
+    def __repr__(self) -> str:
+        return f"Capture(packets={self.packets}, missed={self.missed}, bytes={len(self.pcap)})"
+
+
+@dataclass(frozen=True)
 class RunResult:
     """Everything a run produced.
 
@@ -109,7 +126,8 @@ class RunResult:
     sampled switch-port queue lengths (empty unless `[output]` asks for them) and `throughput` the
     per-flow delivered-bytes samples (None unless asked for). `ports` has one row per egress port,
     hosts' NICs included: its name, the nodes at both ends, and what it sent, dropped, marked and
-    queued (columns in docs/python.md).
+    queued (columns in docs/python.md). `capture` is the packet capture of `[output] capture_ports`
+    (None unless asked for).
     """
 
     flows: "pa.Table"
@@ -117,6 +135,7 @@ class RunResult:
     queues: "pa.Table"
     throughput: Optional["pa.Table"]
     ports: "pa.Table"
+    capture: Optional["Capture"] = None
 
     def __repr__(self) -> str:
         s = self.summary
@@ -126,8 +145,8 @@ class RunResult:
         )
 
     def save(self, out_dir: Union[str, "os.PathLike[str]"]) -> List[Path]:
-        """Writes flows.parquet, ports.parquet, summary.json and, when present, queues.parquet
-        and throughput.parquet into `out_dir`, returning the paths written.
+        """Writes flows.parquet, ports.parquet, summary.json and, when present, queues.parquet,
+        throughput.parquet and capture.pcap into `out_dir`, returning the paths written.
 
         `out_dir` is replaced as a whole (`incast.durable.replace_dir`): the files are written
         and fsynced in a fresh sibling directory that then takes its place, so a reader, a
@@ -144,10 +163,14 @@ class RunResult:
             payloads["queues.parquet"] = self.queues
         if self.throughput is not None:
             payloads["throughput.parquet"] = self.throughput
+        if self.capture is not None:
+            payloads["capture.pcap"] = self.capture.pcap
 
         def fill(directory: Path) -> None:
             for name, payload in payloads.items():
-                if name.endswith(".json"):
+                if isinstance(payload, bytes):
+                    (directory / name).write_bytes(payload)
+                elif name.endswith(".json"):
                     (directory / name).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
                 else:
                     pq.write_table(payload, directory / name)
@@ -156,7 +179,8 @@ class RunResult:
         return [Path(out_dir) / name for name in payloads]
 
 
-RESULT_FILES = ("flows.parquet", "ports.parquet", "summary.json", "queues.parquet", "throughput.parquet")
+RESULT_FILES = ("flows.parquet", "ports.parquet", "summary.json", "queues.parquet", "throughput.parquet",
+                "capture.pcap")
 """What `RunResult.save` writes; a results directory holds nothing else."""
 
 
@@ -288,6 +312,7 @@ def _result(raw: _core._ResultsDict) -> RunResult:
             [("time_s", pa.float64()), ("flow_id", pa.uint32()), ("delivered_bytes", pa.uint64())],
         ),
         ports=_ports_table(raw["ports"]),
+        capture=None if raw["capture"] is None else Capture(**raw["capture"]),
     )
 
 

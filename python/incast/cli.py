@@ -317,6 +317,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise CliError(f"--out {args.out!r}: cannot write results: {_os_error(e)}") from None
     if result.summary["stopped_at_horizon"]:
         print(f"incast: warning: {horizon_warning(result.summary)}", file=sys.stderr)
+    if result.capture is not None and result.capture.missed:
+        print(f"incast: warning: the capture holds the first {result.capture.packets:,} packets of the ports it "
+              f"watched and left out {result.capture.missed:,} more ([output] capture_max_packets)", file=sys.stderr)
     if not args.quiet:
         print(summary_line(result.summary, out))
     return 0

@@ -510,6 +510,16 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
     d.set_item("summary", summary_to_py(py, &r.summary)?)?;
     d.set_item("queues", queues_to_py(py, &r.queues)?)?;
     d.set_item("ports", ports_to_py(py, &r.ports)?)?;
+    match &r.capture {
+        Some(c) => {
+            let capture = PyDict::new(py);
+            capture.set_item("pcap", PyBytes::new(py, &c.pcap))?;
+            capture.set_item("packets", c.packets)?;
+            capture.set_item("missed", c.missed)?;
+            d.set_item("capture", capture)?;
+        }
+        None => d.set_item("capture", py.None())?,
+    }
     match &r.throughput {
         Some(t) => d.set_item("throughput", throughput_to_py(py, t)?)?,
         None => d.set_item("throughput", py.None())?,

@@ -10,6 +10,7 @@
 //! (transport dispatch), `connection` (messages of a persistent connection), `sim` (the event
 //! loop), `results` (what a run returns).
 
+mod capture;
 mod connection;
 mod d3_port;
 mod error;

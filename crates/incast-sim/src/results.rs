@@ -187,4 +187,18 @@ pub struct RunResults {
     pub throughput: Option<ThroughputSeries>,
     /// One record per egress port, hosts' NICs included, in the topology's order.
     pub ports: Vec<PortRecord>,
+    /// The packet capture, when `[output] capture_ports` asks for one.
+    pub capture: Option<CaptureFile>,
+}
+
+/// A packet capture: a pcap file (nanosecond timestamps, Ethernet) of what the captured ports'
+/// links delivered, headers synthesized from the simulated packets (docs/scenario.md, `[output]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CaptureFile {
+    /// The file's bytes.
+    pub pcap: Vec<u8>,
+    /// Packets written into it.
+    pub packets: u64,
+    /// Packets of captured ports left out because `capture_max_packets` was reached.
+    pub missed: u64,
 }

@@ -10,6 +10,7 @@ use incast_proto::d3::{RateField, D3_HEADER_BYTES};
 use incast_proto::tcp::{AckSegment, DataSegment, SackBlocks};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
+use crate::capture::{Capture, Frame};
 use crate::connection::Connection;
 use crate::event::{Event, EventQueue};
 use crate::d3_port::D3Port;
@@ -20,7 +21,7 @@ use crate::inversions::PriorityInversions;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
 use crate::port::{Admission, Arriving, BufferLimit, EcnThreshold, Port, SharedPool};
 use crate::processor::PortProcessor;
-use crate::results::{FlowRecord, PortRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
+use crate::results::{CaptureFile, FlowRecord, PortRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
 use crate::routing::{mix, Router};
 use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, ScenarioError, TransportSpec};
 use crate::topology::{NodeKind, Topology};
@@ -126,6 +127,8 @@ pub struct Simulation {
     completed: u64,
     counters: Counters,
     sampling: Option<Sampling>,
+    /// `[output] capture_ports`: the capture being written.
+    capture: Option<Capture>,
     /// D3 priority inversions, measured when D3 routers are installed.
     inversions: Option<PriorityInversions>,
     /// Carrier flow of each persistent connection, by (src, dst, protocol).
@@ -181,6 +184,16 @@ impl Simulation {
             }
         }
         let sampling = build_sampling(scenario, &topo, hosts)?;
+        let capture = match &scenario.output.capture {
+            None => None,
+            Some(spec) => {
+                let mut captured = try_vec(topo.ports.len(), false, "the port table")?;
+                for p in ports_matching(&topo, &spec.ports, "output.capture_ports")? {
+                    captured[p.idx()] = true;
+                }
+                Some(Capture::new(captured, spec.max_packets))
+            }
+        };
         let processor_timer_at = try_vec(ports.len(), None, "the port table")?;
         let blocked = try_vec(hosts as usize, std::collections::VecDeque::new(), "the host table")?;
         let mut flows = Vec::new();
@@ -218,6 +231,7 @@ impl Simulation {
             completed: 0,
             counters: Counters::default(),
             sampling,
+            capture,
             inversions: None,
             connections: HashMap::new(),
             wall: std::time::Duration::ZERO,
@@ -401,7 +415,12 @@ impl Simulation {
             Some(s) => (s.queues, s.throughput),
             None => (Vec::new(), None),
         };
-        Ok(RunResults { flows, summary, queues, throughput, ports })
+        let capture = self.capture.map(|c| {
+            let packets = c.packets();
+            let (pcap, missed) = c.finish();
+            CaptureFile { pcap, packets, missed }
+        });
+        Ok(RunResults { flows, summary, queues, throughput, ports, capture })
     }
 
     /// Port `id`'s row of the ports table.
@@ -813,6 +832,31 @@ impl Simulation {
         if let Some(t) = next {
             self.events.push(t, Event::Arrive(port_id));
         }
+        if let Some(capture) = self.capture.as_mut().filter(|c| c.ports[port_id.idx()]) {
+            let packet = self.packets.get(id);
+            let flow = &self.flows[packet.flow.idx()];
+            let (src, dst) = match packet.kind {
+                PacketKind::Data => (flow.plan.src, flow.plan.dst),
+                PacketKind::Ack => (flow.plan.dst, flow.plan.src),
+            };
+            let sack = match self.packets.ext(id) {
+                Some(Ext::Sack(blocks)) => Some(blocks),
+                _ => None,
+            };
+            let timestamps = self.transport.tcp.timestamps && !flow.protocol.is_explicit_rate();
+            let tcp = &self.transport.tcp;
+            let frame = Frame {
+                packet,
+                sack,
+                src,
+                dst,
+                flow_id: packet.flow.0,
+                timestamps,
+                mss: u16::try_from(tcp.mss_bytes).unwrap_or(u16::MAX),
+                sack_permitted: tcp.sack,
+            };
+            capture.record(self.now, &frame);
+        }
         let pkt = self.packets.get_mut(id);
         pkt.route.hop += 1;
         if pkt.route.hop < pkt.route.len {
@@ -1043,6 +1087,37 @@ fn protocol_name(p: Protocol) -> &'static str {
     }
 }
 
+/// The ports `patterns` (the list at `field`) name, pattern by pattern, each pattern's ports in
+/// the topology's order, each port once; a pattern that names no port is an error naming it.
+fn ports_matching(topo: &Topology, patterns: &[String], field: &str) -> Result<Vec<PortId>, Error> {
+    let mut chosen = Vec::new();
+    if patterns.is_empty() {
+        return Ok(chosen);
+    }
+    let names: Vec<String> = (0..topo.ports.len() as u32).map(|p| topo.port_name(PortId(p))).collect();
+    let mut taken = try_vec(names.len(), false, "the port table")?;
+    for (j, pattern) in patterns.iter().enumerate() {
+        let mut matched = false;
+        for (p, name) in names.iter().enumerate() {
+            if crate::port_pattern::matches(pattern, name) {
+                matched = true;
+                if !taken[p] {
+                    taken[p] = true;
+                    chosen.push(PortId(p as u32));
+                }
+            }
+        }
+        if !matched {
+            let some: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
+            return Err(Error::Scenario(ScenarioError {
+                path: format!("{field}[{j}]"),
+                message: format!("{pattern:?} matches no port of this topology (its ports are named like {})", some.join(", ")),
+            }));
+        }
+    }
+    Ok(chosen)
+}
+
 fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Option<Sampling>, Error> {
     let out = &scenario.output;
     let queue = out.queue_samples.as_ref();
@@ -1066,27 +1141,8 @@ fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Op
         }
         chosen.push(topo.host_downlink(h));
     }
-    if !patterns.is_empty() {
-        let names: Vec<String> = (0..topo.ports.len() as u32).map(|p| topo.port_name(PortId(p))).collect();
-        for (j, pattern) in patterns.iter().enumerate() {
-            let mut matched = false;
-            for (p, name) in names.iter().enumerate() {
-                if crate::port_pattern::matches(pattern, name) {
-                    matched = true;
-                    if !chosen.contains(&PortId(p as u32)) {
-                        chosen.push(PortId(p as u32));
-                    }
-                }
-            }
-            if !matched {
-                let some: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
-                return Err(Error::Scenario(ScenarioError {
-                    path: format!("output.queue_sample_ports[{j}]"),
-                    message: format!("{pattern:?} matches no port of this topology (its ports are named like {})", some.join(", ")),
-                }));
-            }
-        }
-    }
+    let by_host = chosen.clone();
+    chosen.extend(ports_matching(topo, patterns, "output.queue_sample_ports")?.into_iter().filter(|p| !by_host.contains(p)));
     let host_facing = |port: PortId| -> Option<u32> {
         let peer = topo.ports[port.idx()].peer;
         match topo.nodes[peer.idx()].kind {

@@ -22,6 +22,7 @@ fn with_sampling(mut s: Scenario, duration_ms: u64) -> Scenario {
     s.output = OutputSpec {
         queue_samples: Some(QueueSampling { interval: Duration::from_us(10), host_downlinks: vec![0], ports: vec![] }),
         flow_throughput_interval: Some(Duration::from_ms(10)),
+        capture: None,
     };
     s
 }

@@ -217,6 +217,8 @@ pub(crate) struct RawOutput {
     pub(crate) queue_sample_hosts: Option<Vec<u32>>,
     pub(crate) queue_sample_ports: Option<Vec<String>>,
     pub(crate) flow_throughput_interval: Option<Time>,
+    pub(crate) capture_ports: Option<Vec<String>>,
+    pub(crate) capture_max_packets: Option<u64>,
 }
 
 /// `ecn_threshold`: `"auto"`, `"off"`, a packet count or a size string.

@@ -760,6 +760,22 @@ pub struct OutputSpec {
     pub queue_samples: Option<QueueSampling>,
     /// Sample each flow's delivered bytes every `interval` (per-flow throughput).
     pub flow_throughput_interval: Option<Duration>,
+    /// Capture these ports' packets into a pcap file.
+    pub capture: Option<CaptureSpec>,
+}
+
+/// Which ports to capture (`[output] capture_ports`), and how much.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaptureSpec {
+    /// Port names or patterns, as `QueueSampling::ports`.
+    pub ports: Vec<String>,
+    /// Packets to capture at most; later packets are counted as missed.
+    pub max_packets: u64,
+}
+
+impl CaptureSpec {
+    /// `capture_max_packets` when not given: about 100 MB of capture.
+    pub const DEFAULT_MAX_PACKETS: u64 = 1_000_000;
 }
 
 /// Which ports' queues to sample.

@@ -748,6 +748,10 @@ malformed! {
     queue_ports_without_interval: concat!(star!(), burst!(), "[output]\nqueue_sample_ports = [\"switch->h0\"]\n"), "output.queue_sample_interval", "is required with queue_sample_ports";
     queue_ports_empty: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_ports = []\n"), "output.queue_sample_ports", "at least one host or port";
     queue_port_pattern_with_space: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_ports = [\"switch->h0\", \"tor 1\"]\n"), "output.queue_sample_ports[1]", "which no port name has";
+    capture_max_without_ports: concat!(star!(), burst!(), "[output]\ncapture_max_packets = 10\n"), "output.capture_ports", "is required with capture_max_packets";
+    capture_ports_empty: concat!(star!(), burst!(), "[output]\ncapture_ports = []\n"), "output.capture_ports", "at least one port";
+    capture_port_bad_character: concat!(star!(), burst!(), "[output]\ncapture_ports = [\"switch->h0\", \"sw/1\"]\n"), "output.capture_ports[1]", "which no port name has";
+    capture_max_zero: concat!(star!(), burst!(), "[output]\ncapture_ports = [\"switch->h0\"]\ncapture_max_packets = 0\n"), "output.capture_max_packets", "at least 1";
     queue_port_pattern_empty: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_ports = [\"\"]\n"), "output.queue_sample_ports[0]", "is empty";
     zero_throughput_interval: concat!(star!(), burst!(), "[output]\nflow_throughput_interval = \"0s\"\n"), "output.flow_throughput_interval", "must be positive";
     zero_duration: concat!(star!(), burst!(), "[run]\nduration = \"0s\"\n"), "run.duration", "must be positive";

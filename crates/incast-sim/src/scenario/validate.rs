@@ -17,7 +17,7 @@ use super::file::{
 };
 use super::limits;
 use super::spec::{
-    BufferSpec, D3Spec, EcnSpec, TcpPrSpec, HostIndex, LinkSpec, OutputSpec, QueueSampling, RunSpec, Scenario,
+    BufferSpec, D3Spec, EcnSpec, TcpPrSpec, HostIndex, LinkSpec, OutputSpec, QueueSampling, CaptureSpec, RunSpec, Scenario,
     SwitchSpec, TopologySpec, TransportSpec, WorkloadSpec,
 };
 use super::units::QueueSize;
@@ -753,8 +753,26 @@ fn output(raw: RawOutput, hosts: &Hosts, run: &RunSpec) -> Result<OutputSpec> {
             Duration::ZERO,
         )?),
     };
+    let capture = match (raw.capture_ports, raw.capture_max_packets) {
+        (None, None) => None,
+        (None, Some(_)) => return Err(err("output.capture_ports", "is required with capture_max_packets")),
+        (Some(ports), max) => {
+            if ports.is_empty() {
+                return Err(err("output.capture_ports", "must list at least one port"));
+            }
+            for (j, pattern) in ports.iter().enumerate() {
+                crate::port_pattern::check(pattern).map_err(|message| err(format!("output.capture_ports[{j}]"), message))?;
+            }
+            let max_packets = max.unwrap_or(CaptureSpec::DEFAULT_MAX_PACKETS);
+            if max_packets == 0 {
+                return Err(err("output.capture_max_packets", "must be at least 1"));
+            }
+            Some(CaptureSpec { ports, max_packets })
+        }
+    };
     Ok(OutputSpec {
         queue_samples,
         flow_throughput_interval,
+        capture,
     })
 }

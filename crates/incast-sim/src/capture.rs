@@ -1,0 +1,255 @@
+//! Packet capture of chosen ports (`[output] capture_ports`) into a pcap file that Wireshark and
+//! tshark open: each packet the far end of a captured link receives, as an Ethernet, IPv4 and TCP
+//! frame synthesized from the simulated packet.
+//!
+//! What a frame says, and where it comes from:
+//! - Ethernet: host `i`'s address is `02:00:00:00:00:00` + (i + 1), end to end (the switches are
+//!   not routers), EtherType IPv4.
+//! - IPv4: host `i` is `10.0.0.0` + (i + 1); the ECN field is ECT(0) on an ECN-capable packet and
+//!   CE once a switch marked it; TTL 64; the total length counts the whole simulated packet.
+//! - TCP: the flow's sender uses port 1024 + (flow id mod 64512), its receiver port 80, so that
+//!   each flow is one conversation; the initial sequence number is 0, so payload byte `b` is
+//!   sequence number `b + 1` (the SYN takes 0), and an ACK of `b` bytes acknowledges `b + 1`. SYN,
+//!   ACK and ECE flags as the packet has them; the timestamp option (TSval: the send time in
+//!   microseconds) when the stack counts it on the wire; SACK blocks on ACKs that carry them.
+//! - The frame is captured up to the end of its headers: the payload (whose bytes the simulator
+//!   does not model) is cut, and the record's original length is the whole frame, so Wireshark
+//!   shows "[Packet size limited during capture]" and takes lengths and sequence analysis from
+//!   the headers. D3's 22-byte congestion header is counted in that length but not yet written.
+//! - The record's time is when the last bit reaches the far end of the link, nanoseconds.
+//!
+//! The file is the classic pcap format with nanosecond timestamps (magic `a1b23c4d`, link type 1):
+//! written here, since it is two fixed headers.
+
+use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
+use incast_proto::tcp::SackBlocks;
+use incast_proto::time::Instant;
+
+use crate::packet::{Packet, PacketKind};
+
+/// The pcap file header: nanosecond timestamps, version 2.4, snapshot length 65535, Ethernet.
+fn file_header() -> [u8; 24] {
+    let mut h = [0u8; 24];
+    h[0..4].copy_from_slice(&0xa1b2_3c4d_u32.to_le_bytes());
+    h[4..6].copy_from_slice(&2u16.to_le_bytes());
+    h[6..8].copy_from_slice(&4u16.to_le_bytes());
+    h[16..20].copy_from_slice(&65_535u32.to_le_bytes());
+    h[20..24].copy_from_slice(&1u32.to_le_bytes());
+    h
+}
+
+/// A captured packet: who sent it to whom, in which flow, and whether its stack counts
+/// timestamps on the wire.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Frame<'a> {
+    pub(crate) packet: &'a Packet,
+    pub(crate) sack: Option<&'a SackBlocks>,
+    /// The host the packet comes from and the host it goes to.
+    pub(crate) src: u32,
+    pub(crate) dst: u32,
+    pub(crate) flow_id: u32,
+    pub(crate) timestamps: bool,
+    /// What a SYN or SYN/ACK offers: its MSS, and SACK when the stack uses it.
+    pub(crate) mss: u16,
+    pub(crate) sack_permitted: bool,
+}
+
+/// The capture file being written, in memory until the run ends.
+#[derive(Debug)]
+pub(crate) struct Capture {
+    /// Whether each port (by index) is captured.
+    pub(crate) ports: Vec<bool>,
+    bytes: Vec<u8>,
+    packets: u64,
+    max_packets: u64,
+    /// Packets of captured ports not written because `max_packets` was reached.
+    missed: u64,
+}
+
+fn ip_of(host: u32) -> [u8; 4] {
+    (0x0a00_0000u32 + host + 1).to_be_bytes()
+}
+
+fn mac_of(host: u32) -> [u8; 6] {
+    let [a, b, c, d] = (host + 1).to_be_bytes();
+    [0x02, 0, a, b, c, d]
+}
+
+/// Wire sequence numbers: the SYN takes 0, payload byte `b` is `b + 1`, modulo 2^32.
+fn wire_seq(b: u64) -> u32 {
+    (b.wrapping_add(1) & 0xffff_ffff) as u32
+}
+
+impl Capture {
+    pub(crate) fn new(ports: Vec<bool>, max_packets: u64) -> Capture {
+        Capture { ports, bytes: file_header().to_vec(), packets: 0, max_packets, missed: 0 }
+    }
+
+    /// Appends `frame` received at `at`; false, writing nothing, once `max_packets` are captured.
+    pub(crate) fn record(&mut self, at: Instant, frame: &Frame<'_>) -> bool {
+        if self.packets == self.max_packets {
+            self.missed += 1;
+            return false;
+        }
+        self.packets += 1;
+        let p = frame.packet;
+        let sender_port = 1024 + (frame.flow_id % 64_512) as u16;
+        let (sport, dport) = match p.kind {
+            PacketKind::Data => (sender_port, 80),
+            PacketKind::Ack => (80, sender_port),
+        };
+        let mut tcp = TcpHeader::new(sport, dport, 0, 65_535);
+        match p.kind {
+            PacketKind::Data => {
+                tcp.syn = p.syn;
+                tcp.sequence_number = if p.syn { 0 } else { wire_seq(p.seq) };
+                tcp.ack = !p.syn;
+                tcp.acknowledgment_number = if p.syn { 0 } else { 1 };
+            }
+            PacketKind::Ack => {
+                tcp.syn = p.syn;
+                tcp.ack = true;
+                tcp.sequence_number = if p.syn { 0 } else { 1 };
+                tcp.acknowledgment_number = if p.syn { 1 } else { wire_seq(p.seq) };
+                tcp.ece = p.ece;
+            }
+        }
+        let mut options: Vec<TcpOptionElement> = Vec::new();
+        if p.syn {
+            // As Linux lays them out (docs/scenario.md, "Bytes on the wire": 8 bytes of MSS and
+            // window scale, 4 more for SACK-permitted, which fits beside the timestamp).
+            options.push(TcpOptionElement::MaximumSegmentSize(frame.mss));
+            if frame.sack_permitted {
+                options.push(TcpOptionElement::SelectiveAcknowledgementPermitted);
+                if !frame.timestamps {
+                    options.extend([TcpOptionElement::Noop, TcpOptionElement::Noop]);
+                }
+            }
+            if frame.timestamps {
+                let tsval = (p.ts.as_ps() / 1_000_000) as u32;
+                options.push(TcpOptionElement::Timestamp(tsval, 0));
+            }
+            options.extend([TcpOptionElement::Noop, TcpOptionElement::WindowScale(7)]);
+        } else if frame.timestamps {
+            let tsval = (p.ts.as_ps() / 1_000_000) as u32;
+            options.extend([TcpOptionElement::Noop, TcpOptionElement::Noop, TcpOptionElement::Timestamp(tsval, 0)]);
+        }
+        if let Some(blocks) = frame.sack.filter(|b| !b.is_empty()) {
+            let room = if frame.timestamps { 3 } else { 4 };
+            let mut sack = blocks.as_slice().iter().take(room).map(|&(l, r)| (wire_seq(l), wire_seq(r)));
+            let first = sack.next().expect("at least one block");
+            let mut rest = [None; 3];
+            for (slot, block) in rest.iter_mut().zip(sack) {
+                *slot = Some(block);
+            }
+            options.extend([TcpOptionElement::Noop, TcpOptionElement::Noop, TcpOptionElement::SelectiveAcknowledgement(first, rest)]);
+        }
+        // At most 40 bytes of options fit: timestamps with three blocks, or four blocks.
+        tcp.set_options(&options).expect("the options fit, as the stack sized them");
+        // The datagram is as long as the simulated packet (D3's congestion header included), and
+        // never shorter than the headers written plus the payload.
+        let ip_payload = (tcp.header_len() + p.len as usize).max(p.wire_bytes as usize - Ipv4Header::MIN_LEN);
+        let payload = ip_payload - tcp.header_len();
+        let mut ip = Ipv4Header::new(ip_payload as u16, 64, IpNumber::TCP, ip_of(frame.src), ip_of(frame.dst))
+            .expect("a simulated packet fits an IPv4 datagram");
+        ip.ecn = match (p.ect, p.ce) {
+            (_, true) => IpEcn::CongestionExperienced,
+            (true, false) => IpEcn::Ect0,
+            (false, false) => IpEcn::NotEct,
+        };
+        ip.header_checksum = ip.calc_header_checksum();
+        // The payload is zeros in the model: a checksum over zeros is the checksum over nothing
+        // but the lengths, so the pseudo-header with the full length is all it needs.
+        tcp.checksum = checksum_of_zeros(&tcp, &ip, payload);
+        let eth = Ethernet2Header { source: mac_of(frame.src), destination: mac_of(frame.dst), ether_type: EtherType::IPV4 };
+        let captured = Ethernet2Header::LEN + ip.header_len() + tcp.header_len();
+        let original = Ethernet2Header::LEN + ip.header_len() + ip_payload;
+        let ns = at.as_ps() / 1000;
+        self.bytes.extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
+        self.bytes.extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
+        self.bytes.extend_from_slice(&(captured as u32).to_le_bytes());
+        self.bytes.extend_from_slice(&(original as u32).to_le_bytes());
+        eth.write(&mut self.bytes).expect("writing to a Vec");
+        ip.write(&mut self.bytes).expect("writing to a Vec");
+        tcp.write(&mut self.bytes).expect("writing to a Vec");
+        true
+    }
+
+    /// Packets captured so far.
+    pub(crate) fn packets(&self) -> u64 {
+        self.packets
+    }
+
+    /// The pcap file, and how many packets the limit kept out of it.
+    pub(crate) fn finish(self) -> (Vec<u8>, u64) {
+        (self.bytes, self.missed)
+    }
+}
+
+/// The TCP checksum of `tcp` in `ip` with `payload` zero bytes after it.
+fn checksum_of_zeros(tcp: &TcpHeader, ip: &Ipv4Header, payload: usize) -> u16 {
+    const ZEROS: [u8; 9_100] = [0; 9_100];
+    tcp.calc_checksum_ipv4(ip, &ZEROS[..payload.min(ZEROS.len())]).expect("the segment fits")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::FlowId;
+    use crate::packet::RouteCursor;
+    use etherparse::{LaxNetSlice, LaxSlicedPacket, TransportSlice};
+
+    fn packet(kind: PacketKind, seq: u64, len: u32) -> Packet {
+        Packet {
+            flow: FlowId(3),
+            kind,
+            seq,
+            len,
+            wire_bytes: 52 + len,
+            ts: Instant::ZERO,
+            ect: true,
+            ce: true,
+            ece: false,
+            retransmission: false,
+            syn: false,
+            priority: 0,
+            route: RouteCursor { start: 0, len: 1, hop: 0 },
+            has_ext: false,
+        }
+    }
+
+    #[test]
+    fn a_frame_parses_back_with_its_addresses_sequence_ecn_and_original_length() {
+        let mut c = Capture::new(vec![true], 10);
+        let data = packet(PacketKind::Data, 1448, 1448);
+        let frame = Frame { packet: &data, sack: None, src: 5, dst: 0, flow_id: 3, timestamps: true, mss: 1448, sack_permitted: false };
+        assert!(c.record(Instant::ZERO, &frame));
+        let (bytes, missed) = c.finish();
+        assert_eq!(missed, 0);
+        assert_eq!(&bytes[0..4], &0xa1b2_3c4d_u32.to_le_bytes());
+        let (captured, original) = (&bytes[24 + 8..24 + 12], &bytes[24 + 12..24 + 16]);
+        assert_eq!(u32::from_le_bytes(captured.try_into().unwrap()), 14 + 20 + 32);
+        assert_eq!(u32::from_le_bytes(original.try_into().unwrap()), 14 + 20 + 32 + 1448);
+        // Lax: the frame is cut after its headers, shorter than its IPv4 total length says.
+        let sliced = LaxSlicedPacket::from_ethernet(&bytes[24 + 16..]).expect("parses");
+        let Some(LaxNetSlice::Ipv4(ip)) = sliced.net else { panic!("IPv4") };
+        assert_eq!(ip.header().source(), [10, 0, 0, 6]);
+        assert_eq!(ip.header().destination(), [10, 0, 0, 1]);
+        assert_eq!(ip.header().ecn(), IpEcn::CongestionExperienced);
+        let Some(TransportSlice::Tcp(tcp)) = sliced.transport else { panic!("TCP") };
+        assert_eq!((tcp.source_port(), tcp.destination_port()), (1027, 80));
+        assert_eq!(tcp.sequence_number(), 1449);
+        assert!(tcp.ack() && !tcp.syn());
+    }
+
+    #[test]
+    fn capture_stops_at_its_limit() {
+        let mut c = Capture::new(vec![true], 1);
+        let ack = packet(PacketKind::Ack, 10, 0);
+        let frame = Frame { packet: &ack, sack: None, src: 0, dst: 5, flow_id: 3, timestamps: false, mss: 1448, sack_permitted: false };
+        assert!(c.record(Instant::ZERO, &frame));
+        assert!(!c.record(Instant::ZERO, &frame));
+        assert_eq!(c.packets(), 1);
+        assert_eq!(c.finish().1, 1, "the second is counted as missed");
+    }
+}

@@ -1,0 +1,103 @@
+//! Packet capture (`[output] capture_ports`): the pcap file read back, against the flow and ports
+//! tables of the same run.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::*;
+use etherparse::{LaxNetSlice, LaxSlicedPacket, TransportSlice};
+use incast_proto::time::{Duration, Instant};
+use incast_sim::results::RunResults;
+use incast_sim::scenario::*;
+
+/// Eight DCTCP workers answer host 0 twice through a 32 KB port: drops and retransmissions.
+fn captured(ports: &[&str], max_packets: u64) -> RunResults {
+    let burst = WorkloadSpec::FlowBurst {
+        aggregator: 0,
+        workers: (1..=8).collect(),
+        size: SizeDist::Fixed(40_000),
+        deadline: None,
+        start: Instant::ZERO,
+        rounds: 2,
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
+        options: options(),
+    };
+    let mut s = scenario(star(9), Protocol::Dctcp, 32_000, vec![burst]);
+    s.transport.tcp.min_rto = Duration::from_ms(10);
+    s.output.capture = Some(CaptureSpec { ports: ports.iter().map(|p| p.to_string()).collect(), max_packets });
+    let r = incast_sim::run(&s).expect("valid");
+    assert_conservation(&r);
+    r
+}
+
+/// Each record of a pcap file: (seconds, IPv4 total length, TCP source port, payload bytes).
+fn records(pcap: &[u8]) -> Vec<(f64, u16, u16, usize)> {
+    assert_eq!(&pcap[..4], &0xa1b2_3c4d_u32.to_le_bytes(), "nanosecond pcap");
+    let mut out = Vec::new();
+    let mut at = 24;
+    while at < pcap.len() {
+        let word = |i: usize| u32::from_le_bytes(pcap[at + i..at + i + 4].try_into().unwrap());
+        let (secs, nanos, captured) = (word(0), word(4), word(8) as usize);
+        let frame = &pcap[at + 16..at + 16 + captured];
+        let sliced = LaxSlicedPacket::from_ethernet(frame).expect("a frame");
+        let Some(LaxNetSlice::Ipv4(ip)) = sliced.net else { panic!("IPv4") };
+        let Some(TransportSlice::Tcp(tcp)) = sliced.transport else { panic!("TCP") };
+        let total = ip.header().total_len();
+        let payload = usize::from(total) - usize::from(ip.header().ihl()) * 4 - tcp.slice().len();
+        out.push((f64::from(secs) + f64::from(nanos) * 1e-9, total, tcp.source_port(), payload));
+        at += 16 + captured;
+    }
+    out
+}
+
+#[test]
+fn a_capture_of_the_aggregators_downlink_adds_up_to_the_flow_and_port_tables() {
+    let r = captured(&["switch->h0"], 1_000_000);
+    assert!(r.summary.packets_dropped > 0, "the port drops, so flows retransmit");
+    let capture = r.capture.as_ref().expect("asked for");
+    let recs = records(&capture.pcap);
+    assert_eq!(recs.len() as u64, capture.packets);
+    assert_eq!(capture.missed, 0);
+    assert!(recs.windows(2).all(|w| w[0].0 <= w[1].0), "in time order");
+    // What the port sent is what the capture holds, but for packets still on its wire.
+    let port = r.ports.iter().find(|p| p.port == "switch->h0").unwrap();
+    let bytes: u64 = recs.iter().map(|&(_, len, _, _)| u64::from(len)).sum();
+    assert!(bytes <= port.bytes_sent && port.bytes_sent - bytes <= 1500 * r.summary.packets_in_network);
+    assert!(recs.len() as u64 <= port.packets_sent);
+    // Every byte of every flow crossed the port at least once; beyond that only retransmissions.
+    let mut payload: HashMap<u16, usize> = HashMap::new();
+    for &(_, _, sport, bytes) in &recs {
+        *payload.entry(sport).or_default() += bytes;
+    }
+    for f in &r.flows {
+        let seen = payload[&(1024 + f.flow_id as u16)] as u64;
+        let size = f.size_bytes.unwrap();
+        assert!(size <= seen && seen - size <= f.retransmitted_bytes, "flow {}: {seen} of {size}", f.flow_id);
+    }
+}
+
+#[test]
+fn capture_stops_at_its_limit_and_counts_the_rest() {
+    let r = captured(&["switch->*"], 100);
+    let capture = r.capture.as_ref().unwrap();
+    assert_eq!((capture.packets, records(&capture.pcap).len()), (100, 100));
+    let sent: u64 = r.ports.iter().filter(|p| p.node == "switch").map(|p| p.packets_sent).sum();
+    assert!(capture.packets + capture.missed <= sent && sent - capture.packets - capture.missed <= r.summary.packets_in_network);
+}
+
+#[test]
+fn without_capture_there_is_none() {
+    let burst = WorkloadSpec::FlowBurst {
+        aggregator: 0,
+        workers: vec![1],
+        size: SizeDist::Fixed(4_000),
+        deadline: None,
+        start: Instant::ZERO,
+        rounds: 1,
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::ZERO },
+        options: options(),
+    };
+    let r = incast_sim::run(&scenario(star(2), Protocol::Tcp, 32_000, vec![burst])).unwrap();
+    assert!(r.capture.is_none());
+}
