@@ -537,6 +537,50 @@ def test_capture_opens_in_tshark_without_malformed_packets(tmp_path: Path) -> No
     assert bad.stdout.strip() == ""
 
 
+def _traced(protocol: str) -> incast.RunResult:
+    scenario = burst(senders=8, rounds=1, protocol=protocol)
+    scenario["workload"][0]["size"] = "200KB"
+    scenario["output"] = {"trace_flows": [0, 3], "queue_sample_interval": "100us", "queue_sample_ports": ["switch->*"]}
+    return incast.run(scenario)
+
+
+def test_traces_hold_the_flows_asked_for_at_each_change(tmp_path: Path) -> None:
+    result = _traced("d2tcp")
+    t = result.traces
+    assert t is not None and t.column_names == [
+        "flow_id", "time_s", "cwnd_bytes", "ssthresh_bytes", "srtt_s", "rto_s", "alpha", "d3_rate_bytes_per_s",
+        "d3_desired_bytes_per_s"]
+    assert set(t["flow_id"].to_pylist()) == {0, 3}
+    flow0 = [r for r in t.to_pylist() if r["flow_id"] == 0]
+    assert all(a != b for a, b in zip(flow0, flow0[1:])), "a row per change"
+    assert flow0[0]["cwnd_bytes"] > 0 and flow0[0]["d3_rate_bytes_per_s"] is None
+    assert any(r["alpha"] < 1 for r in flow0)
+    assert tmp_path / "traces.parquet" in result.save(tmp_path)
+    d3 = _traced("d3").traces
+    assert d3 is not None and d3["cwnd_bytes"].null_count == d3.num_rows
+    assert max(d3["d3_rate_bytes_per_s"].to_pylist()) > 0
+    assert incast.run(burst(rounds=1)).traces is None
+
+
+def test_plots_draw_a_queue_and_a_window_and_say_what_is_missing() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import incast.plots
+
+    result = _traced("dctcp")
+    ax = incast.plots.queue(result, "switch->h0")
+    assert ax.get_lines() and ax.get_ylabel() == "queue (KB)"
+    ax = incast.plots.window(result, 3)
+    assert ax.get_lines() and ax.get_title() == "flow 3"
+    with pytest.raises(ValueError, match="flow 5 was not traced; traced: 0, 3"):
+        incast.plots.window(result, 5)
+    with pytest.raises(ValueError, match="port 'core0->agg0' was not sampled"):
+        incast.plots.queue(result, "core0->agg0")
+    with pytest.raises(ValueError, match="trace_flows"):
+        incast.plots.window(incast.run(burst(rounds=1)), 0)
+
+
 def test_finished_simulation_cannot_be_reused() -> None:
     sim = incast.api.simulation(small_scenario())
     while not sim.step(1 << 20):

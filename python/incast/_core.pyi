@@ -60,6 +60,7 @@ class _ResultsDict(TypedDict):
     throughput: Optional[_ColumnsDict]
     ports: _ColumnsDict
     capture: Optional[_CaptureDict]
+    traces: Optional[_ColumnsDict]
 
 @final
 class Simulation:

@@ -127,7 +127,7 @@ class RunResult:
     per-flow delivered-bytes samples (None unless asked for). `ports` has one row per egress port,
     hosts' NICs included: its name, the nodes at both ends, and what it sent, dropped, marked and
     queued (columns in docs/python.md). `capture` is the packet capture of `[output] capture_ports`
-    (None unless asked for).
+    and `traces` the traced flows' sender state, a row at each change (each None unless asked for).
     """
 
     flows: "pa.Table"
@@ -136,6 +136,7 @@ class RunResult:
     throughput: Optional["pa.Table"]
     ports: "pa.Table"
     capture: Optional["Capture"] = None
+    traces: Optional["pa.Table"] = None
 
     def __repr__(self) -> str:
         s = self.summary
@@ -146,7 +147,8 @@ class RunResult:
 
     def save(self, out_dir: Union[str, "os.PathLike[str]"]) -> List[Path]:
         """Writes flows.parquet, ports.parquet, summary.json and, when present, queues.parquet,
-        throughput.parquet and capture.pcap into `out_dir`, returning the paths written.
+        throughput.parquet, traces.parquet and capture.pcap into `out_dir`, returning the paths
+        written.
 
         `out_dir` is replaced as a whole (`incast.durable.replace_dir`): the files are written
         and fsynced in a fresh sibling directory that then takes its place, so a reader, a
@@ -163,6 +165,8 @@ class RunResult:
             payloads["queues.parquet"] = self.queues
         if self.throughput is not None:
             payloads["throughput.parquet"] = self.throughput
+        if self.traces is not None:
+            payloads["traces.parquet"] = self.traces
         if self.capture is not None:
             payloads["capture.pcap"] = self.capture.pcap
 
@@ -180,7 +184,7 @@ class RunResult:
 
 
 RESULT_FILES = ("flows.parquet", "ports.parquet", "summary.json", "queues.parquet", "throughput.parquet",
-                "capture.pcap")
+                "traces.parquet", "capture.pcap")
 """What `RunResult.save` writes; a results directory holds nothing else."""
 
 
@@ -313,7 +317,17 @@ def _result(raw: _core._ResultsDict) -> RunResult:
         ),
         ports=_ports_table(raw["ports"]),
         capture=None if raw["capture"] is None else Capture(**raw["capture"]),
+        traces=None if raw["traces"] is None else _table(raw["traces"], _trace_columns()),
     )
+
+
+def _trace_columns() -> List[Tuple[str, "pa.DataType"]]:
+    """The traces table's columns and their types, in order (docs/python.md)."""
+    import pyarrow as pa
+
+    return [("flow_id", pa.uint32()), ("time_s", pa.float64()), ("cwnd_bytes", pa.uint64()),
+            ("ssthresh_bytes", pa.uint64()), ("srtt_s", pa.float64()), ("rto_s", pa.float64()),
+            ("alpha", pa.float64()), ("d3_rate_bytes_per_s", pa.uint64()), ("d3_desired_bytes_per_s", pa.uint64())]
 
 
 def _queues_table(columns: _core._ColumnsDict, spec: Sequence[Tuple[str, "pa.DataType"]]) -> "pa.Table":

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use incast_sim::results::{
-    FlowRecord, PortRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries,
+    FlowRecord, PortRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries, TraceSeries,
 };
 use incast_sim::scenario::{self, Format, Scenario};
 use incast_sim::{Progress, ResourceError as EngineResourceError, Simulation};
@@ -504,6 +504,22 @@ fn ports_to_py<'py>(py: Python<'py>, ports: &[PortRecord]) -> PyResult<Bound<'py
     Ok(d)
 }
 
+fn traces_to_py<'py>(py: Python<'py>, t: &TraceSeries) -> PyResult<Bound<'py, PyDict>> {
+    let n = t.time_s.len();
+    let d = PyDict::new(py);
+    d.set_item("rows", n)?;
+    put_column(&d, "flow_id", t.flow_id.iter().copied(), n)?;
+    put_column(&d, "time_s", t.time_s.iter().copied(), n)?;
+    put_nullable(&d, "cwnd_bytes", t.cwnd_bytes.iter().copied(), n)?;
+    put_nullable(&d, "ssthresh_bytes", t.ssthresh_bytes.iter().copied(), n)?;
+    put_nullable(&d, "srtt_s", t.srtt_s.iter().copied(), n)?;
+    put_column(&d, "rto_s", t.rto_s.iter().copied(), n)?;
+    put_nullable(&d, "alpha", t.alpha.iter().copied(), n)?;
+    put_nullable(&d, "d3_rate_bytes_per_s", t.d3_rate_bytes_per_s.iter().copied(), n)?;
+    put_nullable(&d, "d3_desired_bytes_per_s", t.d3_desired_bytes_per_s.iter().copied(), n)?;
+    Ok(d)
+}
+
 fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("flows", flows_to_py(py, &r.flows)?)?;
@@ -519,6 +535,10 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
             d.set_item("capture", capture)?;
         }
         None => d.set_item("capture", py.None())?,
+    }
+    match &r.traces {
+        Some(t) => d.set_item("traces", traces_to_py(py, t)?)?,
+        None => d.set_item("traces", py.None())?,
     }
     match &r.throughput {
         Some(t) => d.set_item("throughput", throughput_to_py(py, t)?)?,

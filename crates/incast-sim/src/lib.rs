@@ -16,6 +16,7 @@ mod d3_port;
 mod error;
 mod event;
 mod flow;
+mod flow_trace;
 pub mod ids;
 mod inversions;
 pub mod packet;

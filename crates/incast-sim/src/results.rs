@@ -189,6 +189,33 @@ pub struct RunResults {
     pub ports: Vec<PortRecord>,
     /// The packet capture, when `[output] capture_ports` asks for one.
     pub capture: Option<CaptureFile>,
+    /// The traced flows' congestion state, when `[output] trace_flows` or `trace_workloads`
+    /// asks for it.
+    pub traces: Option<TraceSeries>,
+}
+
+/// Traced flows' sender state, one row each time any of it changed (and one when the flow
+/// starts): columns in parallel, rows in time order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceSeries {
+    /// The flow.
+    pub flow_id: Vec<u32>,
+    /// When, seconds.
+    pub time_s: Vec<f64>,
+    /// TCP family: the congestion window, bytes.
+    pub cwnd_bytes: Vec<Option<u64>>,
+    /// TCP family: the slow-start threshold, bytes (none before the first cut).
+    pub ssthresh_bytes: Vec<Option<u64>>,
+    /// The smoothed RTT, seconds, once measured.
+    pub srtt_s: Vec<Option<f64>>,
+    /// The retransmission timeout, back-off included, seconds.
+    pub rto_s: Vec<f64>,
+    /// DCTCP and D2TCP: alpha, the estimate of the fraction of marked bytes.
+    pub alpha: Vec<Option<f64>>,
+    /// D3 and RCPdc: the rate the sender sends at, bytes per second.
+    pub d3_rate_bytes_per_s: Vec<Option<u64>>,
+    /// D3: the rate its last request asked for, bytes per second.
+    pub d3_desired_bytes_per_s: Vec<Option<u64>>,
 }
 
 /// A packet capture: a pcap file (nanosecond timestamps, Ethernet) of what the captured ports'

@@ -116,3 +116,23 @@ fn d2tcp_coexists_with_tcp_through_the_workload_override() {
     assert_eq!(names, ["tcp", "d2tcp"]);
     assert_eq!(r.summary.flows_completed, 2);
 }
+
+#[test]
+fn a_trace_follows_the_window_and_alpha_of_the_flows_asked_for() {
+    let mut s = two_flows(Protocol::D2tcp, [Some(TIGHT), Some(LAX)]);
+    s.output.traces = Some(TraceSpec { flows: vec![1], workloads: vec![] });
+    let r = run(&s);
+    let t = r.traces.as_ref().expect("asked for");
+    assert!(t.flow_id.iter().all(|&f| f == 1), "only flow 1");
+    assert!(t.time_s.windows(2).all(|w| w[0] <= w[1]), "in time order");
+    // A row only when something changed.
+    let rows: Vec<_> = (0..t.time_s.len())
+        .map(|i| (t.cwnd_bytes[i], t.ssthresh_bytes[i], t.srtt_s[i], t.rto_s[i], t.alpha[i].map(f64::to_bits)))
+        .collect();
+    assert!(rows.windows(2).all(|w| w[0] != w[1]));
+    // The lax flow (d = 1/2) is marked and cut: its window falls and its alpha moves off 1.
+    let cwnd: Vec<u64> = t.cwnd_bytes.iter().map(|c| c.expect("TCP family")).collect();
+    assert!(cwnd.windows(2).any(|w| w[1] < w[0]), "a cut");
+    assert!(t.alpha.iter().any(|a| a.is_some_and(|a| a < 1.0)));
+    assert!(t.ssthresh_bytes.iter().any(Option::is_some) && t.d3_rate_bytes_per_s.iter().all(Option::is_none));
+}

@@ -23,6 +23,7 @@ fn with_sampling(mut s: Scenario, duration_ms: u64) -> Scenario {
         queue_samples: Some(QueueSampling { interval: Duration::from_us(10), host_downlinks: vec![0], ports: vec![] }),
         flow_throughput_interval: Some(Duration::from_ms(10)),
         capture: None,
+        traces: None,
     };
     s
 }

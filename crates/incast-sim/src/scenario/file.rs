@@ -218,6 +218,8 @@ pub(crate) struct RawOutput {
     pub(crate) queue_sample_ports: Option<Vec<String>>,
     pub(crate) flow_throughput_interval: Option<Time>,
     pub(crate) capture_ports: Option<Vec<String>>,
+    pub(crate) trace_flows: Option<Vec<u32>>,
+    pub(crate) trace_workloads: Option<Vec<u32>>,
     pub(crate) capture_max_packets: Option<u64>,
 }
 

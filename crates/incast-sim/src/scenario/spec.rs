@@ -762,6 +762,18 @@ pub struct OutputSpec {
     pub flow_throughput_interval: Option<Duration>,
     /// Capture these ports' packets into a pcap file.
     pub capture: Option<CaptureSpec>,
+    /// Trace these flows' congestion state at each change.
+    pub traces: Option<TraceSpec>,
+}
+
+/// Which flows to trace (`[output] trace_flows`, `trace_workloads`): a flow is traced when its id
+/// is listed or its workload is.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TraceSpec {
+    /// Flow ids (the flow table's `flow_id`).
+    pub flows: Vec<u32>,
+    /// Workload indices (`[[workload]]` in file order, from 0).
+    pub workloads: Vec<u32>,
 }
 
 /// Which ports to capture (`[output] capture_ports`), and how much.

@@ -17,7 +17,7 @@ use super::file::{
 };
 use super::limits;
 use super::spec::{
-    BufferSpec, D3Spec, EcnSpec, TcpPrSpec, HostIndex, LinkSpec, OutputSpec, QueueSampling, CaptureSpec, RunSpec, Scenario,
+    BufferSpec, D3Spec, EcnSpec, TcpPrSpec, HostIndex, LinkSpec, OutputSpec, QueueSampling, CaptureSpec, TraceSpec, RunSpec, Scenario,
     SwitchSpec, TopologySpec, TransportSpec, WorkloadSpec,
 };
 use super::units::QueueSize;
@@ -108,7 +108,7 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
     let explicit_rate = transport.protocol.is_explicit_rate()
         || workloads.iter().any(|w| w.protocols().any(super::Protocol::is_explicit_rate));
     limits::network(&topology, &switch, limits::full_packet_bytes(&transport, explicit_rate), &run)?;
-    let output = output(raw.output, &hosts, &run)?;
+    let output = output(raw.output, &hosts, &run, workloads.len())?;
     let long_lived: u64 = workloads.iter().map(WorkloadSpec::long_lived_flows).sum();
     limits::samples(&output, &run, long_lived)?;
     Ok(Scenario {
@@ -706,7 +706,7 @@ fn check_run_end(run: &RunSpec, workloads: &[WorkloadSpec]) -> Result<()> {
 }
 
 /// `[output]`.
-fn output(raw: RawOutput, hosts: &Hosts, run: &RunSpec) -> Result<OutputSpec> {
+fn output(raw: RawOutput, hosts: &Hosts, run: &RunSpec, workload_count: usize) -> Result<OutputSpec> {
     limits::within_horizon(|| "output.queue_sample_interval".into(), raw.queue_sample_interval, run)?;
     limits::within_horizon(|| "output.flow_throughput_interval".into(), raw.flow_throughput_interval, run)?;
     let queue_samples = match (raw.queue_sample_interval, raw.queue_sample_hosts, raw.queue_sample_ports) {
@@ -770,9 +770,28 @@ fn output(raw: RawOutput, hosts: &Hosts, run: &RunSpec) -> Result<OutputSpec> {
             Some(CaptureSpec { ports, max_packets })
         }
     };
+    let traces = match (raw.trace_flows, raw.trace_workloads) {
+        (None, None) => None,
+        (flows, workloads) => {
+            let (flows, workloads) = (flows.unwrap_or_default(), workloads.unwrap_or_default());
+            if flows.is_empty() && workloads.is_empty() {
+                return Err(err("output.trace_flows", "must list at least one flow id (or trace_workloads a workload)"));
+            }
+            for (j, &w) in workloads.iter().enumerate() {
+                if w as usize >= workload_count {
+                    return Err(err(
+                        format!("output.trace_workloads[{j}]"),
+                        format!("workload {w} does not exist (the scenario has {workload_count}, numbered from 0)"),
+                    ));
+                }
+            }
+            Some(TraceSpec { flows, workloads })
+        }
+    };
     Ok(OutputSpec {
         queue_samples,
         flow_throughput_interval,
         capture,
+        traces,
     })
 }
