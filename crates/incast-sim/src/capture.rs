@@ -12,17 +12,23 @@
 //!   sequence number `b + 1` (the SYN takes 0), and an ACK of `b` bytes acknowledges `b + 1`. SYN,
 //!   ACK and ECE flags as the packet has them; the timestamp option (TSval: the send time in
 //!   microseconds) when the stack counts it on the wire; SACK blocks on ACKs that carry them.
-//! - The frame is captured up to the end of its headers: the payload (whose bytes the simulator
-//!   does not model) is cut, and the record's original length is the whole frame, so Wireshark
-//!   shows "[Packet size limited during capture]" and takes lengths and sequence analysis from
-//!   the headers. D3's 22-byte congestion header is counted in that length but not yet written.
+//! - D3: the congestion header (D3 Figure 6, 22 bytes, `incast_wire::d3`) opens the TCP payload
+//!   of every packet that carries one: a rate request as the routers left it when it reached
+//!   the captured link's far end, or on an ACK the allocations fed back (in `alloc`, `index` =
+//!   the routers that filled it); rates at the scale that covers the fastest host link.
+//! - The frame is captured up to the end of its headers (D3's included): the payload (whose
+//!   bytes the simulator does not model) is cut, and the record's original length is the whole
+//!   frame, so Wireshark shows "[Packet size limited during capture]" and takes lengths and
+//!   sequence analysis from the headers.
 //! - The record's time is when the last bit reaches the far end of the link, nanoseconds.
 //!
 //! The file is the classic pcap format with nanosecond timestamps (magic `a1b23c4d`, link type 1):
 //! written here, since it is two fixed headers.
 
 use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
+use incast_proto::d3::{CongestionHeader, Feedback};
 use incast_proto::tcp::SackBlocks;
+use incast_wire::d3::{encode_grant, encode_request, Packet as D3Packet, Repr as D3Repr, HEADER_LEN as D3_HEADER_LEN};
 use incast_proto::time::Instant;
 
 use crate::packet::{Packet, PacketKind};
@@ -52,6 +58,51 @@ pub(crate) struct Frame<'a> {
     /// What a SYN or SYN/ACK offers: its MSS, and SACK when the stack uses it.
     pub(crate) mss: u16,
     pub(crate) sack_permitted: bool,
+    /// D3's congestion header, on a packet that carries one.
+    pub(crate) d3: Option<D3Header<'a>>,
+}
+
+/// The D3 header a packet carries: a rate request, or the allocations an ACK feeds back.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum D3Header<'a> {
+    Request(&'a CongestionHeader),
+    Feedback(&'a Feedback),
+}
+
+impl D3Header<'_> {
+    /// The header's 22 bytes at `scale` (D3 Figure 6).
+    fn bytes(self, scale: u8) -> [u8; D3_HEADER_LEN] {
+        let grants = |rates: &[u64]| {
+            let mut out = [0u8; incast_wire::d3::VECTOR_LEN];
+            for (o, &r) in out.iter_mut().zip(rates) {
+                *o = encode_grant(r, scale);
+            }
+            out
+        };
+        let repr = match self {
+            D3Header::Request(h) => D3Repr {
+                desired_rate: encode_request(h.desired, scale),
+                index: h.index,
+                alloc: grants(&h.alloc),
+                prev_desired_rate: encode_request(h.prev_desired, scale),
+                prev_alloc: grants(&h.prev_alloc),
+                feedback: [0; incast_wire::d3::VECTOR_LEN],
+                scale,
+            },
+            D3Header::Feedback(f) => D3Repr {
+                desired_rate: 0,
+                index: f.hops,
+                alloc: grants(&f.alloc),
+                prev_desired_rate: 0,
+                prev_alloc: [0; incast_wire::d3::VECTOR_LEN],
+                feedback: [0; incast_wire::d3::VECTOR_LEN],
+                scale,
+            },
+        };
+        let mut out = [0u8; D3_HEADER_LEN];
+        repr.emit(&mut D3Packet::new_unchecked(&mut out[..]));
+        out
+    }
 }
 
 /// The capture file being written, in memory until the run ends.
@@ -64,6 +115,8 @@ pub(crate) struct Capture {
     max_packets: u64,
     /// Packets of captured ports not written because `max_packets` was reached.
     missed: u64,
+    /// The scale of D3's rate bytes.
+    d3_scale: u8,
 }
 
 fn ip_of(host: u32) -> [u8; 4] {
@@ -81,8 +134,9 @@ fn wire_seq(b: u64) -> u32 {
 }
 
 impl Capture {
-    pub(crate) fn new(ports: Vec<bool>, max_packets: u64) -> Capture {
-        Capture { ports, bytes: file_header().to_vec(), packets: 0, max_packets, missed: 0 }
+    /// A capture of `ports` (by index), writing D3 rates at `d3_scale`.
+    pub(crate) fn new(ports: Vec<bool>, max_packets: u64, d3_scale: u8) -> Capture {
+        Capture { ports, bytes: file_header().to_vec(), packets: 0, max_packets, missed: 0, d3_scale }
     }
 
     /// Appends `frame` received at `at`; false, writing nothing, once `max_packets` are captured.
@@ -162,7 +216,11 @@ impl Capture {
         // but the lengths, so the pseudo-header with the full length is all it needs.
         tcp.checksum = checksum_of_zeros(&tcp, &ip, payload);
         let eth = Ethernet2Header { source: mac_of(frame.src), destination: mac_of(frame.dst), ether_type: EtherType::IPV4 };
-        let captured = Ethernet2Header::LEN + ip.header_len() + tcp.header_len();
+        if let Some(D3Header::Request(h)) = frame.d3 {
+            tcp.fin = h.fin;
+        }
+        let d3 = frame.d3.map(|h| h.bytes(self.d3_scale));
+        let captured = Ethernet2Header::LEN + ip.header_len() + tcp.header_len() + d3.map_or(0, |b| b.len());
         let original = Ethernet2Header::LEN + ip.header_len() + ip_payload;
         let ns = at.as_ps() / 1000;
         self.bytes.extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
@@ -172,6 +230,9 @@ impl Capture {
         eth.write(&mut self.bytes).expect("writing to a Vec");
         ip.write(&mut self.bytes).expect("writing to a Vec");
         tcp.write(&mut self.bytes).expect("writing to a Vec");
+        if let Some(d3) = d3 {
+            self.bytes.extend_from_slice(&d3);
+        }
         true
     }
 
@@ -220,9 +281,9 @@ mod tests {
 
     #[test]
     fn a_frame_parses_back_with_its_addresses_sequence_ecn_and_original_length() {
-        let mut c = Capture::new(vec![true], 10);
+        let mut c = Capture::new(vec![true], 10, 1);
         let data = packet(PacketKind::Data, 1448, 1448);
-        let frame = Frame { packet: &data, sack: None, src: 5, dst: 0, flow_id: 3, timestamps: true, mss: 1448, sack_permitted: false };
+        let frame = Frame { packet: &data, sack: None, src: 5, dst: 0, flow_id: 3, timestamps: true, mss: 1448, sack_permitted: false, d3: None };
         assert!(c.record(Instant::ZERO, &frame));
         let (bytes, missed) = c.finish();
         assert_eq!(missed, 0);
@@ -244,9 +305,9 @@ mod tests {
 
     #[test]
     fn capture_stops_at_its_limit() {
-        let mut c = Capture::new(vec![true], 1);
+        let mut c = Capture::new(vec![true], 1, 1);
         let ack = packet(PacketKind::Ack, 10, 0);
-        let frame = Frame { packet: &ack, sack: None, src: 0, dst: 5, flow_id: 3, timestamps: false, mss: 1448, sack_permitted: false };
+        let frame = Frame { packet: &ack, sack: None, src: 0, dst: 5, flow_id: 3, timestamps: false, mss: 1448, sack_permitted: false, d3: None };
         assert!(c.record(Instant::ZERO, &frame));
         assert!(!c.record(Instant::ZERO, &frame));
         assert_eq!(c.packets(), 1);

@@ -10,7 +10,7 @@ use incast_proto::d3::{RateField, D3_HEADER_BYTES};
 use incast_proto::tcp::{AckSegment, DataSegment, SackBlocks};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
-use crate::capture::{Capture, Frame};
+use crate::capture::{Capture, D3Header, Frame};
 use crate::connection::Connection;
 use crate::event::{Event, EventQueue};
 use crate::d3_port::D3Port;
@@ -194,7 +194,8 @@ impl Simulation {
                 for p in ports_matching(&topo, &spec.ports, "output.capture_ports")? {
                     captured[p.idx()] = true;
                 }
-                Some(Capture::new(captured, spec.max_packets))
+                let fastest = (0..hosts).map(|h| topo.ports[topo.host_nic(h).idx()].link.rate.0 / 8).max().unwrap_or(0);
+                Some(Capture::new(captured, spec.max_packets, incast_wire::d3::scale_for(fastest)))
             }
         };
         let processor_timer_at = try_vec(ports.len(), None, "the port table")?;
@@ -847,11 +848,13 @@ impl Simulation {
                 PacketKind::Data => (flow.plan.src, flow.plan.dst),
                 PacketKind::Ack => (flow.plan.dst, flow.plan.src),
             };
-            let sack = match self.packets.ext(id) {
-                Some(Ext::Sack(blocks)) => Some(blocks),
-                _ => None,
+            let (sack, d3) = match self.packets.ext(id) {
+                Some(Ext::Sack(blocks)) => (Some(blocks), None),
+                Some(Ext::Request(h)) => (None, Some(D3Header::Request(h))),
+                Some(Ext::Feedback(f)) => (None, Some(D3Header::Feedback(f))),
+                None => (None, None),
             };
-            let timestamps = self.transport.tcp.timestamps && !flow.protocol.is_explicit_rate();
+            let timestamps = self.transport.tcp.timestamps;
             let tcp = &self.transport.tcp;
             let frame = Frame {
                 packet,
@@ -862,6 +865,7 @@ impl Simulation {
                 timestamps,
                 mss: u16::try_from(tcp.mss_bytes).unwrap_or(u16::MAX),
                 sack_permitted: tcp.sack,
+                d3,
             };
             capture.record(self.now, &frame);
         }

@@ -44,7 +44,7 @@ fn records(pcap: &[u8]) -> Vec<(f64, u16, u16, usize)> {
         let Some(LaxNetSlice::Ipv4(ip)) = sliced.net else { panic!("IPv4") };
         let Some(TransportSlice::Tcp(tcp)) = sliced.transport else { panic!("TCP") };
         let total = ip.header().total_len();
-        let payload = usize::from(total) - usize::from(ip.header().ihl()) * 4 - tcp.slice().len();
+        let payload = usize::from(total) - usize::from(ip.header().ihl()) * 4 - tcp.header_len();
         out.push((f64::from(secs) + f64::from(nanos) * 1e-9, total, tcp.source_port(), payload));
         at += 16 + captured;
     }
@@ -100,4 +100,47 @@ fn without_capture_there_is_none() {
     };
     let r = incast_sim::run(&scenario(star(2), Protocol::Tcp, 32_000, vec![burst])).unwrap();
     assert!(r.capture.is_none());
+}
+
+#[test]
+fn d3_packets_carry_their_congestion_header_at_the_start_of_the_payload() {
+    let burst = WorkloadSpec::FlowBurst {
+        aggregator: 0,
+        workers: (1..=4).collect(),
+        size: SizeDist::Fixed(20_000),
+        deadline: Some(DeadlineDist::Fixed(Duration::from_ms(10))),
+        start: Instant::ZERO,
+        rounds: 1,
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::ZERO },
+        options: options(),
+    };
+    let mut s = scenario(star(5), Protocol::D3, 128_000, vec![burst]);
+    s.output.capture = Some(CaptureSpec { ports: vec!["switch->h0".into(), "switch->h1".into()], max_packets: 10_000 });
+    let r = incast_sim::run(&s).expect("valid");
+    let pcap = &r.capture.as_ref().unwrap().pcap;
+    let mut at = 24;
+    let (mut requests, mut feedback) = (0, 0);
+    while at < pcap.len() {
+        let captured = u32::from_le_bytes(pcap[at + 8..at + 12].try_into().unwrap()) as usize;
+        let frame = &pcap[at + 16..at + 16 + captured];
+        let sliced = LaxSlicedPacket::from_ethernet(frame).unwrap();
+        let Some(TransportSlice::Tcp(tcp)) = sliced.transport else { panic!("TCP") };
+        let headers = 14 + 20 + tcp.header_len();
+        if frame.len() > headers {
+            let bytes = &frame[headers..];
+            assert_eq!(bytes.len(), incast_wire::d3::HEADER_LEN);
+            let repr = incast_wire::d3::Repr::parse(&incast_wire::d3::Packet::new_checked(bytes).unwrap()).expect("a valid header");
+            assert_eq!(repr.scale, 1, "1 Gbps hosts: scale 1, 1 Gbps = 125");
+            if tcp.destination_port() == 80 {
+                requests += 1;
+                // A request reaching host 0 has crossed the one switch: one router filled a slot.
+                assert_eq!(repr.index, 1);
+                assert!(repr.desired_rate > 0 || tcp.fin(), "a deadline flow asks for a rate");
+            } else {
+                feedback += 1;
+            }
+        }
+        at += 16 + captured;
+    }
+    assert!(requests > 0 && feedback > 0, "{requests} requests, {feedback} feedback headers");
 }
