@@ -854,7 +854,6 @@ impl Simulation {
                 Some(Ext::Feedback(f)) => (None, Some(D3Header::Feedback(f))),
                 None => (None, None),
             };
-            let timestamps = self.transport.tcp.timestamps;
             let tcp = &self.transport.tcp;
             let frame = Frame {
                 packet,
@@ -862,7 +861,7 @@ impl Simulation {
                 src,
                 dst,
                 flow_id: packet.flow.0,
-                timestamps,
+                timestamps: tcp.timestamps,
                 mss: u16::try_from(tcp.mss_bytes).unwrap_or(u16::MAX),
                 sack_permitted: tcp.sack,
                 d3,
