@@ -327,7 +327,8 @@ def _trace_columns() -> List[Tuple[str, "pa.DataType"]]:
 
     return [("flow_id", pa.uint32()), ("time_s", pa.float64()), ("cwnd_bytes", pa.uint64()),
             ("ssthresh_bytes", pa.uint64()), ("srtt_s", pa.float64()), ("rto_s", pa.float64()),
-            ("alpha", pa.float64()), ("d3_rate_bytes_per_s", pa.uint64()), ("d3_desired_bytes_per_s", pa.uint64())]
+            ("alpha", pa.float64()), ("d2tcp_d", pa.float64()), ("d2tcp_p", pa.float64()),
+            ("d3_rate_bytes_per_s", pa.uint64()), ("d3_desired_bytes_per_s", pa.uint64())]
 
 
 def _queues_table(columns: _core._ColumnsDict, spec: Sequence[Tuple[str, "pa.DataType"]]) -> "pa.Table":

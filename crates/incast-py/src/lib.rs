@@ -515,6 +515,8 @@ fn traces_to_py<'py>(py: Python<'py>, t: &TraceSeries) -> PyResult<Bound<'py, Py
     put_nullable(&d, "srtt_s", t.srtt_s.iter().copied(), n)?;
     put_column(&d, "rto_s", t.rto_s.iter().copied(), n)?;
     put_nullable(&d, "alpha", t.alpha.iter().copied(), n)?;
+    put_nullable(&d, "d2tcp_d", t.d2tcp_d.iter().copied(), n)?;
+    put_nullable(&d, "d2tcp_p", t.d2tcp_p.iter().copied(), n)?;
     put_nullable(&d, "d3_rate_bytes_per_s", t.d3_rate_bytes_per_s.iter().copied(), n)?;
     put_nullable(&d, "d3_desired_bytes_per_s", t.d3_desired_bytes_per_s.iter().copied(), n)?;
     Ok(d)

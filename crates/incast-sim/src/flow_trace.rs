@@ -19,6 +19,8 @@ pub(crate) struct TraceState {
     pub(crate) srtt_ps: Option<u64>,
     pub(crate) rto_ps: u64,
     pub(crate) alpha: Option<f64>,
+    /// D2TCP: d and p of the last ECN cut.
+    pub(crate) d2tcp_cut: Option<(f64, f64)>,
     pub(crate) d3_rate: Option<u64>,
     pub(crate) d3_desired: Option<u64>,
 }
@@ -72,6 +74,8 @@ impl Traces {
             reserve(&mut s.srtt_s, more, "the trace rows")?;
             reserve(&mut s.rto_s, more, "the trace rows")?;
             reserve(&mut s.alpha, more, "the trace rows")?;
+            reserve(&mut s.d2tcp_d, more, "the trace rows")?;
+            reserve(&mut s.d2tcp_p, more, "the trace rows")?;
             reserve(&mut s.d3_rate_bytes_per_s, more, "the trace rows")?;
             reserve(&mut s.d3_desired_bytes_per_s, more, "the trace rows")?;
         }
@@ -83,6 +87,8 @@ impl Traces {
         s.srtt_s.push(state.srtt_ps.map(secs));
         s.rto_s.push(secs(state.rto_ps));
         s.alpha.push(state.alpha);
+        s.d2tcp_d.push(state.d2tcp_cut.map(|(d, _)| d));
+        s.d2tcp_p.push(state.d2tcp_cut.map(|(_, p)| p));
         s.d3_rate_bytes_per_s.push(state.d3_rate);
         s.d3_desired_bytes_per_s.push(state.d3_desired);
         Ok(())
@@ -94,7 +100,7 @@ mod tests {
     use super::*;
 
     fn state(cwnd: u64) -> TraceState {
-        TraceState { cwnd_bytes: Some(cwnd), ssthresh_bytes: None, srtt_ps: None, rto_ps: 1, alpha: None, d3_rate: None, d3_desired: None }
+        TraceState { cwnd_bytes: Some(cwnd), ssthresh_bytes: None, srtt_ps: None, rto_ps: 1, alpha: None, d2tcp_cut: None, d3_rate: None, d3_desired: None }
     }
 
     #[test]

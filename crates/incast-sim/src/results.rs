@@ -212,6 +212,10 @@ pub struct TraceSeries {
     pub rto_s: Vec<f64>,
     /// DCTCP and D2TCP: alpha, the estimate of the fraction of marked bytes.
     pub alpha: Vec<Option<f64>>,
+    /// D2TCP: the deadline imminence d of its last ECN cut (none before the first).
+    pub d2tcp_d: Vec<Option<f64>>,
+    /// D2TCP: the penalty p = alpha^d of its last ECN cut.
+    pub d2tcp_p: Vec<Option<f64>>,
     /// D3 and RCPdc: the rate the sender sends at, bytes per second.
     pub d3_rate_bytes_per_s: Vec<Option<u64>>,
     /// D3: the rate its last request asked for, bytes per second.

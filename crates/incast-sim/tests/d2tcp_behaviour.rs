@@ -135,4 +135,10 @@ fn a_trace_follows_the_window_and_alpha_of_the_flows_asked_for() {
     assert!(cwnd.windows(2).any(|w| w[1] < w[0]), "a cut");
     assert!(t.alpha.iter().any(|a| a.is_some_and(|a| a < 1.0)));
     assert!(t.ssthresh_bytes.iter().any(Option::is_some) && t.d3_rate_bytes_per_s.iter().all(Option::is_none));
+    // Its cuts come far from its 200 ms deadline: d at the floor of 1/2.
+    let cuts: Vec<(f64, f64, f64)> = (0..t.time_s.len())
+        .filter_map(|i| Some((t.d2tcp_d[i]?, t.d2tcp_p[i]?, t.alpha[i]?)))
+        .collect();
+    assert!(!cuts.is_empty());
+    assert!(cuts.iter().all(|&(d, p, _)| d == 0.5 && (0.0..=1.0).contains(&p)), "{cuts:?}");
 }

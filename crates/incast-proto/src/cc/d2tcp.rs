@@ -96,6 +96,9 @@ pub(crate) struct D2tcp {
     d_cap: f64,
     past_deadline: PastDeadline,
     remaining: RemainingBytes,
+    /// d and p of the last ECN cut, for traces: what the gamma correction did, where the window
+    /// alone cannot say.
+    pub(crate) last_cut: Option<(f64, f64)>,
 }
 
 impl D2tcp {
@@ -112,6 +115,7 @@ impl D2tcp {
             d_cap,
             past_deadline: config.past_deadline,
             remaining: config.remaining,
+            last_cut: None,
         }
     }
 
@@ -148,9 +152,12 @@ impl D2tcp {
     }
 
     /// The window after an ECN-Echo: cwnd x (1 - p/2) with p = alpha^d (D2TCP Section 3).
-    /// The skeleton applies the floor.
-    pub(crate) fn ecn_cut(&self, ctx: &CutContext) -> u64 {
-        proportional_cut(ctx.cwnd_bytes, penalty(self.estimator.alpha(), self.imminence(ctx)))
+    /// The skeleton applies the floor. Remembers d and p (`last_cut`).
+    pub(crate) fn ecn_cut(&mut self, ctx: &CutContext) -> u64 {
+        let d = self.imminence(ctx);
+        let p = penalty(self.estimator.alpha(), d);
+        self.last_cut = Some((d, p));
+        proportional_cut(ctx.cwnd_bytes, p)
     }
 }
 
@@ -262,7 +269,7 @@ mod tests {
     #[test]
     fn ecn_cut_near_deadline_cuts_less_far_deadline_more_than_dctcp() {
         let cwnd = 100 * MSS;
-        let p = with_alpha(d2tcp(D2tcpConfig::default()), 0.25);
+        let mut p = with_alpha(d2tcp(D2tcpConfig::default()), 0.25);
         let dctcp = dctcp_with_alpha(0.25).ecn_cut(&ctx(cwnd, 0, 300, None));
         assert_eq!(dctcp, cwnd * 7 / 8);
         // Tc = 1000 / 75 round trips x 300 us = 4 ms.
@@ -275,6 +282,8 @@ mod tests {
         assert_eq!(p.ecn_cut(&near), cwnd * 31 / 32);
         assert_eq!(p.ecn_cut(&far), cwnd * 3 / 4);
         assert!(p.ecn_cut(&near) > dctcp && p.ecn_cut(&far) < dctcp);
+        // The last cut's d and p are kept for traces: the far flow's d = 1/2, p = 0.25^(1/2).
+        assert_eq!(p.last_cut, Some((0.5, 0.5)));
     }
 
     #[test]
@@ -299,7 +308,7 @@ mod tests {
     #[test]
     fn ecn_cut_at_full_congestion_halves_whatever_d() {
         // D2TCP Section 3: as alpha reaches 1 every flow falls back to TCP's halving.
-        let p = with_alpha(d2tcp(D2tcpConfig::default()), 1.0);
+        let mut p = with_alpha(d2tcp(D2tcpConfig::default()), 1.0);
         for deadline in [1_001, 2_000, 100_000] {
             assert_eq!(p.ecn_cut(&ctx(100 * MSS, 1_000 * MSS, 300, Some(deadline))), 50 * MSS);
         }

@@ -49,7 +49,7 @@ impl Policy {
     }
 
     /// The window the policy wants after an ECN-Echo, before the skeleton's floor.
-    fn ecn_cut(&self, ctx: &CutContext) -> u64 {
+    fn ecn_cut(&mut self, ctx: &CutContext) -> u64 {
         match self {
             Policy::NewReno(p) => p.ecn_cut(ctx),
             Policy::Dctcp(p) => p.ecn_cut(ctx),
@@ -214,6 +214,15 @@ impl CongestionControl {
     /// DCTCP's current alpha, for DCTCP-family policies (DCTCP, D2TCP); `None` for NewReno.
     pub fn dctcp_alpha(&self) -> Option<f64> {
         self.policy.estimator().map(AlphaEstimator::alpha)
+    }
+
+    /// D2TCP: the deadline imminence d and the penalty p = alpha^d of its last ECN cut; `None`
+    /// before the first cut and for other policies.
+    pub fn d2tcp_last_cut(&self) -> Option<(f64, f64)> {
+        match &self.policy {
+            Policy::D2tcp(p) => p.last_cut,
+            _ => None,
+        }
     }
 
     /// Sets the window directly (tests of the skeleton).
