@@ -38,7 +38,7 @@ def test_ns3_variant_changes_stack_and_queues_and_its_sensitivity_only_the_delay
 
 
 def test_every_figure_runs_under_both_settings() -> None:
-    ids = {r.id for r in d2tcp.REPRODUCTIONS}
+    ids = {r.id for r in (*d2tcp.REPRODUCTIONS, *d2tcp.NS3_REPRODUCTIONS)}
     for name, _, _ in d2tcp.FIGURES:
         assert {f"d2tcp-{name}", f"d2tcp-ns3-{name}"} <= ids
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, Tuple
 
 from incast.reproduce.core import Context, Outcome, Reproduction, line_figure, pyplot, table, varied_value
 from incast.reproduce.verdict import (
@@ -35,7 +35,6 @@ from incast.reproduce.verdict import (
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from incast.sweep import SweepResult
 
 PROTOCOLS = ("tcp", "dctcp", "d3", "d2tcp")
 LABELS = {"tcp": "TCP", "dctcp": "DCTCP", "d3": "D3", "d2tcp": "D2TCP"}
@@ -754,147 +753,11 @@ def table3(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
                          "scheme misses at most 5% of deadlines (medium variance).")
 
 
-# --- Sensitivity, not a figure of the paper: load and DCTCP's initial alpha --------------------
-
-UTILIZATION_KEY = "workload.0.utilization"
-INITIAL_ALPHA = "transport.dctcp_initial_alpha"
-# Each protocol once at Linux's initial alpha (1), and the two it matters for at ns-2's (0).
-LOAD_VARIANTS = (("tcp", 1.0), ("dctcp", 1.0), ("d2tcp", 1.0), ("d3", 1.0), ("dctcp", 0.0), ("d2tcp", 0.0))
-# Table 2's All-TCP long flows, 86-90 Mbps, as one reference level.
-PAPER_LONG_FLOW_MBPS = sum(PAPER_TABLE2_ALL_TCP_MBPS.values()) / len(PAPER_TABLE2_ALL_TCP_MBPS)
-
-
-def _variant(protocol: str, alpha0: float) -> str:
-    return LABELS[protocol] + (" (alpha0 = 0)" if alpha0 == 0.0 and protocol in ("dctcp", "d2tcp") else "")
-
-
-def _load_stats(result: "SweepResult", by: Sequence[str]) -> Dict[Tuple[Any, ...], Dict[str, Optional[float]]]:
-    """Per value of `by`: the missed fraction of judged messages, the share of missed messages
-    that saw a retransmission timeout (the rest were late from queueing and slow windows alone)
-    and the mean background throughput.
-
-    One point at a time, reading only the columns it needs: the full sweep holds about 15
-    million flows, which at once would take about 9 GB of memory; this way about 0.5 GB."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.dataset as ds
-
-    columns = [*by, "point", "background", "deadline_s", "finish_s", "met_deadline", "timeouts", "size_bytes",
-               "start_s"]
-    flows = result.dataset("flows")
-    # Per key: sums and counts of missed (over judged), timed out (over missed), background Mbps.
-    totals: Dict[Tuple[Any, ...], Dict[str, List[float]]] = {}
-
-    def add(table: "pa.Table", column: str, name: str) -> None:
-        grouped = table.select([*by, column]).group_by(list(by)).aggregate([(column, "sum"), (column, "count")])
-        for r in grouped.to_pylist():
-            total = totals.setdefault(tuple(r[k] for k in by), {}).setdefault(name, [0.0, 0])
-            total[0] += r[f"{column}_sum"]
-            total[1] += r[f"{column}_count"]
-
-    for run in result.summary().select(["point", "sim_time_s"]).to_pylist():
-        point = flows.to_table(columns=columns, filter=ds.field("point") == run["point"])
-        judged = judged_messages(point, {run["point"]: run["sim_time_s"]})
-        late = judged.filter(pc.equal(judged["missed"], pa.scalar(1)))
-        add(judged, "missed", "missed")
-        timed_out = pc.cast(pc.greater(late["timeouts"], pa.scalar(0)), pa.int64())
-        add(late.append_column("timed_out", timed_out), "timed_out", "missed_with_timeout")
-        add(background_flows(point), "mbps", "background_mbps")
-    names = ("missed", "missed_with_timeout", "background_mbps")
-    return {k: {n: t[n][0] / t[n][1] if n in t and t[n][1] else None for n in names} for k, t in totals.items()}
-
-
-def load_sensitivity(ctx: Context) -> Outcome:
-    """Missed deadlines and background bandwidth as the load on every parent's downlink rises
-    from the paper's 15% to 95%, under both readings of DCTCP's initial alpha: does any load,
-    or ns-2's alpha = 0, bring out the gap between D2TCP and DCTCP that Figures 9-11 report?"""
-    loads = [0.15, 0.85] if ctx.quick else [0.15, 0.3, 0.5, 0.7, 0.85, 0.95]
-    fans = [40] if ctx.quick else [20, 40]
-    result = ctx.sweep("d2tcp-load", oldi_scenario(ctx, background=True), grid={FAN_IN: fans, UTILIZATION_KEY: loads},
-                       zips=[{PROTOCOL: [p for p, _ in LOAD_VARIANTS], INITIAL_ALPHA: [a for _, a in LOAD_VARIANTS]}])
-    stats = _load_stats(result, (PROTOCOL, INITIAL_ALPHA, FAN_IN, UTILIZATION_KEY))
-    empty = {"missed": None, "missed_with_timeout": None, "background_mbps": None}
-    rows: List[Dict[str, Any]] = [
-        {"protocol": p, "initial_alpha": a, "fan_in": n, "utilization": u, **empty, **stats.get((p, a, n, u), {})}
-        for n in fans for u in loads for p, a in LOAD_VARIANTS]
-    cell = {(r["protocol"], r["initial_alpha"], r["fan_in"], r["utilization"]): r for r in rows}
-
-    plt = pyplot()
-    fig, axes = plt.subplots(2, len(fans), figsize=(6 * len(fans), 7), squeeze=False)
-    for col, n in enumerate(fans):
-        top, bottom = axes[0][col], axes[1][col]
-        for p, a in LOAD_VARIANTS:
-            style = "--" if a == 0.0 else "-"
-            top.plot([100 * u for u in loads], [100 * (cell[(p, a, n, u)]["missed"] or 0) for u in loads],
-                     style, marker="o", label=_variant(p, a))
-            bottom.plot([100 * u for u in loads], [cell[(p, a, n, u)]["background_mbps"] or 0 for u in loads],
-                        style, marker="o", label=_variant(p, a))
-        bottom.axhline(PAPER_LONG_FLOW_MBPS, color="gray", ls=":", lw=1, label="paper Table 2 (TCP, fan-in 15-20)")
-        top.set(title=f"fan-in {n}", xlabel="OLDI load on each parent's downlink (%)", ylabel="missed deadlines (%)")
-        bottom.set(xlabel="OLDI load on each parent's downlink (%)", ylabel="background flow throughput (Mbps)")
-        for ax in (top, bottom):
-            ax.grid(True, alpha=0.3)
-        top.legend(fontsize=7)
-        bottom.legend(fontsize=7)
-    fig.suptitle("D2TCP sensitivity: load and initial alpha")
-    fig.tight_layout()
-
-    top_fan = max(fans)
-
-    def gap(alpha0: float) -> str:
-        return ", ".join(f"{100 * u:.0f}%: {100 * (cell[('dctcp', alpha0, top_fan, u)]['missed'] or 0):.2f} vs "
-                         f"{100 * (cell[('d2tcp', alpha0, top_fan, u)]['missed'] or 0):.2f}" for u in loads)
-
-    congested = [(a, u) for a in (1.0, 0.0) for u in loads if (cell[("dctcp", a, top_fan, u)]["missed"] or 0) >= 0.01]
-    halved = [(a, u) for a, u in congested
-              if (cell[("d2tcp", a, top_fan, u)]["missed"] or 0)
-              <= 0.5 * (cell[("dctcp", a, top_fan, u)]["missed"] or 0)]
-    tcp_bw = {u: cell[("tcp", 1.0, min(fans), u)]["background_mbps"] for u in loads}
-    closest = min((v for v in tcp_bw.values() if v is not None), key=lambda v: abs(v - PAPER_LONG_FLOW_MBPS))
-    top_load = max(loads)
-    worst = cell[("dctcp", 1.0, top_fan, top_load)]
-    queued = (f"at {100 * top_load:.0f}% load {100 * (1 - worst['missed_with_timeout']):.0f}% of DCTCP's missed "
-              "messages saw no timeout: they were late from waiting behind other bursts at the parent's downlink, "
-              "where every sender's window is at or near the two-segment floor and there is nothing for the gamma "
-              "correction to shift" if worst["missed_with_timeout"] is not None else
-              f"at {100 * top_load:.0f}% load DCTCP misses no deadline")
-    claims = [
-        condition_claim(f"D2TCP misses far fewer deadlines than DCTCP at high fan-in (Figure 10, fan-in 40: "
-                        f"under 7% against about 25%), at some load (fan-in {top_fan})", "D2TCP below half of DCTCP",
-                        f"load: DCTCP vs D2TCP missed %, alpha0 = 1: {gap(1.0)}; alpha0 = 0: {gap(0.0)}",
-                        bool(halved), "at some load where DCTCP misses >= 1%, D2TCP misses at most half as many "
-                        "(either initial alpha; the paper's 7% against 25% is under a third)",
-                        exercised=bool(congested),
-                        premise=f"DCTCP missed under 1% at every load at fan-in {top_fan}, so there was little for "
-                                "D2TCP to halve",
-                        values={f"{p} alpha0 {a:g} missed % at load {100 * u:.0f}%":
-                                100 * (cell[(p, a, top_fan, u)]["missed"] or 0)
-                                for p in ("dctcp", "d2tcp") for a in (1.0, 0.0) for u in loads},
-                        why="a 2-18 KB message lives a few windows; from alpha0 = 1 its cuts come while alpha is "
-                            "still near 1, where alpha^d = alpha, and from alpha0 = 0 they differ by fractions of a "
-                            "segment on windows of a few segments; " + queued),
-        range_claim(f"TCP long flows get 86-90 Mbps (Table 2, fan-in 15 and 20); ours TCP's background flows at "
-                    f"fan-in {min(fans)}, at the load closest to the paper's ("
-                    + ", ".join(f"{100 * u:.0f}%: {v:.0f} Mbps" for u, v in tcp_bw.items() if v is not None) + ")",
-                    86, 90, closest, " Mbps", tolerance=PRINTED,
-                        why=f"a 1 MB flow at 90 Mbps shares its bottleneck with about ten others for its whole life; "
-                            f"at {100 * top_load:.0f}% load of the parent's downlink TCP's background flows still get "
-                            f"{tcp_bw[top_load] or 0:.0f} Mbps. The paper's long flows met far more contention than "
-                            "its printed 10-20% load suggests, or it measured their bandwidth another way; either "
-                            "way Table 2 cannot calibrate the load"),
-    ]
-    return Outcome(claims=claims, tables={"load": table(rows)}, figure=fig,
-                   notes="Not a figure of the paper: a sensitivity study of its Figures 9-11 and Table 2. Medium "
-                         "variance, 4 MB shared ToR buffers, background flows on (one leaf of each tree), OLDI load "
-                         "on each parent's downlink (`utilization`) from the paper's 15% upward; DCTCP and D2TCP "
-                         "both with Linux's initial alpha of 1 (the default) and ns-2's 0 "
-                         "(`[transport] dctcp_initial_alpha`).")
-
-
 # Seeds of a full run: three, not the default five, because a full run of the 1000-host OLDI
 # reproductions take about three minutes per seed on two cores, and `incast reproduce all`
 # is meant to stay under half an hour. The ns-3 variant, whose 536 B segments make about three
-# times the packets (about 3.3 minutes per seed), and the load study (about 1.3) take two.
+# times the packets (about 3.3 minutes per seed), and the load study (`d2tcp_load`, about 1.3)
+# take two.
 SEEDS = 3
 FEWER_SEEDS = 2
 
@@ -917,8 +780,10 @@ FIGURES: Tuple[Tuple[str, str, Callable[..., Outcome]], ...] = (
 
 REPRODUCTIONS = (
     *(Reproduction(f"d2tcp-{name}", "D2TCP", title, build, seeds=SEEDS) for name, title, build in FIGURES),
-    Reproduction("d2tcp-load", "D2TCP", "Sensitivity (not in the paper): load and DCTCP's initial alpha",
-                 load_sensitivity, seeds=FEWER_SEEDS),
+)
+"""Figures 9-17 and Tables 1-3 under the paper's printed settings."""
+NS3_REPRODUCTIONS = (
     *(Reproduction(f"d2tcp-ns3-{name}", "D2TCP", f"{title}, under ns-3 of 2012",
                    functools.partial(build, setting=NS3_2012), seeds=FEWER_SEEDS) for name, title, build in FIGURES),
 )
+"""The same under ns-3 of 2012's defaults."""
