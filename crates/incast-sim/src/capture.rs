@@ -32,6 +32,7 @@ use incast_wire::d3::{encode_grant, encode_request, Packet as D3Packet, Repr as 
 use incast_proto::time::Instant;
 
 use crate::packet::{Packet, PacketKind};
+use crate::results::CaptureFile;
 
 /// The pcap file header: nanosecond timestamps, version 2.4, snapshot length 65535, Ethernet.
 fn file_header() -> [u8; 24] {
@@ -236,14 +237,9 @@ impl Capture {
         true
     }
 
-    /// Packets captured so far.
-    pub(crate) fn packets(&self) -> u64 {
-        self.packets
-    }
-
-    /// The pcap file, and how many packets the limit kept out of it.
-    pub(crate) fn finish(self) -> (Vec<u8>, u64) {
-        (self.bytes, self.missed)
+    /// The pcap file, with how many packets it holds and how many the limit kept out.
+    pub(crate) fn finish(self) -> CaptureFile {
+        CaptureFile { pcap: self.bytes, packets: self.packets, missed: self.missed }
     }
 }
 
@@ -285,7 +281,7 @@ mod tests {
         let data = packet(PacketKind::Data, 1448, 1448);
         let frame = Frame { packet: &data, sack: None, src: 5, dst: 0, flow_id: 3, timestamps: true, mss: 1448, sack_permitted: false, d3: None };
         assert!(c.record(Instant::ZERO, &frame));
-        let (bytes, missed) = c.finish();
+        let CaptureFile { pcap: bytes, missed, .. } = c.finish();
         assert_eq!(missed, 0);
         assert_eq!(&bytes[0..4], &0xa1b2_3c4d_u32.to_le_bytes());
         let (captured, original) = (&bytes[24 + 8..24 + 12], &bytes[24 + 12..24 + 16]);
@@ -310,7 +306,7 @@ mod tests {
         let frame = Frame { packet: &ack, sack: None, src: 0, dst: 5, flow_id: 3, timestamps: false, mss: 1448, sack_permitted: false, d3: None };
         assert!(c.record(Instant::ZERO, &frame));
         assert!(!c.record(Instant::ZERO, &frame));
-        assert_eq!(c.packets(), 1);
-        assert_eq!(c.finish().1, 1, "the second is counted as missed");
+        let file = c.finish();
+        assert_eq!((file.packets, file.missed), (1, 1), "the second is counted as missed");
     }
 }

@@ -22,7 +22,7 @@ use crate::inversions::PriorityInversions;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
 use crate::port::{Admission, Arriving, BufferLimit, EcnThreshold, Port, SharedPool};
 use crate::processor::PortProcessor;
-use crate::results::{CaptureFile, FlowRecord, PortRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
+use crate::results::{FlowRecord, PortRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
 use crate::routing::{mix, Router};
 use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, ScenarioError, TransportSpec};
 use crate::topology::{NodeKind, Topology};
@@ -78,7 +78,7 @@ struct Sampling {
     interval: Duration,
     /// Rows left before `run.max_samples`.
     rows_left: u64,
-    queue_ports: Vec<(Option<u32>, PortId)>,
+    queue_ports: Vec<PortId>,
     queues: Vec<QueueSeries>,
     throughput_every: Option<u64>,
     throughput: Option<ThroughputSeries>,
@@ -187,17 +187,6 @@ impl Simulation {
             }
         }
         let sampling = build_sampling(scenario, &topo, hosts)?;
-        let capture = match &scenario.output.capture {
-            None => None,
-            Some(spec) => {
-                let mut captured = try_vec(topo.ports.len(), false, "the port table")?;
-                for p in ports_matching(&topo, &spec.ports, "output.capture_ports")? {
-                    captured[p.idx()] = true;
-                }
-                let fastest = (0..hosts).map(|h| topo.ports[topo.host_nic(h).idx()].link.rate.0 / 8).max().unwrap_or(0);
-                Some(Capture::new(captured, spec.max_packets, incast_wire::d3::scale_for(fastest)))
-            }
-        };
         let processor_timer_at = try_vec(ports.len(), None, "the port table")?;
         let blocked = try_vec(hosts as usize, std::collections::VecDeque::new(), "the host table")?;
         let mut flows = Vec::new();
@@ -205,6 +194,17 @@ impl Simulation {
         let mut starts = BinaryHeap::new();
         starts.try_reserve(plan.flows.len()).map_err(|_| ResourceError::allocation::<(Instant, u32)>("the flow starts", plan.flows.len()))?;
         let fastest_host_link = (0..hosts).map(|h| topo.ports[topo.host_nic(h).idx()].link.rate).max().unwrap_or(BitsPerSec::GBPS);
+        let capture = match &scenario.output.capture {
+            None => None,
+            Some(spec) => {
+                let mut captured = try_vec(topo.ports.len(), false, "the port table")?;
+                for p in ports_matching(&topo, &spec.ports, "output.capture_ports")? {
+                    captured[p.idx()] = true;
+                }
+                // D3's rate bytes at the scale the hosts' rate field uses (`d3_field`).
+                Some(Capture::new(captured, spec.max_packets, incast_wire::d3::scale_for(fastest_host_link.0 / 8)))
+            }
+        };
         let mut sim = Simulation {
             now: Instant::ZERO,
             events: EventQueue::default(),
@@ -420,11 +420,7 @@ impl Simulation {
             Some(s) => (s.queues, s.throughput),
             None => (Vec::new(), None),
         };
-        let capture = self.capture.map(|c| {
-            let packets = c.packets();
-            let (pcap, missed) = c.finish();
-            CaptureFile { pcap, packets, missed }
-        });
+        let capture = self.capture.map(Capture::finish);
         let traces = self.traces.map(|t| t.series);
         Ok(RunResults { flows, summary, queues, throughput, ports, capture, traces })
     }
@@ -1011,7 +1007,7 @@ impl Simulation {
     fn take_samples(&mut self) -> Result<(), ResourceError> {
         let Some(s) = self.sampling.as_mut() else { return Ok(()) };
         let t = self.now.as_secs_f64();
-        for (series, &(_, port)) in s.queues.iter_mut().zip(&s.queue_ports) {
+        for (series, &port) in s.queues.iter_mut().zip(&s.queue_ports) {
             take_row(&mut s.rows_left, "output.queue_sample_interval")?;
             let port = &self.ports[port.idx()];
             push(&mut series.time_s, t)?;
@@ -1200,16 +1196,15 @@ fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Op
             _ => None,
         }
     };
-    let queue_ports: Vec<(Option<u32>, PortId)> = chosen.iter().map(|&p| (host_facing(p), p)).collect();
-    let queues = queue_ports
+    let queues = chosen
         .iter()
-        .map(|&(host, port)| QueueSeries { port: topo.port_name(port), host, ..Default::default() })
+        .map(|&port| QueueSeries { port: topo.port_name(port), host: host_facing(port), ..Default::default() })
         .collect();
     let throughput_every = out.flow_throughput_interval.map(|t| (t.as_ps() / interval.as_ps().max(1)).max(1));
     Ok(Some(Sampling {
         interval,
         rows_left: scenario.run.max_samples,
-        queue_ports,
+        queue_ports: chosen,
         queues,
         throughput_every,
         throughput: throughput_every.map(|_| ThroughputSeries::default()),

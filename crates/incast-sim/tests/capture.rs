@@ -7,22 +7,13 @@ use std::collections::HashMap;
 
 use common::*;
 use etherparse::{LaxNetSlice, LaxSlicedPacket, TransportSlice};
-use incast_proto::time::{Duration, Instant};
+use incast_proto::time::Duration;
 use incast_sim::results::RunResults;
 use incast_sim::scenario::*;
 
 /// Eight DCTCP workers answer host 0 twice through a 32 KB port: drops and retransmissions.
 fn captured(ports: &[&str], max_packets: u64) -> RunResults {
-    let burst = WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: (1..=8).collect(),
-        size: SizeDist::Fixed(40_000),
-        deadline: None,
-        start: Instant::ZERO,
-        rounds: 2,
-        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
-        options: options(),
-    };
+    let burst = burst_into_host0(8, 40_000, 2, None);
     let mut s = scenario(star(9), Protocol::Dctcp, 32_000, vec![burst]);
     s.transport.tcp.min_rto = Duration::from_ms(10);
     s.output.capture = Some(CaptureSpec { ports: ports.iter().map(|p| p.to_string()).collect(), max_packets });
@@ -88,32 +79,14 @@ fn capture_stops_at_its_limit_and_counts_the_rest() {
 
 #[test]
 fn without_capture_there_is_none() {
-    let burst = WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: vec![1],
-        size: SizeDist::Fixed(4_000),
-        deadline: None,
-        start: Instant::ZERO,
-        rounds: 1,
-        round_starts: RoundStarts::AfterCompletion { gap: Duration::ZERO },
-        options: options(),
-    };
+    let burst = burst_into_host0(1, 4_000, 1, None);
     let r = incast_sim::run(&scenario(star(2), Protocol::Tcp, 32_000, vec![burst])).unwrap();
     assert!(r.capture.is_none());
 }
 
 #[test]
 fn d3_packets_carry_their_congestion_header_at_the_start_of_the_payload() {
-    let burst = WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: (1..=4).collect(),
-        size: SizeDist::Fixed(20_000),
-        deadline: Some(DeadlineDist::Fixed(Duration::from_ms(10))),
-        start: Instant::ZERO,
-        rounds: 1,
-        round_starts: RoundStarts::AfterCompletion { gap: Duration::ZERO },
-        options: options(),
-    };
+    let burst = burst_into_host0(4, 20_000, 1, Some(DeadlineDist::Fixed(Duration::from_ms(10))));
     let mut s = scenario(star(5), Protocol::D3, 128_000, vec![burst]);
     s.output.capture = Some(CaptureSpec { ports: vec!["switch->h0".into(), "switch->h1".into()], max_packets: 10_000 });
     let r = incast_sim::run(&s).expect("valid");

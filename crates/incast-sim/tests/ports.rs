@@ -20,16 +20,7 @@ fn port<'a>(r: &'a RunResults, name: &str) -> &'a PortRecord {
 /// Twenty DCTCP workers answer host 0 at once, three rounds, through 30-packet queues with
 /// K = 10: the aggregator's downlink drops and marks.
 fn incast() -> RunResults {
-    let burst = WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: (1..=20).collect(),
-        size: SizeDist::Fixed(40_000),
-        deadline: None,
-        start: Instant::ZERO,
-        rounds: 3,
-        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
-        options: options(),
-    };
+    let burst = burst_into_host0(20, 40_000, 3, None);
     let mut s = scenario(star(21), Protocol::Dctcp, 0, vec![burst]);
     s.switch.buffer = BufferSpec::PerPortPackets { packets: 30 };
     s.switch.ecn = EcnSpec::Packets(10);

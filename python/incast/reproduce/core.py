@@ -35,6 +35,12 @@ def pyplot() -> Any:
     return plt
 
 
+def size_bytes(size: str) -> int:
+    """A size the reproductions write, `"100KB"` or `"1MB"` (powers of 1000, as in scenario
+    files), in bytes."""
+    return int(size[:-2]) * {"KB": 1000, "MB": 1_000_000}[size[-2:]]
+
+
 def varied_value(value: Any) -> Any:
     """A list or table a sweep varied, as the flow table stores it (JSON text), back as a value."""
     import json

@@ -30,7 +30,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
-from incast.reproduce.core import Context, Outcome, Reproduction, pyplot, table, varied_value
+from incast.reproduce.core import Context, Outcome, Reproduction, pyplot, size_bytes, table, varied_value
 from incast.reproduce.verdict import Claim, bound_claim
 
 if TYPE_CHECKING:
@@ -67,11 +67,6 @@ def fan_ins(ctx: Context) -> List[int]:
     return [8, 32] if ctx.quick else [8, 16, 32]
 
 
-def _bytes(size: str) -> int:
-    number, unit = (size[:-2], size[-2:])
-    return int(number) * {"KB": 1000, "MB": 1_000_000}[unit]
-
-
 def burst_scenario(rate: str) -> Dict[str, Any]:
     """One incast burst per round on a star; the sweep sets the rest."""
     return {
@@ -98,7 +93,7 @@ def alone_s(ctx: Context) -> Dict[Tuple[str, str], float]:
 def idle_completion_s(alone: float, size: str, fan_in: int, rate: str) -> float:
     """T: one response's time alone plus the other responses' bytes on the wire at line rate."""
     bps = float(rate.removesuffix("Gbps")) * 1e9
-    return alone + (fan_in - 1) * _bytes(size) * (1 + WIRE_OVERHEAD) * 8 / bps
+    return alone + (fan_in - 1) * size_bytes(size) * (1 + WIRE_OVERHEAD) * 8 / bps
 
 
 def _points(ctx: Context, alone: Dict[Tuple[str, str], float]) -> List[Dict[str, Any]]:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
-from incast.reproduce.core import Context, Outcome, Reproduction, pyplot, table
+from incast.reproduce.core import Context, Outcome, Reproduction, pyplot, size_bytes, table
 from incast.reproduce.verdict import PRINTED, Claim, condition_claim, ratio_claim
 
 if TYPE_CHECKING:
@@ -72,13 +72,9 @@ PAPER_LONG_MBPS_40 = {"dctcp": 438.0, "d2tcp": 451.0}
 PAPER_REDUCTION_30 = 16.0
 
 
-def _size_bytes(size: str) -> int:
-    return int(size.removesuffix("KB")) * 1000
-
-
 def query_rate(fan_in: int, smallest: str) -> float:
     """Queries per second that put `QUERY_SHARE` of the root's downlink under responses."""
-    mean = (_size_bytes(smallest) + LARGEST_RESPONSE) / 2
+    mean = (size_bytes(smallest) + LARGEST_RESPONSE) / 2
     return QUERY_SHARE * LINK_RATE_BPS / 8 / (fan_in * mean)
 
 

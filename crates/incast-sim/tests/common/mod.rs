@@ -29,6 +29,21 @@ pub fn scenario(topology: TopologySpec, protocol: Protocol, buffer_bytes: u64, w
     }
 }
 
+/// Hosts 1..=`workers` answer host 0 with `size_bytes` each at once, `rounds` closed-loop rounds
+/// 1 ms apart.
+pub fn burst_into_host0(workers: u32, size_bytes: u64, rounds: u32, deadline: Option<DeadlineDist>) -> WorkloadSpec {
+    WorkloadSpec::FlowBurst {
+        aggregator: 0,
+        workers: (1..=workers).collect(),
+        size: SizeDist::Fixed(size_bytes),
+        deadline,
+        start: Instant::ZERO,
+        rounds,
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
+        options: options(),
+    }
+}
+
 /// `n` long-lived flows from hosts 1..=n into host 0.
 pub fn long_flows_into_host0(n: u32) -> WorkloadSpec {
     WorkloadSpec::LongFlows { pairs: (1..=n).map(|s| (s, 0)).collect(), start: Instant::ZERO, options: options() }

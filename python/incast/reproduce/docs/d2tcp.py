@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from incast.reproduce.core import verdict_text
+from incast.reproduce.core import size_bytes, verdict_text
 from incast.reproduce.d2tcp import LABELS, MIX_LABELS, NS3_2012, PROTOCOLS
 from incast.reproduce.d2tcp_testbed import LABELS as TESTBED_LABELS
 from incast.reproduce.d2tcp_testbed import PAPER_LONG_MBPS_40, PAPER_MISSED_40, SMALLEST_RESPONSES, VARIANTS
@@ -19,7 +19,8 @@ from incast.reproduce.docs import cells
 from incast.reproduce.docs.cells import number, percent
 from incast.reproduce.docs.committed import Reproductions
 from incast.reproduce.docs.seeds import SeedMeans, per_seed, seed_means
-from incast.reproduce.verdict import Estimate, Tally
+from incast.reproduce.docs.summary import tally_of
+from incast.reproduce.verdict import Estimate
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -425,9 +426,7 @@ def _paired(t: "pa.Table", panel: str) -> List[float]:
 
 def _tally_of(prefix: str) -> Callable[[Reproductions], str]:
     def render(r: Reproductions) -> str:
-        reports = [rep for rep in r.reports() if str(rep.get("id", "")).startswith(prefix)]
-        claims = [c for rep in reports for c in rep.get("claims", ())]
-        return f"{Tally.of(claims)}, over the {len(reports)} reproductions"
+        return tally_of([rep for rep in r.reports() if str(rep.get("id", "")).startswith(prefix)])
 
     render.__doc__ = f"Inline: the verdicts over every claim of the reproductions `{prefix}*`."
     return render
@@ -474,7 +473,7 @@ def map_best(r: Reproductions) -> str:
     columns = [(rate, a) for rate in sorted(m.levels("link_rate"), key=lambda x: float(x.removesuffix("Gbps")))
                for a in m.levels("initial_alpha")]
     rows = []
-    for size in sorted(m.levels("size"), key=_size_bytes):
+    for size in sorted(m.levels("size"), key=size_bytes):
         row = [size]
         for rate, a in columns:
             best = min(((m.of("difference", link_rate=rate, initial_alpha=a, size=size, fan_in=n, slack=k), n, k)
@@ -516,9 +515,9 @@ def map_headline(r: Reproductions) -> str:
     best_key = min(diffs, key=lambda k: diffs[k].mean)
     best = dict(zip(m.keys, best_key))
     size_at = m.keys.index("size")
-    sizes = sorted(m.levels("size"), key=_size_bytes)
+    sizes = sorted(m.levels("size"), key=size_bytes)
     flat = [size for size in sizes if all(abs(100 * e.mean) < 1 for k, e in diffs.items() if k[size_at] == size)]
-    small = [size for size in sizes if _size_bytes(size) <= max((_size_bytes(f) for f in flat), default=0)]
+    small = [size for size in sizes if size_bytes(size) <= max((size_bytes(f) for f in flat), default=0)]
     quiet = (f"for responses up to {small[-1]}, no cell moves by a point" if small == flat and flat else
              "every response size has some cell that moves by a point or more")
     e = diffs[best_key]
@@ -526,10 +525,6 @@ def map_headline(r: Reproductions) -> str:
     return (f"D2TCP misses up to {number(fewer, '{:.0f}', scale=100)} points fewer deadlines "
             f"({best['size']} responses, fan-in {best['fan_in']}, slack {best['slack']:g}, {best['link_rate']}, "
             f"alpha0 = {best['initial_alpha']:g}); {quiet}")
-
-
-def _size_bytes(size: str) -> int:
-    return int(size[:-2]) * {"KB": 1000, "MB": 1_000_000}[size[-2:]]
 
 
 # --- d2tcp-load -----------------------------------------------------------------------------------

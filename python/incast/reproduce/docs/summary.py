@@ -64,19 +64,21 @@ def run_time(r: Reproductions) -> str:
     return f"{duration(run['wall_s'])} for the committed run of {run['date']}, {_temperature(run)}"
 
 
+def tally_of(reports: List[Mapping[str, Any]], what: str = "reproductions") -> str:
+    """The verdicts over every claim of `reports`, and how many `what` they are."""
+    claims = [c for rep in reports for c in rep.get("claims", ())]
+    return f"{Tally.of(claims)}, over the {len(reports)} {what}"
+
+
 def tally(r: Reproductions) -> str:
     """Inline: the verdicts over every claim of every report."""
-    reports = r.reports()
-    claims = [c for rep in reports for c in rep.get("claims", ())]
-    return f"{Tally.of(claims)}, over the {len(reports)} reproductions"
+    return tally_of(r.reports())
 
 
 def paper_tally(paper: str) -> Callable[[Reproductions], str]:
     """Inline: the verdicts over every claim of one paper's reproductions."""
     def render(r: Reproductions) -> str:
-        reports = [rep for rep in r.reports() if rep.get("paper") == paper]
-        claims = [c for rep in reports for c in rep.get("claims", ())]
-        return f"{Tally.of(claims)}, over the {len(reports)} {paper} reproductions"
+        return tally_of([rep for rep in r.reports() if rep.get("paper") == paper], f"{paper} reproductions")
 
     return render
 
