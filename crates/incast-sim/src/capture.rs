@@ -27,11 +27,11 @@
 
 use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
 use incast_proto::d3::{CongestionHeader, Feedback};
-use incast_proto::tcp::SackBlocks;
+use incast_proto::tcp::{SackBlocks, TcpConfig};
 use incast_wire::d3::{encode_grant, encode_request, Packet as D3Packet, Repr as D3Repr, HEADER_LEN as D3_HEADER_LEN};
 use incast_proto::time::Instant;
 
-use crate::packet::{Packet, PacketKind};
+use crate::packet::{Ext, Packet, PacketKind};
 use crate::results::CaptureFile;
 
 /// The pcap file header: nanosecond timestamps, version 2.4, snapshot length 65535, Ethernet.
@@ -61,6 +61,34 @@ pub(crate) struct Frame<'a> {
     pub(crate) sack_permitted: bool,
     /// D3's congestion header, on a packet that carries one.
     pub(crate) d3: Option<D3Header<'a>>,
+}
+
+impl<'a> Frame<'a> {
+    /// The frame of `packet`, with its extension header `ext`, of a flow from host `sender` to
+    /// host `receiver` whose hosts run `tcp`.
+    pub(crate) fn of(packet: &'a Packet, ext: Option<&'a Ext>, sender: u32, receiver: u32, tcp: &TcpConfig) -> Frame<'a> {
+        let (src, dst) = match packet.kind {
+            PacketKind::Data => (sender, receiver),
+            PacketKind::Ack => (receiver, sender),
+        };
+        let (sack, d3) = match ext {
+            Some(Ext::Sack(blocks)) => (Some(blocks), None),
+            Some(Ext::Request(h)) => (None, Some(D3Header::Request(h))),
+            Some(Ext::Feedback(f)) => (None, Some(D3Header::Feedback(f))),
+            None => (None, None),
+        };
+        Frame {
+            packet,
+            sack,
+            src,
+            dst,
+            flow_id: packet.flow.0,
+            timestamps: tcp.timestamps,
+            mss: u16::try_from(tcp.mss_bytes).unwrap_or(u16::MAX),
+            sack_permitted: tcp.sack,
+            d3,
+        }
+    }
 }
 
 /// The D3 header a packet carries: a rate request, or the allocations an ACK feeds back.

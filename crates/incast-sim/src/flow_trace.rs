@@ -4,9 +4,10 @@
 
 use std::collections::HashMap;
 
-use incast_proto::time::Instant;
+use incast_proto::time::{Duration, Instant};
 
 use crate::error::{reserve, ResourceError};
+use crate::flow::Transport;
 use crate::ids::FlowId;
 use crate::results::TraceSeries;
 use crate::scenario::TraceSpec;
@@ -23,6 +24,34 @@ pub(crate) struct TraceState {
     pub(crate) d2tcp_cut: Option<(f64, f64)>,
     pub(crate) d3_rate: Option<u64>,
     pub(crate) d3_desired: Option<u64>,
+}
+
+impl TraceState {
+    /// What `transport`'s sender holds now.
+    pub(crate) fn of(transport: &Transport) -> TraceState {
+        match transport {
+            Transport::Tcp { sender, .. } => TraceState {
+                cwnd_bytes: Some(sender.cwnd_bytes()),
+                ssthresh_bytes: Some(sender.ssthresh_bytes()).filter(|&s| s != u64::MAX),
+                srtt_ps: sender.srtt().map(Duration::as_ps),
+                rto_ps: sender.rto().as_ps(),
+                alpha: sender.congestion_control().dctcp_alpha(),
+                d2tcp_cut: sender.congestion_control().d2tcp_last_cut(),
+                d3_rate: None,
+                d3_desired: None,
+            },
+            Transport::D3 { sender, .. } => TraceState {
+                cwnd_bytes: None,
+                ssthresh_bytes: None,
+                srtt_ps: sender.srtt().map(Duration::as_ps),
+                rto_ps: sender.rto().as_ps(),
+                alpha: None,
+                d2tcp_cut: None,
+                d3_rate: Some(sender.sending_rate()),
+                d3_desired: Some(sender.desired_rate()),
+            },
+        }
+    }
 }
 
 /// The traces being recorded.

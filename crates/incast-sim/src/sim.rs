@@ -4,42 +4,29 @@
 //! components, not with packets.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
-use incast_proto::d3::{RateField, D3_HEADER_BYTES};
+use incast_proto::d3::D3_HEADER_BYTES;
 use incast_proto::tcp::{AckSegment, DataSegment, SackBlocks};
-use incast_proto::time::{BitsPerSec, Duration, Instant};
+use incast_proto::time::{Duration, Instant};
 
-use crate::capture::{Capture, D3Header, Frame};
+use crate::capture::Frame;
 use crate::connection::Connection;
-use crate::event::{Event, EventQueue};
-use crate::d3_port::D3Port;
 use crate::error::{reserve, try_vec, Error, ResourceError};
-use crate::flow::{d3_field, Flow, Outcome, Setup, Stalls, Transport};
-use crate::flow_trace::{TraceState, Traces};
+use crate::event::{Event, EventQueue};
+use crate::flow::{Flow, Setup, Stalls, Transport};
+use crate::flow_trace::TraceState;
 use crate::ids::{FlowId, PacketId, PortId};
 use crate::inversions::PriorityInversions;
+use crate::network::Network;
+use crate::observe::Observers;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
-use crate::port::{Admission, Arriving, BufferLimit, EcnThreshold, Port, SharedPool};
+use crate::port::{Admission, Arriving};
 use crate::processor::PortProcessor;
-use crate::results::{FlowRecord, PortRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
-use crate::routing::{mix, Router};
-use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, ScenarioError, TransportSpec};
-use crate::topology::{NodeKind, Topology};
+use crate::report::{protocol_name, RunEnd};
+use crate::results::RunResults;
+use crate::scenario::{Protocol, Scenario, ScenarioError, TransportSpec};
 use crate::workload::{plan, Burst, FlowPlan};
-
-/// Entries a flow's two routes may add to the route table (a fat-tree route has six hops).
-const MAX_ROUTE_HOPS: usize = 16;
-
-/// A full-size frame: a host NIC always holds at least one.
-const FULL_FRAME_BYTES: u64 = 1500;
-
-/// How much a host lets its transports queue at its NIC, as time at line rate. Beyond it, senders
-/// wait for the NIC to drain (backpressure) instead of piling data into an unbounded host queue,
-/// as Linux's TCP Small Queues bound a flow's qdisc backlog to about 1 ms of data. Without it a
-/// window grown while the NIC was the bottleneck would sit in the host queue and later burst into
-/// the network at line rate long after the window was cut.
-const HOST_BACKLOG: Duration = Duration::from_ms(1);
 
 /// Where a running simulation is.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -64,27 +51,6 @@ enum Ends {
     Both,
 }
 
-/// Packet counters, kept so that sent = delivered + dropped + still in the network (drops and
-/// marks are counted per port, `PortCounters`, and summed at the end).
-#[derive(Clone, Copy, Debug, Default)]
-struct Counters {
-    sent: u64,
-    delivered: u64,
-    hops: u64,
-}
-
-/// Sampling configuration and what was sampled.
-struct Sampling {
-    interval: Duration,
-    /// Rows left before `run.max_samples`.
-    rows_left: u64,
-    queue_ports: Vec<PortId>,
-    queues: Vec<QueueSeries>,
-    throughput_every: Option<u64>,
-    throughput: Option<ThroughputSeries>,
-    ticks: u64,
-}
-
 /// A simulation in progress. Build it with [`Simulation::new`], advance it with
 /// [`Simulation::step`] until that returns true, then take the results with
 /// [`Simulation::finish`].
@@ -92,27 +58,16 @@ pub struct Simulation {
     now: Instant,
     events: EventQueue,
     event_count: u64,
-    topo: Topology,
-    ports: Vec<Port>,
-    pools: Vec<SharedPool>,
+    net: Network,
     packets: PacketArena,
-    routes: Vec<PortId>,
-    router: Router,
     flows: Vec<Flow>,
     transport: TransportSpec,
-    /// How D3's header carries rates, for hosts and routers alike.
-    d3_field: RateField,
     starts: BinaryHeap<Reverse<(Instant, u32)>>,
     starts_event_at: Option<Instant>,
     processor_timer_at: Vec<Option<Instant>>,
-    /// Per host: bytes its NIC may hold before senders wait, and the flows waiting (FIFO, so
-    /// flows of one host share the NIC round-robin).
-    host_backlog_bytes: Vec<u64>,
-    blocked: Vec<std::collections::VecDeque<FlowId>>,
-    /// The host whose NIC a port is, for each port (`u32::MAX` for switch ports).
-    host_of_port: Vec<u32>,
-    /// Strict-priority classes of every switch port.
-    priority_classes: u8,
+    /// Per host: the flows waiting for its NIC to drain below its backlog bound (FIFO, so flows
+    /// of one host share the NIC round-robin).
+    blocked: Vec<VecDeque<FlowId>>,
     /// Round generators of flow-burst workloads, indexed by workload.
     bursts: Vec<Option<Burst>>,
     end: Option<Instant>,
@@ -126,14 +81,7 @@ pub struct Simulation {
     stop_after_finite_flows: bool,
     finite_remaining: u64,
     completed: u64,
-    counters: Counters,
-    sampling: Option<Sampling>,
-    /// `[output] capture_ports`: the capture being written.
-    capture: Option<Capture>,
-    /// `[output] trace_flows`, `trace_workloads`: the traced flows' state so far.
-    traces: Option<Traces>,
-    /// D3 priority inversions, measured when D3 routers are installed.
-    inversions: Option<PriorityInversions>,
+    obs: Observers,
     /// Carrier flow of each persistent connection, by (src, dst, protocol).
     connections: HashMap<(u32, u32, Protocol), FlowId>,
     wall: std::time::Duration,
@@ -145,86 +93,27 @@ impl Simulation {
     /// the scenario's checks could not see (a hand-built [`Scenario`]), with [`Error::Resource`]
     /// when memory runs out or the workloads draw more than `run.max_flows` flows.
     pub fn new(scenario: &Scenario) -> Result<Simulation, Error> {
-        let topo = Topology::build(&scenario.topology)?;
-        let classes = scenario.switch.priority_classes.max(1);
-        let mut pools = Vec::new();
-        let mut pool_of_switch = try_vec(topo.switches as usize, None, "the switch table")?;
-        let mut ports = Vec::new();
-        reserve(&mut ports, topo.ports.len(), "the port table")?;
-        for info in &topo.ports {
-            let (limit, ecn) = match topo.nodes[info.node.idx()].kind {
-                NodeKind::Host(_) => (BufferLimit::Unlimited, EcnThreshold::NEVER),
-                NodeKind::Switch { tier, index } => {
-                    let spec = if tier == 0 { scenario.switch.buffer } else { scenario.switch.core_buffer.unwrap_or(scenario.switch.buffer) };
-                    let limit = match spec {
-                        BufferSpec::PerPort { bytes } => BufferLimit::DropTail(bytes),
-                        BufferSpec::PerPortPackets { packets } => BufferLimit::DropTailPackets(packets),
-                        BufferSpec::Shared { bytes, alpha } => {
-                            let pool = *pool_of_switch[index as usize].get_or_insert_with(|| {
-                                pools.push(SharedPool { capacity: bytes, used: 0 });
-                                pools.len() as u32 - 1
-                            });
-                            BufferLimit::Shared { pool, alpha }
-                        }
-                    };
-                    (limit, ecn_threshold(scenario.switch.ecn, info.link.rate))
-                }
-            };
-            ports.push(Port::new(*info, limit, ecn, classes));
-        }
-
+        let net = Network::build(scenario)?;
         let plan = plan(&scenario.workloads, scenario.seed, scenario.run.max_flows)?;
-        let hosts = topo.hosts.len() as u32;
-        let mut host_backlog_bytes = try_vec(hosts as usize, 0, "the host table")?;
-        for (h, backlog) in host_backlog_bytes.iter_mut().enumerate() {
-            let rate = topo.ports[topo.host_nic(h as u32).idx()].link.rate;
-            *backlog = ((rate.0 as f64 / 8.0 * HOST_BACKLOG.as_secs_f64()) as u64).max(FULL_FRAME_BYTES);
-        }
-        let mut host_of_port = try_vec(topo.ports.len(), u32::MAX, "the port table")?;
-        for (p, host) in host_of_port.iter_mut().enumerate() {
-            if let NodeKind::Host(h) = topo.nodes[topo.ports[p].node.idx()].kind {
-                *host = h;
-            }
-        }
-        let sampling = build_sampling(scenario, &topo, hosts)?;
-        let processor_timer_at = try_vec(ports.len(), None, "the port table")?;
-        let blocked = try_vec(hosts as usize, std::collections::VecDeque::new(), "the host table")?;
+        let obs = Observers::new(scenario, &net)?;
+        let processor_timer_at = try_vec(net.ports.len(), None, "the port table")?;
+        let blocked = try_vec(net.hosts() as usize, VecDeque::new(), "the host table")?;
         let mut flows = Vec::new();
         reserve(&mut flows, plan.flows.len(), "the flow table")?;
         let mut starts = BinaryHeap::new();
         starts.try_reserve(plan.flows.len()).map_err(|_| ResourceError::allocation::<(Instant, u32)>("the flow starts", plan.flows.len()))?;
-        let fastest_host_link = (0..hosts).map(|h| topo.ports[topo.host_nic(h).idx()].link.rate).max().unwrap_or(BitsPerSec::GBPS);
-        let capture = match &scenario.output.capture {
-            None => None,
-            Some(spec) => {
-                let mut captured = try_vec(topo.ports.len(), false, "the port table")?;
-                for p in ports_matching(&topo, &spec.ports, "output.capture_ports")? {
-                    captured[p.idx()] = true;
-                }
-                // D3's rate bytes at the scale the hosts' rate field uses (`d3_field`).
-                Some(Capture::new(captured, spec.max_packets, incast_wire::d3::scale_for(fastest_host_link.0 / 8)))
-            }
-        };
         let mut sim = Simulation {
             now: Instant::ZERO,
             events: EventQueue::default(),
             event_count: 0,
             processor_timer_at,
-            topo,
-            ports,
-            pools,
+            net,
             packets: PacketArena::default(),
-            routes: Vec::new(),
-            router: Router::new(scenario.seed),
             flows,
             transport: scenario.transport.clone(),
-            d3_field: d3_field(&scenario.transport, fastest_host_link),
             starts,
             starts_event_at: None,
-            host_backlog_bytes,
             blocked,
-            host_of_port,
-            priority_classes: classes,
             bursts: plan.bursts,
             end: scenario.run.duration.map(|d| Instant::ZERO + d),
             horizon: Instant::ZERO + scenario.run.horizon,
@@ -233,11 +122,7 @@ impl Simulation {
             stop_after_finite_flows: scenario.run.stop_after_finite_flows,
             finite_remaining: 0,
             completed: 0,
-            counters: Counters::default(),
-            sampling,
-            capture,
-            traces: scenario.output.traces.as_ref().map(|t| Traces::new(t, scenario.run.max_samples)),
-            inversions: None,
+            obs,
             connections: HashMap::new(),
             wall: std::time::Duration::ZERO,
             done: false,
@@ -246,10 +131,13 @@ impl Simulation {
             sim.add_flow(f)?;
         }
         if sim.flows.iter().any(|f| f.protocol.is_explicit_rate()) {
-            sim.install_d3_routers();
+            sim.obs.inversions = Some(PriorityInversions::default());
+            for (port, router) in sim.net.d3_routers(&sim.transport) {
+                sim.attach_processor(port, router);
+            }
         }
         sim.schedule_starts();
-        if sim.sampling.is_some() {
+        if sim.obs.sampling.is_some() {
             sim.events.push(Instant::ZERO, Event::Sample);
         }
         Ok(sim)
@@ -257,25 +145,12 @@ impl Simulation {
 
     /// Egress ports of switches, where in-network processors may be attached.
     pub fn switch_ports(&self) -> Vec<PortId> {
-        (0..self.ports.len() as u32)
-            .map(PortId)
-            .filter(|p| !self.topo.is_host(self.ports[p.idx()].info.node))
-            .collect()
+        self.net.switch_ports().collect()
     }
 
     /// The switch port that transmits towards `host`, if the host exists.
     pub fn host_downlink(&self, host: u32) -> Option<PortId> {
-        ((host as usize) < self.topo.hosts.len()).then(|| self.topo.host_downlink(host))
-    }
-
-    /// D3 and RCPdc need an allocator at every switch egress port (D3 Section 4.3).
-    fn install_d3_routers(&mut self) {
-        let field = self.d3_field;
-        self.inversions = Some(PriorityInversions::default());
-        for port in self.switch_ports() {
-            let view = self.ports[port.idx()].view();
-            self.attach_processor(port, Box::new(D3Port::new(&self.transport.d3, &view, field)));
-        }
+        (host < self.net.hosts()).then(|| self.net.topo.host_downlink(host))
     }
 
     /// Installs a header processor at a switch egress port (before the run starts).
@@ -285,7 +160,7 @@ impl Simulation {
             self.processor_timer_at[port.idx()] = Some(t);
             self.events.push(t, Event::ProcessorTimer(port));
         }
-        self.ports[port.idx()].processor = Some(processor);
+        self.net.ports[port.idx()].processor = Some(processor);
     }
 
     /// Processes at most `max_events` events; returns true once the run is over. Fails, and
@@ -334,121 +209,21 @@ impl Simulation {
 
     /// Ends the run and returns its results; fails only if memory runs out for the flow table.
     pub fn finish(self) -> Result<RunResults, ResourceError> {
-        let mut deadline_flows = 0u64;
-        let mut met = 0u64;
-        let mut timeouts = 0u64;
-        let mut flows: Vec<FlowRecord> = Vec::new();
-        reserve(&mut flows, self.flows.len(), "the flow records")?;
-        flows.extend(self
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let outcome = outcome_of(&self.flows, f);
-                let (retransmitted_bytes, flow_timeouts) = (outcome.retransmitted_bytes, outcome.timeouts);
-                timeouts += u64::from(flow_timeouts);
-                // A flow that never started still had its deadline, counted from its planned start.
-                let deadline_at = f.deadline_at.or_else(|| Some(f.plan.start + f.plan.deadline?));
-                let met_deadline = f.plan.deadline.map(|_| match (f.finished_at, deadline_at) {
-                    (Some(done), Some(due)) => done <= due,
-                    _ => false,
-                });
-                if let Some(m) = met_deadline {
-                    deadline_flows += 1;
-                    met += u64::from(m);
-                }
-                FlowRecord {
-                    flow_id: i as u32,
-                    src: f.plan.src,
-                    dst: f.plan.dst,
-                    size_bytes: f.plan.size_bytes,
-                    start_s: f.started_at.unwrap_or(f.plan.start).as_secs_f64(),
-                    finish_s: f.finished_at.map(Instant::as_secs_f64),
-                    deadline_s: deadline_at.filter(|_| f.plan.deadline.is_some()).map(Instant::as_secs_f64),
-                    met_deadline,
-                    delivered_bytes: outcome.delivered_bytes,
-                    retransmitted_bytes,
-                    timeouts: flow_timeouts,
-                    lateness_s: match (f.finished_at, deadline_at.filter(|_| f.plan.deadline.is_some())) {
-                        (Some(done), Some(due)) => Some(done.as_secs_f64() - due.as_secs_f64()),
-                        _ => None,
-                    },
-                    quenched: outcome.quenched,
-                    time_at_base_rate_s: outcome.time_at_base_rate.as_secs_f64(),
-                    max_stall_s: (f.started_at.is_some() && f.span.is_none())
-                        .then(|| f.stalls.longest_at(self.now).as_secs_f64()),
-                    workload: f.plan.workload,
-                    round: f.plan.round,
-                    protocol: protocol_name(f.protocol),
-                    priority: f.plan.priority,
-                    app: f.plan.app,
-                    background: f.plan.background,
-                }
-            }));
-        let max_queue_bytes = self
-            .ports
-            .iter()
-            .filter(|p| !self.topo.is_host(p.info.node))
-            .map(|p| p.max_queue_bytes)
-            .max()
-            .unwrap_or(0);
-        let mut ports: Vec<PortRecord> = Vec::new();
-        reserve(&mut ports, self.ports.len(), "the port records")?;
-        ports.extend(self.ports.iter().enumerate().map(|(i, p)| self.port_record(PortId(i as u32), p)));
-        let summary = Summary {
+        let end = RunEnd {
+            now: self.now,
             events: self.event_count,
-            sim_time_s: self.now.as_secs_f64(),
-            wall_time_s: self.wall.as_secs_f64(),
-            flows: self.flows.len() as u64,
+            wall: self.wall,
             flows_completed: self.completed,
-            deadline_flows,
-            app_throughput: (deadline_flows > 0).then(|| met as f64 / deadline_flows as f64),
-            packets_sent: self.counters.sent,
-            packets_delivered: self.counters.delivered,
-            packets_dropped: ports.iter().map(|p| p.drops).sum(),
-            packets_in_network: self.packets.live(),
-            packet_hops: self.counters.hops,
-            ecn_marked: ports.iter().map(|p| p.ecn_marks).sum(),
-            max_queue_bytes,
-            timeouts,
-            d3_requests: self.inversions.as_ref().map_or(0, |i| i.requests),
-            d3_priority_inversions: self.inversions.as_ref().map_or(0, |i| i.inversions),
-            transport: serde_json::Value::Object(crate::scenario::effective_transport(&self.transport)).to_string(),
             stopped_at_horizon: self.stopped_at_horizon,
+            packets_in_network: self.packets.live(),
+            transport: &self.transport,
         };
-        let (queues, throughput) = match self.sampling {
-            Some(s) => (s.queues, s.throughput),
-            None => (Vec::new(), None),
-        };
-        let capture = self.capture.map(Capture::finish);
-        let traces = self.traces.map(|t| t.series);
-        Ok(RunResults { flows, summary, queues, throughput, ports, capture, traces })
-    }
-
-    /// Port `id`'s row of the ports table.
-    fn port_record(&self, id: PortId, port: &Port) -> PortRecord {
-        let (node, peer) = (&self.topo.nodes[port.info.node.idx()], &self.topo.nodes[port.info.peer.idx()]);
-        let c = &port.counters;
-        PortRecord {
-            port: self.topo.port_name(id),
-            node: node.name(),
-            peer: peer.name(),
-            role: node.role,
-            tier: node.level(),
-            up: peer.level() > node.level(),
-            link_rate_bps: port.info.link.rate.0,
-            packets_sent: c.packets_sent,
-            bytes_sent: port.bytes_sent,
-            drops: c.drops,
-            ecn_marks: c.ecn_marks,
-            max_queue_bytes: port.max_queue_bytes,
-            mean_queue_bytes: c.mean_queue_bytes(self.now, port.queue_bytes()),
-        }
+        crate::report::results(&end, &self.net, &self.flows, self.obs)
     }
 
     /// Adds a planned flow: checks its hosts, resolves its routes and queues its start.
     fn add_flow(&mut self, f: &FlowPlan) -> Result<(), Error> {
-        let hosts = self.topo.hosts.len() as u32;
+        let hosts = self.net.hosts();
         let i = self.flows.len();
         for (host, what) in [(f.src, "source"), (f.dst, "destination")] {
             if host >= hosts {
@@ -466,11 +241,8 @@ impl Simulation {
         }
         // Room for this flow's entries, so that running out of memory is an error here.
         reserve(&mut self.flows, 1, "the flow table")?;
-        reserve(&mut self.routes, 2 * MAX_ROUTE_HOPS, "the route table")?;
         self.starts.try_reserve(1).map_err(|_| ResourceError::allocation::<(Instant, u32)>("the flow starts", self.starts.len() + 1))?;
-        let key = mix(i as u64);
-        let forward = push_route(&mut self.router, &self.topo, &mut self.routes, f.src, f.dst, key)?;
-        let reverse = push_route(&mut self.router, &self.topo, &mut self.routes, f.dst, f.src, key)?;
+        let (forward, reverse) = self.net.add_routes(i, f.src, f.dst)?;
         let protocol = f.protocol.unwrap_or(self.transport.protocol);
         if f.persistent && protocol.is_explicit_rate() {
             return Err(Error::Scenario(ScenarioError {
@@ -478,21 +250,7 @@ impl Simulation {
                 message: format!("\"persistent\" needs a TCP-family protocol, but flow {i} uses {}", protocol_name(protocol)),
             }));
         }
-        let mut plan = *f;
-        if protocol == Protocol::TcpPr {
-            // D3 Section 6.1.1: the deadline picks the strict-priority class.
-            let needed = self.transport.tcppr.classes_needed();
-            if needed > self.priority_classes {
-                return Err(Error::Scenario(ScenarioError {
-                    path: "tcppr.thresholds".into(),
-                    message: format!(
-                        "TCPpr needs {needed} priority classes but switch.priority_classes = {}",
-                        self.priority_classes
-                    ),
-                }));
-            }
-            plan.priority = self.transport.tcppr.class_of(f.deadline);
-        }
+        let plan = FlowPlan { priority: self.net.priority_of(&self.transport, protocol, f)?, ..*f };
         self.starts.push(Reverse((f.start, i as u32)));
         self.finite_remaining += u64::from(f.size_bytes.is_some());
         self.flows.push(Flow {
@@ -594,8 +352,8 @@ impl Simulation {
             flow.connection = Some(Box::new(connection));
             flow.span = Some(span);
         }
-        let uplink = self.topo.ports[self.topo.host_nic(flow.plan.src).idx()].link.rate;
-        let setup = Setup { spec: &self.transport, uplink, d3_field: self.d3_field };
+        let uplink = self.net.topo.ports[self.net.topo.host_nic(flow.plan.src).idx()].link.rate;
+        let setup = Setup { spec: &self.transport, uplink, d3_field: self.net.d3_field };
         flow.transport = Some(Transport::new(flow.protocol, &setup, &flow.plan, deadline, now));
         self.pump(id, Ends::Sender);
     }
@@ -619,7 +377,7 @@ impl Simulation {
         if ends != Ends::Sender {
             self.send_acks(id);
         }
-        if self.traces.is_some() {
+        if self.obs.traces.is_some() {
             self.trace(id);
         }
         self.rearm(id);
@@ -631,9 +389,9 @@ impl Simulation {
         let now = self.now;
         loop {
             let flow = &mut self.flows[id.idx()];
-            let nic = self.routes[flow.forward.start as usize];
+            let nic = self.net.routes[flow.forward.start as usize];
             let host = flow.plan.src as usize;
-            if self.ports[nic.idx()].queue_bytes() >= self.host_backlog_bytes[host] {
+            if self.net.ports[nic.idx()].queue_bytes() >= self.net.host_backlog_bytes[host] {
                 if !flow.blocked {
                     flow.blocked = true;
                     self.blocked[host].push_back(id);
@@ -747,7 +505,7 @@ impl Simulation {
 
     /// A transport hands a packet to its host's NIC.
     fn inject(&mut self, packet: Packet, ext: Option<Ext>) {
-        self.counters.sent += 1;
+        self.obs.counters.sent += 1;
         let id = self.packets.alloc(packet, ext);
         self.enqueue(id);
     }
@@ -755,8 +513,8 @@ impl Simulation {
     /// Offers a packet to the port at its route cursor.
     fn enqueue(&mut self, id: PacketId) {
         let now = self.now;
-        let port_id = self.packets.get(id).current_port(&self.routes);
-        let port = &mut self.ports[port_id.idx()];
+        let port_id = self.packets.get(id).current_port(&self.net.routes);
+        let port = &mut self.net.ports[port_id.idx()];
         let view = port.view();
         let mut processed = false;
         if let Some(processor) = port.processor.as_mut() {
@@ -768,14 +526,14 @@ impl Simulation {
                 self.measure_request(port_id, flow, id);
             }
         }
-        let port = &mut self.ports[port_id.idx()];
+        let port = &mut self.net.ports[port_id.idx()];
         let pkt = self.packets.get_mut(id);
         let arriving = Arriving { id, wire_bytes: pkt.wire_bytes, priority: pkt.priority, ect: pkt.ect };
-        match port.offer(now, arriving, &mut pkt.ce, &mut self.pools) {
+        match port.offer(now, arriving, &mut pkt.ce, &mut self.net.pools) {
             Admission::Dropped => {
                 if processed {
                     let request = self.packets.ext(id).and_then(Ext::request);
-                    let processor = self.ports[port_id.idx()].processor.as_mut().expect("it processed the packet");
+                    let processor = self.net.ports[port_id.idx()].processor.as_mut().expect("it processed the packet");
                     processor.on_dropped(now, self.packets.get(id), request);
                 }
                 self.packets.release(id);
@@ -789,7 +547,7 @@ impl Simulation {
     /// Feeds a deadline flow's request, as the port's allocator just answered it, to the priority
     /// inversion count.
     fn measure_request(&mut self, port: PortId, flow: FlowId, id: PacketId) {
-        let (Some(book), Some(deadline)) = (self.inversions.as_mut(), self.flows[flow.idx()].deadline_at) else { return };
+        let (Some(book), Some(deadline)) = (self.obs.inversions.as_mut(), self.flows[flow.idx()].deadline_at) else { return };
         let Some(h) = self.packets.ext(id).and_then(Ext::request) else { return };
         // A FIN, or a request for no rate (nearly done, or RCPdc), holds no deadline grant.
         if h.fin || h.desired == 0 {
@@ -801,7 +559,7 @@ impl Simulation {
 
     fn try_start_service(&mut self, port_id: PortId) {
         let packets = &self.packets;
-        let service = self.ports[port_id.idx()].serve(self.now, &mut self.pools, |id| packets.get(id).wire_bytes);
+        let service = self.net.ports[port_id.idx()].serve(self.now, &mut self.net.pools, |id| packets.get(id).wire_bytes);
         if let Some(t) = service.arrival {
             self.events.push(t, Event::Arrive(port_id));
         }
@@ -811,9 +569,9 @@ impl Simulation {
     }
 
     fn on_tx_done(&mut self, port_id: PortId) {
-        self.ports[port_id.idx()].woken();
+        self.net.ports[port_id.idx()].woken();
         self.try_start_service(port_id);
-        let host = self.host_of_port[port_id.idx()];
+        let host = self.net.host_of_port[port_id.idx()];
         if host != u32::MAX {
             self.unblock_senders(host as usize, port_id);
         }
@@ -821,7 +579,7 @@ impl Simulation {
 
     /// The NIC of `host` drained: let waiting flows send while it is below its backlog bound.
     fn unblock_senders(&mut self, host: usize, nic: PortId) {
-        while self.ports[nic.idx()].queue_bytes() < self.host_backlog_bytes[host] {
+        while self.net.ports[nic.idx()].queue_bytes() < self.net.host_backlog_bytes[host] {
             let Some(id) = self.blocked[host].pop_front() else { break };
             let flow = &mut self.flows[id.idx()];
             flow.blocked = false;
@@ -832,36 +590,14 @@ impl Simulation {
     }
 
     fn on_arrive(&mut self, port_id: PortId) {
-        self.counters.hops += 1;
-        let (id, next) = self.ports[port_id.idx()].pop_arrival();
+        self.obs.counters.hops += 1;
+        let (id, next) = self.net.ports[port_id.idx()].pop_arrival();
         if let Some(t) = next {
             self.events.push(t, Event::Arrive(port_id));
         }
-        if let Some(capture) = self.capture.as_mut().filter(|c| c.ports[port_id.idx()]) {
-            let packet = self.packets.get(id);
-            let flow = &self.flows[packet.flow.idx()];
-            let (src, dst) = match packet.kind {
-                PacketKind::Data => (flow.plan.src, flow.plan.dst),
-                PacketKind::Ack => (flow.plan.dst, flow.plan.src),
-            };
-            let (sack, d3) = match self.packets.ext(id) {
-                Some(Ext::Sack(blocks)) => (Some(blocks), None),
-                Some(Ext::Request(h)) => (None, Some(D3Header::Request(h))),
-                Some(Ext::Feedback(f)) => (None, Some(D3Header::Feedback(f))),
-                None => (None, None),
-            };
-            let tcp = &self.transport.tcp;
-            let frame = Frame {
-                packet,
-                sack,
-                src,
-                dst,
-                flow_id: packet.flow.0,
-                timestamps: tcp.timestamps,
-                mss: u16::try_from(tcp.mss_bytes).unwrap_or(u16::MAX),
-                sack_permitted: tcp.sack,
-                d3,
-            };
+        if let Some(capture) = self.obs.capture.as_mut().filter(|c| c.ports[port_id.idx()]) {
+            let plan = &self.flows[self.packets.get(id).flow.idx()].plan;
+            let frame = Frame::of(self.packets.get(id), self.packets.ext(id), plan.src, plan.dst, &self.transport.tcp);
             capture.record(self.now, &frame);
         }
         let pkt = self.packets.get_mut(id);
@@ -878,7 +614,7 @@ impl Simulation {
 
     /// A packet reached its destination host.
     fn deliver(&mut self, pkt: &Packet, ext: Option<&Ext>) {
-        self.counters.delivered += 1;
+        self.obs.counters.delivered += 1;
         let now = self.now;
         let id = pkt.flow;
         let flow = &mut self.flows[id.idx()];
@@ -943,34 +679,13 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn trace(&mut self, id: FlowId) {
-        let Some(traces) = self.traces.as_mut() else { return };
+        let Some(traces) = self.obs.traces.as_mut() else { return };
         let flow = &self.flows[id.idx()];
         if !traces.wants(id, flow.plan.workload) {
             return;
         }
         let Some(transport) = flow.transport.as_ref() else { return };
-        let state = match transport {
-            Transport::Tcp { sender, .. } => TraceState {
-                cwnd_bytes: Some(sender.cwnd_bytes()),
-                ssthresh_bytes: Some(sender.ssthresh_bytes()).filter(|&s| s != u64::MAX),
-                srtt_ps: sender.srtt().map(Duration::as_ps),
-                rto_ps: sender.rto().as_ps(),
-                alpha: sender.congestion_control().dctcp_alpha(),
-                d2tcp_cut: sender.congestion_control().d2tcp_last_cut(),
-                d3_rate: None,
-                d3_desired: None,
-            },
-            Transport::D3 { sender, .. } => TraceState {
-                cwnd_bytes: None,
-                ssthresh_bytes: None,
-                srtt_ps: sender.srtt().map(Duration::as_ps),
-                rto_ps: sender.rto().as_ps(),
-                alpha: None,
-                d2tcp_cut: None,
-                d3_rate: Some(sender.sending_rate()),
-                d3_desired: Some(sender.desired_rate()),
-            },
-        };
+        let state = TraceState::of(transport);
         if let Err(e) = traces.record(id, self.now, state) {
             self.fail(e);
         }
@@ -981,7 +696,7 @@ impl Simulation {
             return;
         }
         self.processor_timer_at[port_id.idx()] = None;
-        let port = &mut self.ports[port_id.idx()];
+        let port = &mut self.net.ports[port_id.idx()];
         let view = port.view();
         let processor = port.processor.as_mut().expect("timer of an attached processor");
         processor.handle_timeout(self.now, &view);
@@ -993,43 +708,11 @@ impl Simulation {
     }
 
     fn on_sample(&mut self) {
-        if let Err(e) = self.take_samples() {
-            self.fail(e);
-            return;
+        let Some(sampling) = self.obs.sampling.as_mut() else { return };
+        match sampling.take(self.now, &self.net.ports, &self.flows) {
+            Ok(next) => self.events.push(next, Event::Sample),
+            Err(e) => self.fail(e),
         }
-        let Some(s) = self.sampling.as_mut() else { return };
-        s.ticks += 1;
-        let next = self.now + s.interval;
-        self.events.push(next, Event::Sample);
-    }
-
-    /// Records one tick's samples, within `run.max_samples` rows and the memory there is.
-    fn take_samples(&mut self) -> Result<(), ResourceError> {
-        let Some(s) = self.sampling.as_mut() else { return Ok(()) };
-        let t = self.now.as_secs_f64();
-        for (series, &port) in s.queues.iter_mut().zip(&s.queue_ports) {
-            take_row(&mut s.rows_left, "output.queue_sample_interval")?;
-            let port = &self.ports[port.idx()];
-            push(&mut series.time_s, t)?;
-            push(&mut series.queue_bytes, port.queue_bytes())?;
-            if let Some(c) = port.processor.as_ref().and_then(|p| p.counters()) {
-                push(&mut series.rate_counters, RateCounters { flows: c.flows, demand: c.demand, allocated: c.allocated, capacity: c.capacity })?;
-            }
-        }
-        if let (Some(every), Some(tp)) = (s.throughput_every, s.throughput.as_mut()) {
-            if s.ticks % every == 0 {
-                for (i, f) in self.flows.iter().enumerate() {
-                    if f.started_at.is_none() || f.finished_at.is_some_and(|done| done < self.now) {
-                        continue;
-                    }
-                    take_row(&mut s.rows_left, "output.flow_throughput_interval")?;
-                    push(&mut tp.time_s, t)?;
-                    push(&mut tp.flow_id, i as u32)?;
-                    push(&mut tp.delivered_bytes, outcome_of(&self.flows, f).delivered_bytes)?;
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Stops the run on `e`, which the current `step` returns.
@@ -1040,25 +723,8 @@ impl Simulation {
 
     /// Packets queued or on a wire anywhere (for conservation checks).
     pub fn packets_in_network(&self) -> u64 {
-        self.ports.iter().map(Port::packets_held).sum()
+        self.net.ports.iter().map(crate::port::Port::packets_held).sum()
     }
-}
-
-/// The counters of flow `f` of `flows`: a message of a persistent connection reads its share of
-/// its connection's.
-fn outcome_of(flows: &[Flow], f: &Flow) -> Outcome {
-    match f.span {
-        None => f.outcome(),
-        Some(span) => {
-            let carrier = &flows[span.carrier.idx()];
-            span.outcome(carrier.transport.as_ref().map_or(0, Transport::delivered_bytes))
-        }
-    }
-}
-
-fn push_route(router: &mut Router, topo: &Topology, routes: &mut Vec<PortId>, src: u32, dst: u32, key: u64) -> Result<RouteCursor, ResourceError> {
-    let (start, len) = router.route(topo, src, dst, key, routes)?;
-    Ok(RouteCursor { start, len, hop: 0 })
 }
 
 /// The congestion header's 22 bytes count on the wire when a packet carries one (D3 Section 5).
@@ -1107,131 +773,6 @@ fn ack_packet(flow: FlowId, ack: &AckSegment, route: RouteCursor, priority: u8, 
         route,
         has_ext,
     }
-}
-
-/// The marking threshold of a switch port; DCTCP Section 4: K = 20 packets at 1 Gbps, 65 at
-/// 10 Gbps.
-fn ecn_threshold(spec: EcnSpec, rate: BitsPerSec) -> EcnThreshold {
-    let packets = |n| EcnThreshold { packets: n, ..EcnThreshold::NEVER };
-    match spec {
-        EcnSpec::Off => EcnThreshold::NEVER,
-        EcnSpec::Bytes(b) => EcnThreshold { bytes: b, ..EcnThreshold::NEVER },
-        EcnSpec::Packets(n) => packets(n),
-        EcnSpec::Auto if rate <= BitsPerSec::GBPS => packets(20),
-        EcnSpec::Auto => packets(65),
-    }
-}
-
-fn protocol_name(p: Protocol) -> &'static str {
-    match p {
-        Protocol::Tcp => "tcp",
-        Protocol::Dctcp => "dctcp",
-        Protocol::D2tcp => "d2tcp",
-        Protocol::D3 => "d3",
-        Protocol::Rcpdc => "rcpdc",
-        Protocol::TcpPr => "tcppr",
-    }
-}
-
-/// The ports `patterns` (the list at `field`) name, pattern by pattern, each pattern's ports in
-/// the topology's order, each port once; a pattern that names no port is an error naming it.
-fn ports_matching(topo: &Topology, patterns: &[String], field: &str) -> Result<Vec<PortId>, Error> {
-    let mut chosen = Vec::new();
-    if patterns.is_empty() {
-        return Ok(chosen);
-    }
-    let names: Vec<String> = (0..topo.ports.len() as u32).map(|p| topo.port_name(PortId(p))).collect();
-    let mut taken = try_vec(names.len(), false, "the port table")?;
-    for (j, pattern) in patterns.iter().enumerate() {
-        let mut matched = false;
-        for (p, name) in names.iter().enumerate() {
-            if crate::port_pattern::matches(pattern, name) {
-                matched = true;
-                if !taken[p] {
-                    taken[p] = true;
-                    chosen.push(PortId(p as u32));
-                }
-            }
-        }
-        if !matched {
-            let some: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
-            return Err(Error::Scenario(ScenarioError {
-                path: format!("{field}[{j}]"),
-                message: format!("{pattern:?} matches no port of this topology (its ports are named like {})", some.join(", ")),
-            }));
-        }
-    }
-    Ok(chosen)
-}
-
-fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Option<Sampling>, Error> {
-    let out = &scenario.output;
-    let queue = out.queue_samples.as_ref();
-    let interval = match (queue.map(|q| q.interval), out.flow_throughput_interval) {
-        (None, None) => return Ok(None),
-        (Some(a), Some(b)) => a.min(b),
-        (a, b) => a.or(b).expect("one is set"),
-    };
-    let sampled = queue.map_or(&[][..], |q| &q.host_downlinks[..]);
-    let patterns = queue.map_or(&[][..], |q| &q.ports[..]);
-    // Ports by host first, in the order given, then pattern by pattern, each pattern's ports in
-    // the topology's order; each port once.
-    let mut chosen: Vec<PortId> = Vec::new();
-    reserve(&mut chosen, sampled.len(), "the sampled ports")?;
-    for &h in sampled {
-        if h >= hosts {
-            return Err(Error::Scenario(ScenarioError {
-                path: "output.queue_sample_hosts".into(),
-                message: format!("host {h} does not exist (the topology has {hosts} hosts)"),
-            }));
-        }
-        chosen.push(topo.host_downlink(h));
-    }
-    let by_host = chosen.clone();
-    chosen.extend(ports_matching(topo, patterns, "output.queue_sample_ports")?.into_iter().filter(|p| !by_host.contains(p)));
-    let host_facing = |port: PortId| -> Option<u32> {
-        let peer = topo.ports[port.idx()].peer;
-        match topo.nodes[peer.idx()].kind {
-            crate::topology::NodeKind::Host(h) if !topo.is_host(topo.ports[port.idx()].node) => Some(h),
-            _ => None,
-        }
-    };
-    let queues = chosen
-        .iter()
-        .map(|&port| QueueSeries { port: topo.port_name(port), host: host_facing(port), ..Default::default() })
-        .collect();
-    let throughput_every = out.flow_throughput_interval.map(|t| (t.as_ps() / interval.as_ps().max(1)).max(1));
-    Ok(Some(Sampling {
-        interval,
-        rows_left: scenario.run.max_samples,
-        queue_ports: chosen,
-        queues,
-        throughput_every,
-        throughput: throughput_every.map(|_| ThroughputSeries::default()),
-        ticks: 0,
-    }))
-}
-
-/// Counts one sample row against `run.max_samples`; `key` is the interval that asked for it.
-fn take_row(rows_left: &mut u64, key: &str) -> Result<(), ResourceError> {
-    if *rows_left == 0 {
-        return Err(ResourceError::new(
-            key,
-            "the run reached the limit of sample rows (`run.max_samples`; raise it, sample less often, \
-             or set run.duration so that the rows can be estimated before the run)",
-        ));
-    }
-    *rows_left -= 1;
-    Ok(())
-}
-
-/// Appends a sample to its series, or fails if memory runs out.
-fn push<T>(series: &mut Vec<T>, value: T) -> Result<(), ResourceError> {
-    if series.len() == series.capacity() {
-        reserve(series, 1, "a sample series")?;
-    }
-    series.push(value);
-    Ok(())
 }
 
 /// Runs `scenario` to the end.

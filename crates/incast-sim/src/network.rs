@@ -1,0 +1,256 @@
+//! The network a scenario describes, built once before the run: the one place that maps the
+//! spec to switch settings (buffers and their sharing, ECN thresholds, priority classes), to D3's
+//! routers and rate field, and to TCPpr's classes. The event loop (`sim`) only moves packets
+//! through what this module built.
+
+use incast_proto::d3::RateField;
+use incast_proto::time::{BitsPerSec, Duration, Instant};
+
+use crate::d3_port::D3Port;
+use crate::error::{reserve, try_vec, Error, ResourceError};
+use crate::flow::d3_field;
+use crate::ids::PortId;
+use crate::packet::RouteCursor;
+use crate::port::{BufferLimit, EcnThreshold, Port, SharedPool};
+use crate::processor::PortProcessor;
+use crate::results::PortRecord;
+use crate::routing::Router;
+use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, ScenarioError, SwitchSpec, TransportSpec};
+use crate::topology::{NodeKind, Topology};
+use crate::workload::FlowPlan;
+
+/// Entries a flow's two routes may add to the route table (a fat-tree route has six hops).
+pub(crate) const MAX_ROUTE_HOPS: usize = 16;
+
+/// A full-size frame: a host NIC always holds at least one.
+const FULL_FRAME_BYTES: u64 = 1500;
+
+/// How much a host lets its transports queue at its NIC, as time at line rate. Beyond it, senders
+/// wait for the NIC to drain (backpressure) instead of piling data into an unbounded host queue,
+/// as Linux's TCP Small Queues bound a flow's qdisc backlog to about 1 ms of data. Without it a
+/// window grown while the NIC was the bottleneck would sit in the host queue and later burst into
+/// the network at line rate long after the window was cut.
+const HOST_BACKLOG: Duration = Duration::from_ms(1);
+
+/// The network of a run: its graph, its ports with their buffers, the routes flows take, and the
+/// per-host NIC bounds.
+pub(crate) struct Network {
+    pub(crate) topo: Topology,
+    pub(crate) ports: Vec<Port>,
+    /// Shared buffers of switches whose buffer is shared (`BufferSpec::Shared`).
+    pub(crate) pools: Vec<SharedPool>,
+    /// Every flow's forward and reverse routes, back to back; a `RouteCursor` indexes it.
+    pub(crate) routes: Vec<PortId>,
+    router: Router,
+    /// Per host: bytes its NIC may hold before senders wait.
+    pub(crate) host_backlog_bytes: Vec<u64>,
+    /// The host whose NIC a port is, for each port (`u32::MAX` for switch ports).
+    pub(crate) host_of_port: Vec<u32>,
+    /// Strict-priority classes of every switch port.
+    priority_classes: u8,
+    /// The fastest host link, which sets the scale of D3's rate field.
+    pub(crate) fastest_host_link: BitsPerSec,
+    /// How D3's header carries rates, for hosts and routers alike.
+    pub(crate) d3_field: RateField,
+}
+
+impl Network {
+    /// Builds the topology of `scenario` with its switches configured as the scenario says.
+    pub(crate) fn build(scenario: &Scenario) -> Result<Network, Error> {
+        let topo = Topology::build(&scenario.topology)?;
+        let classes = scenario.switch.priority_classes.max(1);
+        let mut pools = Vec::new();
+        let mut pool_of_switch = try_vec(topo.switches as usize, None, "the switch table")?;
+        let mut ports = Vec::new();
+        reserve(&mut ports, topo.ports.len(), "the port table")?;
+        for info in &topo.ports {
+            let (limit, ecn) = match topo.nodes[info.node.idx()].kind {
+                NodeKind::Host(_) => (BufferLimit::Unlimited, EcnThreshold::NEVER),
+                NodeKind::Switch { tier, index } => {
+                    let limit = match buffer_of(&scenario.switch, tier) {
+                        BufferSpec::PerPort { bytes } => BufferLimit::DropTail(bytes),
+                        BufferSpec::PerPortPackets { packets } => BufferLimit::DropTailPackets(packets),
+                        BufferSpec::Shared { bytes, alpha } => {
+                            let pool = *pool_of_switch[index as usize].get_or_insert_with(|| {
+                                pools.push(SharedPool { capacity: bytes, used: 0 });
+                                pools.len() as u32 - 1
+                            });
+                            BufferLimit::Shared { pool, alpha }
+                        }
+                    };
+                    (limit, ecn_threshold(scenario.switch.ecn, info.link.rate))
+                }
+            };
+            ports.push(Port::new(*info, limit, ecn, classes));
+        }
+
+        let hosts = topo.hosts.len();
+        let mut host_backlog_bytes = try_vec(hosts, 0, "the host table")?;
+        for (h, backlog) in host_backlog_bytes.iter_mut().enumerate() {
+            let rate = topo.ports[topo.host_nic(h as u32).idx()].link.rate;
+            *backlog = ((rate.0 as f64 / 8.0 * HOST_BACKLOG.as_secs_f64()) as u64).max(FULL_FRAME_BYTES);
+        }
+        let mut host_of_port = try_vec(topo.ports.len(), u32::MAX, "the port table")?;
+        for (p, host) in host_of_port.iter_mut().enumerate() {
+            if let NodeKind::Host(h) = topo.nodes[topo.ports[p].node.idx()].kind {
+                *host = h;
+            }
+        }
+        let fastest_host_link =
+            (0..hosts as u32).map(|h| topo.ports[topo.host_nic(h).idx()].link.rate).max().unwrap_or(BitsPerSec::GBPS);
+        Ok(Network {
+            topo,
+            ports,
+            pools,
+            routes: Vec::new(),
+            router: Router::new(scenario.seed),
+            host_backlog_bytes,
+            host_of_port,
+            priority_classes: classes,
+            fastest_host_link,
+            d3_field: d3_field(&scenario.transport, fastest_host_link),
+        })
+    }
+
+    /// Hosts of the topology.
+    pub(crate) fn hosts(&self) -> u32 {
+        self.topo.hosts.len() as u32
+    }
+
+    /// Egress ports of switches, where in-network processors may be attached.
+    pub(crate) fn switch_ports(&self) -> impl Iterator<Item = PortId> + '_ {
+        (0..self.ports.len() as u32).map(PortId).filter(|p| !self.topo.is_host(self.ports[p.idx()].info.node))
+    }
+
+    /// D3 and RCPdc need an allocator at every switch egress port (D3 Section 4.3): one per
+    /// port, configured by the scenario's `[d3]` and carrying rates in the hosts' field.
+    pub(crate) fn d3_routers(&self, transport: &TransportSpec) -> Vec<(PortId, Box<dyn PortProcessor>)> {
+        self.switch_ports()
+            .map(|port| {
+                let view = self.ports[port.idx()].view();
+                (port, Box::new(D3Port::new(&transport.d3, &view, self.d3_field)) as Box<dyn PortProcessor>)
+            })
+            .collect()
+    }
+
+    /// The forward and reverse routes of flow number `i` from `src` to `dst`, appended to the
+    /// route table; both directions hash the same key, as a switch hashes a flow's 5-tuple.
+    pub(crate) fn add_routes(&mut self, i: usize, src: u32, dst: u32) -> Result<(RouteCursor, RouteCursor), ResourceError> {
+        reserve(&mut self.routes, 2 * MAX_ROUTE_HOPS, "the route table")?;
+        let key = crate::routing::mix(i as u64);
+        let mut cursor = |from, to| -> Result<RouteCursor, ResourceError> {
+            let (start, len) = self.router.route(&self.topo, from, to, key, &mut self.routes)?;
+            Ok(RouteCursor { start, len, hop: 0 })
+        };
+        let forward = cursor(src, dst)?;
+        Ok((forward, cursor(dst, src)?))
+    }
+
+    /// The strict-priority class flow `plan` of `protocol` rides in: TCPpr picks it from the
+    /// deadline (D3 Section 6.1.1), other protocols keep the workload's.
+    pub(crate) fn priority_of(&self, transport: &TransportSpec, protocol: Protocol, plan: &FlowPlan) -> Result<u8, Error> {
+        if protocol != Protocol::TcpPr {
+            return Ok(plan.priority);
+        }
+        let needed = transport.tcppr.classes_needed();
+        if needed > self.priority_classes {
+            return Err(Error::Scenario(ScenarioError {
+                path: "tcppr.thresholds".into(),
+                message: format!("TCPpr needs {needed} priority classes but switch.priority_classes = {}", self.priority_classes),
+            }));
+        }
+        Ok(transport.tcppr.class_of(plan.deadline))
+    }
+
+    /// The ports `patterns` (the list at `field`) name, pattern by pattern, each pattern's ports
+    /// in the topology's order, each port once; a pattern that names no port is an error naming
+    /// it.
+    pub(crate) fn ports_matching(&self, patterns: &[String], field: &str) -> Result<Vec<PortId>, Error> {
+        let topo = &self.topo;
+        let mut chosen = Vec::new();
+        if patterns.is_empty() {
+            return Ok(chosen);
+        }
+        let names: Vec<String> = (0..topo.ports.len() as u32).map(|p| topo.port_name(PortId(p))).collect();
+        let mut taken = try_vec(names.len(), false, "the port table")?;
+        for (j, pattern) in patterns.iter().enumerate() {
+            let mut matched = false;
+            for (p, name) in names.iter().enumerate() {
+                if crate::port_pattern::matches(pattern, name) {
+                    matched = true;
+                    if !taken[p] {
+                        taken[p] = true;
+                        chosen.push(PortId(p as u32));
+                    }
+                }
+            }
+            if !matched {
+                let some: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
+                return Err(Error::Scenario(ScenarioError {
+                    path: format!("{field}[{j}]"),
+                    message: format!("{pattern:?} matches no port of this topology (its ports are named like {})", some.join(", ")),
+                }));
+            }
+        }
+        Ok(chosen)
+    }
+
+    /// The host a switch port transmits to, if it faces one.
+    pub(crate) fn host_facing(&self, port: PortId) -> Option<u32> {
+        let info = &self.topo.ports[port.idx()];
+        match self.topo.nodes[info.peer.idx()].kind {
+            NodeKind::Host(h) if !self.topo.is_host(info.node) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The deepest queue any switch port reached, bytes.
+    pub(crate) fn max_switch_queue_bytes(&self) -> u64 {
+        self.ports.iter().filter(|p| !self.topo.is_host(p.info.node)).map(|p| p.max_queue_bytes).max().unwrap_or(0)
+    }
+
+    /// Port `id`'s row of the ports table at the end of a run at `end`.
+    pub(crate) fn port_record(&self, id: PortId, end: Instant) -> PortRecord {
+        let port = &self.ports[id.idx()];
+        let (node, peer) = (&self.topo.nodes[port.info.node.idx()], &self.topo.nodes[port.info.peer.idx()]);
+        let c = &port.counters;
+        PortRecord {
+            port: self.topo.port_name(id),
+            node: node.name(),
+            peer: peer.name(),
+            role: node.role,
+            tier: node.level(),
+            up: peer.level() > node.level(),
+            link_rate_bps: port.info.link.rate.0,
+            packets_sent: c.packets_sent,
+            bytes_sent: port.bytes_sent,
+            drops: c.drops,
+            ecn_marks: c.ecn_marks,
+            max_queue_bytes: port.max_queue_bytes,
+            mean_queue_bytes: c.mean_queue_bytes(end, port.queue_bytes()),
+        }
+    }
+}
+
+/// The buffer of a switch of `tier`: tier 0 (the switches hosts attach to) has `buffer`, the
+/// tiers above `core_buffer` when set.
+fn buffer_of(switch: &SwitchSpec, tier: u8) -> BufferSpec {
+    if tier == 0 {
+        switch.buffer
+    } else {
+        switch.core_buffer.unwrap_or(switch.buffer)
+    }
+}
+
+/// The marking threshold of a switch port; DCTCP Section 4: K = 20 packets at 1 Gbps, 65 at
+/// 10 Gbps.
+fn ecn_threshold(spec: EcnSpec, rate: BitsPerSec) -> EcnThreshold {
+    let packets = |n| EcnThreshold { packets: n, ..EcnThreshold::NEVER };
+    match spec {
+        EcnSpec::Off => EcnThreshold::NEVER,
+        EcnSpec::Bytes(b) => EcnThreshold { bytes: b, ..EcnThreshold::NEVER },
+        EcnSpec::Packets(n) => packets(n),
+        EcnSpec::Auto if rate <= BitsPerSec::GBPS => packets(20),
+        EcnSpec::Auto => packets(65),
+    }
+}

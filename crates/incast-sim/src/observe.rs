@@ -1,0 +1,185 @@
+//! What watches a run, in the manner of htsim's loggers: packet counters (always on, three
+//! additions per packet), and the observers a scenario asks for at build time — queue and
+//! throughput sampling, packet capture, per-flow traces and D3's priority inversions. The event
+//! loop calls an observer only when it is present, so a run without them pays a branch per hook.
+
+use incast_proto::time::{Duration, Instant};
+
+use crate::capture::Capture;
+use crate::error::{reserve, try_vec, Error, ResourceError};
+use crate::flow::{Flow, Outcome, Transport};
+use crate::flow_trace::Traces;
+use crate::ids::PortId;
+use crate::inversions::PriorityInversions;
+use crate::network::Network;
+use crate::port::Port;
+use crate::results::{QueueSeries, RateCounters, ThroughputSeries};
+use crate::scenario::{Scenario, ScenarioError};
+
+/// Packet counters, kept so that sent = delivered + dropped + still in the network (drops and
+/// marks are counted per port, `PortCounters`, and summed at the end).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) sent: u64,
+    pub(crate) delivered: u64,
+    pub(crate) hops: u64,
+}
+
+/// The observers of one run.
+pub(crate) struct Observers {
+    pub(crate) counters: Counters,
+    /// `[output] queue_sample_*`, `flow_throughput_interval`: the sampled series so far.
+    pub(crate) sampling: Option<Sampling>,
+    /// `[output] capture_ports`: the capture being written.
+    pub(crate) capture: Option<Capture>,
+    /// `[output] trace_flows`, `trace_workloads`: the traced flows' state so far.
+    pub(crate) traces: Option<Traces>,
+    /// D3 priority inversions, measured when D3 routers are installed.
+    pub(crate) inversions: Option<PriorityInversions>,
+}
+
+impl Observers {
+    /// The observers `scenario` asks for, on `net`. Inversions are counted once D3's routers are
+    /// installed (`Simulation::new`).
+    pub(crate) fn new(scenario: &Scenario, net: &Network) -> Result<Observers, Error> {
+        let capture = match &scenario.output.capture {
+            None => None,
+            Some(spec) => {
+                let mut captured = try_vec(net.ports.len(), false, "the port table")?;
+                for p in net.ports_matching(&spec.ports, "output.capture_ports")? {
+                    captured[p.idx()] = true;
+                }
+                // D3's rate bytes at the scale the hosts' rate field uses (`Network::d3_field`).
+                Some(Capture::new(captured, spec.max_packets, incast_wire::d3::scale_for(net.fastest_host_link.0 / 8)))
+            }
+        };
+        Ok(Observers {
+            counters: Counters::default(),
+            sampling: Sampling::new(scenario, net)?,
+            capture,
+            traces: scenario.output.traces.as_ref().map(|t| Traces::new(t, scenario.run.max_samples)),
+            inversions: None,
+        })
+    }
+}
+
+/// Sampling configuration and what was sampled.
+pub(crate) struct Sampling {
+    pub(crate) interval: Duration,
+    /// Rows left before `run.max_samples`.
+    rows_left: u64,
+    queue_ports: Vec<PortId>,
+    pub(crate) queues: Vec<QueueSeries>,
+    throughput_every: Option<u64>,
+    pub(crate) throughput: Option<ThroughputSeries>,
+    ticks: u64,
+}
+
+impl Sampling {
+    /// The sampling `scenario`'s `[output]` asks for, if any.
+    fn new(scenario: &Scenario, net: &Network) -> Result<Option<Sampling>, Error> {
+        let out = &scenario.output;
+        let queue = out.queue_samples.as_ref();
+        let interval = match (queue.map(|q| q.interval), out.flow_throughput_interval) {
+            (None, None) => return Ok(None),
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).expect("one is set"),
+        };
+        let sampled = queue.map_or(&[][..], |q| &q.host_downlinks[..]);
+        let patterns = queue.map_or(&[][..], |q| &q.ports[..]);
+        // Ports by host first, in the order given, then pattern by pattern, each pattern's ports
+        // in the topology's order; each port once.
+        let hosts = net.hosts();
+        let mut chosen: Vec<PortId> = Vec::new();
+        reserve(&mut chosen, sampled.len(), "the sampled ports")?;
+        for &h in sampled {
+            if h >= hosts {
+                return Err(Error::Scenario(ScenarioError {
+                    path: "output.queue_sample_hosts".into(),
+                    message: format!("host {h} does not exist (the topology has {hosts} hosts)"),
+                }));
+            }
+            chosen.push(net.topo.host_downlink(h));
+        }
+        let by_host = chosen.clone();
+        chosen.extend(net.ports_matching(patterns, "output.queue_sample_ports")?.into_iter().filter(|p| !by_host.contains(p)));
+        let queues = chosen
+            .iter()
+            .map(|&port| QueueSeries { port: net.topo.port_name(port), host: net.host_facing(port), ..Default::default() })
+            .collect();
+        let throughput_every = out.flow_throughput_interval.map(|t| (t.as_ps() / interval.as_ps().max(1)).max(1));
+        Ok(Some(Sampling {
+            interval,
+            rows_left: scenario.run.max_samples,
+            queue_ports: chosen,
+            queues,
+            throughput_every,
+            throughput: throughput_every.map(|_| ThroughputSeries::default()),
+            ticks: 0,
+        }))
+    }
+
+    /// Records one tick's samples at `now`, within `run.max_samples` rows and the memory there
+    /// is, and returns when the next tick is due.
+    pub(crate) fn take(&mut self, now: Instant, ports: &[Port], flows: &[Flow]) -> Result<Instant, ResourceError> {
+        let t = now.as_secs_f64();
+        for (series, &port) in self.queues.iter_mut().zip(&self.queue_ports) {
+            take_row(&mut self.rows_left, "output.queue_sample_interval")?;
+            let port = &ports[port.idx()];
+            push(&mut series.time_s, t)?;
+            push(&mut series.queue_bytes, port.queue_bytes())?;
+            if let Some(c) = port.processor.as_ref().and_then(|p| p.counters()) {
+                push(&mut series.rate_counters, RateCounters { flows: c.flows, demand: c.demand, allocated: c.allocated, capacity: c.capacity })?;
+            }
+        }
+        if let (Some(every), Some(tp)) = (self.throughput_every, self.throughput.as_mut()) {
+            if self.ticks.is_multiple_of(every) {
+                for (i, f) in flows.iter().enumerate() {
+                    if f.started_at.is_none() || f.finished_at.is_some_and(|done| done < now) {
+                        continue;
+                    }
+                    take_row(&mut self.rows_left, "output.flow_throughput_interval")?;
+                    push(&mut tp.time_s, t)?;
+                    push(&mut tp.flow_id, i as u32)?;
+                    push(&mut tp.delivered_bytes, outcome_of(flows, f).delivered_bytes)?;
+                }
+            }
+        }
+        self.ticks += 1;
+        Ok(now + self.interval)
+    }
+}
+
+/// The counters of flow `f` of `flows`: a message of a persistent connection reads its share of
+/// its connection's.
+pub(crate) fn outcome_of(flows: &[Flow], f: &Flow) -> Outcome {
+    match f.span {
+        None => f.outcome(),
+        Some(span) => {
+            let carrier = &flows[span.carrier.idx()];
+            span.outcome(carrier.transport.as_ref().map_or(0, Transport::delivered_bytes))
+        }
+    }
+}
+
+/// Counts one sample row against `run.max_samples`; `key` is the interval that asked for it.
+fn take_row(rows_left: &mut u64, key: &str) -> Result<(), ResourceError> {
+    if *rows_left == 0 {
+        return Err(ResourceError::new(
+            key,
+            "the run reached the limit of sample rows (`run.max_samples`; raise it, sample less often, \
+             or set run.duration so that the rows can be estimated before the run)",
+        ));
+    }
+    *rows_left -= 1;
+    Ok(())
+}
+
+/// Appends a sample to its series, or fails if memory runs out.
+fn push<T>(series: &mut Vec<T>, value: T) -> Result<(), ResourceError> {
+    if series.len() == series.capacity() {
+        reserve(series, 1, "a sample series")?;
+    }
+    series.push(value);
+    Ok(())
+}

@@ -1,0 +1,116 @@
+//! The end of a run turned into what it returns (`RunResults`): one record per flow from the
+//! flows' state, one per port from the network's counters, the summary, and what the observers
+//! recorded.
+
+use incast_proto::time::Instant;
+
+use crate::capture::Capture;
+use crate::error::{reserve, ResourceError};
+use crate::flow::Flow;
+use crate::ids::PortId;
+use crate::network::Network;
+use crate::observe::{outcome_of, Observers};
+use crate::results::{FlowRecord, PortRecord, RunResults, Summary};
+use crate::scenario::{Protocol, TransportSpec};
+
+/// How the run went, as the event loop knows it at the end.
+pub(crate) struct RunEnd<'a> {
+    /// Where simulated time stopped.
+    pub(crate) now: Instant,
+    pub(crate) events: u64,
+    pub(crate) wall: std::time::Duration,
+    pub(crate) flows_completed: u64,
+    pub(crate) stopped_at_horizon: bool,
+    /// Packets still queued or on a wire.
+    pub(crate) packets_in_network: u64,
+    pub(crate) transport: &'a TransportSpec,
+}
+
+/// The results of a run that ended as `end` says, with `net` and `flows` as it left them.
+pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers: Observers) -> Result<RunResults, ResourceError> {
+    let mut records: Vec<FlowRecord> = Vec::new();
+    reserve(&mut records, flows.len(), "the flow records")?;
+    records.extend(flows.iter().enumerate().map(|(i, f)| flow_record(i, f, flows, end.now)));
+    let mut ports: Vec<PortRecord> = Vec::new();
+    reserve(&mut ports, net.ports.len(), "the port records")?;
+    ports.extend((0..net.ports.len() as u32).map(|p| net.port_record(PortId(p), end.now)));
+    let deadline_flows = records.iter().filter(|r| r.met_deadline.is_some()).count() as u64;
+    let met = records.iter().filter(|r| r.met_deadline == Some(true)).count() as u64;
+    let Observers { counters, sampling, capture, traces, inversions } = observers;
+    let summary = Summary {
+        events: end.events,
+        sim_time_s: end.now.as_secs_f64(),
+        wall_time_s: end.wall.as_secs_f64(),
+        flows: flows.len() as u64,
+        flows_completed: end.flows_completed,
+        deadline_flows,
+        app_throughput: (deadline_flows > 0).then(|| met as f64 / deadline_flows as f64),
+        packets_sent: counters.sent,
+        packets_delivered: counters.delivered,
+        packets_dropped: ports.iter().map(|p| p.drops).sum(),
+        packets_in_network: end.packets_in_network,
+        packet_hops: counters.hops,
+        ecn_marked: ports.iter().map(|p| p.ecn_marks).sum(),
+        max_queue_bytes: net.max_switch_queue_bytes(),
+        timeouts: records.iter().map(|r| u64::from(r.timeouts)).sum(),
+        d3_requests: inversions.as_ref().map_or(0, |i| i.requests),
+        d3_priority_inversions: inversions.as_ref().map_or(0, |i| i.inversions),
+        transport: serde_json::Value::Object(crate::scenario::effective_transport(end.transport)).to_string(),
+        stopped_at_horizon: end.stopped_at_horizon,
+    };
+    let (queues, throughput) = match sampling {
+        Some(s) => (s.queues, s.throughput),
+        None => (Vec::new(), None),
+    };
+    Ok(RunResults { flows: records, summary, queues, throughput, ports, capture: capture.map(Capture::finish), traces: traces.map(|t| t.series) })
+}
+
+/// Flow number `i`'s row of the flow table at the end of a run at `now`.
+fn flow_record(i: usize, f: &Flow, flows: &[Flow], now: Instant) -> FlowRecord {
+    let outcome = outcome_of(flows, f);
+    // A flow that never started still had its deadline, counted from its planned start.
+    let deadline_at = f.deadline_at.or_else(|| Some(f.plan.start + f.plan.deadline?));
+    let due = deadline_at.filter(|_| f.plan.deadline.is_some());
+    let met_deadline = f.plan.deadline.map(|_| match (f.finished_at, deadline_at) {
+        (Some(done), Some(due)) => done <= due,
+        _ => false,
+    });
+    FlowRecord {
+        flow_id: i as u32,
+        src: f.plan.src,
+        dst: f.plan.dst,
+        size_bytes: f.plan.size_bytes,
+        start_s: f.started_at.unwrap_or(f.plan.start).as_secs_f64(),
+        finish_s: f.finished_at.map(Instant::as_secs_f64),
+        deadline_s: due.map(Instant::as_secs_f64),
+        met_deadline,
+        delivered_bytes: outcome.delivered_bytes,
+        retransmitted_bytes: outcome.retransmitted_bytes,
+        timeouts: outcome.timeouts,
+        lateness_s: match (f.finished_at, due) {
+            (Some(done), Some(due)) => Some(done.as_secs_f64() - due.as_secs_f64()),
+            _ => None,
+        },
+        quenched: outcome.quenched,
+        time_at_base_rate_s: outcome.time_at_base_rate.as_secs_f64(),
+        max_stall_s: (f.started_at.is_some() && f.span.is_none()).then(|| f.stalls.longest_at(now).as_secs_f64()),
+        workload: f.plan.workload,
+        round: f.plan.round,
+        protocol: protocol_name(f.protocol),
+        priority: f.plan.priority,
+        app: f.plan.app,
+        background: f.plan.background,
+    }
+}
+
+/// The protocol's name in the flow table.
+pub(crate) fn protocol_name(p: Protocol) -> &'static str {
+    match p {
+        Protocol::Tcp => "tcp",
+        Protocol::Dctcp => "dctcp",
+        Protocol::D2tcp => "d2tcp",
+        Protocol::D3 => "d3",
+        Protocol::Rcpdc => "rcpdc",
+        Protocol::TcpPr => "tcppr",
+    }
+}
