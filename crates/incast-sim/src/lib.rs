@@ -6,9 +6,11 @@
 //!
 //! Layout, one concept per module: `event` (the time-ordered queue), `packet` (packets and their
 //! arena), `topology` (graph builders), `routing` (shortest paths, ECMP), `port` (queues, buffers,
-//! ECN, links), `processor` (in-network header processing), `workload` (flows of a run), `flow`
-//! (transport dispatch), `connection` (messages of a persistent connection), `sim` (the event
-//! loop), `results` (what a run returns).
+//! ECN, links), `network` (the network built from a scenario: the one place that maps the spec to
+//! switch, D3 and TCPpr settings), `processor` (in-network header processing), `workload` (flows
+//! of a run), `flow` (transport dispatch), `connection` (messages of a persistent connection),
+//! `sim` (the event loop), `observe` (counters, sampling, traces, capture), `report` and
+//! `results` (what a run returns).
 
 mod capture;
 mod connection;
