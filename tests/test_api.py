@@ -566,6 +566,26 @@ def test_traces_hold_the_flows_asked_for_at_each_change(tmp_path: Path) -> None:
     assert incast.run(burst(rounds=1)).traces is None
 
 
+def test_trace_slowest_traces_the_flows_a_first_run_found_slowest() -> None:
+    scenario = {
+        "topology": {"kind": "star", "hosts": 5},
+        "switch": {"buffer": "64KB"},
+        "workload": [{"kind": "flows", "flows": [
+            {"src": s, "dst": 0, "size": size} for s, size in [(1, "20KB"), (2, "400KB"), (3, "50KB"), (4, "300KB")]]}],
+    }
+    plain = incast.run(scenario)
+    fct = {r["flow_id"]: r["finish_s"] - r["start_s"] for r in plain.flows.to_pylist()}
+    slowest = sorted(fct, key=fct.__getitem__, reverse=True)[:2]
+    assert incast.api.slowest_flows(plain.flows, 2) == slowest
+    traced = incast.run(scenario, trace_slowest=2, trace_flows=[0])
+    assert traced.flows.equals(plain.flows), "tracing changes nothing"
+    assert traced.traces is not None and set(traced.traces["flow_id"].to_pylist()) == {0, *slowest}
+    with pytest.raises(ValueError, match="trace_flows: flow 9 does not exist"):
+        incast.run(scenario, trace_flows=[9])
+    with pytest.raises(ValueError, match="trace_slowest"):
+        incast.run(scenario, trace_slowest=-1)
+
+
 def test_plots_draw_a_queue_and_a_window_and_say_what_is_missing() -> None:
     import matplotlib
 

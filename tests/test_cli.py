@@ -212,6 +212,16 @@ def test_run_replaces_an_earlier_result_and_follows_a_symlinked_out(tmp_path: Pa
     assert siblings(real) == [] and siblings(link) == []
 
 
+def test_run_traces_the_slowest_flows_and_names_a_flow_that_does_not_exist(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "s.toml", SMALL_TOML)
+    done = incast("run", str(scenario), "--out", str(tmp_path / "out"), "--quiet", "--trace-slowest", "2")
+    assert done.returncode == 0, done.stderr
+    assert len(set(pq.read_table(tmp_path / "out" / "traces.parquet")["flow_id"].to_pylist())) == 2
+    bad = incast("run", str(scenario), "--out", str(tmp_path / "bad"), "--quiet", "--trace-flow", "4000000")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert "flow 4000000 does not exist" in bad.stderr or "does not exist" in bad.stderr, bad.stderr
+
+
 @pytest.mark.parametrize("fault", ["exchange", "second-rename", "full-disk"])
 def test_a_failing_save_leaves_the_old_result_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, fault: str

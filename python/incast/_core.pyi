@@ -4,7 +4,7 @@ Private: use the `incast` package. tests/test_stub.py checks these names against
 """
 
 import os
-from typing import Any, Dict, List, Literal, Optional, TypedDict, Union, final
+from typing import Any, Dict, List, Literal, Optional, Sequence, TypedDict, Union, final
 
 # The summary's keys are public (RunResult.summary), so they are declared once, in the package.
 from incast.api import Summary
@@ -78,6 +78,9 @@ class Simulation:
     def step(self, max_events: int) -> bool:
         """Processes at most `max_events` events without the GIL; True once the run is over.
         Raises ResourceError if memory runs out or the run reaches `run.max_samples`."""
+    def trace_flows(self, ids: Sequence[int]) -> None:
+        """Traces flows `ids` too, as `[output] trace_flows` would; only before the first
+        `step`. Raises ValueError naming an id the run does not have, or once it has started."""
     def progress(self) -> _ProgressDict:
         """Where the run is."""
     def finish(self) -> _ResultsDict:

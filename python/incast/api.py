@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import signal
 import threading
@@ -223,6 +224,8 @@ def run(
     seed: Optional[int] = None,
     progress: Union[bool, ProgressCallback] = False,
     chunk_events: int = CHUNK_EVENTS,
+    trace_flows: Sequence[int] = (),
+    trace_slowest: int = 0,
 ) -> RunResult:
     """Runs a scenario to its end.
 
@@ -232,20 +235,53 @@ def run(
     progress bar on stderr once the run has taken a second; a callable is called with a
     `Progress` after every `chunk_events` events and once at the end.
 
+    `trace_flows` traces these flow ids on top of the scenario's `[output] trace_*` keys.
+    `trace_slowest=n` also traces the n slowest finite flows (`slowest_flows`), found by running
+    the scenario twice: once to find them, once to trace them. The engine is deterministic and
+    tracing changes nothing, so the second run's flow table is the first's; the run costs twice
+    its time.
+
     The engine runs with the GIL released, so runs in several threads proceed in parallel; Ctrl-C
     interrupts within one chunk. Raises `ScenarioError` (a ValueError) naming the offending key,
-    ValueError for a `chunk_events` that is not a positive integer, or OSError if the scenario
-    file cannot be read.
+    ValueError for a `chunk_events` that is not a positive integer or a flow id the run does not
+    have, or OSError if the scenario file cannot be read.
     """
-    from incast.progress import ProgressBar
-
     # Checked first: a zero would make the loop below step for ever without advancing.
     if isinstance(chunk_events, bool) or not hasattr(chunk_events, "__index__"):
         raise ValueError(f"chunk_events must be a positive integer, not {type(chunk_events).__name__}")
     chunk_events = int(chunk_events.__index__())
     if not 0 < chunk_events < _U64_END:
         raise ValueError(f"chunk_events must be a positive integer below 2**64, not {chunk_events}")
+    if isinstance(trace_slowest, bool) or not hasattr(trace_slowest, "__index__") or int(trace_slowest) < 0:
+        raise ValueError(f"trace_slowest must be a non-negative integer, not {trace_slowest!r}")
+    traced = [int(i) for i in trace_flows]
+    if trace_slowest:
+        first = _drive(simulation(scenario, seed=seed), progress, chunk_events)
+        traced += slowest_flows(first.flows, int(trace_slowest))
     sim = simulation(scenario, seed=seed)
+    if traced:
+        try:
+            sim.trace_flows(traced)
+        except ValueError as e:
+            raise ValueError(f"trace_flows: {e}") from None
+    return _drive(sim, progress, chunk_events)
+
+
+def slowest_flows(flows: "pa.Table", n: int) -> List[int]:
+    """The ids of the `n` slowest finite flows of a flow table: those that never finished first
+    (in id order), then by completion time (`finish_s - start_s`), longest first. Long-lived flows
+    (no size) have no completion time and are left out."""
+    rows = flows.select(["flow_id", "size_bytes", "start_s", "finish_s"]).to_pylist()
+    finite = [r for r in rows if r["size_bytes"] is not None]
+    fct = {r["flow_id"]: math.inf if r["finish_s"] is None else r["finish_s"] - r["start_s"] for r in finite}
+    return sorted(fct, key=lambda f: (-fct[f], f))[:n]
+
+
+def _drive(sim: _core.Simulation, progress: Union[bool, ProgressCallback], chunk_events: int) -> RunResult:
+    """Steps `sim` to its end in chunks of `chunk_events`, reporting to `progress` as `run`
+    says, and returns its results."""
+    from incast.progress import ProgressBar
+
     bar = ProgressBar(force=True) if progress is True else None
     report: Optional[ProgressCallback] = bar
     if report is None and callable(progress):

@@ -50,6 +50,25 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, not {text!r}")
+    return value
+
+
+def flow_id(text: str) -> int:
+    """argparse type: a flow id, in [0, 2^32)."""
+    value = non_negative_int(text)
+    if value >= 1 << 32:
+        raise argparse.ArgumentTypeError(f"must be below 2**32, not {text!r}")
+    return value
+
+
 def seed_value(text: str) -> int:
     """argparse type: a seed in [0, 2^64)."""
     try:
@@ -92,6 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=seed_value, help="override the scenario's seed")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--progress", action="store_true", help="show the progress bar even without a terminal")
+    p.add_argument("--trace-flow", type=flow_id, action="append", default=[], metavar="ID",
+                   help="also trace this flow's window, alpha or rate into traces.parquet (repeatable)")
+    p.add_argument("--trace-slowest", type=non_negative_int, default=0, metavar="N",
+                   help="also trace the N slowest flows: runs the scenario twice, once to find them")
 
     p = sub.add_parser("check", help="check a scenario file without running it")
     p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
@@ -299,15 +322,21 @@ def toml_value(value: Any) -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from incast import ScenarioError
     from incast.api import run
     from incast.progress import ProgressBar
 
     out = check_run_out_dir(args.out)
     bar = None if args.quiet else ProgressBar(force=args.progress)
     try:
-        result = run(args.scenario, seed=args.seed, progress=bar if bar is not None else False)
+        result = run(args.scenario, seed=args.seed, progress=bar if bar is not None else False,
+                     trace_flows=args.trace_flow, trace_slowest=args.trace_slowest)
     except OSError as e:
         raise _read_scenario_error(args.scenario, e) from None
+    except ValueError as e:
+        if isinstance(e, ScenarioError):
+            raise
+        raise CliError(str(e)) from None
     finally:
         if bar is not None:
             bar.close()

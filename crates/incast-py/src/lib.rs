@@ -152,6 +152,16 @@ impl PySimulation {
         stepped.map_err(|e| resource_error(py, &e))
     }
 
+    /// Traces flows `ids` too, as `[output] trace_flows` would; only before the first `step`.
+    /// Raises ValueError naming an id the run does not have, or when the run has started.
+    fn trace_flows(&self, py: Python<'_>, ids: Vec<u32>) -> PyResult<()> {
+        py.detach(|| {
+            let mut guard = self.inner.lock().map_err(|_| poisoned())?;
+            let sim = guard.as_mut().ok_or_else(used_after_finish)?;
+            sim.trace_flows(&ids).map_err(PyValueError::new_err)
+        })
+    }
+
     /// Where the run is, as a dict (see `_core.pyi`).
     fn progress<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         // Another thread may be stepping: wait for the lock without holding the GIL.

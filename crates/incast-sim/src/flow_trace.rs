@@ -60,6 +60,7 @@ pub(crate) struct Traces {
     /// Flow ids to trace, sorted.
     flows: Vec<u32>,
     workloads: Vec<u32>,
+    apps: Vec<u32>,
     /// Each traced flow's last recorded state, so that only changes make rows.
     last: HashMap<u32, TraceState>,
     pub(crate) series: TraceSeries,
@@ -69,15 +70,28 @@ pub(crate) struct Traces {
 
 impl Traces {
     pub(crate) fn new(spec: &TraceSpec, max_rows: u64) -> Traces {
-        let mut flows = spec.flows.clone();
-        flows.sort_unstable();
-        flows.dedup();
-        Traces { flows, workloads: spec.workloads.clone(), last: HashMap::new(), series: TraceSeries::default(), rows_left: max_rows }
+        let mut traces = Traces {
+            flows: Vec::new(),
+            workloads: spec.workloads.clone(),
+            apps: spec.apps.clone(),
+            last: HashMap::new(),
+            series: TraceSeries::default(),
+            rows_left: max_rows,
+        };
+        traces.add_flows(&spec.flows);
+        traces
     }
 
-    /// Whether flow `id` of workload `workload` is traced.
-    pub(crate) fn wants(&self, id: FlowId, workload: u32) -> bool {
-        self.workloads.contains(&workload) || self.flows.binary_search(&id.0).is_ok()
+    /// Traces flows `ids` too.
+    pub(crate) fn add_flows(&mut self, ids: &[u32]) {
+        self.flows.extend_from_slice(ids);
+        self.flows.sort_unstable();
+        self.flows.dedup();
+    }
+
+    /// Whether flow `id` of workload `workload` and OLDI application `app` is traced.
+    pub(crate) fn wants(&self, id: FlowId, workload: u32, app: Option<u32>) -> bool {
+        self.workloads.contains(&workload) || app.is_some_and(|a| self.apps.contains(&a)) || self.flows.binary_search(&id.0).is_ok()
     }
 
     /// Appends a row for flow `id` at `now` if its state differs from the last one recorded.
@@ -134,8 +148,11 @@ mod tests {
 
     #[test]
     fn rows_are_recorded_on_change_only_and_within_the_limit() {
-        let mut t = Traces::new(&TraceSpec { flows: vec![3, 1], workloads: vec![2] }, 3);
-        assert!(t.wants(FlowId(1), 0) && t.wants(FlowId(9), 2) && !t.wants(FlowId(9), 0));
+        let mut t = Traces::new(&TraceSpec { flows: vec![3, 1], workloads: vec![2], apps: vec![1] }, 3);
+        assert!(t.wants(FlowId(1), 0, None) && t.wants(FlowId(9), 2, None) && !t.wants(FlowId(9), 0, None));
+        assert!(t.wants(FlowId(9), 0, Some(1)) && !t.wants(FlowId(9), 0, Some(0)));
+        t.add_flows(&[9, 3]);
+        assert!(t.wants(FlowId(9), 0, None) && t.flows == [1, 3, 9]);
         let at = Instant::ZERO;
         t.record(FlowId(1), at, state(10)).unwrap();
         t.record(FlowId(1), at, state(10)).unwrap();

@@ -36,6 +36,8 @@ pub(crate) struct Observers {
     pub(crate) traces: Option<Traces>,
     /// D3 priority inversions, measured when D3 routers are installed.
     pub(crate) inversions: Option<PriorityInversions>,
+    /// `run.max_samples`: rows a table of samples or traces may hold.
+    pub(crate) max_rows: u64,
 }
 
 impl Observers {
@@ -59,6 +61,7 @@ impl Observers {
             capture,
             traces: scenario.output.traces.as_ref().map(|t| Traces::new(t, scenario.run.max_samples)),
             inversions: None,
+            max_rows: scenario.run.max_samples,
         })
     }
 }

@@ -36,7 +36,7 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers
     ports.extend((0..net.ports.len() as u32).map(|p| net.port_record(PortId(p), end.now)));
     let deadline_flows = records.iter().filter(|r| r.met_deadline.is_some()).count() as u64;
     let met = records.iter().filter(|r| r.met_deadline == Some(true)).count() as u64;
-    let Observers { counters, sampling, capture, traces, inversions } = observers;
+    let Observers { counters, sampling, capture, traces, inversions, .. } = observers;
     let summary = Summary {
         events: end.events,
         sim_time_s: end.now.as_secs_f64(),

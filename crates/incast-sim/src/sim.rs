@@ -15,7 +15,7 @@ use crate::connection::Connection;
 use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::event::{Event, EventQueue};
 use crate::flow::{Flow, Setup, Stalls, Transport};
-use crate::flow_trace::TraceState;
+use crate::flow_trace::{TraceState, Traces};
 use crate::ids::{FlowId, PacketId, PortId};
 use crate::inversions::PriorityInversions;
 use crate::network::Network;
@@ -25,7 +25,7 @@ use crate::port::{Admission, Arriving};
 use crate::processor::PortProcessor;
 use crate::report::{protocol_name, RunEnd};
 use crate::results::RunResults;
-use crate::scenario::{Protocol, Scenario, ScenarioError, TransportSpec};
+use crate::scenario::{Protocol, Scenario, ScenarioError, TraceSpec, TransportSpec};
 use crate::workload::{plan, Burst, FlowPlan};
 
 /// Where a running simulation is.
@@ -151,6 +151,23 @@ impl Simulation {
     /// The switch port that transmits towards `host`, if the host exists.
     pub fn host_downlink(&self, host: u32) -> Option<PortId> {
         (host < self.net.hosts()).then(|| self.net.topo.host_downlink(host))
+    }
+
+    /// Traces flows `ids` too, as `[output] trace_flows` would (before the run starts): how a
+    /// driver traces flows it picked from an earlier run of the same scenario, such as its
+    /// slowest. Fails naming an id the run will not have (flows of burst rounds drawn later are
+    /// numbered after those drawn so far).
+    pub fn trace_flows(&mut self, ids: &[u32]) -> Result<(), String> {
+        if self.event_count != 0 {
+            return Err("flows are chosen for tracing before the run starts".into());
+        }
+        let flows = self.flows.len() as u64 + self.bursts.iter().flatten().map(Burst::flows_to_come).sum::<u64>();
+        if let Some(&id) = ids.iter().find(|&&id| u64::from(id) >= flows) {
+            return Err(format!("flow {id} does not exist (the run has {flows} flows, numbered from 0)"));
+        }
+        let max_rows = self.obs.max_rows;
+        self.obs.traces.get_or_insert_with(|| Traces::new(&TraceSpec::default(), max_rows)).add_flows(ids);
+        Ok(())
     }
 
     /// Installs a header processor at a switch egress port (before the run starts).
@@ -681,7 +698,7 @@ impl Simulation {
     fn trace(&mut self, id: FlowId) {
         let Some(traces) = self.obs.traces.as_mut() else { return };
         let flow = &self.flows[id.idx()];
-        if !traces.wants(id, flow.plan.workload) {
+        if !traces.wants(id, flow.plan.workload, flow.plan.app) {
             return;
         }
         let Some(transport) = flow.transport.as_ref() else { return };

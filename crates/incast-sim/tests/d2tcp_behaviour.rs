@@ -120,7 +120,7 @@ fn d2tcp_coexists_with_tcp_through_the_workload_override() {
 #[test]
 fn a_trace_follows_the_window_and_alpha_of_the_flows_asked_for() {
     let mut s = two_flows(Protocol::D2tcp, [Some(TIGHT), Some(LAX)]);
-    s.output.traces = Some(TraceSpec { flows: vec![1], workloads: vec![] });
+    s.output.traces = Some(TraceSpec { flows: vec![1], ..TraceSpec::default() });
     let r = run(&s);
     let t = r.traces.as_ref().expect("asked for");
     assert!(t.flow_id.iter().all(|&f| f == 1), "only flow 1");

@@ -4,11 +4,13 @@
 
 mod common;
 
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use common::assert_conservation;
 use incast_sim::results::{FlowRecord, RunResults};
-use incast_sim::scenario::{parse_toml, D2TCP_APPS};
+use incast_sim::scenario::{parse_toml, TraceSpec, D2TCP_APPS};
+use incast_sim::Simulation;
 
 /// 5 racks of 40 hosts (40 per application), fan-in 20 at 20% utilization with background
 /// flows; queries for 40 ms, then 70 ms for the last deadlines (at most 1.5 x 45 ms) to pass.
@@ -96,4 +98,34 @@ fn reduced_oldi_run_gives_background_senders_bandwidth() {
 #[test]
 fn reduced_oldi_run_is_deterministic() {
     assert_eq!(run().flows, shared().flows);
+}
+
+#[test]
+fn traces_follow_an_application_or_flows_chosen_after_building() {
+    let mut scenario = parse_toml(REDUCED, None).expect("valid scenario");
+    scenario.run.duration = Some(incast_proto::time::Duration::from_ms(20));
+    let plain = incast_sim::run(&scenario).expect("runs");
+    // Application 2's flows, by the scenario key.
+    let mut by_app = scenario.clone();
+    by_app.output.traces = Some(TraceSpec { apps: vec![2], ..TraceSpec::default() });
+    let r = incast_sim::run(&by_app).expect("runs");
+    assert_eq!(r.flows, plain.flows, "tracing changes nothing");
+    let traced: BTreeSet<u32> = r.traces.as_ref().expect("asked for").flow_id.iter().copied().collect();
+    let app2: BTreeSet<u32> = plain.flows.iter().filter(|f| f.app == Some(2) && f.start_s < 0.02).map(|f| f.flow_id).collect();
+    assert!(!traced.is_empty() && traced.is_subset(&app2), "only application 2's flows");
+    // The slowest finished flow, chosen from the first run and traced in a second.
+    let slowest = plain.flows.iter().filter(|f| f.finish_s.is_some()).max_by(|a, b| fct(a).total_cmp(&fct(b))).expect("finished flows");
+    let mut sim = Simulation::new(&scenario).expect("builds");
+    sim.trace_flows(&[slowest.flow_id]).expect("an existing flow");
+    assert!(sim.trace_flows(&[u32::MAX]).unwrap_err().contains("does not exist"));
+    while !sim.step(1 << 16).expect("runs") {}
+    assert!(sim.trace_flows(&[0]).is_err(), "too late once running");
+    let r = sim.finish().expect("results");
+    assert_eq!(r.flows, plain.flows);
+    let t = r.traces.expect("traced");
+    assert!(!t.flow_id.is_empty() && t.flow_id.iter().all(|&f| f == slowest.flow_id));
+}
+
+fn fct(f: &FlowRecord) -> f64 {
+    f.finish_s.map_or(f64::INFINITY, |done| done - f.start_s)
 }

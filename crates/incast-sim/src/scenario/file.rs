@@ -220,6 +220,7 @@ pub(crate) struct RawOutput {
     pub(crate) capture_ports: Option<Vec<String>>,
     pub(crate) trace_flows: Option<Vec<u32>>,
     pub(crate) trace_workloads: Option<Vec<u32>>,
+    pub(crate) trace_apps: Option<Vec<u32>>,
     pub(crate) capture_max_packets: Option<u64>,
 }
 

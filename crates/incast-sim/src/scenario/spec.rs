@@ -451,12 +451,17 @@ impl WorkloadSpec {
         }
     }
 
-    /// The protocols the workload names for its flows (the scenario's transport covers the rest).
-    pub fn protocols(&self) -> impl Iterator<Item = Protocol> + '_ {
-        let oldi = match self {
+    /// The OLDI trees of an `oldi` workload.
+    pub fn oldi(&self) -> Option<&OldiSpec> {
+        match self {
             WorkloadSpec::Oldi(oldi) => Some(oldi),
             _ => None,
-        };
+        }
+    }
+
+    /// The protocols the workload names for its flows (the scenario's transport covers the rest).
+    pub fn protocols(&self) -> impl Iterator<Item = Protocol> + '_ {
+        let oldi = self.oldi();
         let apps = oldi.into_iter().flat_map(|o| o.apps.iter().filter_map(|a| a.protocol));
         let background = oldi.and_then(|o| o.background.as_ref()).and_then(|b| b.protocol);
         self.options().protocol.into_iter().chain(apps).chain(background)
@@ -766,14 +771,16 @@ pub struct OutputSpec {
     pub traces: Option<TraceSpec>,
 }
 
-/// Which flows to trace (`[output] trace_flows`, `trace_workloads`): a flow is traced when its id
-/// is listed or its workload is.
+/// Which flows to trace (`[output] trace_flows`, `trace_workloads`, `trace_apps`): a flow is
+/// traced when its id is listed, or its workload, or its OLDI application.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct TraceSpec {
     /// Flow ids (the flow table's `flow_id`).
     pub flows: Vec<u32>,
     /// Workload indices (`[[workload]]` in file order, from 0).
     pub workloads: Vec<u32>,
+    /// OLDI application indices (the flow table's `app`).
+    pub apps: Vec<u32>,
 }
 
 /// Which ports to capture (`[output] capture_ports`), and how much.

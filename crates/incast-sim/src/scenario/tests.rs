@@ -749,6 +749,7 @@ malformed! {
     queue_ports_empty: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_ports = []\n"), "output.queue_sample_ports", "at least one host or port";
     queue_port_pattern_with_space: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_ports = [\"switch->h0\", \"tor 1\"]\n"), "output.queue_sample_ports[1]", "which no port name has";
     trace_workload_out_of_range: concat!(star!(), burst!(), "[output]\ntrace_workloads = [0, 1]\n"), "output.trace_workloads[1]", "workload 1 does not exist";
+    trace_app_without_oldi: concat!(star!(), burst!(), "[output]\ntrace_apps = [0]\n"), "output.trace_apps[0]", "application 0 does not exist";
     trace_nothing: concat!(star!(), burst!(), "[output]\ntrace_flows = []\n"), "output.trace_flows", "at least one flow id";
     capture_max_without_ports: concat!(star!(), burst!(), "[output]\ncapture_max_packets = 10\n"), "output.capture_ports", "is required with capture_max_packets";
     capture_ports_empty: concat!(star!(), burst!(), "[output]\ncapture_ports = []\n"), "output.capture_ports", "at least one port";

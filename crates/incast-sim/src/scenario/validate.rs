@@ -108,7 +108,8 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
     let explicit_rate = transport.protocol.is_explicit_rate()
         || workloads.iter().any(|w| w.protocols().any(super::Protocol::is_explicit_rate));
     limits::network(&topology, &switch, limits::full_packet_bytes(&transport, explicit_rate), &run)?;
-    let output = output(raw.output, &hosts, &run, workloads.len())?;
+    let apps = workloads.iter().filter_map(WorkloadSpec::oldi).map(|o| o.apps.len()).max().unwrap_or(0);
+    let output = output(raw.output, &hosts, &run, workloads.len(), apps)?;
     let long_lived: u64 = workloads.iter().map(WorkloadSpec::long_lived_flows).sum();
     limits::samples(&output, &run, long_lived)?;
     Ok(Scenario {
@@ -706,7 +707,9 @@ fn check_run_end(run: &RunSpec, workloads: &[WorkloadSpec]) -> Result<()> {
 }
 
 /// `[output]`.
-fn output(raw: RawOutput, hosts: &Hosts, run: &RunSpec, workload_count: usize) -> Result<OutputSpec> {
+/// `[output]`, for a scenario of `workload_count` workloads whose OLDI workloads have at most
+/// `app_count` applications.
+fn output(raw: RawOutput, hosts: &Hosts, run: &RunSpec, workload_count: usize, app_count: usize) -> Result<OutputSpec> {
     limits::within_horizon(|| "output.queue_sample_interval".into(), raw.queue_sample_interval, run)?;
     limits::within_horizon(|| "output.flow_throughput_interval".into(), raw.flow_throughput_interval, run)?;
     let queue_samples = match (raw.queue_sample_interval, raw.queue_sample_hosts, raw.queue_sample_ports) {
@@ -770,12 +773,23 @@ fn output(raw: RawOutput, hosts: &Hosts, run: &RunSpec, workload_count: usize) -
             Some(CaptureSpec { ports, max_packets })
         }
     };
-    let traces = match (raw.trace_flows, raw.trace_workloads) {
-        (None, None) => None,
-        (flows, workloads) => {
-            let (flows, workloads) = (flows.unwrap_or_default(), workloads.unwrap_or_default());
-            if flows.is_empty() && workloads.is_empty() {
-                return Err(err("output.trace_flows", "must list at least one flow id (or trace_workloads a workload)"));
+    let traces = match (raw.trace_flows, raw.trace_workloads, raw.trace_apps) {
+        (None, None, None) => None,
+        (flows, workloads, apps) => {
+            let (flows, workloads, apps) = (flows.unwrap_or_default(), workloads.unwrap_or_default(), apps.unwrap_or_default());
+            if flows.is_empty() && workloads.is_empty() && apps.is_empty() {
+                return Err(err(
+                    "output.trace_flows",
+                    "must list at least one flow id (or trace_workloads a workload, or trace_apps an OLDI application)",
+                ));
+            }
+            for (j, &a) in apps.iter().enumerate() {
+                if a as usize >= app_count {
+                    return Err(err(
+                        format!("output.trace_apps[{j}]"),
+                        format!("application {a} does not exist (the scenario's OLDI workloads have {app_count}, numbered from 0)"),
+                    ));
+                }
             }
             for (j, &w) in workloads.iter().enumerate() {
                 if w as usize >= workload_count {
@@ -785,7 +799,7 @@ fn output(raw: RawOutput, hosts: &Hosts, run: &RunSpec, workload_count: usize) -
                     ));
                 }
             }
-            Some(TraceSpec { flows, workloads })
+            Some(TraceSpec { flows, workloads, apps })
         }
     };
     Ok(OutputSpec {

@@ -56,6 +56,11 @@ impl Burst {
         out.extend(self.responses.flows(round, at, &mut self.rng));
     }
 
+    /// Flows of the rounds not yet drawn.
+    pub(crate) fn flows_to_come(&self) -> u64 {
+        u64::from(self.rounds.saturating_sub(self.current + 1)) * self.responses.workers.len() as u64
+    }
+
     /// One flow of the current round completed at `now`; when it was the last, draws the next
     /// round (starting `gap` later) into `out` and returns true.
     pub(crate) fn flow_completed(&mut self, now: Instant, out: &mut Vec<FlowPlan>) -> bool {
