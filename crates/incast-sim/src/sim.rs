@@ -24,7 +24,7 @@ use crate::port::{Admission, Arriving, BufferLimit, EcnThreshold, Port, SharedPo
 use crate::processor::PortProcessor;
 use crate::results::{FlowRecord, PortRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
 use crate::routing::{mix, Router};
-use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, ScenarioError, TransportSpec};
+use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, TransportSpec};
 use crate::topology::{NodeKind, Topology};
 use crate::workload::{plan, Burst, FlowPlan};
 
@@ -141,9 +141,11 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Builds the network and workload of `scenario`. Fails with [`Error::Scenario`] for what
-    /// the scenario's checks could not see (a hand-built [`Scenario`]), with [`Error::Resource`]
-    /// when memory runs out or the workloads draw more than `run.max_flows` flows.
+    /// Builds the network and workload of `scenario`, which scenario validation
+    /// ([`crate::scenario::parse_toml`], `parse_json`, `load`) accepted: a hand-built
+    /// [`Scenario`] that validation would refuse may panic (debug builds assert each
+    /// precondition). Fails with [`Error::Resource`] when memory runs out or the workloads draw
+    /// more than `run.max_flows` flows.
     pub fn new(scenario: &Scenario) -> Result<Simulation, Error> {
         let topo = Topology::build(&scenario.topology)?;
         let classes = scenario.switch.priority_classes.max(1);
@@ -198,7 +200,7 @@ impl Simulation {
             None => None,
             Some(spec) => {
                 let mut captured = try_vec(topo.ports.len(), false, "the port table")?;
-                for p in ports_matching(&topo, &spec.ports, "output.capture_ports")? {
+                for p in ports_matching(&topo, &spec.ports)? {
                     captured[p.idx()] = true;
                 }
                 // D3's rate bytes at the scale the hosts' rate field uses (`d3_field`).
@@ -446,24 +448,12 @@ impl Simulation {
         }
     }
 
-    /// Adds a planned flow: checks its hosts, resolves its routes and queues its start.
-    fn add_flow(&mut self, f: &FlowPlan) -> Result<(), Error> {
-        let hosts = self.topo.hosts.len() as u32;
+    /// Adds a planned flow: resolves its routes and queues its start. Scenario validation has
+    /// checked what the flow may be (two distinct hosts of the topology; a persistent message
+    /// on a TCP-family protocol; TCPpr's classes within the switches').
+    fn add_flow(&mut self, f: &FlowPlan) -> Result<(), ResourceError> {
         let i = self.flows.len();
-        for (host, what) in [(f.src, "source"), (f.dst, "destination")] {
-            if host >= hosts {
-                return Err(Error::Scenario(ScenarioError {
-                    path: format!("workload[{}]", f.workload),
-                    message: format!("flow {i} has {what} host {host}, but the topology has only {hosts} hosts (0..{})", hosts - 1),
-                }));
-            }
-        }
-        if f.src == f.dst {
-            return Err(Error::Scenario(ScenarioError {
-                path: format!("workload[{}]", f.workload),
-                message: format!("flow {i} sends from host {} to itself", f.src),
-            }));
-        }
+        debug_assert!(f.src != f.dst && f.src.max(f.dst) < self.topo.hosts.len() as u32, "flow {i}: {f:?}");
         // Room for this flow's entries, so that running out of memory is an error here.
         reserve(&mut self.flows, 1, "the flow table")?;
         reserve(&mut self.routes, 2 * MAX_ROUTE_HOPS, "the route table")?;
@@ -472,25 +462,11 @@ impl Simulation {
         let forward = push_route(&mut self.router, &self.topo, &mut self.routes, f.src, f.dst, key)?;
         let reverse = push_route(&mut self.router, &self.topo, &mut self.routes, f.dst, f.src, key)?;
         let protocol = f.protocol.unwrap_or(self.transport.protocol);
-        if f.persistent && protocol.is_explicit_rate() {
-            return Err(Error::Scenario(ScenarioError {
-                path: format!("workload[{}].connections", f.workload),
-                message: format!("\"persistent\" needs a TCP-family protocol, but flow {i} uses {}", protocol_name(protocol)),
-            }));
-        }
+        debug_assert!(!(f.persistent && protocol.is_explicit_rate()), "flow {i}: {f:?}");
         let mut plan = *f;
         if protocol == Protocol::TcpPr {
             // D3 Section 6.1.1: the deadline picks the strict-priority class.
-            let needed = self.transport.tcppr.classes_needed();
-            if needed > self.priority_classes {
-                return Err(Error::Scenario(ScenarioError {
-                    path: "tcppr.thresholds".into(),
-                    message: format!(
-                        "TCPpr needs {needed} priority classes but switch.priority_classes = {}",
-                        self.priority_classes
-                    ),
-                }));
-            }
+            debug_assert!(self.transport.tcppr.classes_needed() <= self.priority_classes);
             plan.priority = self.transport.tcppr.class_of(f.deadline);
         }
         self.starts.push(Reverse((f.start, i as u32)));
@@ -733,10 +709,8 @@ impl Simulation {
         let mut next = Vec::new();
         if burst.flow_completed(self.now, &mut next) {
             for f in &next {
-                match self.add_flow(f) {
-                    Ok(()) => {}
-                    Err(Error::Resource(e)) => return self.fail(e),
-                    Err(Error::Scenario(e)) => unreachable!("round flows reuse the hosts of the first round: {e}"),
+                if let Err(e) = self.add_flow(f) {
+                    return self.fail(e);
                 }
             }
             self.schedule_starts();
@@ -1133,38 +1107,27 @@ fn protocol_name(p: Protocol) -> &'static str {
     }
 }
 
-/// The ports `patterns` (the list at `field`) name, pattern by pattern, each pattern's ports in
-/// the topology's order, each port once; a pattern that names no port is an error naming it.
-fn ports_matching(topo: &Topology, patterns: &[String], field: &str) -> Result<Vec<PortId>, Error> {
+/// The ports `patterns` name, pattern by pattern, each pattern's ports in the topology's order,
+/// each port once (scenario validation has checked that every pattern names one).
+fn ports_matching(topo: &Topology, patterns: &[String]) -> Result<Vec<PortId>, ResourceError> {
     let mut chosen = Vec::new();
     if patterns.is_empty() {
         return Ok(chosen);
     }
-    let names: Vec<String> = (0..topo.ports.len() as u32).map(|p| topo.port_name(PortId(p))).collect();
+    let names = topo.port_names();
     let mut taken = try_vec(names.len(), false, "the port table")?;
-    for (j, pattern) in patterns.iter().enumerate() {
-        let mut matched = false;
+    for pattern in patterns {
         for (p, name) in names.iter().enumerate() {
-            if crate::port_pattern::matches(pattern, name) {
-                matched = true;
-                if !taken[p] {
-                    taken[p] = true;
-                    chosen.push(PortId(p as u32));
-                }
+            if crate::port_pattern::matches(pattern, name) && !taken[p] {
+                taken[p] = true;
+                chosen.push(PortId(p as u32));
             }
-        }
-        if !matched {
-            let some: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
-            return Err(Error::Scenario(ScenarioError {
-                path: format!("{field}[{j}]"),
-                message: format!("{pattern:?} matches no port of this topology (its ports are named like {})", some.join(", ")),
-            }));
         }
     }
     Ok(chosen)
 }
 
-fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Option<Sampling>, Error> {
+fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Option<Sampling>, ResourceError> {
     let out = &scenario.output;
     let queue = out.queue_samples.as_ref();
     let interval = match (queue.map(|q| q.interval), out.flow_throughput_interval) {
@@ -1179,16 +1142,11 @@ fn build_sampling(scenario: &Scenario, topo: &Topology, hosts: u32) -> Result<Op
     let mut chosen: Vec<PortId> = Vec::new();
     reserve(&mut chosen, sampled.len(), "the sampled ports")?;
     for &h in sampled {
-        if h >= hosts {
-            return Err(Error::Scenario(ScenarioError {
-                path: "output.queue_sample_hosts".into(),
-                message: format!("host {h} does not exist (the topology has {hosts} hosts)"),
-            }));
-        }
+        debug_assert!(h < hosts, "validation checks output.queue_sample_hosts");
         chosen.push(topo.host_downlink(h));
     }
     let by_host = chosen.clone();
-    chosen.extend(ports_matching(topo, patterns, "output.queue_sample_ports")?.into_iter().filter(|p| !by_host.contains(p)));
+    chosen.extend(ports_matching(topo, patterns)?.into_iter().filter(|p| !by_host.contains(p)));
     let host_facing = |port: PortId| -> Option<u32> {
         let peer = topo.ports[port.idx()].peer;
         match topo.nodes[peer.idx()].kind {
