@@ -6,7 +6,7 @@
 //!
 //! Layout, one concept per module: `event` (the time-ordered queue), `packet` (packets and their
 //! arena), `topology` (graph builders), `routing` (shortest paths, ECMP), `port` (queues, buffers,
-//! ECN, links), `processor` (in-network header processing), `workload` (flows of a run), `flow`
+//! ECN, links), `processor` (a port's explicit-rate allocator), `workload` (flows of a run), `flow`
 //! (transport dispatch), `connection` (messages of a persistent connection), `sim` (the event
 //! loop), `results` (what a run returns).
 

@@ -6,7 +6,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use incast_proto::d3::{RateField, D3_HEADER_BYTES};
+use incast_proto::d3::{Grant, RateField, D3_HEADER_BYTES};
 use incast_proto::tcp::{AckSegment, DataSegment, SackBlocks};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
@@ -21,7 +21,7 @@ use crate::ids::{FlowId, PacketId, PortId};
 use crate::inversions::PriorityInversions;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
 use crate::port::{Admission, Arriving, BufferLimit, EcnThreshold, Port, SharedPool};
-use crate::processor::PortProcessor;
+use crate::processor::RateAllocator;
 use crate::results::{FlowRecord, PortRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries};
 use crate::routing::{mix, Router};
 use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, TransportSpec};
@@ -280,8 +280,8 @@ impl Simulation {
         }
     }
 
-    /// Installs a header processor at a switch egress port (before the run starts).
-    pub fn attach_processor(&mut self, port: PortId, processor: Box<dyn PortProcessor>) {
+    /// Installs an explicit-rate allocator at a switch egress port (before the run starts).
+    pub fn attach_processor(&mut self, port: PortId, processor: Box<dyn RateAllocator>) {
         assert!(self.event_count == 0, "processors are attached before the run starts");
         if let Some(t) = processor.poll_timeout() {
             self.processor_timer_at[port.idx()] = Some(t);
@@ -732,14 +732,12 @@ impl Simulation {
         let port_id = self.packets.get(id).current_port(&self.routes);
         let port = &mut self.ports[port_id.idx()];
         let view = port.view();
-        let mut processed = false;
+        let mut answered = false;
         if let Some(processor) = port.processor.as_mut() {
-            let (packet, request) = self.packets.get_with_request_mut(id);
-            let flow = packet.flow;
-            let measured = request.is_some();
-            processed = processor.on_packet(now, packet, request, &view);
-            if measured {
-                self.measure_request(port_id, flow, id);
+            if let Some((flow, request)) = self.packets.request_mut(id) {
+                let grant = processor.on_request(now, flow, request, &view);
+                answered = grant.took_part();
+                self.measure_request(port_id, flow, grant);
             }
         }
         let port = &mut self.ports[port_id.idx()];
@@ -747,10 +745,10 @@ impl Simulation {
         let arriving = Arriving { id, wire_bytes: pkt.wire_bytes, priority: pkt.priority, ect: pkt.ect };
         match port.offer(now, arriving, &mut pkt.ce, &mut self.pools) {
             Admission::Dropped => {
-                if processed {
-                    let request = self.packets.ext(id).and_then(Ext::request);
-                    let processor = self.ports[port_id.idx()].processor.as_mut().expect("it processed the packet");
-                    processor.on_dropped(now, self.packets.get(id), request);
+                if answered {
+                    let request = self.packets.ext(id).and_then(Ext::request).expect("it answered the request");
+                    let processor = self.ports[port_id.idx()].processor.as_mut().expect("it answered the request");
+                    processor.on_dropped(now, request);
                 }
                 self.packets.release(id);
             }
@@ -760,17 +758,11 @@ impl Simulation {
         }
     }
 
-    /// Feeds a deadline flow's request, as the port's allocator just answered it, to the priority
+    /// Feeds what the port's allocator just granted a deadline flow's request to the priority
     /// inversion count.
-    fn measure_request(&mut self, port: PortId, flow: FlowId, id: PacketId) {
+    fn measure_request(&mut self, port: PortId, flow: FlowId, grant: Grant) {
         let (Some(book), Some(deadline)) = (self.inversions.as_mut(), self.flows[flow.idx()].deadline_at) else { return };
-        let Some(h) = self.packets.ext(id).and_then(Ext::request) else { return };
-        // A FIN, or a request for no rate (nearly done, or RCPdc), holds no deadline grant.
-        if h.fin || h.desired == 0 {
-            book.on_fin(port, flow, deadline);
-        } else if let Some(hop) = usize::from(h.index).checked_sub(1) {
-            book.on_request(port, flow, deadline, h.desired, h.alloc[hop]);
-        }
+        book.on_grant(port, flow, deadline, grant);
     }
 
     fn try_start_service(&mut self, port_id: PortId) {
