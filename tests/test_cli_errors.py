@@ -216,6 +216,38 @@ def test_check_reports_the_same_errors(tmp_path: Path) -> None:
     assert_clean_error(incast("check", str(scenario)), "topology.colour")
 
 
+# Errors that only the whole scenario shows (which ports the topology has, which protocols its flows
+# run): `incast check` reports them, as a run does, without building the network.
+WHOLE_SCENARIO_CASES = [
+    (
+        "queue-port-pattern-matching-no-port",
+        TOPOLOGY + burst() + '[output]\nqueue_sample_interval = "1ms"\nqueue_sample_ports = ["switch->h0", "core*"]\n',
+        "output.queue_sample_ports[1]",
+        "matches no port",
+    ),
+    (
+        "capture-port-pattern-matching-no-port",
+        TOPOLOGY + burst() + '[output]\ncapture_ports = ["tor*->fabric"]\n',
+        "output.capture_ports[0]",
+        "matches no port",
+    ),
+    (
+        "tcppr-too-few-classes",
+        TOPOLOGY + '[transport]\nprotocol = "tcppr"\n' + burst(),
+        "tcppr.thresholds",
+        "switch.priority_classes = 1",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "text,key,needle", [c[1:] for c in WHOLE_SCENARIO_CASES], ids=[c[0] for c in WHOLE_SCENARIO_CASES]
+)
+def test_check_reports_what_only_the_whole_scenario_shows(tmp_path: Path, text: str, key: str, needle: str) -> None:
+    scenario = write(tmp_path / "bad.toml", text)
+    assert_clean_error(incast("check", str(scenario)), key, needle)
+
+
 def test_json_scenario_errors_name_the_key(tmp_path: Path) -> None:
     scenario = write(
         tmp_path / "bad.json",

@@ -28,7 +28,7 @@
 use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
 use incast_proto::d3::{CongestionHeader, Feedback};
 use incast_proto::tcp::{SackBlocks, TcpConfig};
-use incast_wire::d3::{encode_grant, encode_request, Packet as D3Packet, Repr as D3Repr, HEADER_LEN as D3_HEADER_LEN};
+use incast_wire::d3::{Packet as D3Packet, HEADER_LEN as D3_HEADER_LEN};
 use incast_proto::time::Instant;
 
 use crate::packet::{Ext, Packet, PacketKind};
@@ -101,32 +101,9 @@ pub(crate) enum D3Header<'a> {
 impl D3Header<'_> {
     /// The header's 22 bytes at `scale` (D3 Figure 6).
     fn bytes(self, scale: u8) -> [u8; D3_HEADER_LEN] {
-        let grants = |rates: &[u64]| {
-            let mut out = [0u8; incast_wire::d3::VECTOR_LEN];
-            for (o, &r) in out.iter_mut().zip(rates) {
-                *o = encode_grant(r, scale);
-            }
-            out
-        };
         let repr = match self {
-            D3Header::Request(h) => D3Repr {
-                desired_rate: encode_request(h.desired, scale),
-                index: h.index,
-                alloc: grants(&h.alloc),
-                prev_desired_rate: encode_request(h.prev_desired, scale),
-                prev_alloc: grants(&h.prev_alloc),
-                feedback: [0; incast_wire::d3::VECTOR_LEN],
-                scale,
-            },
-            D3Header::Feedback(f) => D3Repr {
-                desired_rate: 0,
-                index: f.hops,
-                alloc: grants(&f.alloc),
-                prev_desired_rate: 0,
-                prev_alloc: [0; incast_wire::d3::VECTOR_LEN],
-                feedback: [0; incast_wire::d3::VECTOR_LEN],
-                scale,
-            },
+            D3Header::Request(h) => h.to_wire(scale),
+            D3Header::Feedback(f) => f.to_wire(scale),
         };
         let mut out = [0u8; D3_HEADER_LEN];
         repr.emit(&mut D3Packet::new_unchecked(&mut out[..]));

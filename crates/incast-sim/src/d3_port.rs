@@ -1,15 +1,14 @@
 //! D3's router at a switch egress port (D3 Sections 4.3 and 4.4): hands the rate request a
 //! packet carries to the port's allocator (`incast_proto::d3::Router`), which writes this hop's
-//! allocation into the header, and takes the allocation back if the port then drops the packet.
-//! Packets without a rate request pass untouched. The allocator's capacity control runs on the
-//! port's timer with the bytes the port sent and its queue.
+//! allocation into the header and says what it granted, and takes the allocation back if the
+//! port then drops the packet. The allocator's capacity control runs on the port's timer with
+//! the bytes the port sent and its queue.
 
-use incast_proto::d3::{CongestionHeader, Counters, RateField, Router, RouterConfig};
+use incast_proto::d3::{CongestionHeader, Counters, Grant, RateField, Router, RouterConfig};
 use incast_proto::time::Instant;
 
 use crate::ids::FlowId;
-use crate::packet::Packet;
-use crate::processor::{PortProcessor, PortView};
+use crate::processor::{PortView, RateAllocator};
 use crate::scenario::D3Spec;
 
 /// The allocator of one port and what it last saw of the port's byte counter.
@@ -44,15 +43,13 @@ fn flow_hash(flow: FlowId) -> u32 {
     (z ^ (z >> 31)) as u32
 }
 
-impl PortProcessor for D3Port {
-    fn on_packet(&mut self, _now: Instant, packet: &mut Packet, request: Option<&mut CongestionHeader>, _port: &PortView) -> bool {
-        request.is_some_and(|header| self.router.handle_header(header, flow_hash(packet.flow)))
+impl RateAllocator for D3Port {
+    fn on_request(&mut self, _now: Instant, flow: FlowId, request: &mut CongestionHeader, _port: &PortView) -> Grant {
+        self.router.handle_header(request, flow_hash(flow))
     }
 
-    fn on_dropped(&mut self, _now: Instant, _packet: &Packet, request: Option<&CongestionHeader>) {
-        if let Some(header) = request {
-            self.router.handle_drop(header);
-        }
+    fn on_dropped(&mut self, _now: Instant, request: &CongestionHeader) {
+        self.router.handle_drop(request);
     }
 
     fn poll_timeout(&self) -> Option<Instant> {

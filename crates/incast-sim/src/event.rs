@@ -72,6 +72,7 @@ pub(crate) struct EventQueue {
 
 impl EventQueue {
     /// Schedules `event` at `time`.
+    #[inline]
     pub(crate) fn push(&mut self, time: Instant, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
@@ -105,6 +106,7 @@ impl EventQueue {
     }
 
     /// Removes and returns the earliest event if it is due at or before `limit`.
+    #[inline]
     pub(crate) fn pop_until(&mut self, limit: Instant) -> Option<(Instant, Event)> {
         let heap = self.earliest()?;
         if heap.peek().is_some_and(|e| e.time() > limit) {

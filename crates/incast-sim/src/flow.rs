@@ -2,6 +2,7 @@
 //! The engine talks to every transport through the same sans-IO calls.
 
 use incast_proto::cc::{CcKind, CongestionControl};
+use incast_proto::d3::rate::from_bits_per_sec;
 use incast_proto::d3::{CongestionHeader, D3Config, D3Receiver, D3Sender, Feedback, RateField};
 use incast_proto::tcp::{AckSegment, DataSegment, TcpConfig, TcpReceiver, TcpSender};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
@@ -51,7 +52,7 @@ pub(crate) struct Setup<'a> {
 /// How D3's header carries rates in a network whose fastest host link is `fastest`: the 8-bit
 /// fields at the scale that covers it (D3 Section 5), or exact rates without `quantize`.
 pub(crate) fn d3_field(spec: &TransportSpec, fastest: BitsPerSec) -> RateField {
-    RateField::new(spec.d3.quantize, fastest.0 / 8)
+    RateField::new(spec.d3.quantize, from_bits_per_sec(fastest))
 }
 
 impl Transport {

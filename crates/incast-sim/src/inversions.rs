@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use incast_proto::d3::Grant;
 use incast_proto::time::Instant;
 
 use crate::ids::{FlowId, PortId};
@@ -22,8 +23,19 @@ pub(crate) struct PriorityInversions {
 }
 
 impl PriorityInversions {
+    /// A deadline flow's request passed `port`, and the port's router answered it with `grant`.
+    pub(crate) fn on_grant(&mut self, port: PortId, flow: FlowId, deadline: Instant, grant: Grant) {
+        match grant {
+            // A router with no slot left in the header took no part.
+            Grant::Untouched => {}
+            // A FIN, or a request for no rate (nearly done, or RCPdc), holds no deadline grant.
+            Grant::Released | Grant::Granted { desired: 0, .. } => self.on_fin(port, flow, deadline),
+            Grant::Granted { desired, allocated } => self.on_request(port, flow, deadline, desired, allocated),
+        }
+    }
+
     /// A deadline flow's request passed `port`: it asked for `desired` and got `allocated`.
-    pub(crate) fn on_request(&mut self, port: PortId, flow: FlowId, deadline: Instant, desired: u64, allocated: u64) {
+    fn on_request(&mut self, port: PortId, flow: FlowId, deadline: Instant, desired: u64, allocated: u64) {
         let book = self.granted.entry(port).or_default();
         book.remove(&(deadline, flow));
         self.requests += 1;
@@ -35,7 +47,7 @@ impl PriorityInversions {
     }
 
     /// A deadline flow's FIN passed `port`: it holds nothing there any more.
-    pub(crate) fn on_fin(&mut self, port: PortId, flow: FlowId, deadline: Instant) {
+    fn on_fin(&mut self, port: PortId, flow: FlowId, deadline: Instant) {
         if let Some(book) = self.granted.get_mut(&port) {
             book.remove(&(deadline, flow));
         }
@@ -72,5 +84,20 @@ mod tests {
         p.on_request(PortId(1), FlowId(4), at(50), 10, 2); // its own grant replaced by a denial
         p.on_request(PortId(1), FlowId(5), at(20), 10, 4);
         assert_eq!((p.requests, p.inversions), (6, 0));
+    }
+
+    #[test]
+    fn grants_count_as_requests_and_releases() {
+        let mut p = PriorityInversions::default();
+        let granted = |allocated| Grant::Granted { desired: 10, allocated };
+        p.on_grant(PortId(1), FlowId(1), at(40), granted(10));
+        p.on_grant(PortId(1), FlowId(2), at(20), Grant::Untouched); // no part: not a request
+        p.on_grant(PortId(1), FlowId(2), at(20), granted(4)); // inversion
+        p.on_grant(PortId(1), FlowId(1), at(40), Grant::Granted { desired: 0, allocated: 7 }); // asks for nothing: returns the grant
+        p.on_grant(PortId(1), FlowId(3), at(20), granted(4));
+        p.on_grant(PortId(1), FlowId(4), at(50), granted(10));
+        p.on_grant(PortId(1), FlowId(4), at(50), Grant::Released);
+        p.on_grant(PortId(1), FlowId(5), at(20), granted(4));
+        assert_eq!((p.requests, p.inversions), (5, 1));
     }
 }

@@ -7,10 +7,10 @@
 //! Layout, one concept per module: `event` (the time-ordered queue), `packet` (packets and their
 //! arena), `topology` (graph builders), `routing` (shortest paths, ECMP), `port` (queues, buffers,
 //! ECN, links), `network` (the network built from a scenario: the one place that maps the spec to
-//! switch, D3 and TCPpr settings), `processor` (in-network header processing), `workload` (flows
-//! of a run), `flow` (transport dispatch), `connection` (messages of a persistent connection),
-//! `sim` (the event loop), `observe` (counters, sampling, traces, capture), `report` and
-//! `results` (what a run returns).
+//! switch, D3 and TCPpr settings), `processor` (a port's explicit-rate allocator), `workload`
+//! (flows of a run), `flow` (transport dispatch), `connection` (messages of a persistent
+//! connection), `sim` (the event loop), `observe` (counters, sampling, traces, capture), `report`
+//! and `results` (what a run returns).
 
 mod capture;
 mod connection;

@@ -12,10 +12,10 @@ use crate::flow::d3_field;
 use crate::ids::PortId;
 use crate::packet::RouteCursor;
 use crate::port::{BufferLimit, EcnThreshold, Port, SharedPool};
-use crate::processor::PortProcessor;
+use crate::processor::RateAllocator;
 use crate::results::PortRecord;
 use crate::routing::Router;
-use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, ScenarioError, SwitchSpec, TransportSpec};
+use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, SwitchSpec, TransportSpec};
 use crate::topology::{NodeKind, Topology};
 use crate::workload::FlowPlan;
 
@@ -124,11 +124,11 @@ impl Network {
 
     /// D3 and RCPdc need an allocator at every switch egress port (D3 Section 4.3): one per
     /// port, configured by the scenario's `[d3]` and carrying rates in the hosts' field.
-    pub(crate) fn d3_routers(&self, transport: &TransportSpec) -> Vec<(PortId, Box<dyn PortProcessor>)> {
+    pub(crate) fn d3_routers(&self, transport: &TransportSpec) -> Vec<(PortId, Box<dyn RateAllocator>)> {
         self.switch_ports()
             .map(|port| {
                 let view = self.ports[port.idx()].view();
-                (port, Box::new(D3Port::new(&transport.d3, &view, self.d3_field)) as Box<dyn PortProcessor>)
+                (port, Box::new(D3Port::new(&transport.d3, &view, self.d3_field)) as Box<dyn RateAllocator>)
             })
             .collect()
     }
@@ -147,49 +147,31 @@ impl Network {
     }
 
     /// The strict-priority class flow `plan` of `protocol` rides in: TCPpr picks it from the
-    /// deadline (D3 Section 6.1.1), other protocols keep the workload's.
-    pub(crate) fn priority_of(&self, transport: &TransportSpec, protocol: Protocol, plan: &FlowPlan) -> Result<u8, Error> {
+    /// deadline (D3 Section 6.1.1; validation has checked that the switches have its classes),
+    /// other protocols keep the workload's.
+    pub(crate) fn priority_of(&self, transport: &TransportSpec, protocol: Protocol, plan: &FlowPlan) -> u8 {
         if protocol != Protocol::TcpPr {
-            return Ok(plan.priority);
+            return plan.priority;
         }
-        let needed = transport.tcppr.classes_needed();
-        if needed > self.priority_classes {
-            return Err(Error::Scenario(ScenarioError {
-                path: "tcppr.thresholds".into(),
-                message: format!("TCPpr needs {needed} priority classes but switch.priority_classes = {}", self.priority_classes),
-            }));
-        }
-        Ok(transport.tcppr.class_of(plan.deadline))
+        debug_assert!(transport.tcppr.classes_needed() <= self.priority_classes);
+        transport.tcppr.class_of(plan.deadline)
     }
 
-    /// The ports `patterns` (the list at `field`) name, pattern by pattern, each pattern's ports
-    /// in the topology's order, each port once; a pattern that names no port is an error naming
-    /// it.
-    pub(crate) fn ports_matching(&self, patterns: &[String], field: &str) -> Result<Vec<PortId>, Error> {
-        let topo = &self.topo;
+    /// The ports `patterns` name, pattern by pattern, each pattern's ports in the topology's
+    /// order, each port once (scenario validation has checked that every pattern names one).
+    pub(crate) fn ports_matching(&self, patterns: &[String]) -> Result<Vec<PortId>, ResourceError> {
         let mut chosen = Vec::new();
         if patterns.is_empty() {
             return Ok(chosen);
         }
-        let names: Vec<String> = (0..topo.ports.len() as u32).map(|p| topo.port_name(PortId(p))).collect();
+        let names = self.topo.port_names();
         let mut taken = try_vec(names.len(), false, "the port table")?;
-        for (j, pattern) in patterns.iter().enumerate() {
-            let mut matched = false;
+        for pattern in patterns {
             for (p, name) in names.iter().enumerate() {
-                if crate::port_pattern::matches(pattern, name) {
-                    matched = true;
-                    if !taken[p] {
-                        taken[p] = true;
-                        chosen.push(PortId(p as u32));
-                    }
+                if crate::port_pattern::matches(pattern, name) && !taken[p] {
+                    taken[p] = true;
+                    chosen.push(PortId(p as u32));
                 }
-            }
-            if !matched {
-                let some: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
-                return Err(Error::Scenario(ScenarioError {
-                    path: format!("{field}[{j}]"),
-                    message: format!("{pattern:?} matches no port of this topology (its ports are named like {})", some.join(", ")),
-                }));
             }
         }
         Ok(chosen)

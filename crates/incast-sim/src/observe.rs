@@ -14,7 +14,7 @@ use crate::inversions::PriorityInversions;
 use crate::network::Network;
 use crate::port::Port;
 use crate::results::{QueueSeries, RateCounters, ThroughputSeries};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::Scenario;
 
 /// Packet counters, kept so that sent = delivered + dropped + still in the network (drops and
 /// marks are counted per port, `PortCounters`, and summed at the end).
@@ -48,7 +48,7 @@ impl Observers {
             None => None,
             Some(spec) => {
                 let mut captured = try_vec(net.ports.len(), false, "the port table")?;
-                for p in net.ports_matching(&spec.ports, "output.capture_ports")? {
+                for p in net.ports_matching(&spec.ports)? {
                     captured[p.idx()] = true;
                 }
                 // D3's rate bytes at the scale the hosts' rate field uses (`Network::d3_field`).
@@ -96,16 +96,11 @@ impl Sampling {
         let mut chosen: Vec<PortId> = Vec::new();
         reserve(&mut chosen, sampled.len(), "the sampled ports")?;
         for &h in sampled {
-            if h >= hosts {
-                return Err(Error::Scenario(ScenarioError {
-                    path: "output.queue_sample_hosts".into(),
-                    message: format!("host {h} does not exist (the topology has {hosts} hosts)"),
-                }));
-            }
+            debug_assert!(h < hosts, "validation checks output.queue_sample_hosts");
             chosen.push(net.topo.host_downlink(h));
         }
         let by_host = chosen.clone();
-        chosen.extend(net.ports_matching(patterns, "output.queue_sample_ports")?.into_iter().filter(|p| !by_host.contains(p)));
+        chosen.extend(net.ports_matching(patterns)?.into_iter().filter(|p| !by_host.contains(p)));
         let queues = chosen
             .iter()
             .map(|&port| QueueSeries { port: net.topo.port_name(port), host: net.host_facing(port), ..Default::default() })

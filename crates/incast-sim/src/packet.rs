@@ -129,15 +129,14 @@ impl PacketArena {
         }
     }
 
-    /// The packet and, if it carries a rate request, its congestion header, both mutable.
-    pub(crate) fn get_with_request_mut(&mut self, id: PacketId) -> (&mut Packet, Option<&mut CongestionHeader>) {
+    /// If the packet carries a rate request: its flow, and its congestion header to answer.
+    pub(crate) fn request_mut(&mut self, id: PacketId) -> Option<(FlowId, &mut CongestionHeader)> {
         let i = id.0 as usize;
-        let packet = &mut self.slots[i];
-        let header = match (packet.has_ext, self.ext.get_mut(i)) {
-            (true, Some(Some(Ext::Request(h)))) => Some(h),
+        let packet = &self.slots[i];
+        match (packet.has_ext, self.ext.get_mut(i)) {
+            (true, Some(Some(Ext::Request(h)))) => Some((packet.flow, h)),
             _ => None,
-        };
-        (packet, header)
+        }
     }
 
     pub(crate) fn release(&mut self, id: PacketId) {

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use incast_proto::time::{Duration, Instant};
 
 use crate::ids::PacketId;
-use crate::processor::{PortProcessor, PortView};
+use crate::processor::{PortView, RateAllocator};
 use crate::topology::PortInfo;
 
 /// How much a port may queue.
@@ -103,7 +103,7 @@ pub(crate) struct Port {
     pub(crate) max_queue_bytes: u64,
     /// What the port did over the run, for the ports table (`results::PortRecord`).
     pub(crate) counters: PortCounters,
-    pub(crate) processor: Option<Box<dyn PortProcessor>>,
+    pub(crate) processor: Option<Box<dyn RateAllocator>>,
 }
 
 /// A port's counters beyond the bytes it sent and its largest queue: plain fields updated where

@@ -27,6 +27,12 @@ pub(crate) fn matches(pattern: &str, name: &str) -> bool {
     p[i..].iter().all(|&c| c == '*')
 }
 
+/// The first of `patterns` that matches none of the port `names`, if one does not: scenario
+/// validation refuses it, so that every pattern of a run chooses at least one port.
+pub(crate) fn first_unmatched(patterns: &[String], names: &[String]) -> Option<usize> {
+    patterns.iter().position(|pattern| !names.iter().any(|name| matches(pattern, name)))
+}
+
 /// Why `pattern` cannot name a port, if it cannot: port names are made of letters, digits, `-`
 /// and `>`.
 pub(crate) fn check(pattern: &str) -> Result<(), String> {
@@ -58,6 +64,15 @@ mod tests {
         assert!(matches("*", "h0->switch"));
         assert!(matches("a*b*c", "axxbyybzc"));
         assert!(!matches("a*b*c", "axxbyy"));
+    }
+
+    #[test]
+    fn the_first_pattern_that_names_no_port_is_found() {
+        let names = ["switch->h0".to_owned(), "h0->switch".to_owned()];
+        let patterns = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(first_unmatched(&patterns(&["*->h0", "h?->*"]), &names), None);
+        assert_eq!(first_unmatched(&patterns(&["*->h0", "core*", "tor*"]), &names), Some(1));
+        assert_eq!(first_unmatched(&[], &names), None);
     }
 
     #[test]

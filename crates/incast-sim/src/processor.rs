@@ -1,13 +1,15 @@
-//! In-network processing at a switch egress port: a small trait through which a component reads and
-//! rewrites packet headers as they pass (D3's rate allocator plugs in here). The engine calls it
-//! for every packet that reaches the port, before the buffer decides to admit or drop it, as a
-//! router's forwarding path would.
+//! In-network processing at a switch egress port: the port's explicit-rate allocator, through which
+//! the rate requests of D3 and RCPdc packets are answered on their way out (D3 Section 4.3: the
+//! routers on a flow's path allocate its rate). The engine shows the allocator every packet that
+//! carries a request, before the buffer decides to admit or drop it, as a router's forwarding
+//! path would; packets without a request never reach it. The protocol crate owns the request's
+//! format and what answering it means: the allocator answers with a [`Grant`], which the engine
+//! acts on and measures (priority inversions) without reading the header.
 
-use incast_proto::d3::header::CongestionHeader;
-use incast_proto::d3::Counters;
+use incast_proto::d3::{CongestionHeader, Counters, Grant};
 use incast_proto::time::{BitsPerSec, Instant};
 
-use crate::packet::Packet;
+use crate::ids::FlowId;
 
 /// What a processor may observe of the port it sits on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,22 +22,23 @@ pub struct PortView {
     pub bytes_sent: u64,
 }
 
-/// A header processor at one egress port. One boxed value per port, so the call is a single
-/// indirect call per packet-hop at ports that have one and nothing at ports that do not.
-pub trait PortProcessor: Send {
-    /// A packet arrived at the port; the processor may rewrite its headers. `request` is the
-    /// congestion header of an explicit-rate transport (D3), present when the packet carries a
-    /// rate request. Returns whether the processor acted on the packet, and so must hear of it
-    /// through [`on_dropped`](Self::on_dropped) if the port then drops it.
-    fn on_packet(&mut self, now: Instant, packet: &mut Packet, request: Option<&mut CongestionHeader>, port: &PortView) -> bool;
+/// The explicit-rate allocator of one egress port. One boxed value per port, so the call is a
+/// single indirect call per rate request at ports that have one and nothing at ports that do not.
+pub trait RateAllocator: Send {
+    /// A packet of `flow` carrying `request` arrived at the port: the allocator answers it,
+    /// writing its allocation into the header, and returns what it granted. If the answer is one
+    /// the allocator took part in ([`Grant::took_part`]) and the port then drops the packet, the
+    /// allocator hears of it through [`on_dropped`](Self::on_dropped).
+    fn on_request(&mut self, now: Instant, flow: FlowId, request: &mut CongestionHeader, port: &PortView) -> Grant;
 
-    /// The port dropped a packet this processor acted on (its buffer was full): undo what only a
-    /// delivered packet should have done. `request` is the header as `on_packet` left it.
-    fn on_dropped(&mut self, now: Instant, packet: &Packet, request: Option<&CongestionHeader>) {
-        let _ = (now, packet, request);
+    /// The port dropped a packet whose request this allocator answered (its buffer was full):
+    /// undo what only a delivered request should have done. `request` is the header as
+    /// `on_request` left it.
+    fn on_dropped(&mut self, now: Instant, request: &CongestionHeader) {
+        let _ = (now, request);
     }
 
-    /// When the processor next wants `handle_timeout` (periodic work such as capacity estimation).
+    /// When the allocator next wants `handle_timeout` (periodic work such as capacity estimation).
     #[must_use]
     fn poll_timeout(&self) -> Option<Instant> {
         None
@@ -46,7 +49,8 @@ pub trait PortProcessor: Send {
         let _ = (now, port);
     }
 
-    /// The aggregate counters of a rate allocator (D3's N, D, A and C), for time series.
+    /// The aggregate counters of the allocator (D3's N, D, A and C), for time series, if it
+    /// keeps them.
     fn counters(&self) -> Option<Counters> {
         None
     }

@@ -6,7 +6,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
-use incast_proto::d3::D3_HEADER_BYTES;
+use incast_proto::d3::{Grant, D3_HEADER_BYTES};
 use incast_proto::tcp::{AckSegment, DataSegment, SackBlocks};
 use incast_proto::time::{Duration, Instant};
 
@@ -22,10 +22,10 @@ use crate::network::Network;
 use crate::observe::Observers;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
 use crate::port::{Admission, Arriving};
-use crate::processor::PortProcessor;
-use crate::report::{protocol_name, RunEnd};
+use crate::processor::RateAllocator;
+use crate::report::RunEnd;
 use crate::results::RunResults;
-use crate::scenario::{Protocol, Scenario, ScenarioError, TraceSpec, TransportSpec};
+use crate::scenario::{Protocol, Scenario, TraceSpec, TransportSpec};
 use crate::workload::{plan, Burst, FlowPlan};
 
 /// Where a running simulation is.
@@ -89,9 +89,11 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Builds the network and workload of `scenario`. Fails with [`Error::Scenario`] for what
-    /// the scenario's checks could not see (a hand-built [`Scenario`]), with [`Error::Resource`]
-    /// when memory runs out or the workloads draw more than `run.max_flows` flows.
+    /// Builds the network and workload of `scenario`, which scenario validation
+    /// ([`crate::scenario::parse_toml`], `parse_json`, `load`) accepted: a hand-built
+    /// [`Scenario`] that validation would refuse may panic (debug builds assert each
+    /// precondition). Fails with [`Error::Resource`] when memory runs out or the workloads draw
+    /// more than `run.max_flows` flows.
     pub fn new(scenario: &Scenario) -> Result<Simulation, Error> {
         let net = Network::build(scenario)?;
         let plan = plan(&scenario.workloads, scenario.seed, scenario.run.max_flows)?;
@@ -170,8 +172,8 @@ impl Simulation {
         Ok(())
     }
 
-    /// Installs a header processor at a switch egress port (before the run starts).
-    pub fn attach_processor(&mut self, port: PortId, processor: Box<dyn PortProcessor>) {
+    /// Installs an explicit-rate allocator at a switch egress port (before the run starts).
+    pub fn attach_processor(&mut self, port: PortId, processor: Box<dyn RateAllocator>) {
         assert!(self.event_count == 0, "processors are attached before the run starts");
         if let Some(t) = processor.poll_timeout() {
             self.processor_timer_at[port.idx()] = Some(t);
@@ -238,36 +240,19 @@ impl Simulation {
         crate::report::results(&end, &self.net, &self.flows, self.obs)
     }
 
-    /// Adds a planned flow: checks its hosts, resolves its routes and queues its start.
-    fn add_flow(&mut self, f: &FlowPlan) -> Result<(), Error> {
-        let hosts = self.net.hosts();
+    /// Adds a planned flow: resolves its routes and queues its start. Scenario validation has
+    /// checked what the flow may be (two distinct hosts of the topology; a persistent message
+    /// on a TCP-family protocol; TCPpr's classes within the switches').
+    fn add_flow(&mut self, f: &FlowPlan) -> Result<(), ResourceError> {
         let i = self.flows.len();
-        for (host, what) in [(f.src, "source"), (f.dst, "destination")] {
-            if host >= hosts {
-                return Err(Error::Scenario(ScenarioError {
-                    path: format!("workload[{}]", f.workload),
-                    message: format!("flow {i} has {what} host {host}, but the topology has only {hosts} hosts (0..{})", hosts - 1),
-                }));
-            }
-        }
-        if f.src == f.dst {
-            return Err(Error::Scenario(ScenarioError {
-                path: format!("workload[{}]", f.workload),
-                message: format!("flow {i} sends from host {} to itself", f.src),
-            }));
-        }
+        debug_assert!(f.src != f.dst && f.src.max(f.dst) < self.net.hosts(), "flow {i}: {f:?}");
         // Room for this flow's entries, so that running out of memory is an error here.
         reserve(&mut self.flows, 1, "the flow table")?;
         self.starts.try_reserve(1).map_err(|_| ResourceError::allocation::<(Instant, u32)>("the flow starts", self.starts.len() + 1))?;
         let (forward, reverse) = self.net.add_routes(i, f.src, f.dst)?;
         let protocol = f.protocol.unwrap_or(self.transport.protocol);
-        if f.persistent && protocol.is_explicit_rate() {
-            return Err(Error::Scenario(ScenarioError {
-                path: format!("workload[{}].connections", f.workload),
-                message: format!("\"persistent\" needs a TCP-family protocol, but flow {i} uses {}", protocol_name(protocol)),
-            }));
-        }
-        let plan = FlowPlan { priority: self.net.priority_of(&self.transport, protocol, f)?, ..*f };
+        debug_assert!(!(f.persistent && protocol.is_explicit_rate()), "flow {i}: {f:?}");
+        let plan = FlowPlan { priority: self.net.priority_of(&self.transport, protocol, f), ..*f };
         self.starts.push(Reverse((f.start, i as u32)));
         self.finite_remaining += u64::from(f.size_bytes.is_some());
         self.flows.push(Flow {
@@ -508,10 +493,8 @@ impl Simulation {
         let mut next = Vec::new();
         if burst.flow_completed(self.now, &mut next) {
             for f in &next {
-                match self.add_flow(f) {
-                    Ok(()) => {}
-                    Err(Error::Resource(e)) => return self.fail(e),
-                    Err(Error::Scenario(e)) => unreachable!("round flows reuse the hosts of the first round: {e}"),
+                if let Err(e) = self.add_flow(f) {
+                    return self.fail(e);
                 }
             }
             self.schedule_starts();
@@ -533,14 +516,12 @@ impl Simulation {
         let port_id = self.packets.get(id).current_port(&self.net.routes);
         let port = &mut self.net.ports[port_id.idx()];
         let view = port.view();
-        let mut processed = false;
+        let mut answered = false;
         if let Some(processor) = port.processor.as_mut() {
-            let (packet, request) = self.packets.get_with_request_mut(id);
-            let flow = packet.flow;
-            let measured = request.is_some();
-            processed = processor.on_packet(now, packet, request, &view);
-            if measured {
-                self.measure_request(port_id, flow, id);
+            if let Some((flow, request)) = self.packets.request_mut(id) {
+                let grant = processor.on_request(now, flow, request, &view);
+                answered = grant.took_part();
+                self.measure_request(port_id, flow, grant);
             }
         }
         let port = &mut self.net.ports[port_id.idx()];
@@ -548,10 +529,10 @@ impl Simulation {
         let arriving = Arriving { id, wire_bytes: pkt.wire_bytes, priority: pkt.priority, ect: pkt.ect };
         match port.offer(now, arriving, &mut pkt.ce, &mut self.net.pools) {
             Admission::Dropped => {
-                if processed {
-                    let request = self.packets.ext(id).and_then(Ext::request);
-                    let processor = self.net.ports[port_id.idx()].processor.as_mut().expect("it processed the packet");
-                    processor.on_dropped(now, self.packets.get(id), request);
+                if answered {
+                    let request = self.packets.ext(id).and_then(Ext::request).expect("it answered the request");
+                    let processor = self.net.ports[port_id.idx()].processor.as_mut().expect("it answered the request");
+                    processor.on_dropped(now, request);
                 }
                 self.packets.release(id);
             }
@@ -561,17 +542,11 @@ impl Simulation {
         }
     }
 
-    /// Feeds a deadline flow's request, as the port's allocator just answered it, to the priority
+    /// Feeds what the port's allocator just granted a deadline flow's request to the priority
     /// inversion count.
-    fn measure_request(&mut self, port: PortId, flow: FlowId, id: PacketId) {
+    fn measure_request(&mut self, port: PortId, flow: FlowId, grant: Grant) {
         let (Some(book), Some(deadline)) = (self.obs.inversions.as_mut(), self.flows[flow.idx()].deadline_at) else { return };
-        let Some(h) = self.packets.ext(id).and_then(Ext::request) else { return };
-        // A FIN, or a request for no rate (nearly done, or RCPdc), holds no deadline grant.
-        if h.fin || h.desired == 0 {
-            book.on_fin(port, flow, deadline);
-        } else if let Some(hop) = usize::from(h.index).checked_sub(1) {
-            book.on_request(port, flow, deadline, h.desired, h.alloc[hop]);
-        }
+        book.on_grant(port, flow, deadline, grant);
     }
 
     fn try_start_service(&mut self, port_id: PortId) {

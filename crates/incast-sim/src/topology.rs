@@ -192,6 +192,11 @@ impl Topology {
         format!("{}->{}", self.nodes[p.node.idx()].name(), self.nodes[p.peer.idx()].name())
     }
 
+    /// Every port's name ([`port_name`](Self::port_name)), in port order.
+    pub(crate) fn port_names(&self) -> Vec<String> {
+        (0..self.ports.len() as u32).map(|p| self.port_name(PortId(p))).collect()
+    }
+
     /// Room for `hosts` hosts, `switches` switches and `links` links.
     fn reserve(&mut self, hosts: u64, switches: u64, links: u64) -> Result<(), Error> {
         let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);

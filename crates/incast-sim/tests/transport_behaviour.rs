@@ -180,10 +180,6 @@ fn tcppr_serves_short_deadlines_first() {
     let (high, low) = (median_fct(0), median_fct(1));
     assert!(high < 0.8 * low, "class 0 median FCT {high} s vs class 1 {low} s");
     assert!(r.flows.iter().all(|f| f.protocol == "tcppr"));
-    let mut too_few = s.clone();
-    too_few.switch.priority_classes = 2;
-    let e = incast_sim::Simulation::new(&too_few).err().expect("three classes needed");
-    assert!(matches!(&e, incast_sim::Error::Scenario(s) if s.path == "tcppr.thresholds"), "{e}");
 }
 
 #[test]

@@ -83,7 +83,7 @@ impl Pair {
                 };
                 assert!(h.record_alloc(a));
             }
-            Allocator::D3(router) => assert!(router.handle_header(h, 0)),
+            Allocator::D3(router) => assert!(router.handle_header(h, 0).took_part()),
         }
     }
 

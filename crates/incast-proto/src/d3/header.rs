@@ -5,7 +5,11 @@
 //! Rates here are [`Rate`]s as the header carries them: hosts and routers pass every rate they
 //! write through the same [`RateField`](super::RateField) (exact, or the paper's 8-bit fields),
 //! and an allocation of [`BASE_GRANT`](super::BASE_GRANT) (0) is the base-rate grant. The
-//! byte-level codec is `incast_wire::d3`.
+//! byte-level codec is `incast_wire::d3`; [`CongestionHeader::to_wire`] and
+//! [`Feedback::to_wire`] are the one conversion into it, so that nothing else turns the rates in
+//! memory into the header's bytes.
+
+use incast_wire::d3::{encode_grant, encode_request, Repr, VECTOR_LEN};
 
 use super::rate::Rate;
 
@@ -60,6 +64,22 @@ impl CongestionHeader {
         true
     }
 
+    /// The header in its wire form (D3 Figure 6) with rates at `scale`: desired rates rounded up
+    /// and allocations truncated to the 8-bit fields, as [`RateField`](super::RateField) rounds
+    /// them (so a header whose rates came through `RateField::Quantized { scale }` converts
+    /// exactly). The `feedback` vector is left empty: a request carries none.
+    pub fn to_wire(&self, scale: u8) -> Repr {
+        Repr {
+            desired_rate: encode_request(self.desired, scale),
+            index: self.index,
+            alloc: grants(&self.alloc, scale),
+            prev_desired_rate: encode_request(self.prev_desired, scale),
+            prev_alloc: grants(&self.prev_alloc, scale),
+            feedback: [0; VECTOR_LEN],
+            scale,
+        }
+    }
+
     /// The previous allocation of the router at the current `index`, a(t) for that router.
     pub fn prev_alloc_here(&self) -> Rate {
         self.prev_alloc
@@ -89,6 +109,21 @@ impl Feedback {
         }
     }
 
+    /// The feedback in the wire form of the header (D3 Figure 6) on the ACK that carries it,
+    /// rates at `scale`: the allocations in `alloc` and the routers that filled them in `index`,
+    /// as the request left the last router, with no request of its own.
+    pub fn to_wire(&self, scale: u8) -> Repr {
+        Repr {
+            desired_rate: 0,
+            index: self.hops,
+            alloc: grants(&self.alloc, scale),
+            prev_desired_rate: 0,
+            prev_alloc: [0; VECTOR_LEN],
+            feedback: [0; VECTOR_LEN],
+            scale,
+        }
+    }
+
     /// The sending rate this feedback grants: the smallest allocation on the path (Section 4.1:
     /// "The sending rate is the minimum of the allocated rates"), [`BASE_GRANT`](super::BASE_GRANT)
     /// as soon as one router gave the base rate, or `None` if no router took part.
@@ -96,6 +131,11 @@ impl Feedback {
         let hops = usize::from(self.hops).min(MAX_HOPS);
         self.alloc[..hops].iter().copied().min()
     }
+}
+
+/// A vector of allocations as the wire's grant bytes at `scale`.
+fn grants(rates: &[Rate; MAX_HOPS], scale: u8) -> [u8; VECTOR_LEN] {
+    rates.map(|r| encode_grant(r, scale))
 }
 
 #[cfg(test)]
@@ -129,6 +169,28 @@ mod tests {
         assert_eq!(h.prev_alloc_here(), 0);
         assert!(!h.record_alloc(9));
         assert_eq!(h.index as usize, MAX_HOPS);
+    }
+
+    #[test]
+    fn to_wire_rounds_requests_up_and_grants_down_at_the_scale() {
+        const UNIT: Rate = 1_000_000;
+        let h = CongestionHeader {
+            syn: true,
+            desired: 2 * UNIT + 1,
+            prev_desired: 3 * UNIT,
+            prev_alloc: [4 * UNIT + 999_999, 0, 0, 0, 0, 0],
+            index: 2,
+            alloc: [5 * UNIT, 1, 0, 0, 0, 0],
+            ..CongestionHeader::default()
+        };
+        let repr = h.to_wire(1);
+        assert_eq!((repr.desired_rate, repr.prev_desired_rate, repr.index, repr.scale), (3, 3, 2, 1));
+        assert_eq!((repr.alloc, repr.prev_alloc, repr.feedback), ([5, 0, 0, 0, 0, 0], [4, 0, 0, 0, 0, 0], [0; 6]));
+        // At scale 2 a unit is 2 MB/s.
+        assert_eq!(h.to_wire(2).alloc[0], 2);
+        let f = Feedback { hops: 2, alloc: [7 * UNIT, 6 * UNIT, 0, 0, 0, 0] };
+        let repr = f.to_wire(1);
+        assert_eq!((repr.index, repr.alloc, repr.desired_rate, repr.prev_alloc), (2, [7, 6, 0, 0, 0, 0], 0, [0; 6]));
     }
 
     #[test]

@@ -42,4 +42,4 @@ pub use header::{CongestionHeader, Feedback, D3_HEADER_BYTES, MAX_HOPS};
 pub use host::{BaseGrant, D3Config, D3Segment, D3Sender, D3Stats, Pacing};
 pub use rate::{base_rate, Rate, FULL_PACKET_BYTES, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
 pub use receiver::D3Receiver;
-pub use router::{Counters, RateRequest, Router, RouterConfig};
+pub use router::{Counters, Grant, RateRequest, Router, RouterConfig};

@@ -137,6 +137,35 @@ pub struct RateRequest {
     pub flow_hash: u32,
 }
 
+/// What one router did with the rate request a packet carries ([`Router::handle_header`]): the
+/// outcome a driver acts on, and an observer measures, instead of reading the header's slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grant {
+    /// The header's vectors were already full (a path longer than [`MAX_HOPS`] routers): this
+    /// router did not take part, and the header and the counters are as they were.
+    Untouched,
+    /// A FIN: the flow returned its a(t) and r(t) here and was allocated nothing (Figure 7,
+    /// step 5: the FIN "returns its existing allocation").
+    Released,
+    /// The flow asked for `desired`, r(t+1) (0 for a flow without a deadline, which gets its fair
+    /// share), and the router allocated `allocated`, a(t+1), written into its slot of the header.
+    /// Both as the header carries them: `allocated` is [`BASE_GRANT`] for the base rate.
+    Granted {
+        /// r(t+1).
+        desired: Rate,
+        /// a(t+1).
+        allocated: Rate,
+    },
+}
+
+impl Grant {
+    /// Whether the router took part, and so must hear of a drop of the packet
+    /// ([`Router::handle_drop`]).
+    pub fn took_part(self) -> bool {
+        self != Grant::Untouched
+    }
+}
+
 /// A snapshot of a port's aggregate counters, for instrumentation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
@@ -157,9 +186,10 @@ pub struct Counters {
 /// 1. For every packet leaving through this port that carries a D3 rate request, in the order the
 ///    port receives them and before the packet is queued:
 ///    [`handle_header`](Self::handle_header), which writes a(t+1) into this router's slot of the
-///    header. Packets without a request header are forwarded untouched and never shown to the
-///    router. If the port then drops a packet whose header it processed, call
-///    [`handle_drop`](Self::handle_drop) with that header.
+///    header and returns the [`Grant`]. Packets without a request header are forwarded untouched
+///    and never shown to the router. If the port then drops a packet whose header the router
+///    took part in ([`Grant::took_part`]), call [`handle_drop`](Self::handle_drop) with that
+///    header.
 /// 2. For every transmission, D3 or not: [`on_bytes_sent`](Self::on_bytes_sent) (per packet or
 ///    summed, as long as each byte is reported once and before the timeout that ends its interval).
 /// 3. Arm a timer at [`poll_timeout`](Self::poll_timeout); when it fires,
@@ -310,12 +340,14 @@ impl Router {
     /// Processes the rate request a packet carries on its way out of this port: reads this
     /// router's slot of r(t) and [a(t)] at the header's index, computes a(t+1)
     /// ([`handle_request`](Self::handle_request)) and writes it into the slot, advancing the
-    /// index. Returns `false`, and changes nothing, when the header's vectors are already full (a
-    /// path longer than [`MAX_HOPS`] routers: this one cannot take part).
-    pub fn handle_header(&mut self, header: &mut CongestionHeader, flow_hash: u32) -> bool {
+    /// index. Returns what the router did: [`Grant::Untouched`], changing nothing, when the
+    /// header's vectors are already full (a path longer than [`MAX_HOPS`] routers: this one
+    /// cannot take part), [`Grant::Released`] for a FIN, else the [`Grant::Granted`] rate.
+    #[must_use]
+    pub fn handle_header(&mut self, header: &mut CongestionHeader, flow_hash: u32) -> Grant {
         let hop = usize::from(header.index);
         if hop >= MAX_HOPS {
-            return false;
+            return Grant::Untouched;
         }
         let req = RateRequest {
             syn: header.syn,
@@ -326,7 +358,14 @@ impl Router {
             upstream_min: header.alloc[..hop].iter().copied().min(),
             flow_hash,
         };
-        header.record_alloc(self.handle_request(&req))
+        let allocated = self.handle_request(&req);
+        let recorded = header.record_alloc(allocated);
+        debug_assert!(recorded, "slot {hop} is free");
+        if header.fin {
+            Grant::Released
+        } else {
+            Grant::Granted { desired: header.desired, allocated }
+        }
     }
 
     /// The port dropped a packet whose request [`handle_header`](Self::handle_header) processed:

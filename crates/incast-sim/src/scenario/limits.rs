@@ -8,12 +8,12 @@ use std::cell::Cell;
 use incast_proto::d3::D3_HEADER_BYTES;
 use incast_proto::time::{Duration, Instant};
 
+use super::check::{err, positive_time, Result};
 use super::file::{RawRun, Time};
 use super::spec::{
     BufferSpec, LinkSpec, OutputSpec, RunSpec, SwitchSpec, TopologySpec, TransportSpec, DEFAULT_HORIZON, DEFAULT_MAX_FLOWS,
     DEFAULT_MAX_HOSTS, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TRACE_BYTES, MAX_HORIZON,
 };
-use super::validate::{err, positive_time, Result};
 
 /// Largest `run.max_flows`: flow ids are 32-bit.
 const MAX_MAX_FLOWS: u64 = u32::MAX as u64;

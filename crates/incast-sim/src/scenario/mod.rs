@@ -8,14 +8,19 @@
 //! text --serde + serde_path_to_error--> file::Raw* --validate, traffic--> spec::Scenario
 //!       (syntax, types, unknown keys,            (ranges, host indices, kind-specific
 //!        unit strings: units)                     keys, defaults; CSV traces: trace;
-//!                                                 OLDI applications: oldi)
+//!                                                 OLDI applications: oldi; [output] and
+//!                                                 its port patterns: output; shared
+//!                                                 checks: check)
 //! ```
 
+mod check;
+mod context;
 mod describe;
 pub(crate) mod error;
 mod file;
 mod limits;
 mod oldi;
+mod output;
 pub mod spec;
 mod trace;
 mod traffic;

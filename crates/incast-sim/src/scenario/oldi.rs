@@ -5,15 +5,15 @@
 
 use incast_proto::time::{Duration, Instant};
 
+use super::check::{count, err, finite, host_list, positive, positive_time, required, Result};
+use super::context::Context;
 use super::error::join;
 use super::file::{Name, Named, RawWorkload, Size, Time};
+use super::limits;
 use super::spec::{
     BackgroundSpec, Connections, DeadlineVariance, FlowOptions, OldiApp, OldiSpec, Protocol, QueryLoad,
     D2TCP_APPS, D2TCP_TREES_PER_APP,
 };
-use super::traffic::{host_list, Context};
-use super::limits;
-use super::validate::{count, err, finite, positive, positive_time, required, Result};
 
 /// The keys `kind = "oldi"` takes besides `kind`, `protocol` and `priority`.
 pub(crate) const KEYS: &[&str] = &[
@@ -362,7 +362,8 @@ mod tests {
         let s = spec(concat!(net!(), oldi!(), "connections = \"Per_Message\"\n"));
         assert_eq!(s.connections, Connections::PerMessage);
         // TCPpr is TCP-family: its messages may share a connection.
-        let s = spec(concat!(net!(), oldi!(), "connections = \"persistent\"\nprotocol = \"tcppr\"\n"));
+        let tcppr = concat!("[switch]\npriority_classes = 3\n", net!(), oldi!(), "connections = \"persistent\"\nprotocol = \"tcppr\"\n");
+        let s = spec(tcppr);
         assert_eq!(s.connections, Connections::Persistent);
     }
 

@@ -848,3 +848,38 @@ proptest::proptest! {
         let _ = parse_toml(&text, None);
     }
 }
+
+/// What only the whole scenario can tell (which ports a topology has, which protocols its flows
+/// run), checked by validation so that a scenario it accepts is one the engine builds: one test
+/// per check, at the key the engine's error used to name.
+mod build_checks {
+    use super::*;
+
+    /// Two racks of three hosts: ports `tor0->fabric`, `fabric->tor0`, `h0->tor0`, `tor0->h0`, ...
+    macro_rules! two_tier {
+        () => {
+            "[topology]\nkind = \"two-tier\"\nracks = 2\nhosts_per_rack = 3\n[[workload]]\nkind = \"flow-burst\"\n"
+        };
+    }
+
+    malformed! {
+        queue_port_pattern_matching_no_port: concat!(two_tier!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_ports = [\"tor*->fabric\", \"core*\"]\n"), "output.queue_sample_ports[1]", "\"core*\" matches no port of this topology (its ports are named like tor0->fabric, fabric->tor0, h0->tor0, tor0->h0)";
+        capture_port_pattern_matching_no_port: concat!(two_tier!(), "[output]\ncapture_ports = [\"switch->h0\"]\n"), "output.capture_ports[0]", "\"switch->h0\" matches no port";
+        tcppr_transport_with_one_class: concat!(star!(), "[transport]\nprotocol = \"tcppr\"\n", burst!()), "tcppr.thresholds", "TCPpr, which workload[0] runs, needs 3 priority classes (2 for the deadline classes its thresholds split, 1 for flows without a deadline), but switch.priority_classes = 1: raise switch.priority_classes to 3";
+        tcppr_workload_with_too_few_classes: concat!(star!(), "[switch]\npriority_classes = 2\n", burst!(), "[[workload]]\nkind = \"flow-burst\"\nprotocol = \"tcppr\"\n"), "tcppr.thresholds", "which workload[1] runs, needs 3 priority classes";
+        tcppr_background_senders_with_too_few_classes: concat!("[topology]\nkind = \"two-tier\"\nracks = 4\nhosts_per_rack = 10\n[run]\nduration = \"100ms\"\n[switch]\npriority_classes = 2\n", "[[workload]]\nkind = \"oldi\"\nfan_in = 5\nutilization = 0.1\nbackground = true\nbackground_protocol = \"tcppr\"\n"), "tcppr.thresholds", "needs 3 priority classes";
+        long_flow_source_out_of_range: concat!(star!(), "[[workload]]\nkind = \"long-flows\"\npairs = [[1, 0], [4, 0]]\n[run]\nduration = \"1s\"\n"), "workload[0].pairs[1][0]", "host 4 does not exist";
+        worker_out_of_range: concat!(star!(), burst!(), "worker_hosts = [1, 7]\n"), "workload[0].worker_hosts[1]", "host 7 does not exist";
+        poisson_host_out_of_range: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 1.0\nhosts = [1, 5]\nstop = \"1s\"\n"), "workload[0].hosts[1]", "host 5 does not exist";
+    }
+
+    #[test]
+    fn patterns_that_name_ports_and_tcppr_within_the_classes_are_accepted() {
+        toml(concat!(two_tier!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_ports = [\"tor*->fabric\"]\ncapture_ports = [\"fabric->tor?\"]\n"));
+        toml(concat!(star!(), "[switch]\npriority_classes = 3\n[transport]\nprotocol = \"tcppr\"\n", burst!()));
+        // Two classes suffice when flows without a deadline share the last deadline class.
+        toml(concat!(star!(), "[switch]\npriority_classes = 2\n[transport]\nprotocol = \"tcppr\"\n[tcppr]\nbackground_lowest = false\n", burst!()));
+        // A TCPpr transport that no flow runs needs no classes.
+        toml(concat!(star!(), "[transport]\nprotocol = \"tcppr\"\n", burst!(), "protocol = \"dctcp\"\n"));
+    }
+}

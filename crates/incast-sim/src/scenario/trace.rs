@@ -14,9 +14,8 @@ use std::path::{Component, Path, PathBuf};
 
 use incast_proto::time::{Duration, Instant};
 
+use super::check::{check_flow, Hosts};
 use super::spec::ExplicitFlow;
-use super::traffic::check_flow;
-use super::validate::Hosts;
 use super::{units, utf8_text};
 
 /// The columns a trace may have; the first four are required.

@@ -2,22 +2,20 @@
 //! long-lived background flows, explicit flow lists and traces) and their size and deadline
 //! distributions, with the defaults of the papers' experiments.
 
-use std::path::Path;
+use incast_proto::time::{Duration, Instant};
 
-use incast_proto::time::{BitsPerSec, Duration, Instant};
-
+use super::check::{
+    check_flow, count, distinct_hosts, err, finite, host_list, only_keys, positive, positive_time, required, Hosts,
+    Result,
+};
+use super::context::Context;
 use super::error::join;
 use super::file::{
     DeadlineDistKind, Named, Pair, RawDeadlineDist, RawFlow, RawSizeDist, RawWorkload, Size,
     SizeDistKind, Time, WorkloadKind,
 };
-use super::limits::{self, FlowBudget};
-use super::spec::{
-    DeadlineDist, ExplicitFlow, FlowOptions, Protocol, RoundStarts, RunSpec, SizeDist, SwitchSpec, WorkloadSpec,
-};
-use super::validate::{
-    count, err, finite, only_keys, positive, positive_time, required, Hosts, Result,
-};
+use super::limits;
+use super::spec::{DeadlineDist, ExplicitFlow, FlowOptions, RoundStarts, RunSpec, SizeDist, WorkloadSpec};
 use super::{oldi, trace, units};
 
 /// D3 Section 6.1.1: "response flow lengths are uniformly distributed across [2KB, 50KB]".
@@ -25,24 +23,6 @@ const DEFAULT_RESPONSE_SIZE: SizeDist = SizeDist::Uniform {
     lo: 2_000,
     hi: 50_000,
 };
-
-/// What the rest of the scenario tells a workload.
-pub(crate) struct Context<'a> {
-    /// The topology's hosts.
-    pub(crate) hosts: &'a Hosts,
-    /// Switch configuration (priority classes).
-    pub(crate) switch: &'a SwitchSpec,
-    /// Rate of every host link.
-    pub(crate) host_link_rate: BitsPerSec,
-    /// `[run]`: the duration, the horizon and the limits.
-    pub(crate) run: &'a RunSpec,
-    /// Flows the workloads checked so far plan, against `run.max_flows`.
-    pub(crate) flows: FlowBudget,
-    /// Directory relative trace paths resolve against.
-    pub(crate) base_dir: Option<&'a Path>,
-    /// `[transport].protocol`: what flows use unless their workload says otherwise.
-    pub(crate) protocol: Protocol,
-}
 
 /// Converts the workload at key path `p` (`workload[i]`).
 pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Result<WorkloadSpec> {
@@ -332,21 +312,6 @@ fn round_starts(
     Ok(RoundStarts::AfterCompletion { gap: Duration::from_ps(round_gap.map_or(0, |t| t.0)) })
 }
 
-/// `hosts` of the workload at `p`: distinct existing hosts, at least 2; every host if not given.
-pub(crate) fn host_list(p: &str, list: Option<Vec<u32>>, hosts: &Hosts) -> Result<Vec<u32>> {
-    let Some(list) = list else {
-        return Ok((0..hosts.count).collect());
-    };
-    distinct_hosts(&join(p, "hosts"), &list, hosts)?;
-    if list.len() < 2 {
-        return Err(err(
-            join(p, "hosts"),
-            "must list at least 2 hosts (a flow needs a sender and a receiver)",
-        ));
-    }
-    Ok(list)
-}
-
 /// The `destinations` of a Poisson workload: valid hosts, none twice, and for every source at
 /// least one destination other than itself.
 fn destination_list(p: &str, list: Vec<u32>, sources: &[u32], hosts: &Hosts) -> Result<Vec<u32>> {
@@ -358,18 +323,6 @@ fn destination_list(p: &str, list: Vec<u32>, sources: &[u32], hosts: &Hosts) -> 
         ));
     }
     Ok(list)
-}
-
-/// Every entry of the host list at key `at` exists, and none is listed twice.
-fn distinct_hosts(at: &str, list: &[u32], hosts: &Hosts) -> Result<()> {
-    let mut seen = std::collections::HashSet::new();
-    for (j, &h) in list.iter().enumerate() {
-        hosts.check(|| format!("{at}[{j}]"), u64::from(h))?;
-        if !seen.insert(h) {
-            return Err(err(format!("{at}[{j}]"), format!("host {h} is listed twice")));
-        }
-    }
-    Ok(())
 }
 
 /// A `flows` entry, with its error as (key, message).
@@ -398,46 +351,6 @@ fn explicit_flow(raw: RawFlow) -> std::result::Result<ExplicitFlow, (&'static st
         start: Instant::from_ps(start),
         deadline: deadline.map(Duration::from_ps),
     })
-}
-
-/// Checks one explicit flow (inline or from a trace); the error names the offending field
-/// (`src`, `dst`, `size` or `deadline`).
-pub(crate) fn check_flow(
-    f: &ExplicitFlow,
-    hosts: &Hosts,
-) -> std::result::Result<(), (&'static str, String)> {
-    if let Some(m) = hosts.missing(u64::from(f.src)) {
-        return Err(("src", m));
-    }
-    if let Some(m) = hosts.missing(u64::from(f.dst)) {
-        return Err(("dst", m));
-    }
-    if f.src == f.dst {
-        return Err((
-            "dst",
-            format!(
-                "is the same host as src ({}); a flow needs two distinct hosts",
-                f.src
-            ),
-        ));
-    }
-    if f.size_bytes == Some(0) {
-        return Err((
-            "size",
-            "must be positive (omit it for a long-lived flow)".into(),
-        ));
-    }
-    match f.deadline {
-        Some(d) if d == Duration::ZERO => Err((
-            "deadline",
-            "must be positive (omit it for no deadline)".into(),
-        )),
-        Some(_) if f.size_bytes.is_none() => Err((
-            "deadline",
-            "a long-lived flow (no size) cannot have a deadline".into(),
-        )),
-        _ => Ok(()),
-    }
 }
 
 /// A size distribution at `p`: a plain size string is a fixed size.

@@ -1,7 +1,22 @@
 //! Validation: turns the file structs of `scenario::file` into the spec types, applying the
 //! documented defaults (each cited to the paper it comes from) and naming the key path of every
-//! semantic error. This module holds the network and run sections and the shared checks;
-//! `scenario::traffic` the workloads. docs/scenario.md is the user-facing copy of these rules.
+//! semantic error. This module holds the network and transport sections and the checks across
+//! sections; `traffic` the workloads, `output` the `[output]` section, `limits` the `[run]`
+//! bounds, `check` the primitive checks they all share. A scenario validation accepts is one
+//! the engine builds without checking it again. docs/scenario.md is the user-facing copy of
+//! these rules.
+//!
+//! The validators import one way (besides `error`, `file`, `spec` and `units`):
+//!
+//! ```text
+//! validate ─► traffic, output, context, limits, check
+//! traffic  ─► oldi, trace, context, limits, check
+//! oldi     ─► context, limits, check
+//! trace    ─► check
+//! output   ─► limits, check       (and the engine's `Topology`, for port names)
+//! context  ─► limits, check
+//! limits   ─► check
+//! ```
 
 use std::path::Path;
 
@@ -10,18 +25,19 @@ use incast_proto::d3::{self, BaseGrant};
 use incast_proto::tcp::{DelayedAck, Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration};
 
-use super::error::{join, ScenarioError};
+use super::check::{count, err, finite, only_keys, positive, positive_time, required, Hosts, Result};
+use super::context::Context;
+use super::error::join;
 use super::file::{
-    Named, QueueLimit, RawD2tcp, RawD3, RawDelayedAck, RawTcpPr, RawEcn, RawOutput, RawScenario, RawSwitch,
-    RawTopology, RawTransport, Time, TopologyKind,
+    Named, QueueLimit, RawD2tcp, RawD3, RawDelayedAck, RawEcn, RawScenario, RawSwitch, RawTcpPr, RawTopology,
+    RawTransport, TopologyKind,
 };
-use super::limits;
 use super::spec::{
-    BufferSpec, D3Spec, EcnSpec, TcpPrSpec, HostIndex, LinkSpec, OutputSpec, QueueSampling, CaptureSpec, TraceSpec, RunSpec, Scenario,
-    SwitchSpec, TopologySpec, TransportSpec, WorkloadSpec,
+    BufferSpec, D3Spec, EcnSpec, LinkSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec, TopologySpec,
+    TransportSpec, WorkloadSpec,
 };
 use super::units::QueueSize;
-use super::traffic;
+use super::{limits, output, traffic};
 
 /// Seed when the file gives none.
 const DEFAULT_SEED: u64 = 1;
@@ -64,14 +80,6 @@ const MAX_MSS: u64 = 9000;
 /// Largest ECN cut floor in segments; the stacks use 1 or 2.
 const MAX_ECN_CUT_FLOOR: u64 = 64;
 
-/// Result of a validation step.
-pub(crate) type Result<T> = std::result::Result<T, ScenarioError>;
-
-/// An error at `path`.
-pub(crate) fn err(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
-    ScenarioError::new(path, message)
-}
-
 /// Converts a whole document.
 pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scenario> {
     let run = limits::run_spec(&raw.run)?;
@@ -89,7 +97,7 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         count: topology.host_count(),
         topology: topology.kind_name(),
     };
-    let context = traffic::Context {
+    let context = Context {
         hosts: &hosts,
         switch: &switch,
         host_link_rate: topology.host_link_rate(),
@@ -105,11 +113,12 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         .map(|(i, w)| traffic::workload(&format!("workload[{i}]"), w, &context))
         .collect::<Result<Vec<_>>>()?;
     check_run_end(&run, &workloads)?;
+    check_priority_classes(&transport, &switch, &workloads)?;
     let explicit_rate = transport.protocol.is_explicit_rate()
-        || workloads.iter().any(|w| w.protocols().any(super::Protocol::is_explicit_rate));
+        || workloads.iter().any(|w| w.protocols().any(Protocol::is_explicit_rate));
     limits::network(&topology, &switch, limits::full_packet_bytes(&transport, explicit_rate), &run)?;
     let apps = workloads.iter().filter_map(WorkloadSpec::oldi).map(|o| o.apps.len()).max().unwrap_or(0);
-    let output = output(raw.output, &hosts, &run, workloads.len(), apps)?;
+    let output = output::section(raw.output, &topology, &hosts, &run, workloads.len(), apps)?;
     let long_lived: u64 = workloads.iter().map(WorkloadSpec::long_lived_flows).sum();
     limits::samples(&output, &run, long_lived)?;
     Ok(Scenario {
@@ -121,109 +130,6 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         run,
         output,
     })
-}
-
-/// The hosts of the topology, for range checks with a message that says how many there are.
-pub(crate) struct Hosts {
-    /// Hosts are numbered `0..count`.
-    pub(crate) count: u32,
-    /// The topology's kind name, for messages.
-    pub(crate) topology: &'static str,
-}
-
-impl Hosts {
-    /// Why `host` is out of range, or `None` if it exists.
-    pub(crate) fn missing(&self, host: u64) -> Option<String> {
-        (host >= u64::from(self.count)).then(|| {
-            format!(
-                "host {host} does not exist: the {} topology has {} hosts, numbered 0 to {}",
-                self.topology,
-                self.count,
-                self.count.saturating_sub(1)
-            )
-        })
-    }
-
-    /// Errs at `path()` if `host` does not exist.
-    pub(crate) fn check(&self, path: impl FnOnce() -> String, host: u64) -> Result<()> {
-        match self.missing(host) {
-            Some(message) => Err(err(path(), message)),
-            None => Ok(()),
-        }
-    }
-}
-
-/// Rejects keys that were given but do not apply to `what` (e.g. `kind = "star"`).
-pub(crate) fn only_keys(
-    path: &str,
-    what: &str,
-    given: &[(&str, bool)],
-    allowed: &[&str],
-) -> Result<()> {
-    for &(key, present) in given {
-        if present && !allowed.contains(&key) {
-            let valid = if allowed.is_empty() {
-                "it takes none of the optional keys".to_owned()
-            } else {
-                format!("its keys are {}", allowed.join(", "))
-            };
-            return Err(err(
-                join(path, key),
-                format!("does not apply to {what}; {valid}"),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// `value`, or "is required for {what}" at `path.key`.
-pub(crate) fn required<T>(value: Option<T>, path: &str, key: &str, what: &str) -> Result<T> {
-    value.ok_or_else(|| err(join(path, key), format!("is required for {what}")))
-}
-
-/// `value` if it is not zero.
-pub(crate) fn positive(path: impl FnOnce() -> String, value: u64, unit: &str) -> Result<u64> {
-    if value == 0 {
-        Err(err(path(), format!("must be positive (found 0 {unit})")))
-    } else {
-        Ok(value)
-    }
-}
-
-/// An optional time that must not be zero when given, else `default`.
-pub(crate) fn positive_time(
-    path: impl FnOnce() -> String,
-    value: Option<Time>,
-    default: Duration,
-) -> Result<Duration> {
-    match value {
-        None => Ok(default),
-        Some(Time(0)) => Err(err(path(), "must be positive (found 0)")),
-        Some(Time(ps)) => Ok(Duration::from_ps(ps)),
-    }
-}
-
-/// A count in `min..=max`.
-pub(crate) fn count(path: impl FnOnce() -> String, value: u64, min: u64, max: u64) -> Result<u32> {
-    if value < min || value > max {
-        return Err(err(
-            path(),
-            format!("must be between {min} and {max} (found {value})"),
-        ));
-    }
-    u32::try_from(value).map_err(|_| err(String::new(), "count out of range"))
-}
-
-/// `value` if it is neither NaN nor infinite.
-pub(crate) fn finite(path: &str, value: f64) -> Result<f64> {
-    if value.is_finite() {
-        Ok(value)
-    } else {
-        Err(err(
-            path,
-            format!("must be a finite number (found {value})"),
-        ))
-    }
 }
 
 /// `[topology]`, with the per-kind defaults.
@@ -426,7 +332,7 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
     }
     limits::within_horizon(|| "d3.control_interval".into(), raw_d3.control_interval, run)?;
     let u32_max = u64::from(u32::MAX);
-    let protocol = raw.protocol.map_or(super::Protocol::Tcp, |n| n.0);
+    let protocol = raw.protocol.map_or(Protocol::Tcp, |n| n.0);
     let mss_bytes = match raw.mss {
         None => d.mss_bytes,
         Some(n) => count(|| at("mss"), n, MIN_MSS, MAX_MSS)?,
@@ -706,106 +612,40 @@ fn check_run_end(run: &RunSpec, workloads: &[WorkloadSpec]) -> Result<()> {
     Ok(())
 }
 
-/// `[output]`.
-/// `[output]`, for a scenario of `workload_count` workloads whose OLDI workloads have at most
-/// `app_count` applications.
-fn output(raw: RawOutput, hosts: &Hosts, run: &RunSpec, workload_count: usize, app_count: usize) -> Result<OutputSpec> {
-    limits::within_horizon(|| "output.queue_sample_interval".into(), raw.queue_sample_interval, run)?;
-    limits::within_horizon(|| "output.flow_throughput_interval".into(), raw.flow_throughput_interval, run)?;
-    let queue_samples = match (raw.queue_sample_interval, raw.queue_sample_hosts, raw.queue_sample_ports) {
-        (None, None, None) => None,
-        (Some(_), None, None) => {
-            return Err(err(
-                "output.queue_sample_hosts",
-                "is required with queue_sample_interval (hosts whose downlink queue to sample), or \
-                 queue_sample_ports (ports by name or pattern)",
-            ))
-        }
-        (None, Some(_), _) => return Err(err("output.queue_sample_interval", "is required with queue_sample_hosts")),
-        (None, None, Some(_)) => return Err(err("output.queue_sample_interval", "is required with queue_sample_ports")),
-        (Some(interval), hosts_list, ports) => {
-            let interval = positive_time(
-                || "output.queue_sample_interval".into(),
-                Some(interval),
-                Duration::ZERO,
-            )?;
-            let field = if hosts_list.is_some() { "output.queue_sample_hosts" } else { "output.queue_sample_ports" };
-            let list = hosts_list.unwrap_or_default();
-            let ports = ports.unwrap_or_default();
-            if list.is_empty() && ports.is_empty() {
-                return Err(err(field, "must list at least one host or port"));
-            }
-            for (j, &h) in list.iter().enumerate() {
-                hosts.check(|| format!("output.queue_sample_hosts[{j}]"), u64::from(h))?;
-            }
-            for (j, pattern) in ports.iter().enumerate() {
-                crate::port_pattern::check(pattern).map_err(|message| err(format!("output.queue_sample_ports[{j}]"), message))?;
-            }
-            Some(QueueSampling {
-                interval,
-                host_downlinks: list as Vec<HostIndex>,
-                ports,
-            })
-        }
+/// TCPpr puts each flow in the strict-priority class its deadline picks (D3 Section 6.1.1), so
+/// when some workload's flows run TCPpr the switches need every class `[tcppr]` defines.
+fn check_priority_classes(transport: &TransportSpec, switch: &SwitchSpec, workloads: &[WorkloadSpec]) -> Result<()> {
+    let tcppr = &transport.tcppr;
+    let needed = tcppr.classes_needed();
+    if needed <= switch.priority_classes {
+        return Ok(());
+    }
+    let runs_tcppr = |w: &WorkloadSpec| flow_protocols(w, transport.protocol).contains(&Protocol::TcpPr);
+    let Some(i) = workloads.iter().position(runs_tcppr) else {
+        return Ok(());
     };
-    let flow_throughput_interval = match raw.flow_throughput_interval {
-        None => None,
-        Some(t) => Some(positive_time(
-            || "output.flow_throughput_interval".into(),
-            Some(t),
-            Duration::ZERO,
-        )?),
-    };
-    let capture = match (raw.capture_ports, raw.capture_max_packets) {
-        (None, None) => None,
-        (None, Some(_)) => return Err(err("output.capture_ports", "is required with capture_max_packets")),
-        (Some(ports), max) => {
-            if ports.is_empty() {
-                return Err(err("output.capture_ports", "must list at least one port"));
-            }
-            for (j, pattern) in ports.iter().enumerate() {
-                crate::port_pattern::check(pattern).map_err(|message| err(format!("output.capture_ports[{j}]"), message))?;
-            }
-            let max_packets = max.unwrap_or(CaptureSpec::DEFAULT_MAX_PACKETS);
-            if max_packets == 0 {
-                return Err(err("output.capture_max_packets", "must be at least 1"));
-            }
-            Some(CaptureSpec { ports, max_packets })
+    let background = if tcppr.background_lowest { ", 1 for flows without a deadline" } else { "" };
+    Err(err(
+        "tcppr.thresholds",
+        format!(
+            "TCPpr, which workload[{i}] runs, needs {needed} priority classes ({} for the deadline classes \
+             its thresholds split{background}), but switch.priority_classes = {}: raise \
+             switch.priority_classes to {needed}, or give fewer thresholds",
+            tcppr.thresholds.len() + 1,
+            switch.priority_classes
+        ),
+    ))
+}
+
+/// The protocols the flows of `w` run: the one its flows (an OLDI application's messages, its
+/// background senders) name, else `default`, `[transport].protocol`.
+fn flow_protocols(w: &WorkloadSpec, default: Protocol) -> Vec<Protocol> {
+    let named = match w {
+        WorkloadSpec::Oldi(o) => {
+            let apps = (0..o.apps.len()).map(|a| o.app_options(a).protocol);
+            apps.chain(o.background.as_ref().map(|_| o.background_options().protocol)).collect()
         }
+        _ => vec![w.options().protocol],
     };
-    let traces = match (raw.trace_flows, raw.trace_workloads, raw.trace_apps) {
-        (None, None, None) => None,
-        (flows, workloads, apps) => {
-            let (flows, workloads, apps) = (flows.unwrap_or_default(), workloads.unwrap_or_default(), apps.unwrap_or_default());
-            if flows.is_empty() && workloads.is_empty() && apps.is_empty() {
-                return Err(err(
-                    "output.trace_flows",
-                    "must list at least one flow id (or trace_workloads a workload, or trace_apps an OLDI application)",
-                ));
-            }
-            for (j, &a) in apps.iter().enumerate() {
-                if a as usize >= app_count {
-                    return Err(err(
-                        format!("output.trace_apps[{j}]"),
-                        format!("application {a} does not exist (the scenario's OLDI workloads have {app_count}, numbered from 0)"),
-                    ));
-                }
-            }
-            for (j, &w) in workloads.iter().enumerate() {
-                if w as usize >= workload_count {
-                    return Err(err(
-                        format!("output.trace_workloads[{j}]"),
-                        format!("workload {w} does not exist (the scenario has {workload_count}, numbered from 0)"),
-                    ));
-                }
-            }
-            Some(TraceSpec { flows, workloads, apps })
-        }
-    };
-    Ok(OutputSpec {
-        queue_samples,
-        flow_throughput_interval,
-        capture,
-        traces,
-    })
+    named.into_iter().map(|p: Option<Protocol>| p.unwrap_or(default)).collect()
 }

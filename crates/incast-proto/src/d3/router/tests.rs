@@ -909,18 +909,64 @@ fn handle_header_reads_own_slot_writes_next_and_caps_by_upstream() {
         ..CongestionHeader::default()
     };
     r.allocated = 9 * M;
-    assert!(r.handle_header(&mut h, 0));
     // Returned its 9 MB/s (slot 1), granted at most the upstream router's 30 MB/s.
+    assert_eq!(r.handle_header(&mut h, 0), Grant::Granted { desired: 0, allocated: 30 * M });
     assert_eq!((h.index, h.alloc[1]), (2, 30 * M));
     assert_eq!(r.counters().allocated, 30 * M);
-    // A full vector: this router cannot take part.
+}
+
+// ---- What handle_header returns ----
+
+#[test]
+fn handle_header_full_vector_is_untouched() {
+    let mut r = router();
     let mut full = CongestionHeader {
+        desired: 10 * M,
         index: MAX_HOPS as u8,
         ..CongestionHeader::default()
     };
-    assert!(!r.handle_header(&mut full, 0));
-    assert_eq!(full.index, MAX_HOPS as u8);
-    assert_eq!(r.counters().allocated, 30 * M);
+    let before = (full, r.counters());
+    let grant = r.handle_header(&mut full, 0);
+    assert_eq!(grant, Grant::Untouched);
+    assert!(!grant.took_part());
+    assert_eq!((full, r.counters()), before);
+}
+
+#[test]
+fn handle_header_fin_is_released() {
+    let mut r = router();
+    let f = Flow::start(&mut r, 10 * M);
+    let mut fin = CongestionHeader {
+        fin: true,
+        desired: 10 * M,
+        prev_desired: f.desired,
+        prev_alloc: [f.alloc, 0, 0, 0, 0, 0],
+        ..CongestionHeader::default()
+    };
+    let grant = r.handle_header(&mut fin, f.hash);
+    assert_eq!(grant, Grant::Released);
+    assert!(grant.took_part());
+    assert_eq!((fin.index, fin.alloc[0]), (1, BASE_GRANT));
+    assert_eq!(r.counters(), Counters { capacity: LINK, ..Counters::default() });
+}
+
+#[test]
+fn handle_header_grant_is_what_the_slot_holds() {
+    let mut r = router();
+    // A deadline flow's SYN: its desired rate and, paused for its first RTT, the base rate on top.
+    let mut syn = CongestionHeader { syn: true, desired: 10 * M, ..CongestionHeader::default() };
+    let grant = r.handle_header(&mut syn, 1);
+    assert_eq!(grant, Grant::Granted { desired: 10 * M, allocated: syn.alloc[0] });
+    assert_eq!(syn.alloc[0], 10 * M + BASE);
+    // More than the port has left: the grant falls short of the desire.
+    let mut greedy = CongestionHeader { desired: 2 * LINK, ..CongestionHeader::default() };
+    let Grant::Granted { desired, allocated } = r.handle_header(&mut greedy, 2) else { panic!("granted") };
+    assert_eq!((desired, allocated), (2 * LINK, greedy.alloc[0]));
+    assert!(allocated < desired);
+    // A flow without a deadline asks for nothing and is granted its fair share.
+    let mut plain = CongestionHeader { desired: 0, ..CongestionHeader::default() };
+    let grant = r.handle_header(&mut plain, 3);
+    assert_eq!(grant, Grant::Granted { desired: 0, allocated: plain.alloc[0] });
 }
 
 #[test]
@@ -936,7 +982,7 @@ fn handle_drop_returns_grant_and_the_resent_request_balances() {
         prev_alloc: [f.alloc, 0, 0, 0, 0, 0],
         ..CongestionHeader::default()
     };
-    assert!(r.handle_header(&mut lost, f.hash));
+    assert!(r.handle_header(&mut lost, f.hash).took_part());
     r.handle_drop(&lost);
     // The flow holds its old allocation again; D already counts the lost request's 20 MB/s.
     assert_eq!(r.counters().allocated, before.allocated);
@@ -948,7 +994,7 @@ fn handle_drop_returns_grant_and_the_resent_request_balances() {
         prev_alloc: lost.prev_alloc,
         ..CongestionHeader::default()
     };
-    assert!(r.handle_header(&mut resent, f.hash));
+    assert!(r.handle_header(&mut resent, f.hash).took_part());
     let c = r.counters();
     assert_eq!((c.flows, c.demand, c.allocated), (1, 20 * M, resent.alloc[0]));
     Flow { desired: resent.desired, alloc: resent.alloc[0], hash: f.hash }.finish(&mut r);
@@ -964,7 +1010,7 @@ fn handle_drop_of_syn_leaves_base_rate_for_the_resend_to_return() {
         desired: 10 * M,
         ..CongestionHeader::default()
     };
-    assert!(r.handle_header(&mut syn, 3));
+    assert!(r.handle_header(&mut syn, 3).took_part());
     r.handle_drop(&syn);
     let c = r.counters();
     assert_eq!((c.flows, c.demand, c.allocated), (1, 10 * M, BASE));
@@ -975,7 +1021,7 @@ fn handle_drop_of_syn_leaves_base_rate_for_the_resend_to_return() {
         prev_alloc: [BASE_GRANT; MAX_HOPS],
         ..CongestionHeader::default()
     };
-    assert!(r.handle_header(&mut resent, 3));
+    assert!(r.handle_header(&mut resent, 3).took_part());
     let c = r.counters();
     assert_eq!((c.flows, c.demand, c.allocated), (1, 10 * M, held(resent.alloc[0])));
     // A dropped FIN stands: the host never re-sends it.
@@ -985,7 +1031,7 @@ fn handle_drop_of_syn_leaves_base_rate_for_the_resend_to_return() {
         prev_alloc: resent.alloc,
         ..CongestionHeader::default()
     };
-    assert!(r.handle_header(&mut fin, 3));
+    assert!(r.handle_header(&mut fin, 3).took_part());
     r.handle_drop(&fin);
     let c = r.counters();
     assert_eq!((c.flows, c.demand, c.allocated), (0, 0, 0));

@@ -1,0 +1,145 @@
+//! Validation of `[output]`: what a run samples, captures and traces. Port patterns
+//! (`queue_sample_ports`, `capture_ports`) are matched here against the names of the topology's
+//! ports (`Topology::port_name`, the names of the results' ports table), so that a pattern that
+//! names no port is an error of the file, reported by `incast check`, and never of the run.
+
+use incast_proto::time::Duration;
+
+use super::check::{err, positive_time, Hosts, Result};
+use super::file::RawOutput;
+use super::limits;
+use super::spec::{CaptureSpec, HostIndex, OutputSpec, QueueSampling, RunSpec, TopologySpec, TraceSpec};
+use crate::port_pattern;
+use crate::topology::Topology;
+
+/// `[output]`, with its port patterns resolved against `topology`, for a scenario of
+/// `workload_count` workloads whose OLDI workloads have at most `app_count` applications.
+pub(crate) fn section(
+    raw: RawOutput,
+    topology: &TopologySpec,
+    hosts: &Hosts,
+    run: &RunSpec,
+    workload_count: usize,
+    app_count: usize,
+) -> Result<OutputSpec> {
+    limits::within_horizon(|| "output.queue_sample_interval".into(), raw.queue_sample_interval, run)?;
+    limits::within_horizon(|| "output.flow_throughput_interval".into(), raw.flow_throughput_interval, run)?;
+    let queue_samples = match (raw.queue_sample_interval, raw.queue_sample_hosts, raw.queue_sample_ports) {
+        (None, None, None) => None,
+        (Some(_), None, None) => {
+            return Err(err(
+                "output.queue_sample_hosts",
+                "is required with queue_sample_interval (hosts whose downlink queue to sample), or \
+                 queue_sample_ports (ports by name or pattern)",
+            ))
+        }
+        (None, Some(_), _) => return Err(err("output.queue_sample_interval", "is required with queue_sample_hosts")),
+        (None, None, Some(_)) => return Err(err("output.queue_sample_interval", "is required with queue_sample_ports")),
+        (Some(interval), hosts_list, ports) => {
+            let interval = positive_time(
+                || "output.queue_sample_interval".into(),
+                Some(interval),
+                Duration::ZERO,
+            )?;
+            let field = if hosts_list.is_some() { "output.queue_sample_hosts" } else { "output.queue_sample_ports" };
+            let list = hosts_list.unwrap_or_default();
+            let ports = ports.unwrap_or_default();
+            if list.is_empty() && ports.is_empty() {
+                return Err(err(field, "must list at least one host or port"));
+            }
+            for (j, &h) in list.iter().enumerate() {
+                hosts.check(|| format!("output.queue_sample_hosts[{j}]"), u64::from(h))?;
+            }
+            port_patterns("output.queue_sample_ports", &ports, topology)?;
+            Some(QueueSampling {
+                interval,
+                host_downlinks: list as Vec<HostIndex>,
+                ports,
+            })
+        }
+    };
+    let flow_throughput_interval = match raw.flow_throughput_interval {
+        None => None,
+        Some(t) => Some(positive_time(
+            || "output.flow_throughput_interval".into(),
+            Some(t),
+            Duration::ZERO,
+        )?),
+    };
+    let capture = match (raw.capture_ports, raw.capture_max_packets) {
+        (None, None) => None,
+        (None, Some(_)) => return Err(err("output.capture_ports", "is required with capture_max_packets")),
+        (Some(ports), max) => {
+            if ports.is_empty() {
+                return Err(err("output.capture_ports", "must list at least one port"));
+            }
+            port_patterns("output.capture_ports", &ports, topology)?;
+            let max_packets = max.unwrap_or(CaptureSpec::DEFAULT_MAX_PACKETS);
+            if max_packets == 0 {
+                return Err(err("output.capture_max_packets", "must be at least 1"));
+            }
+            Some(CaptureSpec { ports, max_packets })
+        }
+    };
+    let traces = match (raw.trace_flows, raw.trace_workloads, raw.trace_apps) {
+        (None, None, None) => None,
+        (flows, workloads, apps) => {
+            let (flows, workloads, apps) = (flows.unwrap_or_default(), workloads.unwrap_or_default(), apps.unwrap_or_default());
+            if flows.is_empty() && workloads.is_empty() && apps.is_empty() {
+                return Err(err(
+                    "output.trace_flows",
+                    "must list at least one flow id (or trace_workloads a workload, or trace_apps an OLDI application)",
+                ));
+            }
+            for (j, &a) in apps.iter().enumerate() {
+                if a as usize >= app_count {
+                    return Err(err(
+                        format!("output.trace_apps[{j}]"),
+                        format!("application {a} does not exist (the scenario's OLDI workloads have {app_count}, numbered from 0)"),
+                    ));
+                }
+            }
+            for (j, &w) in workloads.iter().enumerate() {
+                if w as usize >= workload_count {
+                    return Err(err(
+                        format!("output.trace_workloads[{j}]"),
+                        format!("workload {w} does not exist (the scenario has {workload_count}, numbered from 0)"),
+                    ));
+                }
+            }
+            Some(TraceSpec { flows, workloads, apps })
+        }
+    };
+    Ok(OutputSpec {
+        queue_samples,
+        flow_throughput_interval,
+        capture,
+        traces,
+    })
+}
+
+/// Checks the port patterns listed at `field`: each is a possible port name, and each names at
+/// least one port of `topology`. The topology is built only when some pattern is given.
+fn port_patterns(field: &str, patterns: &[String], topology: &TopologySpec) -> Result<()> {
+    for (j, pattern) in patterns.iter().enumerate() {
+        port_pattern::check(pattern).map_err(|message| err(format!("{field}[{j}]"), message))?;
+    }
+    if patterns.is_empty() {
+        return Ok(());
+    }
+    let names = Topology::build(topology)
+        .map_err(|e| err(field, format!("cannot name the topology's ports: {e}")))?
+        .port_names();
+    if let Some(j) = port_pattern::first_unmatched(patterns, &names) {
+        let some: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
+        return Err(err(
+            format!("{field}[{j}]"),
+            format!(
+                "{:?} matches no port of this topology (its ports are named like {})",
+                patterns[j],
+                some.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
