@@ -27,6 +27,7 @@ SUMMARY_KEYS = {
     "flows",
     "flows_completed",
     "deadline_flows",
+    "deadline_unknown",
     "app_throughput",
     "packets_sent",
     "packets_delivered",
@@ -132,6 +133,29 @@ def test_nulls_where_a_value_does_not_apply() -> None:
     assert long_lived["size_bytes"] is None and long_lived["finish_s"] is None
     assert long_lived["delivered_bytes"] > 0
     assert all(r["app"] is None and r["background"] is False for r in rows)
+
+
+def test_met_deadline_is_null_where_the_run_ended_before_the_deadline() -> None:
+    # 100 KB takes about 1 ms at 1 Gbps, 10 MB about 84 ms; the run stops at 20 ms.
+    scenario = {
+        "topology": {"kind": "star", "hosts": 8},
+        "run": {"duration": "20ms"},
+        "workload": [
+            {
+                "kind": "flows",
+                "flows": [
+                    {"src": 1, "dst": 0, "size": "100KB", "deadline": "50ms"},  # met
+                    {"src": 2, "dst": 3, "size": "10MB", "deadline": "10ms"},  # missed: due inside the run
+                    {"src": 4, "dst": 5, "size": "10MB", "deadline": "50ms"},  # unknown: due after its end
+                    {"src": 6, "dst": 7, "size": "100KB", "start": "30ms", "deadline": "5ms"},  # never started
+                ],
+            }
+        ],
+    }
+    result = incast.run(scenario)
+    assert [r["met_deadline"] for r in result.flows.to_pylist()] == [True, False, None, None]
+    s = result.summary
+    assert (s["deadline_flows"], s["deadline_unknown"], s["app_throughput"]) == (2, 2, 0.5)
 
 
 def test_oldi_flows_name_their_app_and_background_senders() -> None:

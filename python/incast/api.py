@@ -78,8 +78,11 @@ class Summary(TypedDict):
     flows: int
     flows_completed: int
     deadline_flows: int
+    """Flows with a deadline the run could judge: those whose `met_deadline` is not null."""
+    deadline_unknown: int
+    """Flows with a deadline past the end of the run, unfinished at its end (`met_deadline` null)."""
     app_throughput: Optional[float]
-    """Share of deadline flows that met their deadline (D3's metric); None without deadline flows."""
+    """Share of `deadline_flows` that met their deadline (D3's metric); None when none was judged."""
     packets_sent: int
     packets_delivered: int
     packets_dropped: int

@@ -404,6 +404,7 @@ fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDic
     d.set_item("flows", s.flows)?;
     d.set_item("flows_completed", s.flows_completed)?;
     d.set_item("deadline_flows", s.deadline_flows)?;
+    d.set_item("deadline_unknown", s.deadline_unknown)?;
     d.set_item("app_throughput", s.app_throughput)?;
     d.set_item("packets_sent", s.packets_sent)?;
     d.set_item("packets_delivered", s.packets_delivered)?;

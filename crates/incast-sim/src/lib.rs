@@ -8,11 +8,12 @@
 //! arena), `topology` (graph builders), `routing` (shortest paths, ECMP), `port` (queues, buffers,
 //! ECN, links), `processor` (in-network header processing), `workload` (flows of a run), `flow`
 //! (transport dispatch), `connection` (messages of a persistent connection), `sim` (the event
-//! loop), `results` (what a run returns).
+//! loop), `deadline` (whether a flow met its deadline), `results` (what a run returns).
 
 mod capture;
 mod connection;
 mod d3_port;
+mod deadline;
 mod error;
 mod event;
 mod flow;

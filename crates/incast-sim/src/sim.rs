@@ -14,6 +14,7 @@ use crate::capture::{Capture, D3Header, Frame};
 use crate::connection::Connection;
 use crate::event::{Event, EventQueue};
 use crate::d3_port::D3Port;
+use crate::deadline::{self, Tally};
 use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::flow::{d3_field, Flow, Outcome, Setup, Stalls, Transport};
 use crate::flow_trace::{TraceState, Traces};
@@ -334,8 +335,7 @@ impl Simulation {
 
     /// Ends the run and returns its results; fails only if memory runs out for the flow table.
     pub fn finish(self) -> Result<RunResults, ResourceError> {
-        let mut deadline_flows = 0u64;
-        let mut met = 0u64;
+        let mut deadlines = Tally::default();
         let mut timeouts = 0u64;
         let mut flows: Vec<FlowRecord> = Vec::new();
         reserve(&mut flows, self.flows.len(), "the flow records")?;
@@ -347,16 +347,9 @@ impl Simulation {
                 let outcome = outcome_of(&self.flows, f);
                 let (retransmitted_bytes, flow_timeouts) = (outcome.retransmitted_bytes, outcome.timeouts);
                 timeouts += u64::from(flow_timeouts);
-                // A flow that never started still had its deadline, counted from its planned start.
-                let deadline_at = f.deadline_at.or_else(|| Some(f.plan.start + f.plan.deadline?));
-                let met_deadline = f.plan.deadline.map(|_| match (f.finished_at, deadline_at) {
-                    (Some(done), Some(due)) => done <= due,
-                    _ => false,
-                });
-                if let Some(m) = met_deadline {
-                    deadline_flows += 1;
-                    met += u64::from(m);
-                }
+                let due = f.due();
+                let met_deadline = deadline::met_deadline(due, f.finished_at, f.abandoned(), self.now);
+                deadlines.add(due.is_some(), met_deadline);
                 FlowRecord {
                     flow_id: i as u32,
                     src: f.plan.src,
@@ -364,12 +357,12 @@ impl Simulation {
                     size_bytes: f.plan.size_bytes,
                     start_s: f.started_at.unwrap_or(f.plan.start).as_secs_f64(),
                     finish_s: f.finished_at.map(Instant::as_secs_f64),
-                    deadline_s: deadline_at.filter(|_| f.plan.deadline.is_some()).map(Instant::as_secs_f64),
+                    deadline_s: due.map(Instant::as_secs_f64),
                     met_deadline,
                     delivered_bytes: outcome.delivered_bytes,
                     retransmitted_bytes,
                     timeouts: flow_timeouts,
-                    lateness_s: match (f.finished_at, deadline_at.filter(|_| f.plan.deadline.is_some())) {
+                    lateness_s: match (f.finished_at, due) {
                         (Some(done), Some(due)) => Some(done.as_secs_f64() - due.as_secs_f64()),
                         _ => None,
                     },
@@ -401,8 +394,9 @@ impl Simulation {
             wall_time_s: self.wall.as_secs_f64(),
             flows: self.flows.len() as u64,
             flows_completed: self.completed,
-            deadline_flows,
-            app_throughput: (deadline_flows > 0).then(|| met as f64 / deadline_flows as f64),
+            deadline_flows: deadlines.judged,
+            deadline_unknown: deadlines.unknown,
+            app_throughput: deadlines.app_throughput(),
             packets_sent: self.counters.sent,
             packets_delivered: self.counters.delivered,
             packets_dropped: ports.iter().map(|p| p.drops).sum(),
