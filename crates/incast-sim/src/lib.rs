@@ -8,7 +8,8 @@
 //! arena), `topology` (graph builders), `routing` (shortest paths, ECMP), `port` (queues, buffers,
 //! ECN, links), `processor` (in-network header processing), `workload` (flows of a run), `flow`
 //! (transport dispatch), `connection` (messages of a persistent connection), `sim` (the event
-//! loop), `deadline` (whether a flow met its deadline), `results` (what a run returns).
+//! loop), `deadline` (whether a flow met its deadline), `results` (what a run returns and the
+//! columns of its tables).
 
 mod capture;
 mod connection;

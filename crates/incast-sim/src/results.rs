@@ -1,5 +1,10 @@
 //! What a run produces: one record per flow, a run summary, optional time series. Plain columnar
-//! data so the Python layer can hand it to Arrow without reshaping.
+//! data so the Python layer can hand it to Arrow without reshaping; `columns` declares the tables'
+//! columns as Python sees them.
+
+mod columns;
+
+pub use columns::{Column, Values, FLOW_COLUMNS, PORT_COLUMNS, THROUGHPUT_COLUMNS, TRACE_COLUMNS};
 
 /// One row of the flow table.
 #[derive(Clone, Copy, Debug, PartialEq)]
