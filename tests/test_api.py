@@ -16,7 +16,7 @@ import pytest
 
 import incast
 from incast import _core
-from incast.api import flows_schema
+from incast.api import flows_schema, table_schema
 
 from conftest import SMALL_TOML, small_scenario, write
 
@@ -27,6 +27,7 @@ SUMMARY_KEYS = {
     "flows",
     "flows_completed",
     "deadline_flows",
+    "deadline_unknown",
     "app_throughput",
     "packets_sent",
     "packets_delivered",
@@ -132,6 +133,29 @@ def test_nulls_where_a_value_does_not_apply() -> None:
     assert long_lived["size_bytes"] is None and long_lived["finish_s"] is None
     assert long_lived["delivered_bytes"] > 0
     assert all(r["app"] is None and r["background"] is False for r in rows)
+
+
+def test_met_deadline_is_null_where_the_run_ended_before_the_deadline() -> None:
+    # 100 KB takes about 1 ms at 1 Gbps, 10 MB about 84 ms; the run stops at 20 ms.
+    scenario = {
+        "topology": {"kind": "star", "hosts": 8},
+        "run": {"duration": "20ms"},
+        "workload": [
+            {
+                "kind": "flows",
+                "flows": [
+                    {"src": 1, "dst": 0, "size": "100KB", "deadline": "50ms"},  # met
+                    {"src": 2, "dst": 3, "size": "10MB", "deadline": "10ms"},  # missed: due inside the run
+                    {"src": 4, "dst": 5, "size": "10MB", "deadline": "50ms"},  # unknown: due after its end
+                    {"src": 6, "dst": 7, "size": "100KB", "start": "30ms", "deadline": "5ms"},  # never started
+                ],
+            }
+        ],
+    }
+    result = incast.run(scenario)
+    assert [r["met_deadline"] for r in result.flows.to_pylist()] == [True, False, None, None]
+    s = result.summary
+    assert (s["deadline_flows"], s["deadline_unknown"], s["app_throughput"]) == (2, 2, 0.5)
 
 
 def test_oldi_flows_name_their_app_and_background_senders() -> None:
@@ -379,6 +403,38 @@ def test_queue_and_throughput_series() -> None:
     assert t.num_rows > 0
     assert incast.run(burst(rounds=1)).throughput is None
     assert q["d3_flows"].null_count == q.num_rows, "no D3 allocator, no counters"
+
+
+def test_every_declared_table_has_the_engine_schema() -> None:
+    # The engine declares each table's columns once (_core.columns); the tables it hands over
+    # and the schemas Python builds from the declaration agree, nullability included.
+    scenario = burst(rounds=1)
+    scenario["output"] = {"flow_throughput_interval": "1ms", "trace_flows": [0]}
+    result = incast.run(scenario)
+    tables = {"flows": result.flows, "ports": result.ports, "traces": result.traces, "throughput": result.throughput}
+    for name, t in tables.items():
+        assert t is not None and t.num_rows > 0, name
+        declared = _core.columns(name)  # type: ignore[arg-type]
+        assert t.schema.equals(table_schema(name)), name  # type: ignore[arg-type]
+        assert t.column_names == [c[0] for c in declared]
+        assert all(c[3] for c in declared), f"{name}: every column has a doc"
+        for field in t.schema:
+            if not field.nullable:
+                assert t[field.name].null_count == 0, (name, field.name)
+    assert flows_schema().equals(table_schema("flows"))
+    with pytest.raises(ValueError, match="queues"):
+        _core.columns("queues")  # type: ignore[arg-type]
+
+
+def test_docs_list_every_declared_column() -> None:
+    # docs/python.md's tables of flows, ports and traces name each column the engine declares.
+    docs = (Path(__file__).parents[1] / "docs" / "python.md").read_text()
+    for name, heading in (("flows", "### `flows`"), ("ports", "### `ports`"), ("traces", "### `traces`")):
+        section = docs.split(heading, 1)[1].split("\n### ", 1)[0]
+        documented = {n for line in section.splitlines() if line.startswith("| `")
+                      for n in line.split("|")[1].replace("`", "").replace(" ", "").split(",")}
+        declared = {c[0] for c in _core.columns(name)}  # type: ignore[arg-type]
+        assert declared == documented, name
 
 
 def test_d3_priority_inversions_are_counted_under_a_burst() -> None:

@@ -342,3 +342,16 @@ def test_run_warns_when_the_capture_limit_left_packets_out(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
     assert "warning: the capture holds the first 3 packets" in proc.stderr and "capture_max_packets" in proc.stderr
     assert (out / "capture.pcap").read_bytes()[:4] == bytes.fromhex("4d3cb2a1")
+
+
+def test_summary_line_counts_the_deadlines_the_run_could_not_judge() -> None:
+    from incast.api import run
+    from incast.cli import summary_line
+
+    # The 10 MB flow is unfinished when the run stops at 5 ms, before its 50 ms deadline.
+    flows = [{"src": 1, "dst": 0, "size": "10KB", "deadline": "4ms"}, {"src": 2, "dst": 0, "size": "10MB",
+                                                                       "deadline": "50ms"}]
+    result = run({"topology": {"kind": "star", "hosts": 3}, "run": {"duration": "5ms"},
+                  "workload": [{"kind": "flows", "flows": flows}]})
+    line = summary_line(result.summary, Path("out"))
+    assert "app throughput 100.0% of 1 deadline flows; 1 deadlines past the end of the run;" in line

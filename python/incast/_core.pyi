@@ -4,12 +4,12 @@ Private: use the `incast` package. tests/test_stub.py checks these names against
 """
 
 import os
-from typing import Any, Dict, List, Literal, Optional, Sequence, TypedDict, Union, final
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union, final
 
 # The summary's keys are public (RunResult.summary), so they are declared once, in the package.
 from incast.api import Summary
 
-__all__ = ["ResourceError", "ScenarioError", "Simulation", "check", "document", "read_trace", "version"]
+__all__ = ["ResourceError", "ScenarioError", "Simulation", "check", "columns", "document", "read_trace", "version"]
 
 _PathLike = Union[str, "os.PathLike[str]"]
 
@@ -37,16 +37,16 @@ class _ProgressDict(TypedDict):
     flows_completed: int
     flows_total: int
 
-# Column dicts: "rows" (int) plus one `bytes` per column holding its values in native byte order
-# (u32, u64, f64 or u8 as in RunResult's schema); a nullable column `c` also has "c.valid", an
-# Arrow validity bitmap. Flows: flow_id, src, dst, size_bytes(+valid), start_s, finish_s(+valid),
-# deadline_s(+valid), met_deadline (bit-packed, +valid), delivered_bytes, retransmitted_bytes,
-# timeouts, lateness_s(+valid), quenched (bit-packed), time_at_base_rate_s, max_stall_s(+valid),
-# workload, round, priority, protocol (u8 codes) and "protocol.names" (list of str),
-# app(+valid), background (bit-packed).
-# Queues: host, time_s, queue_bytes, d3_flows, d3_demand_bytes_per_s, d3_allocated_bytes_per_s,
-# d3_capacity_bytes_per_s (each +valid). Throughput: time_s, flow_id, delivered_bytes.
+# Column dicts: "rows" (int) plus one `bytes` per column holding its values in native byte order;
+# a nullable column `c` also has "c.valid", an Arrow validity bitmap. Flows, ports, traces and
+# throughput hold the columns `columns(table)` declares: u8, u32, u64 and f64 values as they are,
+# bools bit-packed, strings as u32 codes with the distinct strings in "c.names" (list of str).
+# Queues: port (u32 codes, "port.names"), host, time_s, queue_bytes, d3_flows,
+# d3_demand_bytes_per_s, d3_allocated_bytes_per_s, d3_capacity_bytes_per_s (host and d3_* +valid).
 _ColumnsDict = Dict[str, Union[int, bytes, List[str]]]
+
+_Table = Literal["flows", "ports", "traces", "throughput"]
+_ColumnType = Literal["u8", "u32", "u64", "f64", "bool", "str"]
 
 class _CaptureDict(TypedDict):
     pcap: bytes
@@ -92,6 +92,10 @@ def check(
 ) -> Dict[str, Any]:
     """Parses a scenario without building it; raises ScenarioError naming the bad key. Returns
     the `[transport]` settings in effect."""
+
+def columns(table: _Table) -> List[Tuple[str, _ColumnType, bool, str]]:
+    """The columns the engine declares for a results table, in order, each as (name, type,
+    nullable, doc); the one definition of that table's schema (crates/incast-sim/src/results)."""
 
 def document(text: str, format: Literal["toml", "json"] = "toml") -> Any:
     """The engine's parse of a scenario document, before any schema check, as plain Python objects

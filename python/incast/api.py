@@ -79,8 +79,11 @@ class Summary(TypedDict):
     flows: int
     flows_completed: int
     deadline_flows: int
+    """Flows with a deadline the run could judge: those whose `met_deadline` is not null."""
+    deadline_unknown: int
+    """Flows with a deadline past the end of the run, unfinished at its end (`met_deadline` null)."""
     app_throughput: Optional[float]
-    """Share of deadline flows that met their deadline (D3's metric); None without deadline flows."""
+    """Share of `deadline_flows` that met their deadline (D3's metric); None when none was judged."""
     packets_sent: int
     packets_delivered: int
     packets_dropped: int
@@ -331,7 +334,7 @@ def _result(raw: _core._ResultsDict) -> RunResult:
     import pyarrow as pa
 
     return RunResult(
-        flows=_flows_table(raw["flows"]),
+        flows=_declared_table(raw["flows"], flows_schema()),
         summary=raw["summary"],
         queues=_queues_table(
             raw["queues"],
@@ -347,24 +350,11 @@ def _result(raw: _core._ResultsDict) -> RunResult:
         ),
         throughput=None
         if raw["throughput"] is None
-        else _table(
-            raw["throughput"],
-            [("time_s", pa.float64()), ("flow_id", pa.uint32()), ("delivered_bytes", pa.uint64())],
-        ),
-        ports=_ports_table(raw["ports"]),
+        else _declared_table(raw["throughput"], table_schema("throughput")),
+        ports=_declared_table(raw["ports"], table_schema("ports")),
         capture=None if raw["capture"] is None else Capture(**raw["capture"]),
-        traces=None if raw["traces"] is None else _table(raw["traces"], _trace_columns()),
+        traces=None if raw["traces"] is None else _declared_table(raw["traces"], table_schema("traces")),
     )
-
-
-def _trace_columns() -> List[Tuple[str, "pa.DataType"]]:
-    """The traces table's columns and their types, in order (docs/python.md)."""
-    import pyarrow as pa
-
-    return [("flow_id", pa.uint32()), ("time_s", pa.float64()), ("cwnd_bytes", pa.uint64()),
-            ("ssthresh_bytes", pa.uint64()), ("srtt_s", pa.float64()), ("rto_s", pa.float64()),
-            ("alpha", pa.float64()), ("d2tcp_d", pa.float64()), ("d2tcp_p", pa.float64()),
-            ("d3_rate_bytes_per_s", pa.uint64()), ("d3_desired_bytes_per_s", pa.uint64())]
 
 
 def _queues_table(columns: _core._ColumnsDict, spec: Sequence[Tuple[str, "pa.DataType"]]) -> "pa.Table":
@@ -372,67 +362,26 @@ def _queues_table(columns: _core._ColumnsDict, spec: Sequence[Tuple[str, "pa.Dat
     index of its series in `port.names`."""
     import pyarrow as pa
 
-    names = columns["port.names"]
-    assert isinstance(names, list)
-    codes = _array(pa.uint32(), columns, "port")
-    port = pa.DictionaryArray.from_arrays(codes, pa.array(names, pa.string())).cast(pa.string())
-    table = _table(columns, spec)
-    return table.add_column(0, "port", port)
+    table = pa.table({name: _array(t, columns, name) for name, t in spec})
+    return table.add_column(0, "port", _strings(columns, "port"))
 
 
-PORT_NAMES = ("port", "node", "peer", "role")
-"""The ports table's text columns, which the engine hands over as lists of strings."""
-
-
-def _port_counters() -> List[Tuple[str, "pa.DataType"]]:
-    """The ports table's other columns and their types, in order."""
+def table_schema(table: "_core._Table") -> "pa.Schema":
+    """The Arrow schema of a results table ("flows", "ports", "traces" or "throughput"), built
+    from the columns the engine declares (`_core.columns`): names, types and nullability are
+    written once, in Rust (crates/incast-sim/src/results/columns.rs), where each column's doc
+    lives too (`_core.columns` returns it)."""
     import pyarrow as pa
 
-    return [("tier", pa.uint8()), ("up", pa.bool_()), ("link_rate_bps", pa.uint64()),
-            ("packets_sent", pa.uint64()), ("bytes_sent", pa.uint64()), ("drops", pa.uint64()),
-            ("ecn_marks", pa.uint64()), ("max_queue_bytes", pa.uint64()), ("mean_queue_bytes", pa.float64())]
-
-
-def _ports_table(columns: _core._ColumnsDict) -> "pa.Table":
-    import pyarrow as pa
-
-    names: Dict[str, "pa.Array[Any]"] = {}
-    for name in PORT_NAMES:
-        values = columns[name]
-        # The engine's layout (_core.pyi): the text columns of the ports table are lists of str.
-        assert isinstance(values, list)
-        names[name] = pa.array(values, pa.string())
-    return pa.table({**names, **{name: _array(t, columns, name) for name, t in _port_counters()}})
+    types = {"u8": pa.uint8(), "u32": pa.uint32(), "u64": pa.uint64(), "f64": pa.float64(), "bool": pa.bool_(),
+             "str": pa.string()}
+    return pa.schema([pa.field(name, types[type_], nullable=nullable) for name, type_, nullable, _ in
+                      _core.columns(table)])
 
 
 def flows_schema() -> "pa.Schema":
     """The schema of `RunResult.flows`."""
-    import pyarrow as pa
-
-    fields: List[pa.Field[Any]] = [
-        pa.field("flow_id", pa.uint32(), nullable=False),
-        pa.field("src", pa.uint32(), nullable=False),
-        pa.field("dst", pa.uint32(), nullable=False),
-        pa.field("size_bytes", pa.uint64()),
-        pa.field("start_s", pa.float64(), nullable=False),
-        pa.field("finish_s", pa.float64()),
-        pa.field("deadline_s", pa.float64()),
-        pa.field("met_deadline", pa.bool_()),
-        pa.field("delivered_bytes", pa.uint64(), nullable=False),
-        pa.field("retransmitted_bytes", pa.uint64(), nullable=False),
-        pa.field("timeouts", pa.uint32(), nullable=False),
-        pa.field("lateness_s", pa.float64()),
-        pa.field("quenched", pa.bool_(), nullable=False),
-        pa.field("time_at_base_rate_s", pa.float64(), nullable=False),
-        pa.field("max_stall_s", pa.float64()),
-        pa.field("workload", pa.uint32(), nullable=False),
-        pa.field("round", pa.uint32(), nullable=False),
-        pa.field("protocol", pa.string(), nullable=False),
-        pa.field("priority", pa.uint8(), nullable=False),
-        pa.field("app", pa.uint32()),
-        pa.field("background", pa.bool_(), nullable=False),
-    ]
-    return pa.schema(fields)
+    return table_schema("flows")
 
 
 def _array(type_: "pa.DataType", columns: _core._ColumnsDict, name: str) -> "pa.Array[Any]":
@@ -447,25 +396,19 @@ def _array(type_: "pa.DataType", columns: _core._ColumnsDict, name: str) -> "pa.
     return pa.Array.from_buffers(type_, rows, [validity, pa.py_buffer(values)], null_count=-1)
 
 
-def _table(columns: _core._ColumnsDict, spec: Sequence[Tuple[str, "pa.DataType"]]) -> "pa.Table":
+def _strings(columns: _core._ColumnsDict, name: str) -> "pa.Array[Any]":
+    """String column `name`: the engine sends each row's u32 index into `name.names`."""
     import pyarrow as pa
 
-    return pa.table({name: _array(t, columns, name) for name, t in spec})
+    names = columns[f"{name}.names"]
+    assert isinstance(names, list)  # the engine's layout (_core.pyi)
+    codes = _array(pa.uint32(), columns, name)
+    return pa.DictionaryArray.from_arrays(codes, pa.array(names, pa.string())).dictionary_decode()
 
 
-def _flows_table(columns: _core._ColumnsDict) -> "pa.Table":
+def _declared_table(columns: _core._ColumnsDict, schema: "pa.Schema") -> "pa.Table":
+    """A table of columns the engine declares (`schema`), over the engine's buffers."""
     import pyarrow as pa
 
-    arrays = []
-    schema = flows_schema()
-    for field in schema:
-        name = field.name
-        if name == "protocol":
-            codes = _array(pa.uint8(), columns, "protocol")
-            protocols = columns["protocol.names"]
-            assert isinstance(protocols, list)
-            names = pa.array(protocols, pa.string())
-            arrays.append(pa.DictionaryArray.from_arrays(codes, names).dictionary_decode())
-        else:
-            arrays.append(_array(field.type, columns, name))
+    arrays = [_strings(columns, f.name) if f.type == pa.string() else _array(f.type, columns, f.name) for f in schema]
     return pa.Table.from_arrays(arrays, schema=schema)

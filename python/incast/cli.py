@@ -371,6 +371,8 @@ def summary_line(s: Summary, out: Path) -> str:
         parts.append(
             f"app throughput {100 * s['app_throughput']:.1f}% of {s['deadline_flows']} deadline flows"
         )
+    if s["deadline_unknown"]:
+        parts.append(f"{s['deadline_unknown']} deadlines past the end of the run")
     parts.append(f"{s['timeouts']} timeouts")
     parts.append(f"{s['packets_dropped']} drops")
     parts.append(f"{s['sim_time_s']:.4g} simulated s, {s['events']:,} events in {s['wall_time_s']:.3g} s")

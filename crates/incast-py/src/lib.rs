@@ -7,11 +7,13 @@
 //! one Python object per row. The engine runs with the GIL released, so simulations in several
 //! Python threads run in parallel.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use incast_sim::results::{
-    FlowRecord, PortRecord, QueueSeries, RateCounters, RunResults, Summary, ThroughputSeries, TraceSeries,
+    Column, QueueSeries, RateCounters, RunResults, Summary, Values, FLOW_COLUMNS, PORT_COLUMNS, THROUGHPUT_COLUMNS,
+    TRACE_COLUMNS,
 };
 use incast_sim::scenario::{self, Format, Scenario};
 use incast_sim::{Progress, ResourceError as EngineResourceError, Simulation};
@@ -333,77 +335,106 @@ fn put_nullable<T: Plain>(
     d.set_item(format!("{name}.valid"), PyBytes::new(d.py(), &valid))
 }
 
-fn flows_to_py<'py>(py: Python<'py>, flows: &[FlowRecord]) -> PyResult<Bound<'py, PyDict>> {
-    let n = flows.len();
+/// Puts boolean column `name` into `d`, bit-packed as Arrow stores booleans (like validity
+/// bitmaps); for a nullable column, its validity under `name.valid`.
+fn put_bools(
+    d: &Bound<'_, PyDict>,
+    name: &str,
+    values: impl Iterator<Item = Option<bool>>,
+    rows: usize,
+    nullable: bool,
+) -> PyResult<()> {
+    let (mut set, mut valid) = (Bitmap::with_rows(rows), Bitmap::with_rows(rows));
+    for v in values {
+        set.push(v == Some(true));
+        valid.push(v.is_some());
+    }
+    d.set_item(name, PyBytes::new(d.py(), &set.bits))?;
+    if nullable {
+        d.set_item(format!("{name}.valid"), PyBytes::new(d.py(), &valid.bits))?;
+    }
+    Ok(())
+}
+
+/// Puts string column `name` into `d` dictionary-encoded: each row's u32 index under `name`,
+/// the distinct strings under `name.names` (a table holds few: protocol names, or a network's
+/// port names), so no Python string is made per row.
+fn put_strings<'a>(
+    d: &Bound<'_, PyDict>,
+    name: &str,
+    values: impl Iterator<Item = &'a str>,
+    rows: usize,
+) -> PyResult<()> {
+    let mut names: Vec<&str> = Vec::new();
+    let mut index: HashMap<&str, u32> = HashMap::new();
+    let mut codes = Vec::with_capacity(rows);
+    for v in values {
+        let code = match index.get(v) {
+            Some(&code) => code,
+            None => {
+                let code = u32::try_from(names.len())
+                    .map_err(|_| PyRuntimeError::new_err("over 2^32 distinct strings"))?;
+                names.push(v);
+                index.insert(v, code);
+                code
+            }
+        };
+        codes.push(code);
+    }
+    put_column(d, name, codes.into_iter(), rows)?;
+    d.set_item(format!("{name}.names"), PyList::new(d.py(), names)?)
+}
+
+/// A results table as columns, walking its declared `columns` (`incast_sim::results`), so
+/// that what crosses here is exactly what `columns()` tells Python to expect.
+fn table_to_py<'py, T: ?Sized>(
+    py: Python<'py>,
+    table: &T,
+    rows: usize,
+    columns: &[Column<T>],
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item("rows", n)?;
-    put_column(&d, "flow_id", flows.iter().map(|f| f.flow_id), n)?;
-    put_column(&d, "src", flows.iter().map(|f| f.src), n)?;
-    put_column(&d, "dst", flows.iter().map(|f| f.dst), n)?;
-    put_nullable(&d, "size_bytes", flows.iter().map(|f| f.size_bytes), n)?;
-    put_column(&d, "start_s", flows.iter().map(|f| f.start_s), n)?;
-    put_nullable(&d, "finish_s", flows.iter().map(|f| f.finish_s), n)?;
-    put_nullable(&d, "deadline_s", flows.iter().map(|f| f.deadline_s), n)?;
-    // Arrow booleans are bit-packed like validity bitmaps.
-    let mut met = Bitmap::with_rows(n);
-    let mut met_valid = Bitmap::with_rows(n);
-    for f in flows {
-        met.push(f.met_deadline == Some(true));
-        met_valid.push(f.met_deadline.is_some());
+    d.set_item("rows", rows)?;
+    for c in columns {
+        let name = c.name;
+        match c.values {
+            Values::U8(f) => put_column(&d, name, (0..rows).map(|i| f(table, i)), rows)?,
+            Values::U32(f) => put_column(&d, name, (0..rows).map(|i| f(table, i)), rows)?,
+            Values::U64(f) => put_column(&d, name, (0..rows).map(|i| f(table, i)), rows)?,
+            Values::F64(f) => put_column(&d, name, (0..rows).map(|i| f(table, i)), rows)?,
+            Values::OptU32(f) => put_nullable(&d, name, (0..rows).map(|i| f(table, i)), rows)?,
+            Values::OptU64(f) => put_nullable(&d, name, (0..rows).map(|i| f(table, i)), rows)?,
+            Values::OptF64(f) => put_nullable(&d, name, (0..rows).map(|i| f(table, i)), rows)?,
+            Values::Bool(f) => put_bools(&d, name, (0..rows).map(|i| Some(f(table, i))), rows, false)?,
+            Values::OptBool(f) => put_bools(&d, name, (0..rows).map(|i| f(table, i)), rows, true)?,
+            Values::Str(f) => put_strings(&d, name, (0..rows).map(|i| f(table, i)), rows)?,
+        }
     }
-    d.set_item("met_deadline", PyBytes::new(py, &met.bits))?;
-    d.set_item("met_deadline.valid", PyBytes::new(py, &met_valid.bits))?;
-    put_column(
-        &d,
-        "delivered_bytes",
-        flows.iter().map(|f| f.delivered_bytes),
-        n,
-    )?;
-    put_column(
-        &d,
-        "retransmitted_bytes",
-        flows.iter().map(|f| f.retransmitted_bytes),
-        n,
-    )?;
-    put_column(&d, "timeouts", flows.iter().map(|f| f.timeouts), n)?;
-    put_nullable(&d, "lateness_s", flows.iter().map(|f| f.lateness_s), n)?;
-    let mut quenched = Bitmap::with_rows(n);
-    for f in flows {
-        quenched.push(f.quenched);
-    }
-    d.set_item("quenched", PyBytes::new(py, &quenched.bits))?;
-    put_column(
-        &d,
-        "time_at_base_rate_s",
-        flows.iter().map(|f| f.time_at_base_rate_s),
-        n,
-    )?;
-    put_nullable(&d, "max_stall_s", flows.iter().map(|f| f.max_stall_s), n)?;
-    put_column(&d, "workload", flows.iter().map(|f| f.workload), n)?;
-    put_column(&d, "round", flows.iter().map(|f| f.round), n)?;
-    put_column(&d, "priority", flows.iter().map(|f| f.priority), n)?;
-    // Protocol names are few: dictionary-encode them as u8 codes plus the list of names.
-    let mut names: Vec<&'static str> = Vec::new();
-    let mut codes = Vec::with_capacity(n);
-    for f in flows {
-        let code = names
-            .iter()
-            .position(|&p| p == f.protocol)
-            .unwrap_or_else(|| {
-                names.push(f.protocol);
-                names.len() - 1
-            });
-        codes.push(u8::try_from(code).map_err(|_| PyRuntimeError::new_err("over 256 protocols"))?);
-    }
-    d.set_item("protocol", PyBytes::new(py, &codes))?;
-    d.set_item("protocol.names", PyList::new(py, names)?)?;
-    put_nullable(&d, "app", flows.iter().map(|f| f.app), n)?;
-    let mut background = Bitmap::with_rows(n);
-    for f in flows {
-        background.push(f.background);
-    }
-    d.set_item("background", PyBytes::new(py, &background.bits))?;
     Ok(d)
+}
+
+/// A column as Python reads it: (name, type, nullable, doc).
+type ColumnInfo = (&'static str, &'static str, bool, &'static str);
+
+/// The declared columns of result table `table` ("flows", "ports", "traces" or "throughput"),
+/// each as (name, type, nullable, doc); the type is "u8", "u32", "u64", "f64", "bool" or "str".
+/// `incast.api` builds the tables' Arrow schemas from these.
+#[pyfunction]
+fn columns(table: &str) -> PyResult<Vec<ColumnInfo>> {
+    fn describe<T: ?Sized>(columns: &[Column<T>]) -> Vec<ColumnInfo> {
+        columns.iter().map(|c| (c.name, c.type_name(), c.nullable(), c.doc)).collect()
+    }
+    Ok(match table {
+        "flows" => describe(FLOW_COLUMNS),
+        "ports" => describe(PORT_COLUMNS),
+        "traces" => describe(TRACE_COLUMNS),
+        "throughput" => describe(THROUGHPUT_COLUMNS),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "table must be \"flows\", \"ports\", \"traces\" or \"throughput\", not {table:?}"
+            )))
+        }
+    })
 }
 
 fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDict>> {
@@ -414,6 +445,7 @@ fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDic
     d.set_item("flows", s.flows)?;
     d.set_item("flows_completed", s.flows_completed)?;
     d.set_item("deadline_flows", s.deadline_flows)?;
+    d.set_item("deadline_unknown", s.deadline_unknown)?;
     d.set_item("app_throughput", s.app_throughput)?;
     d.set_item("packets_sent", s.packets_sent)?;
     d.set_item("packets_delivered", s.packets_delivered)?;
@@ -478,66 +510,12 @@ fn queues_to_py<'py>(py: Python<'py>, queues: &[QueueSeries]) -> PyResult<Bound<
     Ok(d)
 }
 
-fn throughput_to_py<'py>(py: Python<'py>, t: &ThroughputSeries) -> PyResult<Bound<'py, PyDict>> {
-    let n = t.time_s.len();
-    let d = PyDict::new(py);
-    d.set_item("rows", n)?;
-    put_column(&d, "time_s", t.time_s.iter().copied(), n)?;
-    put_column(&d, "flow_id", t.flow_id.iter().copied(), n)?;
-    put_column(&d, "delivered_bytes", t.delivered_bytes.iter().copied(), n)?;
-    Ok(d)
-}
-
-/// The ports table: names as lists of strings (a few thousand rows at most per topology we
-/// build, so Python strings cost nothing worth an encoding), counters as columns.
-fn ports_to_py<'py>(py: Python<'py>, ports: &[PortRecord]) -> PyResult<Bound<'py, PyDict>> {
-    let n = ports.len();
-    let d = PyDict::new(py);
-    d.set_item("rows", n)?;
-    d.set_item("port", PyList::new(py, ports.iter().map(|p| p.port.as_str()))?)?;
-    d.set_item("node", PyList::new(py, ports.iter().map(|p| p.node.as_str()))?)?;
-    d.set_item("peer", PyList::new(py, ports.iter().map(|p| p.peer.as_str()))?)?;
-    d.set_item("role", PyList::new(py, ports.iter().map(|p| p.role))?)?;
-    put_column(&d, "tier", ports.iter().map(|p| p.tier), n)?;
-    let mut up = Bitmap::with_rows(n);
-    for p in ports {
-        up.push(p.up);
-    }
-    d.set_item("up", PyBytes::new(py, &up.bits))?;
-    put_column(&d, "link_rate_bps", ports.iter().map(|p| p.link_rate_bps), n)?;
-    put_column(&d, "packets_sent", ports.iter().map(|p| p.packets_sent), n)?;
-    put_column(&d, "bytes_sent", ports.iter().map(|p| p.bytes_sent), n)?;
-    put_column(&d, "drops", ports.iter().map(|p| p.drops), n)?;
-    put_column(&d, "ecn_marks", ports.iter().map(|p| p.ecn_marks), n)?;
-    put_column(&d, "max_queue_bytes", ports.iter().map(|p| p.max_queue_bytes), n)?;
-    put_column(&d, "mean_queue_bytes", ports.iter().map(|p| p.mean_queue_bytes), n)?;
-    Ok(d)
-}
-
-fn traces_to_py<'py>(py: Python<'py>, t: &TraceSeries) -> PyResult<Bound<'py, PyDict>> {
-    let n = t.time_s.len();
-    let d = PyDict::new(py);
-    d.set_item("rows", n)?;
-    put_column(&d, "flow_id", t.flow_id.iter().copied(), n)?;
-    put_column(&d, "time_s", t.time_s.iter().copied(), n)?;
-    put_nullable(&d, "cwnd_bytes", t.cwnd_bytes.iter().copied(), n)?;
-    put_nullable(&d, "ssthresh_bytes", t.ssthresh_bytes.iter().copied(), n)?;
-    put_nullable(&d, "srtt_s", t.srtt_s.iter().copied(), n)?;
-    put_column(&d, "rto_s", t.rto_s.iter().copied(), n)?;
-    put_nullable(&d, "alpha", t.alpha.iter().copied(), n)?;
-    put_nullable(&d, "d2tcp_d", t.d2tcp_d.iter().copied(), n)?;
-    put_nullable(&d, "d2tcp_p", t.d2tcp_p.iter().copied(), n)?;
-    put_nullable(&d, "d3_rate_bytes_per_s", t.d3_rate_bytes_per_s.iter().copied(), n)?;
-    put_nullable(&d, "d3_desired_bytes_per_s", t.d3_desired_bytes_per_s.iter().copied(), n)?;
-    Ok(d)
-}
-
 fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item("flows", flows_to_py(py, &r.flows)?)?;
+    d.set_item("flows", table_to_py(py, &r.flows[..], r.flows.len(), FLOW_COLUMNS)?)?;
     d.set_item("summary", summary_to_py(py, &r.summary)?)?;
     d.set_item("queues", queues_to_py(py, &r.queues)?)?;
-    d.set_item("ports", ports_to_py(py, &r.ports)?)?;
+    d.set_item("ports", table_to_py(py, &r.ports[..], r.ports.len(), PORT_COLUMNS)?)?;
     match &r.capture {
         Some(c) => {
             let capture = PyDict::new(py);
@@ -549,11 +527,11 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
         None => d.set_item("capture", py.None())?,
     }
     match &r.traces {
-        Some(t) => d.set_item("traces", traces_to_py(py, t)?)?,
+        Some(t) => d.set_item("traces", table_to_py(py, t, t.time_s.len(), TRACE_COLUMNS)?)?,
         None => d.set_item("traces", py.None())?,
     }
     match &r.throughput {
-        Some(t) => d.set_item("throughput", throughput_to_py(py, t)?)?,
+        Some(t) => d.set_item("throughput", table_to_py(py, t, t.time_s.len(), THROUGHPUT_COLUMNS)?)?,
         None => d.set_item("throughput", py.None())?,
     }
     Ok(d)
@@ -566,6 +544,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ResourceError", m.py().get_type::<ResourceError>())?;
     m.add_class::<PySimulation>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(document, m)?)?;
     m.add_function(wrap_pyfunction!(read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

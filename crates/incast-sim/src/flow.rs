@@ -271,6 +271,18 @@ impl Flow {
         self.outcome.or_else(|| self.transport.as_ref().map(Transport::outcome)).unwrap_or_default()
     }
 
+    /// When the flow is due: its deadline counted from its start, or from its planned start if
+    /// it never started; `None` without a deadline.
+    pub(crate) fn due(&self) -> Option<Instant> {
+        self.deadline_at.or_else(|| Some(self.plan.start + self.plan.deadline?))
+    }
+
+    /// The host gave up on the flow (D3 quenching): it retired without the receiver holding
+    /// every byte, so it will never finish.
+    pub(crate) fn abandoned(&self) -> bool {
+        self.outcome.is_some() && self.finished_at.is_none()
+    }
+
     /// Frees the endpoints of a flow whose both ends are done, keeping its counters.
     pub(crate) fn retire(&mut self) {
         self.outcome = Some(self.outcome());

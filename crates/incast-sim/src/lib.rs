@@ -9,12 +9,14 @@
 //! ECN, links), `network` (the network built from a scenario: the one place that maps the spec to
 //! switch, D3 and TCPpr settings), `processor` (a port's explicit-rate allocator), `workload`
 //! (flows of a run), `flow` (transport dispatch), `connection` (messages of a persistent
-//! connection), `sim` (the event loop), `observe` (counters, sampling, traces, capture), `report`
-//! and `results` (what a run returns).
+//! connection), `sim` (the event loop), `observe` (counters, sampling, traces, capture),
+//! `deadline` (whether a flow met its deadline), `report` and `results` (what a run returns and
+//! the columns of its tables).
 
 mod capture;
 mod connection;
 mod d3_port;
+mod deadline;
 mod error;
 mod event;
 mod flow;

@@ -5,6 +5,7 @@
 use incast_proto::time::Instant;
 
 use crate::capture::Capture;
+use crate::deadline::{self, Tally};
 use crate::error::{reserve, ResourceError};
 use crate::flow::Flow;
 use crate::ids::PortId;
@@ -34,8 +35,10 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers
     let mut ports: Vec<PortRecord> = Vec::new();
     reserve(&mut ports, net.ports.len(), "the port records")?;
     ports.extend((0..net.ports.len() as u32).map(|p| net.port_record(PortId(p), end.now)));
-    let deadline_flows = records.iter().filter(|r| r.met_deadline.is_some()).count() as u64;
-    let met = records.iter().filter(|r| r.met_deadline == Some(true)).count() as u64;
+    let mut deadlines = Tally::default();
+    for r in &records {
+        deadlines.add(r.deadline_s.is_some(), r.met_deadline);
+    }
     let Observers { counters, sampling, capture, traces, inversions, .. } = observers;
     let summary = Summary {
         events: end.events,
@@ -43,8 +46,9 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers
         wall_time_s: end.wall.as_secs_f64(),
         flows: flows.len() as u64,
         flows_completed: end.flows_completed,
-        deadline_flows,
-        app_throughput: (deadline_flows > 0).then(|| met as f64 / deadline_flows as f64),
+        deadline_flows: deadlines.judged,
+        deadline_unknown: deadlines.unknown,
+        app_throughput: deadlines.app_throughput(),
         packets_sent: counters.sent,
         packets_delivered: counters.delivered,
         packets_dropped: ports.iter().map(|p| p.drops).sum(),
@@ -68,13 +72,8 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers
 /// Flow number `i`'s row of the flow table at the end of a run at `now`.
 fn flow_record(i: usize, f: &Flow, flows: &[Flow], now: Instant) -> FlowRecord {
     let outcome = outcome_of(flows, f);
-    // A flow that never started still had its deadline, counted from its planned start.
-    let deadline_at = f.deadline_at.or_else(|| Some(f.plan.start + f.plan.deadline?));
-    let due = deadline_at.filter(|_| f.plan.deadline.is_some());
-    let met_deadline = f.plan.deadline.map(|_| match (f.finished_at, deadline_at) {
-        (Some(done), Some(due)) => done <= due,
-        _ => false,
-    });
+    let due = f.due();
+    let met_deadline = deadline::met_deadline(due, f.finished_at, f.abandoned(), now);
     FlowRecord {
         flow_id: i as u32,
         src: f.plan.src,

@@ -1,5 +1,10 @@
 //! What a run produces: one record per flow, a run summary, optional time series. Plain columnar
-//! data so the Python layer can hand it to Arrow without reshaping.
+//! data so the Python layer can hand it to Arrow without reshaping; `columns` declares the tables'
+//! columns as Python sees them.
+
+mod columns;
+
+pub use columns::{Column, Values, FLOW_COLUMNS, PORT_COLUMNS, THROUGHPUT_COLUMNS, TRACE_COLUMNS};
 
 /// One row of the flow table.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -18,7 +23,11 @@ pub struct FlowRecord {
     pub finish_s: Option<f64>,
     /// Absolute deadline, seconds; `None` without a deadline.
     pub deadline_s: Option<f64>,
-    /// Whether `finish_s <= deadline_s`; `None` without a deadline.
+    /// Whether the flow met its deadline, as the engine alone decides it: `true` if it finished
+    /// at or before `deadline_s`; `false` if it finished after it, if it was unfinished when the
+    /// run ended at or after `deadline_s`, or if it was abandoned (D3 quenching: it will never
+    /// finish); `None` (unknown) if it was unfinished, not abandoned, and its deadline lies past
+    /// the end of the run (`Summary::sim_time_s`), and `None` without a deadline.
     pub met_deadline: Option<bool>,
     /// Payload bytes the receiver got in order (for throughput of long flows).
     pub delivered_bytes: u64,
@@ -66,10 +75,13 @@ pub struct Summary {
     pub flows: u64,
     /// Flows that completed.
     pub flows_completed: u64,
-    /// Flows with a deadline.
+    /// Flows with a deadline the run could judge: those whose `met_deadline` is known.
     pub deadline_flows: u64,
-    /// Fraction of deadline flows that met their deadline (D3's application throughput); `None`
-    /// when no flow has a deadline.
+    /// Flows with a deadline past the end of the run, unfinished at its end: `met_deadline` is
+    /// unknown, and they count in neither `deadline_flows` nor `app_throughput`.
+    pub deadline_unknown: u64,
+    /// Fraction of `deadline_flows` that met their deadline (D3's application throughput);
+    /// `None` when the run could judge no flow.
     pub app_throughput: Option<f64>,
     /// Packets handed to a host NIC by a transport.
     pub packets_sent: u64,

@@ -137,7 +137,8 @@ def summarize(flows: "pa.Table", senders: Sequence[int], seeds: int, rounds: int
         for scheme in PROTOCOLS:
             t = flows.filter(pc.and_(pc.equal(flows["senders"], pa.scalar(n)),
                                      pc.equal(flows["scheme"], pa.scalar(scheme))))
-            deadline_flows = t.num_rows - t["deadline_s"].null_count
+            # The flows the run could judge: met_deadline is null without a deadline, or past the run's end.
+            judged = t.num_rows - t["met_deadline"].null_count
             met = pc.sum(pc.cast(t["met_deadline"], "uint64")).as_py() or 0
             done = t.filter(pc.is_valid(t["finish_s"]))
             fct_ms = pc.multiply(pc.subtract(done["finish_s"], done["start_s"]), 1e3)
@@ -146,7 +147,7 @@ def summarize(flows: "pa.Table", senders: Sequence[int], seeds: int, rounds: int
                     "senders": n,
                     "scheme": scheme,
                     "flows": t.num_rows,
-                    "app_throughput": met / deadline_flows if deadline_flows else None,
+                    "app_throughput": met / judged if judged else None,
                     "timeouts_per_burst": (pc.sum(t["timeouts"]).as_py() or 0) / (seeds * rounds),
                     "p99_fct_ms": pc.quantile(fct_ms, q=0.99).to_pylist()[0] if done.num_rows else None,
                 }

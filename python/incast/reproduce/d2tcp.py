@@ -173,23 +173,19 @@ def fan_ins(ctx: Context) -> List[int]:
     return [10, 40] if ctx.quick else [5, 10, 15, 20, 25, 30, 35, 40]
 
 
-def judged_messages(flows: "pa.Table", end_s: Mapping[int, float]) -> "pa.Table":
-    """The OLDI messages of `flows` whose deadline the run can judge: they finished, or their
-    deadline fell before their run (point) ended at `end_s[point]`. Adds `run_end_s` (the end of
-    the message's run) and `missed` (1 if it missed its deadline, else 0).
+def judged_messages(flows: "pa.Table") -> "pa.Table":
+    """The OLDI messages of `flows` whose deadline the run could judge: the engine's
+    `met_deadline` is known (not null: docs/python.md says when it is), which leaves out
+    background flows (no deadline) and messages unfinished when their run ended before their
+    deadline. Adds `missed` (1 if it missed its deadline, else 0).
 
     The one definition every D2TCP figure counts misses by, in Arrow: a full sweep holds up to
     15 million flows, far too many for Python objects."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    oldi = flows.filter(pc.and_(pc.invert(flows["background"]), pc.is_valid(flows["deadline_s"])))
-    ends = pa.table({"point": pa.array(list(end_s), type=flows.schema.field("point").type),
-                     "run_end_s": pa.array(list(end_s.values()), type=pa.float64())})
-    oldi = oldi.join(ends, keys="point")
-    judged = oldi.filter(pc.or_(pc.is_valid(oldi["finish_s"]), pc.less_equal(oldi["deadline_s"], oldi["run_end_s"])))
-    missed = pc.invert(judged["met_deadline"].fill_null(pa.scalar(False)))
-    return judged.append_column("missed", pc.cast(missed, pa.int64()))
+    judged = flows.filter(pc.is_valid(flows["met_deadline"]))
+    return judged.append_column("missed", pc.cast(pc.invert(judged["met_deadline"]), pa.int64()))
 
 
 def background_flows(flows: "pa.Table") -> "pa.Table":
@@ -209,17 +205,16 @@ def mean_by(table: "pa.Table", column: str, by: Sequence[str]) -> Dict[Tuple[Any
     return {tuple(r[k] for k in by): r[f"{column}_mean"] for r in grouped.to_pylist()}
 
 
-def missed_fraction(flows: "pa.Table", by: Sequence[str], end_s: Mapping[int, float]) -> Dict[Tuple[Any, ...], float]:
+def missed_fraction(flows: "pa.Table", by: Sequence[str]) -> Dict[Tuple[Any, ...], float]:
     """Missed deadlines per value of the `by` columns, over the messages the run can judge."""
-    return mean_by(judged_messages(flows, end_s), "missed", by)
+    return mean_by(judged_messages(flows), "missed", by)
 
 
 def _run(ctx: Context, name: str, scenario: Mapping[str, Any], grid: Mapping[str, Sequence[Any]],
-         zips: Sequence[Mapping[str, Sequence[Any]]] = ()) -> Tuple["pa.Table", Dict[int, float], "pa.Table"]:
+         zips: Sequence[Mapping[str, Sequence[Any]]] = ()) -> Tuple["pa.Table", "pa.Table"]:
+    """The sweep's flows and summaries."""
     result = ctx.sweep(name, scenario, grid=grid, zips=zips)
-    summary = result.summary()
-    end = {row["point"]: row["sim_time_s"] for row in summary.to_pylist()}
-    return result.flows(), end, summary
+    return result.flows(), result.summary()
 
 
 def fewer_missed_claim(claim: str, cells: Mapping[Tuple[str, int], float], fans: Sequence[int], *, why: str,
@@ -245,7 +240,7 @@ def fewer_missed_claim(claim: str, cells: Mapping[Tuple[str, int], float], fans:
 
 
 def _variance_sweep(ctx: Context, variance: str, setting: Setting = PRINTED_SETTING,
-                    sensitivity: bool = False) -> Tuple["pa.Table", Dict[int, float], "pa.Table"]:
+                    sensitivity: bool = False) -> Tuple["pa.Table", "pa.Table"]:
     """Every protocol at every fan-in for one deadline variance: the runs Figures 9-12 and
     Table 1 share (one definition, so they always hit the same cached sweep)."""
     tag = setting.sensitivity_tag if sensitivity else "paper"
@@ -257,8 +252,8 @@ def _variance_sweep(ctx: Context, variance: str, setting: Setting = PRINTED_SETT
 def _variance_runs(ctx: Context, variance: str, setting: Setting,
                    sensitivity: bool = False) -> Tuple[Dict[Tuple[str, int], float], Dict[Tuple[str, int], float]]:
     """Missed deadlines, and retransmission timeouts per message, by protocol and fan-in."""
-    flows, end, _ = _variance_sweep(ctx, variance, setting, sensitivity)
-    judged = judged_messages(flows, end)
+    flows, _ = _variance_sweep(ctx, variance, setting, sensitivity)
+    judged = judged_messages(flows)
     return mean_by(judged, "missed", (PROTOCOL, FAN_IN)), mean_by(judged, "timeouts", (PROTOCOL, FAN_IN))
 
 
@@ -334,10 +329,10 @@ def _past_deadline_rows(ctx: Context, setting: Setting, paper: Mapping[Tuple[str
     rows: List[Dict[str, Any]] = []
     for panel, sensitivity, d_one in zip(setting.panels, (False, True), (paper, sens)):
         tag = setting.sensitivity_tag if sensitivity else "paper"
-        flows, end, _ = _run(ctx, setting.sweep(f"past-max-{tag}-medium"),
-                             oldi_scenario(ctx, setting, sensitivity=sensitivity),
-                             grid={FAN_IN: fan_ins(ctx), "d2tcp.past_deadline": ["max"]})
-        d_max = missed_fraction(flows, (FAN_IN,), end)
+        flows, _ = _run(ctx, setting.sweep(f"past-max-{tag}-medium"),
+                        oldi_scenario(ctx, setting, sensitivity=sensitivity),
+                        grid={FAN_IN: fan_ins(ctx), "d2tcp.past_deadline": ["max"]})
+        d_max = missed_fraction(flows, (FAN_IN,))
         rows += [{setting.panel_column: panel, "fan_in": n, "d_one": d_one[("d2tcp", n)], "d_max": d_max[(n,)]}
                  for n in fan_ins(ctx)]
     return rows
@@ -356,12 +351,14 @@ def figure11(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
 
 
 def figure12(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
-    flows, end, _ = _variance_sweep(ctx, "medium", setting)
+    flows, summary = _variance_sweep(ctx, "medium", setting)
+    # A message unfinished at the end of its run took at least until then.
+    end = {row["point"]: row["sim_time_s"] for row in summary.select(["point", "sim_time_s"]).to_pylist()}
     lat: Dict[Tuple[str, int], List[float]] = {}
-    columns = [PROTOCOL, FAN_IN, "start_s", "finish_s", "deadline_s", "run_end_s"]
-    for f in judged_messages(flows, end).select(columns).to_pylist():
+    columns = [PROTOCOL, FAN_IN, "point", "start_s", "finish_s", "deadline_s"]
+    for f in judged_messages(flows).select(columns).to_pylist():
         allowed = f["deadline_s"] - f["start_s"]
-        took = (f["finish_s"] if f["finish_s"] is not None else f["run_end_s"]) - f["start_s"]
+        took = (f["finish_s"] if f["finish_s"] is not None else end[f["point"]]) - f["start_s"]
         lat.setdefault((f[PROTOCOL], f[FAN_IN]), []).append(took / allowed)
     rows: List[Dict[str, Any]] = []
     for (p, n), values in sorted(lat.items()):
@@ -399,7 +396,7 @@ def figure12(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
 def table1(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
     rows: List[Dict[str, Any]] = []
     for variance in VARIANCES:
-        _, _, summary = _variance_sweep(ctx, variance, setting)
+        _, summary = _variance_sweep(ctx, variance, setting)
         for s in summary.to_pylist():
             if s[PROTOCOL] == "d3":
                 share = s["d3_priority_inversions"] / s["d3_requests"] if s["d3_requests"] else 0.0
@@ -444,9 +441,9 @@ def table1(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
 
 
 def _background(ctx: Context, setting: Setting) -> Tuple[Dict[Tuple[str, int], float], Dict[Tuple[str, int], float]]:
-    flows, end, _ = _run(ctx, setting.sweep("background"), oldi_scenario(ctx, setting, background=True),
-                         grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
-    missed = missed_fraction(flows, (PROTOCOL, FAN_IN), end)
+    flows, _ = _run(ctx, setting.sweep("background"), oldi_scenario(ctx, setting, background=True),
+                    grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
+    missed = missed_fraction(flows, (PROTOCOL, FAN_IN))
     return missed, mean_by(background_flows(flows), "mbps", (PROTOCOL, FAN_IN))
 
 
@@ -513,9 +510,9 @@ def figure15(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
     fans = [40] if ctx.quick else [25, 30, 35]
     results = {}
     for tag, sensitivity in (("paper", False), (setting.sensitivity_tag, True)):
-        flows, end, _ = _run(ctx, setting.sweep(f"dcap-{tag}"), oldi_scenario(ctx, setting, sensitivity=sensitivity),
-                             grid={FAN_IN: fans, "d2tcp.d_cap": caps})
-        results[tag] = missed_fraction(flows, (FAN_IN, "d2tcp.d_cap"), end)
+        flows, _ = _run(ctx, setting.sweep(f"dcap-{tag}"), oldi_scenario(ctx, setting, sensitivity=sensitivity),
+                        grid={FAN_IN: fans, "d2tcp.d_cap": caps})
+        results[tag] = missed_fraction(flows, (FAN_IN, "d2tcp.d_cap"))
     rows = [{setting.panel_column: panel, "fan_in": n, "d_cap": c, "missed": v}
             for panel, cells in zip(setting.panels, results.values()) for (n, c), v in sorted(cells.items())]
     plt = pyplot()
@@ -562,17 +559,17 @@ MIX_LABELS = {"all-tcp": "All-TCP", "mix1": "Mix#1", "mix2": "Mix#2"}
 def _coexistence(ctx: Context, setting: Setting) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
     fans = [15, 20] if not ctx.quick else [20]
     mixes = list(MIXES)
-    flows, end, _ = _run(ctx, setting.sweep("coexistence"), oldi_scenario(ctx, setting, background=True),
-                         grid={FAN_IN: fans},
-                         zips=[{"workload.0.protocols": [MIXES[m][0] for m in mixes],
-                                "workload.0.background_protocol": [MIXES[m][1] for m in mixes]}])
+    flows, _ = _run(ctx, setting.sweep("coexistence"), oldi_scenario(ctx, setting, background=True),
+                    grid={FAN_IN: fans},
+                    zips=[{"workload.0.protocols": [MIXES[m][0] for m in mixes],
+                           "workload.0.background_protocol": [MIXES[m][1] for m in mixes]}])
     runs = ("workload.0.protocols", "workload.0.background_protocol", FAN_IN)
 
     def mix(protocols: Any, background_protocol: str) -> str:
         return next(m for m in mixes if MIXES[m] == (varied_value(protocols), background_protocol))
 
     # Set A is applications 0-2, set B 3-4: count per application, then add up per set.
-    counts = judged_messages(flows, end).group_by([*runs, "app"]).aggregate([("missed", "sum"), ("missed", "count")])
+    counts = judged_messages(flows).group_by([*runs, "app"]).aggregate([("missed", "sum"), ("missed", "count")])
     cells: Dict[Tuple[str, int, str], List[int]] = {}
     for r in counts.to_pylist():
         c = cells.setdefault((mix(r[runs[0]], r[runs[1]]), r[FAN_IN], "A" if r["app"] < 3 else "B"), [0, 0])
@@ -686,9 +683,9 @@ def table2(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
 
 def figure17(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
     tighter = [0.8 * d for d in BASE_DEADLINES_MS]
-    flows, end, _ = _run(ctx, setting.sweep("tighter"), oldi_scenario(ctx, setting, deadlines_ms=tighter),
-                         grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
-    cells = missed_fraction(flows, (PROTOCOL, FAN_IN), end)
+    flows, _ = _run(ctx, setting.sweep("tighter"), oldi_scenario(ctx, setting, deadlines_ms=tighter),
+                    grid={FAN_IN: fan_ins(ctx), PROTOCOL: list(PROTOCOLS)})
+    cells = missed_fraction(flows, (PROTOCOL, FAN_IN))
     rows = [{"protocol": p, "fan_in": n, "missed": v} for (p, n), v in sorted(cells.items())]
     fig = line_figure({LABELS[p]: {n: cells[(p, n)] for n in fan_ins(ctx)} for p in PROTOCOLS},
                       xlabel="fan-in degree", ylabel="missed deadlines (%)",
@@ -707,11 +704,11 @@ PAPER_TABLE3_TIGHTER_PCT = {10: 55.0, 15: 45.0, 20: 35.0}
 def table3(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
     scales = [1.0, 0.6, 0.3] if ctx.quick else [1.0, 0.8, 0.65, 0.5, 0.4, 0.3, 0.2]
     fans = [20] if ctx.quick else [10, 15, 20]
-    flows, end, _ = _run(ctx, setting.sweep("tightness"), oldi_scenario(ctx, setting),
-                         grid={FAN_IN: fans, PROTOCOL: ["d3", "d2tcp"]},
-                         zips=[{"workload.0.deadlines": [[f"{s * d:g}ms" for d in BASE_DEADLINES_MS] for s in scales]}])
+    flows, _ = _run(ctx, setting.sweep("tightness"), oldi_scenario(ctx, setting),
+                    grid={FAN_IN: fans, PROTOCOL: ["d3", "d2tcp"]},
+                    zips=[{"workload.0.deadlines": [[f"{s * d:g}ms" for d in BASE_DEADLINES_MS] for s in scales]}])
     by_scale: Dict[Tuple[str, int, float], float] = {}
-    shares = missed_fraction(flows, (PROTOCOL, FAN_IN, "workload.0.deadlines"), end)
+    shares = missed_fraction(flows, (PROTOCOL, FAN_IN, "workload.0.deadlines"))
     for (p, n, deadlines), v in shares.items():
         scale = round(float(varied_value(deadlines)[0].rstrip("ms")) / BASE_DEADLINES_MS[0], 3)
         by_scale[(p, n, scale)] = v

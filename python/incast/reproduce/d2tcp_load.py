@@ -49,7 +49,7 @@ def _load_stats(result: "SweepResult", by: Sequence[str]) -> Dict[Tuple[Any, ...
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
-    columns = [*by, "point", "background", "deadline_s", "finish_s", "met_deadline", "timeouts", "size_bytes",
+    columns = [*by, "point", "background", "finish_s", "met_deadline", "timeouts", "size_bytes",
                "start_s"]
     flows = result.dataset("flows")
     # Per key: sums and counts of missed (over judged), timed out (over missed), background Mbps.
@@ -62,9 +62,9 @@ def _load_stats(result: "SweepResult", by: Sequence[str]) -> Dict[Tuple[Any, ...
             total[0] += r[f"{column}_sum"]
             total[1] += r[f"{column}_count"]
 
-    for run in result.summary().select(["point", "sim_time_s"]).to_pylist():
+    for run in result.summary().select(["point"]).to_pylist():
         point = flows.to_table(columns=columns, filter=ds.field("point") == run["point"])
-        judged = judged_messages(point, {run["point"]: run["sim_time_s"]})
+        judged = judged_messages(point)
         late = judged.filter(pc.equal(judged["missed"], pa.scalar(1)))
         add(judged, "missed", "missed")
         timed_out = pc.cast(pc.greater(late["timeouts"], pa.scalar(0)), pa.int64())

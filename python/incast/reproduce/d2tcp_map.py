@@ -31,6 +31,7 @@ import math
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
 from incast.reproduce.core import Context, Outcome, Reproduction, pyplot, size_bytes, table, varied_value
+from incast.reproduce.d2tcp import judged_messages
 from incast.reproduce.verdict import Claim, bound_claim
 
 if TYPE_CHECKING:
@@ -113,10 +114,9 @@ def _deadline(point: Dict[str, Any]) -> Dict[str, str]:
 
 
 def _run(ctx: Context) -> Tuple["pa.Table", List[Dict[str, Any]]]:
-    """Every cell under DCTCP and D2TCP from both initial alphas; the flows carry the cell's
-    index (`cell`) into `points`."""
+    """Every cell under DCTCP and D2TCP from both initial alphas; the judged responses
+    (`judged_messages`) carry the cell's index (`cell`) into `points`."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     points = _points(ctx, alone_s(ctx))
     result = ctx.sweep("d2tcp-map", burst_scenario(RATES[0]), grid={PROTOCOL: list(PROTOCOLS), ALPHA: list(ALPHA0)},
@@ -134,8 +134,7 @@ def _run(ctx: Context) -> Tuple["pa.Table", List[Dict[str, Any]]]:
              for i, p in enumerate(points)}
     keys = flows.select([RATE, SIZE, FAN_IN, DEADLINE]).to_pylist()
     cells = [index[(k[RATE], k[SIZE], k[FAN_IN], json.dumps(varied_value(k[DEADLINE]), sort_keys=True))] for k in keys]
-    missed = pc.cast(pc.invert(flows["met_deadline"].fill_null(pa.scalar(False))), pa.int64())
-    return flows.append_column("cell", pa.array(cells, pa.int64())).append_column("missed", missed), points
+    return judged_messages(flows.append_column("cell", pa.array(cells, pa.int64()))), points
 
 
 # A cell can tell the schemes apart only if DCTCP misses some deadlines there but not all.

@@ -138,17 +138,18 @@ def _variant(protocol: str, past: str) -> str:
 
 
 def measure(flows: "pa.Table") -> Dict[Tuple[str, int, str], Dict[str, float]]:
-    """Per (variant, fan-in, smallest response): missed deadlines (%) of the responses, and the
-    mean throughput (Mbps, size over completion time) of the long flows."""
+    """Per (variant, fan-in, smallest response): missed deadlines (%) of the responses the run
+    could judge (`met_deadline` not null), and the mean throughput (Mbps, size over completion
+    time) of the long flows."""
     cells: Dict[Tuple[str, int, str], Dict[str, List[float]]] = {}
     columns = ["transport.protocol", "d2tcp.past_deadline", FAN_IN, SMALLEST, "deadline_s", "met_deadline",
                "size_bytes", "start_s", "finish_s"]
     for f in flows.select(columns).to_pylist():
         key = (_variant(f["transport.protocol"], f["d2tcp.past_deadline"]), f[FAN_IN], f[SMALLEST])
         cell = cells.setdefault(key, {"missed": [], "mbps": []})
-        if f["deadline_s"] is not None:
+        if f["met_deadline"] is not None:
             cell["missed"].append(0.0 if f["met_deadline"] else 100.0)
-        elif f["finish_s"] is not None:
+        elif f["deadline_s"] is None and f["finish_s"] is not None:
             cell["mbps"].append(f["size_bytes"] * 8e-6 / (f["finish_s"] - f["start_s"]))
     return {k: {"missed": sum(c["missed"]) / len(c["missed"]), "long_mbps": sum(c["mbps"]) / len(c["mbps"]),
                 "responses": float(len(c["missed"])), "long_flows": float(len(c["mbps"]))}

@@ -244,6 +244,8 @@ def _lateness(r: Reproductions) -> Dict[Tuple[str, str], Estimate]:
     def stats(rows: "pa.Table") -> Dict[Tuple[str, str], float]:
         per: Dict[str, Dict[str, Any]] = {}
         for f in rows.to_pylist():
+            if f["met_deadline"] is None:
+                continue  # unknown: the run ended before its deadline
             s = per.setdefault(f["scheme"], {"total": 0, "missed": 0, "over": []})
             s["total"] += 1
             if not f["met_deadline"]:
