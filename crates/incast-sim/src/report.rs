@@ -103,7 +103,7 @@ fn flow_record(i: usize, f: &Flow, flows: &[Flow], now: Instant) -> FlowRecord {
 }
 
 /// The protocol's name in the flow table.
-pub(crate) fn protocol_name(p: Protocol) -> &'static str {
+fn protocol_name(p: Protocol) -> &'static str {
     match p {
         Protocol::Tcp => "tcp",
         Protocol::Dctcp => "dctcp",

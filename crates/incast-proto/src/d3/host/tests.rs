@@ -1,7 +1,9 @@
 //! Scripted exchanges with one D3 sender: hand-built feedback and ACKs, whole packets checked.
 
 use super::*;
-use crate::tcp::MSS_BYTES;
+use crate::d3::rate::HEADER_ONLY_PACKET_BYTES;
+use crate::tcp::{TcpConfig, MSS_BYTES};
+use crate::time::BitsPerSec;
 
 const MSS: u64 = MSS_BYTES as u64;
 
