@@ -1,5 +1,6 @@
 //! `incast._core`: the `PyO3` face of the engine. Type and error conversion only; every decision
-//! about scenarios and simulation lives in `incast-sim`, every convenience in `python/incast/`.
+//! about scenarios and simulation lives in `incast-sim` (scenarios through its `scenario`
+//! module, which wraps `incast-scenario`), every convenience in `python/incast/`.
 //!
 //! Results cross the boundary as columns: each column is one `bytes` object holding the values in
 //! native byte order (little-endian on every supported platform), plus an Arrow validity bitmap for

@@ -35,7 +35,7 @@ impl ResourceError {
 
 impl fmt::Display for ResourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::scenario::error::fmt_keyed(f, &self.path, &self.message)
+        incast_scenario::fmt_keyed(f, &self.path, &self.message)
     }
 }
 

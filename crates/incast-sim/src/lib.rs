@@ -4,14 +4,18 @@
 //! process. Build it from a validated [`scenario::Scenario`], advance it in bounded steps (so a
 //! driver can show progress and stay interruptible), then take its [`results::RunResults`].
 //!
+//! Scenario files are read and validated by the incast-scenario crate; [`scenario`] re-exports its
+//! spec types and wraps its parsers with the engine's port names, the one thing validation needs
+//! from the engine (an `[output]` port pattern must name a port of the topology).
+//!
 //! Layout, one concept per module: `event` (the time-ordered queue), `packet` (packets and their
-//! arena), `topology` (graph builders), `routing` (shortest paths, ECMP), `port` (queues, buffers,
-//! ECN, links), `network` (the network built from a scenario: the one place that maps the spec to
-//! switch, D3 and TCPpr settings), `processor` (a port's explicit-rate allocator), `workload`
-//! (flows of a run), `flow` (transport dispatch), `connection` (messages of a persistent
-//! connection), `sim` (the event loop), `observe` (counters, sampling, traces, capture),
-//! `deadline` (whether a flow met its deadline), `report` and `results` (what a run returns and
-//! the columns of its tables).
+//! arena), `topology` (graph builders, port names), `routing` (shortest paths, ECMP), `port`
+//! (queues, buffers, ECN, links), `network` (the network built from a scenario: the one place
+//! that maps the spec to switch, D3 and TCPpr settings), `processor` (a port's explicit-rate
+//! allocator), `workload` (flows of a run), `flow` (transport dispatch), `connection` (messages
+//! of a persistent connection), `sim` (the event loop), `observe` (counters, sampling, traces,
+//! capture), `deadline` (whether a flow met its deadline), `report` and `results` (what a run
+//! returns and the columns of its tables), `scenario` (parsing with the engine's port names).
 
 mod capture;
 mod connection;
@@ -27,7 +31,6 @@ mod network;
 mod observe;
 pub mod packet;
 mod port;
-mod port_pattern;
 pub mod processor;
 mod report;
 pub mod results;

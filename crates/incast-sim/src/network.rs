@@ -168,7 +168,7 @@ impl Network {
         let mut taken = try_vec(names.len(), false, "the port table")?;
         for pattern in patterns {
             for (p, name) in names.iter().enumerate() {
-                if crate::port_pattern::matches(pattern, name) && !taken[p] {
+                if incast_scenario::port_pattern::matches(pattern, name) && !taken[p] {
                     taken[p] = true;
                     chosen.push(PortId(p as u32));
                 }

@@ -1,6 +1,6 @@
-//! Scenarios: the TOML (or JSON) description of one run, checked at load time into the spec
-//! types the engine builds from. docs/scenario.md documents every key, its default and its source
-//! in the D3 and D2TCP papers.
+//! incast-scenario: the TOML (or JSON) description of one run, checked at load time into the
+//! spec types the engine (incast-sim) builds from. docs/scenario.md documents every key, its
+//! default and its source in the D3 and D2TCP papers.
 //!
 //! Loading has two passes, so that every error names the key it is about:
 //!
@@ -9,18 +9,23 @@
 //!       (syntax, types, unknown keys,            (ranges, host indices, kind-specific
 //!        unit strings: units)                     keys, defaults; CSV traces: trace;
 //!                                                 OLDI applications: oldi; [output] and
-//!                                                 its port patterns: output; shared
-//!                                                 checks: check)
+//!                                                 its port patterns: output, port_pattern;
+//!                                                 shared checks: check)
 //! ```
+//!
+//! One check needs the engine: whether an `[output]` port pattern names a port, for only the
+//! engine knows what the ports of a topology are called. The parsers take those names through
+//! [`PortNames`]; `incast_sim::scenario` wraps them with the engine's, and is what callers use.
 
 mod check;
 mod context;
 mod describe;
-pub(crate) mod error;
+mod error;
 mod file;
 mod limits;
 mod oldi;
 mod output;
+pub mod port_pattern;
 pub mod spec;
 mod trace;
 mod traffic;
@@ -33,7 +38,8 @@ mod tests;
 use std::path::Path;
 
 pub use describe::effective_transport;
-pub use error::ScenarioError;
+pub use error::{fmt_keyed, ScenarioError};
+pub use output::PortNames;
 pub use trace::read_file as read_trace_file;
 pub use spec::*;
 
@@ -41,8 +47,9 @@ use error::join;
 use file::RawScenario;
 
 /// Parses a TOML scenario. `base_dir` is the directory relative trace paths are resolved against
-/// (the scenario file's directory; `None` resolves them against the working directory).
-pub fn parse_toml(text: &str, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
+/// (the scenario file's directory; `None` resolves them against the working directory);
+/// `port_names` names the ports `[output]`'s port patterns must match.
+pub fn parse_toml(text: &str, base_dir: Option<&Path>, port_names: &dyn PortNames) -> Result<Scenario, ScenarioError> {
     let raw: RawScenario = serde_path_to_error::deserialize(toml_syntax(text)?).map_err(|e| {
         let position = e.inner().span().map_or_else(String::new, |s| {
             let (line, column) = line_column(text, s.start);
@@ -50,7 +57,7 @@ pub fn parse_toml(text: &str, base_dir: Option<&Path>) -> Result<Scenario, Scena
         });
         key_error(path_string(e.path()), e.inner().message(), &position)
     })?;
-    validate::scenario(raw, base_dir)
+    validate::scenario(raw, base_dir, port_names)
 }
 
 /// The TOML syntax pass, shared by [`parse_toml`] and [`document`] so that both accept exactly
@@ -69,8 +76,8 @@ fn toml_syntax_error(text: &str, e: &toml::de::Error) -> ScenarioError {
 }
 
 /// Parses a JSON scenario: the same tree as the TOML form, as the Python layer produces it from a
-/// dict. `base_dir` resolves relative trace paths as in [`parse_toml`].
-pub fn parse_json(text: &str, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
+/// dict. `base_dir` and `port_names` are as in [`parse_toml`].
+pub fn parse_json(text: &str, base_dir: Option<&Path>, port_names: &dyn PortNames) -> Result<Scenario, ScenarioError> {
     // serde reads a struct from an array too (fields by position): refuse anything but an object
     // before it does, so that `[1, 2]` is not reported as a bad `topology`.
     if let Some(at) = text.find(|c: char| !c.is_whitespace()).filter(|&at| !text[at..].starts_with('{')) {
@@ -86,12 +93,12 @@ pub fn parse_json(text: &str, base_dir: Option<&Path>) -> Result<Scenario, Scena
         json_error(path, e.inner())
     })?;
     de.end().map_err(|e| json_error(String::new(), &e))?;
-    validate::scenario(raw, base_dir)
+    validate::scenario(raw, base_dir, port_names)
 }
 
 /// Reads and parses a scenario file: JSON if its extension is `.json`, TOML otherwise. Trace
-/// paths resolve against the file's directory.
-pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+/// paths resolve against the file's directory; `port_names` is as in [`parse_toml`].
+pub fn load(path: &Path, port_names: &dyn PortNames) -> Result<Scenario, ScenarioError> {
     let cannot_read = |e: std::io::Error| {
         ScenarioError::new(
             "",
@@ -104,9 +111,9 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     // `Path::new("s.toml").parent()` is `""`: the working directory.
     let base_dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
     if is_json(path) {
-        parse_json(text, base_dir)
+        parse_json(text, base_dir, port_names)
     } else {
-        parse_toml(text, base_dir)
+        parse_toml(text, base_dir, port_names)
     }
 }
 
@@ -280,6 +287,7 @@ fn json_error(path: String, e: &serde_json::Error) -> ScenarioError {
 #[cfg(test)]
 mod reading_tests {
     use super::*;
+    use crate::tests::PORTS;
 
     const SCENARIO: &str =
         "[topology]\nkind = \"star\"\nhosts = 4\n[[workload]]\nkind = \"flow-burst\"\n";
@@ -296,17 +304,17 @@ mod reading_tests {
     #[test]
     fn a_byte_order_mark_is_dropped() {
         let toml = file("bom.toml", format!("\u{feff}{SCENARIO}").as_bytes());
-        load(&toml).unwrap();
+        load(&toml, &PORTS).unwrap();
         let json =
             r#"{"topology": {"kind": "star", "hosts": 4}, "workload": [{"kind": "flow-burst"}]}"#;
         let json = file("bom.json", format!("\u{feff}{json}").as_bytes());
-        load(&json).unwrap();
+        load(&json, &PORTS).unwrap();
     }
 
     #[test]
     fn text_that_is_not_utf8_names_the_byte_and_its_offset() {
         let path = file("latin1.toml", b"# caf\xe9\n[topology]\n");
-        let e = load(&path).unwrap_err();
+        let e = load(&path, &PORTS).unwrap_err();
         assert_eq!(e.path, "");
         assert_eq!(
             e.message,
@@ -333,7 +341,7 @@ mod reading_tests {
         // TOML 1.1: newlines and a trailing comma in an inline table.
         let text = "[topology]\nkind = \"star\"\nhosts = 4\n[[workload]]\nkind = \"flow-burst\"\n\
                     size = {\n  dist = \"fixed\",\n  value = \"2KB\",\n}\n";
-        parse_toml(text, None).unwrap();
+        parse_toml(text, None, &PORTS).unwrap();
         let tree = document(text, Format::Toml).unwrap();
         assert_eq!(tree["workload"][0]["size"]["value"], "2KB");
         assert_eq!(tree["topology"]["hosts"], 4);
@@ -344,7 +352,7 @@ mod reading_tests {
     #[test]
     fn document_gives_the_engines_syntax_errors() {
         for text in ["[topology\n", "a = 1\na = 2\n", "x = [1, }\n"] {
-            let from_parse = parse_toml(text, None).unwrap_err();
+            let from_parse = parse_toml(text, None, &PORTS).unwrap_err();
             assert_eq!(
                 document(text, Format::Toml).unwrap_err(),
                 from_parse,
@@ -352,7 +360,7 @@ mod reading_tests {
             );
         }
         for text in ["{\"seed\": }", "{\"seed\": 1,}", "{\"seed\" 1}"] {
-            let from_parse = parse_json(text, None).unwrap_err();
+            let from_parse = parse_json(text, None, &PORTS).unwrap_err();
             assert_eq!(
                 document(text, Format::Json).unwrap_err(),
                 from_parse,
@@ -367,10 +375,10 @@ mod reading_tests {
     fn a_json_scenario_is_an_object() {
         // serde would read the array as a struct by position and blame `topology`.
         for text in ["[1, 2]", "\n  \"star\"", "3"] {
-            let e = parse_json(text, None).unwrap_err();
+            let e = parse_json(text, None, &PORTS).unwrap_err();
             assert_eq!(e.path, "", "{text}");
             assert!(e.message.starts_with("a JSON scenario is an object of sections, at line"), "{e}");
         }
-        assert_eq!(parse_json("\n  [1]", None).unwrap_err().message, "a JSON scenario is an object of sections, at line 2, column 3");
+        assert_eq!(parse_json("\n  [1]", None, &PORTS).unwrap_err().message, "a JSON scenario is an object of sections, at line 2, column 3");
     }
 }

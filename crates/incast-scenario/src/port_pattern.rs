@@ -1,10 +1,11 @@
 //! Port names and the patterns that choose them (`[output] queue_sample_ports`): a port is named
-//! `{node}->{peer}` (`Topology::port_name`), and a pattern is a name in which `*` stands for any
-//! run of characters and `?` for one, so that `tor*->fabric` is every ToR's uplink and `core*`
-//! every core port.
+//! `{node}->{peer}` (by the engine: `Topology::port_name`), and a pattern is a name in which `*`
+//! stands for any run of characters and `?` for one, so that `tor*->fabric` is every ToR's uplink
+//! and `core*` every core port. Validation checks the patterns; the engine chooses the ports a
+//! pattern names with [`matches()`].
 
 /// Whether `name` matches `pattern`.
-pub(crate) fn matches(pattern: &str, name: &str) -> bool {
+pub fn matches(pattern: &str, name: &str) -> bool {
     let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
     // Iterative wildcard matching: on a mismatch, let the last `*` absorb one more character.
     let (mut i, mut j) = (0, 0);

@@ -1,7 +1,8 @@
 //! Validation of `[output]`: what a run samples, captures and traces. Port patterns
 //! (`queue_sample_ports`, `capture_ports`) are matched here against the names of the topology's
-//! ports (`Topology::port_name`, the names of the results' ports table), so that a pattern that
-//! names no port is an error of the file, reported by `incast check`, and never of the run.
+//! ports, which the engine supplies ([`PortNames`]; the names of the results' ports table), so
+//! that a pattern that names no port is an error of the file, reported by `incast check`, and
+//! never of the run.
 
 use incast_proto::time::Duration;
 
@@ -10,13 +11,25 @@ use super::file::RawOutput;
 use super::limits;
 use super::spec::{CaptureSpec, HostIndex, OutputSpec, QueueSampling, RunSpec, TopologySpec, TraceSpec};
 use crate::port_pattern;
-use crate::topology::Topology;
 
-/// `[output]`, with its port patterns resolved against `topology`, for a scenario of
-/// `workload_count` workloads whose OLDI workloads have at most `app_count` applications.
+/// The names of a topology's egress ports, which only the engine knows: it decides how a
+/// topology becomes nodes and ports, and names each port `{node}->{peer}` (`tor3->fabric`).
+/// Validation asks for them only when `[output]` lists port patterns, and refuses a pattern that
+/// matches none of them. `incast_sim::scenario` parses with the engine's.
+pub trait PortNames {
+    /// The names of the ports of the network `topology` describes, in the engine's order (an
+    /// error quotes the first few), or why they cannot be had: validation then fails at the
+    /// pattern list's key with "cannot name the topology's ports: {why}".
+    fn port_names(&self, topology: &TopologySpec) -> std::result::Result<Vec<String>, String>;
+}
+
+/// `[output]`, with its port patterns resolved against the names `port_names` gives
+/// `topology`'s ports, for a scenario of `workload_count` workloads whose OLDI workloads have at most
+/// `app_count` applications.
 pub(crate) fn section(
     raw: RawOutput,
     topology: &TopologySpec,
+    port_names: &dyn PortNames,
     hosts: &Hosts,
     run: &RunSpec,
     workload_count: usize,
@@ -50,7 +63,7 @@ pub(crate) fn section(
             for (j, &h) in list.iter().enumerate() {
                 hosts.check(|| format!("output.queue_sample_hosts[{j}]"), u64::from(h))?;
             }
-            port_patterns("output.queue_sample_ports", &ports, topology)?;
+            port_patterns("output.queue_sample_ports", &ports, topology, port_names)?;
             Some(QueueSampling {
                 interval,
                 host_downlinks: list as Vec<HostIndex>,
@@ -73,7 +86,7 @@ pub(crate) fn section(
             if ports.is_empty() {
                 return Err(err("output.capture_ports", "must list at least one port"));
             }
-            port_patterns("output.capture_ports", &ports, topology)?;
+            port_patterns("output.capture_ports", &ports, topology, port_names)?;
             let max_packets = max.unwrap_or(CaptureSpec::DEFAULT_MAX_PACKETS);
             if max_packets == 0 {
                 return Err(err("output.capture_max_packets", "must be at least 1"));
@@ -119,17 +132,17 @@ pub(crate) fn section(
 }
 
 /// Checks the port patterns listed at `field`: each is a possible port name, and each names at
-/// least one port of `topology`. The topology is built only when some pattern is given.
-fn port_patterns(field: &str, patterns: &[String], topology: &TopologySpec) -> Result<()> {
+/// least one port of `topology`. The names are asked for only when some pattern is given.
+fn port_patterns(field: &str, patterns: &[String], topology: &TopologySpec, port_names: &dyn PortNames) -> Result<()> {
     for (j, pattern) in patterns.iter().enumerate() {
         port_pattern::check(pattern).map_err(|message| err(format!("{field}[{j}]"), message))?;
     }
     if patterns.is_empty() {
         return Ok(());
     }
-    let names = Topology::build(topology)
-        .map_err(|e| err(field, format!("cannot name the topology's ports: {e}")))?
-        .port_names();
+    let names = port_names
+        .port_names(topology)
+        .map_err(|e| err(field, format!("cannot name the topology's ports: {e}")))?;
     if let Some(j) = port_pattern::first_unmatched(patterns, &names) {
         let some: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
         return Err(err(

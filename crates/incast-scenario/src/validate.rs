@@ -13,7 +13,7 @@
 //! traffic  ─► oldi, trace, context, limits, check
 //! oldi     ─► context, limits, check
 //! trace    ─► check
-//! output   ─► limits, check       (and the engine's `Topology`, for port names)
+//! output   ─► limits, check       (and the engine's port names, through `PortNames`)
 //! context  ─► limits, check
 //! limits   ─► check
 //! ```
@@ -36,6 +36,7 @@ use super::spec::{
     BufferSpec, D3Spec, EcnSpec, LinkSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec, TopologySpec,
     TransportSpec, WorkloadSpec,
 };
+use super::output::PortNames;
 use super::units::QueueSize;
 use super::{limits, output, traffic};
 
@@ -80,8 +81,8 @@ const MAX_MSS: u64 = 9000;
 /// Largest ECN cut floor in segments; the stacks use 1 or 2.
 const MAX_ECN_CUT_FLOOR: u64 = 64;
 
-/// Converts a whole document.
-pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scenario> {
+/// Converts a whole document; `port_names` names the ports `[output]`'s patterns choose from.
+pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>, port_names: &dyn PortNames) -> Result<Scenario> {
     let run = limits::run_spec(&raw.run)?;
     let topology = topology(raw.topology, &run)?;
     let switch = switch(raw.switch)?;
@@ -118,7 +119,7 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>) -> Result<Scen
         || workloads.iter().any(|w| w.protocols().any(Protocol::is_explicit_rate));
     limits::network(&topology, &switch, limits::full_packet_bytes(&transport, explicit_rate), &run)?;
     let apps = workloads.iter().filter_map(WorkloadSpec::oldi).map(|o| o.apps.len()).max().unwrap_or(0);
-    let output = output::section(raw.output, &topology, &hosts, &run, workloads.len(), apps)?;
+    let output = output::section(raw.output, &topology, port_names, &hosts, &run, workloads.len(), apps)?;
     let long_lived: u64 = workloads.iter().map(WorkloadSpec::long_lived_flows).sum();
     limits::samples(&output, &run, long_lived)?;
     Ok(Scenario {

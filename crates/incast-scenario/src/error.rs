@@ -36,7 +36,7 @@ impl fmt::Display for ScenarioError {
 
 /// How every error that names a key reads (this one and the engine's `ResourceError`):
 /// `` `path`: message ``, or the message alone when no key is to blame.
-pub(crate) fn fmt_keyed(f: &mut fmt::Formatter<'_>, path: &str, message: &str) -> fmt::Result {
+pub fn fmt_keyed(f: &mut fmt::Formatter<'_>, path: &str, message: &str) -> fmt::Result {
     if path.is_empty() {
         f.write_str(message)
     } else {

@@ -277,8 +277,8 @@ fn expected_flows(spec: &OldiSpec) -> f64 {
 mod tests {
     use incast_proto::time::{BitsPerSec, Duration, Instant};
 
-    use super::super::tests::{assert_bad, malformed, toml};
-    use crate::scenario::{
+    use super::super::tests::{assert_bad, malformed, toml, PORTS};
+    use crate::{
         BackgroundSpec, Connections, DeadlineVariance, FlowOptions, OldiApp, OldiSpec, Protocol, QueryLoad, WorkloadSpec,
     };
 
@@ -435,9 +435,9 @@ mod tests {
             ]),
         ) {
             let text = format!("{}[[workload]]\nkind = \"oldi\"\nbackground = true\n{key} = {value}\n", net!());
-            let _ = crate::scenario::parse_toml(&text, None);
+            let _ = crate::parse_toml(&text, None, &PORTS);
             let text = format!("{}{}{key} = {value}\n", net!(), oldi!());
-            let _ = crate::scenario::parse_toml(&text, None);
+            let _ = crate::parse_toml(&text, None, &PORTS);
         }
     }
 }

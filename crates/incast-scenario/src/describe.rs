@@ -68,7 +68,8 @@ fn time(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::parse_toml;
+    use crate::parse_toml;
+    use crate::tests::PORTS;
 
     #[test]
     fn effective_transport_shows_stack_defaults_and_overrides() {
@@ -76,6 +77,7 @@ mod tests {
             "[topology]\nkind = \"star\"\nhosts = 2\n[transport]\nstack = \"ns3\"\nmss = 1448\nmin_rto = \"10ms\"\n\
              [[workload]]\nkind = \"flow-burst\"\nsenders = 1\n",
             None,
+            &PORTS,
         )
         .unwrap();
         let m = effective_transport(&s.transport);

@@ -291,7 +291,7 @@ fn unquoted(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::DEFAULT_MAX_TRACE_BYTES;
+    use crate::DEFAULT_MAX_TRACE_BYTES;
 
     const HOSTS: Hosts = Hosts {
         count: 4,
