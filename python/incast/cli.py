@@ -39,26 +39,25 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(message)
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
+def _int_at_least(text: str, least: int, what: str) -> int:
+    """An integer >= `least` from `text`, else an argparse error saying it must be `what`."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}")
+        raise argparse.ArgumentTypeError(f"must be {what}, not {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be {what}, not {text!r}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return _int_at_least(text, 1, "a positive integer")
 
 
 def non_negative_int(text: str) -> int:
     """argparse type: an integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, not {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, not {text!r}")
-    return value
+    return _int_at_least(text, 0, "a non-negative integer")
 
 
 def flow_id(text: str) -> int:
