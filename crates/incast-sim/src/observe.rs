@@ -3,6 +3,7 @@
 //! throughput sampling, packet capture, per-flow traces and D3's priority inversions. The event
 //! loop calls an observer only when it is present, so a run without them pays a branch per hook.
 
+use incast_proto::d3::rate::from_bits_per_sec;
 use incast_proto::time::{Duration, Instant};
 
 use crate::capture::Capture;
@@ -51,8 +52,10 @@ impl Observers {
                 for p in net.ports_matching(&spec.ports)? {
                     captured[p.idx()] = true;
                 }
-                // D3's rate bytes at the scale the hosts' rate field uses (`Network::d3_field`).
-                Some(Capture::new(captured, spec.max_packets, incast_wire::d3::scale_for(net.fastest_host_link.0 / 8)))
+                // D3's rate bytes at the scale the hosts' rate field uses (`Network::d3_field`),
+                // from the same conversion of the fastest host link.
+                let scale = incast_wire::d3::scale_for(from_bits_per_sec(net.fastest_host_link));
+                Some(Capture::new(captured, spec.max_packets, scale))
             }
         };
         Ok(Observers {
