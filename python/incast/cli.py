@@ -302,9 +302,23 @@ def _cmd_check(args: argparse.Namespace) -> int:
         raise _read_scenario_error(args.scenario, e) from None
     print(f"{args.scenario}: ok")
     print(f"[transport] in effect (stack \"{transport['stack']}\" with the file's keys):")
+    sections = {key: value for key, value in transport.items() if key in EFFECTIVE_SECTIONS}
     for key, value in transport.items():
-        print(f"  {key} = {toml_value(value)}")
+        if key not in sections:
+            print(f"  {key} = {toml_value(value)}")
+    for name, table in sections.items():
+        print(f"[{name}] in effect ({EFFECTIVE_SECTIONS[name]}):")
+        for key, value in table.items():
+            print(f"  {key} = {toml_value(value)}")
     return 0
+
+
+EFFECTIVE_SECTIONS = {
+    "d2tcp": "used by D2TCP flows only",
+    "d3": "used by D3 and RCPdc flows only; variant \"paper\" is D3 as printed",
+}
+"""The tables of the settings in effect that `incast check` prints after `[transport]`, with what
+they apply to (the engine nests them in the transport settings: `effective_transport`)."""
 
 
 def toml_value(value: Any) -> str:

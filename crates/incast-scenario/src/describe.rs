@@ -1,16 +1,19 @@
 //! The effective transport settings of a loaded scenario, keyed as the file writes them: the
-//! stack's defaults with the file's keys applied, so a user sees what a run used (`incast
-//! check`, `summary.json`) without reading the stack tables.
+//! stack's defaults with the file's keys applied, and the `[d2tcp]` and `[d3]` tables with their
+//! variant's defaults, so a user sees what a run used (`incast check`, `summary.json`) without
+//! reading the stack tables.
 
+use incast_proto::cc::D2tcpConfig;
 use incast_proto::tcp::TcpConfig;
 use incast_proto::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::file::Named;
-use super::TransportSpec;
+use super::{D3Spec, TransportSpec};
 
 /// Every `[transport]` key of `spec` with the value in effect, in file syntax (times as unit
-/// strings, names as the file accepts them, `false` for delayed ACKs that are off).
+/// strings, names as the file accepts them, `false` for delayed ACKs that are off), and under
+/// `"d2tcp"` and `"d3"` the keys of those tables ([`SECTIONS`]).
 pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
     let t: &TcpConfig = &spec.tcp;
     let mut m = Map::new();
@@ -51,6 +54,49 @@ pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
     put("restart_after_idle", json!(t.restart_after_idle));
     put("dctcp_g", json!(spec.dctcp_g));
     put("dctcp_initial_alpha", json!(spec.dctcp_initial_alpha));
+    put("d2tcp", Value::Object(effective_d2tcp(&spec.d2tcp)));
+    put("d3", Value::Object(effective_d3(&spec.d3)));
+    m
+}
+
+/// The keys of [`effective_transport`] that hold a table of their own in the file (`[d2tcp]`,
+/// `[d3]`), not a `[transport]` key.
+pub const SECTIONS: &[&str] = &["d2tcp", "d3"];
+
+/// Every `[d2tcp]` key with the value in effect.
+fn effective_d2tcp(c: &D2tcpConfig) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("g".into(), json!(c.g));
+    m.insert("initial_alpha".into(), json!(c.initial_alpha));
+    m.insert("d_cap".into(), json!(c.d_cap));
+    m.insert("past_deadline".into(), json!(c.past_deadline.name()));
+    m.insert("remaining".into(), json!(c.remaining.name()));
+    m
+}
+
+/// Every `[d3]` key with the value in effect (`base_rate` in bits per second, as `"…bps"`).
+fn effective_d3(d: &D3Spec) -> Map<String, Value> {
+    let mut m = Map::new();
+    let mut put = |key: &str, value: Value| {
+        m.insert(key.to_string(), value);
+    };
+    put("variant", json!(d.variant.name()));
+    put("quench", json!(d.quench));
+    put("quantize", json!(d.quantize));
+    put("base_rate", json!(format!("{}bps", d.base_rate_bytes_per_sec.saturating_mul(8))));
+    put("base_grant", json!(d.base_grant.name()));
+    put("pacing", json!(d.pacing.name()));
+    put("control_interval", json!(time(d.control_interval)));
+    put("alpha", json!(d.alpha));
+    put("beta", json!(d.beta));
+    put("new_flow_pause", json!(d.new_flow_pause));
+    put("controller", json!(d.controller.name()));
+    put("capacity_min", json!(d.capacity_min));
+    put("capacity_max", json!(d.capacity_max));
+    put("time_slices", json!(d.time_slices));
+    put("carry_remainder", json!(d.carry_remainder));
+    put("reclaim_dropped", json!(d.reclaim_dropped));
+    put("pace_requests", json!(d.pace_requests));
     m
 }
 
@@ -89,6 +135,36 @@ mod tests {
         assert_eq!(m["window_growth"], json!("per-ack"));
         assert_eq!(m["delayed_ack"], json!({"segments": 2, "timeout": "200ms", "quickack": 0}));
         assert_eq!(m["recovery_in_cwr"], json!(false));
+    }
+
+    #[test]
+    fn effective_d3_shows_the_variants_values_and_overrides() {
+        let parse = |d3: &str| {
+            parse_toml(
+                &format!(
+                    "[topology]\nkind = \"star\"\nhosts = 2\n[transport]\nprotocol = \"d3\"\n{d3}\n\
+                     [[workload]]\nkind = \"flow-burst\"\nsenders = 1\n"
+                ),
+                None,
+                &PORTS,
+            )
+            .unwrap()
+        };
+        let paper = effective_transport(&parse("").transport);
+        let d3 = &paper["d3"];
+        assert_eq!(d3["variant"], json!("paper"));
+        assert_eq!(d3["controller"], json!("printed"));
+        assert_eq!(d3["time_slices"], json!(false));
+        assert_eq!(d3["base_rate"], json!("1653336bps"));
+        let repaired = effective_transport(&parse("[d3]\nvariant = \"repaired\"\ntime_slices = false").transport);
+        let d3 = &repaired["d3"];
+        assert_eq!(d3["variant"], json!("repaired"));
+        assert_eq!(d3["controller"], json!("link"));
+        assert_eq!((&d3["carry_remainder"], &d3["time_slices"]), (&json!(true), &json!(false)));
+        assert_eq!(paper["d2tcp"]["d_cap"], json!(2.0));
+        for section in SECTIONS {
+            assert!(paper[*section].is_object());
+        }
     }
 
     #[test]

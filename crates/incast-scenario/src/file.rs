@@ -15,10 +15,10 @@ use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Vis
 use serde::Deserialize;
 
 use incast_proto::cc::{PastDeadline, RemainingBytes};
-use incast_proto::d3::{BaseGrant, Pacing};
+use incast_proto::d3::{BaseGrant, Controller, Pacing};
 use incast_proto::tcp::{DctcpLossCut, EcnReduction, LossBasis, Stack, WindowGrowth};
 
-use super::spec::{Connections, DeadlineVariance, Protocol};
+use super::spec::{Connections, D3Variant, DeadlineVariance, Protocol};
 use super::units;
 
 /// The whole document.
@@ -123,6 +123,7 @@ pub(crate) struct RawD2tcp {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawD3 {
+    pub(crate) variant: Option<Name<D3Variant>>,
     pub(crate) quench: Option<bool>,
     pub(crate) quantize: Option<bool>,
     pub(crate) base_rate: Option<Rate>,
@@ -132,6 +133,13 @@ pub(crate) struct RawD3 {
     pub(crate) alpha: Option<f64>,
     pub(crate) beta: Option<f64>,
     pub(crate) new_flow_pause: Option<bool>,
+    pub(crate) controller: Option<Name<Controller>>,
+    pub(crate) capacity_min: Option<f64>,
+    pub(crate) capacity_max: Option<f64>,
+    pub(crate) time_slices: Option<bool>,
+    pub(crate) carry_remainder: Option<bool>,
+    pub(crate) reclaim_dropped: Option<bool>,
+    pub(crate) pace_requests: Option<bool>,
 }
 
 /// `[tcppr]`: TCPpr's deadline classes.
@@ -386,6 +394,17 @@ impl Named for WindowGrowth {
 impl Named for Pacing {
     const WHAT: &'static str = "pacing";
     const NAMES: &'static [(&'static str, Self)] = &[("burst", Pacing::Burst), ("rate", Pacing::Rate)];
+}
+
+impl Named for D3Variant {
+    const WHAT: &'static str = "D3 variant";
+    const NAMES: &'static [(&'static str, Self)] = &[("paper", D3Variant::Paper), ("repaired", D3Variant::Repaired)];
+}
+
+impl Named for Controller {
+    const WHAT: &'static str = "capacity controller";
+    const NAMES: &'static [(&'static str, Self)] =
+        &[("printed", Controller::Printed), ("link", Controller::Link), ("fixed", Controller::Fixed)];
 }
 
 impl Named for BaseGrant {

@@ -3,7 +3,7 @@
 //! error messages live in `scenario::file`.
 
 use incast_proto::cc::D2tcpConfig;
-use incast_proto::d3::{BaseGrant, Pacing};
+use incast_proto::d3::{BaseGrant, Controller, Pacing};
 use incast_proto::tcp::{Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
@@ -193,9 +193,24 @@ impl Protocol {
     }
 }
 
+/// Which D3 the `[d3]` keys start from: the paper's, or the paper's with incast's repairs. Every
+/// key of the table overrides the variant's value for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum D3Variant {
+    /// D3 as its paper prints it: the Section 4.4 controller as printed, each grant truncated on
+    /// its own, no time slices, grants of dropped requests not taken back, requests once per RTT.
+    Paper,
+    /// incast's repairs of 2026-11-24 (docs/scenario.md, `[d3]`): RCP's form of the controller
+    /// with anti-windup, time slices, the carried remainder, reclaimed grants of dropped
+    /// requests, requests paced to the base rate.
+    Repaired,
+}
+
 /// Parameters of D3 and RCPdc, hosts and routers (D3 Sections 4.4, 4.5, 5 and 6.1.3).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct D3Spec {
+    /// The variant the other values started from (they already include it).
+    pub variant: D3Variant,
     /// Terminate flows whose desired rate exceeds the uplink or whose deadline has passed
     /// (Section 6.1.3).
     pub quench: bool,
@@ -217,14 +232,30 @@ pub struct D3Spec {
     pub beta: f64,
     /// New flows get the base rate as their fair-share part for one RTT (Section 4.5).
     pub new_flow_pause: bool,
+    /// The form of the capacity controller (Section 4.4 as printed, RCP's link form, or fixed).
+    pub controller: Controller,
+    /// Lowest capacity C, as a multiple of the port's link rate (the paper gives none).
+    pub capacity_min: f64,
+    /// Highest capacity C, as a multiple of the port's link rate (the paper gives none).
+    pub capacity_max: f64,
+    /// Time-slice spare capacity when fair shares are below one unit of the field (incast's).
+    pub time_slices: bool,
+    /// Carry what truncation to the field cuts off into the next grant (incast's).
+    pub carry_remainder: bool,
+    /// Take back the grant of a request the port then drops (incast's).
+    pub reclaim_dropped: bool,
+    /// Pace requests to the base rate (incast's).
+    pub pace_requests: bool,
 }
 
-impl Default for D3Spec {
-    /// The paper's values: no quenching, 8-bit rates, base rate one 62 B header-only packet per
-    /// 300 us, T = 800 us, alpha = 0.1, beta = 1, new flows paused one RTT.
-    fn default() -> Self {
+impl D3Spec {
+    /// The values of `variant`, from the paper (footnote 4's gains, Sections 4.2 and 4.5's base
+    /// rate and pause) with or without incast's repairs.
+    pub fn of(variant: D3Variant) -> Self {
         use incast_proto::d3;
+        let repaired = variant == D3Variant::Repaired;
         D3Spec {
+            variant,
             quench: false,
             quantize: true,
             base_rate_bytes_per_sec: d3::base_rate(d3::HEADER_ONLY_PACKET_BYTES, d3::TYPICAL_RTT),
@@ -234,7 +265,30 @@ impl Default for D3Spec {
             alpha: d3::ALPHA,
             beta: d3::BETA,
             new_flow_pause: true,
+            controller: if repaired { Controller::Link } else { Controller::Printed },
+            capacity_min: if repaired { CAPACITY_MIN_REPAIRED } else { CAPACITY_MIN_PAPER },
+            capacity_max: CAPACITY_MAX,
+            time_slices: repaired,
+            carry_remainder: repaired,
+            reclaim_dropped: repaired,
+            pace_requests: repaired,
         }
+    }
+}
+
+/// The lowest C of the paper's D3, the link (incast-proto's `RouterConfig::for_link` says why).
+pub const CAPACITY_MIN_PAPER: f64 = 1.0;
+/// The lowest C of the repaired D3, a quarter of the link (`RouterConfig::for_link` says why).
+pub const CAPACITY_MIN_REPAIRED: f64 = 0.25;
+/// The default highest C, twice the link (incast-proto's `RouterConfig::for_link` says why).
+pub const CAPACITY_MAX: f64 = 2.0;
+
+impl Default for D3Spec {
+    /// The paper's D3: no quenching, 8-bit rates, base rate one 62 B header-only packet per
+    /// 300 us, T = 800 us, alpha = 0.1, beta = 1, new flows paused one RTT, the controller as
+    /// printed, none of incast's repairs.
+    fn default() -> Self {
+        D3Spec::of(D3Variant::Paper)
     }
 }
 

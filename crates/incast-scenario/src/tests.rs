@@ -134,6 +134,7 @@ fn minimal_scenario_gets_every_default() {
                 remaining: RemainingBytes::Unacked
             },
             d3: D3Spec {
+                variant: D3Variant::Paper,
                 quench: false,
                 quantize: true,
                 base_rate_bytes_per_sec: 206_667,
@@ -143,6 +144,13 @@ fn minimal_scenario_gets_every_default() {
                 alpha: 0.1,
                 beta: 1.0,
                 new_flow_pause: true,
+                controller: incast_proto::d3::Controller::Printed,
+                capacity_min: 1.0,
+                capacity_max: 2.0,
+                time_slices: false,
+                carry_remainder: false,
+                reclaim_dropped: false,
+                pace_requests: false,
             },
             tcppr: TcpPrSpec { thresholds: vec![Duration::from_ms(30)], background_lowest: true },
         }

@@ -33,7 +33,7 @@ use super::file::{
     RawTransport, TopologyKind,
 };
 use super::spec::{
-    BufferSpec, D3Spec, EcnSpec, LinkSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec, TopologySpec,
+    BufferSpec, D3Spec, D3Variant, EcnSpec, LinkSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec, TopologySpec,
     TransportSpec, WorkloadSpec,
 };
 use super::output::PortNames;
@@ -552,7 +552,8 @@ fn tcppr(raw: RawTcpPr) -> Result<TcpPrSpec> {
     Ok(TcpPrSpec { thresholds, background_lowest: raw.background_lowest.unwrap_or(d.background_lowest) })
 }
 
-/// `[d3]`, defaults from the paper (D3 Section 4.4 footnote 4, Sections 4.2 and 4.5).
+/// `[d3]`, defaults from the paper (D3 Section 4.4 footnote 4, Sections 4.2 and 4.5), or from the
+/// paper with incast's repairs (`variant = "repaired"`); every other key overrides the variant.
 fn d3(raw: RawD3) -> Result<D3Spec> {
     let at = |key: &str| join("d3", key);
     let gain = |key: &str, value: Option<f64>, default: f64| -> Result<f64> {
@@ -562,7 +563,7 @@ fn d3(raw: RawD3) -> Result<D3Spec> {
         }
         Ok(v)
     };
-    let d = D3Spec::default();
+    let d = D3Spec::of(raw.variant.map_or(D3Variant::Paper, |n| n.0));
     let base_grant = raw.base_grant.map_or(d.base_grant, |n| n.0);
     let base_rate_bytes_per_sec = match (raw.base_rate, base_grant) {
         (Some(r), _) => positive(|| at("base_rate"), r.0 / 8, "bytes per second")?,
@@ -570,7 +571,25 @@ fn d3(raw: RawD3) -> Result<D3Spec> {
         // D3 Section 4.5: "one 1500-byte packet per RTT equates to a send rate of 40Mbps".
         (None, BaseGrant::OneSegment) => d3::base_rate(d3::FULL_PACKET_BYTES, d3::TYPICAL_RTT),
     };
+    let capacity_min = gain("capacity_min", raw.capacity_min, d.capacity_min)?;
+    let capacity_max = gain("capacity_max", raw.capacity_max, d.capacity_max)?;
+    if capacity_max == 0.0 {
+        return Err(err(at("capacity_max"), "must be positive: a port with no capacity serves no flow"));
+    }
+    if capacity_min > capacity_max {
+        return Err(err(
+            at("capacity_min"),
+            format!("must not exceed capacity_max ({capacity_min} > {capacity_max})"),
+        ));
+    }
+    if capacity_max > CAPACITY_MAX_LIMIT {
+        return Err(err(
+            at("capacity_max"),
+            format!("must be at most {CAPACITY_MAX_LIMIT} times the link (found {capacity_max})"),
+        ));
+    }
     Ok(D3Spec {
+        variant: d.variant,
         quench: raw.quench.unwrap_or(d.quench),
         quantize: raw.quantize.unwrap_or(d.quantize),
         base_rate_bytes_per_sec,
@@ -580,8 +599,20 @@ fn d3(raw: RawD3) -> Result<D3Spec> {
         alpha: gain("alpha", raw.alpha, d.alpha)?,
         beta: gain("beta", raw.beta, d.beta)?,
         new_flow_pause: raw.new_flow_pause.unwrap_or(d.new_flow_pause),
+        controller: raw.controller.map_or(d.controller, |n| n.0),
+        capacity_min,
+        capacity_max,
+        time_slices: raw.time_slices.unwrap_or(d.time_slices),
+        carry_remainder: raw.carry_remainder.unwrap_or(d.carry_remainder),
+        reclaim_dropped: raw.reclaim_dropped.unwrap_or(d.reclaim_dropped),
+        pace_requests: raw.pace_requests.unwrap_or(d.pace_requests),
     })
 }
+
+/// The largest `capacity_max`, in multiples of the link: far above any use (the header's largest
+/// grant is 255 units, about 2 x the fastest link), low enough that C in bytes per second stays
+/// exact in the controller's float arithmetic at any link rate the topology accepts.
+const CAPACITY_MAX_LIMIT: f64 = 1000.0;
 
 /// What `[run]` needs given the workloads: a duration when some flow never finishes (it caps
 /// the run even with `stop_after_finite_flows`), and finite flows for `stop_after_finite_flows`.

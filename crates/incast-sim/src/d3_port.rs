@@ -20,6 +20,10 @@ pub(crate) struct D3Port {
 impl D3Port {
     /// An allocator for a port of `view.rate` configured by `spec`, carrying rates as `field`.
     pub(crate) fn new(spec: &D3Spec, view: &PortView, field: RateField) -> D3Port {
+        let paper = RouterConfig::for_link(view.rate);
+        // Multiples of the link, validated finite, non-negative and at most 1000; `as` rounds
+        // toward zero into the integer range.
+        let of_link = |multiple: f64| (paper.link_rate as f64 * multiple) as u64;
         let config = RouterConfig {
             base_rate: spec.base_rate_bytes_per_sec,
             control_interval: spec.control_interval,
@@ -27,7 +31,13 @@ impl D3Port {
             beta: spec.beta,
             new_flow_pause: spec.new_flow_pause,
             field,
-            ..RouterConfig::for_link(view.rate)
+            controller: spec.controller,
+            capacity_min: of_link(spec.capacity_min),
+            capacity_max: of_link(spec.capacity_max),
+            time_slices: spec.time_slices,
+            carry_remainder: spec.carry_remainder,
+            reclaim_dropped: spec.reclaim_dropped,
+            ..paper
         };
         D3Port { router: Router::new(config, Instant::ZERO), bytes_seen: view.bytes_sent }
     }

@@ -71,6 +71,7 @@ impl Transport {
                     field: setup.d3_field,
                     deadline_aware: protocol == Protocol::D3,
                     quench: spec.d3.quench,
+                    pace_requests: spec.d3.pace_requests,
                     // D3 repairs losses NewReno's way under its rate budget: no SACK.
                     ..D3Config::new(TcpConfig { sack: false, prr: false, ..spec.tcp }, setup.uplink)
                 };

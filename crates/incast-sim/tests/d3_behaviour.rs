@@ -9,6 +9,12 @@ use incast_proto::time::{BitsPerSec, Duration, Instant};
 use incast_sim::results::RunResults;
 use incast_sim::scenario::*;
 
+/// incast's repairs of D3 (docs/scenario.md, `[d3]`): the guarantees the tests below hold them to.
+fn repaired(mut s: Scenario) -> Scenario {
+    s.transport.d3 = D3Spec { quench: s.transport.d3.quench, ..D3Spec::of(D3Variant::Repaired) };
+    s
+}
+
 fn run(s: &Scenario) -> RunResults {
     let r = incast_sim::run(s).expect("valid scenario");
     assert_conservation(&r);
@@ -42,15 +48,9 @@ fn d3_flow_burst_of_40_senders_loses_nothing_and_completes() {
     assert!(tcp.summary.packets_dropped > 0, "the same burst overflows TCP's buffer");
 }
 
-#[test]
-fn d3_small_lax_requests_below_one_header_unit_are_served() {
-    // A fan-in of 150 six-kilobyte responses with 40 ms deadlines: each asks for 150 KB/s,
-    // which the 8-bit header rounds up to its smallest unit (8 Mbps at 1 Gbps), the same unit
-    // as the base rate. 150 units exceed the link, so the router has no spare to add and
-    // grants exactly the requests. Those grants must carry data (a regression: they were read
-    // as pauses, and every flow sat at header-only requests until the run ended). Not every
-    // deadline is met: the floors alone over-allocate the link, and the queue that builds
-    // costs some flows a 300 ms timeout.
+/// A fan-in of 150 six-kilobyte responses with 40 ms deadlines into host 0 of a 20 us star: each
+/// asks for 150 KB/s, which the 8-bit header rounds up to its smallest unit (8 Mbps at 1 Gbps).
+fn small_lax_fan_in(variant: D3Variant) -> Scenario {
     let burst = WorkloadSpec::FlowBurst {
         aggregator: 0,
         workers: (1..=150).map(|i| 1 + i % 10).collect(),
@@ -62,10 +62,42 @@ fn d3_small_lax_requests_below_one_header_unit_are_served() {
         options: options(),
     };
     let mut s = scenario(star(11), Protocol::D3, 128_000, vec![burst]);
+    s.transport.d3 = D3Spec::of(variant);
     s.run.duration = Some(Duration::from_secs(1));
-    let r = run(&s);
+    s
+}
+
+#[test]
+fn d3_small_lax_requests_below_one_header_unit_are_served() {
+    // 150 units exceed the link, so the router has no spare to add and grants exactly the
+    // requests while it can. Those grants must carry data (a regression: they were read as
+    // pauses, and every flow sat at header-only requests until the run ended). Not every
+    // deadline is met: the floors alone over-allocate the link, and the queue that builds
+    // costs some flows a 300 ms timeout.
+    for variant in [D3Variant::Paper, D3Variant::Repaired] {
+        let r = run(&small_lax_fan_in(variant));
+        assert_eq!(r.summary.flows_completed, 150, "{variant:?}");
+        assert!(r.summary.app_throughput.unwrap() > 0.5, "{variant:?}: {:?}", r.summary.app_throughput);
+    }
+}
+
+#[test]
+fn d3_paper_with_capacity_below_the_link_livelocks_on_its_own_requests() {
+    // The paper's hosts and controller with C allowed down to a quarter of the link (the
+    // repaired router's floor, not the paper's): every flow a router cannot serve sends a 62 B
+    // request every RTT (Section 4.2), and on this 20 us path 150 of them offer 150 x 62 B per
+    // 40 us, more than the link. u/T > C, so the printed controller drives C to the floor, where
+    // the 150 base rates it counts (31.0 MB/s) fill it: every request is answered with the base
+    // rate, for good. No flow finishes in a second. Pacing requests to the base rate (one of
+    // incast's repairs) is enough to break the livelock.
+    let mut low_floor = small_lax_fan_in(D3Variant::Paper);
+    low_floor.transport.d3.capacity_min = 0.25;
+    let r = run(&low_floor);
+    assert_eq!(r.summary.flows_completed, 0);
+    assert!(r.summary.packets_delivered > 1_000_000, "the link carries requests: {:?}", r.summary);
+    low_floor.transport.d3.pace_requests = true;
+    let r = run(&low_floor);
     assert_eq!(r.summary.flows_completed, 150);
-    assert!(r.summary.app_throughput.unwrap() > 0.5);
 }
 
 #[test]
@@ -206,14 +238,14 @@ fn stall_bound(flows: usize, buffer_packets: u64) -> Duration {
 }
 
 #[test]
-fn rcpdc_and_d3_under_poisson_load_every_flow_finishes_within_the_stall_bound() {
+fn repaired_rcpdc_and_d3_under_poisson_load_every_flow_finishes_within_the_stall_bound() {
     // The reported livelock: at an offered load of 0.7 and above RCPdc stopped completing flows
     // for good. Each run here has 0.3 s of arrivals and must end well before its 5 s cap with
     // every flow done, and no flow, with a deadline or not, may have gone longer than the bound
     // without progress.
     for protocol in [Protocol::Rcpdc, Protocol::D3] {
         for load in [0.5, 0.7, 0.8, 0.9, 0.95] {
-            let r = run(&poisson_into_host0(protocol, load));
+            let r = run(&repaired(poisson_into_host0(protocol, load)));
             let what = format!("{protocol:?} at load {load}");
             assert_eq!(r.summary.flows_completed, r.summary.flows, "{what}: every flow finishes");
             assert_eq!(r.summary.packets_dropped, 0, "{what}: the bound is for loss-free paths");
@@ -226,7 +258,7 @@ fn rcpdc_and_d3_under_poisson_load_every_flow_finishes_within_the_stall_bound() 
 }
 
 #[test]
-fn rcpdc_many_long_flows_on_the_testbed_all_progress_and_keep_half_the_link() {
+fn repaired_rcpdc_many_long_flows_on_the_testbed_all_progress_and_keep_half_the_link() {
     // The reported collapse: RCPdc long flows from the two workers of rack 0 into its aggregator
     // got 77% of the link with 60 flows, 51% with 90 and 22% with 130, because the 8-bit field
     // rounded every paused flow's base rate up to a whole unit and fair shares under 1.5 units
@@ -244,7 +276,7 @@ fn rcpdc_many_long_flows_on_the_testbed_all_progress_and_keep_half_the_link() {
         let workload = WorkloadSpec::Flows { flows, options: options() };
         let mut s = scenario(TopologySpec::D3Testbed { link }, Protocol::Rcpdc, 128_000, vec![workload]);
         s.run.duration = Some(Duration::from_ms(300));
-        let r = run(&s);
+        let r = run(&repaired(s));
         let bytes: u64 = r.flows.iter().map(|f| f.delivered_bytes).sum();
         let goodput = bytes as f64 * 8.0 / 0.3 / 1e9;
         assert!(goodput > 0.5, "{n} flows: goodput {goodput:.3} of the link");
@@ -255,3 +287,4 @@ fn rcpdc_many_long_flows_on_the_testbed_all_progress_and_keep_half_the_link() {
         }
     }
 }
+

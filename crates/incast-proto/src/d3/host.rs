@@ -539,7 +539,10 @@ impl D3Sender {
         let allocated = match (self.at_base, self.config.base_grant) {
             (false, _) => bytes_in(grant, rtt),
             (true, BaseGrant::HeaderOnly) => 0,
-            (true, BaseGrant::OneSegment) => self.wire_bytes(self.config.tcp.mss()),
+            // One full segment and the request it carries, every RTT (D2TCP Section 4.2.1).
+            (true, BaseGrant::OneSegment) => {
+                self.wire_bytes(self.config.tcp.mss()) + u64::from(D3_HEADER_BYTES)
+            }
         };
         let request = CongestionHeader {
             syn: false,
@@ -560,6 +563,8 @@ impl D3Sender {
         self.budget = self.budget.min(self.wire_bytes(self.config.tcp.mss()) as i64);
         if self.at_base {
             self.stats.paused_intervals += 1;
+        }
+        if self.at_base && self.config.pace_requests {
             // The routers budget the base rate for this flow: what it sends at the base grant
             // (its request, or the segment that carries it) leaves no sooner after the last
             // packet it sent at the base grant than that packet takes at the base rate.
@@ -599,7 +604,13 @@ impl D3Sender {
     /// one RTT; on a 20 µs path hundreds of such flows would otherwise fill the link with 62 B
     /// requests), or sooner, riding on the segment, once the grant has paid for it. The grant
     /// pays while the flow waits.
+    ///
+    /// Only with [`D3Config::pace_requests`]: otherwise the request goes at once, alone, and the
+    /// grant pays for the segment over the next intervals (the budget carries one segment over).
     fn stretch_interval(&mut self, now: Instant) {
+        if !self.config.pace_requests {
+            return;
+        }
         let Some(len) = self.seq.next_len(self.data_end()) else { return };
         let cost = (self.wire_bytes(len) + u64::from(D3_HEADER_BYTES)) as i64;
         if self.budget >= cost || self.rate == 0 {

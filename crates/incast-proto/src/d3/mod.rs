@@ -20,10 +20,12 @@
 //! - [`rate`]: the unit ([`Rate`], integer bytes per second) and the base rate.
 //! - [`field`]: how the header carries rates ([`RateField`]: requests rounded up, grants
 //!   truncated) and the base-rate grant ([`BASE_GRANT`]).
-//! - [`router`]: the per-port allocator ([`Router`]), Sections 4.2-4.5, with its soft state and
-//!   its time slices when fair shares are too small for the header.
-//! - [`capacity`]: the Section 4.4 controller, and why its printed equation is read the RCP way
-//!   (constants [`CONTROL_INTERVAL`], [`ALPHA`], [`BETA`]).
+//! - [`router`]: the per-port allocator ([`Router`]), Sections 4.2-4.5, with its soft state, and
+//!   incast's repairs as options (time slices when fair shares are too small for the header, the
+//!   carried remainder, reclaimed grants of dropped requests).
+//! - [`capacity`]: the Section 4.4 controller in three forms ([`Controller`]): as printed (the
+//!   default), read the RCP way against the link, and fixed at the link (constants
+//!   [`CONTROL_INTERVAL`], [`ALPHA`], [`BETA`]).
 
 pub mod capacity;
 pub mod field;
@@ -36,7 +38,7 @@ pub mod router;
 #[cfg(test)]
 mod harness;
 
-pub use capacity::{ALPHA, BETA, CONTROL_INTERVAL};
+pub use capacity::{Controller, ALPHA, BETA, CONTROL_INTERVAL};
 pub use field::{RateField, BASE_GRANT};
 pub use header::{CongestionHeader, Feedback, D3_HEADER_BYTES, MAX_HOPS};
 pub use host::{BaseGrant, D3Config, D3Segment, D3Sender, D3Stats, Pacing};

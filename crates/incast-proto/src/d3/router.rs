@@ -1,14 +1,16 @@
 //! The D3 per-port rate allocator (D3, SIGCOMM 2011, Sections 4.2-4.5): Snippet 1 over three
 //! aggregate counters (N, D, A), the capacity controller of Section 4.4 and soft-state resets,
-//! with no per-flow state.
+//! with no per-flow state; and, as options, incast's repairs of it (time slices, the carried
+//! remainder, reclaimed grants of dropped requests).
 
-use super::capacity::{CapacityControl, ALPHA, BETA, CONTROL_INTERVAL};
+use super::capacity::{CapacityControl, Controller, ALPHA, BETA, CONTROL_INTERVAL};
 use super::field::{RateField, BASE_GRANT};
 use super::header::{CongestionHeader, MAX_HOPS};
 use super::rate::{base_rate, from_bits_per_sec, Rate, FULL_PACKET_BYTES, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
 use crate::time::{BitsPerSec, Duration, Instant};
 
-/// Parameters of one port's allocator. [`RouterConfig::for_link`] gives the paper's values.
+/// Parameters of one port's allocator. [`RouterConfig::for_link`] gives the paper's D3,
+/// [`RouterConfig::repaired`] the same with incast's repairs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RouterConfig {
     /// Physical capacity of the port; the capacity controller steers towards full use of it.
@@ -27,8 +29,11 @@ pub struct RouterConfig {
     /// Gain β on the queue-draining rate, finite and non-negative. Default [`BETA`] = 1
     /// (D3 footnote 4).
     pub beta: f64,
-    /// Lowest value of the controlled capacity C. Default link / 4; see
-    /// [`RouterConfig::for_link`] for why.
+    /// Which form of the Section 4.4 controller. Default [`Controller::Printed`], the equation
+    /// as the paper prints it; see [`super::capacity`] for the three forms.
+    pub controller: Controller,
+    /// Lowest value of the controlled capacity C. Default the link (link / 4 in
+    /// [`RouterConfig::repaired`]); see [`RouterConfig::for_link`] for why.
     pub capacity_min: Rate,
     /// Highest value of the controlled capacity C. Default 2 x link; see
     /// [`RouterConfig::for_link`] for why.
@@ -41,31 +46,60 @@ pub struct RouterConfig {
     /// *before* it is counted into A, so the a(t) a host later returns is exactly what was
     /// counted. Default [`RateField::Exact`].
     pub field: RateField,
+    /// Time-slice the spare capacity when the fair share is below one unit of the field (see
+    /// [`Router`], "Time slices"); incast's repair, not the paper's. Default `false`: the paper's
+    /// router gives every flow the truncated share, the base rate when it truncates to nothing.
+    pub time_slices: bool,
     /// The smallest grant of a time slice (see [`Router`], "Time slices"): one full-size packet
     /// per typical RTT, the paper's 40 Mbps (Section 4.5), so that a flow in its turn sends at
     /// least one whole segment per RTT. Default 5_000_000 B/s.
     pub slice_rate: Rate,
+    /// Carry what truncation to the field cuts off the grants into the next grant (see
+    /// [`Router`], "The base rate"); incast's repair, not the paper's. Default `false`: each
+    /// grant is truncated on its own, as the paper's integer arithmetic computes it.
+    pub carry_remainder: bool,
+    /// Take back the grant of a request the port then drops ([`Router::handle_drop`]); incast's
+    /// repair, not the paper's. Default `false`: the paper's router counts what it handed out, and
+    /// a grant nobody received stays in A until the capacity controller covers it ("the
+    /// resulting drop in utilization drives up the capacity", Section 4.4) or a reset clears it.
+    pub reclaim_dropped: bool,
 }
 
 impl RouterConfig {
-    /// The paper's configuration for a port of rate `link`.
+    /// The paper's configuration for a port of rate `link`: Snippet 1, the printed controller
+    /// and footnote 4's gains, none of incast's repairs ([`RouterConfig::repaired`] has them).
     ///
-    /// The paper gives no bounds for C; these are chosen here:
+    /// The paper gives no bounds for C. These are chosen here:
     ///
+    /// - `capacity_min` = the link, the bound the text implies for the printed controller. Its
+    ///   test of under-utilization is the one the text states, u/T < C ("when there is
+    ///   under-utilization (u/T < C), the router compensates by allocating more total
+    ///   capacity"), and it detects an idle link only while C is at least the link: below it,
+    ///   flows that use what they are given make u/T = C however idle the link, and C stays
+    ///   where a queue left it (measured: two long flows on a 1 Gbps star settle at 66 MB/s, 53%
+    ///   of the link, for a whole 0.2 s run). Every reason Section 4.4 gives for moving C
+    ///   (flows held back downstream, allocations never returned) calls for C above the link,
+    ///   and the queue its β term answers is the one a burst makes when the router "temporarily
+    ///   allocate\[s\] more bandwidth than its capacity": the term takes back the excess above
+    ///   the link, and Snippet 1 answers requests with what is left (at worst the base rate)
+    ///   until the flows that hold too much give it back.
     /// - `capacity_max` = 2 x link. C rises above the link only to hand out allocations that
     ///   downstream bottlenecks leave unused. When such a bottleneck clears, every flow may use its
     ///   allocation within one RTT, so the port can be over-allocated by `capacity_max − link`.
     ///   At 2 x link that excess queues at most link x T per interval (100 KB at 1 Gbps and
     ///   T = 800 µs, within the paper's 128 KB per-port buffer, Section 5) and the β term
     ///   (q/T = link) removes it in one update, while flows that are not held back downstream can
-    ///   still take up to twice their plain share.
-    /// - `capacity_min` = link / 4. β = 1 removes the whole q/T in one step, although part of
-    ///   that queue is already draining at link rate, so a single sample of a full 128 KB buffer
-    ///   (q/T = 1.28 x link) would drive C below zero. The floor bounds that undershoot and the
-    ///   recovery after it (about 19 intervals back to 90 % of the link at α = 0.1). Paused flows
-    ///   hold exactly the base rate and pace their requests to it, so at the floor a port still
-    ///   drains its queue while fewer than about 450 flows are paused on 1 Gbps (3/4 of the link
-    ///   over 206_667 B/s each).
+    ///   still take up to twice their plain share. The printed form grows C by a factor of up
+    ///   to 1 + α per interval while allocations go unused, without limit but this one.
+    ///
+    /// [`RouterConfig::repaired`] lowers the floor to link / 4, for the link form, which does
+    /// recover from below the link (an idle link always raises it): β = 1 removes the whole q/T
+    /// in one step, although part of that queue is already draining at link rate, so a single
+    /// sample of a full 128 KB buffer (q/T = 1.28 x link) would drive C below zero. The floor
+    /// bounds that undershoot and the recovery after it (about 19 intervals back to 90 % of the
+    /// link at α = 0.1). Paused flows hold exactly the base rate and pace their requests to it,
+    /// so at the floor a port still drains its queue while fewer than about 450 flows are paused
+    /// on 1 Gbps (3/4 of the link over 206_667 B/s each).
     pub const fn for_link(link: BitsPerSec) -> Self {
         let link_rate = from_bits_per_sec(link);
         RouterConfig {
@@ -74,11 +108,30 @@ impl RouterConfig {
             control_interval: CONTROL_INTERVAL,
             alpha: ALPHA,
             beta: BETA,
-            capacity_min: link_rate / 4,
+            controller: Controller::Printed,
+            capacity_min: link_rate,
             capacity_max: link_rate.saturating_mul(2),
             new_flow_pause: true,
             field: RateField::Exact,
+            time_slices: false,
             slice_rate: base_rate(FULL_PACKET_BYTES, TYPICAL_RTT),
+            carry_remainder: false,
+            reclaim_dropped: false,
+        }
+    }
+
+    /// The paper's configuration with incast's repairs of 2026-11-24, each of which keeps a port
+    /// live where the paper's router stalls or leaves the link idle: RCP's form of the controller
+    /// with anti-windup ([`Controller::Link`]), time slices, the carried remainder and reclaimed
+    /// grants of dropped requests (docs/scenario.md, `[d3]`, gives the reason for each).
+    pub const fn repaired(link: BitsPerSec) -> Self {
+        RouterConfig {
+            controller: Controller::Link,
+            capacity_min: from_bits_per_sec(link) / 4,
+            time_slices: true,
+            carry_remainder: true,
+            reclaim_dropped: true,
+            ..Self::for_link(link)
         }
     }
 
@@ -205,7 +258,9 @@ pub struct Counters {
 /// exact sum of what live flows hold and never counts capacity the router did not hand out.
 ///
 /// Truncation alone would waste up to a unit per flow: 90 flows with a fair share of 1.39 units
-/// would get one unit each and leave 28 % of a 1 Gbps link idle. The router therefore keeps
+/// would get one unit each and leave 28 % of a 1 Gbps link idle (the paper's router, whose
+/// printed controller then raises C until the truncated shares fill the link). With
+/// [`RouterConfig::carry_remainder`] the router keeps
 /// what truncation cut off in a running remainder (less than one unit, one counter per port)
 /// and adds it to the next grant, so that grants of 1 and 2 units alternate and sum to what
 /// Snippet 1 computed. This is the paper's own remedy for the discretization of packets at the
@@ -216,7 +271,10 @@ pub struct Counters {
 ///
 /// The paper's fair share (C − D)/N must be at least one unit of the field to reach a flow: on a
 /// 1 Gbps port, more than about 125 flows without deadlines would all truncate to the base rate
-/// and none would ever send again. When the fair share is too small to carry, the port
+/// and none would send until C rose above N units (the printed controller raises C by α times
+/// the unused allocation every T, up to `capacity_max`; the link form never raises it above the
+/// link while nothing goes unused, so they would never send again). With
+/// [`RouterConfig::time_slices`], when the fair share is too small to carry, the port
 /// time-slices its spare capacity instead of pausing everyone:
 ///
 /// - the spare capacity left after deadline demand and every flow's base rate,
@@ -311,6 +369,7 @@ impl Router {
         }
         Router {
             control: CapacityControl {
+                form: config.controller,
                 link_rate: config.link_rate,
                 interval: config.control_interval,
                 alpha: config.alpha,
@@ -374,7 +433,13 @@ impl Router {
     /// when it re-sends the request. N and D keep the request: the re-sent request carries this
     /// one's r(t+1) as its r(t) and no SYN flag, so they stay exact. A FIN's effect stands (the
     /// host does not re-send it).
+    ///
+    /// Only with [`RouterConfig::reclaim_dropped`]; otherwise a no-op, as in the paper, whose
+    /// router hands out a grant before the packet is queued and never hears of it again.
     pub fn handle_drop(&mut self, header: &CongestionHeader) {
+        if !self.config.reclaim_dropped {
+            return;
+        }
         let Some(hop) = usize::from(header.index).checked_sub(1) else { return };
         if header.fin || hop >= MAX_HOPS {
             return;
@@ -461,6 +526,9 @@ impl Router {
     /// grants added first (see [`Router`], "The base rate").
     fn truncate(&mut self, alloc: Rate) -> Rate {
         let base = self.config.base_rate;
+        if !self.config.carry_remainder {
+            return self.config.field.grant(alloc, base);
+        }
         let carried = alloc.saturating_add(self.remainder);
         let grant = self.config.field.grant(carried, base);
         if grant != BASE_GRANT {
@@ -482,7 +550,7 @@ impl Router {
         let flows = self.flows.max(1);
         let spare = self.capacity.saturating_sub(self.demand);
         let fair = spare / flows;
-        if self.config.field.grant(fair, base) != BASE_GRANT {
+        if !self.config.time_slices || self.config.field.grant(fair, base) != BASE_GRANT {
             return Share::Fair(fair);
         }
         let per_flow = spare.saturating_sub(flows.saturating_mul(base)) / flows;

@@ -42,6 +42,14 @@ pub struct D3Config {
     /// exceeds the uplink or its deadline has passed. Default `false`, the plain D3 of
     /// Sections 6.1.1 and 6.1.2.
     pub quench: bool,
+    /// Pace requests to the base rate, incast's repair for short-RTT paths: what a flow sends
+    /// at the base grant leaves no sooner after the last such packet than its bytes take at
+    /// `base_rate`, and a request whose grant cannot yet pay for a segment waits (up to that
+    /// spacing) until it can ride on one. Default `false`: as the paper's hosts do, a flow asks
+    /// once per RTT, when the feedback to its last request arrives (Section 4.2, "a header-only
+    /// packet per RTT"). On the D3 testbed's 500 µs RTT the two are the same; on a 20 µs path
+    /// hundreds of paused flows asking every RTT fill a link with 62 B requests.
+    pub pace_requests: bool,
 }
 
 impl D3Config {
@@ -56,6 +64,7 @@ impl D3Config {
             uplink_rate: from_bits_per_sec(uplink),
             deadline_aware: true,
             quench: false,
+            pace_requests: false,
         }
     }
 }

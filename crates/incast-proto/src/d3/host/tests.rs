@@ -34,6 +34,14 @@ fn sender(size: Option<u64>, deadline_us: Option<u64>) -> D3Sender {
     sender_with(config(), size, deadline_us)
 }
 
+/// incast's repair: requests paced to the base rate.
+fn pacing_requests() -> D3Config {
+    D3Config {
+        pace_requests: true,
+        ..config()
+    }
+}
+
 fn quenching() -> D3Config {
     D3Config {
         quench: true,
@@ -492,6 +500,20 @@ fn feedback_without_routers_grants_uplink() {
     let _ = drain(&mut s, us(0));
     s.handle_ack(us(10), &ack_at(0, us(0)), Some(&Feedback::default()));
     assert_eq!(s.sending_rate(), 125_000_000);
+    // 125 MB/s x 10 us = 1250 B: not yet a full segment with its request (1522 B). As the
+    // paper's host, the request leaves at once, alone; the grant pays the segment next RTT.
+    let first = drain(&mut s, us(10));
+    assert_eq!(first.len(), 1);
+    assert!(first[0].is_header_only() && first[0].header.is_some());
+    assert_eq!(answer(&mut s, us(20), 0, us(10), 125_000_000).len(), 1);
+}
+
+#[test]
+fn feedback_without_routers_with_paced_requests_waits_to_ride_on_a_segment() {
+    let mut s = sender_with(pacing_requests(), None, None);
+    let _ = drain(&mut s, us(0));
+    s.handle_ack(us(10), &ack_at(0, us(0)), Some(&Feedback::default()));
+    assert_eq!(s.sending_rate(), 125_000_000);
     // 125 MB/s x 10 us = 1250 B: not yet a full segment with its request (1522 B), which the
     // grant pays for 2.176 us later.
     assert!(drain(&mut s, us(10)).is_empty());
@@ -523,10 +545,25 @@ fn receive_window_limits_flight() {
 }
 
 #[test]
-fn paused_on_a_short_path_paces_requests_to_the_base_rate() {
+fn paused_on_a_short_path_asks_every_rtt() {
+    // The paper's host: a paused flow sends its header-only request as soon as the feedback to
+    // the last one arrives, here every 20 us (fifteen times the 62 B per 300 us the routers
+    // count for it).
+    let mut s = sender(None, None);
+    let _ = drain(&mut s, us(0));
+    for k in 1..=3 {
+        s.handle_ack(us(20 * k), &ack_at(0, us(20 * (k - 1))), Some(&fb(BASE_GRANT)));
+        let next = drain(&mut s, us(20 * k));
+        assert_eq!(next.len(), 1, "request {k}");
+        assert!(next[0].is_header_only() && next[0].header.is_some());
+    }
+}
+
+#[test]
+fn paused_on_a_short_path_with_paced_requests_waits_for_the_base_rate() {
     // On a 20 us path a paused flow would ask every 20 us, fifteen times what the routers
     // budget for it (62 B per 300 us): its next request waits until 300 us after the last.
-    let mut s = sender(None, None);
+    let mut s = sender_with(pacing_requests(), None, None);
     let _ = drain(&mut s, us(0));
     assert!(drain(&mut s, us(20)).is_empty());
     s.handle_ack(us(20), &ack_at(0, us(0)), Some(&fb(BASE_GRANT)));
@@ -550,7 +587,7 @@ fn paced_request_timer_clears_once_due_even_if_not_polled() {
     // A driver whose NIC is full fires the timer but cannot poll: the due pacing timer must
     // not keep the flow's next timeout in the past (a busy loop for the driver). Nothing else
     // is pending: the request waits for the driver's next poll.
-    let mut s = sender(None, None);
+    let mut s = sender_with(pacing_requests(), None, None);
     let _ = drain(&mut s, us(0));
     s.handle_ack(us(20), &ack_at(0, us(0)), Some(&fb(BASE_GRANT)));
     assert!(s.poll_timeout().is_some());
@@ -577,13 +614,30 @@ fn late_flow_pursues_its_remaining_bytes_at_most_its_nic_rate() {
 }
 
 #[test]
-fn one_segment_base_grant_sends_one_segment_paced_to_the_base_rate() {
+fn one_segment_base_grant_sends_one_segment_every_rtt() {
+    // D2TCP Section 4.2.1: "We set D3's base rate to be one segment per RTT".
+    let c = D3Config {
+        base_grant: BaseGrant::OneSegment,
+        base_rate: 5_000_000,
+        ..config()
+    };
+    let mut s = sender_with(c, None, None);
+    let _ = drain(&mut s, us(0));
+    for k in 0..3 {
+        let burst = answer(&mut s, us(20 * (k + 1)), k * MSS, us(20 * k), BASE_GRANT);
+        assert_eq!(seqs(&burst), vec![k], "RTT {k}");
+        assert!(burst[0].header.is_some());
+    }
+}
+
+#[test]
+fn one_segment_base_grant_with_paced_requests_paces_to_the_base_rate() {
     // D2TCP Section 4.2.1: D3's base rate is one segment per RTT. Here the routers count
     // 1500 B per 300 us for it (5 MB/s).
     let c = D3Config {
         base_grant: BaseGrant::OneSegment,
         base_rate: 5_000_000,
-        ..config()
+        ..pacing_requests()
     };
     let mut s = sender_with(c, None, None);
     let _ = drain(&mut s, us(0));

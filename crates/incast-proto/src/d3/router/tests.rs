@@ -22,6 +22,15 @@ fn router() -> Router {
     Router::new(config(), Instant::ZERO)
 }
 
+/// The paper's router with incast's repairs.
+fn repaired_config() -> RouterConfig {
+    RouterConfig::repaired(BitsPerSec::GBPS)
+}
+
+fn repaired() -> Router {
+    Router::new(repaired_config(), Instant::ZERO)
+}
+
 /// The rate a grant holds at the router: the base rate for the base grant.
 fn held(grant: Rate) -> Rate {
     RateField::held(grant, BASE)
@@ -104,9 +113,29 @@ fn config_for_1gbps_link_has_papers_values() {
     assert_eq!(c.base_rate, BASE);
     assert_eq!(c.control_interval, Duration::from_us(800));
     assert_eq!((c.alpha, c.beta), (0.1, 1.0));
-    assert_eq!((c.capacity_min, c.capacity_max), (LINK / 4, 2 * LINK));
+    assert_eq!((c.capacity_min, c.capacity_max), (LINK, 2 * LINK));
     assert!(c.new_flow_pause);
     assert_eq!(c.validate(), Ok(()));
+    // The paper's D3: the controller as printed, none of incast's repairs.
+    assert_eq!(c.controller, Controller::Printed);
+    assert!(!c.time_slices && !c.carry_remainder && !c.reclaim_dropped);
+}
+
+#[test]
+fn config_repaired_differs_from_the_paper_only_by_the_repairs() {
+    let r = repaired_config();
+    assert_eq!(r.controller, Controller::Link);
+    assert_eq!(r.capacity_min, LINK / 4);
+    assert!(r.time_slices && r.carry_remainder && r.reclaim_dropped);
+    let back = RouterConfig {
+        controller: Controller::Printed,
+        capacity_min: LINK,
+        time_slices: false,
+        carry_remainder: false,
+        reclaim_dropped: false,
+        ..r
+    };
+    assert_eq!(back, config());
 }
 
 #[test]
@@ -452,12 +481,31 @@ fn timeout_late_schedules_next_from_now() {
 
 #[test]
 fn timeout_queue_lowers_capacity_by_its_draining_rate() {
-    let mut r = router();
+    // The repaired router's floor is a quarter of the link: C goes below it.
+    let mut r = repaired();
     let _f = Flow::start(&mut r, 0);
     r.on_bytes_sent(bytes_in(LINK, T));
     r.handle_timeout(Instant::ZERO + T, 10_000);
     assert_eq!(r.counters().capacity, LINK - 12_500_000);
     assert_eq!(r.counters().flows, 1);
+}
+
+#[test]
+fn timeout_paper_queue_takes_capacity_back_down_to_the_link_and_no_further() {
+    let mut r = router();
+    let _f = Flow::start(&mut r, 0);
+    // Half the link unused at C = link: C grows by 0.1 x 62.5 MB/s.
+    r.on_bytes_sent(bytes_in(LINK, T) / 2);
+    r.handle_timeout(Instant::ZERO + T, 0);
+    assert_eq!(r.counters().capacity, LINK + LINK / 20);
+    // A queue of 2 KB at full use (2.5 MB/s to drain in T): 6.25 + 0.625 − 2.5 MB/s above the
+    // link. Then 10 KB: the β term (12.5 MB/s) takes C back to the link, not below.
+    r.on_bytes_sent(bytes_in(LINK, T));
+    r.handle_timeout(Instant::ZERO + T * 2, 2_000);
+    assert_eq!(r.counters().capacity, LINK + 4_375_000);
+    r.on_bytes_sent(bytes_in(LINK, T));
+    r.handle_timeout(Instant::ZERO + T * 3, 10_000);
+    assert_eq!(r.counters().capacity, LINK);
 }
 
 // ---- Soft state ----
@@ -504,11 +552,11 @@ fn timeout_silent_interval_with_queue_keeps_counters() {
     r.handle_timeout(Instant::ZERO + T, 0);
     assert_eq!(r.counters().capacity, LINK + LINK / 10);
     // Nothing sent or asked this interval, but a queue stands (a paused port): not idle, so the
-    // controller runs: + 0.1 x link for the idle link, − 6.25 MB/s to drain 5 KB in T.
+    // controller runs: + 0.1 x C for the unused capacity, − 6.25 MB/s to drain 5 KB in T.
     r.handle_timeout(Instant::ZERO + T + T, 5_000);
     assert_eq!(r.counters().flows, 1);
     assert_eq!(r.counters().allocated, f.alloc);
-    assert_eq!(r.counters().capacity, LINK + 2 * (LINK / 10) - 6_250_000);
+    assert_eq!(r.counters().capacity, (LINK + LINK / 10) * 11 / 10 - 6_250_000);
 }
 
 #[test]
@@ -556,9 +604,9 @@ struct FluidPort {
 }
 
 impl FluidPort {
-    /// Non-deadline flows, each with an optional downstream bottleneck.
-    fn new(downstream: &[Option<Rate>]) -> Self {
-        let mut router = router();
+    /// Non-deadline flows, each with an optional downstream bottleneck, at a port of `config`.
+    fn new(config: RouterConfig, downstream: &[Option<Rate>]) -> Self {
+        let mut router = Router::new(config, Instant::ZERO);
         let flows = downstream
             .iter()
             .map(|&cap| (Flow::start(&mut router, 0), cap))
@@ -593,8 +641,8 @@ fn within(value: Rate, target: Rate, tolerance: f64) -> bool {
 }
 
 #[test]
-fn control_burst_queue_drains_and_capacity_converges_to_link() {
-    let mut port = FluidPort::new(&[None; 10]);
+fn control_link_form_burst_queue_drains_and_capacity_converges_to_link() {
+    let mut port = FluidPort::new(repaired_config(), &[None; 10]);
     // A burst of new flows left a nearly full buffer behind.
     port.queue = 120_000;
     let trace: Vec<Rate> = (0..80).map(|_| port.step()).collect();
@@ -613,9 +661,9 @@ fn control_burst_queue_drains_and_capacity_converges_to_link() {
 }
 
 #[test]
-fn control_downstream_bottleneck_grows_capacity_up_to_clamp() {
+fn control_link_form_downstream_bottleneck_grows_capacity_up_to_clamp() {
     // Every flow is held to 10 MB/s downstream: u/T stays at 40 % of the link with no queue.
-    let mut port = FluidPort::new(&[Some(10 * M); 5]);
+    let mut port = FluidPort::new(repaired_config(), &[Some(10 * M); 5]);
     let trace: Vec<Rate> = (0..40).map(|_| port.step()).collect();
     for w in trace.windows(2) {
         assert!(w[1] >= w[0]);
@@ -625,10 +673,10 @@ fn control_downstream_bottleneck_grows_capacity_up_to_clamp() {
 }
 
 #[test]
-fn control_partial_downstream_bottleneck_converges_to_full_use() {
+fn control_link_form_partial_downstream_bottleneck_converges_to_full_use() {
     // Two of four flows are held to 20 MB/s downstream. The others must take the rest:
     // 2 x 20 + 2 x C/4 = 125 gives C = 170 MB/s.
-    let mut port = FluidPort::new(&[Some(20 * M), Some(20 * M), None, None]);
+    let mut port = FluidPort::new(repaired_config(), &[Some(20 * M), Some(20 * M), None, None]);
     let trace: Vec<Rate> = (0..400).map(|_| port.step()).collect();
     let target = 170 * M;
     assert!(within(trace[399], target, 0.01), "{}", trace[399]);
@@ -639,6 +687,60 @@ fn control_partial_downstream_bottleneck_converges_to_full_use() {
     }
     assert!(trace.iter().all(|&c| c <= target + 1_000));
     assert_eq!(port.queue, 0);
+}
+
+#[test]
+fn control_printed_form_burst_queue_drains_at_the_link() {
+    // The same burst under the printed controller: the β term takes C to its floor, the link,
+    // and the queue drains at the link's rate while the flows use what they are given.
+    let mut port = FluidPort::new(config(), &[None; 10]);
+    port.queue = 120_000;
+    let trace: Vec<Rate> = (0..80).map(|_| port.step()).collect();
+    assert_eq!(trace[0], LINK);
+    assert_eq!(port.queue, 0);
+    assert!(trace.iter().all(|&c| c == LINK), "{trace:?}");
+}
+
+#[test]
+fn control_printed_form_below_the_link_full_use_holds_capacity_there() {
+    // With a floor of a quarter of the link, as the repaired router has: C falls below the
+    // link to drain the queue, and since these fluid flows use every byte they are given,
+    // u/T = C and nothing raises C again (the fixed point at any C; module docs of `capacity`).
+    // Real flows leave allocation unused (whole segments, pauses), and C climbs by α times that.
+    let low_floor = RouterConfig { capacity_min: LINK / 4, ..config() };
+    let mut port = FluidPort::new(low_floor, &[None; 10]);
+    port.queue = 120_000;
+    let trace: Vec<Rate> = (0..80).map(|_| port.step()).collect();
+    assert_eq!(trace[0], LINK / 4);
+    assert_eq!(port.queue, 0);
+    assert!(trace.iter().all(|&c| c == LINK / 4), "{trace:?}");
+}
+
+#[test]
+fn control_printed_form_downstream_bottleneck_grows_capacity_up_to_clamp() {
+    // Every flow is held to 10 MB/s downstream: the unused allocation drives C up (Section 4.4:
+    // "the resulting drop in utilization drives up the capacity"), geometrically, to the clamp.
+    let mut port = FluidPort::new(config(), &[Some(10 * M); 5]);
+    let trace: Vec<Rate> = (0..40).map(|_| port.step()).collect();
+    for w in trace.windows(2) {
+        assert!(w[1] >= w[0]);
+    }
+    assert_eq!(*trace.last().unwrap(), 2 * LINK);
+    assert_eq!(port.queue, 0);
+}
+
+#[test]
+fn control_printed_form_partial_downstream_bottleneck_overshoots_into_a_queue() {
+    // Two of four flows are held to 20 MB/s downstream. C grows while their allocation goes
+    // unused, past the 170 MB/s at which the others fill the link, because the printed form
+    // compares u/T with C, not with the link: the free flows then overfill the port, the queue
+    // cuts C back, and the port oscillates around full use instead of settling.
+    let mut port = FluidPort::new(config(), &[Some(20 * M), Some(20 * M), None, None]);
+    let trace: Vec<Rate> = (0..400).map(|_| port.step()).collect();
+    assert!(trace.iter().any(|&c| c > 175 * M), "{trace:?}");
+    let late = &trace[200..];
+    let (low, high) = (*late.iter().min().unwrap(), *late.iter().max().unwrap());
+    assert!(high - low > 10 * M, "still moving: {low}..{high}");
 }
 
 // ---- Accounting properties ----
@@ -765,17 +867,29 @@ proptest! {
         r.on_bytes_sent(u64::MAX);
         r.on_bytes_sent(1);
         r.handle_timeout(Instant::ZERO + T, u64::MAX);
-        prop_assert_eq!(r.counters().capacity, LINK / 4);
+        prop_assert_eq!(r.counters().capacity, r.config().capacity_min);
     }
 }
 
 // ---- The 8-bit field and the base grant ----
 
+/// The paper's router with the 8-bit field.
 fn quantized() -> Router {
     Router::new(
         RouterConfig {
             field: RateField::new(true, LINK),
             ..config()
+        },
+        Instant::ZERO,
+    )
+}
+
+/// The repaired router with the 8-bit field.
+fn quantized_repaired() -> Router {
+    Router::new(
+        RouterConfig {
+            field: RateField::new(true, LINK),
+            ..repaired_config()
         },
         Instant::ZERO,
     )
@@ -804,7 +918,7 @@ fn quantized_grants_truncate_and_base_grant_counts_base_rate_exactly() {
 
 #[test]
 fn quantized_fair_share_truncated_with_remainder_carried_sums_to_capacity() {
-    let mut r = quantized();
+    let mut r = quantized_repaired();
     let mut flows: Vec<Flow> = (0..90).map(|_| Flow::start(&mut r, 0)).collect();
     for f in &mut flows {
         f.ask(&mut r, 0);
@@ -821,11 +935,66 @@ fn quantized_fair_share_truncated_with_remainder_carried_sums_to_capacity() {
     assert_eq!(r.counters().allocated + r.remainder, 90 * (LINK / 90));
 }
 
+#[test]
+fn quantized_paper_fair_share_truncated_on_its_own_leaves_units_idle() {
+    let mut r = quantized();
+    let mut flows: Vec<Flow> = (0..90).map(|_| Flow::start(&mut r, 0)).collect();
+    for f in &mut flows {
+        f.ask(&mut r, 0);
+    }
+    // fs = 125 / 90 = 1.39 units, truncated to one unit for every flow: 35 units stay idle
+    // until the controller raises C (it does: u/T is then below C).
+    assert!(flows.iter().all(|f| f.alloc == M), "{flows:?}");
+    assert_eq!(r.counters().allocated, 90 * M);
+    assert_eq!(r.remainder, 0);
+}
+
+#[test]
+fn sub_unit_share_paper_pauses_every_flow_until_printed_controller_raises_capacity() {
+    // 200 flows without deadlines: fs = 0.625 units truncates to the base grant for all of them.
+    // Paused, they send only their requests, u/T is far below C, and the printed controller
+    // raises C by 10% an interval until (C − D) / N reaches one unit (C >= 200 units, within
+    // the 250 of the 2 x link clamp); from then on every flow is granted a unit.
+    let mut r = quantized();
+    let mut flows: Vec<Flow> = (0..200).map(|_| Flow::start(&mut r, 0)).collect();
+    let mut now = Instant::ZERO;
+    let mut first_grant = None;
+    for interval in 0..20 {
+        let granted = flows.iter_mut().map(|f| f.ask(&mut r, 0)).filter(|&a| a != BASE_GRANT).count();
+        if granted > 0 {
+            assert_eq!(granted, 200, "all or none, interval {interval}");
+            first_grant.get_or_insert(interval);
+        }
+        // Each flow's 62 B request per interval, nothing else.
+        r.on_bytes_sent(if granted > 0 { bytes_in(LINK, T) } else { 200 * 62 });
+        now += T;
+        r.handle_timeout(now, 0);
+    }
+    // C(k+1) = 1.1 C(k) − 0.1 x 15.5 MB/s of requests: 136.0, 148.0, 161.3, 175.8, 191.8 and
+    // 209.4 units after the sixth update, the first at or above 200.
+    assert_eq!(first_grant, Some(6));
+}
+
+#[test]
+fn sub_unit_share_paper_beyond_the_ceiling_pauses_for_good() {
+    // 300 flows need C >= 300 units, beyond the 2 x link ceiling (250): none is ever served.
+    let mut r = quantized();
+    let mut flows: Vec<Flow> = (0..300).map(|_| Flow::start(&mut r, 0)).collect();
+    let mut now = Instant::ZERO;
+    for _ in 0..40 {
+        assert!(flows.iter_mut().all(|f| f.ask(&mut r, 0) == BASE_GRANT));
+        r.on_bytes_sent(300 * 62);
+        now += T;
+        r.handle_timeout(now, 0);
+    }
+    assert_eq!(r.counters().capacity, 2 * LINK);
+}
+
 // ---- Time slices ----
 
 #[test]
 fn time_slice_sub_unit_share_serves_one_group_per_interval() {
-    let mut r = quantized();
+    let mut r = quantized_repaired();
     let n = 200u64;
     let mut flows: Vec<Flow> = (0..n).map(|_| Flow::start(&mut r, 0)).collect();
     // fs = 125 / 200 = 0.625 units: too small for the field. Pool after every flow's base rate:
@@ -868,7 +1037,7 @@ fn time_slice_sub_unit_share_serves_one_group_per_interval() {
 
 #[test]
 fn time_slice_in_turn_even_when_port_looks_full() {
-    let mut r = quantized();
+    let mut r = quantized_repaired();
     let mut flows: Vec<Flow> = (0..200).map(|_| Flow::start(&mut r, 0)).collect();
     // Flows of an earlier turn still hold their slices: A is above C.
     for f in flows.iter_mut().filter(|f| f.hash % 16 == 1) {
@@ -888,7 +1057,7 @@ fn time_slice_in_turn_even_when_port_looks_full() {
 fn time_slice_no_pool_left_one_flow_a_turn_still_served() {
     // 700 flows' base rates alone exceed the link: nothing is left to slice, but one flow a
     // turn (1024 groups) still gets a slice, so that flows keep finishing.
-    let mut r = quantized();
+    let mut r = quantized_repaired();
     let mut flows: Vec<Flow> = (0..700).map(|_| Flow::start(&mut r, 0)).collect();
     for f in &mut flows {
         let a = f.ask(&mut r, 0);
@@ -970,8 +1139,29 @@ fn handle_header_grant_is_what_the_slot_holds() {
 }
 
 #[test]
-fn handle_drop_returns_grant_and_the_resent_request_balances() {
+fn handle_drop_paper_router_keeps_what_it_handed_out() {
     let mut r = router();
+    let mut f = Flow::start(&mut r, 10 * M);
+    f.ask(&mut r, 10 * M);
+    let mut g = Flow::start(&mut r, 30 * M);
+    g.ask(&mut r, 30 * M);
+    let mut lost = CongestionHeader {
+        desired: 20 * M,
+        prev_desired: f.desired,
+        prev_alloc: [f.alloc, 0, 0, 0, 0, 0],
+        ..CongestionHeader::default()
+    };
+    assert!(r.handle_header(&mut lost, f.hash).took_part());
+    let after = r.counters();
+    r.handle_drop(&lost);
+    // The grant nobody received stays counted: A holds g's allocation and the lost grant.
+    assert_eq!(r.counters(), after);
+    assert_eq!(after.allocated, held(g.alloc) + held(lost.alloc[0]));
+}
+
+#[test]
+fn handle_drop_returns_grant_and_the_resent_request_balances() {
+    let mut r = repaired();
     let mut f = Flow::start(&mut r, 10 * M);
     f.ask(&mut r, 10 * M);
     let before = r.counters();
@@ -1004,7 +1194,7 @@ fn handle_drop_returns_grant_and_the_resent_request_balances() {
 
 #[test]
 fn handle_drop_of_syn_leaves_base_rate_for_the_resend_to_return() {
-    let mut r = router();
+    let mut r = repaired();
     let mut syn = CongestionHeader {
         syn: true,
         desired: 10 * M,
