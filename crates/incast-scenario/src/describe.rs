@@ -159,7 +159,8 @@ mod tests {
         let repaired = effective_transport(&parse("[d3]\nvariant = \"repaired\"\ntime_slices = false").transport);
         let d3 = &repaired["d3"];
         assert_eq!(d3["variant"], json!("repaired"));
-        assert_eq!(d3["controller"], json!("link"));
+        assert_eq!(d3["controller"], json!("printed"));
+        assert_eq!(d3["pace_requests"], json!(true));
         assert_eq!((&d3["carry_remainder"], &d3["time_slices"]), (&json!(true), &json!(false)));
         assert_eq!(paper["d2tcp"]["d_cap"], json!(2.0));
         for section in SECTIONS {

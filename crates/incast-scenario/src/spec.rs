@@ -200,9 +200,8 @@ pub enum D3Variant {
     /// D3 as its paper prints it: the Section 4.4 controller as printed, each grant truncated on
     /// its own, no time slices, grants of dropped requests not taken back, requests once per RTT.
     Paper,
-    /// incast's repairs of 2026-11-24 (docs/scenario.md, `[d3]`): RCP's form of the controller
-    /// with anti-windup, time slices, the carried remainder, reclaimed grants of dropped
-    /// requests, requests paced to the base rate.
+    /// The paper's D3 with incast's repairs (docs/scenario.md, `[d3]`): time slices, the carried
+    /// remainder, reclaimed grants of dropped requests, requests paced to the base rate.
     Repaired,
 }
 
@@ -265,8 +264,8 @@ impl D3Spec {
             alpha: d3::ALPHA,
             beta: d3::BETA,
             new_flow_pause: true,
-            controller: if repaired { Controller::Link } else { Controller::Printed },
-            capacity_min: if repaired { CAPACITY_MIN_REPAIRED } else { CAPACITY_MIN_PAPER },
+            controller: Controller::Printed,
+            capacity_min: CAPACITY_MIN,
             capacity_max: CAPACITY_MAX,
             time_slices: repaired,
             carry_remainder: repaired,
@@ -276,10 +275,8 @@ impl D3Spec {
     }
 }
 
-/// The lowest C of the paper's D3, the link (incast-proto's `RouterConfig::for_link` says why).
-pub const CAPACITY_MIN_PAPER: f64 = 1.0;
-/// The lowest C of the repaired D3, a quarter of the link (`RouterConfig::for_link` says why).
-pub const CAPACITY_MIN_REPAIRED: f64 = 0.25;
+/// The default lowest C, the link (incast-proto's `RouterConfig::for_link` says why).
+pub const CAPACITY_MIN: f64 = 1.0;
 /// The default highest C, twice the link (incast-proto's `RouterConfig::for_link` says why).
 pub const CAPACITY_MAX: f64 = 2.0;
 

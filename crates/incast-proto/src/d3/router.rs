@@ -33,7 +33,7 @@ pub struct RouterConfig {
     /// as the paper prints it; see [`super::capacity`] for the three forms.
     pub controller: Controller,
     /// Lowest value of the controlled capacity C. Default the link (link / 4 in
-    /// [`RouterConfig::repaired`]); see [`RouterConfig::for_link`] for why.
+    /// [`RouterConfig::link_form`]); see [`RouterConfig::for_link`] for why.
     pub capacity_min: Rate,
     /// Highest value of the controlled capacity C. Default 2 x link; see
     /// [`RouterConfig::for_link`] for why.
@@ -92,7 +92,7 @@ impl RouterConfig {
     ///   still take up to twice their plain share. The printed form grows C by a factor of up
     ///   to 1 + α per interval while allocations go unused, without limit but this one.
     ///
-    /// [`RouterConfig::repaired`] lowers the floor to link / 4, for the link form, which does
+    /// [`RouterConfig::link_form`] lowers the floor to link / 4 for the link form, which does
     /// recover from below the link (an idle link always raises it): β = 1 removes the whole q/T
     /// in one step, although part of that queue is already draining at link rate, so a single
     /// sample of a full 128 KB buffer (q/T = 1.28 x link) would drive C below zero. The floor
@@ -120,17 +120,27 @@ impl RouterConfig {
         }
     }
 
-    /// The paper's configuration with incast's repairs of 2026-11-24, each of which keeps a port
-    /// live where the paper's router stalls or leaves the link idle: RCP's form of the controller
-    /// with anti-windup ([`Controller::Link`]), time slices, the carried remainder and reclaimed
-    /// grants of dropped requests (docs/scenario.md, `[d3]`, gives the reason for each).
+    /// The paper's configuration with incast's repairs, each of which keeps a port live where
+    /// the paper's router stalls or leaves the link idle: time slices, the carried remainder and
+    /// reclaimed grants of dropped requests (docs/scenario.md, `[d3]`, gives the reason for each).
+    /// The controller is the paper's: the link form ([`Controller::Link`], incast's reading until
+    /// 2026-11-26) is an option, not a repair (under sustained load it starves the port; see
+    /// [`super::capacity`]).
     pub const fn repaired(link: BitsPerSec) -> Self {
         RouterConfig {
-            controller: Controller::Link,
-            capacity_min: from_bits_per_sec(link) / 4,
             time_slices: true,
             carry_remainder: true,
             reclaim_dropped: true,
+            ..Self::for_link(link)
+        }
+    }
+
+    /// RCP's reading of the controller ([`Controller::Link`]) with the floor it needs (see
+    /// [`RouterConfig::for_link`]): incast's controller until 2026-11-26.
+    pub const fn link_form(link: BitsPerSec) -> Self {
+        RouterConfig {
+            controller: Controller::Link,
+            capacity_min: from_bits_per_sec(link) / 4,
             ..Self::for_link(link)
         }
     }

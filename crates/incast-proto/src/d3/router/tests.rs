@@ -31,6 +31,11 @@ fn repaired() -> Router {
     Router::new(repaired_config(), Instant::ZERO)
 }
 
+/// RCP's reading of the controller, floored at a quarter of the link.
+fn link_form_config() -> RouterConfig {
+    RouterConfig::link_form(BitsPerSec::GBPS)
+}
+
 /// The rate a grant holds at the router: the base rate for the base grant.
 fn held(grant: Rate) -> Rate {
     RateField::held(grant, BASE)
@@ -124,18 +129,18 @@ fn config_for_1gbps_link_has_papers_values() {
 #[test]
 fn config_repaired_differs_from_the_paper_only_by_the_repairs() {
     let r = repaired_config();
-    assert_eq!(r.controller, Controller::Link);
-    assert_eq!(r.capacity_min, LINK / 4);
+    assert_eq!((r.controller, r.capacity_min), (Controller::Printed, LINK));
     assert!(r.time_slices && r.carry_remainder && r.reclaim_dropped);
     let back = RouterConfig {
-        controller: Controller::Printed,
-        capacity_min: LINK,
         time_slices: false,
         carry_remainder: false,
         reclaim_dropped: false,
         ..r
     };
     assert_eq!(back, config());
+    let l = link_form_config();
+    assert_eq!((l.controller, l.capacity_min), (Controller::Link, LINK / 4));
+    assert_eq!(RouterConfig { controller: Controller::Printed, capacity_min: LINK, ..l }, config());
 }
 
 #[test]
@@ -481,8 +486,8 @@ fn timeout_late_schedules_next_from_now() {
 
 #[test]
 fn timeout_queue_lowers_capacity_by_its_draining_rate() {
-    // The repaired router's floor is a quarter of the link: C goes below it.
-    let mut r = repaired();
+    // The link form's floor is a quarter of the link: C goes below it.
+    let mut r = Router::new(link_form_config(), Instant::ZERO);
     let _f = Flow::start(&mut r, 0);
     r.on_bytes_sent(bytes_in(LINK, T));
     r.handle_timeout(Instant::ZERO + T, 10_000);
@@ -642,7 +647,7 @@ fn within(value: Rate, target: Rate, tolerance: f64) -> bool {
 
 #[test]
 fn control_link_form_burst_queue_drains_and_capacity_converges_to_link() {
-    let mut port = FluidPort::new(repaired_config(), &[None; 10]);
+    let mut port = FluidPort::new(link_form_config(), &[None; 10]);
     // A burst of new flows left a nearly full buffer behind.
     port.queue = 120_000;
     let trace: Vec<Rate> = (0..80).map(|_| port.step()).collect();
@@ -663,7 +668,7 @@ fn control_link_form_burst_queue_drains_and_capacity_converges_to_link() {
 #[test]
 fn control_link_form_downstream_bottleneck_grows_capacity_up_to_clamp() {
     // Every flow is held to 10 MB/s downstream: u/T stays at 40 % of the link with no queue.
-    let mut port = FluidPort::new(repaired_config(), &[Some(10 * M); 5]);
+    let mut port = FluidPort::new(link_form_config(), &[Some(10 * M); 5]);
     let trace: Vec<Rate> = (0..40).map(|_| port.step()).collect();
     for w in trace.windows(2) {
         assert!(w[1] >= w[0]);
@@ -676,7 +681,7 @@ fn control_link_form_downstream_bottleneck_grows_capacity_up_to_clamp() {
 fn control_link_form_partial_downstream_bottleneck_converges_to_full_use() {
     // Two of four flows are held to 20 MB/s downstream. The others must take the rest:
     // 2 x 20 + 2 x C/4 = 125 gives C = 170 MB/s.
-    let mut port = FluidPort::new(repaired_config(), &[Some(20 * M), Some(20 * M), None, None]);
+    let mut port = FluidPort::new(link_form_config(), &[Some(20 * M), Some(20 * M), None, None]);
     let trace: Vec<Rate> = (0..400).map(|_| port.step()).collect();
     let target = 170 * M;
     assert!(within(trace[399], target, 0.01), "{}", trace[399]);
@@ -704,8 +709,8 @@ fn control_printed_form_burst_queue_stands_while_flows_fill_the_link() {
 
 #[test]
 fn control_printed_form_below_the_link_full_use_holds_capacity_there() {
-    // With a floor of a quarter of the link, as the repaired router has: C falls below the
-    // link to drain the queue, and since these fluid flows use every byte they are given,
+    // With a floor of a quarter of the link, as the link form has: C falls below the link to
+    // drain the queue, and since these fluid flows use every byte they are given,
     // u/T = C and nothing raises C again (the fixed point at any C; module docs of `capacity`).
     // Real flows leave allocation unused (whole segments, pauses), and C climbs by α times that.
     let low_floor = RouterConfig { capacity_min: LINK / 4, ..config() };
