@@ -129,8 +129,9 @@ def d3_sustained(ctx: Context) -> Outcome:
     for key, label in LABELS.items():
         color, ls, marker = styles[key]
         est = [share[(key[0], key[1], x)] for x in xs]
-        ax_share.errorbar(xs, [e.mean for e in est], yerr=[[e.mean - e.low for e in est], [e.high - e.mean for e in est]],
-                          color=color, ls=ls, marker=marker, capsize=3, label=label)
+        errors = [[e.mean - e.low for e in est], [e.high - e.mean for e in est]]
+        ax_share.errorbar(xs, [e.mean for e in est], yerr=errors, color=color, ls=ls, marker=marker, capsize=3,
+                          label=label)
     ax_share.axhline(100 * KEPT_UP, color="gray", ls=":", label=f"kept up ({100 * KEPT_UP:g}%)")
     ax_share.set(xlabel="offered load", ylabel="offered bytes delivered (%)", ylim=(0, 105),
                  title=f"Delivered within 1 s of the last arrival (mean of {len(SEEDS)} seeds, 95% CI)")
@@ -171,7 +172,8 @@ def d3_sustained(ctx: Context) -> Outcome:
         "raised N past about 40, the port delivers less than is offered, the backlog grows, and past 125 flows "
         "every share truncates to the base rate and the port pauses every flow until the printed controller "
         "has raised C above N units (at most 250). By load: " + stalls("rcpdc", "paper")
-        + f". With incast's repairs (the carried remainder, time slices) it keeps up: delivered {shares('rcpdc', 'repaired')}")
+        + ". With incast's repairs (the carried remainder, time slices) it keeps up: delivered "
+        + shares("rcpdc", "repaired"))
     claims = [
         every("RCPdc \"represents the limit for any fair share protocol\" (Section 6.1): like processor sharing, "
               f"it delivers every offered load below the link's capacity; judged here as at least {100 * KEPT_UP:g}% "
@@ -189,6 +191,7 @@ def d3_sustained(ctx: Context) -> Outcome:
 
 
 REPRODUCTIONS = (
-    Reproduction("d3-sustained", "D3", "Sustained load (not in the paper): RCPdc and D3 over seconds of Poisson arrivals",
+    Reproduction("d3-sustained", "D3",
+                 "Sustained load (not in the paper): RCPdc and D3 over seconds of Poisson arrivals",
                  d3_sustained, seeds=0, quick_seeds=0),
 )
