@@ -24,7 +24,7 @@ from incast.reproduce.verdict import Claim
 
 REPRODUCTIONS: Dict[str, Reproduction] = {
     r.id: r for r in (*d3.REPRODUCTIONS, *rcpdc_ps.REPRODUCTIONS, *d3_sustained.REPRODUCTIONS,
-                       *d2tcp_testbed.REPRODUCTIONS, *d2tcp.REPRODUCTIONS,
+                      *d2tcp_testbed.REPRODUCTIONS, *d2tcp.REPRODUCTIONS,
                       *d2tcp_load.REPRODUCTIONS, *d2tcp.NS3_REPRODUCTIONS, *d2tcp_map.REPRODUCTIONS)
 }
 
