@@ -297,13 +297,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from incast.scenario import load_checked
 
     try:
-        _, transport = load_checked(args.scenario)
+        _, sections = load_checked(args.scenario)
     except OSError as e:
         raise _read_scenario_error(args.scenario, e) from None
     print(f"{args.scenario}: ok")
+    transport = sections["transport"]
     print(f"[transport] in effect (stack \"{transport['stack']}\" with the file's keys):")
     for key, value in transport.items():
         print(f"  {key} = {toml_value(value)}")
+    if "d2tcp" in sections:
+        print("[d2tcp] in effect (the defaults with the file's keys; g and initial_alpha follow [transport]'s DCTCP "
+              "keys unless set):")
+        for key, value in sections["d2tcp"].items():
+            print(f"  {key} = {toml_value(value)}")
     return 0
 
 

@@ -1,13 +1,47 @@
 //! The effective transport settings of a loaded scenario, keyed as the file writes them: the
 //! stack's defaults with the file's keys applied, so a user sees what a run used (`incast
-//! check`, `summary.json`) without reading the stack tables.
+//! check`, `summary.json`) without reading the stack tables; and `incast check`'s sections in
+//! effect, `[transport]` and, for a scenario with D2TCP flows, `[d2tcp]`.
 
+use incast_proto::cc::D2tcpConfig;
 use incast_proto::tcp::TcpConfig;
 use incast_proto::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::file::Named;
-use super::TransportSpec;
+use super::{Protocol, Scenario, TransportSpec};
+
+/// The sections of `scenario` in effect, as `incast check` shows them: `transport`
+/// ([`effective_transport`]) always, and `d2tcp` ([`effective_d2tcp`]) when any flow runs D2TCP
+/// (the section is ignored otherwise).
+pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("transport".to_string(), Value::Object(effective_transport(&scenario.transport)));
+    let d2tcp = scenario.transport.protocol == Protocol::D2tcp
+        || scenario.workloads.iter().any(|w| w.protocols().any(|p| p == Protocol::D2tcp));
+    if d2tcp {
+        m.insert("d2tcp".to_string(), Value::Object(effective_d2tcp(&scenario.transport.d2tcp)));
+    }
+    m
+}
+
+/// Every `[d2tcp]` key with the value in effect (`g` and `initial_alpha` follow `[transport]`'s
+/// DCTCP keys unless the section sets its own), in file syntax.
+pub fn effective_d2tcp(c: &D2tcpConfig) -> Map<String, Value> {
+    let mut m = Map::new();
+    let mut put = |key: &str, value: Value| {
+        m.insert(key.to_string(), value);
+    };
+    put("g", json!(c.g));
+    put("initial_alpha", json!(c.initial_alpha));
+    put("d_cap", json!(c.d_cap));
+    put("past_deadline", json!(c.past_deadline.name()));
+    put("nothing_left", json!(c.nothing_left.name()));
+    put("remaining", json!(c.remaining.name()));
+    put("tc_units", json!(c.tc_units.name()));
+    put("clamp", json!(c.clamp.name()));
+    m
+}
 
 /// Every `[transport]` key of `spec` with the value in effect, in file syntax (times as unit
 /// strings, names as the file accepts them, `false` for delayed ACKs that are off).
@@ -89,6 +123,24 @@ mod tests {
         assert_eq!(m["window_growth"], json!("per-ack"));
         assert_eq!(m["delayed_ack"], json!({"segments": 2, "timeout": "200ms", "quickack": 0}));
         assert_eq!(m["recovery_in_cwr"], json!(false));
+    }
+
+    #[test]
+    fn effective_sections_show_d2tcp_only_when_a_flow_runs_it() {
+        let star = "[topology]\nkind = \"star\"\nhosts = 3\n[transport]\ndctcp_g = 0.125\n";
+        let burst = "[[workload]]\nkind = \"flow-burst\"\nsenders = 1\n";
+        let s = parse_toml(&format!("{star}{burst}"), None, &PORTS).unwrap();
+        let m = effective_sections(&s);
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["transport"]);
+        let d2 = "[[workload]]\nkind = \"flow-burst\"\nsenders = 1\nprotocol = \"d2tcp\"\n[d2tcp]\nclamp = \"upper\"\n";
+        let s = parse_toml(&format!("{star}{burst}{d2}"), None, &PORTS).unwrap();
+        let m = effective_sections(&s);
+        assert_eq!(m["transport"]["protocol"], json!("tcp"));
+        assert_eq!(
+            m["d2tcp"],
+            json!({"g": 0.125, "initial_alpha": 1.0, "d_cap": 2.0, "past_deadline": "one", "nothing_left": "min",
+                   "remaining": "unacked", "tc_units": "seconds", "clamp": "upper"})
+        );
     }
 
     #[test]

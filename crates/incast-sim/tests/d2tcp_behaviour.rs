@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use incast_proto::cc::{D2tcpConfig, PastDeadline};
+use incast_proto::cc::{D2tcpConfig, FixedD};
 use incast_proto::time::{Duration, Instant};
 use incast_sim::results::{FlowRecord, RunResults, Summary};
 use incast_sim::scenario::*;
@@ -57,14 +57,14 @@ fn d2tcp_late_flow_follows_past_deadline_choice() {
     // Flow 0's 5 ms deadline is infeasible (it needs 16.5 ms alone). Once it is late, `max`
     // keeps it at d = 2, `one` makes it DCTCP (still ahead of the lax flow at d = 1/2), `min`
     // puts it level with the lax flow.
-    let late_fct = |past: PastDeadline| {
+    let late_fct = |past: FixedD| {
         let mut s = two_flows(Protocol::D2tcp, [Some(Duration::from_ms(5)), Some(LAX)]);
         s.transport.d2tcp = D2tcpConfig { past_deadline: past, ..s.transport.d2tcp };
         let r = run(&s);
         assert_eq!(r.flows[0].met_deadline, Some(false));
         fct(&r.flows[0])
     };
-    let (max, one, min) = (late_fct(PastDeadline::Max), late_fct(PastDeadline::One), late_fct(PastDeadline::Min));
+    let (max, one, min) = (late_fct(FixedD::Max), late_fct(FixedD::One), late_fct(FixedD::Min));
     assert!(max < 0.95 * one && one < 0.95 * min, "late flow's FCT: max {max} s, one {one} s, min {min} s");
 }
 
