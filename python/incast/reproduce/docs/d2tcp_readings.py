@@ -29,20 +29,21 @@ SCHEDULING, SENSITIVITY = "d2tcp-scheduling", "d2tcp-sensitivity"
 
 def scheduling_shares(r: Reproductions) -> str:
     """Each flow's mean throughput while all four are active and its completion time, under DCTCP
-    and D2TCP, with the share of seeds in which it met its deadline."""
+    and D2TCP, with the number of seeds in which it met its deadline."""
     m = seed_means(r.table(SCHEDULING, "shares"), ["mean_gbps", "finish_ms", "met_deadline"],
                    ignore=["sender", "from_ms", "to_ms"])
     rows = []
     for flow in m.levels("flow"):
         deadline = next(k[m.keys.index("deadline_ms")] for k in m.cells if k[m.keys.index("flow")] == flow)
         setting = {"flow": flow, "deadline_ms": deadline}
-        cells_of = [number(m.of(value, protocol=protocol, **setting), spec, scale=scale)
-                    for value, spec, scale in (("mean_gbps", "{:.2f}", 1.0), ("finish_ms", "{:.1f}", 1.0),
-                                               ("met_deadline", "{:.0f}%", 100.0))
+        cells_of = [number(m.of(value, protocol=protocol, **setting), spec)
+                    for value, spec in (("mean_gbps", "{:.2f}"), ("finish_ms", "{:.1f}"))
                     for protocol in ("dctcp", "d2tcp")]
-        rows.append([f"Flow-{flow} ({deadline:.1f} ms)", *cells_of])
+        met = [m.of("met_deadline", protocol=protocol, **setting) for protocol in ("dctcp", "d2tcp")]
+        rows.append([f"Flow-{flow} ({deadline:.1f} ms)", *cells_of,
+                     *(f"{sum(e.values or (e.mean,)):.0f} of {e.seeds}" for e in met)])
     return cells.table(["flow (deadline)", "DCTCP, Gbps", "D2TCP, Gbps", "DCTCP done, ms", "D2TCP done, ms",
-                        "DCTCP met (of seeds)", "D2TCP met (of seeds)"], rows)
+                        "DCTCP met, seeds", "D2TCP met, seeds"], rows)
 
 
 def _relative_shares(r: Reproductions) -> Dict[Tuple[str, int], Estimate]:
