@@ -167,6 +167,33 @@ def test_check_prints_the_transport_in_effect(tmp_path: Path) -> None:
     assert "  mss = 1448" in lines
     assert "  initial_window = 10" in lines and '  min_rto = "1s"' in lines
     assert '  window_growth = "per-ack"' in lines and "  sack = true" in lines
+    assert not any(line.startswith("[d2tcp]") for line in lines), "no flow runs D2TCP"
+
+
+def test_check_prints_d2tcp_in_effect_when_a_flow_runs_it(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "s.toml", (
+        "[topology]\nkind = \"star\"\nhosts = 3\n"
+        "[transport]\ndctcp_initial_alpha = 0.0\n"
+        "[d2tcp]\ntc_units = \"round-trips\"\nclamp = \"upper\"\n"
+        "[[workload]]\nkind = \"flow-burst\"\nsenders = 2\nprotocol = \"d2tcp\"\n"))
+    proc = incast("check", str(scenario))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    section = lines[next(i for i, line in enumerate(lines) if line.startswith("[d2tcp] in effect")) + 1:]
+    # The file's keys, the defaults of the others, and DCTCP's initial alpha followed.
+    assert section == ["  g = 0.0625", "  initial_alpha = 0.0", "  d_cap = 2.0", '  past_deadline = "one"',
+                       '  nothing_left = "min"', '  remaining = "unacked"', '  tc_units = "round-trips"',
+                       '  clamp = "upper"']
+
+
+def test_check_bad_d2tcp_value_is_one_line_naming_the_key(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "s.toml", (
+        "[topology]\nkind = \"star\"\nhosts = 3\n[d2tcp]\nnothing_left = \"half\"\n"
+        "[[workload]]\nkind = \"flow-burst\"\nsenders = 2\n"))
+    proc = incast("check", str(scenario))
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert "d2tcp.nothing_left" in proc.stderr and '"one", "max", "min"' in proc.stderr
 
 
 def test_crosscheck_without_ns3_is_a_clean_error(tmp_path: Path) -> None:

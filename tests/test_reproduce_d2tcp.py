@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from incast.reproduce import d2tcp, d2tcp_map
+import incast
+from incast.reproduce import d2tcp, d2tcp_map, d2tcp_scheduling, d2tcp_sensitivity
 from incast.reproduce.core import Context
 
 
@@ -54,3 +55,63 @@ def test_map_idle_completion_adds_the_other_responses_at_line_rate() -> None:
 def test_map_deadlines_spread_around_slack_times_idle_completion() -> None:
     point = {"slack": 1.5, "t_idle_s": 0.004}
     assert d2tcp_map._deadline(point) == {"dist": "uniform", "min": "3000000ns", "max": "9000000ns"}
+
+
+def test_scheduling_deadlines_put_d_at_the_fair_share_evenly_inside_the_clamp() -> None:
+    # Four 10 MB flows at 1448 B of payload per 1500 B on 10 Gbps: 33.15 ms at equal shares.
+    t = d2tcp_scheduling.fair_completion_s(10_000_000)
+    assert t == pytest.approx(4 * 10_000_000 * 8 / (10e9 * 1448 / 1500))
+    deadlines = d2tcp_scheduling.deadlines_s(10_000_000)
+    d = [t / x for x in deadlines]
+    assert d == pytest.approx([2 ** 0.75, 2 ** 0.25, 2 ** -0.25, 2 ** -0.75])
+    assert deadlines == sorted(deadlines) and all(0.5 < x < 2 for x in d)
+    # Evenly in log: each deadline 2^(1/2) times the previous one.
+    assert [b / a for a, b in zip(deadlines, deadlines[1:])] == pytest.approx([2 ** 0.5] * 3)
+
+
+def test_scheduling_placement_is_a_permutation_of_the_senders_drawn_from_the_seed() -> None:
+    first = d2tcp_scheduling.placement(1)
+    assert first == d2tcp_scheduling.placement(1)
+    assert sorted(src for src, _ in first) == list(d2tcp_scheduling.SENDERS)
+    assert all(0 <= start < d2tcp_scheduling.START_SPREAD_S for _, start in first)
+    orders = {tuple(src for src, _ in d2tcp_scheduling.placement(seed)) for seed in range(1, 11)}
+    assert len(orders) > 1, "the seeds move the deadlines between machines"
+
+
+def test_scheduling_shares_are_judged_while_every_flow_is_active() -> None:
+    # Flow 0 at 8 Gbps from 0.5 ms, flow 1 at 2 Gbps; flow 0 completes at 2.2 ms, between samples.
+    series = {0: [(0.5e-3, 0), (1.0e-3, 500_000), (1.5e-3, 1_000_000), (2.0e-3, 1_500_000)],
+              1: [(0.5e-3, 100), (1.0e-3, 125_100), (1.5e-3, 250_100), (2.0e-3, 375_100), (2.5e-3, 500_100)]}
+    per, t0, t1 = d2tcp_scheduling.shares(series, {0: 2.2e-3, 1: 2.6e-3})
+    assert (t0, t1) == (0.5e-3, 2.0e-3)
+    assert per == pytest.approx({0: 8e9, 1: 2e9})
+    # The rate over each sampling interval, from 0 before the first row.
+    (t_a, r_a), (t_b, r_b) = d2tcp_scheduling.rates(series[1])[:2]
+    assert (t_a, t_b) == (0.5e-3, 1.0e-3) and (r_a, r_b) == pytest.approx((1.6e6, 2e9))
+    with pytest.raises(ValueError, match="no interval"):
+        d2tcp_scheduling.shares({0: [(1e-3, 0)], 1: [(1e-3, 0)]}, {0: 1.2e-3, 1: 2e-3})
+
+
+def test_sensitivity_variants_are_distinct_readings_of_d_with_dctcp_first() -> None:
+    options = [tuple(sorted(v.options().items())) for v in d2tcp_sensitivity.VARIANTS]
+    assert len(set(options)) == len(options), "two variants run the same D2TCP"
+    assert d2tcp_sensitivity.VARIANTS[0].options() == d2tcp_sensitivity.DEFAULTS
+    zips = d2tcp_sensitivity._zips(d2tcp_sensitivity.VARIANTS)
+    assert zips[d2tcp.PROTOCOL] == ["dctcp"] + ["d2tcp"] * len(d2tcp_sensitivity.VARIANTS)
+    assert zips["d2tcp.remaining"][d2tcp_sensitivity.VARIANTS.index(
+        next(v for v in d2tcp_sensitivity.VARIANTS if v.name == "i-maravic")) + 1] == "unsent"
+    # Every option a variant sets is a [d2tcp] key of docs/scenario.md; the engine accepts each.
+    for v in d2tcp_sensitivity.VARIANTS:
+        incast.effective_transport({"topology": {"kind": "star", "hosts": 2}, "d2tcp": v.options(),
+                                    "workload": [{"kind": "flow-burst", "senders": 1}]})
+
+
+def test_sensitivity_headline_rules_every_for_figure7_some_for_figure10() -> None:
+    chosen = [v for v in d2tcp_sensitivity.VARIANTS if v.name in ("ours", "upper")]
+    fig7, fig10 = d2tcp_sensitivity.PANELS[0], d2tcp_sensitivity.PANELS[3]
+    claim = d2tcp_sensitivity.headline_claim
+    assert claim(fig7, {"dctcp": 10.0, "ours": 8.0, "upper": 9.9}, chosen).verdict == "matches"
+    assert claim(fig7, {"dctcp": 10.0, "ours": 8.0, "upper": 10.0}, chosen).verdict == "deviates"
+    assert claim(fig10, {"dctcp": 20.0, "ours": 19.0, "upper": 10.0}, chosen).verdict == "matches"
+    assert claim(fig10, {"dctcp": 20.0, "ours": 19.0, "upper": 10.1}, chosen).verdict == "deviates"
+    assert claim(fig10, {"dctcp": 0.9, "ours": 0.0, "upper": 0.0}, chosen).verdict == "not exercised"

@@ -91,7 +91,7 @@ def check(
     text: str, format: Literal["toml", "json"] = "toml", base_dir: Optional[_PathLike] = None
 ) -> Dict[str, Any]:
     """Parses a scenario without building it; raises ScenarioError naming the bad key. Returns
-    the `[transport]` settings in effect."""
+    the sections in effect: `transport`, and `d2tcp` when a flow runs D2TCP."""
 
 def columns(table: _Table) -> List[Tuple[str, _ColumnType, bool, str]]:
     """The columns the engine declares for a results table, in order, each as (name, type,

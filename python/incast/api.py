@@ -99,8 +99,7 @@ class Summary(TypedDict):
     d3_priority_inversions: int
     """Of `d3_requests`, those denied while a later-deadline flow held a grant at the same port."""
     transport: Dict[str, Any]
-    """The `[transport]` settings in effect, as `effective_transport` gives them (a JSON tree), with
-    the `[d2tcp]` and `[d3]` tables in effect nested under `"d2tcp"` and `"d3"`."""
+    """The `[transport]` settings in effect, as `effective_transport` gives them (a JSON tree)."""
     stopped_at_horizon: bool
     """The run reached its simulated-time horizon (`[run] horizon`) before its end and stopped there."""
 
@@ -202,9 +201,8 @@ def is_result_file(name: str) -> bool:
 def effective_transport(scenario: ScenarioLike) -> Dict[str, Any]:
     """The `[transport]` settings a scenario runs with: its TCP stack's defaults (`stack`,
     "linux" unless named) with the keys it sets applied, keyed and written as in a scenario
-    file, and the `[d2tcp]` and `[d3]` tables in effect under `"d2tcp"` and `"d3"` (`[d3]` from
-    its `variant`'s values). A run's `summary["transport"]` holds the same. Raises
-    `ScenarioError` naming the bad key."""
+    file. A run's `summary["transport"]` holds the same. Raises `ScenarioError` naming the bad
+    key."""
     return check_source(source_of(scenario))
 
 

@@ -297,28 +297,25 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from incast.scenario import load_checked
 
     try:
-        _, transport = load_checked(args.scenario)
+        _, sections = load_checked(args.scenario)
     except OSError as e:
         raise _read_scenario_error(args.scenario, e) from None
     print(f"{args.scenario}: ok")
+    transport = sections["transport"]
     print(f"[transport] in effect (stack \"{transport['stack']}\" with the file's keys):")
-    sections = {key: value for key, value in transport.items() if key in EFFECTIVE_SECTIONS}
     for key, value in transport.items():
-        if key not in sections:
+        print(f"  {key} = {toml_value(value)}")
+    if "d2tcp" in sections:
+        print("[d2tcp] in effect (the defaults with the file's keys; g and initial_alpha follow [transport]'s DCTCP "
+              "keys unless set):")
+        for key, value in sections["d2tcp"].items():
             print(f"  {key} = {toml_value(value)}")
-    for name, table in sections.items():
-        print(f"[{name}] in effect ({EFFECTIVE_SECTIONS[name]}):")
-        for key, value in table.items():
+    if "d3" in sections:
+        print(f"[d3] in effect (variant \"{sections['d3']['variant']}\" with the file's keys; \"paper\" is D3 as "
+              "printed):")
+        for key, value in sections["d3"].items():
             print(f"  {key} = {toml_value(value)}")
     return 0
-
-
-EFFECTIVE_SECTIONS = {
-    "d2tcp": "used by D2TCP flows only",
-    "d3": "used by D3 and RCPdc flows only; variant \"paper\" is D3 as printed",
-}
-"""The tables of the settings in effect that `incast check` prints after `[transport]`, with what
-they apply to (the engine nests them in the transport settings: `effective_transport`)."""
 
 
 def toml_value(value: Any) -> str:

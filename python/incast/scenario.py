@@ -111,14 +111,20 @@ def read_scenario_text(path: Path) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def check_source(source: Source) -> Dict[str, Any]:
-    """Checks a scenario in the engine without building it, and returns the `[transport]`
-    settings it runs with (its stack's defaults with its keys applied). Raises `ScenarioError`
-    naming the bad key."""
+def check_sections(source: Source) -> Dict[str, Dict[str, Any]]:
+    """Checks a scenario in the engine without building it, and returns the sections it runs
+    with, in effect: `transport` (its stack's defaults with its keys applied) and, when a flow
+    runs D2TCP, `d2tcp`. Raises `ScenarioError` naming the bad key."""
     try:
         return dict(_core.check(source.text, source.format, source.base_dir))
     except ScenarioError as e:
         raise source.explain(e) from None
+
+
+def check_source(source: Source) -> Dict[str, Any]:
+    """Checks a scenario as `check_sections` does, and returns the `[transport]` settings it runs
+    with."""
+    return dict(check_sections(source)["transport"])
 
 
 def load_scenario(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
@@ -130,11 +136,11 @@ def load_scenario(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
     return load_checked(path)[0]
 
 
-def load_checked(path: Union[str, "os.PathLike[str]"]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
-    """`load_scenario`'s tree, and the `[transport]` settings in effect from the same check."""
+def load_checked(path: Union[str, "os.PathLike[str]"]) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]]]:
+    """`load_scenario`'s tree, and the sections in effect from the same check (`check_sections`)."""
     path = Path(path)
     text = read_scenario_text(path)
-    transport = check_source(_file_source(path, text))
+    sections = check_sections(_file_source(path, text))
     tree = _core.document(text, format_of(path))
     base_dir = path.resolve().parent
     for workload in tree.get("workload", []):
@@ -142,7 +148,7 @@ def load_checked(path: Union[str, "os.PathLike[str]"]) -> Tuple[Dict[str, Any], 
             # An absolute path stays as written; a relative one was checked to stay inside.
             if not Path(workload["path"]).is_absolute():
                 workload["path"] = str((base_dir / workload["path"]).resolve())
-    return tree, transport
+    return tree, sections
 
 
 def format_of(path: Path) -> Literal["toml", "json"]:

@@ -200,15 +200,16 @@ impl PySimulation {
 }
 
 /// Parses a scenario without building it; raises `ScenarioError` naming the bad key. Returns
-/// the `[transport]` settings in effect (the stack's defaults with the file's keys applied).
+/// the sections in effect: `transport` (the stack's defaults with the file's keys applied) and,
+/// when a flow runs D2TCP, `d2tcp`.
 #[pyfunction]
 #[pyo3(signature = (text, format = "toml", base_dir = None))]
 fn check<'py>(py: Python<'py>, text: String, format: &str, base_dir: Option<PathBuf>) -> PyResult<Bound<'py, PyAny>> {
     let parse = parser(format)?;
-    let transport = py
-        .detach(move || parse(&text, base_dir.as_deref()).map(|s| scenario::effective_transport(&s.transport)))
+    let sections = py
+        .detach(move || parse(&text, base_dir.as_deref()).map(|s| scenario::effective_sections(&s)))
         .map_err(|e| scenario_error(py, &e))?;
-    json_loads(py, &serde_json::Value::Object(transport).to_string())
+    json_loads(py, &serde_json::Value::Object(sections).to_string())
 }
 
 /// The engine's parse of a scenario document, before any schema check, as plain Python objects

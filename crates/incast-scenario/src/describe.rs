@@ -1,7 +1,8 @@
 //! The effective transport settings of a loaded scenario, keyed as the file writes them: the
-//! stack's defaults with the file's keys applied, and the `[d2tcp]` and `[d3]` tables with their
-//! variant's defaults, so a user sees what a run used (`incast check`, `summary.json`) without
-//! reading the stack tables.
+//! stack's defaults with the file's keys applied, so a user sees what a run used (`incast
+//! check`, `summary.json`) without reading the stack tables; and `incast check`'s sections in
+//! effect, `[transport]` and, for a scenario with D2TCP flows, `[d2tcp]`, with D3 or RCPdc
+//! flows, `[d3]` (its variant's values with the file's keys applied).
 
 use incast_proto::cc::D2tcpConfig;
 use incast_proto::tcp::TcpConfig;
@@ -9,11 +10,73 @@ use incast_proto::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::file::Named;
-use super::{D3Spec, TransportSpec};
+use super::{D3Spec, Protocol, Scenario, TransportSpec};
+
+/// The sections of `scenario` in effect, as `incast check` shows them: `transport`
+/// ([`effective_transport`]) always, `d2tcp` ([`effective_d2tcp`]) when any flow runs D2TCP and
+/// `d3` ([`effective_d3`]) when any runs D3 or RCPdc (each section is ignored otherwise).
+pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("transport".to_string(), Value::Object(effective_transport(&scenario.transport)));
+    let runs = |wanted: fn(Protocol) -> bool| {
+        wanted(scenario.transport.protocol) || scenario.workloads.iter().any(|w| w.protocols().any(wanted))
+    };
+    if runs(|p| p == Protocol::D2tcp) {
+        m.insert("d2tcp".to_string(), Value::Object(effective_d2tcp(&scenario.transport.d2tcp)));
+    }
+    if runs(Protocol::is_explicit_rate) {
+        m.insert("d3".to_string(), Value::Object(effective_d3(&scenario.transport.d3)));
+    }
+    m
+}
+
+/// Every `[d2tcp]` key with the value in effect (`g` and `initial_alpha` follow `[transport]`'s
+/// DCTCP keys unless the section sets its own), in file syntax.
+pub fn effective_d2tcp(c: &D2tcpConfig) -> Map<String, Value> {
+    let mut m = Map::new();
+    let mut put = |key: &str, value: Value| {
+        m.insert(key.to_string(), value);
+    };
+    put("g", json!(c.g));
+    put("initial_alpha", json!(c.initial_alpha));
+    put("d_cap", json!(c.d_cap));
+    put("past_deadline", json!(c.past_deadline.name()));
+    put("nothing_left", json!(c.nothing_left.name()));
+    put("remaining", json!(c.remaining.name()));
+    put("tc_units", json!(c.tc_units.name()));
+    put("clamp", json!(c.clamp.name()));
+    m
+}
+
+/// Every `[d3]` key with the value in effect (`base_rate` in bits per second, as `"…bps"`), in
+/// file syntax.
+pub fn effective_d3(d: &D3Spec) -> Map<String, Value> {
+    let mut m = Map::new();
+    let mut put = |key: &str, value: Value| {
+        m.insert(key.to_string(), value);
+    };
+    put("variant", json!(d.variant.name()));
+    put("quench", json!(d.quench));
+    put("quantize", json!(d.quantize));
+    put("base_rate", json!(format!("{}bps", d.base_rate_bytes_per_sec.saturating_mul(8))));
+    put("base_grant", json!(d.base_grant.name()));
+    put("pacing", json!(d.pacing.name()));
+    put("control_interval", json!(time(d.control_interval)));
+    put("alpha", json!(d.alpha));
+    put("beta", json!(d.beta));
+    put("new_flow_pause", json!(d.new_flow_pause));
+    put("controller", json!(d.controller.name()));
+    put("capacity_min", json!(d.capacity_min));
+    put("capacity_max", json!(d.capacity_max));
+    put("time_slices", json!(d.time_slices));
+    put("carry_remainder", json!(d.carry_remainder));
+    put("reclaim_dropped", json!(d.reclaim_dropped));
+    put("pace_requests", json!(d.pace_requests));
+    m
+}
 
 /// Every `[transport]` key of `spec` with the value in effect, in file syntax (times as unit
-/// strings, names as the file accepts them, `false` for delayed ACKs that are off), and under
-/// `"d2tcp"` and `"d3"` the keys of those tables ([`SECTIONS`]).
+/// strings, names as the file accepts them, `false` for delayed ACKs that are off).
 pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
     let t: &TcpConfig = &spec.tcp;
     let mut m = Map::new();
@@ -54,49 +117,6 @@ pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
     put("restart_after_idle", json!(t.restart_after_idle));
     put("dctcp_g", json!(spec.dctcp_g));
     put("dctcp_initial_alpha", json!(spec.dctcp_initial_alpha));
-    put("d2tcp", Value::Object(effective_d2tcp(&spec.d2tcp)));
-    put("d3", Value::Object(effective_d3(&spec.d3)));
-    m
-}
-
-/// The keys of [`effective_transport`] that hold a table of their own in the file (`[d2tcp]`,
-/// `[d3]`), not a `[transport]` key.
-pub const SECTIONS: &[&str] = &["d2tcp", "d3"];
-
-/// Every `[d2tcp]` key with the value in effect.
-fn effective_d2tcp(c: &D2tcpConfig) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("g".into(), json!(c.g));
-    m.insert("initial_alpha".into(), json!(c.initial_alpha));
-    m.insert("d_cap".into(), json!(c.d_cap));
-    m.insert("past_deadline".into(), json!(c.past_deadline.name()));
-    m.insert("remaining".into(), json!(c.remaining.name()));
-    m
-}
-
-/// Every `[d3]` key with the value in effect (`base_rate` in bits per second, as `"…bps"`).
-fn effective_d3(d: &D3Spec) -> Map<String, Value> {
-    let mut m = Map::new();
-    let mut put = |key: &str, value: Value| {
-        m.insert(key.to_string(), value);
-    };
-    put("variant", json!(d.variant.name()));
-    put("quench", json!(d.quench));
-    put("quantize", json!(d.quantize));
-    put("base_rate", json!(format!("{}bps", d.base_rate_bytes_per_sec.saturating_mul(8))));
-    put("base_grant", json!(d.base_grant.name()));
-    put("pacing", json!(d.pacing.name()));
-    put("control_interval", json!(time(d.control_interval)));
-    put("alpha", json!(d.alpha));
-    put("beta", json!(d.beta));
-    put("new_flow_pause", json!(d.new_flow_pause));
-    put("controller", json!(d.controller.name()));
-    put("capacity_min", json!(d.capacity_min));
-    put("capacity_max", json!(d.capacity_max));
-    put("time_slices", json!(d.time_slices));
-    put("carry_remainder", json!(d.carry_remainder));
-    put("reclaim_dropped", json!(d.reclaim_dropped));
-    put("pace_requests", json!(d.pace_requests));
     m
 }
 
@@ -138,34 +158,50 @@ mod tests {
     }
 
     #[test]
-    fn effective_d3_shows_the_variants_values_and_overrides() {
+    fn effective_sections_show_d2tcp_only_when_a_flow_runs_it() {
+        let star = "[topology]\nkind = \"star\"\nhosts = 3\n[transport]\ndctcp_g = 0.125\n";
+        let burst = "[[workload]]\nkind = \"flow-burst\"\nsenders = 1\n";
+        let s = parse_toml(&format!("{star}{burst}"), None, &PORTS).unwrap();
+        let m = effective_sections(&s);
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["transport"]);
+        let d2 = "[[workload]]\nkind = \"flow-burst\"\nsenders = 1\nprotocol = \"d2tcp\"\n[d2tcp]\nclamp = \"upper\"\n";
+        let s = parse_toml(&format!("{star}{burst}{d2}"), None, &PORTS).unwrap();
+        let m = effective_sections(&s);
+        assert_eq!(m["transport"]["protocol"], json!("tcp"));
+        assert_eq!(
+            m["d2tcp"],
+            json!({"g": 0.125, "initial_alpha": 1.0, "d_cap": 2.0, "past_deadline": "one", "nothing_left": "min",
+                   "remaining": "unacked", "tc_units": "seconds", "clamp": "upper"})
+        );
+    }
+
+    #[test]
+    fn effective_sections_show_d3_with_its_variants_values_and_overrides() {
         let parse = |d3: &str| {
             parse_toml(
                 &format!(
-                    "[topology]\nkind = \"star\"\nhosts = 2\n[transport]\nprotocol = \"d3\"\n{d3}\n\
-                     [[workload]]\nkind = \"flow-burst\"\nsenders = 1\n"
+                    "[topology]\nkind = \"star\"\nhosts = 2\n{d3}\n\
+                     [[workload]]\nkind = \"flow-burst\"\nsenders = 1\nprotocol = \"rcpdc\"\n"
                 ),
                 None,
                 &PORTS,
             )
             .unwrap()
         };
-        let paper = effective_transport(&parse("").transport);
+        let paper = effective_sections(&parse(""));
         let d3 = &paper["d3"];
         assert_eq!(d3["variant"], json!("paper"));
         assert_eq!(d3["controller"], json!("printed"));
+        assert_eq!((&d3["capacity_min"], &d3["capacity_max"]), (&json!(1.0), &json!(2.0)));
         assert_eq!(d3["time_slices"], json!(false));
         assert_eq!(d3["base_rate"], json!("1653336bps"));
-        let repaired = effective_transport(&parse("[d3]\nvariant = \"repaired\"\ntime_slices = false").transport);
+        let repaired = effective_sections(&parse("[d3]\nvariant = \"repaired\"\ntime_slices = false"));
         let d3 = &repaired["d3"];
         assert_eq!(d3["variant"], json!("repaired"));
         assert_eq!(d3["controller"], json!("printed"));
         assert_eq!(d3["pace_requests"], json!(true));
         assert_eq!((&d3["carry_remainder"], &d3["time_slices"]), (&json!(true), &json!(false)));
-        assert_eq!(paper["d2tcp"]["d_cap"], json!(2.0));
-        for section in SECTIONS {
-            assert!(paper[*section].is_object());
-        }
+        assert!(!paper.contains_key("d2tcp"));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
-use incast_proto::cc::{PastDeadline, RemainingBytes};
+use incast_proto::cc::{Clamp, FixedD, RemainingBytes, TcUnits};
 use incast_proto::d3::{BaseGrant, Controller, Pacing};
 use incast_proto::tcp::{DctcpLossCut, EcnReduction, LossBasis, Stack, WindowGrowth};
 
@@ -115,8 +115,11 @@ pub(crate) struct RawD2tcp {
     pub(crate) g: Option<f64>,
     pub(crate) initial_alpha: Option<f64>,
     pub(crate) d_cap: Option<f64>,
-    pub(crate) past_deadline: Option<Name<PastDeadline>>,
+    pub(crate) past_deadline: Option<Name<FixedD>>,
+    pub(crate) nothing_left: Option<Name<FixedD>>,
     pub(crate) remaining: Option<Name<RemainingBytes>>,
+    pub(crate) tc_units: Option<Name<TcUnits>>,
+    pub(crate) clamp: Option<Name<Clamp>>,
 }
 
 /// `[d3]`: D3 and RCPdc hosts and routers.
@@ -413,13 +416,20 @@ impl Named for BaseGrant {
         &[("header-only", BaseGrant::HeaderOnly), ("one-segment", BaseGrant::OneSegment)];
 }
 
-impl Named for PastDeadline {
-    const WHAT: &'static str = "past-deadline behaviour";
-    const NAMES: &'static [(&'static str, Self)] = &[
-        ("one", PastDeadline::One),
-        ("max", PastDeadline::Max),
-        ("min", PastDeadline::Min),
-    ];
+impl Named for FixedD {
+    const WHAT: &'static str = "fixed d";
+    const NAMES: &'static [(&'static str, Self)] = &[("one", FixedD::One), ("max", FixedD::Max), ("min", FixedD::Min)];
+}
+
+impl Named for TcUnits {
+    const WHAT: &'static str = "Tc unit";
+    const NAMES: &'static [(&'static str, Self)] =
+        &[("seconds", TcUnits::Seconds), ("round-trips", TcUnits::RoundTrips)];
+}
+
+impl Named for Clamp {
+    const WHAT: &'static str = "clamp";
+    const NAMES: &'static [(&'static str, Self)] = &[("both", Clamp::Both), ("upper", Clamp::Upper)];
 }
 
 impl Named for RemainingBytes {

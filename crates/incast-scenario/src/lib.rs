@@ -37,7 +37,7 @@ mod tests;
 
 use std::path::Path;
 
-pub use describe::{effective_transport, SECTIONS as EFFECTIVE_SECTIONS};
+pub use describe::{effective_d2tcp, effective_d3, effective_sections, effective_transport};
 pub use error::{fmt_keyed, ScenarioError};
 pub use output::PortNames;
 pub use trace::read_file as read_trace_file;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use incast_proto::cc::{D2tcpConfig, PastDeadline, RemainingBytes};
+use incast_proto::cc::{Clamp, D2tcpConfig, FixedD, RemainingBytes, TcUnits};
 use incast_proto::tcp::{DelayedAck, EcnReduction, Stack, WindowGrowth};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
@@ -130,8 +130,11 @@ fn minimal_scenario_gets_every_default() {
                 g: 0.0625,
                 initial_alpha: 1.0,
                 d_cap: 2.0,
-                past_deadline: PastDeadline::One,
-                remaining: RemainingBytes::Unacked
+                past_deadline: FixedD::One,
+                nothing_left: FixedD::Min,
+                remaining: RemainingBytes::Unacked,
+                tc_units: TcUnits::Seconds,
+                clamp: Clamp::Both
             },
             d3: D3Spec {
                 variant: D3Variant::Paper,
@@ -310,6 +313,7 @@ fn d2tcp_section_and_protocol_names() {
         star!(),
         "[transport]\nprotocol = \"D2TCP\"\ndctcp_g = 0.125\n",
         "[d2tcp]\ng = 0.25\nd_cap = 1.25\npast_deadline = \"max\"\nremaining = \"unsent\"\n",
+        "nothing_left = \"one\"\ntc_units = \"round-trips\"\nclamp = \"upper\"\n",
         burst!(),
         "[[workload]]\nkind = \"long-flows\"\npairs = [[1, 0]]\nprotocol = \"d2tcp\"\n[run]\nduration = \"1s\"\n",
     ));
@@ -321,13 +325,21 @@ fn d2tcp_section_and_protocol_names() {
             g: 0.25,
             initial_alpha: 1.0,
             d_cap: 1.25,
-            past_deadline: PastDeadline::Max,
-            remaining: RemainingBytes::Unsent
+            past_deadline: FixedD::Max,
+            nothing_left: FixedD::One,
+            remaining: RemainingBytes::Unsent,
+            tc_units: TcUnits::RoundTrips,
+            clamp: Clamp::Upper
         }
     );
     assert_eq!(s.transport.dctcp_g, 0.125, "[d2tcp].g leaves DCTCP's alone");
     let s = toml(concat!(star!(), "[d2tcp]\npast_deadline = \"min\"\n", burst!()));
-    assert_eq!(s.transport.d2tcp.past_deadline, PastDeadline::Min);
+    assert_eq!(s.transport.d2tcp.past_deadline, FixedD::Min);
+    let s = toml(concat!(star!(), "[d2tcp]\nnothing_left = \"max\"\ntc_units = \"seconds\"\nclamp = \"both\"\n", burst!()));
+    assert_eq!(
+        (s.transport.d2tcp.nothing_left, s.transport.d2tcp.tc_units, s.transport.d2tcp.clamp),
+        (FixedD::Max, TcUnits::Seconds, Clamp::Both)
+    );
 }
 
 #[test]
@@ -680,13 +692,18 @@ malformed! {
     dctcp_initial_alpha_negative: concat!(star!(), "[transport]\ndctcp_initial_alpha = -0.5\n", burst!()), "transport.dctcp_initial_alpha", "must be in [0, 1]";
     dctcp_initial_alpha_nan: concat!(star!(), "[transport]\ndctcp_initial_alpha = nan\n", burst!()), "transport.dctcp_initial_alpha", "finite";
     d2tcp_initial_alpha_above_one: concat!(star!(), "[d2tcp]\ninitial_alpha = 1.5\n", burst!()), "d2tcp.initial_alpha", "must be in [0, 1]";
-    d2tcp_unknown_key: concat!(star!(), "[d2tcp]\nn = 2.0\n", burst!()), "d2tcp.n", "expected one of `g`, `initial_alpha`, `d_cap`, `past_deadline`, `remaining`";
+    d2tcp_unknown_key: concat!(star!(), "[d2tcp]\nn = 2.0\n", burst!()), "d2tcp.n", "expected one of `g`, `initial_alpha`, `d_cap`, `past_deadline`, `nothing_left`, `remaining`, `tc_units`, `clamp`";
     d2tcp_d_cap_one: concat!(star!(), "[d2tcp]\nd_cap = 1.0\n", burst!()), "d2tcp.d_cap", "must be greater than 1";
     d2tcp_d_cap_inf: concat!(star!(), "[d2tcp]\nd_cap = inf\n", burst!()), "d2tcp.d_cap", "finite";
     d2tcp_d_cap_string: concat!(star!(), "[d2tcp]\nd_cap = \"2\"\n", burst!()), "d2tcp.d_cap", "invalid type: string";
     d2tcp_g_zero: concat!(star!(), "[d2tcp]\ng = 0.0\n", burst!()), "d2tcp.g", "(0, 1]";
     d2tcp_bad_past_deadline: concat!(star!(), "[d2tcp]\npast_deadline = \"drop\"\n", burst!()), "d2tcp.past_deadline", "expected one of \"one\", \"max\", \"min\"";
     d2tcp_bad_remaining: concat!(star!(), "[d2tcp]\nremaining = \"unread\"\n", burst!()), "d2tcp.remaining", "expected one of \"unacked\", \"unsent\"";
+    d2tcp_bad_nothing_left: concat!(star!(), "[d2tcp]\nnothing_left = \"zero\"\n", burst!()), "d2tcp.nothing_left", "expected one of \"one\", \"max\", \"min\"";
+    d2tcp_nothing_left_number: concat!(star!(), "[d2tcp]\nnothing_left = 0.5\n", burst!()), "d2tcp.nothing_left", "a fixed d name (a string)";
+    d2tcp_bad_tc_units: concat!(star!(), "[d2tcp]\ntc_units = \"ms\"\n", burst!()), "d2tcp.tc_units", "expected one of \"seconds\", \"round-trips\"";
+    d2tcp_bad_clamp: concat!(star!(), "[d2tcp]\nclamp = \"lower\"\n", burst!()), "d2tcp.clamp", "expected one of \"both\", \"upper\"";
+    d2tcp_clamp_bool: concat!(star!(), "[d2tcp]\nclamp = true\n", burst!()), "d2tcp.clamp", "a clamp name (a string)";
     delayed_ack_string: concat!(star!(), "[transport]\ndelayed_ack = \"yes\"\n", burst!()), "transport.delayed_ack", "true, false or a table";
     unknown_stack: concat!(star!(), "[transport]\nstack = \"bsd\"\n", burst!()), "transport.stack", "expected one of \"linux\", \"ns3\", \"ns3-2012\", \"d3-testbed\"";
     mss_too_small: concat!(star!(), "[transport]\nmss = 60\n", burst!()), "transport.mss", "between 88 and 9000 (found 60)";
@@ -811,7 +828,8 @@ const FULL: &str = concat!(
     "[topology]\nkind = \"two-tier\"\nracks = 2\nhosts_per_rack = 4\nlink_delay = \"20us\"\n",
     "[switch]\nshared_buffer = \"4MB\"\ndt_alpha = 1.0\necn_threshold = 20\npriority_classes = 2\n",
     "[transport]\nprotocol = \"dctcp\"\nmin_rto = \"10ms\"\ndelayed_ack = { segments = 2, timeout = \"1ms\" }\n",
-    "[d2tcp]\nd_cap = 2.5\npast_deadline = \"one\"\nremaining = \"unacked\"\n",
+    "[d2tcp]\nd_cap = 2.5\npast_deadline = \"one\"\nremaining = \"unacked\"\nnothing_left = \"min\"\ntc_units = \"seconds\"\n",
+    "clamp = \"both\"\n",
     "[[workload]]\nkind = \"flow-burst\"\naggregator = 0\nsenders = 7\nsize = { dist = \"uniform\", min = \"2KB\", max = \"50KB\" }\n",
     "deadline = { dist = \"exponential\", mean = \"20ms\" }\npriority = 1\n",
     "[[workload]]\nkind = \"poisson\"\nrate = 100.0\nstop = \"10ms\"\nsize = { dist = \"cdf\", points = [[\"1KB\", 0.5], [\"1MB\", 1.0]] }\n",

@@ -525,7 +525,10 @@ fn d2tcp(raw: RawD2tcp, dctcp_g: f64, dctcp_initial_alpha: f64) -> Result<D2tcpC
         initial_alpha,
         d_cap,
         past_deadline: raw.past_deadline.map_or(d.past_deadline, |n| n.0),
+        nothing_left: raw.nothing_left.map_or(d.nothing_left, |n| n.0),
         remaining: raw.remaining.map_or(d.remaining, |n| n.0),
+        tc_units: raw.tc_units.map_or(d.tc_units, |n| n.0),
+        clamp: raw.clamp.map_or(d.clamp, |n| n.0),
     })
 }
 

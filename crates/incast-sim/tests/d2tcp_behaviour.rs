@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use incast_proto::cc::{D2tcpConfig, PastDeadline};
+use incast_proto::cc::{D2tcpConfig, FixedD, RemainingBytes, TcUnits};
 use incast_proto::time::{Duration, Instant};
 use incast_sim::results::{FlowRecord, RunResults, Summary};
 use incast_sim::scenario::*;
@@ -57,15 +57,43 @@ fn d2tcp_late_flow_follows_past_deadline_choice() {
     // Flow 0's 5 ms deadline is infeasible (it needs 16.5 ms alone). Once it is late, `max`
     // keeps it at d = 2, `one` makes it DCTCP (still ahead of the lax flow at d = 1/2), `min`
     // puts it level with the lax flow.
-    let late_fct = |past: PastDeadline| {
+    let late_fct = |past: FixedD| {
         let mut s = two_flows(Protocol::D2tcp, [Some(Duration::from_ms(5)), Some(LAX)]);
         s.transport.d2tcp = D2tcpConfig { past_deadline: past, ..s.transport.d2tcp };
         let r = run(&s);
         assert_eq!(r.flows[0].met_deadline, Some(false));
         fct(&r.flows[0])
     };
-    let (max, one, min) = (late_fct(PastDeadline::Max), late_fct(PastDeadline::One), late_fct(PastDeadline::Min));
+    let (max, one, min) = (late_fct(FixedD::Max), late_fct(FixedD::One), late_fct(FixedD::Min));
     assert!(max < 0.95 * one && one < 0.95 * min, "late flow's FCT: max {max} s, one {one} s, min {min} s");
+}
+
+#[test]
+fn d2tcp_tc_in_round_trips_pins_both_flows_at_the_cap_and_shares_like_dctcp() {
+    // Tc in round trips against D in seconds: both flows have hundreds of round trips left against
+    // 0.025 s and 0.2 s, so d = n = 2 for both, and neither backs off more than the other: the
+    // tight one misses its deadline, as under DCTCP. Once it is late it has d = 1 against the lax
+    // one's 2, so it even finishes a little after the lax one (with Tc in time, 20% before it).
+    let mut s = two_flows(Protocol::D2tcp, [Some(TIGHT), Some(LAX)]);
+    s.transport.d2tcp = D2tcpConfig { tc_units: TcUnits::RoundTrips, ..s.transport.d2tcp };
+    let r = run(&s);
+    let (tight, lax) = (fct(&r.flows[0]), fct(&r.flows[1]));
+    assert!(tight > lax && tight < 1.05 * lax, "round trips: tight {tight} s vs lax {lax} s");
+    assert_eq!(r.flows[0].met_deadline, Some(false));
+}
+
+#[test]
+fn d2tcp_nothing_left_changes_nothing_once_each_flow_is_its_own_connection() {
+    // With B = unsent bytes, d takes the `nothing_left` value from the moment the last byte has
+    // left; a cut then shapes only what a loss would resend, and without loss nothing at all.
+    let table_with = |nothing_left: FixedD| {
+        let mut s = two_flows(Protocol::D2tcp, [Some(TIGHT), Some(LAX)]);
+        s.transport.d2tcp = D2tcpConfig { remaining: RemainingBytes::Unsent, nothing_left, ..s.transport.d2tcp };
+        run(&s)
+    };
+    let (min, max) = (table_with(FixedD::Min), table_with(FixedD::Max));
+    assert!(min.summary.ecn_marked > 0, "the switch marked");
+    assert_eq!(table(&min), table(&max));
 }
 
 /// Everything but the protocol name.

@@ -18,14 +18,26 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from incast.reproduce import d2tcp, d2tcp_load, d2tcp_map, d2tcp_testbed, d3, d3_sustained, rcpdc_ps
+from incast.reproduce import (
+    d2tcp,
+    d2tcp_load,
+    d2tcp_map,
+    d2tcp_scheduling,
+    d2tcp_sensitivity,
+    d2tcp_testbed,
+    d3,
+    d3_sustained,
+    rcpdc_ps,
+)
 from incast.reproduce.core import Context, Outcome, Reproduction, run_over_seeds, write_outcome
 from incast.reproduce.verdict import Claim
 
 REPRODUCTIONS: Dict[str, Reproduction] = {
     r.id: r for r in (*d3.REPRODUCTIONS, *rcpdc_ps.REPRODUCTIONS, *d3_sustained.REPRODUCTIONS,
-                      *d2tcp_testbed.REPRODUCTIONS, *d2tcp.REPRODUCTIONS,
-                      *d2tcp_load.REPRODUCTIONS, *d2tcp.NS3_REPRODUCTIONS, *d2tcp_map.REPRODUCTIONS)
+                      *d2tcp_testbed.REPRODUCTIONS,
+                      *d2tcp_scheduling.REPRODUCTIONS, *d2tcp.REPRODUCTIONS,
+                      *d2tcp_load.REPRODUCTIONS, *d2tcp_sensitivity.REPRODUCTIONS, *d2tcp.NS3_REPRODUCTIONS,
+                      *d2tcp_map.REPRODUCTIONS)
 }
 
 

@@ -10,6 +10,22 @@
 //! DCTCP sawtooth averages 3W/4, D2TCP Section 3). A near-deadline flow (d > 1) has p < alpha
 //! and backs off less than DCTCP; a far-deadline flow (d < 1) has p > alpha and backs off more;
 //! flows without a deadline, long-lived flows and d = 1 are exactly DCTCP.
+//!
+//! Our copy of the paper lacks Section 3, and the public implementations disagree on what it
+//! leaves open. Each disagreement is a parameter here, its default our reading, the others
+//! named after the code that makes them:
+//!
+//! | question | ours (default) | ns-3 port, 2013 (i-maravic/ns-3) | FujiZ/ns-3 (2017-2018) | Linux module (ycaoae/D2TCP_Kernel) |
+//! | --- | --- | --- | --- | --- |
+//! | B | unacked | unsent | unsent | unsent at the last alpha window |
+//! | Tc | round trips x SRTT | x RTT | x RTT | x SRTT (W taken as cwnd x 1500 B) |
+//! | past the deadline | 1 | n | n until 2017-04-16, then 1/n | 1 |
+//! | B = 0 | 1/n | 1/n | 1/n | 1/n (1 once the FIN is sent) |
+//! | clamp | [1/n, n] | [1/2, 2] | [1/2, 2] | [1/2, 2], d in steps of 1/128 |
+//!
+//! Sources: i-maravic/ns-3 `src/internet/model/tcp-newreno.cc`, `TcpNewReno::HalveCwnd`;
+//! FujiZ/ns-3 `src/internet/model/d2tcp-socket.cc`, `D2tcpSocket::GetSsThresh` (formerly
+//! `HalveCwnd`, `DecreaseWindow`); ycaoae/D2TCP_Kernel `d2tcp/tcp_d2tcp.c`, `dctcp_ssthresh`.
 
 use super::dctcp::{proportional_cut, AlphaEstimator};
 use super::{CutContext, DCTCP_DEFAULT_G, DCTCP_DEFAULT_INITIAL_ALPHA};
@@ -18,27 +34,30 @@ use super::{CutContext, DCTCP_DEFAULT_G, DCTCP_DEFAULT_INITIAL_ALPHA};
 /// n = 2.0"; Figure 15 sweeps n from 1.25 to 3.0 and finds 2.0 the sweet spot).
 pub const D2TCP_DEFAULT_D_CAP: f64 = 2.0;
 
-/// What d is once the deadline has passed, where d = Tc / D no longer means anything (D <= 0).
-///
-/// The paper does not say. The default is [`PastDeadline::One`]: D2TCP's goal is to "reduce the
-/// percentage of missed deadlines without degrading throughput for long-lived flows" (Section 1,
-/// recalled in Section 4.2), and a flow that has already missed its deadline gains nothing for
-/// that goal by taking bandwidth from flows that can still make theirs or from background flows.
-/// The limit of Tc / D as D shrinks to 0 would be the cap n ([`PastDeadline::Max`]): every late
-/// flow would then push hardest exactly when the network is most loaded, as in the fan-in burst
-/// that made it late. Behaving as DCTCP keeps the late flow at its fair share, so it still
-/// completes (its data may be used late, and its bytes must leave the buffers either way).
-/// [`PastDeadline::Min`] favours on-time flows further at the late flow's expense.
+/// A value of d set by rule where d = Tc / D is not computed: once the deadline has passed
+/// ([`D2tcpConfig::past_deadline`]) and once nothing is left to send
+/// ([`D2tcpConfig::nothing_left`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PastDeadline {
-    /// d = 1: the late flow behaves exactly as DCTCP. The default.
+pub enum FixedD {
+    /// d = 1: the flow behaves exactly as DCTCP.
     One,
-    /// d = n: the late flow is as aggressive as a flow about to miss its deadline (the limit of
-    /// Tc / D as D reaches 0).
+    /// d = n: as aggressive as a flow about to miss its deadline (the limit of Tc / D as D
+    /// reaches 0).
     Max,
-    /// d = 1/n: the late flow yields to every flow that can still meet its deadline, as gently
-    /// as a flow with all the time it needs.
+    /// d = 1/n: as gentle as a flow with all the time it needs (the limit of Tc / D as B
+    /// reaches 0).
     Min,
+}
+
+impl FixedD {
+    /// d under the cap n.
+    fn value(self, d_cap: f64) -> f64 {
+        match self {
+            FixedD::One => 1.0,
+            FixedD::Max => d_cap,
+            FixedD::Min => 1.0 / d_cap,
+        }
+    }
 }
 
 /// Which bytes count as B, the data still to deliver.
@@ -48,13 +67,50 @@ pub enum PastDeadline {
 /// one round trip after they leave). It also keeps d meaningful in the last window, where
 /// [`RemainingBytes::Unsent`] gives B = 0, d = 1/n and the largest back-off just when a late
 /// loss would cost a timeout. Unacked bytes exceed unsent ones by the flight, so the default
-/// gives d larger by about 4/3 round trips over D.
+/// gives d larger by about 4/3 round trips over D. Every public implementation counts unsent
+/// bytes: both ns-3 ports total bytes minus bytes sent, the Linux module the message's end minus
+/// `snd_nxt` as of the start of the current alpha window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RemainingBytes {
     /// B = size - snd_una: everything not yet acknowledged. The default.
     Unacked,
     /// B = size - snd_nxt: only what has not been sent yet.
     Unsent,
+}
+
+/// In what unit Tc = B / (3W/4) is set against D.
+///
+/// B / (3W/4) counts round trips, D is a time: the quotient means "time needed over time left"
+/// only once Tc is turned into time. The default, [`TcUnits::Seconds`], multiplies by the
+/// smoothed RTT, as every public implementation does (the ns-3 ports by their RTT estimate; the
+/// Linux module by `srtt_us`); FujiZ/ns-3's author gives the reason in its issue 9 ("the
+/// dimension of Tc and D is mismatched"). [`TcUnits::RoundTrips`] is the formula as printed,
+/// which that issue proposed: round trips against D in seconds, the unit of the ns-3 code's D.
+/// Every deadline of both papers is under a second, so d = Tc / D exceeds n = 2 once Tc exceeds
+/// 2 D round trips (0.04 for a 20 ms deadline): in practice every flow with a deadline sits at
+/// the cap n until its deadline passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcUnits {
+    /// Tc = B / (3W/4) x SRTT, against D in the same unit. The default.
+    Seconds,
+    /// Tc = B / (3W/4) round trips, against D in seconds.
+    RoundTrips,
+}
+
+/// Which ends of [1/n, n] bound d.
+///
+/// The paper caps d "to be within the range (n, 1/n)" (Section 4.2.4) and every public
+/// implementation clamps to [1/2, 2]: [`Clamp::Both`], the default. The talk's slides name only
+/// the upper end ("d is capped at 2.0"; [`Clamp::Upper`]), although their backup slide gives the
+/// reason for both: at d near 0, p = alpha^d is near 1 whatever alpha, and the cut reacts only to
+/// whether there is congestion, not to how much.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clamp {
+    /// d in [1/n, n]. The default.
+    Both,
+    /// d at most n, and as small as Tc / D makes it: a flow far from its deadline halves on
+    /// any mark, as TCP does.
+    Upper,
 }
 
 /// Parameters of D2TCP.
@@ -68,21 +124,46 @@ pub struct D2tcpConfig {
     pub initial_alpha: f64,
     /// The cap n > 1 on d: d is clamped to [1/n, n]. Default [`D2TCP_DEFAULT_D_CAP`].
     pub d_cap: f64,
-    /// d once the deadline has passed.
-    pub past_deadline: PastDeadline,
+    /// d once the deadline has passed, where d = Tc / D no longer means anything (D <= 0).
+    ///
+    /// The paper does not say. The default is [`FixedD::One`]: D2TCP's goal is to "reduce the
+    /// percentage of missed deadlines without degrading throughput for long-lived flows" (Section
+    /// 1, recalled in Section 4.2), and a flow that has already missed its deadline gains nothing
+    /// for that goal by taking bandwidth from flows that can still make theirs or from background
+    /// flows. The limit of Tc / D as D shrinks to 0 would be the cap n ([`FixedD::Max`], the 2013
+    /// ns-3 port's and FujiZ/ns-3's until 2017-04-16): every late flow would then push hardest
+    /// exactly when the network is most loaded, as in the fan-in burst that made it late.
+    /// Behaving as DCTCP (the Linux module's choice) keeps the late flow at its fair share, so it
+    /// still completes. [`FixedD::Min`] (FujiZ/ns-3 since 2017-04-16) favours on-time flows
+    /// further at the late flow's expense.
+    pub past_deadline: FixedD,
+    /// d once B is 0 (with [`RemainingBytes::Unsent`], from the moment the last byte leaves;
+    /// with unacked bytes B is never 0 while a cut can happen). Tc / D is then 0; the default
+    /// [`FixedD::Min`] is what clamping that 0 gives, and what both ns-3 ports set explicitly
+    /// (`B <= 0`: d = 0.5). The Linux module drops the flow's deadline when it sees the FIN, so
+    /// a finished message there is DCTCP ([`FixedD::One`]).
+    pub nothing_left: FixedD,
     /// Which bytes count as B.
     pub remaining: RemainingBytes,
+    /// Tc in time (the default) or in round trips.
+    pub tc_units: TcUnits,
+    /// Which ends of [1/n, n] bound d.
+    pub clamp: Clamp,
 }
 
 impl Default for D2tcpConfig {
-    /// The paper's g = 1/16 and n = 2, DCTCP behaviour past the deadline, B = unacked bytes.
+    /// The paper's g = 1/16 and n = 2, DCTCP behaviour past the deadline, 1/n with nothing
+    /// left, B = unacked bytes, Tc in time, d in [1/n, n].
     fn default() -> Self {
         D2tcpConfig {
             g: DCTCP_DEFAULT_G,
             initial_alpha: DCTCP_DEFAULT_INITIAL_ALPHA,
             d_cap: D2TCP_DEFAULT_D_CAP,
-            past_deadline: PastDeadline::One,
+            past_deadline: FixedD::One,
+            nothing_left: FixedD::Min,
             remaining: RemainingBytes::Unacked,
+            tc_units: TcUnits::Seconds,
+            clamp: Clamp::Both,
         }
     }
 }
@@ -94,12 +175,18 @@ pub(crate) struct D2tcp {
     pub(crate) estimator: AlphaEstimator,
     /// The cap n, at least 1 (so that [1/n, n] is a range).
     d_cap: f64,
-    past_deadline: PastDeadline,
+    past_deadline: FixedD,
+    nothing_left: FixedD,
     remaining: RemainingBytes,
+    tc_units: TcUnits,
+    clamp: Clamp,
     /// d and p of the last ECN cut, for traces: what the gamma correction did, where the window
     /// alone cannot say.
     pub(crate) last_cut: Option<(f64, f64)>,
 }
+
+/// Picoseconds in a second, to turn D into seconds for [`TcUnits::RoundTrips`].
+const PS_PER_S: f64 = 1e12;
 
 impl D2tcp {
     /// D2TCP with `config`. A cap below 1 is raised to 1 (plain DCTCP) and a NaN cap falls back
@@ -114,12 +201,16 @@ impl D2tcp {
             estimator: AlphaEstimator::new(config.g, config.initial_alpha),
             d_cap,
             past_deadline: config.past_deadline,
+            nothing_left: config.nothing_left,
             remaining: config.remaining,
+            tc_units: config.tc_units,
+            clamp: config.clamp,
             last_cut: None,
         }
     }
 
-    /// The deadline imminence d of the flow at `ctx.now`, in [1/n, n].
+    /// The deadline imminence d of the flow at `ctx.now`: in [1/n, n] under [`Clamp::Both`],
+    /// in [0, n] under [`Clamp::Upper`].
     ///
     /// d = 1 (DCTCP) without a deadline, for a long-lived flow, and before the first RTT sample:
     /// without a smoothed RTT there is no way to turn round trips into time, and the first
@@ -133,22 +224,27 @@ impl D2tcp {
             return 1.0;
         };
         if ctx.now >= deadline {
-            return match self.past_deadline {
-                PastDeadline::One => 1.0,
-                PastDeadline::Max => self.d_cap,
-                PastDeadline::Min => 1.0 / self.d_cap,
-            };
+            return self.past_deadline.value(self.d_cap);
         }
         let Some(srtt) = ctx.srtt else {
             return 1.0;
         };
+        if bytes == 0 {
+            return self.nothing_left.value(self.d_cap);
+        }
         // Tc in round trips: B bytes at 3W/4 bytes per round trip, both in bytes (a window in
         // segments against bytes is off by a factor of the MSS).
         let round_trips = bytes as f64 / (0.75 * ctx.cwnd_bytes.max(1) as f64);
-        // Tc and D both in picoseconds (Tc in round trips against D in time is off by the RTT).
-        let tc_ps = round_trips * srtt.as_ps() as f64;
         let time_left_ps = deadline.saturating_since(ctx.now).as_ps() as f64;
-        (tc_ps / time_left_ps).clamp(1.0 / self.d_cap, self.d_cap)
+        let d = match self.tc_units {
+            // Tc and D both in picoseconds (Tc in round trips against D in time is off by the RTT).
+            TcUnits::Seconds => round_trips * srtt.as_ps() as f64 / time_left_ps,
+            TcUnits::RoundTrips => round_trips / (time_left_ps / PS_PER_S),
+        };
+        match self.clamp {
+            Clamp::Both => d.clamp(1.0 / self.d_cap, self.d_cap),
+            Clamp::Upper => d.min(self.d_cap),
+        }
     }
 
     /// The window after an ECN-Echo: cwnd x (1 - p/2) with p = alpha^d (D2TCP Section 3).
@@ -253,17 +349,88 @@ mod tests {
 
     #[test]
     fn imminence_past_deadline_follows_the_parameter() {
-        let late = |past: PastDeadline, deadline_us: u64| {
+        let late = |past: FixedD, deadline_us: u64| {
             let p = d2tcp(D2tcpConfig { d_cap: 3.0, past_deadline: past, ..D2tcpConfig::default() });
             p.imminence(&ctx(10 * MSS, 100 * MSS, 300, Some(deadline_us)))
         };
         // At the deadline (D = 0) and after it.
         for deadline in [1_000, 500] {
-            assert_eq!(late(PastDeadline::One, deadline), 1.0);
-            assert_eq!(late(PastDeadline::Max, deadline), 3.0);
-            assert_eq!(late(PastDeadline::Min, deadline), 1.0 / 3.0);
+            assert_eq!(late(FixedD::One, deadline), 1.0);
+            assert_eq!(late(FixedD::Max, deadline), 3.0);
+            assert_eq!(late(FixedD::Min, deadline), 1.0 / 3.0);
         }
-        assert_eq!(D2tcpConfig::default().past_deadline, PastDeadline::One);
+        assert_eq!(D2tcpConfig::default().past_deadline, FixedD::One);
+    }
+
+    #[test]
+    fn imminence_nothing_left_to_send_follows_the_parameter() {
+        // 2 windows unacked, all of them in flight: B = 0 unsent bytes, 20 segments unacked.
+        let c = ctx(10 * MSS, 20 * MSS, 300, Some(1_000 + 10_000));
+        assert_eq!(c.unsent_bytes, Some(0));
+        let unsent = |nothing_left: FixedD| D2tcpConfig {
+            d_cap: 3.0,
+            remaining: RemainingBytes::Unsent,
+            nothing_left,
+            ..D2tcpConfig::default()
+        };
+        assert_eq!(d2tcp(unsent(FixedD::Min)).imminence(&c), 1.0 / 3.0);
+        assert_eq!(d2tcp(unsent(FixedD::One)).imminence(&c), 1.0);
+        assert_eq!(d2tcp(unsent(FixedD::Max)).imminence(&c), 3.0);
+        // Without the lower clamp the rule still decides: 1/n, not the 0 that Tc / D gives.
+        let upper = D2tcpConfig { clamp: Clamp::Upper, ..unsent(FixedD::Min) };
+        assert_eq!(d2tcp(upper).imminence(&c), 1.0 / 3.0);
+        // Unacked bytes are not 0 here: Tc = 20 / 7.5 round trips x 300 us = 0.8 ms against
+        // 10 ms, d = 0.08, floored at 1/3 whatever the rule for B = 0.
+        let unacked = D2tcpConfig { remaining: RemainingBytes::Unacked, ..unsent(FixedD::Max) };
+        assert_eq!(d2tcp(unacked).imminence(&c), 1.0 / 3.0);
+        // Past the deadline with nothing left, the deadline decides (as in the Linux module,
+        // which tests the deadline first; both ns-3 ports test B first).
+        let late = ctx(10 * MSS, 20 * MSS, 300, Some(500));
+        let both = D2tcpConfig { past_deadline: FixedD::One, ..unsent(FixedD::Max) };
+        assert_eq!(d2tcp(both).imminence(&late), 1.0);
+        assert_eq!(D2tcpConfig::default().nothing_left, FixedD::Min);
+    }
+
+    #[test]
+    fn imminence_round_trips_against_seconds_hand_computed() {
+        let rt = d2tcp(D2tcpConfig { tc_units: TcUnits::RoundTrips, ..D2tcpConfig::default() });
+        let time = d2tcp(D2tcpConfig::default());
+        // B = W = 10 segments: Tc = 10 / 7.5 = 4/3 round trips. D = 1 s: in round trips
+        // against seconds d = 4/3; in time Tc = 400 us against 1 s, d = 0.0004, floored at 1/2.
+        let c = ctx(10 * MSS, 10 * MSS, 300, Some(1_000 + 1_000_000));
+        assert!(close(rt.imminence(&c), 4.0 / 3.0), "got {}", rt.imminence(&c));
+        assert_eq!(time.imminence(&c), 0.5);
+        // D = 20 ms, the paper's tightest base deadline: 4/3 round trips over 0.02 s = 66.7,
+        // capped at 2, where time gives 400 us / 20 ms = 0.02, floored at 1/2.
+        let c = ctx(10 * MSS, 10 * MSS, 300, Some(1_000 + 20_000));
+        assert_eq!(rt.imminence(&c), 2.0);
+        assert_eq!(time.imminence(&c), 0.5);
+        // The units change nothing past the deadline or without a deadline.
+        assert_eq!(rt.imminence(&ctx(10 * MSS, 10 * MSS, 300, Some(500))), 1.0);
+        assert_eq!(rt.imminence(&ctx(10 * MSS, 10 * MSS, 300, None)), 1.0);
+        assert_eq!(D2tcpConfig::default().tc_units, TcUnits::Seconds);
+    }
+
+    #[test]
+    fn imminence_upper_clamp_lets_far_flows_fall_below_one_over_n() {
+        let upper = d2tcp(D2tcpConfig { clamp: Clamp::Upper, ..D2tcpConfig::default() });
+        let both = d2tcp(D2tcpConfig::default());
+        // B = 1 segment, W = 10: Tc = 0.1333 round trips x 300 us = 40 us against 1 ms: d = 0.04.
+        let far = ctx(10 * MSS, MSS, 300, Some(1_000 + 1_000));
+        assert!(close(upper.imminence(&far), 0.04), "got {}", upper.imminence(&far));
+        assert_eq!(both.imminence(&far), 0.5);
+        // The cap still holds: Tc = 400 ms against 1 ms.
+        let near = ctx(10 * MSS, 10_000 * MSS, 300, Some(2_000));
+        assert_eq!(upper.imminence(&near), 2.0);
+        // At d = 0.04 and alpha = 1/4, p = 0.25^0.04 = 0.946: the cut is nearly TCP's halving,
+        // where the clamped d = 1/2 gives p = 1/2 and a cut by a quarter.
+        let cwnd = 10 * MSS;
+        let mut upper = with_alpha(upper, 0.25);
+        let mut both = with_alpha(both, 0.25);
+        assert_eq!(upper.ecn_cut(&far), proportional_cut(cwnd, 0.25f64.powf(0.04)));
+        assert!(upper.ecn_cut(&far) < cwnd * 53 / 100 && upper.ecn_cut(&far) > cwnd / 2);
+        assert_eq!(both.ecn_cut(&far), cwnd * 3 / 4);
+        assert_eq!(D2tcpConfig::default().clamp, Clamp::Both);
     }
 
     #[test]

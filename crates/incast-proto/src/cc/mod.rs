@@ -23,7 +23,7 @@ mod prr;
 mod reno;
 mod window;
 
-pub use d2tcp::{D2tcpConfig, PastDeadline, RemainingBytes, D2TCP_DEFAULT_D_CAP};
+pub use d2tcp::{Clamp, D2tcpConfig, FixedD, RemainingBytes, TcUnits, D2TCP_DEFAULT_D_CAP};
 pub(crate) use window::Outstanding;
 pub use window::{CaState, CongestionControl};
 
