@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
-from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
 from incast.reproduce.core import Context, Outcome, Reproduction, line_figure, pyplot, table
+from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
 from incast.reproduce.verdict import (
     PRINTED,
     ROUGH,
@@ -122,8 +122,8 @@ def senders_supported(curve: Mapping[int, float], level: float) -> int:
 
 
 def figure5(ctx: Context) -> Outcome:
-    from incast.experiments import ideal_allocators as ideal
     from incast.fluid import ALLOCATORS
+    from incast.reproduce import ideal_allocators as ideal
 
     counts = (1, 2, 5, 10, 20, 30, 40, 60, 80, 100, 150) if ctx.quick else ideal.FLOW_COUNTS
     trials = 20 if ctx.quick else 200
@@ -148,7 +148,7 @@ def figure5(ctx: Context) -> Outcome:
     claims: List[Claim] = []
     why_edf = ("EDF is optimal while every deadline is feasible, so its margin over fair share grows as deadlines "
                "relax; the paper gives one range for both allocators and all three deadline settings, on a mix "
-               "(flows, background, deadline floor) that we reconstructed (`incast.experiments.ideal_allocators`)")
+               "(flows, background, deadline floor) that we reconstructed (`incast.reproduce.ideal_allocators`)")
     for mean in ideal.DEADLINE_MEANS_MS:
         fair = ideal.flows_supported(result["fair-share"][mean])
         for allocator in ("edf", "reservation"):
@@ -161,7 +161,7 @@ def figure5(ctx: Context) -> Outcome:
     notes = (
         "Exact fluid model (`incast.fluid`): n deadline flows of uniform [2 KB, 50 KB] arriving "
         "together with two long background flows, deadlines exponential (3 ms floor); "
-        f"{trials} draws per point. The module docstring of `incast.experiments.ideal_allocators` "
+        f"{trials} draws per point. The module docstring of `incast.reproduce.ideal_allocators` "
         "gives the mix and its sources."
     )
     supported = [{"allocator": a, "deadline_mean_ms": m, "flows_supported": ideal.flows_supported(curve)}
@@ -337,8 +337,8 @@ def _fair_share_curves(flows: "pa.Table") -> Dict[str, Dict[int, float]]:
     """Application throughput of ideal processor sharing on RCPdc's bursts: each round's flows
     as one fluid burst on a 1 Gbps link of payload, plus 1 ms of fixed cost (the handshake and
     the one-RTT pause of a new flow on the testbed's ~500 us RTT)."""
-    from incast.experiments.d3_checks import FAIR_SHARE_OVERHEAD_S, PAYLOAD_RATE
     from incast.fluid import FluidFlow, deadlines_met, fair_share
+    from incast.reproduce.d3_checks import FAIR_SHARE_OVERHEAD_S, PAYLOAD_RATE
 
     bursts: Dict[Tuple[str, int, str, int], List[FluidFlow]] = {}
     for f in flows.to_pylist():

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from incast.experiments.ideal_allocators import flows_supported
 from incast.reproduce.core import verdict_text
 from incast.reproduce.d3 import DEADLINE_NAMES, SCHEME_LABELS, SCHEMES, senders_supported
 from incast.reproduce.docs import cells
@@ -19,6 +18,7 @@ from incast.reproduce.docs.cells import number, percent
 from incast.reproduce.docs.committed import Reproductions
 from incast.reproduce.docs.errors import DocsError
 from incast.reproduce.docs.seeds import estimate, per_seed, seed_means, seed_tables
+from incast.reproduce.ideal_allocators import flows_supported
 from incast.reproduce.verdict import Estimate
 
 if TYPE_CHECKING:
