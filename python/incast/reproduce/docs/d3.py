@@ -19,7 +19,7 @@ from incast.reproduce.docs.committed import Reproductions
 from incast.reproduce.docs.errors import DocsError
 from incast.reproduce.docs.seeds import estimate, per_seed, seed_means, seed_tables
 from incast.reproduce.ideal_allocators import flows_supported
-from incast.reproduce.verdict import Estimate
+from incast.reproduce.verdict import NON_NEGATIVE, Estimate
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -280,8 +280,9 @@ def fig11_lateness(r: Reproductions) -> str:
     for scheme in ("rcpdc", "d3"):
         label = SCHEME_LABELS[scheme]
         rows.append([f"{label}, paper", *(c["paper"] for c in _fig11_paper(r, scheme))])
-        rows.append([f"{label}, ours", percent(s[(scheme, "missed")]), percent(s.get((scheme, "p95")), 0),
-                     percent(s.get((scheme, "mean")), 0)])
+        rows.append([f"{label}, ours", percent(s[(scheme, "missed")]),
+                     percent(s.get((scheme, "p95")), 0, within=NON_NEGATIVE),
+                     percent(s.get((scheme, "mean")), 0, within=NON_NEGATIVE)])
     # TCP's late flows wait out 300 ms timeouts: overshoots of many times the deadline, not a
     # number the paper gives.
     rows.append(["TCP, ours", percent(s[("tcp", "missed")]), "(300 ms timeouts)", ""])
@@ -316,7 +317,7 @@ def fig12_supported(r: Reproductions) -> str:
         ["senders at 99%, moderate", *(SCHEME_LABELS[s] for s in SCHEMES)],
         [["bursts alone (Figure 9's runs)", *(number(m.of("supported_99_alone", scheme=s), "{:.0f}") for s in SCHEMES)],
          ["with the long flow", *(number(m.of("supported_99_background", scheme=s), "{:.0f}") for s in SCHEMES)],
-         ["relative drop", *(percent(m.maybe("relative_drop", scheme=s), 0) for s in SCHEMES)]])
+         ["relative drop", *(percent(m.maybe("relative_drop", scheme=s), 0, within=None) for s in SCHEMES)]])
 
 
 def fig12_ours(r: Reproductions) -> str:
@@ -442,7 +443,7 @@ def fig14_long_flows(r: Reproductions) -> str:
         [*([f"{label}, Mbps per long flow", *(number(m.of("long_flow_mbps", variant=v, rate_per_s=rate), "{:.0f}")
                                               for rate in FIG14_RATES)] for v, label in (("d3", "D3"),
                                                                                         ("rcpdc", "RCPdc"))),
-         ["D3 / RCPdc", *(percent(share.get(rate), 0) for rate in FIG14_RATES)]])
+         ["D3 / RCPdc", *(percent(share.get(rate), 0, within=NON_NEGATIVE) for rate in FIG14_RATES)]])
 
 
 def fig14_long_flows_hold(r: Reproductions) -> str:
