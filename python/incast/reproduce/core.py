@@ -24,20 +24,8 @@ from incast.reproduce.verdict import DEVIATES, NOT_EXERCISED, Claim, Range, Tall
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    from matplotlib.figure import Figure
 
     from incast.sweep import SweepResult
-
-
-def pyplot() -> Any:
-    """matplotlib's pyplot on the Agg backend. Legacy: reproductions describe their figure as a
-    `figures.Plot`, drawn from the mean over seeds."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def size_bytes(size: str) -> int:
@@ -64,13 +52,6 @@ def table(rows: List[Dict[str, Any]]) -> "pa.Table":
 _X = TypeVar("_X", int, float)
 
 
-def line_figure(curves: Mapping[str, Mapping[_X, float]], *, xlabel: str, ylabel: str, title: str,
-                percent: bool = True, ylim: Optional[Sequence[float]] = None) -> "Figure":
-    """Legacy: one seed's figure of labelled lines (`line_plot` describes it over seeds)."""
-    ylim2 = None if ylim is None else (float(ylim[0]), float(ylim[1]))
-    return figures.draw(line_plot(curves, xlabel=xlabel, ylabel=ylabel, title=title, percent=percent, ylim=ylim2))
-
-
 def line_plot(curves: Mapping[str, Mapping[_X, float]], *, xlabel: str, ylabel: str, title: str,
               percent: bool = True, ylim: Optional[Tuple[float, float]] = None,
               within: Optional[Range] = None) -> Plot:
@@ -91,9 +72,8 @@ class Outcome:
     claims: List[Claim]
     tables: Dict[str, "pa.Table"]
     """Written as `<name>.parquet`."""
-    figure: Union[Plot, "Figure"]
-    """Drawn as `figure.png` (`figures.draw`), from the mean over seeds; a matplotlib figure
-    (legacy) is the first seed's."""
+    figure: Plot
+    """Drawn as `figure.png` (`figures.draw`), from the mean over seeds."""
     notes: str = ""
     """Setting and caveats, markdown, shown above the claims."""
 
@@ -219,17 +199,8 @@ def join_outcomes(outcomes: Sequence[Outcome], seeds: Sequence[int]) -> Outcome:
         "and the verdict is the rule applied to the mean. The numbers quoted in explanations are means over the "
         "seeds too, and the figure draws the means with their intervals; the tables hold every seed's rows "
         "(column `seed`).")
-    plots = [o.figure for o in outcomes if isinstance(o.figure, Plot)]
-    if len(plots) == len(outcomes):
-        figure: Union[Plot, "Figure"] = figures.join(plots, len(seeds))
-    else:  # legacy: the first seed's matplotlib figure
-        import matplotlib.pyplot as plt
-
-        for o in outcomes[1:]:
-            if not isinstance(o.figure, Plot):
-                plt.close(o.figure)
-        figure = first.figure
-    return Outcome(claims=claims, tables=tables, figure=figure, notes=notes)
+    return Outcome(claims=claims, tables=tables, figure=figures.join([o.figure for o in outcomes], len(seeds)),
+                   notes=notes)
 
 
 def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wall_s: float,
@@ -241,7 +212,7 @@ def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wa
 
     from incast.durable import staged_files
 
-    figure = figures.draw(outcome.figure) if isinstance(outcome.figure, Plot) else outcome.figure
+    figure = figures.draw(outcome.figure)
     ctx.out.mkdir(parents=True, exist_ok=True)
     report = {
         "id": reproduction.id,
