@@ -25,7 +25,7 @@ from incast.reproduce.verdict import DEVIATES, NOT_EXERCISED, Claim, Range, Tall
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from incast.sweep import SweepResult
+    from incast.sweep import Sweep, SweepResult
 
 
 def size_bytes(size: str) -> int:
@@ -143,12 +143,21 @@ class Context:
         tree: Dict[str, Any] = {"scenario": dict(scenario), "seeds": seeds if isinstance(seeds, int) else list(seeds)}
         if vary:
             tree["vary"] = vary
-        sweep = sweep_from_dict(tree)
+        # Expanding and checking every point of a large sweep takes seconds; reproductions that
+        # share a sweep ask for it once per seed each.
+        key = json.dumps(tree, sort_keys=True)
+        sweep = _SWEEPS.get(key)
+        if sweep is None:
+            sweep = _SWEEPS.setdefault(key, sweep_from_dict(tree))
         result = run_sweep(sweep, self.runs / f"{name}-{sweep.id[:12]}", jobs=self.jobs, scheduler=self.scheduler,
                            progress=self.progress)
         self.simulations_run += result.ran
         self.simulations_cached += result.cached
         return result
+
+
+_SWEEPS: Dict[str, "Sweep"] = {}
+"""Sweeps already expanded and checked in this process, by their tree."""
 
 
 def run_over_seeds(reproduction: Reproduction, ctx: Context) -> Outcome:
