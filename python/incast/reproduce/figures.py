@@ -264,6 +264,9 @@ def _panel(ax: "Axes", panel: Panel) -> None:
         ax.set_xlim(*panel.xlim)
     if panel.ylim is not None:
         ax.set_ylim(*panel.ylim)
+    elif panel.yscale == "linear" and panel.series and all(s.within is not None and s.within[0] >= 0
+                                                          for s in panel.series if not s.paper):
+        ax.set_ylim(bottom=0)  # a share or a count: no room below 0, even when all are 0
     if panel.invert_x:
         ax.invert_xaxis()
     ax.grid(True, alpha=0.3, which="both" if "log" in (panel.xscale, panel.yscale) else "major")
