@@ -133,7 +133,7 @@ def fig9_ratios(r: Reproductions) -> str:
 
 def fig9_growth(r: Reproductions) -> str:
     """Inline: the gain in senders from tight to lax deadlines, per scheme, and its verdict."""
-    return _said(r.claim("d3-fig9", "the increase in senders supported"))
+    return _said(r.claim("d3-fig9", "the increase in", "senders supported"))
 
 
 def fig9_at95(r: Reproductions) -> str:
@@ -323,7 +323,7 @@ def fig12_supported(r: Reproductions) -> str:
 def fig12_ours(r: Reproductions) -> str:
     """Inline: the report's verdicts on Figure 12's two claims."""
     two = r.claim("d3-fig12", "even with only two senders")
-    drop = r.claim("d3-fig12", "the relative drop in senders supported")
+    drop = r.claim("d3-fig12", "the relative drop in", "senders supported")
     tcp2 = two.get("numbers", {}).get("tcp at 2 senders %")
     met = number(estimate(tcp2), unit="%") if tcp2 else two["ours"]
     held = drop.get("numbers", {}).get("holds", [])
