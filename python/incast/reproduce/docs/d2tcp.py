@@ -629,7 +629,32 @@ def load_verdict(r: Reproductions) -> str:
     return verdict_text(r.claim("d2tcp-load", "D2TCP misses far fewer deadlines than DCTCP"))
 
 
+def _seeds(r: Reproductions, rid: str) -> int:
+    seeds = r.report(rid).get("seeds")
+    return len(seeds) if isinstance(seeds, list) else 1
+
+
+def seeds_d2tcp(r: Reproductions) -> str:
+    """Inline: how many seeds the D2TCP reproductions ran on, and which ran on another number."""
+    ids = [rid for rid in r.ids() if rid.startswith("d2tcp-") and rid != "d2tcp-map"]
+    count = _seeds(r, "d2tcp-fig10")
+    odd = [rid for rid in ids if _seeds(r, rid) != count]
+    if not odd:
+        return f"{count} seeds"
+    ns3 = [rid for rid in odd if rid.startswith("d2tcp-ns3-")]
+    names = [f"`{rid}`" for rid in odd if rid not in ns3] + (["the ns-3 variant"] if ns3 else [])
+    counts = " or ".join(str(n) for n in sorted({_seeds(r, rid) for rid in odd}))
+    return f"{count} seeds ({cells.listing(names)} on {counts})"
+
+
+def seeds_ns3(r: Reproductions) -> str:
+    """Inline: the seeds of the ns-3 variant."""
+    return f"{_seeds(r, 'd2tcp-ns3-fig10')} seeds"
+
+
 RENDERERS: Dict[str, Renderer] = {
+    "d2tcp-seeds": seeds_d2tcp,
+    "d2tcp-ns3-seeds": seeds_ns3,
     "d2tcp-headline": headline,
     "d2tcp-fig7-missed": fig7_missed,
     "d2tcp-fig7-reduction": fig7_reduction,
