@@ -13,7 +13,8 @@ import pytest
 
 from incast.cli import main
 from incast.reproduce import REPRODUCTIONS, pins
-from incast.reproduce.core import Outcome, join_outcomes, markdown, pyplot, table, wall_time
+from incast.reproduce.core import Outcome, join_outcomes, markdown, table, wall_time
+from incast.reproduce.figures import Panel, Plot, Series
 from incast.reproduce.verdict import DEVIATES, MATCHES, NOT_EXERCISED, VERDICTS, Tolerance, ratio_claim
 
 
@@ -47,7 +48,7 @@ def test_every_reproduction_writes_data_figure_and_report(quick_run: Path, rid: 
 
 
 def _outcome(value: float, claims: int = 1) -> Outcome:
-    fig, _ = pyplot().subplots()
+    fig = Plot("t", [Panel("p", "x", "y", series=[Series("s", {1: value, 2: 2 * value})])])
     return Outcome(claims=[ratio_claim("c", 2.0, value, tolerance=Tolerance(2.0, "test"))] * claims,
                    tables={"t": table([{"x": 1, "y": value}])}, figure=fig, notes="setting")
 
@@ -58,6 +59,12 @@ def test_runs_over_seeds_join_into_one_outcome() -> None:
     assert claim.numbers == {"ours": [3.0, 5.0, 4.0]} and claim.verdict == MATCHES and "3 seeds" in claim.ours
     assert joined.tables["t"].to_pylist() == [{"seed": s, "x": 1, "y": y} for s, y in ((1, 3.0), (2, 5.0), (3, 4.0))]
     assert joined.notes.startswith("setting\n\nEvery run was made on seeds 1-3")
+    # The figure is the mean over the seeds, each point with its interval.
+    (panel,) = joined.figure.panels
+    assert isinstance(panel, Panel)
+    (series,) = panel.series
+    assert {x: e.mean for x, e in series.points.items()} == {1: 4.0, 2: 8.0}  # type: ignore[union-attr]
+    assert "mean over 3 seeds" in joined.figure.note
     with pytest.raises(ValueError, match="same claims on every seed"):
         join_outcomes([_outcome(3.0), _outcome(5.0, claims=2)], [1, 2])
 

@@ -679,6 +679,24 @@ def test_damaged_points_are_recomputed_and_the_dataset_stays_whole(
     assert all(after[f] == s for f, s in before.items() if not any(k in f for k in damaged))
 
 
+def test_a_point_verified_earlier_in_the_process_is_read_again_once_its_files_change(tmp_path: Path) -> None:
+    """The store keeps a point's verdict for the process (reproductions ask for the same cached
+    sweep many times) only while its files are the ones it verified: swapping two summaries
+    after they verified still recomputes both."""
+    sweep = load_sweep(sweep_file(tmp_path, SMALL_SWEEP))
+    out = tmp_path / "out"
+    run_sweep(sweep, out, jobs=2)
+    again = run_sweep(sweep, out, jobs=2)  # verifies every point, and remembers it
+    assert (again.ran, again.cached) == (0, len(sweep.points))
+    a, b = (out / "summary" / f"{p.key}.parquet" for p in sweep.points[:2])
+    a_bytes, b_bytes = a.read_bytes(), b.read_bytes()
+    a.write_bytes(b_bytes)
+    b.write_bytes(a_bytes)
+    third = run_sweep(sweep, out, jobs=2)
+    assert (third.ran, third.damaged) == (2, 2)
+    assert_complete(out, sweep)
+
+
 @pytest.mark.parametrize(
     "damage",
     ["no-key", "rows-dropped", "other-table", "unlisted-table", "orphan-flows", "flows-missing"],

@@ -8,10 +8,14 @@ import pytest
 
 from incast.reproduce.verdict import (
     DEVIATES,
+    FRACTION,
     MATCHES,
+    NON_NEGATIVE,
     NOT_EXERCISED,
+    PERCENT,
     Claim,
     Estimate,
+    Text,
     Tolerance,
     bound_claim,
     condition_claim,
@@ -108,8 +112,106 @@ def test_an_estimate_has_a_students_t_interval() -> None:
     assert Estimate.of([5.0]) == Estimate(5.0, 5.0, 5.0, 1)
     assert Estimate.of([2.0] * 40).low == 2.0  # no spread, no width, beyond the t table too
     assert Estimate.of([1.0, 3.0]).format("{:.2f}", "%") == "2.00% (95% CI -10.71 to 14.71%, 2 seeds)"
+    assert f"{Estimate.of([1.0, 2.0, 3.0]):.1f}" == "2.0" and float(Estimate.of([1.0, 3.0])) == 2.0
     with pytest.raises(ValueError):
         Estimate.of([])
+
+
+# --- the interval of a quantity with a range: Student's t, cut to the range ---------------------
+
+
+def test_a_share_interval_stays_inside_0_to_100_percent_at_the_low_edge() -> None:
+    # The case of issue 23: 0.4% from three seeds, which Student's t alone puts at -1.3 to 2.1%.
+    values = [0.0, 0.0, 1.2]
+    half = 4.303 * math.sqrt(0.48 / 3)
+    plain = Estimate.of(values)
+    assert plain.low == pytest.approx(0.4 - half) and plain.low < 0
+    share = Estimate.of(values, PERCENT)
+    assert (share.mean, share.low) == (pytest.approx(0.4), 0.0)
+    assert share.high == pytest.approx(0.4 + half) == plain.high  # the other side is untouched
+    assert share.format("{:.1f}", "%") == "0.4% (95% CI 0.0 to 2.1%, 3 seeds)"
+
+
+def test_a_share_interval_stays_inside_at_the_high_edge_and_in_fractions() -> None:
+    e = Estimate.of([100.0, 100.0, 97.0], PERCENT)
+    assert e.high == 100.0 and e.low == pytest.approx(99.0 - 4.303 * math.sqrt(3.0 / 3))
+    f = Estimate.of([1.0, 0.99, 0.995], FRACTION)
+    assert f.high == 1.0 and f.low < f.mean < f.high
+    # A share all of whose seeds sit on the edge has no width: nothing missed, three times.
+    assert Estimate.of([0.0, 0.0, 0.0], PERCENT) == Estimate(0.0, 0.0, 0.0, 3)
+
+
+def test_an_interval_inside_its_range_is_plain_students_t() -> None:
+    assert Estimate.of([40.0, 50.0, 60.0], PERCENT) == Estimate.of([40.0, 50.0, 60.0])
+    assert Estimate.of([10.0, 11.0, 12.0], NON_NEGATIVE).low == pytest.approx(11.0 - 4.303 * math.sqrt(1 / 3))
+    assert Estimate.of([0.0, 1.0, 5.0], NON_NEGATIVE).low == 0.0
+
+
+def test_a_value_outside_its_range_is_refused() -> None:
+    with pytest.raises(ValueError, match="outside the range"):
+        Estimate.of([50.0, 101.0, 80.0], PERCENT)
+    with pytest.raises(ValueError, match="outside the range"):
+        Estimate.of([-0.1], PERCENT)
+    # A fraction handed to a claim about a percentage passes (0.5 is a percentage too), but a
+    # percentage handed to a claim about a fraction does not.
+    with pytest.raises(ValueError, match="outside the range"):
+        bound_claim("x", "p", 50.0, at_most=0.5, within=FRACTION)
+
+
+def test_claims_over_seeds_keep_a_share_inside_its_range() -> None:
+    runs = [bound_claim("missed", "< 7%", v, at_most=7.0, unit="%", within=PERCENT) for v in (0.0, 0.0, 1.2)]
+    joined = over_seeds(runs)
+    assert joined.ours == "0.4% (95% CI 0 to 2.12%, 3 seeds)" and not joined.straddles
+    orders = [order_claim("o", "a < b", {"a": a, "b": b}, ["a", "b"], within=PERCENT)
+              for a, b in ((0.0, 50.0), (0.0, 60.0), (0.3, 55.0))]
+    assert "95% CI 0 to" in over_seeds(orders).ours
+
+
+# --- words that quote numbers: written again from the means over seeds --------------------------
+
+
+def _why(facts: "dict[str, float]") -> str:
+    return f"D3 misses {facts['missed']:.1f}% over {facts['late']:.0f} late flows"
+
+
+def test_a_text_is_written_from_its_facts() -> None:
+    c = ratio_claim("x", 2.0, 9.0, tolerance=T2, why=Text(_why, {"missed": 5.0, "late": 84}))
+    assert c.why == "D3 misses 5.0% over 84 late flows"
+    c = ratio_claim("x", 2.0, 9.0, tolerance=T2, exercised=False, premise=Text(lambda f: f"{f['n']:g} ran", {"n": 0}))
+    assert c.why == "0 ran"
+
+
+def test_an_explanation_over_seeds_quotes_the_means_of_its_facts() -> None:
+    runs = [ratio_claim("x", 2.0, v, tolerance=T2, why=Text(_why, {"missed": m, "late": n}))
+            for v, m, n in ((9.0, 5.0, 84), (8.0, 6.0, 60), (10.0, 7.0, 57))]
+    joined = over_seeds(runs)
+    assert joined.verdict == DEVIATES and joined.why == "D3 misses 6.0% over 67 late flows"
+
+
+def test_a_condition_over_seeds_shows_the_means_of_its_text() -> None:
+    def run(x: float) -> Claim:
+        return condition_claim("c", "p", Text(lambda f: f"x = {f['x']:.1f}", {"x": x}), x > 1, "x above 1",
+                               values={"x": x})
+
+    assert over_seeds([run(1.0), run(2.0), run(3.0)]).ours == "x = 2.0; holds in 2 of 3 seeds"
+
+
+def test_a_premise_over_seeds_quotes_the_means_of_the_seeds_without_it() -> None:
+    def run(v: float, ran: bool, top: float) -> Claim:
+        return bound_claim("x", "< 7%", v, at_most=7.0, exercised=ran,
+                           premise=Text(lambda f: f"DCTCP missed at most {f['top']:.2f}%", {"top": top}))
+
+    joined = over_seeds([run(1.0, True, 9.0), run(0.0, False, 0.1), run(0.0, False, 0.3)])
+    assert joined.why == "DCTCP missed at most 0.20% (in 2 of 3 seeds)"
+
+
+def test_a_text_that_quotes_more_than_its_facts_is_refused() -> None:
+    def run(late: int) -> Claim:
+        # `late` reaches the words without being a fact: over seeds it would be one seed's.
+        return ratio_claim("x", 2.0, 9.0, tolerance=T2, why=Text(lambda f: f"{late} late flows", {}))
+
+    with pytest.raises(ValueError, match="not among its facts"):
+        over_seeds([run(84), run(60), run(57)])
 
 
 def test_an_interval_across_the_edge_straddles_and_the_mean_decides() -> None:

@@ -1,1 +1,2 @@
-"""Paper reproductions, one module per experiment, each citing the section it reproduces."""
+"""The demo of `incast demo` (`flow_burst`). The reproductions of the papers, and D3's quick checks,
+live in `incast.reproduce`."""

@@ -21,7 +21,7 @@ from incast.durable import staged_files
 
 # The floor under exponential deadlines that makes every deadline feasible on an idle network
 # (derived in docs/results-d3.md; the paper gives none).
-from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
+from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
 
 if TYPE_CHECKING:
     import pyarrow as pa

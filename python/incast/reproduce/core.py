@@ -4,8 +4,9 @@ its sweeps run) and how its results and their verdicts (the rules: `verdict`) ar
 A reproduction is a function from a `Context` to an `Outcome`. It runs its simulations as sweeps
 (`Context.sweep`), so that every point is cached: rerunning a reproduction, or a second one over
 the same points (Figures 9 and 10 of D3 share theirs), computes nothing twice. It then returns
-its data as Arrow tables, draws its figure, and states each of the paper's claims beside our
-number with a verdict computed by a stated rule, never typed in.
+its data as Arrow tables, describes its figure (`figures.Plot`: drawn once, from the mean over
+seeds), and states each of the paper's claims beside our number with a verdict computed by a
+stated rule, never typed in.
 """
 
 from __future__ import annotations
@@ -13,26 +14,18 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+
+from incast.reproduce import figures
+from incast.reproduce.figures import Panel, Plot, Series
 
 # The claim, its verdicts and the rules that decide them: `verdict`.
-from incast.reproduce.verdict import DEVIATES, NOT_EXERCISED, Claim, Tally, over_seeds
+from incast.reproduce.verdict import DEVIATES, NOT_EXERCISED, Claim, Range, Tally, over_seeds
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    from matplotlib.figure import Figure
 
-    from incast.sweep import SweepResult
-
-
-def pyplot() -> Any:
-    """matplotlib's pyplot on the Agg backend (files only, no display needed)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    from incast.sweep import Sweep, SweepResult
 
 
 def size_bytes(size: str) -> int:
@@ -59,23 +52,17 @@ def table(rows: List[Dict[str, Any]]) -> "pa.Table":
 _X = TypeVar("_X", int, float)
 
 
-def line_figure(curves: Mapping[str, Mapping[_X, float]], *, xlabel: str, ylabel: str, title: str,
-                percent: bool = True, ylim: Optional[Sequence[float]] = None) -> "Figure":
+def line_plot(curves: Mapping[str, Mapping[_X, float]], *, xlabel: str, ylabel: str, title: str,
+              percent: bool = True, ylim: Optional[Tuple[float, float]] = None,
+              within: Optional[Range] = None) -> Plot:
     """One panel of labelled lines, `curves[label][x] = y` (y in [0, 1] drawn as % when
-    `percent`): the shape of most of the papers' figures."""
-    plt = pyplot()
-    fig: Figure
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for label, curve in curves.items():
-        xs = sorted(curve)
-        ax.plot(xs, [(100 if percent else 1) * curve[x] for x in xs], marker="o", label=label)
-    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
-    if ylim is not None:
-        ax.set_ylim(*ylim)
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    return fig
+    `percent`, and then kept in [0, 100]): the shape of most of the papers' figures."""
+    scale = 100.0 if percent else 1.0
+    bounds = (0.0, 100.0) if percent else within
+    return Plot(title, [Panel("", xlabel, ylabel, ylim=ylim, series=[
+        Series(label, {x: scale * curve[x] for x in sorted(curve)}, within=bounds)
+        for label, curve in curves.items()])],
+        panel_size=(7.0, 4.0))
 
 
 @dataclass
@@ -85,8 +72,8 @@ class Outcome:
     claims: List[Claim]
     tables: Dict[str, "pa.Table"]
     """Written as `<name>.parquet`."""
-    figure: "Figure"
-    """Written as `figure.png`."""
+    figure: Plot
+    """Drawn as `figure.png` (`figures.draw`), from the mean over seeds."""
     notes: str = ""
     """Setting and caveats, markdown, shown above the claims."""
 
@@ -156,7 +143,12 @@ class Context:
         tree: Dict[str, Any] = {"scenario": dict(scenario), "seeds": seeds if isinstance(seeds, int) else list(seeds)}
         if vary:
             tree["vary"] = vary
-        sweep = sweep_from_dict(tree)
+        # Expanding and checking every point of a large sweep takes seconds; reproductions that
+        # share a sweep ask for it once per seed each.
+        key = json.dumps(tree, sort_keys=True)
+        sweep = _SWEEPS.get(key)
+        if sweep is None:
+            sweep = _SWEEPS.setdefault(key, sweep_from_dict(tree))
         result = run_sweep(sweep, self.runs / f"{name}-{sweep.id[:12]}", jobs=self.jobs, scheduler=self.scheduler,
                            progress=self.progress)
         self.simulations_run += result.ran
@@ -164,10 +156,15 @@ class Context:
         return result
 
 
+_SWEEPS: Dict[str, "Sweep"] = {}
+"""Sweeps already expanded and checked in this process, by their tree."""
+
+
 def run_over_seeds(reproduction: Reproduction, ctx: Context) -> Outcome:
     """Runs `reproduction` once per seed of its `seed_list` and joins the runs: each claim over
     the seeds (`verdict.over_seeds`: estimates with 95% intervals, the rule applied to their
-    means), each table as every seed's rows with a `seed` column, the first seed's figure."""
+    means), each table as every seed's rows with a `seed` column, the figure as the mean over
+    seeds with its intervals (`figures.join`)."""
     seeds = reproduction.seed_list(ctx.quick)
     if not seeds:
         return reproduction.run(ctx)
@@ -183,7 +180,6 @@ def run_over_seeds(reproduction: Reproduction, ctx: Context) -> Outcome:
 
 def join_outcomes(outcomes: Sequence[Outcome], seeds: Sequence[int]) -> Outcome:
     """One outcome from the same reproduction's outcome on each of `seeds` (see `run_over_seeds`)."""
-    import matplotlib.pyplot as plt
     import pyarrow as pa
 
     first = outcomes[0]
@@ -194,7 +190,6 @@ def join_outcomes(outcomes: Sequence[Outcome], seeds: Sequence[int]) -> Outcome:
             raise ValueError(f"seed {seed} stated {len(o.claims)} claims and tables {sorted(o.tables)}, seed "
                              f"{seeds[0]} {len(first.claims)} and {sorted(first.tables)}: a reproduction must "
                              "state the same claims on every seed")
-        plt.close(o.figure)
     claims = [over_seeds([o.claims[i] for o in outcomes]) for i in range(len(first.claims))]
     tables = {}
     for name in first.tables:
@@ -209,9 +204,12 @@ def join_outcomes(outcomes: Sequence[Outcome], seeds: Sequence[int]) -> Outcome:
         "seeds " + ", ".join(map(str, seeds))
     notes = (first.notes.rstrip() + "\n\n" if first.notes else "") + (
         f"Every run was made on {shown}: each number a verdict uses is the mean over the seeds, with its 95% "
-        "confidence interval (Student's t), and the verdict is the rule applied to the mean. The figure, and the "
-        f"numbers quoted in explanations, are seed {seeds[0]}'s; the tables hold every seed's rows (column `seed`).")
-    return Outcome(claims=claims, tables=tables, figure=first.figure, notes=notes)
+        "confidence interval (Student's t, cut to the range the quantity can take: a share stays within 0-100%), "
+        "and the verdict is the rule applied to the mean. The numbers quoted in explanations are means over the "
+        "seeds too, and the figure draws the means with their intervals; the tables hold every seed's rows "
+        "(column `seed`).")
+    return Outcome(claims=claims, tables=tables, figure=figures.join([o.figure for o in outcomes], len(seeds)),
+                   notes=notes)
 
 
 def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wall_s: float,
@@ -223,6 +221,7 @@ def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wa
 
     from incast.durable import staged_files
 
+    figure = figures.draw(outcome.figure)
     ctx.out.mkdir(parents=True, exist_ok=True)
     report = {
         "id": reproduction.id,
@@ -239,10 +238,10 @@ def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wa
     with staged_files() as stage:
         for name, table in outcome.tables.items():
             pq.write_table(table, stage(ctx.out / f"{name}.parquet"))
-        outcome.figure.savefig(stage(ctx.out / "figure.png"), dpi=110, format="png")
+        figure.savefig(stage(ctx.out / "figure.png"), dpi=110, format="png")
         stage(ctx.out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
         stage(ctx.out / "report.md").write_text(markdown(report))
-    plt.close(outcome.figure)  # pyplot keeps every figure alive until closed
+    plt.close(figure)  # pyplot keeps every figure alive until closed
 
 
 def markdown(report: Mapping[str, Any]) -> str:

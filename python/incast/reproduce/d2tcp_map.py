@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Tuple
 
-from incast.reproduce.core import Context, Outcome, Reproduction, pyplot, size_bytes, table, varied_value
-from incast.reproduce.d2tcp import judged_messages
-from incast.reproduce.verdict import Claim, bound_claim
+from incast.reproduce.core import Context, Outcome, Reproduction, size_bytes, table, varied_value
+from incast.reproduce.figures import Heatmap, Plot
+from incast.reproduce.messages import judged_messages
+from incast.reproduce.verdict import Claim, Text, bound_claim
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -154,44 +155,38 @@ def d2tcp_map(ctx: Context) -> Outcome:
                          "dctcp_missed": dctcp, "d2tcp_missed": d2tcp, "difference": d2tcp - dctcp})
     cell = {(r["link_rate"], r["initial_alpha"], r["size"], r["fan_in"], r["slack"]): r for r in rows}
 
-    plt = pyplot()
     panels = [(rate, a) for rate in RATES for a in ALPHA0]
     fans = fan_ins(ctx)
-    fig, axes = plt.subplots(len(panels), len(fans), figsize=(4.2 * len(fans), 3.4 * len(panels)), squeeze=False)
-    image = None
-    for row, (rate, a) in enumerate(panels):
-        for col, n in enumerate(fans):
-            ax = axes[row][col]
-            grid = [[100 * cell[(rate, a, s, n, k)]["difference"] for s in sizes(ctx)] for k in slacks(ctx)]
-            image = ax.imshow(grid, cmap="RdBu_r", vmin=-25, vmax=25, origin="lower", aspect="auto")
-            for y, line in enumerate(grid):
-                for x, v in enumerate(line):
-                    ax.text(x, y, f"{v:+.0f}", ha="center", va="center", fontsize=7)
-            ax.set_xticks(range(len(sizes(ctx))), sizes(ctx), fontsize=7)
-            ax.set_yticks(range(len(slacks(ctx))), [f"{k:g}" for k in slacks(ctx)], fontsize=7)
-            ax.set_title(f"{rate}, alpha0 = {a:g}, fan-in {n}", fontsize=9)
-            if col == 0:
-                ax.set_ylabel("deadline slack")
-            if row == len(panels) - 1:
-                ax.set_xlabel("response size")
-    if image is not None:
-        fig.colorbar(image, ax=axes, shrink=0.6, label="D2TCP - DCTCP missed deadlines (points)")
-    fig.suptitle("Where D2TCP beats DCTCP: blue, D2TCP misses fewer deadlines; red, more")
+    fig = Plot("Where D2TCP beats DCTCP: D2TCP - DCTCP missed deadlines (points); blue, D2TCP misses fewer; "
+               "red, more", [
+        Heatmap(f"{rate}, alpha0 = {a:g}, fan-in {n}", "response size", "deadline slack", columns=sizes(ctx),
+                rows=[f"{k:g}" for k in slacks(ctx)], limit=25, colorbar="points" if col == len(fans) - 1 else "",
+                cells={(f"{k:g}", sz): 100 * cell[(rate, a, sz, n, k)]["difference"] for k in slacks(ctx)
+                       for sz in sizes(ctx)})
+        for rate, a in panels for col, n in enumerate(fans)], columns=len(fans), panel_size=(4.4, 3.4))
 
     contested = [r for r in rows if CONTESTED[0] <= r["dctcp_missed"] <= CONTESTED[1]]
     mean_gain = 100 * sum(r["difference"] for r in contested) / len(contested) if contested else 0.0
-    worse = sorted(contested, key=lambda r: -r["difference"])[:3]
+    # Every cell's difference, so that the words can name the worst cells of the means over seeds.
+    facts = {f"{r['link_rate']} alpha0 {r['initial_alpha']:g} {r['size']} x{r['fan_in']} slack {r['slack']:g}":
+             100 * r["difference"] for r in rows}
+    facts["contested"] = float(len(contested))
+
+    def why(f: Mapping[str, float]) -> str:
+        worst = sorted((k for k in f if k != "contested"), key=lambda k: -f[k])[:3]
+        return (f"{f['contested']:.0f} of {len(rows)} cells contested (DCTCP misses {100 * CONTESTED[0]:.0f}-"
+                f"{100 * CONTESTED[1]:.0f}%; elsewhere every scheme misses all or none). Largest against D2TCP: "
+                + ", ".join(f"{k}: {f[k]:+.0f}" for k in worst)
+                + ". Where responses fit in one or two windows D2TCP has no cut to make different, and where "
+                  "deadlines are loose or impossible no scheme changes the outcome; the gain sits in a narrow band "
+                  "of slack")
+
     claims: List[Claim] = [bound_claim(
         "D2TCP misses fewer deadlines than DCTCP (Sections 4.1.3 and 4.2: at every fan-in of Figures 7 and 9-11); "
         f"ours the mean of D2TCP's missed share minus DCTCP's over the cells where DCTCP misses "
-        f"{100 * CONTESTED[0]:.0f}-{100 * CONTESTED[1]:.0f}% ({len(contested)} of {len(rows)} in seed {ctx.seed}; "
-        "elsewhere every scheme misses all or none). Largest against D2TCP: "
-        + ", ".join(f"{r['link_rate']} alpha0 {r['initial_alpha']:g} {r['size']} x{r['fan_in']} slack "
-                    f"{r['slack']:g}: {100 * r['difference']:+.0f}" for r in worse),
+        f"{100 * CONTESTED[0]:.0f}-{100 * CONTESTED[1]:.0f}%",
         "D2TCP fewer", mean_gain, at_most=0, unit=" points", fmt="{:.2f}", exercised=bool(contested),
-        premise="DCTCP missed all deadlines or none in every cell",
-        why="where responses fit in one or two windows D2TCP has no cut to make different, and where deadlines "
-            "are loose or impossible no scheme changes the outcome; the gain sits in a narrow band of slack")]
+        premise="DCTCP missed all deadlines or none in every cell", why=Text(why, facts))]
     notes = ("Not a figure of the paper: D2TCP's missed deadlines minus DCTCP's, in points, per response size, "
              "deadline slack (each deadline uniform in [s/2, 3s/2] x T, T the burst's idle-network completion "
              f"time), fan-in, link rate and DCTCP's initial alpha; at least {FLOWS_PER_POINT} responses per cell. "

@@ -10,14 +10,18 @@ Deadlines are exponential with the paper's means and a 3 ms floor, without which
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple, cast
 
-from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
-from incast.reproduce.core import Context, Outcome, Reproduction, line_figure, pyplot, table
+from incast.reproduce.core import Context, Outcome, Reproduction, line_plot, table
+from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
+from incast.reproduce.figures import BAR, Line, Panel, Plot, Scatter, Series
 from incast.reproduce.verdict import (
+    NON_NEGATIVE,
+    PERCENT,
     PRINTED,
     ROUGH,
     Claim,
+    Text,
     Tolerance,
     bound_claim,
     condition_claim,
@@ -29,6 +33,8 @@ from incast.reproduce.verdict import (
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from incast.sweep import SweepResult
 
 # D3 Section 6.1.1's "almost twice as many concurrent senders" is a word, not a printed number;
 # "almost" puts it just under 2, so it matches within PRINTED's factor and no further.
@@ -94,17 +100,22 @@ def flow_burst_scenario(rounds: int, deadline_mean: str = "30ms", size: Mapping[
 
 def application_throughput(flows: "pa.Table", by: Sequence[str]) -> Dict[Tuple[Any, ...], float]:
     """Share of the deadline flows the run could judge that met their deadline, per value of
-    the `by` columns."""
-    met: Dict[Tuple[Any, ...], List[int]] = {}
-    columns = [flows[c].to_pylist() for c in by]
-    for i, ok in enumerate(flows["met_deadline"].to_pylist()):
-        if ok is None:
-            continue  # no deadline (a background flow), or one past the end of the run
-        key = tuple(col[i] for col in columns)
-        cell = met.setdefault(key, [0, 0])
-        cell[0] += bool(ok)
-        cell[1] += 1
-    return {k: m / t for k, (m, t) in met.items()}
+    the `by` columns. In Arrow: Figure 9's sweep holds millions of flows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    # Null: no deadline (a background flow), or one past the end of the run.
+    columns = flows.select([*by, "met_deadline"])
+    judged = columns.filter(pc.is_valid(columns["met_deadline"]))
+    met = judged.select(list(by)).append_column("met", pc.cast(judged["met_deadline"], pa.int64()))
+    grouped = met.group_by(list(by)).aggregate([("met", "sum"), ("met", "count")])
+    return {tuple(r[k] for k in by): r["met_sum"] / r["met_count"] for r in grouped.to_pylist()}
+
+
+def sweep_flows(result: "SweepResult", columns: Sequence[str]) -> "pa.Table":
+    """The flows of a sweep with only `columns`: reading every column of Figure 9's flows took
+    longer than the statistics drawn from them."""
+    return result.dataset("flows").to_table(columns=list(dict.fromkeys(columns)))
 
 
 def senders_supported(curve: Mapping[int, float], level: float) -> int:
@@ -122,8 +133,8 @@ def senders_supported(curve: Mapping[int, float], level: float) -> int:
 
 
 def figure5(ctx: Context) -> Outcome:
-    from incast.experiments import ideal_allocators as ideal
     from incast.fluid import ALLOCATORS
+    from incast.reproduce import ideal_allocators as ideal
 
     counts = (1, 2, 5, 10, 20, 30, 40, 60, 80, 100, 150) if ctx.quick else ideal.FLOW_COUNTS
     trials = 20 if ctx.quick else 200
@@ -132,23 +143,16 @@ def figure5(ctx: Context) -> Outcome:
         {"allocator": a, "deadline_mean_ms": m, "flows": n, "app_throughput": share}
         for a, by_mean in result.items() for m, curve in by_mean.items() for n, share in curve.items()
     ]
-    plt = pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), sharey=True)
-    for ax, allocator in zip(axes, ALLOCATORS):
-        for mean in ideal.DEADLINE_MEANS_MS:
-            curve = result[allocator][mean]
-            ax.plot(list(curve), [100 * v for v in curve.values()], label=f"mean {mean} ms")
-        ax.set(title=allocator, xlabel="number of flows", ylim=(0, 102))
-        ax.grid(True, alpha=0.3)
-    axes[0].set_ylabel("application throughput (%)")
-    axes[0].legend()
-    fig.suptitle("D3 Figure 5: ideal allocators on one 1 Gbps link (fluid model)")
-    fig.tight_layout()
+    fig = Plot("D3 Figure 5: ideal allocators on one 1 Gbps link (fluid model)", [
+        Panel(allocator, "number of flows", "application throughput (%)", ylim=(0, 102), series=[
+            Series(f"mean {mean} ms", {n: 100 * v for n, v in result[allocator][mean].items()}, within=PERCENT)
+            for mean in ideal.DEADLINE_MEANS_MS])
+        for allocator in ALLOCATORS], panel_size=(4.4, 3.8), sharey=True)
 
     claims: List[Claim] = []
     why_edf = ("EDF is optimal while every deadline is feasible, so its margin over fair share grows as deadlines "
                "relax; the paper gives one range for both allocators and all three deadline settings, on a mix "
-               "(flows, background, deadline floor) that we reconstructed (`incast.experiments.ideal_allocators`)")
+               "(flows, background, deadline floor) that we reconstructed (`incast.reproduce.ideal_allocators`)")
     for mean in ideal.DEADLINE_MEANS_MS:
         fair = ideal.flows_supported(result["fair-share"][mean])
         for allocator in ("edf", "reservation"):
@@ -161,7 +165,7 @@ def figure5(ctx: Context) -> Outcome:
     notes = (
         "Exact fluid model (`incast.fluid`): n deadline flows of uniform [2 KB, 50 KB] arriving "
         "together with two long background flows, deadlines exponential (3 ms floor); "
-        f"{trials} draws per point. The module docstring of `incast.experiments.ideal_allocators` "
+        f"{trials} draws per point. The module docstring of `incast.reproduce.ideal_allocators` "
         "gives the mix and its sources."
     )
     supported = [{"allocator": a, "deadline_mean_ms": m, "flows_supported": ideal.flows_supported(curve)}
@@ -173,7 +177,7 @@ def figure5(ctx: Context) -> Outcome:
 # --- Figures 9 and 10: flow bursts ------------------------------------------------------------
 
 
-def _burst_sweep(ctx: Context) -> Tuple["pa.Table", List[int], int]:
+def _burst_sweep(ctx: Context) -> Tuple["SweepResult", List[int], int]:
     senders = [1, 2, 4, 6, 8, 10, 14, 20, 30, 40] if ctx.quick else list(range(1, 41))
     rounds = 10 if ctx.quick else 200
     result = ctx.sweep(
@@ -182,82 +186,101 @@ def _burst_sweep(ctx: Context) -> Tuple["pa.Table", List[int], int]:
         grid={SENDERS: senders, DEADLINE_MEAN: list(DEADLINE_MEANS)},
         zips=[SCHEME_AXIS],
     )
-    return result.flows(), senders, rounds
+    return result, senders, rounds
 
 
-def _burst_curves(flows: "pa.Table") -> Dict[Tuple[str, str], Dict[int, float]]:
+Curves = Dict[Tuple[str, str], Dict[int, float]]
+# Figures 9, 10 and 12 draw on the same sweep (one seed at a time): its curves and the fluid
+# reference, computed once per sweep in a process. A sweep's id names its scenario, seeds and
+# incast version, so the same id in the same directory holds the same flows.
+_BURSTS: Dict[Tuple[str, str], Tuple[Curves, Dict[str, Dict[int, float]]]] = {}
+
+
+def _burst_stats(result: "SweepResult") -> Tuple[Curves, Dict[str, Dict[int, float]]]:
+    """Application throughput per (scheme, deadline mean) and sender count, and ideal fair
+    sharing's on RCPdc's bursts per deadline mean and sender count."""
+    key = (str(result.out), result.sweep.id)
+    if key not in _BURSTS:
+        flows = sweep_flows(result, [PROTOCOL, DEADLINE_MEAN, SENDERS, "point", "round", "size_bytes", "start_s",
+                                     "deadline_s", "met_deadline"])
+        _BURSTS[key] = (_burst_curves(flows), _fair_share_curves(flows))
+    return _BURSTS[key]
+
+
+def _burst_curves(flows: "pa.Table") -> Curves:
     shares = application_throughput(flows, (PROTOCOL, DEADLINE_MEAN, SENDERS))
-    curves: Dict[Tuple[str, str], Dict[int, float]] = {}
+    curves: Curves = {}
     for (protocol, mean, n), share in shares.items():
         curves.setdefault((protocol, mean), {})[n] = share
     return curves
 
 
 def figure9(ctx: Context) -> Outcome:
-    flows, senders, rounds = _burst_sweep(ctx)
-    curves = _burst_curves(flows)
+    result, senders, rounds = _burst_sweep(ctx)
+    curves, ideal = _burst_stats(result)
     rows: List[Dict[str, Any]] = []
     for (protocol, mean), curve in sorted(curves.items()):
         rows.append({"scheme": protocol, "deadline_mean": mean,
                      "supported_99": senders_supported(curve, 0.99), "supported_95": senders_supported(curve, 0.95)})
     at = {(r["scheme"], r["deadline_mean"]): r for r in rows}
-
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
-    width = 0.2
-    for k, scheme in enumerate(SCHEMES):
-        xs = [i + (k - 1.5) * width for i in range(len(DEADLINE_MEANS))]
-        ax.bar(xs, [at[(scheme, m)]["supported_99"] for m in DEADLINE_MEANS], width, label=SCHEME_LABELS[scheme])
-    ax.set_xticks(range(len(DEADLINE_MEANS)), [f"{DEADLINE_NAMES[m]} ({m})" for m in DEADLINE_MEANS])
-    ax.set(ylabel="senders supported at >= 99%", title="D3 Figure 9: senders supported at 99% application throughput")
-    ax.legend()
-    ax.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
+    fig = Plot("D3 Figure 9: senders supported at 99% application throughput", [
+        Panel("", "deadlines", "senders supported at >= 99%", series=[
+            Series(SCHEME_LABELS[scheme], {f"{DEADLINE_NAMES[m]} ({m})": at[(scheme, m)]["supported_99"]
+                                           for m in DEADLINE_MEANS}, kind=BAR, within=NON_NEGATIVE)
+            for scheme in SCHEMES])], panel_size=(7.0, 4.0))
 
     def s99(scheme: str, mean: str) -> int:
         return senders_supported(curves[(scheme, mean)], 0.99)
 
     claims: List[Claim] = []
-    ideal = _fair_share_curves(flows)
     gaps = [100 * (ideal[m][n] - curves[("rcpdc", m)][n]) for m in DEADLINE_MEANS for n in ideal[m]]
-    why_rcpdc = (f"RCPdc meets up to {max(gaps):.1f} points fewer deadlines than an ideal fair-share allocator on the "
-                 "same flows" + ("" if min(gaps) >= 0 else f" (and up to {-min(gaps):.1f} more)")
-                 + " (Figure 10's report), and that allocator itself supports only "
-                 f"{senders_supported(ideal['30ms'], 0.95)} senders at 95% with moderate deadlines, against 22 for "
-                 "the paper's RCPdc: the gap is mostly in the deadline distribution, which the paper "
-                 "does not fully specify and which hurts deadline-agnostic fair sharing most")
-    def why_tcp(other: str, mean: str) -> str:
-        n, d3 = s99(other, mean), s99("d3", mean)
-        if d3 / max(n, 1) < 3:
-            return (f"our {SCHEME_LABELS[other]} supports {n} senders against D3's {d3}, relatively more than the "
-                    "paper's: at 95% too, our TCP and TCPpr support more senders than the paper's (the claims below), "
-                    "since they lose less at a 100 KB buffer (windows start at two segments on a 500 us path)")
-        return (f"D3 gains more from laxer deadlines than the others (the next claim) while our "
-                f"{SCHEME_LABELS[other]} stays at {n} senders")
+    why_rcpdc = Text(lambda f: (
+        f"RCPdc meets up to {f['most fewer']:.1f} points fewer deadlines than an ideal fair-share allocator on the "
+        "same flows" + ("" if f["most more"] <= 0 else f" (and up to {f['most more']:.1f} more)")
+        + " (Figure 10's report), and that allocator itself supports only "
+        f"{f['ideal at 95%']:.1f} senders at 95% with moderate deadlines, against 22 for the paper's RCPdc: the gap "
+        "is mostly in the deadline distribution, which the paper does not fully specify and which hurts "
+        "deadline-agnostic fair sharing most"),
+        {"most fewer": max(gaps), "most more": -min(gaps), "ideal at 95%": senders_supported(ideal["30ms"], 0.95)})
+
+    def why_tcp(other: str, mean: str) -> Text:
+        def write(f: Mapping[str, float]) -> str:
+            if f["d3"] / max(f["other"], 1) < 3:
+                return (f"our {SCHEME_LABELS[other]} supports {f['other']:.1f} senders against D3's {f['d3']:.1f}, "
+                        "relatively more than the paper's: at 95% too, our TCP and TCPpr support more senders than "
+                        "the paper's (the claims below), since they lose less at a 100 KB buffer (windows start at "
+                        "two segments on a 500 us path)")
+            return (f"D3 gains more from laxer deadlines than the others (the next claim) while our "
+                    f"{SCHEME_LABELS[other]} stays at {f['other']:.1f} senders")
+        return Text(write, {"other": s99(other, mean), "d3": s99("d3", mean)})
+
     for mean in DEADLINE_MEANS:
         d3, rcpdc = s99("d3", mean), s99("rcpdc", mean)
         claims.append(ratio_claim(
-            f"D3 supports almost twice as many concurrent senders as RCPdc at 99% ({DEADLINE_NAMES[mean]})",
+            f"D3 \"can support almost twice as many concurrent senders while satisfying flow deadlines\" as RCPdc at "
+            f"99% ({DEADLINE_NAMES[mean]})",
             2.0, d3 / max(rcpdc, 1), "x", tolerance=ALMOST_TWICE, why=why_rcpdc,
-            exercised=rcpdc > 0, premise="RCPdc supports no sender at 99%"))
+            exercised=rcpdc > 0, premise="RCPdc supports no sender at 99%", within=NON_NEGATIVE))
         for other in ("tcp", "tcppr"):
             n = s99(other, mean)
             claims.append(range_claim(
-                f"D3 supports 3-4 times as many senders as {SCHEME_LABELS[other]} at 99% ({DEADLINE_NAMES[mean]})",
+                f"\"(3-4 times as compared to TCP and TCPpr)\": D3 supports 3-4 times as many senders as "
+                f"{SCHEME_LABELS[other]} at 99% ({DEADLINE_NAMES[mean]})",
                 3.0, 4.0, d3 / max(n, 1), "x", why=why_tcp(other, mean),
-                exercised=n > 0, premise=f"{SCHEME_LABELS[other]} supports no sender at 99%"))
+                exercised=n > 0, premise=f"{SCHEME_LABELS[other]} supports no sender at 99%", within=NON_NEGATIVE))
     gain = {s: s99(s, "40ms") - s99(s, "20ms") for s in SCHEMES}
     claims.append(condition_claim(
-        "the increase in senders supported from tight to lax deadlines is greater for D3 than for the other schemes",
+        "\"the increase in the number of senders supported compared to tight deadlines is greater than for other "
+        "approaches\" (for relaxed deadlines)",
         "more pronounced for relaxed deadlines",
-        ", ".join(f"{SCHEME_LABELS[s]} +{gain[s]}" for s in SCHEMES),
+        Text(lambda f: ", ".join(f"{SCHEME_LABELS[s]} {f[s]:+.1f}" for s in SCHEMES), {s: gain[s] for s in SCHEMES}),
         all(gain["d3"] > gain[s] for s in SCHEMES if s != "d3"),
-        "D3's gain from 20 ms to 40 ms exceeds every other scheme's",
+        "D3's gain from tight (20 ms) to lax (40 ms) exceeds every other scheme's",
         values={f"{s} gain": gain[s] for s in SCHEMES}))
     paper95 = {"d3": 36, "rcpdc": 22, "tcppr": 10, "tcp": 8}
     why_more = ("our TCP and TCPpr lose less than the paper's stacks at a 100 KB buffer (windows start at two "
                 "segments on a 500 us path) and so degrade from more senders on")
-    why95 = {
+    why95: Dict[str, Any] = {
         "d3": "a --quick run measures only a few sender counts" if ctx.quick else
               "D3 misses 95% from fewer senders than the paper's; we have not traced why: RCPdc's larger deficit "
               "on the same bursts points at deadlines tighter than the paper's (above)",
@@ -267,9 +290,10 @@ def figure9(ctx: Context) -> Outcome:
     }
     for scheme, paper in paper95.items():
         claims.append(ratio_claim(
-            f"at 95%, moderate deadlines: {SCHEME_LABELS[scheme]} supports {paper} senders",
+            f"at 95%, moderate deadlines: {SCHEME_LABELS[scheme]} supports {paper} senders (\"D3 can support 36 "
+            "senders with moderate deadlines compared to the 22, 10 and 8 senders of RCPdc, TCPpr and TCP\")",
             paper, at[(scheme, "30ms")]["supported_95"], " senders", tolerance=PRINTED,
-            why=why95[scheme]))
+            why=why95[scheme], within=NON_NEGATIVE))
     grid = "1-40" if not ctx.quick else ",".join(map(str, senders))
     notes = (f"Flow bursts on the D3 testbed: senders {grid}, {rounds} bursts per point (one run of "
              f"{rounds} rounds), responses uniform [2 KB, 50 KB], deadlines exponential with a 3 ms floor. "
@@ -278,56 +302,85 @@ def figure9(ctx: Context) -> Outcome:
 
 
 def figure10(ctx: Context) -> Outcome:
-    flows, senders, rounds = _burst_sweep(ctx)
-    curves = _burst_curves(flows)
-    ideal = _fair_share_curves(flows)
+    result, senders, rounds = _burst_sweep(ctx)
+    curves, ideal = _burst_stats(result)
     rows = [{"scheme": p, "deadline_mean": m, "senders": n, "app_throughput": v}
             for (p, m), curve in sorted(curves.items()) for n, v in sorted(curve.items())]
     rows += [{"scheme": "fluid-fair-share", "deadline_mean": m, "senders": n, "app_throughput": v}
              for m, curve in sorted(ideal.items()) for n, v in sorted(curve.items())]
-    plt = pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), sharey=True)
-    for ax, mean in zip(axes, DEADLINE_MEANS):
-        for scheme in SCHEMES:
-            curve = curves[(scheme, mean)]
-            ax.plot(sorted(curve), [100 * curve[n] for n in sorted(curve)], marker=".", label=SCHEME_LABELS[scheme])
-        fluid = ideal[mean]
-        ax.plot(sorted(fluid), [100 * fluid[n] for n in sorted(fluid)], ls="--", color="gray",
-                label="ideal fair share (fluid, RCPdc's flows)")
-        ax.set(title=f"{DEADLINE_NAMES[mean]} deadlines ({mean})", xlabel="number of senders", ylim=(40, 101))
-        ax.grid(True, alpha=0.3)
-    axes[0].set_ylabel("application throughput (%)")
-    axes[0].legend()
-    fig.suptitle("D3 Figure 10: application throughput under flow bursts")
-    fig.tight_layout()
+    fig = Plot("D3 Figure 10: application throughput under flow bursts", [
+        Panel(f"{DEADLINE_NAMES[mean]} deadlines ({mean})", "number of senders", "application throughput (%)",
+              ylim=(40, 101), series=[
+                  *(Series(SCHEME_LABELS[scheme], {n: 100 * v for n, v in sorted(curves[(scheme, mean)].items())},
+                           within=PERCENT) for scheme in SCHEMES),
+                  Series("ideal fair share (fluid, RCPdc's flows)",
+                         {n: 100 * v for n, v in sorted(ideal[mean].items())}, within=PERCENT)])
+        for mean in DEADLINE_MEANS], panel_size=(4.4, 3.8), sharey=True)
 
-    top = max(senders)
-    high = {s: curves[(s, "30ms")][top] for s in SCHEMES}
+    # "when the number of senders does become too high for D3 to satisfy all deadlines, it still
+    # improves application throughput by roughly 20% over TCP, and 10% or more, over RCPdc and
+    # TCPpr": over the sender counts where D3 falls below the operating regime's 99%, in each
+    # panel of the figure; the improvement is the mean over those counts, in points.
+    def beyond(mean: str) -> List[int]:
+        return [n for n in sorted(curves[("d3", mean)]) if curves[("d3", mean)][n] < 0.99]
+
+    def gain(other: str, mean: str) -> float:
+        counts = beyond(mean)
+        return sum(100 * (curves[("d3", mean)][n] - curves[(other, mean)][n]) for n in counts) / max(len(counts), 1)
+
+    def regime(mean: str) -> str:
+        return f"{DEADLINE_NAMES[mean]}"
+
+    premise = "D3 kept 99% of deadlines at every sender count up to 40"
     claims = [
-        ratio_claim(f"at high load ({top} senders, moderate) D3 improves application throughput by roughly "
-                    "20% over TCP", 20, 100 * (high["d3"] - high["tcp"]), " points", tolerance=ROUGH,
-                    why="our TCP loses more at 40 senders than the paper's (its y-axis starts at 60%)"),
+        every("\"when the number of senders does become too high for D3 to satisfy all deadlines, it still improves "
+              "application throughput by roughly 20% over TCP\" (ours: D3 minus TCP, in points, the mean over the "
+              "sender counts where D3 is below 99%, each deadline setting)", "roughly 20 points",
+              {regime(m): ratio_claim("", 20, gain("tcp", m), " points", tolerance=ROUGH, exercised=bool(beyond(m)),
+                                      premise=premise) for m in DEADLINE_MEANS},
+              why=Text(lambda f: "our TCP loses more than the paper's once D3 degrades (its y-axis starts at 60%): "
+                                 + ", ".join(f"{DEADLINE_NAMES[m]} {f[m]:.1f} points" for m in DEADLINE_MEANS),
+                       {m: gain("tcp", m) for m in DEADLINE_MEANS})),
     ]
+    def margin(other: str) -> Text:
+        return Text(lambda f: (f"D3's margin over {SCHEME_LABELS[other]} where it degrades: "
+                               + ", ".join(f"{DEADLINE_NAMES[m]} {f[m]:.1f} points" for m in DEADLINE_MEANS)
+                               + "; our D3 falls below 99% from fewer senders than the paper's (Figure 9's report), "
+                                 "where the others are still close to it"), {m: gain(other, m) for m in DEADLINE_MEANS})
+
     for other in ("rcpdc", "tcppr"):
-        claims.append(bound_claim(
-            f"D3 improves application throughput by 10% or more over {SCHEME_LABELS[other]} ({top} senders, moderate)",
-            ">= 10 points", 100 * (high["d3"] - high[other]), at_least=10, unit=" points", fmt="{:.1f}"))
-    claims.append(order_claim("RCPdc outperforms TCP at high loads", f"TCP < RCPdc at {top} senders",
-                              {s: 100 * high[s] for s in ("tcp", "rcpdc")}, ["tcp", "rcpdc"], fmt="{:.1f}%"))
+        claims.append(every(
+            f"\"... and 10% or more, over RCPdc and TCPpr\": D3 over {SCHEME_LABELS[other]} (ours: the mean over "
+            "the sender counts where D3 is below 99%, each deadline setting)", ">= 10 points",
+            {regime(m): bound_claim("", ">= 10 points", gain(other, m), at_least=10, unit=" points", fmt="{:.1f}",
+                                    exercised=bool(beyond(m)), premise=premise) for m in DEADLINE_MEANS},
+            why=margin(other)))
+    top = max(senders)
+    claims.append(every(
+        f"\"RCPdc outperforms TCP at high loads\" (ours: at {top} senders, each deadline setting)",
+        f"TCP < RCPdc at {top} senders",
+        {regime(m): order_claim("", "", {s: 100 * curves[(s, m)][top] for s in ("tcp", "rcpdc")}, ["tcp", "rcpdc"],
+                                fmt="{:.1f}%", within=PERCENT) for m in DEADLINE_MEANS}))
     gaps = {(m, n): ideal[m][n] - curves[("rcpdc", m)][n] for m in DEADLINE_MEANS for n in ideal[m]}
     gap = max(abs(g) for g in gaps.values())
-    below = all(g >= 0 for g in gaps.values())
+
+    def why_gap(f: Mapping[str, float]) -> str:
+        head = (f"RCPdc stays below the fluid curve by up to {f['largest']:.1f} points, never above it"
+                if f["smallest"] >= 0 else
+                f"RCPdc lies {f['smallest']:.1f} to {f['largest']:.1f} points below the fluid curve (negative: "
+                "above it)")
+        return head + (": a burst's first packets queue at the aggregator's port, the capacity controller cuts C by "
+                       "beta q/T and regains it at alpha = 0.1 of the spare per 800 us, so during a burst the packet "
+                       "network allocates less than the fluid link's capacity (the same equilibrium as the "
+                       "multi-bottleneck case)")
+
     claims.append(condition_claim(
         "(issue tracker) RCPdc in the packet simulator lands near the fluid fair-share curve on the same flows",
-        "near ideal fair share", f"largest gap {100 * gap:.1f} points over every sender count and deadline setting",
+        "near ideal fair share",
+        Text(lambda f: f"largest gap {f['gap']:.1f} points over every sender count and deadline setting",
+             {"gap": 100 * gap}),
         gap <= 0.05, "every point within 5 points of processor sharing (+1 ms for handshake and pause)",
-        why=(f"RCPdc stays below the fluid curve by up to {100 * gap:.1f} points, never above it" if below else
-             f"RCPdc lies {100 * min(gaps.values()):.1f} to {100 * max(gaps.values()):.1f} points below the "
-             "fluid curve (negative: above it)")
-            + ": a burst's first packets queue at the aggregator's port, the capacity controller cuts C by "
-              "beta q/T and regains it at alpha = 0.1 of the spare per 800 us, so during a burst the packet "
-              "network allocates less than the fluid link's capacity (the same equilibrium as the "
-              "multi-bottleneck case)",
+        why=Text(why_gap, {"smallest": 100 * min(gaps.values()), "largest": 100 * max(gaps.values())}),
         values={"largest gap, points": 100 * gap}))
     notes = f"The same runs as Figure 9 ({rounds} bursts per point)."
     return Outcome(claims=claims, tables={"figure10": table(rows)}, figure=fig, notes=notes)
@@ -336,24 +389,53 @@ def figure10(ctx: Context) -> Outcome:
 def _fair_share_curves(flows: "pa.Table") -> Dict[str, Dict[int, float]]:
     """Application throughput of ideal processor sharing on RCPdc's bursts: each round's flows
     as one fluid burst on a 1 Gbps link of payload, plus 1 ms of fixed cost (the handshake and
-    the one-RTT pause of a new flow on the testbed's ~500 us RTT)."""
-    from incast.experiments.d3_checks import FAIR_SHARE_OVERHEAD_S, PAYLOAD_RATE
-    from incast.fluid import FluidFlow, deadlines_met, fair_share
+    the one-RTT pause of a new flow on the testbed's ~500 us RTT).
 
-    bursts: Dict[Tuple[str, int, str, int], List[FluidFlow]] = {}
-    for f in flows.to_pylist():
-        if f[PROTOCOL] != "rcpdc":
-            continue
-        key = (f["point"], f["round"], f[DEADLINE_MEAN], f[SENDERS])
-        bursts.setdefault(key, []).append(FluidFlow(0.0, f["size_bytes"], f["deadline_s"] - f["start_s"]))
+    In numpy, every burst at once: a burst's flows all arrive at 0, so processor sharing finishes
+    them in order of size, the k-th smallest (of n) when the link has served the next size
+    difference to each of the n - k flows left; the sums are those `incast.fluid.fair_share`
+    makes, in the same order, so the completion times are the same to the bit (Figure 9's sweep
+    holds 24,000 bursts per seed, too many for one fluid model each)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from incast.reproduce.d3_checks import FAIR_SHARE_OVERHEAD_S, PAYLOAD_RATE
+
+    rcpdc = flows.filter(pc.equal(flows[PROTOCOL], pa.scalar("rcpdc")))
+    if rcpdc.num_rows == 0:
+        return {}
+    points = cast("pa.DictionaryArray[Any, Any]", pc.dictionary_encode(rcpdc["point"].combine_chunks()))
+    point = points.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    rounds = rcpdc["round"].to_numpy(zero_copy_only=False).astype(np.int64)
+    burst = point * (int(rounds.max()) + 1) + rounds
+    order = np.lexsort((rcpdc["size_bytes"].to_numpy(zero_copy_only=False), burst))  # by burst, then size
+    size = rcpdc["size_bytes"].to_numpy(zero_copy_only=False).astype(np.float64)[order]
+    allowed = (rcpdc["deadline_s"].to_numpy(zero_copy_only=False) - rcpdc["start_s"].to_numpy(zero_copy_only=False))
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(burst[order])) + 1))
+    counts = np.diff(np.append(starts, len(order)))
+    member = np.repeat(np.arange(len(starts)), counts)
+    rank = np.arange(len(order)) - starts[member]
+    # The k-th smallest of a burst of n finishes when the link has served the next size
+    # difference to the n - k flows left: fair_share's (v_done - virtual) * len(active) / C.
+    previous = np.concatenate(([0.0], size[:-1]))
+    previous[starts] = 0.0
+    served = np.zeros((len(starts), int(counts.max())))
+    served[member, rank] = (size - previous) * (counts[member] - rank) / PAYLOAD_RATE
+    finish = np.cumsum(served, axis=1)[member, rank]  # row by row, in order: fair_share's sums
+    met = finish + FAIR_SHARE_OVERHEAD_S <= allowed[order] + 1e-12  # deadlines_met's test
+    met_per_point = np.bincount(point[order], weights=met, minlength=len(points.dictionary))
+    flows_per_point = np.bincount(point, minlength=len(points.dictionary))
+    first = np.unique(point, return_index=True)[1]
+    means, senders = rcpdc[DEADLINE_MEAN].take(first).to_pylist(), rcpdc[SENDERS].take(first).to_pylist()
     cells: Dict[Tuple[str, int], List[int]] = {}
-    for (_, _, mean, n), burst in bursts.items():
-        c = cells.setdefault((mean, n), [0, 0])
-        c[0] += deadlines_met(burst, fair_share(burst, PAYLOAD_RATE), slack_s=FAIR_SHARE_OVERHEAD_S)
-        c[1] += len(burst)
+    for k, mean, n in zip(np.unique(point), means, senders):
+        c = cells.setdefault((str(mean), int(cast(int, n))), [0, 0])
+        c[0] += int(met_per_point[k])
+        c[1] += int(flows_per_point[k])
     out: Dict[str, Dict[int, float]] = {}
-    for (mean, n), (met, total) in cells.items():
-        out.setdefault(mean, {})[n] = met / total
+    for (mean, n), (met_, total) in cells.items():
+        out.setdefault(mean, {})[n] = met_ / total
     return out
 
 
@@ -391,46 +473,54 @@ def figure11(ctx: Context) -> Outcome:
             "mean": sum(over) / len(over) if over else 0.0,
         }
 
-    plt = pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
-    for ax, scheme in zip(axes, schemes):
-        pts = [r for r in rows if r["scheme"] == scheme and r["fct_ms"] is not None]
-        ax.scatter([r["fct_ms"] for r in pts], [r["deadline_ms"] for r in pts], s=3, alpha=0.4)
-        ax.plot([1, 1000], [1, 1000], color="k", lw=0.8)
-        ax.set(xscale="log", yscale="log", xlim=(0.5, 1000), ylim=(1, 300), title=SCHEME_LABELS[scheme],
-               xlabel="flow completion time (ms)")
-        ax.grid(True, alpha=0.3)
-    axes[0].set_ylabel("deadline (ms)")
-    fig.suptitle("D3 Figure 11: completion time vs deadline (moderate, 14-30 senders); above the line = met")
-    fig.tight_layout()
+    fig = Plot("D3 Figure 11: completion time vs deadline (moderate, 14-30 senders; the flows of every seed); "
+               "above the line = met", [
+                   Panel(SCHEME_LABELS[scheme], "flow completion time (ms)", "deadline (ms)", xscale="log",
+                         yscale="log", xlim=(0.5, 1000), ylim=(1, 300), diagonal=True, scatters=[
+                             Scatter("flows", [(r["fct_ms"], r["deadline_ms"]) for r in rows
+                                               if r["scheme"] == scheme and r["fct_ms"] is not None])])
+                   for scheme in schemes], panel_size=(4.4, 4.0), sharey=True)
 
-    why = ("both schemes miss more than in the paper for the reason of Figure 9 (the deadline distribution); "
-           "the ordering and the gap hold")
+    def why(f: Mapping[str, float]) -> str:
+        return (f"both schemes miss more than in the paper (RCPdc {f['rcpdc']:.1f}%, D3 {f['d3']:.1f}%) for the "
+                "reason of Figure 9 (the deadline distribution); the ordering holds")
+
+    missed = {s: 100 * stats[s]["missed"] for s in schemes}
     late = {s: len(per[s]["overshoot"]) for s in schemes}
 
-    def lateness(scheme: str, paper: float, what: str, key: str) -> Claim:
+    def lateness(scheme: str, paper: float, what: str, key: str, quote: str) -> Claim:
         return ratio_claim(
-            f"late {SCHEME_LABELS[scheme]} flows exceed their deadline by {paper:g}% {what}", paper,
+            f"late {SCHEME_LABELS[scheme]} flows exceed their deadline by {paper:g}% {what} (\"{quote}\")", paper,
             100 * stats[scheme][key], "%", tolerance=PRINTED, why=why_late[scheme],
-            exercised=late[scheme] > 0, premise=f"no {SCHEME_LABELS[scheme]} flow finished late")
+            exercised=late[scheme] > 0, premise=f"no {SCHEME_LABELS[scheme]} flow finished late", within=NON_NEGATIVE)
 
     why_late = {
-        "rcpdc": why,
-        "d3": (f"these are {late['d3']} late flows of one seed (D3 misses {100 * stats['d3']['missed']:.1f}% of "
-               "deadlines against the paper's 1%), whose 95th percentile rests on the few latest; we have not "
-               "measured its spread over seeds nor traced the difference"),
+        "rcpdc": Text(why, {s: missed[s] for s in ("rcpdc", "d3")}),
+        "d3": Text(lambda f: (f"D3's late flows are few ({f['late']:.0f} per seed: D3 misses {f['missed']:.1f}% of "
+                              "deadlines against the paper's 1%), so their 95th percentile rests on the few latest "
+                              "of each seed; we have not traced the difference"),
+                   {"late": late["d3"], "missed": missed["d3"]}),
     }
+    # "1%" is printed to one significant digit: rounding alone stretches it to 1.5%, beyond the
+    # 15% of a number printed to two or three.
+    one_digit = Tolerance(1.5, "the paper prints '1%', one significant digit, which its rounding alone stretches to "
+                               "0.5-1.5%; the factor of a number printed to two or three digits (1.15) would be "
+                               "stricter than the paper's own precision")
     claims = [
-        ratio_claim("RCPdc misses 8.1% of flow deadlines", 8.1, 100 * stats["rcpdc"]["missed"], "%",
-                    tolerance=PRINTED, why=why),
-        ratio_claim("D3 misses 1% of flow deadlines", 1.0, 100 * stats["d3"]["missed"], "%", tolerance=PRINTED,
-                    why=why),
-        order_claim("D3 misses fewer deadlines than RCPdc, which misses fewer than TCP", "D3 1% < RCPdc 8.1%",
-                    {s: 100 * stats[s]["missed"] for s in schemes}, ["d3", "rcpdc", "tcp"], fmt="{:.1f}%"),
-        lateness("rcpdc", 75, "at the 95th percentile", "p95"),
-        lateness("rcpdc", 30, "on average", "mean"),
-        lateness("d3", 27.7, "at the 95th percentile", "p95"),
-        lateness("d3", 9, "on average", "mean"),
+        ratio_claim("RCPdc misses 8.1% of flow deadlines (\"RCPdc misses 8.1% of flow deadlines as compared to 1% "
+                    "for D3\")", 8.1, missed["rcpdc"], "%", tolerance=PRINTED,
+                    why=Text(why, {s: missed[s] for s in ("rcpdc", "d3")}), within=PERCENT),
+        ratio_claim("D3 misses 1% of flow deadlines (\"as compared to 1% for D3\")", 1.0, missed["d3"], "%",
+                    tolerance=one_digit, why=Text(why, {s: missed[s] for s in ("rcpdc", "d3")}), within=PERCENT),
+        order_claim("fewer missed deadlines with D3 than with RCPdc (the paper's 1% against 8.1%; TCP's share it "
+                    "does not give)", "D3 1% < RCPdc 8.1%",
+                    {s: missed[s] for s in ("d3", "rcpdc")}, ["d3", "rcpdc"], fmt="{:.1f}%", within=PERCENT),
+        lateness("rcpdc", 75, "at the 95th percentile", "p95",
+                 "RCPdc causes their completion time to exceed their deadline by 75% at the 95th percentile"),
+        lateness("rcpdc", 30, "on average", "mean", "(30% on average)"),
+        lateness("d3", 27.7, "at the 95th percentile", "p95",
+                 "With D3, completion times are extended by 27.7% at the 95th percentile"),
+        lateness("d3", 9, "on average", "mean", "(9% on average)"),
     ]
     notes = f"Moderate deadlines, 14, 18, 22, 26 and 30 senders, {rounds} bursts each."
     return Outcome(claims=claims, tables={"figure11": table(rows)}, figure=fig, notes=notes)
@@ -470,54 +560,56 @@ def figure16(ctx: Context) -> Outcome:
         }
 
     rows, rows_paced = ([point(pacing, n) for n in counts] for pacing in PACINGS)
-    plt = pyplot()
-    fig, (ax_u, ax_q) = plt.subplots(1, 2, figsize=(10, 3.8))
-    ax_u.plot([r["flows"] for r in rows], [r["goodput_gbps"] for r in rows], marker="o", label="ours (bursts)")
-    ax_u.plot([r["flows"] for r in rows_paced], [r["goodput_gbps"] for r in rows_paced], marker="s", ls=":",
-              label="ours, hosts pacing at the rate")
-    ax_u.axhline(0.95, ls="--", color="gray", label="paper: ~0.95 Gbps")
-    ax_u.set(xlabel="long flows", ylabel="aggregate goodput (Gbps)", ylim=(0, 1.05), title="Throughput")
-    ax_u.legend()
-    for n in counts:
-        q = sorted(r["queue_bytes"] / 1e3 for r in queues if r["topology.hosts"] == n + 1 and r[PACING] == "burst")
-        ax_q.plot(q, [i / len(q) for i in range(len(q))], label=f"{n} flows")
-    ax_q.set(xlabel="queue (KB)", ylabel="CDF", title="Queue at the receiver's port")
-    ax_q.legend()
-    for ax in (ax_u, ax_q):
-        ax.grid(True, alpha=0.3)
-    fig.suptitle("D3 Figure 16: long flows into one host")
-    fig.tight_layout()
-    why_util = ("the capacity controller settles where alpha (link - u/T) = beta q/T: each KB of queue at the "
-                "update instants keeps 10% of the link unallocated (docs/scenario.md); we keep the paper's gains. "
-                "Hosts that pace each interval at the allocated rate ([d3] pacing = \"rate\", Section 4.1's \"sends "
-                "data at this rate\") do no better (flows: goodput, median queue): "
-                + ", ".join(f"{r['flows']}: {r['goodput_gbps']:.0%}, {r['queue_median_kb']:.1f} KB"
-                            for r in rows_paced))
+    # What the claims judge: goodput, and the queue's mean, median and 99th percentile, per count.
+    fig = Plot("D3 Figure 16: long flows into one host", [
+        Panel("Throughput", "long flows", "aggregate goodput (Gbps)", ylim=(0, 1.05),
+              series=[Series("ours (bursts)", {r["flows"]: r["goodput_gbps"] for r in rows}, within=NON_NEGATIVE),
+                      Series("ours, hosts pacing at the rate", {r["flows"]: r["goodput_gbps"] for r in rows_paced},
+                             within=NON_NEGATIVE)],
+              lines=[Line(0.95, "paper: 0.95 Gbps")]),
+        Panel("Queue at the receiver's port (bursts)", "long flows", "queue (KB, log above 2)", yscale="symlog",
+              series=[Series(label, {r["flows"]: r[key] for r in rows}, within=NON_NEGATIVE)
+            for label, key in (("mean", "queue_mean_kb"), ("median", "queue_median_kb"), ("99th percentile",
+                                                                                        "queue_p99_kb"))],
+              lines=[Line(4.0, "paper: mean 4-6 KB", to=6.0), Line(1.5, "paper: median 1.5 KB"),
+                     Line(16.5, "paper: 99th percentile 16.5-48 KB", to=48.0)])], panel_size=(6.0, 3.8))
+    why_util = Text(lambda f: (
+        "the capacity controller settles where alpha (link - u/T) = beta q/T: each KB of queue at the "
+        "update instants keeps 10% of the link unallocated (docs/scenario.md); we keep the paper's gains. "
+        "Hosts that pace each interval at the allocated rate ([d3] pacing = \"rate\", Section 4.1's \"sends "
+        "data at this rate\") do no better (flows: goodput, median queue): "
+        + ", ".join(f"{n}: {f[f'goodput {n}']:.0f}%, {f[f'median {n}']:.1f} KB" for n in counts)),
+        {**{f"goodput {r['flows']}": 100 * r["goodput_gbps"] for r in rows_paced},
+         **{f"median {r['flows']}": r["queue_median_kb"] for r in rows_paced}})
     # The paper prints 0.95 Gbps (0.945 to 0.955); if it counted headers, our payload goodput would
     # read 1460/1500 of it (0.92).
     util_low, util_high = 100 * 0.945 * 1460 / 1500, 95.5
-    util = every("aggregate throughput of 0.95 Gbps (95% of capacity) for 2 to 20 long flows", "95%",
-                 {r["flows"]: range_claim("", util_low, util_high, 100 * r["goodput_gbps"], "%", fmt="{:.1f}")
-                  for r in rows}, why=why_util,
+    util = every("\"the aggregate throughput remains the same as we increase the number of long flows with a median "
+                 "and average network throughput of 0.95Gbps (95% of capacity)\", for 2 to 20 long flows", "95%",
+                 {r["flows"]: range_claim("", util_low, util_high, 100 * r["goodput_gbps"], "%", fmt="{:.1f}",
+                                          within=PERCENT) for r in rows}, why=why_util,
                  tolerance="the paper prints 0.95 Gbps (0.945 to 0.955); it may count headers where we count "
                            "payload (1460 of 1500 B), which moves the low end to 0.92")
-    unused = [100 - 100 * r["goodput_gbps"] for r in rows]
-    why_queue = (f"the queue at the receiver's port is empty at most samples and its tail is short: the capacity "
-                 f"controller leaves {min(unused):.0f}-{max(unused):.0f}% of the link unused (the throughput claim), "
-                 "so each interval's bursts drain before the next. The paper's one packet of median queue at 95% "
-                 "utilization is hard to square with the controller's equilibrium, alpha (link - u/T) = beta q/T "
-                 "(docs/results-d3.md), unless its queue was mostly empty at the update instants")
+    why_queue = Text(lambda f: (
+        "the queue at the receiver's port is empty at most samples and its tail is short: the capacity "
+        f"controller leaves {f['least unused']:.0f}-{f['most unused']:.0f}% of the link unused (the throughput "
+        "claim), so each interval's bursts drain before the next. The paper's one packet of median queue at 95% "
+        "utilization is hard to square with the controller's equilibrium, alpha (link - u/T) = beta q/T "
+        "(docs/results-d3.md), unless its queue was mostly empty at the update instants"),
+        {"least unused": min(100 - 100 * r["goodput_gbps"] for r in rows),
+         "most unused": max(100 - 100 * r["goodput_gbps"] for r in rows)})
     claims = [
         util,
-        every("the average queue size is 4-6 KB (for all scenarios)", "4-6 KB",
-              {r["flows"]: range_claim("", 4.0, 6.0, r["queue_mean_kb"], " KB", fmt="{:.1f}") for r in rows},
-              why=why_queue),
-        every("the median queue is 1.5 KB (for all scenarios)", "1.5 KB",
-              {r["flows"]: ratio_claim("", 1.5, r["queue_median_kb"], " KB", tolerance=PRINTED, fmt="{:.1f}")
+        every("the average queue size is 4-6 KB (\"For all scenarios, the average queue size is 4-6KB\")", "4-6 KB",
+              {r["flows"]: range_claim("", 4.0, 6.0, r["queue_mean_kb"], " KB", fmt="{:.1f}", within=NON_NEGATIVE)
                for r in rows}, why=why_queue),
-        every("the 99th percentile of the queue is 16.5-48 KB (for all scenarios)", "16.5-48 KB",
-              {r["flows"]: range_claim("", 16.5, 48.0, r["queue_p99_kb"], " KB", fmt="{:.1f}") for r in rows},
-              why=why_queue),
+        every("the median queue is 1.5 KB (\"the median is 1.5KB\", for all scenarios)", "1.5 KB",
+              {r["flows"]: ratio_claim("", 1.5, r["queue_median_kb"], " KB", tolerance=PRINTED, fmt="{:.1f}",
+                                       within=NON_NEGATIVE) for r in rows}, why=why_queue),
+        every("the 99th percentile of the queue is 16.5-48 KB (\"while the 99th percentile is 16.5-48KB\", for all "
+              "scenarios)", "16.5-48 KB",
+              {r["flows"]: range_claim("", 16.5, 48.0, r["queue_p99_kb"], " KB", fmt="{:.1f}", within=NON_NEGATIVE)
+               for r in rows}, why=why_queue),
     ]
     notes = (f"n long D3 flows into host 0 of a 1 Gbps star for {duration} s; queue sampled every 100 us. The "
              "claims are judged on D3's hosts as the paper describes them (Section 5: each interval's allocation "
@@ -542,25 +634,27 @@ def multi_bottleneck(ctx: Context) -> Outcome:
     names = ("1->3", "2->3", "4->3", "4->5")
     paper = (302, 302, 302, 595)
     rows = [{"flow": n, "paper_mbps": p, "mbps": m, "paced_mbps": q} for n, p, m, q in zip(names, paper, mbps, paced)]
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    xs = range(len(names))
-    ax.bar([x - 0.27 for x in xs], paper, 0.27, label="paper")
-    ax.bar(list(xs), mbps, 0.27, label="ours (bursts)")
-    ax.bar([x + 0.27 for x in xs], paced, 0.27, label="ours, hosts pacing at the rate")
-    ax.set_xticks(list(xs), [f"flow {n}" for n in names])
-    ax.set(ylabel="throughput (Mbps)", title="D3 Section 6.2: multiple bottlenecks (Figure 8 hosts)")
-    ax.legend()
-    fig.tight_layout()
-    why = (f"host 3's downlink carries {sum(mbps[:3]):.0f} Mbps instead of about 906: three flows' per-RTT bursts "
-           "meet there and the capacity controller keeps beta/alpha x q/T unallocated (docs/results-d3.md); hosts "
-           "that pace each interval at the allocated rate ([d3] pacing = \"rate\") get "
-           + ", ".join(f"{q:.0f}" for q in paced) + f" Mbps ({sum(paced[:3]):.0f} into host 3)")
-    claims = [ratio_claim(f"flow {n} achieves {p} Mbps", p, m, " Mbps", tolerance=PRINTED, why=why)
-              for n, p, m in zip(names, paper, mbps)]
+    fig = Plot("D3 Section 6.2: multiple bottlenecks (Figure 8 hosts)", [
+        Panel("", "flow", "throughput (Mbps)", series=[
+            Series("paper", {f"flow {n}": p for n, p in zip(names, paper)}, kind=BAR, paper=True),
+            Series("ours (bursts)", {f"flow {n}": m for n, m in zip(names, mbps)}, kind=BAR, within=NON_NEGATIVE),
+            Series("ours, hosts pacing at the rate", {f"flow {n}": q for n, q in zip(names, paced)}, kind=BAR,
+                   within=NON_NEGATIVE)])], panel_size=(6.5, 3.8))
+    why = Text(lambda f: (
+        f"host 3's downlink carries {f['into 3']:.0f} Mbps instead of about 906: three flows' per-RTT bursts "
+        "meet there and the capacity controller keeps beta/alpha x q/T unallocated (docs/results-d3.md); hosts "
+        "that pace each interval at the allocated rate ([d3] pacing = \"rate\") get "
+        + ", ".join(f"{f[f'paced {n}']:.0f}" for n in names) + f" Mbps ({f['paced into 3']:.0f} into host 3)"),
+        {"into 3": sum(mbps[:3]), "paced into 3": sum(paced[:3]), **{f"paced {n}": q for n, q in zip(names, paced)}})
+    quote = ("\"the first three flows achieved an average network throughput of 302 Mbps each, while the average "
+             "throughput for the last flow was 595 Mbps\"")
+    claims = [ratio_claim(f"flow {n} achieves {p} Mbps ({quote})", p, m, " Mbps", tolerance=PRINTED, why=why,
+                          within=NON_NEGATIVE) for n, p, m in zip(names, paper, mbps)]
     claims.append(condition_claim(
-        "flows 1->3, 2->3 and 4->3 share host 3's downlink equally; 4->5 gets what 4->3 leaves of host 4's uplink",
-        "302 x 3, 595", ", ".join(f"{m:.0f}" for m in mbps),
+        "flows 1->3, 2->3 and 4->3 share host 3's downlink equally; 4->5 gets what 4->3 leaves of host 4's uplink "
+        "(\"The first three flows are bottlenecked at the downlink from the ToR switch to host 3. The last flow is "
+        "bottlenecked at the uplink from host 4 to its ToR switch\")",
+        "302 x 3, 595", Text(lambda f: ", ".join(f"{f[n]:.0f}" for n in names), dict(zip(names, mbps))),
         max(mbps[:3]) - min(mbps[:3]) <= 0.05 * max(mbps[:3]) and mbps[3] > 1.5 * max(mbps[:3]),
         "the first three within 5% of each other; the fourth more than 1.5x any of them",
         values={f"flow {n} Mbps": m for n, m in zip(names, mbps)}))
@@ -578,16 +672,17 @@ def _background_curves(ctx: Context, name: str, size: Mapping[str, Any], rounds:
                        senders: Sequence[int]) -> Dict[str, Dict[int, float]]:
     result = ctx.sweep(name, flow_burst_scenario(rounds, size=size, background=True),
                        grid={SENDERS: list(senders)}, zips=[SCHEME_AXIS])
-    shares = application_throughput(result.flows(), (PROTOCOL, SENDERS))
+    shares = application_throughput(sweep_flows(result, [PROTOCOL, SENDERS, "met_deadline"]), (PROTOCOL, SENDERS))
     curves: Dict[str, Dict[int, float]] = {}
     for (protocol, n), share in shares.items():
         curves.setdefault(protocol, {})[n] = share
     return curves
 
 
-def _curves_figure(curves: Mapping[str, Mapping[int, float]], title: str, ylim: Tuple[float, float]) -> Any:
-    return line_figure({SCHEME_LABELS[s]: curves[s] for s in SCHEMES}, xlabel="number of senders",
-                       ylabel="application throughput (%)", title=title, ylim=ylim)
+def _curves_panel(curves: Mapping[str, Mapping[int, float]], title: str, ylim: Tuple[float, float]) -> Panel:
+    return Panel(title, "number of senders", "application throughput (%)", ylim=ylim, lines=[Line(99, "99%")],
+                 series=[Series(SCHEME_LABELS[s], {n: 100 * v for n, v in sorted(curves[s].items())}, within=PERCENT)
+                         for s in SCHEMES])
 
 
 def figure12(ctx: Context) -> Outcome:
@@ -597,22 +692,29 @@ def figure12(ctx: Context) -> Outcome:
         [1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30, 35, 40]
     rounds = 10 if ctx.quick else 50
     curves = _background_curves(ctx, "d3-figure12", {"dist": "uniform", "min": "2KB", "max": "50KB"}, rounds, senders)
-    alone = _burst_curves(_burst_sweep(ctx)[0])
+    alone = _burst_stats(_burst_sweep(ctx)[0])[0]
     rows: List[Dict[str, Any]] = []
     for scheme in SCHEMES:
         without = senders_supported(alone[(scheme, "30ms")], 0.99)
         with_bg = senders_supported(curves[scheme], 0.99)
         rows.append({"scheme": scheme, "supported_99_alone": without, "supported_99_background": with_bg,
                      "relative_drop": 1 - with_bg / without if without else None})
-    fig = _curves_figure(curves, "D3 Figure 12: flow bursts with a long background flow (moderate)", (40, 101))
+    fig = Plot("D3 Figure 12: flow bursts with a long background flow (moderate)", [
+        _curves_panel(curves, "application throughput with the long flow", (40, 101)),
+        Panel("senders supported at 99%", "scheme", "senders", series=[
+            Series(label, {SCHEME_LABELS[r["scheme"]]: r[key] for r in rows}, kind=BAR, within=NON_NEGATIVE)
+            for label, key in (("without background (Figure 9's runs)", "supported_99_alone"),
+                               ("with the long flow", "supported_99_background"))])], panel_size=(6.0, 4.0))
     drop = {r["scheme"]: r["relative_drop"] for r in rows}
     tcp2 = curves["tcp"].get(2)
     claims = [
         condition_claim(
-            "the relative drop in senders supported at 99%, against bursts without background, is less for D3 "
-            "than for TCP, TCPpr and RCPdc", "D3's drop smallest",
-            ", ".join(f"{SCHEME_LABELS[r['scheme']]} {r['supported_99_alone']} -> {r['supported_99_background']}"
-                      for r in rows),
+            "\"When compared to the response-flows-only scenario, the relative drop in the maximum number of senders "
+            "supported is less for D3 than for TCP, TCPpr and RCPdc\" (at 99%)", "D3's drop smallest",
+            Text(lambda f: ", ".join(f"{SCHEME_LABELS[s]} {f[s + ' alone']:.1f} -> {f[s + ' background']:.1f}"
+                                     for s in SCHEMES),
+                 {**{f"{r['scheme']} alone": r["supported_99_alone"] for r in rows},
+                  **{f"{r['scheme']} background": r["supported_99_background"] for r in rows}}),
             drop["d3"] is not None and all(drop[s] is None or drop["d3"] < drop[s] for s in SCHEMES if s != "d3"),
             "D3's relative drop strictly below every other scheme's (a scheme supporting 0 alone is skipped)",
             exercised=drop["d3"] is not None, premise="D3 supports no sender at 99% even without the long flow",
@@ -623,8 +725,9 @@ def figure12(ctx: Context) -> Outcome:
                 "meets the responses' first bursts at the aggregator's port, the queue cuts C by beta q/T for the "
                 "next interval, and responses with deadlines near the 3 ms floor miss (docs/results-d3.md). For "
                 "TCP and TCPpr: the long flow keeps the 100 KB buffer full (see Table 1's report)"),
-        condition_claim("even with only two senders, TCP cannot achieve 99% of application throughput",
-                        "TCP < 99% at 2 senders", "n/a" if tcp2 is None else f"{tcp2:.1%}",
+        condition_claim("\"even with only two senders, TCP cannot achieve 99% of application throughput\"",
+                        "TCP < 99% at 2 senders",
+                        "n/a" if tcp2 is None else Text(lambda f: f"{f['tcp2']:.1f}%", {"tcp2": 100 * tcp2}),
                         tcp2 is not None and tcp2 < 0.99, "TCP's application throughput at 2 senders below 99%",
                         values={} if tcp2 is None else {"tcp at 2 senders %": 100 * tcp2},
                         why="our TCP short flows see the long flow's standing queue (0.8 ms on a 0.5 ms path) but "
@@ -641,7 +744,8 @@ def figure13(ctx: Context) -> Outcome:
     rounds = 10 if ctx.quick else 50
     curves = _background_curves(ctx, "d3-figure13", {"dist": "fixed", "value": "2.9KB"}, rounds, senders)
     rows = [{"scheme": s, "senders": n, "app_throughput": v} for s in SCHEMES for n, v in sorted(curves[s].items())]
-    fig = _curves_figure(curves, "D3 Figure 13: 2.9 KB responses with a long background flow", (0, 101))
+    fig = Plot("D3 Figure 13: 2.9 KB responses with a long background flow",
+               [_curves_panel(curves, "", (0, 101))], panel_size=(7.0, 4.0))
     tcp_drop = next((n for n in sorted(curves["tcp"]) if curves["tcp"][n] < 0.99), None)
     others = {s: min(curves[s].values()) for s in ("tcppr", "rcpdc", "d3")}
     why_others = {
@@ -653,8 +757,8 @@ def figure13(ctx: Context) -> Outcome:
         "d3": "the capacity drift described in Figure 12's report",
     }
     claims = [
-        ratio_claim("with TCP, application throughput starts dropping at only 12 senders", 12,
-                    tcp_drop or 0, " senders", tolerance=PRINTED,
+        ratio_claim("with TCP, \"application throughput starts dropping at only 12 senders\" (ours: the first count "
+                    "below 99%)", 12, tcp_drop or 0, " senders", tolerance=PRINTED, within=NON_NEGATIVE,
                     why="TCP never falls below 99% in the measured range" if tcp_drop is None else
                     "the TCP long flow keeps the 100 KB buffer full, so responses are lost from few senders on "
                     "(Table 1's report)"),
@@ -662,9 +766,10 @@ def figure13(ctx: Context) -> Outcome:
     for scheme in ("tcppr", "rcpdc", "d3"):
         # "All deadlines" read as the paper's operating regime (Section 6.1.1: at least 99%).
         claims.append(bound_claim(
-            f"{SCHEME_LABELS[scheme]}, one of 'the other three approaches', satisfies all deadlines until 40 "
-            "senders (lowest application throughput over the counts)",
-            ">= 99% up to 40", 100 * others[scheme], at_least=99.0, unit="%", fmt="{:.1f}", why=why_others[scheme]))
+            f"{SCHEME_LABELS[scheme]}, one of \"the other three approaches\", \"satisfy all deadlines untill 40 "
+            "senders\" (ours: the lowest application throughput over the counts)",
+            ">= 99% up to 40", 100 * others[scheme], at_least=99.0, unit="%", fmt="{:.1f}", why=why_others[scheme],
+            within=PERCENT))
     notes = (f"Responses of 2.9 KB (two packets), moderate deadlines (3 ms floor), one long background flow, "
              f"{rounds} bursts per point.")
     return Outcome(claims=claims, tables={"figure13": table(rows)}, figure=fig, notes=notes)
@@ -717,9 +822,21 @@ def _benchmark(ctx: Context) -> Tuple[Dict[str, Dict[float, Dict[str, Any]]], fl
         grid={RATE: [float(r) for r in rates]},
         zips=[BENCHMARK_AXIS],
     )
-    summary = {row["point"]: row["sim_time_s"] for row in result.summary().to_pylist()}
+    key = (str(result.out), result.sweep.id)
+    if key not in _BENCHMARKS:
+        _BENCHMARKS[key] = _benchmark_cells(result)
+    return _BENCHMARKS[key], arrivals
+
+
+# Table 1 and Figures 14 and 15 draw on the same sweep: its cells, once per sweep in a process.
+_BENCHMARKS: Dict[Tuple[str, str], Dict[str, Dict[float, Dict[str, Any]]]] = {}
+
+
+def _benchmark_cells(result: "SweepResult") -> Dict[str, Dict[float, Dict[str, Any]]]:
+    summary = {row["point"]: row["sim_time_s"] for row in result.summary().select(["point", "sim_time_s"]).to_pylist()}
     cells: Dict[str, Dict[float, Dict[str, Any]]] = {}
-    for f in result.flows().to_pylist():
+    columns = ["point", RATE, *BENCHMARK_AXIS, "size_bytes", "delivered_bytes", "met_deadline", "start_s", "finish_s"]
+    for f in sweep_flows(result, columns).to_pylist():
         cell = cells.setdefault(_variant(f), {}).setdefault(f[RATE], {"met": 0, "judged": 0, "total": 0, "fct": [],
                                                                       "long": []})
         if f["size_bytes"] is None:
@@ -731,7 +848,7 @@ def _benchmark(ctx: Context) -> Tuple[Dict[str, Dict[float, Dict[str, Any]]], fl
             cell["met"] += int(f["met_deadline"])
         if f["finish_s"] is not None:
             cell["fct"].append(f["finish_s"] - f["start_s"])
-    return cells, arrivals
+    return cells
 
 
 def _percentile(values: List[float], q: float) -> float:
@@ -766,32 +883,34 @@ def table1(ctx: Context) -> Outcome:
     cells, arrivals = _benchmark(ctx)
     rows = _benchmark_rows(cells)
     supported = {v: _supported_rate(cells[v]) for v in ("tcp", "tcp-10ms", "rcpdc", "d3")}
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for v in ("tcp", "tcp-10ms", "rcpdc", "d3"):
-        pts = sorted((r["rate_per_s"], r["app_throughput"]) for r in rows if r["variant"] == v)
-        ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], marker=".", label=BENCHMARK_LABELS[v])
-    ax.axhline(99, ls="--", color="gray", lw=0.8)
-    ax.set(xscale="log", xlabel="response arrivals (flows/s)", ylabel="application throughput (%)",
-           title="D3 Table 1: benchmark traffic (two long flows + Poisson responses)")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
+    paper = {"tcp": 100, "tcp-10ms": 1100, "rcpdc": 1300, "d3": 2000}
+    fig = Plot("D3 Table 1: benchmark traffic (two long flows + Poisson responses)", [
+        Panel("application throughput", "response arrivals (flows/s)", "application throughput (%)", xscale="log",
+              lines=[Line(99, "99%", paper=False)], series=[
+                  Series(BENCHMARK_LABELS[v], {r["rate_per_s"]: 100 * r["app_throughput"] for r in rows
+                                               if r["variant"] == v and r["app_throughput"] is not None},
+                         within=PERCENT) for v in paper]),
+        Panel("flows/s supported at > 99%", "scheme", "flows/s", series=[
+            Series("paper", {BENCHMARK_LABELS[v]: p for v, p in paper.items()}, kind=BAR, paper=True),
+            Series("ours", {BENCHMARK_LABELS[v]: supported[v] for v in paper}, kind=BAR, within=NON_NEGATIVE)])],
+        panel_size=(6.0, 4.0))
     why_tcp = ("our two NewReno long flows keep the 100 KB buffer full: a standing 0.8 ms queue on a 0.5 ms path, "
                "so responses need about 5 RTTs of 1.3 ms and every deadline under about 6 ms is missed even without "
                "a loss (docs/results-d3.md); the paper's TCP long flows did not fill the buffer, for a reason it "
                "does not give")
-    paper = {"tcp": 100, "tcp-10ms": 1100, "rcpdc": 1300, "d3": 2000}
-    claims = [ratio_claim(f"{BENCHMARK_LABELS[v]} supports about {p} flows/s at > 99% application throughput",
-                          p, supported[v], " flows/s", tolerance=PRINTED, fmt="{:.4g}",
+    why_d3 = Text(lambda f: (f"our D3 copes with more load than the paper's: it keeps more than 99% up to "
+                             f"{f['d3']:.0f} flows/s and collapses later too (Figure 15's report; the paper's beyond "
+                             "2500 flows/s); we have not found what limited the paper's D3"),
+                  {"d3": supported["d3"]})
+    claims = [ratio_claim(f"{BENCHMARK_LABELS[v]} supports about {p} flows/s at > 99% application throughput (Table 1: "
+                          "\"Flow arrival rate supported while maintaining >99% application throughput\", TCP 100 "
+                          "(1100 with reduced RTO), RCPdc 1300, D3 2000)",
+                          p, supported[v], " flows/s", tolerance=PRINTED, fmt="{:.4g}", within=NON_NEGATIVE,
                           why=why_tcp if v.startswith("tcp") else
                           "RCPdc's fair sharing meets fewer deadlines under our deadline distribution (Figure 9's "
-                          "report)" if v == "rcpdc" else
-                          f"our D3 copes with more load than the paper's: it keeps more than 99% up to "
-                          f"{supported['d3']:g} flows/s and collapses later too (Figure 15's report; the paper's "
-                          "beyond 2500 flows/s); we have not found what limited the paper's D3")
+                          "report)" if v == "rcpdc" else why_d3)
               for v, p in paper.items()]
-    claims.append(order_claim("TCP < TCP with 10 ms RTO < RCPdc < D3 in flows/s supported",
+    claims.append(order_claim("TCP < TCP with 10 ms RTO < RCPdc < D3 in flows/s supported (Table 1's order)",
                               "100 < 1100 < 1300 < 2000", supported, ["tcp", "tcp-10ms", "rcpdc", "d3"],
                               fmt="{:g}", why=why_tcp))
     rows_t = [{"variant": v, "supported_flows_per_s": supported[v], "paper_flows_per_s": paper[v]} for v in paper]
@@ -805,50 +924,54 @@ def table1(ctx: Context) -> Outcome:
 def figure14(ctx: Context) -> Outcome:
     cells, arrivals = _benchmark(ctx)
     rows = [r for r in _benchmark_rows(cells) if r["variant"] in ("tcp", "rcpdc", "d3")]
-    plt = pyplot()
-    fig, (ax_f, ax_l) = plt.subplots(1, 2, figsize=(12, 4))
-    for v, marker in (("tcp", "s"), ("rcpdc", "o"), ("d3", "^")):
-        mine = sorted((r for r in rows if r["variant"] == v), key=lambda r: r["rate_per_s"])
-        xs = [r["rate_per_s"] for r in mine]
-        ax_f.plot(xs, [r["fct_p50_ms"] for r in mine], marker=marker, label=f"{BENCHMARK_LABELS[v]} median")
-        ax_f.fill_between(xs, [r["fct_p5_ms"] for r in mine], [r["fct_p95_ms"] for r in mine], alpha=0.15)
-        ax_l.plot(xs, [r["long_flow_mbps"] for r in mine], marker=marker, label=BENCHMARK_LABELS[v])
-    ax_f.set(xscale="log", yscale="log", xlabel="flows/s", ylabel="completion time (ms), median and 5-95%",
-             title="(a) response completion times")
-    ax_l.set(xscale="log", xlabel="flows/s", ylabel="throughput per long flow (Mbps)", title="(b) long flows")
-    for ax in (ax_f, ax_l):
-        ax.grid(True, alpha=0.3)
-        ax.legend()
-    fig.suptitle("D3 Figure 14: benchmark traffic")
-    fig.tight_layout()
+    variants = ("tcp", "rcpdc", "d3")
+
+    def curve(v: str, key: str, scale: float = 1.0) -> Dict[float, float]:
+        return {r["rate_per_s"]: scale * r[key] for r in sorted(rows, key=lambda r: r["rate_per_s"])
+                if r["variant"] == v and r[key] is not None and not math.isnan(r[key])}
+
+    fig = Plot("D3 Figure 14: benchmark traffic", [
+        Panel("(a) response completion times", "flows/s", "completion time (ms)", xscale="log", yscale="log",
+              series=[Series(f"{BENCHMARK_LABELS[v]} {q}", curve(v, key), within=NON_NEGATIVE)
+                      for v in variants for q, key in (("median", "fct_p50_ms"), ("99th percentile", "fct_p99_ms"))]),
+        Panel("(b) long flows", "flows/s", "throughput per long flow (Mbps)", xscale="log",
+              series=[Series(BENCHMARK_LABELS[v], curve(v, "long_flow_mbps"), within=NON_NEGATIVE) for v in variants]),
+        Panel("application throughput (2000 flows/s: the claims)", "flows/s", "application throughput (%)",
+              xscale="log", lines=[Line(99, "paper: D3 99%"), Line(96.5, "paper: RCPdc 96.5%")],
+              series=[Series(BENCHMARK_LABELS[v], curve(v, "app_throughput", 100), within=PERCENT)
+                      for v in variants])], panel_size=(5.5, 4.0))
     at = {(r["variant"], r["rate_per_s"]): r for r in rows}
     rate = 2000.0
     d3_2000, rcpdc_2000 = at[("d3", rate)]["app_throughput"], at[("rcpdc", rate)]["app_throughput"]
-    long_ok = all(at[("d3", r)]["long_flow_mbps"] >= 0.9 * at[("rcpdc", r)]["long_flow_mbps"]
-                  for (v, r) in at if v == "d3")
+    rates = sorted(r for (v, r) in at if v == "d3")
+    long_ok = all(at[("d3", r)]["long_flow_mbps"] >= 0.9 * at[("rcpdc", r)]["long_flow_mbps"] for r in rates)
     low = min(r for (v, r) in at)
     tcp_med, d3_med = at[("tcp", low)]["fct_p50_ms"], at[("d3", low)]["fct_p50_ms"]
     claims = [
-        bound_claim("at 2000 flows/s D3 can satisfy 99% of flow deadlines", ">= 99%", 100 * d3_2000, at_least=99.0,
-                    unit="%", fmt="{:.1f}"),
+        bound_claim("at 2000 flows/s D3 can satisfy 99% of flow deadlines (\"even at 2000 flows/s ... D3 can satisfy "
+                    "99% of flow deadlines\", the operating regime of Table 1: > 99%)", ">= 99%", 100 * d3_2000,
+                    at_least=99.0, unit="%", fmt="{:.1f}", within=PERCENT),
         # On the scale of misses: 96.5% satisfied is 3.5% missed, printed to two digits.
         ratio_claim("at 2000 flows/s RCPdc can only satisfy 96.5% of flow deadlines (misses 3.5%)", 3.5,
-                    100 * (1 - rcpdc_2000), "% missed", tolerance=PRINTED,
+                    100 * (1 - rcpdc_2000), "% missed", tolerance=PRINTED, within=PERCENT,
                     why="RCPdc meets fewer deadlines than the paper's under our deadline distribution (Figure 9's "
                         "report)"),
-        condition_claim("long flows do not suffer with D3", "D3 long flows ~ RCPdc's",
-                        ", ".join(f"{int(r)}/s {at[('d3', r)]['long_flow_mbps']:.0f} "
-                                  f"vs {at[('rcpdc', r)]['long_flow_mbps']:.0f}"
-                                  for (v, r) in sorted(at) if v == "d3"),
+        condition_claim("\"long flows do not suffer with D3\" (Figure 14(b): the average throughput of each long "
+                        "flow, against RCPdc's)", "D3 long flows ~ RCPdc's",
+                        Text(lambda f: ", ".join(f"{r:g}/s {f[f'd3 {r:g}']:.0f} vs {f[f'rcpdc {r:g}']:.0f}"
+                                                 for r in rates),
+                             {f"{v} {r:g}": at[(v, r)]["long_flow_mbps"] for v in ("d3", "rcpdc") for r in rates}),
                         long_ok, "every rate: D3's long-flow throughput >= 90% of RCPdc's",
                         values={f"{v} long-flow Mbps at {r:g}/s": at[(v, r)]["long_flow_mbps"]
                                 for (v, r) in sorted(at) if v in ("d3", "rcpdc")},
                         why="nearer the collapse D3 gives the long flows less than RCPdc does, because deadline "
                             "flows take precedence"),
-        ratio_claim(f"at very low load TCP's median completion time is 50% higher than D3's ({int(low)} flows/s)",
-                    1.5, tcp_med / d3_med, "x", tolerance=PRINTED,
-                    why=f"the standing queue of our TCP long flows (Table 1's report) makes TCP's median "
-                        f"{tcp_med / d3_med:.1f} times D3's ({tcp_med:.1f} against {d3_med:.1f} ms)"),
+        ratio_claim(f"at very low load TCP's median completion time is 50% higher than D3's ({int(low)} flows/s; "
+                    "\"At very low load, ... TCP's median flow completion time is 50% higher than D3\")",
+                    1.5, tcp_med / d3_med, "x", tolerance=PRINTED, within=NON_NEGATIVE,
+                    why=Text(lambda f: f"the standing queue of our TCP long flows (Table 1's report) makes TCP's "
+                                       f"median {f['ratio']:.1f} times D3's ({f['tcp']:.1f} against {f['d3']:.1f} ms)",
+                             {"ratio": tcp_med / d3_med, "tcp": tcp_med, "d3": d3_med})),
     ]
     notes = "The same runs as Table 1."
     return Outcome(claims=claims, tables={"figure14": table(rows)}, figure=fig, notes=notes)
@@ -857,24 +980,36 @@ def figure14(ctx: Context) -> Outcome:
 def figure15(ctx: Context) -> Outcome:
     cells, arrivals = _benchmark(ctx)
     rows = [r for r in _benchmark_rows(cells) if r["variant"] in ("d3", "d3-quench")]
-    fig = line_figure({BENCHMARK_LABELS[v]: {r["rate_per_s"]: r["app_throughput"] for r in rows if r["variant"] == v}
-                       for v in ("d3", "d3-quench")},
-                      xlabel="response arrivals (flows/s)", ylabel="application throughput (%)",
-                      title="D3 Figure 15: flow quenching past the collapse", ylim=(0, 101))
+    fig = line_plot({BENCHMARK_LABELS[v]: {r["rate_per_s"]: r["app_throughput"] for r in rows if r["variant"] == v}
+                     for v in ("d3", "d3-quench")},
+                    xlabel="response arrivals (flows/s)", ylabel="application throughput (%)",
+                    title="D3 Figure 15: flow quenching past the collapse", ylim=(0, 101))
     plain = {r["rate_per_s"]: r["app_throughput"] for r in rows if r["variant"] == "d3"}
     quench = {r["rate_per_s"]: r["app_throughput"] for r in rows if r["variant"] == "d3-quench"}
     collapse = next((r for r in sorted(plain) if plain[r] < 0.5), None)
     past = [r for r in sorted(plain) if collapse is not None and r >= collapse]
     last_ok = max((r for r in sorted(plain) if collapse is None or r < collapse), default=0.0)
+    def why_collapse(f: Mapping[str, float]) -> str:
+        if "collapse" not in f:
+            return f"no collapse in the measured range (D3 keeps {f['kept']:.1f}% at {f['last']:.0f} flows/s)"
+        return (f"our D3 keeps {f['kept']:.1f}% at {f['last']:.0f} flows/s and collapses only at {f['collapse']:.0f}: "
+                "it copes with more load than the paper's throughout (Table 1's report)")
+
     claims = [
-        ratio_claim("beyond 2500 flows/s D3 cannot cope with the network load and application throughput drops "
-                    "drastically (first rate below 50%)", 2500, collapse or 0, " flows/s", tolerance=PRINTED,
-                    fmt="{:.4g}",
-                    why="no collapse in the measured range" if collapse is None else
-                    f"our D3 keeps {100 * plain[last_ok]:.1f}% at {last_ok:g} flows/s and collapses only at "
-                    f"{collapse:g}: it copes with more load than the paper's throughout (Table 1's report)"),
-        condition_claim("flow quenching leads to a smoother decline at extreme loads", "quenching above plain D3",
-                        ", ".join(f"{int(r)}/s {plain[r]:.0%} -> {quench[r]:.0%}" for r in past) or "no collapse",
+        # "Beyond 2500 flows/s" it cannot cope: up to 2500 it does. Ours is the last rate before
+        # the first below 50% (the drastic drop), which the paper puts at 2500.
+        ratio_claim("\"Beyond 2500 flows/s, D3 cannot cope with the network load ... the application throughput drops "
+                    "drastically\" (ours: the last rate before application throughput first falls below 50%)", 2500,
+                    last_ok, " flows/s", tolerance=PRINTED, fmt="{:.4g}", within=NON_NEGATIVE,
+                    why=Text(why_collapse, {"last": last_ok, "kept": 100 * plain.get(last_ok, 0.0),
+                                            **({} if collapse is None else {"collapse": collapse})})),
+        condition_claim("\"Flow quenching leads to a smoother decline in performance at extreme loads\"",
+                        "quenching above plain D3",
+                        Text(lambda f: ", ".join(f"{r:g}/s {f[f'plain {r:g}']:.0f}% -> {f[f'quench {r:g}']:.0f}%"
+                                                 for r in sorted(plain) if f"past {r:g}" in f) or "no collapse",
+                             {**{f"plain {r:g}": 100 * plain[r] for r in plain},
+                              **{f"quench {r:g}": 100 * quench[r] for r in quench},
+                              **{f"past {r:g}": 1.0 for r in past}}),
                         bool(past) and all(quench[r] > plain[r] for r in past),
                         "with quenching, application throughput higher at every rate from the collapse on",
                         exercised=bool(past), premise="plain D3 never fell below 50% in the measured range",

@@ -14,7 +14,13 @@ the spread of our runs across seeds), and the report prints the reason.
 A number measured over several seeds is an `Estimate`: its mean decides the verdict, and its 95%
 confidence interval is printed beside it; when the interval reaches across the rule's edge (the
 verdict would flip within the interval), the claim says so (`straddles`), so that a verdict
-resting on noise is visible as such.
+resting on noise is visible as such. The interval is Student's t over the seeds, cut to the range
+the quantity can take (`within`: a share stays in [0, 100]%; see `Estimate.of`).
+
+Words that quote measured numbers (an explanation, a premise, the `ours` of a condition) are a
+`Text`: the numbers it quotes (its facts) and a function that writes the words from them. Over
+seeds it is written once more from the mean of each fact, so that an explanation quotes the same
+statistic as the verdict beside it.
 
 A reproduction runs once per seed (`core.Reproduction.seeds`); each run states its claims with the
 builders below on that seed's numbers, and `over_seeds` joins the runs' claims into one: each
@@ -61,6 +67,15 @@ READ_OFF_FIGURE = Tolerance(1.5, "a value read off a plotted curve, whose axes r
 ROUGH = Tolerance(2.0, "the paper states it as a rough magnitude ('about', 'roughly', 'an order of')")
 """A number the paper gives as a rough magnitude."""
 
+Range = Tuple[float, float]
+"""The values a quantity can take, [low, high]: its confidence interval never leaves them."""
+PERCENT = (0.0, 100.0)
+"""A share in percent (missed deadlines, application throughput)."""
+FRACTION = (0.0, 1.0)
+"""A share as a fraction."""
+NON_NEGATIVE = (0.0, math.inf)
+"""A count, a rate, a completion time, a ratio of two of them."""
+
 # Two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom; beyond 30, the normal's.
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
          2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
@@ -82,7 +97,7 @@ def half_width(values: Sequence[float]) -> float:
 @dataclass(frozen=True)
 class Estimate:
     """A number measured once per seed: the mean, and the 95% confidence interval of the mean
-    (Student's t over the seeds; no interval from a single seed)."""
+    (Student's t over the seeds, cut to the quantity's range; no interval from a single seed)."""
 
     mean: float
     low: float
@@ -92,17 +107,50 @@ class Estimate:
     """The values it was computed from, one per seed (empty when it was written down directly)."""
 
     @classmethod
-    def of(cls, values: Sequence[float]) -> "Estimate":
-        """The estimate from one value per seed."""
+    def of(cls, values: Sequence[float], within: Optional[Range] = None) -> "Estimate":
+        """The estimate from one value per seed. `within` is the range the quantity can take
+        (`PERCENT` for a share in percent): the interval is Student's t cut to it.
+
+        Why cut, rather than another interval: the seeds are the independent replicates (the
+        flows of one run are not: a burst's flows miss together), so the interval is over the
+        seeds' values, and with three to five of them Student's t is the standard choice. Its
+        interval is symmetric and may reach past a bound (a share of 0.4% from seeds 0, 0 and
+        1.2 gives -1.3 to 2.1%). The true mean lies inside the range, so wherever the t
+        interval covers it, the cut interval does too: cutting keeps the 95% coverage and only
+        drops values the quantity cannot take. A t interval on the logit scale would also stay
+        inside, but cannot take a seed at exactly 0 or 100% (every seed of many of our claims:
+        nothing missed), and Wilson's or Clopper-Pearson's intervals treat flows as independent
+        trials, which they are not."""
         n = len(values)
         if n == 0:
             raise ValueError("an estimate needs at least one value")
         mean = math.fsum(values) / n
         kept = tuple(float(v) for v in values)
+        if within is not None:
+            low, high = within
+            outside = [v for v in kept if not low <= v <= high]
+            if outside:
+                raise ValueError(f"{outside[0]:g} lies outside the range [{low:g}, {high:g}] of its quantity")
+            # fsum of values inside the range may round a hair past it.
+            mean = min(max(mean, low), high)
         if n == 1:
             return cls(mean, mean, mean, 1, kept)
         half = half_width(values)
-        return cls(mean, mean - half, mean + half, n, kept)
+        lo, hi = mean - half, mean + half
+        if within is not None:
+            lo, hi = max(lo, within[0]), min(hi, within[1])
+        return cls(mean, lo, hi, n, kept)
+
+    def cut(self, within: Range) -> "Estimate":
+        """The same estimate with its interval cut to `within` (see `of`)."""
+        return replace(self, low=max(self.low, within[0]), high=min(self.high, within[1]))
+
+    def __format__(self, spec: str) -> str:
+        """The mean, formatted: what a `Text` quotes of a fact over seeds."""
+        return format(self.mean, spec)
+
+    def __float__(self) -> float:
+        return self.mean
 
     def format(self, fmt: str = "{:.3g}", unit: str = "") -> str:
         """`4.2 (95% CI 3.9 to 4.5, 5 seeds)`, or the mean alone from one seed."""
@@ -133,6 +181,48 @@ def _values(x: Number) -> List[float]:
     if isinstance(x, Estimate):
         return list(x.values) if x.values else [x.mean]
     return [float(x)]
+
+
+@dataclass(frozen=True)
+class Text:
+    """Words that quote measured numbers: `facts`, each a number measured on one seed's runs,
+    and `write`, which writes the words from them. The claim builders take a `Text` wherever
+    they take an explanation, a premise, or the `ours` of a condition; `over_seeds` writes it
+    again from the mean of each fact over the seeds, so that the words quote the statistic the
+    verdict used. `write` must depend on the facts alone (and on constants): a text that quotes
+    a number not among its facts would quote one seed's, and `over_seeds` refuses it."""
+
+    write: Callable[[Mapping[str, float]], str]
+    facts: Mapping[str, float] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.write(self.facts)
+
+
+Words = Union[str, Text]
+"""Plain words, or words that quote measured numbers."""
+
+
+def _said(words: Words) -> str:
+    return str(words)
+
+
+def _joined_text(texts: Sequence[Words]) -> Words:
+    """The first of the same text from several seeds, written from the mean of each fact over
+    the seeds that have it. Refuses a text that quotes more than its facts."""
+    first = texts[0]
+    if not isinstance(first, Text):
+        return first
+    facts: Dict[str, List[float]] = {}
+    for t in texts:
+        if not isinstance(t, Text):
+            raise ValueError(f"a text quotes measured numbers in one seed and not in another: {first}")
+        if first.write(t.facts) != t.write(t.facts):
+            raise ValueError(f"a text quotes numbers that are not among its facts (it differs between seeds "
+                             f"on the same facts): {t}")
+        for k, v in t.facts.items():
+            facts.setdefault(k, []).append(float(v))
+    return Text(first.write, {k: math.fsum(vs) / len(vs) for k, vs in facts.items()})
 
 
 @dataclass(frozen=True)
@@ -179,14 +269,22 @@ class Claim:
         return out
 
 
-def _claim(claim: str, paper: str, ours: str, ok: bool, rule: str, why: str, *, exercised: bool, premise: str,
-           tolerance: Optional[Tolerance] = None, straddles: bool = False) -> Claim:
+def _claim(claim: str, paper: str, ours: Words, ok: bool, rule: str, why: Words, *, exercised: bool,
+           premise: Words, tolerance: Optional[Tolerance] = None, straddles: bool = False) -> Claim:
     if not exercised:
-        if not premise:
+        if not _said(premise):
             raise ValueError(f"a claim not exercised must say which premise did not occur: {claim!r}")
-        return Claim(claim, paper, ours, NOT_EXERCISED, rule, premise, tolerance.reason if tolerance else "", False)
-    return Claim(claim, paper, ours, MATCHES if ok else DEVIATES, rule, "" if ok else why,
+        return Claim(claim, paper, _said(ours), NOT_EXERCISED, rule, _said(premise),
+                     tolerance.reason if tolerance else "", False)
+    return Claim(claim, paper, _said(ours), MATCHES if ok else DEVIATES, rule, "" if ok else _said(why),
                  tolerance.reason if tolerance else "", straddles)
+
+
+def _inside(ours: Number, within: Optional[Range]) -> None:
+    """Refuses a measured number outside the range its claim says it can take (a fraction given
+    where a percentage is meant)."""
+    if within is not None and not within[0] <= _mean(ours) <= within[1]:
+        raise ValueError(f"{_mean(ours):g} lies outside the range [{within[0]:g}, {within[1]:g}] of its quantity")
 
 
 def _straddles(low: float, high: float, ours: Number) -> bool:
@@ -196,11 +294,14 @@ def _straddles(low: float, high: float, ours: Number) -> bool:
     return (a < low <= b) or (a <= high < b)
 
 
-def ratio_claim(claim: str, paper: float, ours: Number, unit: str = "", *, tolerance: Tolerance, why: str = "",
-                exercised: bool = True, premise: str = "", fmt: str = "{:.3g}") -> Claim:
+def ratio_claim(claim: str, paper: float, ours: Number, unit: str = "", *, tolerance: Tolerance, why: Words = "",
+                exercised: bool = True, premise: Words = "", fmt: str = "{:.3g}",
+                within: Optional[Range] = None) -> Claim:
     """A claim about a magnitude: matches when ours is within `tolerance.factor` of the paper's
-    number either way (both positive)."""
+    number either way (both positive). `within`: the range ours can take (its interval over
+    seeds stays inside; `PERCENT` for a share)."""
     recipe = Recipe(ratio_claim, dict(locals()))
+    _inside(ours, within)
     low, high = paper / tolerance.factor, paper * tolerance.factor
     mean = _mean(ours)
     ok = paper > 0 and mean > 0 and low <= mean <= high
@@ -211,12 +312,13 @@ def ratio_claim(claim: str, paper: float, ours: Number, unit: str = "", *, toler
                             premise=premise, tolerance=tolerance, straddles=straddles), recipe, {"ours": ours})
 
 
-def range_claim(claim: str, low: float, high: float, ours: Number, unit: str = "", *, why: str = "",
-                exercised: bool = True, premise: str = "", fmt: str = "{:.3g}",
-                tolerance: Optional[Tolerance] = None) -> Claim:
+def range_claim(claim: str, low: float, high: float, ours: Number, unit: str = "", *, why: Words = "",
+                exercised: bool = True, premise: Words = "", fmt: str = "{:.3g}",
+                tolerance: Optional[Tolerance] = None, within: Optional[Range] = None) -> Claim:
     """A claim of a range ("3-5x", "between 20 and 30 senders"): matches when ours lies in
     [low, high], both ends checked; a `tolerance` (with its reason) widens both ends by its factor."""
     recipe = Recipe(range_claim, dict(locals()))
+    _inside(ours, within)
     if not low <= high:
         raise ValueError(f"a range needs low <= high, not {low} > {high}")
     factor = tolerance.factor if tolerance else 1.0
@@ -233,12 +335,13 @@ def range_claim(claim: str, low: float, high: float, ours: Number, unit: str = "
 
 
 def bound_claim(claim: str, paper: str, ours: Number, *, at_most: Optional[float] = None,
-                at_least: Optional[float] = None, unit: str = "", why: str = "", exercised: bool = True,
-                premise: str = "", fmt: str = "{:.3g}") -> Claim:
+                at_least: Optional[float] = None, unit: str = "", why: Words = "", exercised: bool = True,
+                premise: Words = "", fmt: str = "{:.3g}", within: Optional[Range] = None) -> Claim:
     """A claim the paper makes one-sided itself ("under 7%", "at least 99%"): matches when ours
     is at most `at_most` / at least `at_least`. Use it only where the paper's words are a bound;
     a number the paper reports is a `ratio_claim` or `range_claim`, both sides checked."""
     recipe = Recipe(bound_claim, dict(locals()))
+    _inside(ours, within)
     if (at_most is None) == (at_least is None):
         raise ValueError("give exactly one of at_most and at_least")
     mean = _mean(ours)
@@ -262,10 +365,13 @@ def _overlap(x: Number, y: Number) -> bool:
 
 
 def order_claim(claim: str, paper: str, values: Mapping[str, Number], order: Sequence[str], fmt: str = "{:.3g}",
-                why: str = "", *, exercised: bool = True, premise: str = "") -> Claim:
+                why: Words = "", *, exercised: bool = True, premise: Words = "",
+                within: Optional[Range] = None) -> Claim:
     """A claim that schemes rank in `order` (strictly increasing values): matches when our means
     do; straddles when two neighbours' intervals overlap (the order could be noise)."""
     recipe = Recipe(order_claim, dict(locals()))
+    for v in values.values():
+        _inside(v, within)
     ours = ", ".join(f"{name} {_format(values[name], fmt, '')}" for name in order)
     ok = all(_mean(values[a]) < _mean(values[b]) for a, b in zip(order, order[1:]))
     straddles = any(_overlap(values[a], values[b]) for a, b in zip(order, order[1:]))
@@ -274,8 +380,8 @@ def order_claim(claim: str, paper: str, values: Mapping[str, Number], order: Seq
                      {name: values[name] for name in order})
 
 
-def condition_claim(claim: str, paper: str, ours: str, ok: bool, rule: str, why: str = "", *,
-                    exercised: bool = True, premise: str = "", straddles: bool = False,
+def condition_claim(claim: str, paper: str, ours: Words, ok: bool, rule: str, why: Words = "", *,
+                    exercised: bool = True, premise: Words = "", straddles: bool = False,
                     values: Optional[Mapping[str, Optional[Number]]] = None) -> Claim:
     """A claim checked by a condition stated in `rule` (for what the shapes above cannot say).
     `values` names the numbers the condition was computed from, kept with the claim so that
@@ -287,7 +393,7 @@ def condition_claim(claim: str, paper: str, ours: str, ok: bool, rule: str, why:
                      {"holds": 1.0 if ok else 0.0, **{k: v for k, v in (values or {}).items() if v is not None}})
 
 
-def every(claim: str, paper: str, parts: Mapping[object, Claim], why: str = "", tolerance: str = "") -> Claim:
+def every(claim: str, paper: str, parts: Mapping[object, Claim], why: Words = "", tolerance: str = "") -> Claim:
     """A claim the paper makes for every setting at once ("for all scenarios"), from each
     setting's own claim under one rule: a match only when every exercised setting matches. It
     straddles when the noise could flip it: a match with any setting straddling, a deviation with
@@ -311,7 +417,7 @@ def every(claim: str, paper: str, parts: Mapping[object, Claim], why: str = "", 
     rule = "each: " + first.rule
     if len(exercised) < len(parts):
         rule += f" ({len(parts) - len(exercised)} of {len(parts)} settings not exercised)"
-    return Claim(claim, paper, ours, MATCHES if ok else DEVIATES, rule, "" if ok else why,
+    return Claim(claim, paper, ours, MATCHES if ok else DEVIATES, rule, "" if ok else _said(why),
                  tolerance or first.tolerance, straddles, numbers, recipe)
 
 
@@ -326,8 +432,9 @@ def over_seeds(per_seed: Sequence[Claim]) -> Claim:
 
     A claim's premise may occur in some seeds and not in others: the claim counts as exercised
     when it occurred in at least half of them, and its numbers are then estimated over those
-    seeds alone (`ours` says how many). Texts (the claim, explanations, premises) are the first
-    seed's."""
+    seeds alone (`ours` says how many). The claim's words are the first seed's; a `Text` (an
+    explanation, a premise, a condition's `ours`) is written from the mean of each of its facts
+    over the seeds the verdict used."""
     if not per_seed:
         raise ValueError("over_seeds needs the claim of at least one seed")
     first = per_seed[0]
@@ -341,11 +448,12 @@ def over_seeds(per_seed: Sequence[Claim]) -> Claim:
         if any(list(_arguments(c)["parts"]) != keys for c in per_seed):
             raise ValueError(f"the claim {first.claim!r} has different settings in different seeds")
         parts = {k: over_seeds([_arguments(c)["parts"][k] for c in per_seed]) for k in keys}
-        return every(**{**recipe.arguments, "parts": parts})
+        return every(**{**recipe.arguments, "parts": parts,
+                        "why": _joined_text([_arguments(c)["why"] for c in per_seed])})
     n = len(per_seed)
     exercised = [c for c in per_seed if c.verdict != NOT_EXERCISED]
     if 2 * len(exercised) < n:
-        premise = next(_arguments(c)["premise"] for c in per_seed if c.verdict == NOT_EXERCISED)
+        premise = _said(_joined_text([_arguments(c)["premise"] for c in per_seed if c.verdict == NOT_EXERCISED]))
         arguments = {**_joined(recipe, per_seed), "exercised": False,
                      "premise": f"{premise} (in {n - len(exercised)} of {n} seeds)"}
         return recipe.build(**arguments)
@@ -353,7 +461,7 @@ def over_seeds(per_seed: Sequence[Claim]) -> Claim:
     if recipe.build is condition_claim:
         holds = sum(c.verdict == MATCHES for c in exercised)
         arguments.update(ok=2 * holds > len(exercised), straddles=0 < holds < len(exercised),
-                         ours=f"{first.ours}; holds in {holds} of {len(exercised)} seeds")
+                         ours=f"{_said(arguments['ours'])}; holds in {holds} of {len(exercised)} seeds")
     claim = recipe.build(**arguments)
     if recipe.build is condition_claim:
         claim = replace(claim, numbers={**claim.numbers,
@@ -369,10 +477,15 @@ def _arguments(claim: Claim) -> Mapping[str, Any]:
 
 
 def _joined(recipe: Recipe, claims: Sequence[Claim]) -> Dict[str, Any]:
-    """The first claim's arguments with each number replaced by its estimate over `claims`."""
+    """The first claim's arguments with each number replaced by its estimate over `claims`, and
+    each `Text` written from the means of its facts."""
     arguments = dict(recipe.arguments)
+    for name in ("why", "premise", "ours"):
+        if isinstance(arguments.get(name), Text):
+            arguments[name] = _joined_text([_arguments(c)[name] for c in claims])
+    within = arguments.get("within")
     if recipe.build is order_claim:
-        arguments["values"] = {k: Estimate.of([_mean(_arguments(c)["values"][k]) for c in claims])
+        arguments["values"] = {k: Estimate.of([_mean(_arguments(c)["values"][k]) for c in claims], within)
                                for k in recipe.arguments["values"]}
     elif recipe.build is condition_claim:
         joined: Dict[str, Estimate] = {}
@@ -382,7 +495,7 @@ def _joined(recipe: Recipe, claims: Sequence[Claim]) -> Dict[str, Any]:
                 joined[k] = Estimate.of(found)
         arguments["values"] = joined
     else:
-        arguments["ours"] = Estimate.of([_mean(_arguments(c)["ours"]) for c in claims])
+        arguments["ours"] = Estimate.of([_mean(_arguments(c)["ours"]) for c in claims], within)
     return arguments
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Sequence
 
-from incast.reproduce.verdict import Estimate
+from incast.reproduce.verdict import FRACTION, Estimate, Range
 
 
 def number(e: Optional[Estimate], spec: str = "{:.1f}", *, scale: float = 1.0, unit: str = "",
@@ -33,9 +33,13 @@ def _unsigned_zero(text: str) -> str:
     return text[1:] if text.startswith("-") and not any(c in "123456789" for c in text) else text
 
 
-def percent(e: Optional[Estimate], digits: int = 1, zero: Optional[str] = None) -> str:
-    """A share in [0, 1] as a percentage, `95.5%`."""
-    return number(e, f"{{:.{digits}f}}", scale=100, unit="%", zero=zero)
+def percent(e: Optional[Estimate], digits: int = 1, zero: Optional[str] = None, *,
+            within: Optional[Range] = FRACTION) -> str:
+    """A fraction as a percentage, `95.5%`, its interval kept inside the range the quantity can
+    take (`verdict.Estimate.of` says why): by default a share, in [0, 1]; `NON_NEGATIVE` for a
+    ratio that may pass 100% (an overshoot), None for one that may be negative too."""
+    cut = e.cut(within) if e is not None and within is not None else e
+    return number(cut, f"{{:.{digits}f}}", scale=100, unit="%", zero=zero)
 
 
 def span(values: Iterable[float], spec: str = "{:.1f}", unit: str = "") -> str:

@@ -20,7 +20,7 @@ from incast.reproduce.docs.cells import number, percent
 from incast.reproduce.docs.committed import Reproductions
 from incast.reproduce.docs.seeds import SeedMeans, per_seed, seed_means
 from incast.reproduce.docs.summary import tally_of
-from incast.reproduce.verdict import Estimate
+from incast.reproduce.verdict import NON_NEGATIVE, Estimate
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -228,7 +228,7 @@ def fig12_p99(r: Reproductions) -> str:
     """Inline: the largest 99th percentile of latency over deadline."""
     t = r.table("d2tcp-fig12", "figure12")
     top = per_seed(t, lambda rows: {"p99": max(v for v in rows["p99"].to_pylist() if v is not None)})
-    return f"p99 at most {percent(top['p99'], 0)} of it"
+    return f"p99 at most {percent(top['p99'], 0, within=NON_NEGATIVE)} of it"
 
 
 TABLE1_FANS = (20, 25, 30, 35, 40)
@@ -629,7 +629,32 @@ def load_verdict(r: Reproductions) -> str:
     return verdict_text(r.claim("d2tcp-load", "D2TCP misses far fewer deadlines than DCTCP"))
 
 
+def _seeds(r: Reproductions, rid: str) -> int:
+    seeds = r.report(rid).get("seeds")
+    return len(seeds) if isinstance(seeds, list) else 1
+
+
+def seeds_d2tcp(r: Reproductions) -> str:
+    """Inline: how many seeds the D2TCP reproductions ran on, and which ran on another number."""
+    ids = [rid for rid in r.ids() if rid.startswith("d2tcp-") and rid != "d2tcp-map"]
+    count = _seeds(r, "d2tcp-fig10")
+    odd = [rid for rid in ids if _seeds(r, rid) != count]
+    if not odd:
+        return f"{count} seeds"
+    ns3 = [rid for rid in odd if rid.startswith("d2tcp-ns3-")]
+    names = [f"`{rid}`" for rid in odd if rid not in ns3] + (["the ns-3 variant"] if ns3 else [])
+    counts = " or ".join(str(n) for n in sorted({_seeds(r, rid) for rid in odd}))
+    return f"{count} seeds ({cells.listing(names)} on {counts})"
+
+
+def seeds_ns3(r: Reproductions) -> str:
+    """Inline: the seeds of the ns-3 variant."""
+    return f"{_seeds(r, 'd2tcp-ns3-fig10')} seeds"
+
+
 RENDERERS: Dict[str, Renderer] = {
+    "d2tcp-seeds": seeds_d2tcp,
+    "d2tcp-ns3-seeds": seeds_ns3,
     "d2tcp-headline": headline,
     "d2tcp-fig7-missed": fig7_missed,
     "d2tcp-fig7-reduction": fig7_reduction,

@@ -1,6 +1,6 @@
 """Quick checks of D3's headline numbers (D3 Sections 6.1.1 and 6.2) against this simulator.
 
-Run with `python -m incast.experiments.d3_checks`. Each check prints the paper's number as printed
+Run with `python -m incast.reproduce.d3_checks`. Each check prints the paper's number as printed
 and ours, on the paper's settings as far as the text gives them (d3-testbed or a single switch,
 1 Gbps, 128 KB router buffers, exponential deadlines). These are checks, not the full
 reproductions (those sweep 200 runs per point; see the reproduction harness): a few seeds,

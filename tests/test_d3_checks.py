@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from incast.experiments import d3_checks
+from incast.reproduce import d3_checks
 from incast.reproduce.d3 import senders_supported
 
 
