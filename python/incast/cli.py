@@ -16,7 +16,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, List, NoReturn, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, NoReturn, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:
     from incast.api import Summary
@@ -139,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="reduced version (fewer seeds and points), as CI runs it")
     add_jobs_option(p, "simulations run at a time")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run the simulations on this Dask scheduler, or 'local'")
+    p.add_argument("--d3", action="append", type=d3_setting, default=[], metavar="KEY=VALUE",
+                   help="set a [d3] key in every simulation, e.g. variant=repaired (repeatable; docs/reproduce.md)")
     p.add_argument("--quiet", action="store_true", help="no progress bar, print nothing on success")
 
     p = sub.add_parser("report", help="gather the reproductions under DIR into DIR/report.html")
@@ -318,6 +320,24 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def d3_setting(text: str) -> Tuple[str, Any]:
+    """`--d3 KEY=VALUE`: the key and its value, typed as a scenario file would write it (true and
+    false, numbers, otherwise the text); the engine checks both when the sweep is built."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE (e.g. variant=repaired)")
+    raw = value.strip()
+    typed: Any
+    if raw in ("true", "false"):
+        typed = raw == "true"
+    else:
+        try:
+            typed = float(raw) if any(c in raw for c in ".eE") else int(raw)
+        except ValueError:
+            typed = raw
+    return key.strip(), typed
+
+
 def toml_value(value: Any) -> str:
     """A value as a scenario file would write it (TOML)."""
     if value is None:
@@ -456,7 +476,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         started = time.monotonic()
         try:
             outcome = run_reproduction(rid, out, quick=args.quick, jobs=args.jobs, scheduler=args.scheduler,
-                                       progress=show)
+                                       progress=show, d3=dict(args.d3))
         except SweepError as e:
             if e.key in ("out", "scheduler"):
                 raise CliError(f"--{e.key} {getattr(args, e.key)!r}: {e.message}") from None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from incast.reproduce import (
     d2tcp,
@@ -26,6 +26,7 @@ from incast.reproduce import (
     d2tcp_sensitivity,
     d2tcp_testbed,
     d3,
+    d3_benchmark,
     d3_sustained,
     rcpdc_ps,
 )
@@ -33,7 +34,7 @@ from incast.reproduce.core import Context, Outcome, Reproduction, run_over_seeds
 from incast.reproduce.verdict import Claim
 
 REPRODUCTIONS: Dict[str, Reproduction] = {
-    r.id: r for r in (*d3.REPRODUCTIONS, *rcpdc_ps.REPRODUCTIONS, *d3_sustained.REPRODUCTIONS,
+    r.id: r for r in (*d3.REPRODUCTIONS, *d3_benchmark.REPRODUCTIONS, *rcpdc_ps.REPRODUCTIONS, *d3_sustained.REPRODUCTIONS,
                       *d2tcp_testbed.REPRODUCTIONS,
                       *d2tcp_scheduling.REPRODUCTIONS, *d2tcp.REPRODUCTIONS,
                       *d2tcp_load.REPRODUCTIONS, *d2tcp_sensitivity.REPRODUCTIONS, *d2tcp.NS3_REPRODUCTIONS,
@@ -54,14 +55,16 @@ def run_reproduction(
     jobs: Optional[int] = None,
     scheduler: Optional[str] = None,
     progress: bool = False,
+    d3: Optional[Mapping[str, Any]] = None,
 ) -> Outcome:
-    """Runs reproduction `id` into `out/id` (sweeps cached in `out/runs`) and writes its files."""
+    """Runs reproduction `id` into `out/id` (sweeps cached in `out/runs`) and writes its files.
+    `d3` sets `[d3]` keys in every simulation (`Context.d3`)."""
     try:
         reproduction = REPRODUCTIONS[id]
     except KeyError:
         raise ValueError(f"unknown reproduction {id!r}; `incast reproduce --list` names them") from None
     ctx = Context(out=Path(out) / id, runs=Path(out) / "runs", quick=quick, jobs=jobs, scheduler=scheduler,
-                  progress=progress)
+                  progress=progress, d3=dict(d3 or {}))
     started = time.monotonic()
     outcome = run_over_seeds(reproduction, ctx)
     write_outcome(reproduction, outcome, ctx, time.monotonic() - started, reproduction.seed_list(quick))

@@ -122,6 +122,10 @@ class Context:
     simulations_cached: int = 0
     """Simulations it took from the cache (run before, by it or by another reproduction): a wall
     time is a cold one only when this is 0."""
+    d3: Mapping[str, Any] = field(default_factory=dict)
+    """`[d3]` keys set in every simulation of the reproduction, over its own (`incast reproduce
+    --d3 variant=repaired`): the same figure under another D3. A key the reproduction varies itself
+    is an error (`d3_overridden`)."""
 
     def sweep(self, name: str, scenario: Mapping[str, Any], *, grid: Optional[Mapping[str, Sequence[Any]]] = None,
               zips: Sequence[Mapping[str, Sequence[Any]]] = (),
@@ -135,6 +139,7 @@ class Context:
 
         if seeds is None:
             seeds = [self.seed] if self.seed is not None else 1
+        scenario = d3_overridden(scenario, self.d3, [*(grid or {}), *(k for group in zips for k in group)])
         vary: Dict[str, Any] = {}
         if grid:
             vary["grid"] = {k: list(v) for k, v in grid.items()}
@@ -154,6 +159,20 @@ class Context:
         self.simulations_run += result.ran
         self.simulations_cached += result.cached
         return result
+
+
+def d3_overridden(scenario: Mapping[str, Any], d3: Mapping[str, Any], varied: Sequence[str]) -> Mapping[str, Any]:
+    """`scenario` with the `d3` keys set in its `[d3]` table; a `SweepError` naming the key when
+    the sweep varies it itself (the reproduction compares its values: an override would be
+    silently undone at every point)."""
+    from incast.sweep import SweepError
+
+    if not d3:
+        return scenario
+    for key in d3:
+        if f"d3.{key}" in varied:
+            raise SweepError(f"--d3 {key}", "this reproduction varies d3." + key + " itself; it cannot be set")
+    return {**scenario, "d3": {**scenario.get("d3", {}), **d3}}
 
 
 _SWEEPS: Dict[str, "Sweep"] = {}
@@ -231,6 +250,7 @@ def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wa
         "wall_s": round(wall_s, 1),
         "simulations": {"run": ctx.simulations_run, "cached": ctx.simulations_cached},
         "seeds": list(seeds) if seeds else None,
+        "d3": dict(ctx.d3),
         "notes": outcome.notes,
         "claims": [c.report() for c in outcome.claims],
         "tables": sorted(outcome.tables),
@@ -247,14 +267,20 @@ def write_outcome(reproduction: Reproduction, outcome: Outcome, ctx: Context, wa
 def markdown(report: Mapping[str, Any]) -> str:
     """The report of one reproduction as markdown."""
     mode = run_mode(report)
+    d3 = report.get("d3") or {}
+    options = "".join(f" --d3 {k}={_option_value(v)}" for k, v in d3.items())
     lines = [
         f"# {report['paper']} {report['title']}",
         "",
-        f"`incast reproduce {report['id']}`: {mode}, {wall_time(report)}.",
+        f"`incast reproduce {report['id']}{options}`: {mode}, {wall_time(report)}.",
         "",
         "![figure](figure.png)",
         "",
     ]
+    if d3:
+        lines += ["Every D3 and RCPdc simulation of this run had " + ", ".join(
+            f"`{k} = {_option_value(v)}`" for k, v in d3.items()) + " in its `[d3]` table (docs/scenario.md, "
+            "`[d3]`), over the reproduction's own settings.", ""]
     if report["notes"]:
         lines += [report["notes"].strip(), ""]
     lines += [f"{Tally.of(report['claims'])}.", ""]
@@ -270,6 +296,13 @@ def markdown(report: Mapping[str, Any]) -> str:
             lines += [f"- *{c['claim']}*: {c['why'] or missing}" for c in claims]
     lines += ["", "Data: " + ", ".join(f"`{t}.parquet`" for t in report["tables"]) + "."]
     return "\n".join(lines) + "\n"
+
+
+def _option_value(value: Any) -> str:
+    """A `[d3]` value as `--d3 key=value` writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def run_mode(report: Mapping[str, Any]) -> str:

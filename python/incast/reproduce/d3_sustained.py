@@ -25,9 +25,10 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
-from incast.experiments.d3_checks import DEADLINE_FLOOR, STACK
-from incast.reproduce.core import Context, Outcome, Reproduction, pyplot, table
-from incast.reproduce.verdict import Estimate, bound_claim, every
+from incast.reproduce.core import Context, Outcome, Reproduction, table
+from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
+from incast.reproduce.figures import Line, Panel, Plot, Series
+from incast.reproduce.verdict import PERCENT, Estimate, bound_claim, every
 
 LINK_BYTES_PER_S = 125e6
 MEAN_SIZE = 100_000
@@ -120,35 +121,21 @@ def d3_sustained(ctx: Context) -> Outcome:
     for r in rows:
         r["stalled_at_s"] = stalled_at(r["completions_per_s"][:-1], r["load"] * LINK_BYTES_PER_S / MEAN_SIZE)
         cells.setdefault((r["scheme"], r["variant"], r["load"]), []).append(r)
-    share = {k: Estimate.of([100 * r["delivered_share"] for r in v]) for k, v in cells.items()}
-
-    plt = pyplot()
-    fig, (ax_share, ax_time) = plt.subplots(1, 2, figsize=(12, 4.2))
-    styles = {("rcpdc", "paper"): ("k", "-", "o"), ("rcpdc", "repaired"): ("k", "--", "s"),
-              ("d3", "paper"): ("0.45", "-", "^"), ("d3", "repaired"): ("0.45", "--", "v")}
-    for key, label in LABELS.items():
-        color, ls, marker = styles[key]
-        est = [share[(key[0], key[1], x)] for x in xs]
-        errors = [[e.mean - e.low for e in est], [e.high - e.mean for e in est]]
-        ax_share.errorbar(xs, [e.mean for e in est], yerr=errors, color=color, ls=ls, marker=marker, capsize=3,
-                          label=label)
-    ax_share.axhline(100 * KEPT_UP, color="gray", ls=":", label=f"kept up ({100 * KEPT_UP:g}%)")
-    ax_share.set(xlabel="offered load", ylabel="offered bytes delivered (%)", ylim=(0, 105),
-                 title=f"Delivered within 1 s of the last arrival (mean of {len(SEEDS)} seeds, 95% CI)")
+    share = {k: Estimate.of([100 * r["delivered_share"] for r in v], PERCENT) for k, v in cells.items()}
     shown = 0.8 if 0.8 in xs else xs[-1]
-    for key, label in LABELS.items():
-        color, ls, marker = styles[key]
-        r = next(r for r in cells[(key[0], key[1], shown)] if r["seed"] == SEEDS[0])
-        per_s = r["completions_per_s"]
-        ax_time.plot(range(len(per_s)), per_s, color=color, ls=ls, marker=marker, label=label)
-    ax_time.axhline(shown * LINK_BYTES_PER_S / MEAN_SIZE, color="gray", ls=":", label="arrivals per second")
-    ax_time.set(xlabel="second of the run", ylabel="flows finished in that second",
-                title=f"Completions over time at load {shown:g} (seed {SEEDS[0]})")
-    for ax in (ax_share, ax_time):
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle(f"Sustained load: {arrivals:g} s of Poisson arrivals into one 1 Gbps port")
-    fig.tight_layout()
+    first = {k: next(r for r in v if r["seed"] == SEEDS[0]) for k, v in cells.items()}
+    fig = Plot(f"Sustained load: {arrivals:g} s of Poisson arrivals into one 1 Gbps port", [
+        Panel(f"Delivered within 1 s of the last arrival (mean of {len(SEEDS)} seeds, 95% CI)", "offered load",
+              "offered bytes delivered (%)", ylim=(0, 105), legend_size=8,
+              lines=[Line(100 * KEPT_UP, f"kept up ({100 * KEPT_UP:g}%)", paper=False)],
+              series=[Series(label, {x: share[(key[0], key[1], x)] for x in xs}, within=PERCENT)
+                      for key, label in LABELS.items()]),
+        Panel(f"Completions over time at load {shown:g} (seed {SEEDS[0]}; the last point: after the arrivals)",
+              "second of the run", "flows finished in that second", legend_size=8,
+              lines=[Line(shown * LINK_BYTES_PER_S / MEAN_SIZE, "arrivals per second", paper=False)],
+              series=[Series(label, dict(enumerate(first[(key[0], key[1], shown)]["completions_per_s"])))
+                      for key, label in LABELS.items()]),
+    ], panel_size=(6.0, 4.2))
 
     def stalls(scheme: str, variant: str) -> str:
         parts = []
