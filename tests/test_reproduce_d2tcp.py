@@ -95,9 +95,12 @@ def test_scheduling_shares_are_judged_while_every_flow_is_active() -> None:
 
 
 def test_scheduling_grid_puts_every_seed_on_the_same_bins_conserving_bytes() -> None:
-    # Samples every 0.5 ms; a horizon of 3.1 ms is 7 samples, in bins of one sample (about 30 asked).
+    # Samples every 0.5 ms: 56 ms in bins of 2 samples (about 60 bins asked); a horizon of 3.1 ms
+    # is 7 samples, in bins of one (no bin shorter than four round trips, 0.4 ms).
+    assert d2tcp_scheduling.grid(0.5e-3, 56e-3) == (2, 56)
     assert d2tcp_scheduling.grid(0.5e-3, 3.1e-3) == (1, 7)
-    assert d2tcp_scheduling.grid(0.5e-3, 56e-3) == (4, 28)
+    # Samples every 0.2 ms: 11.2 ms would make 56 bins of one sample, but a bin spans two (0.4 ms).
+    assert d2tcp_scheduling.grid(0.2e-3, 11.2e-3) == (2, 28)
     # A 1 MB flow sampled from 1.5 ms to 2.5 ms (it starts after 1 ms; its rows stop before it
     # completes, between 2.5 and 3 ms).
     points = [(1.5e-3, 100_000), (2.0e-3, 400_000), (2.5e-3, 900_000)]

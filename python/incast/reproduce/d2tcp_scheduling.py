@@ -69,8 +69,11 @@ SIMILAR = Tolerance(1.05, "the slides' own measure of similar bandwidth: 'Long-l
 """How far from the four flows' mean a flow's share may lie and still be "the same b/w"."""
 PROTOCOL = "transport.protocol"
 LABELS = {"dctcp": "DCTCP", "d2tcp": "D2TCP"}
-FIGURE_POINTS = 30
+FIGURE_POINTS = 60
 """About this many points per throughput curve: the figure's bins are whole numbers of samples."""
+MIN_BIN_S = 4 * START_SPREAD_S
+"""The figure's bins are at least four round trips long: over fewer, a flow's rate shows its
+window's sawtooth and its ACK clock rather than its share of the link."""
 
 
 def size_bytes(ctx: Context) -> int:
@@ -156,9 +159,9 @@ def rates(points: Sequence[Tuple[float, int]]) -> List[Tuple[float, float]]:
 
 def grid(sample: float, horizon_s: float) -> Tuple[int, int]:
     """The figure's common time grid: (samples per bin, bins), bins of whole samples from time 0
-    to at least `horizon_s`, about `FIGURE_POINTS` of them."""
+    to at least `horizon_s`, about `FIGURE_POINTS` of them and none shorter than `MIN_BIN_S`."""
     samples = math.ceil(horizon_s / sample - 1e-9)
-    per_bin = max(1, round(samples / FIGURE_POINTS))
+    per_bin = max(1, round(samples / FIGURE_POINTS), math.ceil(MIN_BIN_S / sample - 1e-9))
     return per_bin, math.ceil(samples / per_bin)
 
 
