@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from incast.reproduce.figures import BAR, POINTS, Heatmap, Line, Mark, Panel, Plot, Scatter, Series, draw, join
@@ -56,7 +57,7 @@ def test_every_kind_of_panel_draws() -> None:
 
     figure = draw(join([_plot(1.0, 0.0), _plot(2.0, 50.0), _plot(3.0, 1.0)], 3))
     assert len(figure.axes) >= 3
-    assert [v.get_xdata()[0] for v in figure.axes[0].lines if v.get_label() == "deadline"] == [1.5]
+    assert [float(np.ravel(v.get_xdata())[0]) for v in figure.axes[0].lines if v.get_label() == "deadline"] == [1.5]
     plt.close(figure)
     with pytest.raises(ValueError, match="a series is one of"):
         Series("s", {}, kind="pie")
