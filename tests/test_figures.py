@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from incast.reproduce.figures import BAR, POINTS, Heatmap, Line, Panel, Plot, Scatter, Series, draw, join
+from incast.reproduce.figures import BAR, POINTS, Heatmap, Line, Mark, Panel, Plot, Scatter, Series, draw, join
 from incast.reproduce.verdict import PERCENT, Estimate
 
 
@@ -16,7 +17,8 @@ def _plot(y: float, share: float) -> Plot:
         Panel("lines", "x", "y", series=[Series("ours", {1: y, 2: y + 1}),
                                          Series("share", {1: share}, within=PERCENT),
                                          Series("paper", {2: 5.0}, kind=POINTS, paper=True)],
-              scatters=[Scatter("flows", [(y, y)])], lines=[Line(3.0, "paper level"), Line(1.0, "band", to=2.0)]),
+              scatters=[Scatter("flows", [(y, y)])], lines=[Line(3.0, "paper level"), Line(1.0, "band", to=2.0)],
+              marks=[Mark(1.5, "deadline")]),
         Panel("bars", "scheme", "senders", series=[Series("a", {"tight": y, "lax": 2 * y}, kind=BAR)]),
         Heatmap("map", "size", "slack", columns=["2KB"], rows=["1"], cells={("1", "2KB"): y}, limit=25),
     ])
@@ -45,6 +47,9 @@ def test_join_refuses_figures_that_differ_between_seeds() -> None:
     with pytest.raises(ValueError, match="different points"):
         join([Plot("t", [Panel("p", "x", "y", series=[Series("s", {1: 1.0})])]),
               Plot("t", [Panel("p", "x", "y", series=[Series("s", {2: 1.0})])])], 2)
+    with pytest.raises(ValueError, match="different marks"):
+        join([Plot("t", [Panel("p", "x", "y", marks=[Mark(1.0, "deadline")])]),
+              Plot("t", [Panel("p", "x", "y", marks=[Mark(2.0, "deadline")])])], 2)
 
 
 def test_every_kind_of_panel_draws() -> None:
@@ -52,6 +57,7 @@ def test_every_kind_of_panel_draws() -> None:
 
     figure = draw(join([_plot(1.0, 0.0), _plot(2.0, 50.0), _plot(3.0, 1.0)], 3))
     assert len(figure.axes) >= 3
+    assert [float(np.ravel(v.get_xdata())[0]) for v in figure.axes[0].lines if v.get_label() == "deadline"] == [1.5]
     plt.close(figure)
     with pytest.raises(ValueError, match="a series is one of"):
         Series("s", {}, kind="pie")

@@ -1,5 +1,6 @@
-"""The D2TCP reproductions' own arithmetic: the settings the ns-3 variant runs under, and how
-the map (`d2tcp-map`) derives each cell's deadlines. Their numbers are pinned by the quick runs
+"""The D2TCP reproductions' own arithmetic: the settings the ns-3 variant runs under, how the map
+(`d2tcp-map`) derives each cell's deadlines, and how the scheduling figure and the sensitivity
+study build theirs. Their numbers are pinned by the quick runs
 (test_reproduce.py); these check what the pins cannot name."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import pytest
 import incast
 from incast.reproduce import d2tcp, d2tcp_map, d2tcp_scheduling, d2tcp_sensitivity
 from incast.reproduce.core import Context
+from incast.reproduce.verdict import over_seeds
 
 
 def _ctx() -> Context:
@@ -92,6 +94,25 @@ def test_scheduling_shares_are_judged_while_every_flow_is_active() -> None:
         d2tcp_scheduling.shares({0: [(1e-3, 0)], 1: [(1e-3, 0)]}, {0: 1.2e-3, 1: 2e-3})
 
 
+def test_scheduling_grid_puts_every_seed_on_the_same_bins_conserving_bytes() -> None:
+    # Samples every 0.5 ms: 56 ms in bins of 2 samples (about 60 bins asked); a horizon of 3.1 ms
+    # is 7 samples, in bins of one (no bin shorter than four round trips, 0.4 ms).
+    assert d2tcp_scheduling.grid(0.5e-3, 56e-3) == (2, 56)
+    assert d2tcp_scheduling.grid(0.5e-3, 3.1e-3) == (1, 7)
+    # Samples every 0.2 ms: 11.2 ms would make 56 bins of one sample, but a bin spans two (0.4 ms).
+    assert d2tcp_scheduling.grid(0.2e-3, 11.2e-3) == (2, 28)
+    # A 1 MB flow sampled from 1.5 ms to 2.5 ms (it starts after 1 ms; its rows stop before it
+    # completes, between 2.5 and 3 ms).
+    points = [(1.5e-3, 100_000), (2.0e-3, 400_000), (2.5e-3, 900_000)]
+    rates = d2tcp_scheduling.binned(points, 1_000_000, 0.5e-3, 2, 4)
+    assert len(rates) == 4, "a value at every bin, whenever the flow starts and ends"
+    # Bins of 1 ms: nothing before the start, 400 KB by 2 ms, the rest (600 KB) by 3 ms, then nothing.
+    assert rates == pytest.approx([0.0, 400_000 * 8 / 1e-3, 600_000 * 8 / 1e-3, 0.0])
+    assert sum(r * 1e-3 / 8 for r in rates) == pytest.approx(1_000_000)
+    with pytest.raises(ValueError, match="gaps"):
+        d2tcp_scheduling.binned([(1.0e-3, 0), (2.0e-3, 10)], 10, 0.5e-3, 1, 6)
+
+
 def test_sensitivity_variants_are_distinct_readings_of_d_with_dctcp_first() -> None:
     options = [tuple(sorted(v.options().items())) for v in d2tcp_sensitivity.VARIANTS]
     assert len(set(options)) == len(options), "two variants run the same D2TCP"
@@ -115,3 +136,20 @@ def test_sensitivity_headline_rules_every_for_figure7_some_for_figure10() -> Non
     assert claim(fig10, {"dctcp": 20.0, "ours": 19.0, "upper": 10.0}, chosen).verdict == "matches"
     assert claim(fig10, {"dctcp": 20.0, "ours": 19.0, "upper": 10.1}, chosen).verdict == "deviates"
     assert claim(fig10, {"dctcp": 0.9, "ours": 0.0, "upper": 0.0}, chosen).verdict == "not exercised"
+
+
+def test_sensitivity_explanations_quote_the_means_over_seeds() -> None:
+    chosen = [v for v in d2tcp_sensitivity.VARIANTS if v.name in ("ours", "upper")]
+    fig7, fig10 = d2tcp_sensitivity.PANELS[0], d2tcp_sensitivity.PANELS[3]
+    claim = d2tcp_sensitivity.headline_claim
+    seeds = [{"dctcp": 10.0, "ours": 8.0, "upper": 11.0}, {"dctcp": 12.0, "ours": 10.0, "upper": 13.0},
+             {"dctcp": 14.0, "ours": 12.0, "upper": 12.0}]
+    joined = over_seeds([claim(fig7, m, chosen) for m in seeds])
+    assert joined.verdict == "deviates"
+    assert joined.ours.startswith("DCTCP 12.00%; D2TCP ours 10.00%, upper 12.00%")
+    assert joined.why == "under upper D2TCP misses as many deadlines as DCTCP or more"
+    # Fewer on the means, but not in most seeds: the explanation says so.
+    seeds[2]["upper"] = 9.0
+    assert over_seeds([claim(fig7, m, chosen) for m in seeds]).why.endswith("but not in most seeds")
+    quiet = over_seeds([claim(fig10, {"dctcp": d, "ours": 0.0, "upper": 0.0}, chosen) for d in (0.2, 0.4, 0.9)])
+    assert quiet.verdict == "not exercised" and quiet.why.startswith("DCTCP missed 0.50% (under 1%)")

@@ -37,12 +37,15 @@ on each flow's share averaged over the seeds, and the spread within each seed is
 
 from __future__ import annotations
 
+import math
 import random
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
 from incast.reproduce import d2tcp_testbed as testbed
-from incast.reproduce.core import Context, Outcome, Reproduction, pyplot, table
-from incast.reproduce.verdict import Claim, Tolerance, every, order_claim, ratio_claim
+from incast.reproduce.core import Context, Outcome, Reproduction, table
+from incast.reproduce.figures import BAR, Line, Mark, Panel, Plot
+from incast.reproduce.figures import Series as Curve
+from incast.reproduce.verdict import NON_NEGATIVE, Claim, Text, Tolerance, every, order_claim, ratio_claim
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -66,13 +69,19 @@ SIMILAR = Tolerance(1.05, "the slides' own measure of similar bandwidth: 'Long-l
 """How far from the four flows' mean a flow's share may lie and still be "the same b/w"."""
 PROTOCOL = "transport.protocol"
 LABELS = {"dctcp": "DCTCP", "d2tcp": "D2TCP"}
-STYLES = ("-", "--", "-.", ":")
-MARKERS = ("o", "s", "^", "D")
-"""One line style and marker per flow, so the figure reads in greyscale."""
+FIGURE_POINTS = 60
+"""About this many points per throughput curve: the figure's bins are whole numbers of samples."""
+MIN_BIN_S = 4 * START_SPREAD_S
+"""The figure's bins are at least four round trips long: over fewer, a flow's rate shows its
+window's sawtooth and its ACK clock rather than its share of the link."""
 
 
 def size_bytes(ctx: Context) -> int:
     return QUICK_SIZE_BYTES if ctx.quick else SIZE_BYTES
+
+
+def sample_s(ctx: Context) -> float:
+    return QUICK_SAMPLE_S if ctx.quick else SAMPLE_S
 
 
 def fair_completion_s(size: int) -> float:
@@ -103,7 +112,7 @@ def scheduling_scenario(ctx: Context) -> Dict[str, Any]:
         "switch": {"shared_buffer": "4MB", "ecn_threshold": "auto"},
         "transport": {"stack": "linux", "protocol": "dctcp", "dctcp_initial_alpha": 0.0},
         "workload": [{"kind": "flows", "flows": flows}],
-        "output": {"flow_throughput_interval": f"{(QUICK_SAMPLE_S if ctx.quick else SAMPLE_S) * 1e6:g}us"},
+        "output": {"flow_throughput_interval": f"{sample_s(ctx) * 1e6:g}us"},
     }
 
 
@@ -148,6 +157,33 @@ def rates(points: Sequence[Tuple[float, int]]) -> List[Tuple[float, float]]:
     return out
 
 
+def grid(sample: float, horizon_s: float) -> Tuple[int, int]:
+    """The figure's common time grid: (samples per bin, bins), bins of whole samples from time 0
+    to at least `horizon_s`, about `FIGURE_POINTS` of them and none shorter than `MIN_BIN_S`."""
+    samples = math.ceil(horizon_s / sample - 1e-9)
+    per_bin = max(1, round(samples / FIGURE_POINTS), math.ceil(MIN_BIN_S / sample - 1e-9))
+    return per_bin, math.ceil(samples / per_bin)
+
+
+def binned(points: Sequence[Tuple[float, int]], size: int, sample: float, per_bin: int,
+           bins: int) -> List[float]:
+    """A flow's mean throughput (bits/s) over each bin of the common grid: bin j spans samples
+    j * per_bin to (j + 1) * per_bin. The engine samples at whole multiples of the interval from
+    time 0, a flow from its first sample after it starts to its last before it completes: before
+    its rows the flow has delivered nothing, after them all `size` bytes, so that every seed's
+    curve has a value at every bin."""
+    at = {round(t / sample): b for t, b in points}
+    first, last = min(at), max(at)
+    if len(at) != last - first + 1:
+        raise ValueError(f"the throughput samples between {first * sample} s and {last * sample} s have gaps")
+
+    def delivered(k: int) -> int:
+        return 0 if k < first else size if k > last else at[k]
+
+    width = per_bin * sample
+    return [(delivered((j + 1) * per_bin) - delivered(j * per_bin)) * 8 / width for j in range(bins)]
+
+
 def figure(ctx: Context) -> Outcome:
     size = size_bytes(ctx)
     result = ctx.sweep("d2tcp-scheduling", scheduling_scenario(ctx), grid={PROTOCOL: list(LABELS)})
@@ -157,7 +193,6 @@ def figure(ctx: Context) -> Outcome:
     names = [f"Flow-{i} ({1e3 * d:.1f} ms)" for i, d in enumerate(deadlines)]
 
     per: Dict[str, Dict[int, float]] = {}
-    window: Dict[str, Tuple[float, float]] = {}
     series: Dict[str, Series] = {}
     share_rows: List[Dict[str, Any]] = []
     series_rows: List[Dict[str, Any]] = []
@@ -166,7 +201,6 @@ def figure(ctx: Context) -> Outcome:
         mine = {flow_of[f["src"]]: f for f in flows.to_pylist() if f[PROTOCOL] == p}
         series[p] = _series(samples, p, {f["flow_id"]: i for i, f in mine.items()})
         per[p], t0, t1 = shares(series[p], {i: f["finish_s"] for i, f in mine.items()})
-        window[p] = (t0, t1)
         for i, f in sorted(mine.items()):
             share_rows.append({"protocol": p, "flow": i, "sender": f["src"], "deadline_ms": 1e3 * deadlines[i],
                                "mean_gbps": per[p][i] / 1e9, "from_ms": 1e3 * t0, "to_ms": 1e3 * t1,
@@ -174,42 +208,50 @@ def figure(ctx: Context) -> Outcome:
         series_rows += [{"protocol": p, "flow": i, "time_ms": 1e3 * t, "gbps": r / 1e9}
                         for i, points in sorted(series[p].items()) for t, r in rates(points)]
 
-    plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
-    for ax, p in zip(axes, LABELS):
-        for i, points in sorted(series[p].items()):
-            curve = rates(points)
-            ax.plot([1e3 * t for t, _ in curve], [r / 1e9 for _, r in curve], ls=STYLES[i], marker=MARKERS[i],
-                    markevery=max(1, len(curve) // 12), ms=4, color="k", lw=1, label=names[i])
-            ax.axvline(1e3 * deadlines[i], ls=STYLES[i], color="0.5", lw=0.8)
-        ax.axvspan(1e3 * window[p][0], 1e3 * window[p][1], color="0.9", zorder=0)
-        ax.set(title=LABELS[p], xlabel="time (ms)")
-        ax.grid(True, alpha=0.3)
-    axes[0].set_ylabel("throughput (Gbps)")
-    axes[0].legend(fontsize=7, title="flow (deadline, grey line)", title_fontsize=7)
-    fig.suptitle(f"D2TCP's deadline-aware scheduling: four {size // 1_000_000} MB flows into one 10 Gbps port "
-                 "(shaded: all four active, where shares are judged)", fontsize=9)
-    fig.tight_layout()
+    # Each flow's share over the four flows' mean: what DCTCP's claim judges.
+    ratio = {p: {i: v / (sum(per[p].values()) / len(per[p])) for i, v in per[p].items()} for p in LABELS}
+    per_bin, bins = grid(sample_s(ctx), max(deadlines))
+    width_ms = 1e3 * per_bin * sample_s(ctx)
+    times = [round((j + 0.5) * width_ms, 9) for j in range(bins)]
+    flow_names = [f"Flow-{i}" for i in range(len(deadlines))]
+    fig = Plot(f"D2TCP's deadline-aware scheduling: four {size // 1_000_000} MB flows into one 10 Gbps port", [
+        *(Panel(f"{LABELS[p]}: each flow's throughput ({width_ms:g} ms bins)", "time (ms)", "throughput (Gbps)",
+                legend_size=7, series=[
+                    Curve(names[i], dict(zip(times, (r / 1e9 for r in binned(points, size, sample_s(ctx), per_bin,
+                                                                              bins)))), within=NON_NEGATIVE)
+                    for i, points in sorted(series[p].items())],
+                marks=[Mark(1e3 * d, f"Flow-{i}'s deadline") for i, d in enumerate(deadlines)])
+          for p in LABELS),
+        Panel("DCTCP's claim: each flow's share over the four's mean, all four active", "flow (nearest deadline first)",
+              "share / mean of the four", legend_size=7,
+              lines=[Line(1 / SIMILAR.factor, f"within {100 * (SIMILAR.factor - 1):.0f}% (the rule)", paper=False,
+                          to=SIMILAR.factor)],
+              series=[Curve(LABELS[p], {flow_names[i]: ratio[p][i] for i in sorted(per[p])}, kind=BAR,
+                            within=NON_NEGATIVE) for p in LABELS]),
+        Panel("D2TCP's claim: mean throughput while all four are active", "flow (nearest deadline first)",
+              "throughput (Gbps)", legend_size=7,
+              series=[Curve(LABELS[p], {flow_names[i]: per[p][i] / 1e9 for i in sorted(per[p])}, kind=BAR,
+                            within=NON_NEGATIVE) for p in LABELS])],
+        columns=2)
 
-    dctcp = per["dctcp"]
-    fair = sum(dctcp.values()) / len(dctcp)
-    spread = {p: max(abs(100 * (v / (sum(per[p].values()) / len(per[p])) - 1)) for v in per[p].values())
-              for p in LABELS}
+    spread = max(abs(100 * (r - 1)) for r in ratio["dctcp"].values())
     claims: List[Claim] = [
         every("DCTCP: all flows get the same bandwidth irrespective of deadline (slides, 'D2TCP: Deadline-aware "
               "Scheduling'); ours: each flow's share over the four flows' mean, while all four are active",
               "equal shares",
-              {names[i]: ratio_claim(f"{names[i]}'s share over the mean", 1.0, dctcp[i] / fair, tolerance=SIMILAR,
-                                     fmt="{:.3f}")
-               for i in sorted(dctcp)},
-              why=f"DCTCP does not know the deadlines, so a flow's share depends on its deadline only by chance; "
-                  f"within one seed the four shares lie up to {spread['dctcp']:.0f}% from their mean (seed "
-                  f"{ctx.seed}), which flow is ahead changing with the seed, and the mean over the seeds keeps "
-                  "part of that noise (see each flow's interval)"),
+              {names[i]: ratio_claim(f"{names[i]}'s share over the mean", 1.0, ratio["dctcp"][i], tolerance=SIMILAR,
+                                     fmt="{:.3f}", within=NON_NEGATIVE)
+               for i in sorted(ratio["dctcp"])},
+              why=Text(lambda f: "DCTCP does not know the deadlines, so a flow's share depends on its deadline only "
+                       f"by chance; within one seed the four shares lie up to {f['spread']:.0f}% from their mean (the "
+                       "mean over the seeds of each seed's largest departure), which flow is ahead changing with the "
+                       "seed, and the mean over the seeds keeps part of that noise (see each flow's interval)",
+                       {"spread": spread})),
         order_claim(
             "D2TCP: near-deadline flows get more bandwidth (ours: the flows' mean throughput while all four are "
             "active, in the order of their deadlines, farthest first)", "nearest deadline, most bandwidth",
             {names[i]: per["d2tcp"][i] / 1e9 for i in sorted(per["d2tcp"])}, names[::-1], fmt="{:.2f}",
+            within=NON_NEGATIVE,
             why="the flows' shares do not follow their deadlines: D2TCP's d is clamped to [1/2, 2] and each flow's "
                 "d drifts as its share moves its Tc"),
     ]
@@ -220,8 +262,16 @@ def figure(ctx: Context) -> Outcome:
              + ", ".join(f"{1e3 * d:.1f}" for d in deadlines)
              + f" ms: T / d with T = {1e3 * fair_completion_s(size):.1f} ms, the four flows' time at equal shares, "
              "and d = 2^(3/4), 2^(1/4), 2^(-1/4), 2^(-3/4). Throughput sampled every "
-             f"{(QUICK_SAMPLE_S if ctx.quick else SAMPLE_S) * 1e3:g} ms; shares judged while all four are active "
-             "(shaded). The module docstring of `incast.reproduce.d2tcp_scheduling` gives every assumption; the "
+             f"{sample_s(ctx) * 1e3:g} ms; shares judged while all four are active: from the first sample at which "
+             "every flow has started to the last before the first completes (each seed's window: `from_ms`, "
+             "`to_ms` of the `shares` table). The figure's upper panels put every seed's samples on one common time "
+             f"grid, bins of {width_ms:g} ms from time 0 (a flow has delivered nothing before its first sample and "
+             "all its bytes after its last), so that the seeds join bin by bin: each point is the mean over the "
+             "seeds of the flow's throughput in the bin, its band the 95% confidence interval of that mean; the grey "
+             "lines, in each flow's line style, are the deadlines (counted from time 0; each flow's runs from its "
+             f"start, within {START_SPREAD_S * 1e6:g} us). The lower panels are the numbers the claims judge, the "
+             "mean over the seeds with its 95% interval as an error bar. The module docstring of "
+             "`incast.reproduce.d2tcp_scheduling` gives every assumption; the "
              "slide prints no setting.")
     return Outcome(claims=claims, tables={"shares": table(share_rows), "throughput": table(series_rows)}, figure=fig,
                    notes=notes)

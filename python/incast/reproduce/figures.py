@@ -76,6 +76,16 @@ class Line:
 
 
 @dataclass(frozen=True)
+class Mark:
+    """A vertical reference line at `x` (a deadline on a time axis), the same on every seed. The
+    k-th mark of a panel takes the line style of its k-th series, so that a flow's deadline
+    pairs with its curve in greyscale."""
+
+    x: float
+    label: str
+
+
+@dataclass(frozen=True)
 class Panel:
     """One axes of a figure."""
 
@@ -85,6 +95,7 @@ class Panel:
     series: Sequence[Series] = ()
     scatters: Sequence[Scatter] = ()
     lines: Sequence[Line] = ()
+    marks: Sequence[Mark] = ()
     xscale: str = "linear"
     yscale: str = "linear"
     xlim: Optional[Tuple[float, float]] = None
@@ -153,6 +164,8 @@ def _join_panel(panels: Sequence[Union[Panel, Heatmap]]) -> Union[Panel, Heatmap
                                                      f"{first.title}: {s.label}")))
     if any(len(p.series) != len(first.series) for p in lined):
         raise ValueError(f"panel {first.title!r} has different series in different seeds")
+    if any(p.marks != first.marks for p in lined):
+        raise ValueError(f"panel {first.title!r} has different marks in different seeds")
     scatters = [replace(s, xy=[xy for p in lined for xy in p.scatters[i].xy]) for i, s in enumerate(first.scatters)]
     return replace(first, series=series, scatters=scatters)
 
@@ -252,6 +265,8 @@ def _panel(ax: "Axes", panel: Panel) -> None:
         else:
             ax.axhspan(line.y, line.to, facecolor="none", edgecolor="gray", hatch=HATCHES[1 + k % 7], lw=0.5,
                        label=line.label)
+    for k, mark in enumerate(panel.marks):
+        ax.axvline(mark.x, color="gray", ls=LINE_STYLES[k % len(LINE_STYLES)], lw=0.8, label=mark.label)
     if panel.diagonal:
         lo, hi = panel.xlim or (1.0, 1000.0)
         ax.plot([lo, hi], [lo, hi], color="black", lw=0.8)
@@ -270,7 +285,7 @@ def _panel(ax: "Axes", panel: Panel) -> None:
     if panel.invert_x:
         ax.invert_xaxis()
     ax.grid(True, alpha=0.3, which="both" if "log" in (panel.xscale, panel.yscale) else "major")
-    if panel.series or panel.scatters or panel.lines:
+    if panel.series or panel.scatters or panel.lines or panel.marks:
         ax.legend(fontsize=panel.legend_size or 8)
 
 
