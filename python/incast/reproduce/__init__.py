@@ -34,9 +34,9 @@ from incast.reproduce.core import Context, Outcome, Reproduction, run_over_seeds
 from incast.reproduce.verdict import Claim
 
 REPRODUCTIONS: Dict[str, Reproduction] = {
-    r.id: r for r in (*d3.REPRODUCTIONS, *d3_benchmark.REPRODUCTIONS, *rcpdc_ps.REPRODUCTIONS, *d3_sustained.REPRODUCTIONS,
-                      *d2tcp_testbed.REPRODUCTIONS,
-                      *d2tcp_scheduling.REPRODUCTIONS, *d2tcp.REPRODUCTIONS,
+    r.id: r for r in (*d3.REPRODUCTIONS, *d3_benchmark.REPRODUCTIONS, *rcpdc_ps.REPRODUCTIONS,
+                      *d3_sustained.REPRODUCTIONS, *d2tcp_testbed.REPRODUCTIONS, *d2tcp_scheduling.REPRODUCTIONS,
+                      *d2tcp.REPRODUCTIONS,
                       *d2tcp_load.REPRODUCTIONS, *d2tcp_sensitivity.REPRODUCTIONS, *d2tcp.NS3_REPRODUCTIONS,
                       *d2tcp_map.REPRODUCTIONS)
 }
