@@ -134,14 +134,9 @@ def _loaded(ctx: Context) -> "pa.Table":
                      seeds=[1, 2, 3])
     parts = ctx.sweep("rcpdc-ps-parts", scenario, grid={RATE: rates([x for x in loads(ctx) if x <= TARGET_LOAD])},
                       zips=[_variant_zip(PARTS)], seeds=[1, 2, 3])
-    # The parts' points numbered after the main sweep's, so that each run keeps its own.
+    # Each run's flows carry its own point (a hash of its scenario and seed): the two sweeps' runs
+    # stay apart.
     main_flows, part_flows = main.flows(), parts.flows()
-    import pyarrow.compute as pc
-
-    offset = int(pc.max(main_flows["point"]).as_py() or 0) + 1
-
-    part_flows = part_flows.set_column(part_flows.column_names.index("point"), "point",
-                                       pc.add(part_flows["point"], offset))
     return pa.concat_tables([main_flows, part_flows], promote_options="default")
 
 

@@ -21,14 +21,15 @@ import sys
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from incast.reproduce.docs import d2tcp, d2tcp_readings, d3, summary
+from incast.reproduce.docs import d2tcp, d2tcp_readings, d3, summary, variants
 from incast.reproduce.docs.blocks import Block, regenerate
 from incast.reproduce.docs.committed import Reproductions
 from incast.reproduce.docs.errors import DocsError
 
 Renderer = Callable[[Reproductions], str]
 
-RENDERERS: Dict[str, Renderer] = {**summary.RENDERERS, **d3.RENDERERS, **d2tcp.RENDERERS, **d2tcp_readings.RENDERERS}
+RENDERERS: Dict[str, Renderer] = {**summary.RENDERERS, **d3.RENDERERS, **d2tcp.RENDERERS, **d2tcp_readings.RENDERERS,
+                                  **variants.RENDERERS}
 """Every renderer a block may name."""
 DEFAULT_FILES = ("README.md", "docs/results-d3.md", "docs/results-d2tcp.md", "docs/reproductions/README.md")
 """The docs with generated blocks, from the repository's root."""
