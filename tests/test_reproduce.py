@@ -138,6 +138,12 @@ def test_list_names_every_reproduction(capsys: pytest.CaptureFixture[str]) -> No
         (["reproduce", "--out", "x"], "name reproductions"),
         (["reproduce", "d3-fig5"], "--out DIR is required"),
         (["report", "does-not-exist"], "is not a directory"),
+        (["reproduce", "d3-multi-bottleneck", "--out", "x", "--d3", "variant"], "is not KEY=VALUE"),
+        (["reproduce", "d3-multi-bottleneck", "--out", "x", "--d3", "=paper"], "is not KEY=VALUE"),
+        (["reproduce", "d3-multi-bottleneck", "--out", "x", "--d3", "gamma=1"], "d3.gamma"),
+        (["reproduce", "d3-multi-bottleneck", "--out", "x", "--d3", "controller=rcp"], "d3.controller"),
+        (["reproduce", "d3-multi-bottleneck", "--out", "x", "--d3", "pacing=rate"], "varies d3.pacing itself"),
+        (["reproduce", "d3-sustained", "--out", "x", "--d3", "variant=repaired"], "varies d3.variant itself"),
     ],
 )
 def test_bad_requests_are_one_line_errors(argv, message, tmp_path, monkeypatch, capsys) -> None:
@@ -146,6 +152,20 @@ def test_bad_requests_are_one_line_errors(argv, message, tmp_path, monkeypatch, 
     err = capsys.readouterr().err
     assert err.startswith("incast: error: ") and message in err and "Traceback" not in err
     assert not (tmp_path / "x").exists()
+
+
+def test_d3_settings_run_every_simulation_under_them_and_say_so(tmp_path: Path) -> None:
+    out = tmp_path / "repaired"
+    argv = ["reproduce", "d3-multi-bottleneck", "--quick", "--out", str(out), "--quiet", "--d3", "variant=repaired",
+            "--d3", "capacity_max=1.5", "--d3", "time_slices=false"]
+    assert main(argv) == 0
+    report = json.loads((out / "d3-multi-bottleneck" / "report.json").read_text())
+    assert report["d3"] == {"variant": "repaired", "capacity_max": 1.5, "time_slices": False}
+    md = (out / "d3-multi-bottleneck" / "report.md").read_text()
+    assert "--d3 variant=repaired --d3 capacity_max=1.5 --d3 time_slices=false" in md
+    # The runs are the repaired D3's: their sweeps' scenarios carry the keys.
+    sweeps = [json.loads(p.read_text())["sweep"]["scenario"] for p in (out / "runs").glob("*/sweep.json")]
+    assert sweeps and all(s["d3"]["variant"] == "repaired" and s["d3"]["capacity_max"] == 1.5 for s in sweeps)
 
 
 def test_report_of_a_directory_without_reproductions_is_an_error(tmp_path, capsys) -> None:
