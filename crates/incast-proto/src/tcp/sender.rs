@@ -447,9 +447,10 @@ impl TcpSender {
         }
         let len = self.seq.next_len(end)?;
         let window = self.window_bytes();
-        if !self.seq.window_allows(len, window) {
+        let rule = self.config.sub_segment_window;
+        if !self.seq.window_allows_by(rule, len, window, end) {
             let extra = self.limited_transmit_allowance();
-            if extra == 0 || !self.seq.window_allows(len, window + extra) {
+            if extra == 0 || !self.seq.window_allows_by(rule, len, window + extra, end) {
                 self.window_limited_through = self.window_limited_through.max(self.seq.snd_nxt());
                 return None;
             }
@@ -489,12 +490,14 @@ impl TcpSender {
                 None => None,
             },
         }?;
-        let len = match next {
-            Next::Resend(Resend::Hole { len, .. } | Resend::Rescue { len, .. }) | Next::New(len) => len,
+        let (start, len) = match next {
+            Next::Resend(Resend::Hole { seq, len } | Resend::Rescue { seq, len }) => (seq, len),
+            Next::New(len) => (self.seq.snd_nxt(), len),
         };
         // The force applies to the resend NextSeg picks now, never to a later segment.
         let forced = std::mem::take(&mut self.force_resend) && matches!(next, Next::Resend(_));
-        if !forced && pipe > 0 && pipe + len > self.cc.cwnd_bytes() {
+        let fits = self.config.sub_segment_window.allows(pipe, self.cc.cwnd_bytes(), len, end - start, self.seq.mss());
+        if !forced && !fits {
             self.window_limited_through = self.window_limited_through.max(self.seq.snd_nxt());
             return None;
         }
