@@ -50,6 +50,7 @@ pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
     put("ecn_cut_after_timeout", json!(t.ecn_cut_after_timeout));
     put("sub_segment_window", json!(t.sub_segment_window.name()));
     put("ce_sequence_check", json!(t.ce_sequence_check));
+    put("ect_control_packets", json!(t.ect_control_packets));
     put("handshake", json!(t.handshake));
     put("restart_after_idle", json!(t.restart_after_idle));
     put("dctcp_g", json!(spec.dctcp_g));
@@ -96,6 +97,7 @@ mod tests {
         assert_eq!(m["ecn_cut_after_timeout"], json!(true));
         assert_eq!(m["sub_segment_window"], json!("wait"));
         assert_eq!(m["ce_sequence_check"], json!(true));
+        assert_eq!(m["ect_control_packets"], json!(true));
     }
 
     #[test]

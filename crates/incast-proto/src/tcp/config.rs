@@ -197,6 +197,12 @@ pub struct TcpConfig {
     /// retransmission of a hole below marked data is echoed as unmarked. `false` echoes the
     /// mark of every segment (RFC 3168 Section 6.1.3, Linux's `tcp_ecn_check_ce`).
     pub ce_sequence_check: bool,
+    /// The SYN and the pure ACKs of an ECN-capable flow (DCTCP, D2TCP) are ECN-capable too, so
+    /// a queue above its threshold marks them rather than leaving them alone: ns-3.44's
+    /// DctcpEcn mode (`ECN_RESTRICTION_MAP`, tcp-socket-base.cc lines 75 to 82). Marks on them
+    /// change nothing at either end; they count at the ports (`ecn_marks_control`). `false`
+    /// is RFC 3168's rule (Sections 6.1.1 and 6.1.4: no ECT on SYNs and pure ACKs).
+    pub ect_control_packets: bool,
     /// Send a SYN and wait for the SYN/ACK before data (one RTT, as the three-way handshake of
     /// real stacks); the SYN/ACK's RTT sample seeds the RTO estimator. Read by `TcpSender`
     /// only; D3 pays its RTT with its own SYN rate request (D3 Figure 7).
@@ -240,6 +246,7 @@ impl Default for TcpConfig {
             ecn_cut_after_timeout: false,
             sub_segment_window: SubSegmentWindow::Send,
             ce_sequence_check: false,
+            ect_control_packets: false,
             handshake: false,
             restart_after_idle: false,
         }

@@ -530,13 +530,19 @@ impl TcpSender {
             len: 0,
             header_bytes: self.config.syn_header_bytes() as u16,
             ts: now,
-            // RFC 3168 Section 6.1.1: a SYN is never ECN-capable, so a marking queue drops it
-            // rather than marks it.
-            ect: false,
+            // RFC 3168 Section 6.1.1: a SYN is not ECN-capable, so a marking queue leaves it
+            // alone; ns-3's DCTCP sends it ECN-capable (`ect_control_packets`).
+            ect: self.control_ect(),
             ce: false,
             retransmission: resent,
             syn: true,
         }
+    }
+
+    /// Whether the flow's SYN and its receiver's pure ACKs are ECN-capable
+    /// (`TcpConfig::ect_control_packets` on an ECN-capable flow).
+    pub fn control_ect(&self) -> bool {
+        self.ect && self.config.ect_control_packets
     }
 
     /// When the retransmission timer expires, if it is armed.

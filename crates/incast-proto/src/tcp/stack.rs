@@ -34,7 +34,8 @@ pub enum Stack {
     /// defects: duplicate ACKs ignored during an ECN reduction (`TcpSocketBase::DupAck` in
     /// CA_CWR), ECN-Echoes after a timeout entering CWR (`TcpSocketBase::ReceivedAck`), a
     /// window below one segment waiting for the RTO (`TcpSocketBase::SendPendingData`), and CE
-    /// marks below the highest marked sequence echoed as unmarked (`TcpSocketBase::ForwardUp`).
+    /// marks below the highest marked sequence echoed as unmarked (`TcpSocketBase::ForwardUp`);
+    /// DCTCP's SYNs and pure ACKs are ECN-capable.
     Ns3,
     /// ns-3.12 to 3.15, the D2TCP paper's simulator (2012): SegmentSize 536, InitialCwnd 1,
     /// SlowStartThreshold 65535 B, one segment per new ACK in slow start, DelAckCount 2 /
@@ -110,6 +111,7 @@ impl Stack {
                 ecn_cut_after_timeout: true,
                 sub_segment_window: SubSegmentWindow::Wait,
                 ce_sequence_check: true,
+                ect_control_packets: true,
                 handshake: true,
                 ..d3
             },
