@@ -528,8 +528,8 @@ def test_marks_counted_by_fate_and_payload_sum_over_ports() -> None:
             "switch": {"buffer": "40pkts", "ecn_threshold": 5},
             "transport": {"stack": "ns3", "protocol": "dctcp", "mss": 1448, "min_rto": "10ms",
                           "ect_control_packets": ect_control},
-            "workload": [{"kind": "flow-burst", "aggregator": 0, "worker_hosts": list(range(10, 30)), "senders": 20, "rounds": 3,
-                          "size": "30KB"}],
+            "workload": [{"kind": "flow-burst", "aggregator": 0, "worker_hosts": list(range(10, 30)), "senders": 20,
+                          "rounds": 3, "size": "30KB"}],
         })
 
     on, off = run(True), run(False)

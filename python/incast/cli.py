@@ -507,7 +507,7 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
 
     if args.list:
         for c in CASES:
-            print(f"{c.name:22} {c.protocol:6} {c.topology:9} {c.senders} senders")
+            print(f"{c.name:30} {c.protocol:6} {c.topology:9} {c.label}")
         return 0
     names = {c.name for c in CASES}
     unknown = [n for n in args.case or [] if n not in names]
