@@ -249,9 +249,9 @@ def run_incast(case: Case, flows: Sequence[Dict[str, int]],
     """The case in incast: per-flow results in the order of `flows`, and the run's counters."""
     import incast
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     result = incast.run(incast_scenario(case, flows, transport))
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     table = result.flows
     by_key = {}
     for src, start, finish, rexmit, timeouts in zip(
@@ -271,7 +271,7 @@ def run_incast(case: Case, flows: Sequence[Dict[str, int]],
                          "remarks": p["ecn_remarks"], "marked_then_dropped": p["ecn_marks_dropped"],
                          "drops": p["drops"]}
              for p in result.ports.to_pylist() if p["role"] != "host"}
-    return {"name": case.name, "wall_s": wall, "finish_s": finish_s, "retransmitted": retransmitted,
+    return {"name": case.name, "wall_s": wall, "cpu_s": cpu, "finish_s": finish_s, "retransmitted": retransmitted,
             "timeouts": flow_timeouts, "drops": s["packets_dropped"], "marks": marks, "ports": ports}
 
 
@@ -406,6 +406,7 @@ def run_crosscheck(out: Path, *, quick: bool = False, only: Optional[Sequence[st
             "ports": {"ns3": port_groups(theirs["ports"]), "incast": port_groups(mine["ports"])},
             "agreement": agreement(fl, mine["finish_s"], theirs["finish_s"]),
             "wall_s": {"incast": mine["wall_s"], "ns3": theirs["wall_s"]},
+            "cpu_s": {"incast": mine["cpu_s"], "ns3": theirs["cpu_s"]},
             "variants": {},
             # Per-flow completion times in ms (-1: not completed), in the order of the flows.
             "incast_fct_ms": _fcts(fl, mine["finish_s"]),

@@ -40,12 +40,13 @@ def run_case(model: Any, case: Dict[str, Any]) -> Dict[str, Any]:
         flow = model.Flow()
         flow.src, flow.dst, flow.size, flow.start_ns = f["src"], f["dst"], f["size"], f["start_ns"]
         flows.push_back(flow)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     r = model.Run(setup, flows)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return {
         "name": case["name"],
         "wall_s": wall,
+        "cpu_s": cpu,
         "finish_s": list(r.finish_s),
         "delivered": list(r.delivered),
         "retransmitted": list(r.retransmitted),
