@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("crosscheck", help="run the same flows in incast and in ns-3 and compare (needs ns-3)")
     p.add_argument("--out", default="docs/crosscheck", metavar="DIR",
-                   help="directory for report.md and results.json (default: docs/crosscheck)")
+                   help="directory for report.md, results.json and fct.parquet (default: docs/crosscheck)")
     p.add_argument("--quick", action="store_true", help="10 bursts per case instead of 50")
     p.add_argument("--case", action="append", metavar="NAME", help="run only this case (repeatable; see --list)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")

@@ -429,10 +429,47 @@ def run_crosscheck(out: Path, *, quick: bool = False, only: Optional[Sequence[st
     doc = {"rounds": rounds, "quick": quick, "settings": settings(), "results": results,
            "wall_s": time.perf_counter() - t0}
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    save_results(out, doc)
     from incast.crosscheck.report import write_report
 
     write_report(out, doc)
+    return doc
+
+
+#: The per-flow completion times of each result, kept apart from `results.json` (in `fct.parquet`)
+#: since the D2TCP fabric's cases have some 25,000 flows each.
+FCT_COLUMNS = ("ns3_fct_ms", "incast_fct_ms")
+
+
+def save_results(out: Path, doc: Dict[str, Any]) -> None:
+    """Writes `doc` as `results.json`, its per-flow completion times as `fct.parquet` (columns
+    `case`, `flow`, `ns3_fct_ms`, `incast_fct_ms`; -1 for a flow that did not complete)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows: Dict[str, List[Any]] = {"case": [], "flow": [], **{c: [] for c in FCT_COLUMNS}}
+    for r in doc["results"]:
+        n = len(r[FCT_COLUMNS[0]])
+        rows["case"] += [r["case"]["name"]] * n
+        rows["flow"] += list(range(n))
+        for c in FCT_COLUMNS:
+            rows[c] += r[c]
+    pq.write_table(pa.table(rows), out / "fct.parquet", compression="zstd")
+    slim = {**doc, "results": [{k: v for k, v in r.items() if k not in FCT_COLUMNS} for r in doc["results"]]}
+    (out / "results.json").write_text(json.dumps(slim, indent=1, sort_keys=True) + "\n")
+
+
+def load_results(out: Path) -> Dict[str, Any]:
+    """The crosscheck document `save_results` wrote into `out`, per-flow times included, e.g. to
+    write the report again without running anything."""
+    import pyarrow.parquet as pq
+
+    doc: Dict[str, Any] = json.loads((out / "results.json").read_text())
+    table = pq.read_table(out / "fct.parquet").to_pydict()
+    for r in doc["results"]:
+        idx = [i for i, name in enumerate(table["case"]) if name == r["case"]["name"]]
+        for c in FCT_COLUMNS:
+            r[c] = [table[c][i] for i in idx]
     return doc
 
 
