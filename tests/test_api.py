@@ -35,6 +35,9 @@ SUMMARY_KEYS = {
     "packets_in_network",
     "packet_hops",
     "ecn_marked",
+    "ecn_marked_dropped",
+    "ecn_marked_control",
+    "ecn_remarked",
     "max_queue_bytes",
     "timeouts",
     "d3_requests",
@@ -477,7 +480,8 @@ def test_ports_table_names_every_port_and_locates_the_drops() -> None:
     result = incast.run(burst())
     ports = result.ports
     assert ports.column_names == ["port", "node", "peer", "role", "tier", "up", "link_rate_bps", "packets_sent",
-                                  "bytes_sent", "drops", "ecn_marks", "max_queue_bytes", "mean_queue_bytes"]
+                                  "bytes_sent", "drops", "ecn_marks", "ecn_marks_dropped", "ecn_marks_control",
+                                  "ecn_remarks", "max_queue_bytes", "mean_queue_bytes"]
     assert ports.num_rows == 2 * 9
     rows = {p["port"]: p for p in ports.to_pylist()}
     down = rows["switch->h0"]
@@ -513,6 +517,32 @@ def test_ports_of_a_fat_tree_show_where_the_hottest_queue_was() -> None:
     assert inner_drops > sum(p["drops"] for p in host_facing) > 0
     assert sum(p["drops"] for p in ports) == result.summary["packets_dropped"]
     assert sum(p["ecn_marks"] for p in ports) == result.summary["ecn_marked"]
+
+
+def test_marks_counted_by_fate_and_payload_sum_over_ports() -> None:
+    # A two-tier incast that marks at the ToR uplinks and again at the receiver's downlink, with
+    # ns-3's ECN-capable SYNs and ACKs (`ect_control_packets`), which change nothing else.
+    def run(ect_control: bool) -> "incast.RunResult":
+        return incast.run({
+            "topology": {"kind": "two-tier", "racks": 3, "hosts_per_rack": 10, "fabric_rate": "10Gbps"},
+            "switch": {"buffer": "40pkts", "ecn_threshold": 5},
+            "transport": {"stack": "ns3", "protocol": "dctcp", "mss": 1448, "min_rto": "10ms",
+                          "ect_control_packets": ect_control},
+            "workload": [{"kind": "flow-burst", "aggregator": 0, "worker_hosts": list(range(10, 30)), "senders": 20,
+                          "rounds": 3, "size": "30KB"}],
+        })
+
+    on, off = run(True), run(False)
+    s = on.summary
+    assert s["ecn_marked"] > 0 and s["ecn_marked_dropped"] > 0 and s["ecn_remarked"] > 0
+    assert s["ecn_marked_control"] > 0 and off.summary["ecn_marked_control"] == 0
+    assert on.flows.drop(["flow_id"]).equals(off.flows.drop(["flow_id"]))
+    ports = on.ports.to_pylist()
+    for column, total in [("ecn_marks", "ecn_marked"), ("ecn_marks_dropped", "ecn_marked_dropped"),
+                          ("ecn_marks_control", "ecn_marked_control"), ("ecn_remarks", "ecn_remarked")]:
+        assert sum(p[column] for p in ports) == s[total]  # type: ignore[literal-required]
+    # Drops above the threshold are all the drops at a marking port whose buffer exceeds K.
+    assert s["ecn_marked_dropped"] <= s["packets_dropped"]
 
 
 def test_queue_sampling_by_port_pattern_names_each_series() -> None:

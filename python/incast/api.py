@@ -92,6 +92,13 @@ class Summary(TypedDict):
     packet_hops: int
     """Link traversals."""
     ecn_marked: int
+    """Data packets marked CE on arrival and queued, each once."""
+    ecn_marked_dropped: int
+    """ECN-capable packets that arrived above a marking threshold and were dropped for lack of room."""
+    ecn_marked_control: int
+    """SYNs and pure ACKs marked CE and queued (`ect_control_packets`)."""
+    ecn_remarked: int
+    """Packets queued above a marking threshold that an earlier queue had marked already."""
     max_queue_bytes: int
     timeouts: int
     d3_requests: int

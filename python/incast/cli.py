@@ -164,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("crosscheck", help="run the same flows in incast and in ns-3 and compare (needs ns-3)")
     p.add_argument("--out", default="docs/crosscheck", metavar="DIR",
-                   help="directory for report.md and results.json (default: docs/crosscheck)")
+                   help="directory for report.md, results.json and fct.parquet (default: docs/crosscheck)")
     p.add_argument("--quick", action="store_true", help="10 bursts per case instead of 50")
     p.add_argument("--case", action="append", metavar="NAME", help="run only this case (repeatable; see --list)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
@@ -538,7 +538,7 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
 
     if args.list:
         for c in CASES:
-            print(f"{c.name:22} {c.protocol:6} {c.topology:9} {c.senders} senders")
+            print(f"{c.name:30} {c.protocol:6} {c.topology:9} {c.label}")
         return 0
     names = {c.name for c in CASES}
     unknown = [n for n in args.case or [] if n not in names]

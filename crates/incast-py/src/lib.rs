@@ -455,6 +455,9 @@ fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDic
     d.set_item("packets_in_network", s.packets_in_network)?;
     d.set_item("packet_hops", s.packet_hops)?;
     d.set_item("ecn_marked", s.ecn_marked)?;
+    d.set_item("ecn_marked_dropped", s.ecn_marked_dropped)?;
+    d.set_item("ecn_marked_control", s.ecn_marked_control)?;
+    d.set_item("ecn_remarked", s.ecn_remarked)?;
     d.set_item("max_queue_bytes", s.max_queue_bytes)?;
     d.set_item("timeouts", s.timeouts)?;
     d.set_item("d3_requests", s.d3_requests)?;

@@ -113,6 +113,10 @@ pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
     put("loss_basis", json!(t.loss_basis.name()));
     put("dctcp_loss_cut", json!(t.dctcp_loss_cut.name()));
     put("ecn_cut_floor", json!(t.ecn_cut_floor_segments));
+    put("ecn_cut_after_timeout", json!(t.ecn_cut_after_timeout));
+    put("sub_segment_window", json!(t.sub_segment_window.name()));
+    put("ce_sequence_check", json!(t.ce_sequence_check));
+    put("ect_control_packets", json!(t.ect_control_packets));
     put("handshake", json!(t.handshake));
     put("restart_after_idle", json!(t.restart_after_idle));
     put("dctcp_g", json!(spec.dctcp_g));
@@ -150,11 +154,16 @@ mod tests {
         assert_eq!(m["stack"], json!("ns3"));
         assert_eq!(m["mss"], json!(1448));
         assert_eq!(m["min_rto"], json!("10ms"));
-        assert_eq!(m["initial_rto"], json!("1s"));
+        assert_eq!(m["initial_rto"], json!("3s"));
         assert_eq!(m["clock_granularity"], json!("1ms"));
         assert_eq!(m["window_growth"], json!("per-ack"));
         assert_eq!(m["delayed_ack"], json!({"segments": 2, "timeout": "200ms", "quickack": 0}));
         assert_eq!(m["recovery_in_cwr"], json!(false));
+        assert_eq!(m["ecn_cut_floor"], json!(0));
+        assert_eq!(m["ecn_cut_after_timeout"], json!(true));
+        assert_eq!(m["sub_segment_window"], json!("wait"));
+        assert_eq!(m["ce_sequence_check"], json!(true));
+        assert_eq!(m["ect_control_packets"], json!(true));
     }
 
     #[test]

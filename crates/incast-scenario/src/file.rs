@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use incast_proto::cc::{Clamp, FixedD, RemainingBytes, TcUnits};
 use incast_proto::d3::{BaseGrant, Controller, Pacing};
-use incast_proto::tcp::{DctcpLossCut, EcnReduction, LossBasis, Stack, WindowGrowth};
+use incast_proto::tcp::{DctcpLossCut, EcnReduction, LossBasis, Stack, SubSegmentWindow, WindowGrowth};
 
 use super::spec::{Connections, D3Variant, DeadlineVariance, Protocol};
 use super::units;
@@ -93,6 +93,10 @@ pub(crate) struct RawTransport {
     pub(crate) loss_basis: Option<Name<LossBasis>>,
     pub(crate) dctcp_loss_cut: Option<Name<DctcpLossCut>>,
     pub(crate) ecn_cut_floor: Option<u64>,
+    pub(crate) ecn_cut_after_timeout: Option<bool>,
+    pub(crate) sub_segment_window: Option<Name<SubSegmentWindow>>,
+    pub(crate) ce_sequence_check: Option<bool>,
+    pub(crate) ect_control_packets: Option<bool>,
     pub(crate) initial_ssthresh: Option<Size>,
     pub(crate) initial_window: Option<u64>,
     pub(crate) min_rto: Option<Time>,
@@ -387,6 +391,11 @@ impl Named for LossBasis {
 impl Named for DctcpLossCut {
     const WHAT: &'static str = "DCTCP loss cut";
     const NAMES: &'static [(&'static str, Self)] = &[("half", DctcpLossCut::Half), ("alpha", DctcpLossCut::Alpha)];
+}
+
+impl Named for SubSegmentWindow {
+    const WHAT: &'static str = "sub-segment window rule";
+    const NAMES: &'static [(&'static str, Self)] = &[("send", SubSegmentWindow::Send), ("wait", SubSegmentWindow::Wait)];
 }
 
 impl Named for WindowGrowth {

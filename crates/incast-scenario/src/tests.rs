@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use incast_proto::cc::{Clamp, D2tcpConfig, FixedD, RemainingBytes, TcUnits};
-use incast_proto::tcp::{DelayedAck, EcnReduction, Stack, WindowGrowth};
+use incast_proto::tcp::{DelayedAck, EcnReduction, Stack, SubSegmentWindow, WindowGrowth};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use super::*;
@@ -432,6 +432,14 @@ fn stack_sets_defaults_and_keys_override_them() {
     let t = with("stack = \"ns3-2012\"\nrescue_retransmission = true\necn_cut_floor = 2\ninitial_ssthresh = \"1MB\"\ncwnd_validation = true\ntimestamps = true\nlimited_transmit = true");
     assert!(t.tcp.rescue_retransmission && t.tcp.cwnd_validation && t.tcp.timestamps && t.tcp.limited_transmit);
     assert_eq!((t.tcp.ecn_cut_floor_segments, t.tcp.initial_ssthresh_bytes), (2, Some(1_000_000)));
+    // ns-3's DCTCP defects, undone one key at a time.
+    let t = with("stack = \"ns3\"\necn_cut_floor = 2\necn_cut_after_timeout = false\nsub_segment_window = \"send\"\nce_sequence_check = false\nect_control_packets = false");
+    assert!(!t.tcp.ect_control_packets);
+    assert_eq!((t.tcp.ecn_cut_floor_segments, t.tcp.ecn_cut_after_timeout, t.tcp.ce_sequence_check), (2, false, false));
+    assert_eq!(t.tcp.sub_segment_window, SubSegmentWindow::Send);
+    let t = with("ecn_cut_floor = 0\necn_cut_after_timeout = true\nsub_segment_window = \"wait\"\nce_sequence_check = true");
+    assert_eq!((t.tcp.ecn_cut_floor_segments, t.tcp.ecn_cut_after_timeout, t.tcp.ce_sequence_check), (0, true, true));
+    assert_eq!(t.tcp.sub_segment_window, SubSegmentWindow::Wait);
 }
 
 #[test]
@@ -713,7 +721,9 @@ malformed! {
     sack_with_d3: concat!(star!(), "[transport]\nprotocol = \"d3\"\nsack = true\n", burst!()), "transport.sack", "d3 recovers losses under its rate budget";
     prr_with_rcpdc: concat!(star!(), "[transport]\nprotocol = \"rcpdc\"\nprr = true\n", burst!()), "transport.prr", "TCP-family protocols only";
     partial_ack_with_d3: concat!(star!(), "[transport]\nprotocol = \"d3\"\npartial_ack_retransmit = true\n", burst!()), "transport.partial_ack_retransmit", "TCP-family";
-    ecn_cut_floor_zero: concat!(star!(), "[transport]\necn_cut_floor = 0\n", burst!()), "transport.ecn_cut_floor", "between 1 and 64";
+    ecn_cut_floor_too_large: concat!(star!(), "[transport]\necn_cut_floor = 65\n", burst!()), "transport.ecn_cut_floor", "between 0 and 64";
+    bad_sub_segment_window: concat!(star!(), "[transport]\nsub_segment_window = \"stall\"\n", burst!()), "transport.sub_segment_window", "expected one of \"send\", \"wait\"";
+    ecn_cut_after_timeout_string: concat!(star!(), "[transport]\necn_cut_after_timeout = \"yes\"\n", burst!()), "transport.ecn_cut_after_timeout", "invalid type: string";
     bad_window_growth: concat!(star!(), "[transport]\nwindow_growth = \"cubic\"\n", burst!()), "transport.window_growth", "expected one of \"bytes\", \"per-ack\"";
     bad_loss_basis: concat!(star!(), "[transport]\nloss_basis = \"rtt\"\n", burst!()), "transport.loss_basis", "expected one of \"flight\", \"pipe\", \"cwnd\"";
     bad_ecn_reduction: concat!(star!(), "[transport]\necn_reduction = \"halve\"\n", burst!()), "transport.ecn_reduction", "expected one of \"instant\", \"prr\"";

@@ -415,7 +415,7 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
     };
     let ecn_cut_floor_segments = match raw.ecn_cut_floor {
         None => d.ecn_cut_floor_segments,
-        Some(n) => count(|| at("ecn_cut_floor"), n, 1, MAX_ECN_CUT_FLOOR)?,
+        Some(n) => count(|| at("ecn_cut_floor"), n, 0, MAX_ECN_CUT_FLOOR)?,
     };
     if protocol.is_explicit_rate() {
         for (key, value) in [("sack", raw.sack), ("prr", raw.prr), ("partial_ack_retransmit", raw.partial_ack_retransmit)] {
@@ -474,6 +474,10 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
             loss_basis: raw.loss_basis.map_or(d.loss_basis, |n| n.0),
             dctcp_loss_cut: raw.dctcp_loss_cut.map_or(d.dctcp_loss_cut, |n| n.0),
             ecn_cut_floor_segments,
+            ecn_cut_after_timeout: raw.ecn_cut_after_timeout.unwrap_or(d.ecn_cut_after_timeout),
+            sub_segment_window: raw.sub_segment_window.map_or(d.sub_segment_window, |n| n.0),
+            ce_sequence_check: raw.ce_sequence_check.unwrap_or(d.ce_sequence_check),
+            ect_control_packets: raw.ect_control_packets.unwrap_or(d.ect_control_packets),
             handshake: raw.handshake.unwrap_or(d.handshake),
             restart_after_idle: raw.restart_after_idle.unwrap_or(d.restart_after_idle),
         },

@@ -96,6 +96,15 @@ impl Transport {
         }
     }
 
+    /// Whether the receiver's pure ACKs are ECN-capable: the flow's, as its sender negotiated
+    /// them (`TcpConfig::ect_control_packets`); never for D3 and RCPdc.
+    pub(crate) fn ack_ect(&self) -> bool {
+        match self {
+            Transport::Tcp { sender, .. } => sender.control_ect(),
+            Transport::D3 { .. } => false,
+        }
+    }
+
     pub(crate) fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing> {
         match self {
             Transport::Tcp { sender, .. } => sender.poll_transmit(now).map(|seg| Outgoing { seg, request: None }),

@@ -208,6 +208,9 @@ impl Network {
             bytes_sent: port.bytes_sent,
             drops: c.drops,
             ecn_marks: c.ecn_marks,
+            ecn_marks_dropped: c.ecn_marks_dropped,
+            ecn_marks_control: c.ecn_marks_control,
+            ecn_remarks: c.ecn_remarks,
             max_queue_bytes: port.max_queue_bytes,
             mean_queue_bytes: c.mean_queue_bytes(end, port.queue_bytes()),
         }

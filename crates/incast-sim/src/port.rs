@@ -64,6 +64,8 @@ pub(crate) struct Arriving {
     pub(crate) priority: u8,
     /// Whether it is ECN-capable.
     pub(crate) ect: bool,
+    /// Whether it carries payload (a data segment), rather than being a SYN or a pure ACK.
+    pub(crate) payload: bool,
 }
 
 /// When a port marks ECN-capable packets: on arrival, when the waiting queue already exceeds a
@@ -114,8 +116,16 @@ pub(crate) struct PortCounters {
     pub(crate) packets_sent: u64,
     /// Packets it refused for lack of room.
     pub(crate) drops: u64,
-    /// Packets it marked CE on arrival.
+    /// Data packets it marked CE on arrival and queued.
     pub(crate) ecn_marks: u64,
+    /// ECN-capable packets that arrived above the marking threshold and found no room: ns-3's
+    /// RED marks such a packet, then its full queue drops it (marked, then dropped).
+    pub(crate) ecn_marks_dropped: u64,
+    /// Packets without payload (SYNs, pure ACKs) it marked CE on arrival and queued.
+    pub(crate) ecn_marks_control: u64,
+    /// Packets already CE-marked by an earlier queue that arrived above the threshold and were
+    /// queued: left as they are here, marked and counted again by ns-3's RED.
+    pub(crate) ecn_remarks: u64,
     /// Size x time, in byte-picoseconds, summed over the packets that entered the queue (at
     /// their arrival) and over those that left it (at the start of their service). A packet that
     /// waited from t1 to t2 adds size x (t2 - t1) to the difference, so the difference plus the
@@ -178,7 +188,7 @@ impl Port {
     /// inlined or not depending on unrelated code in the crate (5% of instructions either way).
     #[inline]
     pub(crate) fn offer(&mut self, now: Instant, packet: Arriving, ce: &mut bool, pools: &mut [SharedPool]) -> Admission {
-        let Arriving { id, wire_bytes, priority, ect } = packet;
+        let Arriving { id, wire_bytes, priority, ect, payload } = packet;
         let size = u64::from(wire_bytes);
         let fits = match self.limit {
             BufferLimit::Unlimited => true,
@@ -190,15 +200,23 @@ impl Port {
                 size <= free && (self.queued_bytes + size) as f64 <= alpha * free as f64
             }
         };
+        // DCTCP Section 3.1: mark on arrival when the instantaneous queue exceeds K.
+        let above = ect && (self.queued_bytes > self.ecn.bytes || self.queued_packets > self.ecn.packets);
         if !fits {
             self.counters.drops += 1;
+            self.counters.ecn_marks_dropped += u64::from(above);
             return Admission::Dropped;
         }
-        // DCTCP Section 3.1: mark on arrival when the instantaneous queue exceeds K.
-        let marked = ect && !*ce && (self.queued_bytes > self.ecn.bytes || self.queued_packets > self.ecn.packets);
+        let marked = above && !*ce;
         if marked {
             *ce = true;
-            self.counters.ecn_marks += 1;
+            if payload {
+                self.counters.ecn_marks += 1;
+            } else {
+                self.counters.ecn_marks_control += 1;
+            }
+        } else if above {
+            self.counters.ecn_remarks += 1;
         }
         self.counters.entered += PortCounters::weigh(size, now);
         if let BufferLimit::Shared { pool, .. } = self.limit {
@@ -282,8 +300,14 @@ mod tests {
     use crate::scenario::LinkSpec;
     use incast_proto::time::BitsPerSec;
 
+    /// A data packet (with payload).
     fn pkt(id: u32, wire_bytes: u32, priority: u8, ect: bool) -> Arriving {
-        Arriving { id: PacketId(id), wire_bytes, priority, ect }
+        Arriving { id: PacketId(id), wire_bytes, priority, ect, payload: true }
+    }
+
+    /// A SYN or pure ACK of 40 B.
+    fn control(id: u32, ect: bool) -> Arriving {
+        Arriving { payload: false, ..pkt(id, 40, 0, ect) }
     }
 
     fn port(limit: BufferLimit, k_bytes: u64, classes: u8) -> Port {
@@ -384,6 +408,26 @@ mod tests {
         // (200 x 800 + 100 x 800) / 3200 over a run that ends at 3200 ns.
         assert_eq!(p.counters.mean_queue_bytes(t(3200), p.queue_bytes()), 75.0);
         assert_eq!(p.max_queue_bytes, 200);
+    }
+
+    #[test]
+    fn counters_split_marks_by_payload_earlier_mark_and_drop() {
+        let mut p = port_ecn(BufferLimit::DropTailPackets(4), EcnThreshold { bytes: u64::MAX, packets: 0 }, 1);
+        let offer = |p: &mut Port, a: Arriving, mut ce: bool| (p.offer(Instant::ZERO, a, &mut ce, &mut []), ce);
+        // The first waits alone (0 waiting is not above K = 0); everything after it is above.
+        assert_eq!(offer(&mut p, pkt(0, 1500, 0, true), false), (Admission::Queued { marked: false }, false));
+        assert_eq!(offer(&mut p, control(1, true), false), (Admission::Queued { marked: true }, true));
+        // Marked by an earlier queue: left as it is, counted as a mark ns-3 would repeat.
+        assert_eq!(offer(&mut p, pkt(2, 1500, 0, true), true), (Admission::Queued { marked: false }, true));
+        assert_eq!(offer(&mut p, pkt(3, 1500, 0, true), false), (Admission::Queued { marked: true }, true));
+        assert_eq!(offer(&mut p, control(4, false), false), (Admission::Dropped, false));
+        // Full: an ECN-capable arrival above K is dropped, and counted as marked then dropped
+        // whether or not it carries a mark already; one not ECN-capable is not.
+        assert_eq!(offer(&mut p, pkt(5, 1500, 0, true), false), (Admission::Dropped, false));
+        assert_eq!(offer(&mut p, pkt(6, 1500, 0, true), true), (Admission::Dropped, true));
+        assert_eq!(offer(&mut p, pkt(7, 1500, 0, false), false), (Admission::Dropped, false));
+        let c = p.counters;
+        assert_eq!((c.ecn_marks, c.ecn_marks_control, c.ecn_remarks, c.ecn_marks_dropped, c.drops), (1, 1, 1, 2, 4));
     }
 
     #[test]

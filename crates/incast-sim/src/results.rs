@@ -93,8 +93,17 @@ pub struct Summary {
     pub packets_in_network: u64,
     /// Packets sent over one link, summed over links (a "packet-hop").
     pub packet_hops: u64,
-    /// Packets marked CE.
+    /// Data packets marked CE on arrival and queued (each packet once: one marked by an
+    /// earlier queue is not marked again).
     pub ecn_marked: u64,
+    /// ECN-capable packets that arrived above a marking threshold and were dropped for lack of
+    /// room (ns-3's RED marks them before its queue drops them).
+    pub ecn_marked_dropped: u64,
+    /// SYNs and pure ACKs marked CE on arrival and queued (`ect_control_packets`).
+    pub ecn_marked_control: u64,
+    /// Packets queued above a marking threshold that an earlier queue had marked already (ns-3's
+    /// RED marks them again and counts them).
+    pub ecn_remarked: u64,
     /// Largest queue seen at any switch port, bytes.
     pub max_queue_bytes: u64,
     /// Retransmission timeouts over all flows.
@@ -178,8 +187,14 @@ pub struct PortRecord {
     pub bytes_sent: u64,
     /// Packets it dropped for lack of room.
     pub drops: u64,
-    /// Packets it marked CE on arrival.
+    /// Data packets it marked CE on arrival and queued.
     pub ecn_marks: u64,
+    /// ECN-capable packets that arrived above its marking threshold and found no room.
+    pub ecn_marks_dropped: u64,
+    /// Packets without payload (SYNs, pure ACKs) it marked CE on arrival and queued.
+    pub ecn_marks_control: u64,
+    /// Packets already CE-marked that it queued above its threshold.
+    pub ecn_remarks: u64,
     /// The most bytes that waited at once.
     pub max_queue_bytes: u64,
     /// The bytes waiting, averaged over the whole run (from time 0 to its end).

@@ -415,13 +415,14 @@ impl Simulation {
             let flow = &mut self.flows[id.idx()];
             let transport = flow.transport.as_mut().expect("pumped flows have started");
             let Some(out) = transport.poll_ack(now) else { break };
+            let ect = transport.ack_ect();
             let (route, priority) = (flow.reverse, flow.plan.priority);
             // D3's feedback, or the SACK blocks (never both: D3 hosts do not SACK).
             let ext = match out.feedback {
                 Some(f) => Some(Ext::Feedback(f)),
                 None => (!out.ack.sack.is_empty()).then_some(Ext::Sack(out.ack.sack)),
             };
-            self.inject(ack_packet(id, &out.ack, route, priority, ext.as_ref()), ext);
+            self.inject(ack_packet(id, &out.ack, ect, route, priority, ext.as_ref()), ext);
         }
     }
 
@@ -526,7 +527,7 @@ impl Simulation {
         }
         let port = &mut self.net.ports[port_id.idx()];
         let pkt = self.packets.get_mut(id);
-        let arriving = Arriving { id, wire_bytes: pkt.wire_bytes, priority: pkt.priority, ect: pkt.ect };
+        let arriving = Arriving { id, wire_bytes: pkt.wire_bytes, priority: pkt.priority, ect: pkt.ect, payload: pkt.len > 0 };
         match port.offer(now, arriving, &mut pkt.ce, &mut self.net.pools) {
             Admission::Dropped => {
                 if answered {
@@ -747,7 +748,7 @@ fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8
     }
 }
 
-fn ack_packet(flow: FlowId, ack: &AckSegment, route: RouteCursor, priority: u8, ext: Option<&Ext>) -> Packet {
+fn ack_packet(flow: FlowId, ack: &AckSegment, ect: bool, route: RouteCursor, priority: u8, ext: Option<&Ext>) -> Packet {
     let has_ext = ext.is_some();
     Packet {
         flow,
@@ -756,7 +757,7 @@ fn ack_packet(flow: FlowId, ack: &AckSegment, route: RouteCursor, priority: u8, 
         len: 0,
         wire_bytes: ack.wire_bytes() + ext_bytes(matches!(ext, Some(Ext::Feedback(_)))),
         ts: ack.ts_echo,
-        ect: false,
+        ect,
         ce: false,
         ece: ack.ece,
         retransmission: false,

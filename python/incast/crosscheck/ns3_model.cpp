@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,12 +57,26 @@ struct Results
     std::vector<uint32_t> timeouts;
     uint64_t drops_data = 0;
     uint64_t drops_other = 0;
+    // Every mark RED counted, on packets with and without payload.
     uint64_t marks_data = 0;
     uint64_t marks_other = 0;
-    // RED marks a packet before it tries the queue: a packet that then finds the queue full is
-    // counted as marked and as dropped. incast drops it without marking.
-    uint64_t marked_then_dropped_data = 0;
+    // The same marks per switch port (named as incast names it, `tor0->h3`), by what became of
+    // the packet, as incast's ports count them: RED marks a packet before it tries the queue,
+    // so a packet that then finds the queue full is counted as marked and as dropped (incast:
+    // `ecn_marks_dropped`); its Mark succeeds on a packet an earlier queue marked and counts it
+    // again (`ecn_remarks`). The rest are first marks on queued packets, with payload
+    // (`ecn_marks`) or without (`ecn_marks_control`).
+    std::vector<std::string> port_names;
+    std::vector<uint64_t> port_marks_first_data;
+    std::vector<uint64_t> port_marks_first_control;
+    std::vector<uint64_t> port_remarks;
+    std::vector<uint64_t> port_marked_then_dropped;
+    std::vector<uint64_t> port_drops;
     uint64_t device_drops = 0;
+    // Entries into CA_CWR by state left (TcpSocketBase::EnterCwr runs in every state but
+    // CA_CWR): from CA_LOSS (an ECN-Echo after a timeout) and from CA_RECOVERY.
+    uint64_t cwr_from_loss = 0;
+    uint64_t cwr_from_recovery = 0;
 };
 
 static std::vector<Flow> g_flows;
@@ -133,6 +148,18 @@ static void OnTx(uint32_t f, Ptr<const Packet> p, const TcpHeader& h, Ptr<const 
     g_high[f] = std::max(high, end);
 }
 
+static void OnCongState(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to)
+{
+    if (to == TcpSocketState::CA_CWR && from == TcpSocketState::CA_LOSS)
+    {
+        g_res.cwr_from_loss++;
+    }
+    if (to == TcpSocketState::CA_CWR && from == TcpSocketState::CA_RECOVERY)
+    {
+        g_res.cwr_from_recovery++;
+    }
+}
+
 static void OnRto(uint32_t f, Time oldv, Time newv)
 {
     // ReTxTimeout doubles m_rto (up to 60 s); a new ACK recomputes it from the estimate.
@@ -154,21 +181,56 @@ static bool HasPayload(Ptr<const QueueDiscItem> item)
 }
 
 static uint64_t g_last_marked_uid = UINT64_MAX;
+// The category `OnMark` counted the last marked packet in, moved to `marked_then_dropped` if the
+// queue then drops it.
+static uint64_t* g_last_mark_category = nullptr;
+// Packets that reached a switch already CE-marked, by uid (MacRx on the switch's devices, just
+// before they are offered to its egress queue disc).
+static std::set<uint64_t> g_arrived_ce;
 
-static void OnDrop(Ptr<const QueueDiscItem> item)
+static void OnSwitchRx(Ptr<const Packet> p)
 {
-    bool data = HasPayload(item);
-    (data ? g_res.drops_data : g_res.drops_other)++;
-    if (data && item->GetPacket()->GetUid() == g_last_marked_uid)
+    Ptr<Packet> copy = p->Copy();
+    PppHeader ppp;
+    copy->RemoveHeader(ppp);
+    Ipv4Header ip;
+    if (ppp.GetProtocol() != 0x0021 || copy->PeekHeader(ip) == 0)
     {
-        g_res.marked_then_dropped_data++;
+        return;
+    }
+    if (ip.GetEcn() == Ipv4Header::ECN_CE)
+    {
+        g_arrived_ce.insert(p->GetUid());
+    }
+    else
+    {
+        g_arrived_ce.erase(p->GetUid());
     }
 }
 
-static void OnMark(Ptr<const QueueDiscItem> item, const char*)
+static void OnDrop(uint32_t port, Ptr<const QueueDiscItem> item)
 {
-    (HasPayload(item) ? g_res.marks_data : g_res.marks_other)++;
-    g_last_marked_uid = item->GetPacket()->GetUid();
+    bool data = HasPayload(item);
+    (data ? g_res.drops_data : g_res.drops_other)++;
+    g_res.port_drops[port]++;
+    if (item->GetPacket()->GetUid() == g_last_marked_uid && g_last_mark_category != nullptr)
+    {
+        (*g_last_mark_category)--;
+        g_res.port_marked_then_dropped[port]++;
+        g_last_mark_category = nullptr;
+    }
+}
+
+static void OnMark(uint32_t port, Ptr<const QueueDiscItem> item, const char*)
+{
+    bool data = HasPayload(item);
+    (data ? g_res.marks_data : g_res.marks_other)++;
+    uint64_t uid = item->GetPacket()->GetUid();
+    g_last_mark_category = g_arrived_ce.count(uid) > 0 ? &g_res.port_remarks[port]
+                           : data                       ? &g_res.port_marks_first_data[port]
+                                                        : &g_res.port_marks_first_control[port];
+    (*g_last_mark_category)++;
+    g_last_marked_uid = uid;
 }
 
 static void OnDeviceDrop(Ptr<const Packet>)
@@ -181,6 +243,7 @@ static void ConnectSocket(uint32_t f, Ptr<BulkSendApplication> app)
     Ptr<Socket> s = app->GetSocket();
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, f));
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, f));
+    s->TraceConnectWithoutContext("CongState", MakeCallback(&OnCongState));
     if ((int64_t)f == g_trace_flow)
     {
         s->TraceConnectWithoutContext("Tx", MakeCallback(&TraceTx));
@@ -190,8 +253,15 @@ static void ConnectSocket(uint32_t f, Ptr<BulkSendApplication> app)
     }
 }
 
-static void InstallSwitchQueue(const Setup& c, Ptr<NetDevice> dev, uint64_t rate_bps)
+static void InstallSwitchQueue(const Setup& c, Ptr<NetDevice> dev, uint64_t rate_bps, const std::string& name)
 {
+    uint32_t port = g_res.port_names.size();
+    g_res.port_names.push_back(name);
+    for (auto* v : {&g_res.port_marks_first_data, &g_res.port_marks_first_control, &g_res.port_remarks,
+                    &g_res.port_marked_then_dropped, &g_res.port_drops})
+    {
+        v->push_back(0);
+    }
     TrafficControlHelper tch;
     std::string size = std::to_string(c.queue_packets - 1) + "p";
     if (c.ecn_k >= 0)
@@ -213,8 +283,14 @@ static void InstallSwitchQueue(const Setup& c, Ptr<NetDevice> dev, uint64_t rate
         tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(size)));
     }
     QueueDiscContainer qd = tch.Install(dev);
-    qd.Get(0)->TraceConnectWithoutContext("Drop", MakeCallback(&OnDrop));
-    qd.Get(0)->TraceConnectWithoutContext("Mark", MakeCallback(&OnMark));
+    qd.Get(0)->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDrop, port));
+    qd.Get(0)->TraceConnectWithoutContext("Mark", MakeBoundCallback(&OnMark, port));
+}
+
+// A switch as incast names it: the star's `switch`, a two-tier network's `tor{r}`.
+static std::string SwitchName(const Setup& c, uint32_t tor)
+{
+    return c.topology == "star" ? "switch" : "tor" + std::to_string(tor);
 }
 
 static void InstallHostQueue(Ptr<NetDevice> dev)
@@ -231,6 +307,8 @@ Results Run(const Setup& c, const std::vector<Flow>& flows)
     g_flows = flows;
     g_res = Results();
     g_last_marked_uid = UINT64_MAX;
+    g_arrived_ce.clear();
+    g_last_mark_category = nullptr;
     size_t n = flows.size();
     g_res.finish_s.assign(n, -1.0);
     g_res.delivered.assign(n, 0);
@@ -277,9 +355,10 @@ Results Run(const Setup& c, const std::vector<Flow>& flows)
         uint32_t tor = c.topology == "star" ? 0 : h / c.hosts_per_rack;
         NetDeviceContainer d = edge.Install(hosts.Get(h), switches.Get(tor));
         InstallHostQueue(d.Get(0));
-        InstallSwitchQueue(c, d.Get(1), c.link_bps);
+        InstallSwitchQueue(c, d.Get(1), c.link_bps, SwitchName(c, tor) + "->h" + std::to_string(h));
         d.Get(0)->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&OnDeviceDrop));
         d.Get(1)->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&OnDeviceDrop));
+        d.Get(1)->TraceConnectWithoutContext("MacRx", MakeCallback(&OnSwitchRx));
         next_subnet();
         Ipv4InterfaceContainer ifs = addr.Assign(d);
         host_addr[h] = ifs.GetAddress(0);
@@ -290,8 +369,10 @@ Results Run(const Setup& c, const std::vector<Flow>& flows)
         for (uint32_t r = 0; r < c.racks; r++)
         {
             NetDeviceContainer d = fabric.Install(switches.Get(r), core);
-            InstallSwitchQueue(c, d.Get(0), c.fabric_bps);
-            InstallSwitchQueue(c, d.Get(1), c.fabric_bps);
+            InstallSwitchQueue(c, d.Get(0), c.fabric_bps, "tor" + std::to_string(r) + "->fabric");
+            InstallSwitchQueue(c, d.Get(1), c.fabric_bps, "fabric->tor" + std::to_string(r));
+            d.Get(0)->TraceConnectWithoutContext("MacRx", MakeCallback(&OnSwitchRx));
+            d.Get(1)->TraceConnectWithoutContext("MacRx", MakeCallback(&OnSwitchRx));
             next_subnet();
             addr.Assign(d);
         }

@@ -40,12 +40,13 @@ def run_case(model: Any, case: Dict[str, Any]) -> Dict[str, Any]:
         flow = model.Flow()
         flow.src, flow.dst, flow.size, flow.start_ns = f["src"], f["dst"], f["size"], f["start_ns"]
         flows.push_back(flow)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     r = model.Run(setup, flows)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return {
         "name": case["name"],
         "wall_s": wall,
+        "cpu_s": cpu,
         "finish_s": list(r.finish_s),
         "delivered": list(r.delivered),
         "retransmitted": list(r.retransmitted),
@@ -54,8 +55,14 @@ def run_case(model: Any, case: Dict[str, Any]) -> Dict[str, Any]:
         "drops_other": int(r.drops_other),
         "marks_data": int(r.marks_data),
         "marks_other": int(r.marks_other),
-        "marked_then_dropped_data": int(r.marked_then_dropped_data),
+        # Per switch port, by incast's port names.
+        "ports": {str(name): {"first_data": int(a), "first_control": int(b), "remarks": int(c),
+                              "marked_then_dropped": int(d), "drops": int(e)}
+                  for name, a, b, c, d, e in zip(r.port_names, r.port_marks_first_data, r.port_marks_first_control,
+                                                 r.port_remarks, r.port_marked_then_dropped, r.port_drops)},
         "device_drops": int(r.device_drops),
+        "cwr_from_loss": int(r.cwr_from_loss),
+        "cwr_from_recovery": int(r.cwr_from_recovery),
     }
 
 

@@ -101,8 +101,10 @@ struct WindowRules {
     ecn_reduction: EcnReduction,
     /// PRR in SACK loss recovery (RFC 6937).
     prr_in_recovery: bool,
-    /// Smallest window an ECN cut leaves, in bytes.
+    /// Smallest window an ECN cut (and the alpha loss cut) leaves, in bytes: at least one.
     ecn_floor: u64,
+    /// An ECN-Echo after a timeout starts a reduction (`TcpConfig::ecn_cut_after_timeout`).
+    ecn_cut_after_timeout: bool,
     /// What a loss halves.
     loss_basis: LossBasis,
     /// Duplicate ACKs drive PRR during a CWR reduction (`TcpConfig::recovery_in_cwr`).
@@ -120,7 +122,8 @@ impl WindowRules {
             cwnd_validation: config.cwnd_validation,
             ecn_reduction: config.ecn_reduction,
             prr_in_recovery: config.prr,
-            ecn_floor: u64::from(config.ecn_cut_floor_segments.max(1)) * mss,
+            ecn_floor: (u64::from(config.ecn_cut_floor_segments) * mss).max(1),
+            ecn_cut_after_timeout: config.ecn_cut_after_timeout,
             loss_basis: config.loss_basis,
             prr_on_dupacks_in_cwr: config.recovery_in_cwr,
             dctcp_loss_cut: config.dctcp_loss_cut,
@@ -356,18 +359,19 @@ impl CongestionControl {
 
     /// ssthresh after a loss (RFC 5681 equation 4: max(FlightSize / 2, 2 MSS)), halving what
     /// the stack halves, or for a DCTCP-family policy with [`DctcpLossCut::Alpha`] the ECN cut
-    /// of the window.
+    /// of the window with the ECN cut's floor (ns-3's `TcpDctcp::GetSsThresh` serves both).
     fn loss_ssthresh(&self, out: &Outstanding) -> u64 {
         let basis = match self.rules.loss_basis {
             LossBasis::Flight => out.flight,
             LossBasis::Pipe => out.pipe,
             LossBasis::Cwnd => self.cwnd,
         };
-        let cut = match (self.rules.dctcp_loss_cut, self.policy.estimator()) {
-            (DctcpLossCut::Alpha, Some(estimator)) => proportional_cut(self.cwnd, estimator.alpha()),
-            _ => basis / 2,
-        };
-        cut.max(2 * self.rules.mss)
+        match (self.rules.dctcp_loss_cut, self.policy.estimator()) {
+            (DctcpLossCut::Alpha, Some(estimator)) => {
+                proportional_cut(self.cwnd, estimator.alpha()).max(self.rules.ecn_floor)
+            }
+            _ => (basis / 2).max(2 * self.rules.mss),
+        }
     }
 
     /// Fast retransmit (RFC 6582 Section 3.2 step 2): halve whatever the policy, then inflate
@@ -456,6 +460,10 @@ impl CongestionControl {
     /// had not been resent by the timer before: a second timeout for the same segment does not
     /// cut again (RFC 5681 Section 3.1; Linux's `tcp_enter_loss` and ns-3's `ReTxTimeout` keep
     /// it too).
+    ///
+    /// ECN-Echoes on the data outstanding at the timeout cut no further, since the timeout cut
+    /// for them; with `ecn_cut_after_timeout` the next one starts a reduction, as ns-3's
+    /// `EnterCwr` from CA_LOSS does.
     pub(crate) fn on_timeout(&mut self, out: &Outstanding, first: bool) {
         if first {
             self.ssthresh = self.loss_ssthresh(out);
@@ -464,7 +472,7 @@ impl CongestionControl {
         self.ca_acked = 0;
         self.state = CaState::Open;
         self.prr = None;
-        self.cut_end = self.cut_end.max(out.high_sent);
+        self.cut_end = if self.rules.ecn_cut_after_timeout { 0 } else { self.cut_end.max(out.high_sent) };
     }
 }
 

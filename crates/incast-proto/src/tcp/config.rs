@@ -54,6 +54,37 @@ pub enum DctcpLossCut {
     Alpha,
 }
 
+/// What a sender does when its window lets out less than one segment while more data waits.
+///
+/// RFC 5681 never lets cwnd fall below one segment, and Linux counts it in whole segments, so
+/// a standard sender never meets this; a cut with no floor (`ecn_cut_floor_segments` 0) can
+/// leave it there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubSegmentWindow {
+    /// With nothing in the network, send one segment anyway (as if the window were at least
+    /// one segment); with data in the network, only a segment that fits.
+    Send,
+    /// Send a segment only if the usable window (cwnd - pipe) is at least one MSS, or if
+    /// every byte left to send from that segment on fits it; otherwise wait for an ACK or the
+    /// RTO. ns-3's silly-window check (ns-3.44 `TcpSocketBase::SendPendingData`,
+    /// tcp-socket-base.cc line 3452: `availableWindow < m_segmentSize && availableData >
+    /// availableWindow`; the same in ns-3.12, line 1323): a window below one segment with
+    /// nothing in flight stalls the flow until the retransmission timer fires.
+    Wait,
+}
+
+impl SubSegmentWindow {
+    /// Whether a segment of `len` bytes may leave with `in_network` bytes in the network and a
+    /// window of `window` bytes, when `left` bytes are still to send from its first byte on.
+    pub(crate) fn allows(self, in_network: u64, window: u64, len: u64, left: u64, mss: u64) -> bool {
+        match self {
+            SubSegmentWindow::Send => in_network == 0 || in_network + len <= window,
+            // ns-3 sends min(room, MSS) bytes once room >= MSS, or everything left once it fits.
+            SubSegmentWindow::Wait => window.saturating_sub(in_network) >= mss.min(left).max(len),
+        }
+    }
+}
+
 /// How the congestion window grows on new ACKs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WindowGrowth {
@@ -142,8 +173,36 @@ pub struct TcpConfig {
     /// How DCTCP and D2TCP set ssthresh on a loss.
     pub dctcp_loss_cut: DctcpLossCut,
     /// Smallest window an ECN cut leaves, in segments: 2 in Linux (`dctcp_ssthresh`) and the
-    /// RFC 5681 loss floor; 1 in the ns-3 D2TCP port of 2013.
+    /// RFC 5681 loss floor; 1 in the ns-3 D2TCP port of 2013; 0 for no floor, as ns-3.44's
+    /// `TcpDctcp::GetSsThresh` (tcp-dctcp.cc line 124: `(1 - m_alpha / 2.0) * m_cWnd`), whose
+    /// cut of a one-segment window is half a segment. A cut never leaves less than one byte.
+    /// With [`DctcpLossCut::Alpha`] the loss cut is the same computation and has the same floor.
     pub ecn_cut_floor_segments: u32,
+    /// An ECN-Echo on an ACK of new data after a retransmission timeout, before the data
+    /// outstanding at the timeout is acknowledged, starts an ECN reduction (ssthresh from the
+    /// ECN cut of the window the timeout left, then PRR in the CWR state). `false` ignores it,
+    /// since the timeout already reduced the window for that data (RFC 3168 Section 6.1.2: at
+    /// most one reduction per window of data; Linux's `tcp_enter_cwr` runs only from the Open
+    /// and Disorder states). `true` reproduces ns-3.44 to 3.48: `TcpSocketBase::ReceivedAck`
+    /// (tcp-socket-base.cc line 1919) calls `EnterCwr` in every state but CA_CWR, CA_LOSS
+    /// included, and with DCTCP's cut of a one-segment window (`ecn_cut_floor_segments` 0) and
+    /// [`SubSegmentWindow::Wait`] the flow then stalls until a second timeout.
+    pub ecn_cut_after_timeout: bool,
+    /// What the sender does with a window below one segment.
+    pub sub_segment_window: SubSegmentWindow,
+    /// The receiver takes a CE mark as congestion only on a segment that starts above every
+    /// CE-marked segment it received before; any other segment, marked or not, counts as
+    /// unmarked, so its ACK carries no ECN-Echo. ns-3.44's `TcpSocketBase::ForwardUp`
+    /// (tcp-socket-base.cc line 1233: `m_ecnCESeq < tcpHeader.GetSequenceNumber ()`): a marked
+    /// retransmission of a hole below marked data is echoed as unmarked. `false` echoes the
+    /// mark of every segment (RFC 3168 Section 6.1.3, Linux's `tcp_ecn_check_ce`).
+    pub ce_sequence_check: bool,
+    /// The SYN and the pure ACKs of an ECN-capable flow (DCTCP, D2TCP) are ECN-capable too, so
+    /// a queue above its threshold marks them rather than leaving them alone: ns-3.44's
+    /// DctcpEcn mode (`ECN_RESTRICTION_MAP`, tcp-socket-base.cc lines 75 to 82). Marks on them
+    /// change nothing at either end; they count at the ports (`ecn_marks_control`). `false`
+    /// is RFC 3168's rule (Sections 6.1.1 and 6.1.4: no ECT on SYNs and pure ACKs).
+    pub ect_control_packets: bool,
     /// Send a SYN and wait for the SYN/ACK before data (one RTT, as the three-way handshake of
     /// real stacks); the SYN/ACK's RTT sample seeds the RTO estimator. Read by `TcpSender`
     /// only; D3 pays its RTT with its own SYN rate request (D3 Figure 7).
@@ -184,6 +243,10 @@ impl Default for TcpConfig {
             loss_basis: LossBasis::Flight,
             dctcp_loss_cut: DctcpLossCut::Half,
             ecn_cut_floor_segments: 2,
+            ecn_cut_after_timeout: false,
+            sub_segment_window: SubSegmentWindow::Send,
+            ce_sequence_check: false,
+            ect_control_packets: false,
             handshake: false,
             restart_after_idle: false,
         }

@@ -28,9 +28,11 @@ mod stack;
 #[cfg(test)]
 mod harness;
 #[cfg(test)]
+mod ns3_tests;
+#[cfg(test)]
 mod sack_tests;
 
-pub use config::{DctcpLossCut, DelayedAck, EcnReduction, LossBasis, TcpConfig, WindowGrowth};
+pub use config::{DctcpLossCut, DelayedAck, EcnReduction, LossBasis, SubSegmentWindow, TcpConfig, WindowGrowth};
 pub use receiver::TcpReceiver;
 pub(crate) use reliability::{AckClass, Duplicate, SendSequence};
 pub(crate) use rtt::RttEstimator;

@@ -57,6 +57,10 @@ pub struct TcpReceiver {
     ack_at: Option<Instant>,
     /// DCTCP's ECN-Echo state: CE bit of the last segment received (delayed ACKs only).
     ce_state: bool,
+    /// `TcpConfig::ce_sequence_check`: count a CE mark only above `highest_ce`.
+    ce_sequence_check: bool,
+    /// First byte of the highest segment whose CE mark was counted (ns-3's `m_ecnCESeq`).
+    highest_ce: Option<u64>,
     /// ACKs waiting for `poll_ack`; at most two per segment (a DCTCP state-change ACK and the
     /// segment's own), so it stops growing after the first few.
     pending: VecDeque<AckSegment>,
@@ -78,6 +82,8 @@ impl TcpReceiver {
             unacked_ts: Instant::ZERO,
             ack_at: None,
             ce_state: false,
+            ce_sequence_check: config.ce_sequence_check,
+            highest_ce: None,
             pending: VecDeque::with_capacity(4),
         }
     }
@@ -90,16 +96,17 @@ impl TcpReceiver {
             self.answer_syn(seg);
             return;
         }
+        let ce = self.counted_ce(seg);
         let ece = match self.delayed_ack {
-            None => seg.ce,
+            None => ce,
             Some(_) => {
                 // DCTCP Figure 10: on a change of CE state, first ACK what arrived so far with
                 // the old state, so each ACK covers bytes of one state only.
-                if seg.ce != self.ce_state {
+                if ce != self.ce_state {
                     if self.unacked_segments > 0 {
                         self.ack_now(self.ce_state, self.unacked_ts);
                     }
-                    self.ce_state = seg.ce;
+                    self.ce_state = ce;
                 }
                 self.ce_state
             }
@@ -142,6 +149,20 @@ impl TcpReceiver {
                 }
             }
         }
+    }
+
+    /// The segment's CE mark as the receiver counts it: with `ce_sequence_check` only on a
+    /// segment starting above every one counted before, as ns-3's `TcpSocketBase::ForwardUp`
+    /// (`m_ecnCESeq`); a marked resend of a hole below them counts as unmarked.
+    fn counted_ce(&mut self, seg: &DataSegment) -> bool {
+        if !self.ce_sequence_check {
+            return seg.ce;
+        }
+        let counted = seg.ce && self.highest_ce.is_none_or(|h| seg.seq > h);
+        if counted {
+            self.highest_ce = Some(seg.seq);
+        }
+        counted
     }
 
     /// The next ACK to send, if any. Call in a loop until `None`.

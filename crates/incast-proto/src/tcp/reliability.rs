@@ -16,7 +16,7 @@
 //! ```
 
 use super::rtt::RttEstimator;
-use super::{AckSegment, DataSegment, TcpConfig};
+use super::{AckSegment, DataSegment, SubSegmentWindow, TcpConfig};
 use crate::time::{Duration, Instant};
 
 /// Where a cumulative ACK falls relative to the send sequence.
@@ -327,8 +327,13 @@ impl SendSequence {
     /// Whether `len` more bytes fit a window of `window_bytes`. An empty pipe always gets one
     /// segment, so a window below one segment cannot stall.
     pub(crate) fn window_allows(&self, len: u64, window_bytes: u64) -> bool {
-        let flight = self.flight_bytes();
-        flight == 0 || flight + len <= window_bytes
+        SubSegmentWindow::Send.allows(self.flight_bytes(), window_bytes, len, len, self.mss)
+    }
+
+    /// Whether the `len` bytes at `snd_nxt` fit a window of `window_bytes` by `rule`, with the
+    /// data ending at `data_end`.
+    pub(crate) fn window_allows_by(&self, rule: SubSegmentWindow, len: u64, window_bytes: u64, data_end: u64) -> bool {
+        rule.allows(self.flight_bytes(), window_bytes, len, data_end - self.snd_nxt, self.mss)
     }
 
     /// Builds the segment at `snd_nxt` (there must be one, see [`next_len`](Self::next_len))

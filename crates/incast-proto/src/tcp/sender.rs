@@ -447,9 +447,10 @@ impl TcpSender {
         }
         let len = self.seq.next_len(end)?;
         let window = self.window_bytes();
-        if !self.seq.window_allows(len, window) {
+        let rule = self.config.sub_segment_window;
+        if !self.seq.window_allows_by(rule, len, window, end) {
             let extra = self.limited_transmit_allowance();
-            if extra == 0 || !self.seq.window_allows(len, window + extra) {
+            if extra == 0 || !self.seq.window_allows_by(rule, len, window + extra, end) {
                 self.window_limited_through = self.window_limited_through.max(self.seq.snd_nxt());
                 return None;
             }
@@ -489,12 +490,14 @@ impl TcpSender {
                 None => None,
             },
         }?;
-        let len = match next {
-            Next::Resend(Resend::Hole { len, .. } | Resend::Rescue { len, .. }) | Next::New(len) => len,
+        let (start, len) = match next {
+            Next::Resend(Resend::Hole { seq, len } | Resend::Rescue { seq, len }) => (seq, len),
+            Next::New(len) => (self.seq.snd_nxt(), len),
         };
         // The force applies to the resend NextSeg picks now, never to a later segment.
         let forced = std::mem::take(&mut self.force_resend) && matches!(next, Next::Resend(_));
-        if !forced && pipe > 0 && pipe + len > self.cc.cwnd_bytes() {
+        let fits = self.config.sub_segment_window.allows(pipe, self.cc.cwnd_bytes(), len, end - start, self.seq.mss());
+        if !forced && !fits {
             self.window_limited_through = self.window_limited_through.max(self.seq.snd_nxt());
             return None;
         }
@@ -527,13 +530,19 @@ impl TcpSender {
             len: 0,
             header_bytes: self.config.syn_header_bytes() as u16,
             ts: now,
-            // RFC 3168 Section 6.1.1: a SYN is never ECN-capable, so a marking queue drops it
-            // rather than marks it.
-            ect: false,
+            // RFC 3168 Section 6.1.1: a SYN is not ECN-capable, so a marking queue leaves it
+            // alone; ns-3's DCTCP sends it ECN-capable (`ect_control_packets`).
+            ect: self.control_ect(),
             ce: false,
             retransmission: resent,
             syn: true,
         }
+    }
+
+    /// Whether the flow's SYN and its receiver's pure ACKs are ECN-capable
+    /// (`TcpConfig::ect_control_packets` on an ECN-capable flow).
+    pub fn control_ect(&self) -> bool {
+        self.ect && self.config.ect_control_packets
     }
 
     /// When the retransmission timer expires, if it is armed.

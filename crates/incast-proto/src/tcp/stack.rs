@@ -2,8 +2,13 @@
 //! implementation sets it, each value with its source. A scenario picks one with
 //! `[transport] stack = "..."` and may override single keys.
 
-use super::config::{DctcpLossCut, DelayedAck, EcnReduction, LossBasis, TcpConfig, WindowGrowth};
+use super::config::{DctcpLossCut, DelayedAck, EcnReduction, LossBasis, SubSegmentWindow, TcpConfig, WindowGrowth};
 use crate::time::Duration;
+
+/// ns-3's SYN timeout, `TcpSocket::ConnTimeout` (3 s from ns-3.12 to ns-3.44): the SYN's
+/// timer, doubled per retry (`TcpSocketBase::SendEmptyPacket`), not the RTT estimator's
+/// initial RTO. With the handshake it is the only RTO before the SYN/ACK's RTT sample.
+const NS3_CONN_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// A TCP implementation whose defaults a scenario can start from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -20,20 +25,27 @@ pub enum Stack {
     /// probes (TLP) and the adaptive delayed-ACK timer.
     Linux,
     /// ns-3.44's `TcpSocketBase` and `TcpSocket` defaults: SegmentSize 536, InitialCwnd 10,
-    /// timestamps, SACK, limited transmit, `TcpPrrRecovery`, MinRto 1 s, an initial RTO of
-    /// about 1 s (`RttEstimator::InitialEstimation`), ClockGranularity
+    /// timestamps, SACK, limited transmit, `TcpPrrRecovery`, MinRto 1 s, a SYN timeout of 3 s
+    /// (`TcpSocket::ConnTimeout`), ClockGranularity
     /// 1 ms, DelAckCount 2 and DelAckTimeout 200 ms, `TcpNewReno`'s one segment per ACK in
     /// slow start, no cwnd validation, no rescue retransmission, the head resent on partial
     /// ACKs in SACK recovery (`TcpSocketBase::ProcessAck`), ssthresh from half the pipe on a
-    /// loss and, for DCTCP, from the ECN cut (`TcpDctcp::GetSsThresh`), and its defect of
-    /// ignoring duplicate ACKs during an ECN reduction (`TcpSocketBase::DupAck` in CA_CWR).
+    /// loss and, for DCTCP, from the ECN cut with no floor (`TcpDctcp::GetSsThresh`), and its
+    /// defects: duplicate ACKs ignored during an ECN reduction (`TcpSocketBase::DupAck` in
+    /// CA_CWR), ECN-Echoes after a timeout entering CWR (`TcpSocketBase::ReceivedAck`), a
+    /// window below one segment waiting for the RTO (`TcpSocketBase::SendPendingData`), and CE
+    /// marks below the highest marked sequence echoed as unmarked (`TcpSocketBase::ForwardUp`);
+    /// DCTCP's SYNs and pure ACKs are ECN-capable.
     Ns3,
     /// ns-3.12 to 3.15, the D2TCP paper's simulator (2012): SegmentSize 536, InitialCwnd 1,
     /// SlowStartThreshold 65535 B, one segment per new ACK in slow start, DelAckCount 2 /
-    /// 200 ms, MinRTO 200 ms and an initial RTO of 1 s (`RttEstimator` MinRTO and
-    /// InitialEstimation), no timestamps, no SACK, no limited transmit, cwnd = 1 MSS after
-    /// an RTO; DCTCP as the 2013 ns-3 D2TCP port (i-maravic/ns-3) adds it: alpha from 0, an
-    /// instant cut floored at one segment.
+    /// 200 ms, MinRTO 200 ms (`RttEstimator` MinRTO), no timestamps, no SACK, no limited
+    /// transmit, cwnd = 1 MSS after an RTO, a SYN timeout of 3 s (`TcpSocket::ConnTimeout`;
+    /// `RttEstimator`'s initial estimate of 1 s would time data sent before any RTT sample,
+    /// which the handshake rules out); DCTCP as the 2013 ns-3 D2TCP
+    /// port (i-maravic/ns-3) adds it: alpha from 0, an instant cut floored at one segment. The
+    /// silly-window check of `TcpSocketBase::SendPendingData` is ns-3.12's too, though a
+    /// window floored at one segment never meets it.
     Ns3_2012,
     /// The Windows-era stacks of the D3 testbed as incast first modelled them (D3 Section 6):
     /// IW 2, min RTO 300 ms, no options, no SACK (NewReno recovery), no delayed ACKs, no
@@ -82,7 +94,7 @@ impl Stack {
                 timestamps: true,
                 initial_window_segments: 10,
                 min_rto: Duration::from_secs(1),
-                initial_rto: Some(Duration::from_secs(1)),
+                initial_rto: Some(NS3_CONN_TIMEOUT),
                 clock_granularity: Duration::from_ms(1),
                 delayed_ack: Some(DelayedAck { segments: 2, timeout: Duration::from_ms(200), quickack: 0 }),
                 sack: true,
@@ -95,6 +107,11 @@ impl Stack {
                 loss_basis: LossBasis::Pipe,
                 dctcp_loss_cut: DctcpLossCut::Alpha,
                 recovery_in_cwr: false,
+                ecn_cut_floor_segments: 0,
+                ecn_cut_after_timeout: true,
+                sub_segment_window: SubSegmentWindow::Wait,
+                ce_sequence_check: true,
+                ect_control_packets: true,
                 handshake: true,
                 ..d3
             },
@@ -103,11 +120,12 @@ impl Stack {
                 initial_window_segments: 1,
                 initial_ssthresh_bytes: Some(65_535),
                 min_rto: Duration::from_ms(200),
-                initial_rto: Some(Duration::from_secs(1)),
+                initial_rto: Some(NS3_CONN_TIMEOUT),
                 delayed_ack: Some(DelayedAck { segments: 2, timeout: Duration::from_ms(200), quickack: 0 }),
                 window_growth: WindowGrowth::PerAck,
                 cwnd_validation: false,
                 ecn_cut_floor_segments: 1,
+                sub_segment_window: SubSegmentWindow::Wait,
                 handshake: true,
                 ..d3
             },

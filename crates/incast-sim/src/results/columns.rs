@@ -113,7 +113,10 @@ pub const PORT_COLUMNS: &[Column<[PortRecord]>] = &[
     record!(U64, packets_sent, "packets the port put on its link"),
     record!(U64, bytes_sent, "bytes it put on its link, headers included"),
     record!(U64, drops, "packets it dropped for lack of room"),
-    record!(U64, ecn_marks, "packets it marked CE on arrival"),
+    record!(U64, ecn_marks, "data packets it marked CE on arrival and queued"),
+    record!(U64, ecn_marks_dropped, "ECN-capable packets that arrived above its threshold and found no room"),
+    record!(U64, ecn_marks_control, "packets without payload (SYNs, pure ACKs) it marked CE and queued"),
+    record!(U64, ecn_remarks, "packets already CE-marked that it queued above its threshold"),
     record!(U64, max_queue_bytes, "the most bytes that waited at once"),
     record!(F64, mean_queue_bytes, "the bytes waiting, averaged over the whole run"),
 ];
@@ -221,6 +224,9 @@ mod tests {
             bytes_sent: 5,
             drops: 6,
             ecn_marks: 7,
+            ecn_marks_dropped: 10,
+            ecn_marks_control: 11,
+            ecn_remarks: 12,
             max_queue_bytes: 8,
             mean_queue_bytes: 9.5,
         };
