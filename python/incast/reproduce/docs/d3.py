@@ -634,6 +634,38 @@ def rcpdc_ps_by_size(r: Reproductions) -> str:
                        [[f"{x:g}", *(cell(x, lo, hi) for lo, hi in buckets)] for x in loads])
 
 
+def sustained_delivered(r: Reproductions) -> str:
+    """d3-sustained: the share of offered bytes delivered within 1 s of the last arrival, and the
+    flows left unfinished, per scheme, variant and load (each the mean over its seeds)."""
+    from incast.reproduce.d3_sustained import LABELS
+
+    m = seed_means(r.table("d3-sustained", "sustained"),
+                   ["flows", "finished", "delivered_share", "mean_fct_ms"],
+                   ignore=["completions_per_s", "stalled_at_s"])
+    loads = m.levels("load")
+    rows = []
+    for (scheme, variant), label in LABELS.items():
+        rows.append([f"{label}, delivered", *(percent(m.of("delivered_share", scheme=scheme, variant=variant, load=x))
+                                              for x in loads)])
+        rows.append([f"{label}, unfinished flows", *(number(_unfinished(m, scheme, variant, x), "{:,.0f}")
+                                                     for x in loads)])
+    return cells.table(["load", *(f"{x:g}" for x in loads)], rows)
+
+
+def _unfinished(m: Any, scheme: str, variant: str, load: float) -> Estimate:
+    flows = m.of("flows", scheme=scheme, variant=variant, load=load)
+    done = m.of("finished", scheme=scheme, variant=variant, load=load)
+    values = [a - b for a, b in zip(flows.values, done.values)] if flows.values and done.values else \
+        [flows.mean - done.mean]
+    return Estimate.of(values, NON_NEGATIVE)
+
+
+def sustained_claim(r: Reproductions) -> str:
+    """Inline: the d3-sustained claim's numbers and verdict."""
+    claim = r.claim("d3-sustained", "represents the limit for any fair share protocol")
+    return f"{claim['ours']}; verdict: {verdict_text(claim)}"
+
+
 RENDERERS: Dict[str, Renderer] = {
     "d3-fig5-supported": fig5_supported,
     "d3-fig5-ours": fig5_ours,
@@ -672,4 +704,6 @@ RENDERERS: Dict[str, Renderer] = {
     "rcpdc-ps-target": rcpdc_ps_target,
     "rcpdc-ps-backlog": rcpdc_ps_backlog,
     "rcpdc-ps-by-size": rcpdc_ps_by_size,
+    "d3-sustained-delivered": sustained_delivered,
+    "d3-sustained-claim": sustained_claim,
 }
