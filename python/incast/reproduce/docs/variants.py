@@ -38,9 +38,12 @@ def _settings(report: Mapping[str, Any]) -> str:
                      for k, v in d3.items())
 
 
-def _short(claim: str, words: int = 14) -> str:
+def _short(claim: str, head: int = 10, tail: int = 10) -> str:
+    """A long claim's opening and closing words (where the setting it is judged at is named)."""
     parts = claim.replace("|", "/").split()
-    return " ".join(parts[:words]) + (" ..." if len(parts) > words else "")
+    if len(parts) <= head + tail:
+        return " ".join(parts)
+    return " ".join(parts[:head]) + " ... " + " ".join(parts[-tail:])
 
 
 def variant_settings(r: Reproductions) -> str:
