@@ -368,10 +368,11 @@ def figure10(ctx: Context) -> Outcome:
                 if f["smallest"] >= 0 else
                 f"RCPdc lies {f['smallest']:.1f} to {f['largest']:.1f} points below the fluid curve (negative: "
                 "above it)")
-        return head + (": a burst's first packets queue at the aggregator's port, the capacity controller cuts C by "
-                       "beta q/T and regains it at alpha = 0.1 of the spare per 800 us, so during a burst the packet "
-                       "network allocates less than the fluid link's capacity (the same equilibrium as the "
-                       "multi-bottleneck case)")
+        return head + (": the fluid model starts every flow at its fair share at once, while a burst's flows are "
+                       "counted from their SYNs one by one, pause one RTT (Section 4.5) and are granted shares "
+                       "truncated to whole units of the 8-bit field (at 40 senders, 3 of the 3.1 units a flow's "
+                       "share is), so during a burst the packet network hands out less than the fluid link "
+                       "carries")
 
     claims.append(condition_claim(
         "(issue tracker) RCPdc in the packet simulator lands near the fluid fair-share curve on the same flows",
@@ -573,10 +574,12 @@ def figure16(ctx: Context) -> Outcome:
               lines=[Line(4.0, "paper: mean 4-6 KB", to=6.0), Line(1.5, "paper: median 1.5 KB"),
                      Line(16.5, "paper: 99th percentile 16.5-48 KB", to=48.0)])], panel_size=(6.0, 3.8))
     why_util = Text(lambda f: (
-        "the capacity controller settles where alpha (link - u/T) = beta q/T: each KB of queue at the "
-        "update instants keeps 10% of the link unallocated (docs/scenario.md); we keep the paper's gains. "
-        "Hosts that pace each interval at the allocated rate ([d3] pacing = \"rate\", Section 4.1's \"sends "
-        "data at this rate\") do no better (flows: goodput, median queue): "
+        "the printed controller, floored at the link, hands out the whole link, and with 2 or 5 flows (shares of "
+        "62 or 25 units of the 8-bit field) the flows fill it: payload at 96% of the link is 99% of it on the wire, "
+        "above the paper's 95%. With 10 or more flows, each share truncated to whole units leaves part of a unit "
+        "unallocated (10 flows' 12.5 units are granted as 12, 4% of the link). Hosts that pace each "
+        "interval at the allocated rate ([d3] pacing = \"rate\", Section 4.1's \"sends data at this rate\") do "
+        "about the same (flows: goodput, median queue): "
         + ", ".join(f"{n}: {f[f'goodput {n}']:.0f}%, {f[f'median {n}']:.1f} KB" for n in counts)),
         {**{f"goodput {r['flows']}": 100 * r["goodput_gbps"] for r in rows_paced},
          **{f"median {r['flows']}": r["queue_median_kb"] for r in rows_paced}})
@@ -590,11 +593,11 @@ def figure16(ctx: Context) -> Outcome:
                  tolerance="the paper prints 0.95 Gbps (0.945 to 0.955); it may count headers where we count "
                            "payload (1460 of 1500 B), which moves the low end to 0.92")
     why_queue = Text(lambda f: (
-        "the queue at the receiver's port is empty at most samples and its tail is short: the capacity "
-        f"controller leaves {f['least unused']:.0f}-{f['most unused']:.0f}% of the link unused (the throughput "
-        "claim), so each interval's bursts drain before the next. The paper's one packet of median queue at 95% "
-        "utilization is hard to square with the controller's equilibrium, alpha (link - u/T) = beta q/T "
-        "(docs/results-d3.md), unless its queue was mostly empty at the update instants"),
+        "our queue is shorter than the paper's on most measures: the flows leave "
+        f"{f['least unused']:.0f}-{f['most unused']:.0f}% of the link unused (the throughput claim), so each "
+        "RTT's bursts mostly drain before the next; with 5 flows, which leave least unused, the queue is longest. "
+        "What kept the paper's queue at 4-6 KB on average the text does not say (its hosts' bursts, by its Section "
+        "5, are as ours)"),
         {"least unused": min(100 - 100 * r["goodput_gbps"] for r in rows),
          "most unused": max(100 - 100 * r["goodput_gbps"] for r in rows)})
     claims = [
@@ -721,9 +724,11 @@ def figure12(ctx: Context) -> Outcome:
             why="every scheme collapses here. For D3 and RCPdc: the long flow holds the whole of C when a burst "
                 "arrives, so the burst's first requests find nothing left and wait one RTT for the long flow to "
                 "shrink its share (Snippet 1's second scenario, Section 4.3); the long flow's per-RTT burst then "
-                "meets the responses' first bursts at the aggregator's port, the queue cuts C by beta q/T for the "
-                "next interval, and responses with deadlines near the 3 ms floor miss (docs/results-d3.md). For "
-                "TCP and TCPpr: the long flow keeps the 100 KB buffer full (see Table 1's report)"),
+                "meets the responses' first bursts at the aggregator's port, and the printed controller, floored at "
+                "the link, can take back only what it handed out above the link, so the queue drains at the link's "
+                "rate while responses with deadlines near the 3 ms floor miss. RCP's reading of the controller, "
+                "which cuts C below the link while a queue stands, keeps more senders (docs/results-d3.md, 'Which "
+                "D3'). For TCP and TCPpr: the long flow keeps the 100 KB buffer full (see Table 1's report)"),
         condition_claim("\"even with only two senders, TCP cannot achieve 99% of application throughput\"",
                         "TCP < 99% at 2 senders",
                         "n/a" if tcp2 is None else Text(lambda f: f"{f['tcp2']:.1f}%", {"tcp2": 100 * tcp2}),
@@ -752,8 +757,10 @@ def figure13(ctx: Context) -> Outcome:
                  "it full: two-packet responses are dropped on arrival and wait for a 300 ms timeout (the paper "
                  "itself notes, for Figure 12, that background flows 'still consume buffer space and hurt higher "
                  "priority response flows')",
-        "rcpdc": "the capacity drift described in Figure 12's report",
-        "d3": "the capacity drift described in Figure 12's report",
+        "rcpdc": "the long flow's share and its per-RTT burst, which the printed controller cannot cut below the "
+                 "link, as in Figure 12's report",
+        "d3": "the long flow's share and its per-RTT burst, which the printed controller cannot cut below the link, "
+              "as in Figure 12's report",
     }
     claims = [
         ratio_claim("with TCP, \"application throughput starts dropping at only 12 senders\" (ours: the first count "
