@@ -640,23 +640,24 @@ def sustained_delivered(r: Reproductions) -> str:
     from incast.reproduce.d3_sustained import LABELS
 
     m = seed_means(r.table("d3-sustained", "sustained"),
-                   ["flows", "finished", "delivered_share", "mean_fct_ms"],
+                   ["flows", "finished", "quenched", "delivered_share", "mean_fct_ms"],
                    ignore=["completions_per_s", "stalled_at_s"])
     loads = m.levels("load")
     rows = []
     for (scheme, variant), label in LABELS.items():
         rows.append([f"{label}, delivered", *(percent(m.of("delivered_share", scheme=scheme, variant=variant, load=x))
                                               for x in loads)])
-        rows.append([f"{label}, unfinished flows", *(number(_unfinished(m, scheme, variant, x), "{:,.0f}")
-                                                     for x in loads)])
+        rows.append([f"{label}, flows left unfinished", *(number(_unfinished(m, scheme, variant, x), "{:,.0f}")
+                                                          for x in loads)])
     return cells.table(["load", *(f"{x:g}" for x in loads)], rows)
 
 
 def _unfinished(m: Any, scheme: str, variant: str, load: float) -> Estimate:
-    flows = m.of("flows", scheme=scheme, variant=variant, load=load)
-    done = m.of("finished", scheme=scheme, variant=variant, load=load)
-    values = [a - b for a, b in zip(flows.values, done.values)] if flows.values and done.values else \
-        [flows.mean - done.mean]
+    """Flows neither finished nor quenched when the run ended, per seed."""
+    flows, done, quenched = (m.of(v, scheme=scheme, variant=variant, load=load)
+                             for v in ("flows", "finished", "quenched"))
+    values = [a - b - c for a, b, c in zip(flows.values, done.values, quenched.values)] if flows.values else \
+        [flows.mean - done.mean - quenched.mean]
     return Estimate.of(values, NON_NEGATIVE)
 
 
