@@ -496,8 +496,7 @@ def figure13(ctx: Context, setting: Setting = PRINTED_SETTING) -> Outcome:
                     "the lowest of any scheme at any fan-in)", ">= 85%", min(lowest.values()), at_least=85, unit="%",
                     within=NON_NEGATIVE,
                     why=Text(lambda f: ("D3 allocates background flows only the fair share of what deadline flows "
-                                        "leave, and its capacity controller keeps a margin below the link "
-                                        "(docs/results-d3.md); the lowest of each: "
+                                        "leave, truncated to whole units of its 8-bit field; the lowest of each: "
                                         + ", ".join(f"{LABELS[p]} {f[p]:.1f}%" for p in ("dctcp", "d3", "d2tcp"))),
                              lowest)),
         bound_claim("\"Overall, D2TCP achieves 95% or more of the bandwidth achieved by TCP\" (ours: its lowest at any "
