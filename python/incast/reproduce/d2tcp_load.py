@@ -5,6 +5,7 @@ rises from the paper's 15% to 95%, under both readings of DCTCP's initial alpha.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from incast.reproduce.core import Context, Outcome, Reproduction, table
@@ -52,15 +53,17 @@ def _load_stats(result: "SweepResult", by: Sequence[str]) -> Dict[Tuple[Any, ...
     columns = [*by, "point", "background", "finish_s", "met_deadline", "timeouts", "size_bytes",
                "start_s"]
     flows = result.dataset("flows")
-    # Per key: sums and counts of missed (over judged), timed out (over missed), background Mbps.
-    totals: Dict[Tuple[Any, ...], Dict[str, List[float]]] = {}
+    # Per key: each point's sum and count of missed (over judged), timed out (over missed) and
+    # background Mbps. Sums are exact (math.fsum, of the values and then of the points' sums), so the
+    # result does not depend on the order in which the store returns points and row batches (that
+    # order follows the engine build's cache keys).
+    totals: Dict[Tuple[Any, ...], Dict[str, List[Tuple[float, int]]]] = {}
 
     def add(table: "pa.Table", column: str, name: str) -> None:
-        grouped = table.select([*by, column]).group_by(list(by)).aggregate([(column, "sum"), (column, "count")])
+        grouped = table.select([*by, column]).group_by(list(by)).aggregate([(column, "list")])
         for r in grouped.to_pylist():
-            total = totals.setdefault(tuple(r[k] for k in by), {}).setdefault(name, [0.0, 0])
-            total[0] += r[f"{column}_sum"]
-            total[1] += r[f"{column}_count"]
+            values = r[f"{column}_list"]
+            totals.setdefault(tuple(r[k] for k in by), {}).setdefault(name, []).append((math.fsum(values), len(values)))
 
     for run in result.summary().select(["point"]).to_pylist():
         point = flows.to_table(columns=columns, filter=ds.field("point") == run["point"])
@@ -71,7 +74,12 @@ def _load_stats(result: "SweepResult", by: Sequence[str]) -> Dict[Tuple[Any, ...
         add(late.append_column("timed_out", timed_out), "timed_out", "missed_with_timeout")
         add(background_flows(point), "mbps", "background_mbps")
     names = ("missed", "missed_with_timeout", "background_mbps")
-    return {k: {n: t[n][0] / t[n][1] if n in t and t[n][1] else None for n in names} for k, t in totals.items()}
+
+    def mean(parts: List[Tuple[float, int]]) -> Optional[float]:
+        count = sum(n for _, n in parts)
+        return math.fsum(s for s, _ in parts) / count if count else None
+
+    return {k: {n: mean(t.get(n, [])) for n in names} for k, t in totals.items()}
 
 
 def load_sensitivity(ctx: Context) -> Outcome:

@@ -129,6 +129,8 @@ def d3_sustained(ctx: Context) -> Outcome:
     for r in rows:
         r["stalled_at_s"] = stalled_at(r["completions_per_s"][:-1], r["load"] * LINK_BYTES_PER_S / MEAN_SIZE)
         cells.setdefault((r["scheme"], r["variant"], r["load"]), []).append(r)
+    for runs_of_cell in cells.values():  # seed order, not the store's (which follows the build's cache keys)
+        runs_of_cell.sort(key=lambda r: r["seed"])
     share = {k: Estimate.of([100 * r["delivered_share"] for r in v], PERCENT) for k, v in cells.items()}
     shown = 0.8 if 0.8 in xs else xs[-1]
     first = {k: next(r for r in v if r["seed"] == SEEDS[0]) for k, v in cells.items()}
