@@ -12,6 +12,7 @@ from conftest import SMALL_TOML, assert_clean_error, incast, listing, write
 
 TOPOLOGY = '[topology]\nkind = "star"\nhosts = 4\n'
 BURST = '[[workload]]\nkind = "flow-burst"\naggregator = 0\nsenders = 3\n'
+POISSON = '[[workload]]\nkind = "poisson"\nstop = "10ms"\n'
 TWO_TIER_40 = '[topology]\nkind = "two-tier"\nracks = 4\nhosts_per_rack = 10\n'
 # 40 hosts (8 per OLDI application) and a 100 ms run.
 OLDI_NET = TWO_TIER_40 + '[run]\nduration = "100ms"\n'
@@ -208,6 +209,10 @@ CASES = [
         TOPOLOGY + '[[workload]]\nkind = "trace"\npath = "nope.parquet"\n',
         "workload[0].path",
     ),
+    ("unknown-size-name", TOPOLOGY + burst(size='"websearch"'), "workload[0].size"),
+    ("poisson-load-and-rate", TOPOLOGY + POISSON + "load = 0.5\nrate = 10.0\n", "workload[0].load"),
+    ("poisson-zero-load", TOPOLOGY + POISSON + "load = 0.0\n", "workload[0].load"),
+    ("poisson-nan-load", TOPOLOGY + POISSON + "load = nan\n", "workload[0].load"),
 ]
 
 

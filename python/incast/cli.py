@@ -317,6 +317,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
               "printed):")
         for key, value in sections["d3"].items():
             print(f"  {key} = {toml_value(value)}")
+    for name, a in sections.get("arrivals", {}).items():
+        print(f"{name}: Poisson arrivals at {a['flows_per_s']:,.1f} flows/s from {a['senders']} senders, mean size "
+              f"{a['mean_size_bytes']:,.0f} B: a load of {a['load']:.3g} on each sender's link")
     return 0
 
 

@@ -10,7 +10,7 @@ use incast_proto::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::file::Named;
-use super::{D3Spec, Protocol, Scenario, TransportSpec};
+use super::{D3Spec, Protocol, Scenario, TransportSpec, WorkloadSpec};
 
 /// The sections of `scenario` in effect, as `incast check` shows them: `transport`
 /// ([`effective_transport`]) always, `d2tcp` ([`effective_d2tcp`]) when any flow runs D2TCP and
@@ -26,6 +26,33 @@ pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
     }
     if runs(Protocol::is_explicit_rate) {
         m.insert("d3".to_string(), Value::Object(effective_d3(&scenario.transport.d3)));
+    }
+    let arrivals = poisson_arrivals(scenario);
+    if !arrivals.is_empty() {
+        m.insert("arrivals".to_string(), Value::Object(arrivals));
+    }
+    m
+}
+
+/// Per Poisson workload (`workload[i]`): its arrival rate in flows per second, its senders, the
+/// mean of its size distribution and the load that offers on each sender's link (given as
+/// `load`, or implied by `rate`), so a user sees what `load` became before running.
+pub(crate) fn poisson_arrivals(scenario: &Scenario) -> Map<String, Value> {
+    let link = scenario.topology.host_link_rate().0 as f64;
+    let mut m = Map::new();
+    for (i, w) in scenario.workloads.iter().enumerate() {
+        if let WorkloadSpec::Poisson { rate_per_sec, hosts, size, .. } = w {
+            let mean = size.mean_bytes();
+            m.insert(
+                format!("workload[{i}]"),
+                json!({
+                    "flows_per_s": rate_per_sec,
+                    "senders": hosts.len(),
+                    "mean_size_bytes": mean,
+                    "load": rate_per_sec * 8.0 * mean / (hosts.len() as f64 * link),
+                }),
+            );
+        }
     }
     m
 }

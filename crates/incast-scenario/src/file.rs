@@ -19,7 +19,7 @@ use incast_proto::d3::{BaseGrant, Controller, Pacing};
 use incast_proto::tcp::{DctcpLossCut, EcnReduction, LossBasis, Stack, SubSegmentWindow, WindowGrowth};
 
 use super::spec::{Connections, D3Variant, DeadlineVariance, Protocol};
-use super::units;
+use super::{named_sizes, units};
 
 /// The whole document.
 #[derive(Deserialize)]
@@ -174,6 +174,7 @@ pub(crate) struct RawWorkload {
     pub(crate) round_gap: Option<Time>,
     pub(crate) pairs: Option<Vec<Pair<u32, u32>>>,
     pub(crate) rate: Option<f64>,
+    pub(crate) load: Option<f64>,
     pub(crate) hosts: Option<Vec<u32>>,
     pub(crate) destinations: Option<Vec<u32>>,
     pub(crate) stop: Option<Time>,
@@ -262,9 +263,10 @@ pub(crate) struct RawDelayedAckTable {
     pub(crate) quickack: Option<u64>,
 }
 
-/// `size`: a size string (fixed) or a distribution table.
+/// `size`: a size string (fixed), the name of a shipped distribution, or a distribution table.
 pub(crate) enum RawSizeDist {
     Fixed(u64),
+    Named(&'static str),
     Table(RawSizeTable),
 }
 
@@ -703,9 +705,23 @@ impl<'de> Deserialize<'de> for RawSizeDist {
         impl<'de> Visitor<'de> for V {
             type Value = RawSizeDist;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a size string such as \"20KB\" or a table { dist = \"uniform\", ... }")
+                f.write_str(
+                    "a size string such as \"20KB\", a distribution's name such as \"web-search\", \
+                     or a table { dist = \"uniform\", ... }",
+                )
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<RawSizeDist, E> {
+                if let Some(name) = named_sizes::canonical(v) {
+                    return Ok(RawSizeDist::Named(name));
+                }
+                // A string that does not start like a number is meant as a name.
+                let numeric = v.trim_start().starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '.'));
+                if !numeric {
+                    return Err(E::custom(format!(
+                        "unknown size distribution \"{v}\": give a size such as \"20KB\" or one of {}",
+                        named_sizes::NAMES.join(", ")
+                    )));
+                }
                 units::parse_size(v)
                     .map(RawSizeDist::Fixed)
                     .map_err(E::custom)

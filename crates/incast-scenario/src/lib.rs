@@ -23,6 +23,7 @@ mod describe;
 mod error;
 mod file;
 mod limits;
+pub mod named_sizes;
 mod oldi;
 mod output;
 pub mod port_pattern;

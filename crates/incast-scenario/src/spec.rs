@@ -365,8 +365,34 @@ pub enum SizeDist {
         mean: u64,
     },
     /// Empirical CDF as (size, cumulative probability) points, probabilities rising to 1;
-    /// sizes are interpolated linearly between points.
+    /// sizes are interpolated linearly between points, from (0 B, 0) below the first. Two points
+    /// of the same size put the probability between them on that size (a step of the CDF).
     Cdf(Vec<(u64, f64)>),
+}
+
+impl SizeDist {
+    /// The mean flow size in bytes of what the engine draws from this distribution: `load`
+    /// turns into an arrival rate with it. For a CDF, the mean of linear interpolation between
+    /// the points (the trapezoid rule, as HPCC's and ns-2's generators compute it); the engine's
+    /// rounding to whole bytes moves it by well under a byte. For the exponential, the mean of
+    /// the draw rounded up, 1 / (1 - e^(-1/mean)), about mean + 0.5.
+    pub fn mean_bytes(&self) -> f64 {
+        match *self {
+            SizeDist::Fixed(s) => s as f64,
+            SizeDist::Uniform { lo, hi } => (lo as f64 + hi as f64) / 2.0,
+            SizeDist::Exponential { mean } => 1.0 / -(-1.0 / mean as f64).exp_m1(),
+            SizeDist::Cdf(ref points) => {
+                let mut prev = (0.0f64, 0.0f64);
+                let mut sum = 0.0;
+                for &(size, p) in points {
+                    let size = size as f64;
+                    sum += (prev.0 + size) / 2.0 * (p - prev.1);
+                    prev = (size, p);
+                }
+                sum
+            }
+        }
+    }
 }
 
 /// A distribution of relative deadlines (deadline minus flow start).

@@ -488,6 +488,47 @@ fn distributions() {
     );
 }
 
+/// `load` becomes the arrival rate that offers that fraction of every sender's link: on a star of
+/// 4 hosts at the default 1 Gbps, web-search flows (mean 1,711,250 B) at load 0.5 arrive at
+/// 0.5 x 4 x 1e9 / (8 x 1,711,250) = 146.08 flows per second; a named distribution goes wherever
+/// a size does.
+#[test]
+fn poisson_load_becomes_an_arrival_rate_from_the_mean_size() {
+    let s = toml(concat!(
+        star!(),
+        "[[workload]]\nkind = \"poisson\"\nload = 0.5\nsize = \"web-search\"\nstop = \"10ms\"\n",
+        "[[workload]]\nkind = \"poisson\"\nload = 0.25\nhosts = [1, 2]\nsize = \"20KB\"\nstop = \"10ms\"\n",
+        burst!(),
+        "size = \"Data_Mining\"\n",
+    ));
+    let rate = |w: &WorkloadSpec| match w {
+        WorkloadSpec::Poisson { rate_per_sec, .. } => *rate_per_sec,
+        other => panic!("{other:?}"),
+    };
+    let web_search = 0.5 * 4.0 * 1e9 / (8.0 * 1_711_250.0);
+    assert!((rate(&s.workloads[0]) - web_search).abs() < 1e-9 * web_search, "{}", rate(&s.workloads[0]));
+    // Two senders at a quarter of 1 Gbps each, in 20 KB flows: 2 x 0.25e9 / 160,000 = 3,125 per second.
+    assert!((rate(&s.workloads[1]) - 3125.0).abs() < 1e-9);
+    match &s.workloads[2] {
+        WorkloadSpec::FlowBurst { size: SizeDist::Cdf(points), .. } => assert_eq!(points[1], (1460, 0.5)),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The mean of each kind of distribution, by hand.
+#[test]
+fn size_distributions_know_their_means() {
+    assert_eq!(SizeDist::Fixed(2_000).mean_bytes(), 2_000.0);
+    assert_eq!(SizeDist::Uniform { lo: 2_000, hi: 50_000 }.mean_bytes(), 26_000.0);
+    // Uniform from 0 to 1 KB for half the flows (mean 500 B), 1 KB to 3 KB for the rest (2 KB).
+    assert_eq!(SizeDist::Cdf(vec![(1_000, 0.5), (3_000, 1.0)]).mean_bytes(), 1_250.0);
+    // An exponential of mean 1 B drawn rounded up: 1 / (1 - 1/e) = 1.582 B.
+    let e = SizeDist::Exponential { mean: 1 }.mean_bytes();
+    assert!((e - 1.0 / (1.0 - (-1.0f64).exp())).abs() < 1e-12, "{e}");
+    let e = SizeDist::Exponential { mean: 100_000 }.mean_bytes();
+    assert!((e - 100_000.5).abs() < 1e-3, "{e}");
+}
+
 #[test]
 fn long_flows_poisson_and_flows() {
     let s = toml(concat!(
@@ -744,7 +785,15 @@ malformed! {
     size_missing_max: concat!(star!(), burst!(), "size = { dist = \"uniform\", min = \"2KB\" }\n"), "workload[0].size.max", "is required for dist = \"uniform\"";
     unknown_size_dist: concat!(star!(), burst!(), "size = { dist = \"normal\", mean = \"2KB\" }\n"), "workload[0].size.dist", "expected one of \"fixed\", \"uniform\", \"exponential\", \"cdf\"";
     cdf_not_ending_at_one: concat!(star!(), burst!(), "size = { dist = \"cdf\", points = [[\"1KB\", 0.5], [\"2KB\", 0.9]] }\n"), "workload[0].size.points[1][1]", "must be 1";
-    cdf_sizes_falling: concat!(star!(), burst!(), "size = { dist = \"cdf\", points = [[\"2KB\", 0.5], [\"1KB\", 1.0]] }\n"), "workload[0].size.points[1][0]", "rise strictly";
+    cdf_sizes_falling: concat!(star!(), burst!(), "size = { dist = \"cdf\", points = [[\"2KB\", 0.5], [\"1KB\", 1.0]] }\n"), "workload[0].size.points[1][0]", "must not fall";
+    cdf_point_repeated: concat!(star!(), burst!(), "size = { dist = \"cdf\", points = [[\"1KB\", 0.5], [\"1KB\", 0.5], [\"2KB\", 1.0]] }\n"), "workload[0].size.points[1][0]", "repeats the point before it";
+    unknown_size_name: concat!(star!(), burst!(), "size = \"websearch\"\n"), "workload[0].size", "web-search, data-mining, hadoop";
+    poisson_rate_and_load: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\nload = 0.5\nstop = \"10ms\"\n"), "workload[0].load", "not both";
+    poisson_neither_rate_nor_load: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nstop = \"10ms\"\n"), "workload[0]", "needs rate (flows per second) or load";
+    poisson_zero_load: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nload = 0.0\nstop = \"10ms\"\n"), "workload[0].load", "must be greater than 0";
+    poisson_negative_load: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nload = -0.5\nstop = \"10ms\"\n"), "workload[0].load", "must be greater than 0";
+    poisson_infinite_load: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nload = inf\nstop = \"10ms\"\n"), "workload[0].load", "finite";
+    load_on_a_burst: concat!(star!(), burst!(), "load = 0.5\n"), "workload[0].load", "does not apply to kind = \"flow-burst\"";
     aggregator_out_of_range: concat!(star!(), burst!(), "aggregator = 9\n"), "workload[0].aggregator", "host 9 does not exist: the star topology has 4 hosts, numbered 0 to 3";
     aggregator_among_workers: concat!(star!(), burst!(), "aggregator = 1\nworker_hosts = [2, 1]\n"), "workload[0].worker_hosts[1]", "is the aggregator";
     zero_senders: concat!(star!(), burst!(), "senders = 0\n"), "workload[0].senders", "between 1 and";

@@ -2,7 +2,7 @@
 //! long-lived background flows, explicit flow lists and traces) and their size and deadline
 //! distributions, with the defaults of the papers' experiments.
 
-use incast_proto::time::{Duration, Instant};
+use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use super::check::{
     check_flow, count, distinct_hosts, err, finite, host_list, only_keys, positive, positive_time, required, Hosts,
@@ -16,7 +16,7 @@ use super::file::{
 };
 use super::limits;
 use super::spec::{DeadlineDist, ExplicitFlow, FlowOptions, RoundStarts, RunSpec, SizeDist, WorkloadSpec};
-use super::{oldi, trace, units};
+use super::{named_sizes, oldi, trace, units};
 
 /// D3 Section 6.1.1: "response flow lengths are uniformly distributed across [2KB, 50KB]".
 const DEFAULT_RESPONSE_SIZE: SizeDist = SizeDist::Uniform {
@@ -39,6 +39,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
         ("round_gap", raw.round_gap.is_some()),
         ("pairs", raw.pairs.is_some()),
         ("rate", raw.rate.is_some()),
+        ("load", raw.load.is_some()),
         ("hosts", raw.hosts.is_some()),
         ("stop", raw.stop.is_some()),
         ("flows", raw.flows.is_some()),
@@ -71,7 +72,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
             "query_interval",
         ],
         WorkloadKind::LongFlows => &["pairs", "start"],
-        WorkloadKind::Poisson => &["rate", "hosts", "destinations", "size", "deadline", "start", "stop"],
+        WorkloadKind::Poisson => &["rate", "load", "hosts", "destinations", "size", "deadline", "start", "stop"],
         WorkloadKind::Flows => &["flows"],
         WorkloadKind::Trace => &["path"],
         WorkloadKind::Oldi => oldi::KEYS,
@@ -181,15 +182,43 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
             }
         }
         WorkloadKind::Poisson => {
-            let rate = finite(&join(p, "rate"), required(raw.rate, p, "rate", &what)?)?;
-            if rate <= 0.0 {
-                return Err(err(
-                    join(p, "rate"),
-                    format!("must be greater than 0 flows per second (found {rate})"),
-                ));
-            }
             let list = host_list(p, raw.hosts, hosts)?;
             let destinations = raw.destinations.map(|d| destination_list(p, d, &list, hosts)).transpose()?;
+            let size = size(raw.size)?;
+            let rate = match (raw.rate, raw.load) {
+                (Some(_), Some(_)) => {
+                    return Err(err(
+                        join(p, "load"),
+                        "give rate (flows per second) or load (a fraction of each sender's link rate), not both",
+                    ))
+                }
+                (None, None) => {
+                    return Err(err(
+                        p,
+                        format!("{what} needs rate (flows per second) or load (a fraction of each sender's link rate)"),
+                    ))
+                }
+                (Some(rate), None) => {
+                    let rate = finite(&join(p, "rate"), rate)?;
+                    if rate <= 0.0 {
+                        return Err(err(
+                            join(p, "rate"),
+                            format!("must be greater than 0 flows per second (found {rate})"),
+                        ));
+                    }
+                    rate
+                }
+                (None, Some(load)) => {
+                    let load = finite(&join(p, "load"), load)?;
+                    if load <= 0.0 {
+                        return Err(err(
+                            join(p, "load"),
+                            format!("must be greater than 0, a fraction of each sender's link rate (found {load})"),
+                        ));
+                    }
+                    arrival_rate(load, list.len(), context.host_link_rate, &size)
+                }
+            };
             let stop = required(raw.stop, p, "stop", &what)?;
             limits::within_horizon(|| join(p, "stop"), Some(stop), context.run)?;
             let stop = Instant::from_ps(stop.0);
@@ -200,8 +229,9 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
                 ));
             }
             let span = stop.saturating_since(start);
+            let rate_key = if raw.load.is_some() { "load" } else { "rate" };
             context.flows.charge(
-                || join(p, "rate"),
+                || join(p, rate_key),
                 rate * span.as_secs_f64(),
                 |n| format!("about {n} flows over {}", limits::seconds(span)),
             )?;
@@ -209,7 +239,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
                 rate_per_sec: rate,
                 hosts: list,
                 destinations,
-                size: size(raw.size)?,
+                size,
                 deadline: deadline(raw.deadline)?,
                 start,
                 stop,
@@ -353,10 +383,19 @@ fn explicit_flow(raw: RawFlow) -> std::result::Result<ExplicitFlow, (&'static st
     })
 }
 
+/// The Poisson arrival rate (flows per second) that offers `load` of each sender's link:
+/// `senders` hosts each start flows of mean size `size.mean_bytes()` at load x `link` bits per
+/// second of payload, as HPCC's traffic generator counts it (headers are not counted; the
+/// pFabric-derived ns-2 scripts count 40 B of header per 1460 B packet, 2.7% fewer flows).
+pub(crate) fn arrival_rate(load: f64, senders: usize, link: BitsPerSec, size: &SizeDist) -> f64 {
+    load * senders as f64 * link.0 as f64 / (8.0 * size.mean_bytes())
+}
+
 /// A size distribution at `p`: a plain size string is a fixed size.
 fn size_dist(p: &str, raw: RawSizeDist) -> Result<SizeDist> {
     let t = match raw {
         RawSizeDist::Fixed(b) => return Ok(SizeDist::Fixed(positive(|| p.into(), b, "bytes")?)),
+        RawSizeDist::Named(name) => return named_sizes::distribution(p, name),
         RawSizeDist::Table(t) => t,
     };
     let kind = t.dist.0;
@@ -401,14 +440,21 @@ fn size_dist(p: &str, raw: RawSizeDist) -> Result<SizeDist> {
     })
 }
 
-/// An empirical CDF: sizes strictly rising, probabilities rising to exactly 1.
+/// An empirical CDF table's `points`.
 fn cdf(p: &str, points: Vec<Pair<Size, f64>>) -> Result<SizeDist> {
+    cdf_points(p, points.into_iter().map(|Pair(Size(size), prob)| (size, prob)).collect())
+}
+
+/// An empirical CDF: sizes never falling, probabilities rising to exactly 1. A size repeated
+/// with a higher probability is a step of the CDF (that share of the flows has exactly that
+/// size: half of the data-mining flows are one packet). Errors name `p[j][i]`.
+pub(crate) fn cdf_points(p: &str, points: Vec<(u64, f64)>) -> Result<SizeDist> {
     if points.is_empty() {
         return Err(err(p, "must list at least one [size, probability] point"));
     }
     let mut out = Vec::with_capacity(points.len());
     let mut prev: Option<(u64, f64)> = None;
-    for (j, &Pair(Size(size), prob)) in points.iter().enumerate() {
+    for (j, (size, prob)) in points.into_iter().enumerate() {
         let at = |i: usize| format!("{p}[{j}][{i}]");
         positive(|| at(0), size, "bytes")?;
         let prob = finite(&at(1), prob)?;
@@ -419,16 +465,22 @@ fn cdf(p: &str, points: Vec<Pair<Size, f64>>) -> Result<SizeDist> {
             ));
         }
         if let Some((prev_size, prev_prob)) = prev {
-            if size <= prev_size {
+            if size < prev_size {
                 return Err(err(
                     at(0),
-                    format!("sizes must rise strictly ({size} B after {prev_size} B)"),
+                    format!("sizes must not fall ({size} B after {prev_size} B)"),
                 ));
             }
             if prob < prev_prob {
                 return Err(err(
                     at(1),
                     format!("probabilities must not fall ({prob} after {prev_prob})"),
+                ));
+            }
+            if size == prev_size && prob == prev_prob {
+                return Err(err(
+                    at(0),
+                    format!("repeats the point before it ({size} B at {prob}); a size given twice needs a higher probability the second time (a step)"),
                 ));
             }
         }

@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+pub use incast_scenario::named_sizes;
 pub use incast_scenario::spec::*;
 pub use incast_scenario::{document, effective_sections, effective_transport, read_trace_file, Format, ScenarioError};
 

@@ -339,6 +339,57 @@ mod tests {
         assert!(e.message.contains("limit of 1000 flows (`run.max_flows`"), "{e}");
     }
 
+    /// The sizes drawn from each shipped distribution average to the mean its file states and
+    /// `load` divides by (`SizeDist::mean_bytes`), within four standard errors of 400,000 draws.
+    #[test]
+    fn named_distributions_draw_their_stated_means() {
+        use crate::scenario::named_sizes;
+        for (k, name) in named_sizes::NAMES.iter().enumerate() {
+            let dist = named_sizes::distribution("size", name).unwrap();
+            let mut rng = Rng::new(7, k as u64);
+            let n = 400_000;
+            let draws: Vec<f64> = (0..n).map(|_| sample_size(&dist, &mut rng) as f64).collect();
+            let mean = draws.iter().sum::<f64>() / n as f64;
+            let var = draws.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            let se = (var / n as f64).sqrt();
+            let want = dist.mean_bytes();
+            assert!((mean - want).abs() < 4.0 * se, "{name}: drew a mean of {mean} B, stated {want} B (se {se})");
+        }
+    }
+
+    /// A Poisson workload at the rate `load = 0.5` implies for 16 senders at 10 Gbps in web-search
+    /// flows (the scenario tests check that arithmetic) offers half of those links' bytes over a
+    /// second of arrivals, within four standard deviations of a compound Poisson total
+    /// (sqrt(rate x T x E[size^2])).
+    #[test]
+    fn poisson_at_a_load_offers_that_load() {
+        use crate::scenario::named_sizes;
+        let size = named_sizes::distribution("size", "web-search").unwrap();
+        let (load, senders, link_bps, seconds) = (0.5, 16usize, 10e9, 1.0);
+        let rate = load * senders as f64 * link_bps / (8.0 * size.mean_bytes());
+        let spec = WorkloadSpec::Poisson {
+            rate_per_sec: rate,
+            hosts: (0..senders as u32).collect(),
+            destinations: None,
+            size,
+            deadline: None,
+            start: Instant::ZERO,
+            stop: Instant::ZERO + Duration::from_ms(1000),
+            options: FlowOptions { protocol: None, priority: 0 },
+        };
+        let p = plan(&[spec], 11, u64::MAX).unwrap();
+        let sizes: Vec<f64> = p.flows.iter().map(|f| f.size_bytes.unwrap() as f64).collect();
+        let offered: f64 = sizes.iter().sum();
+        let requested = load * senders as f64 * link_bps / 8.0 * seconds;
+        let second_moment = sizes.iter().map(|s| s * s).sum::<f64>() / sizes.len() as f64;
+        let sd = (rate * seconds * second_moment).sqrt();
+        assert!(
+            (offered - requested).abs() < 4.0 * sd,
+            "offered {offered} B against {requested} B requested (sd {sd} B, {} flows)",
+            sizes.len()
+        );
+    }
+
     #[test]
     fn cdf_sampling_interpolates() {
         let pts = [(1_000, 0.5), (3_000, 1.0)];
