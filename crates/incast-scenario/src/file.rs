@@ -54,6 +54,7 @@ pub(crate) struct RawTopology {
     pub(crate) racks: Option<u64>,
     pub(crate) hosts_per_rack: Option<u64>,
     pub(crate) k: Option<u64>,
+    pub(crate) spines: Option<u64>,
     pub(crate) link_rate: Option<Rate>,
     pub(crate) link_delay: Option<Time>,
     pub(crate) fabric_rate: Option<Rate>,
@@ -306,6 +307,7 @@ pub(crate) enum TopologyKind {
     D3Testbed,
     TwoTier,
     FatTree,
+    LeafSpine,
 }
 
 /// Values of `workload.kind`.
@@ -458,6 +460,7 @@ impl Named for TopologyKind {
         ("d3-testbed", TopologyKind::D3Testbed),
         ("two-tier", TopologyKind::TwoTier),
         ("fat-tree", TopologyKind::FatTree),
+        ("leaf-spine", TopologyKind::LeafSpine),
     ];
 }
 

@@ -197,7 +197,9 @@ pub(crate) fn network(topology: &TopologySpec, switch: &SwitchSpec, packet: u64,
         TopologySpec::Star { link, .. } | TopologySpec::D3Testbed { link } | TopologySpec::FatTree { link, .. } => {
             vec![("link_rate", link)]
         }
-        TopologySpec::TwoTier { host_link, fabric_link, .. } => vec![("link_rate", host_link), ("fabric_rate", fabric_link)],
+        TopologySpec::TwoTier { host_link, fabric_link, .. } | TopologySpec::LeafSpine { host_link, fabric_link, .. } => {
+            vec![("link_rate", host_link), ("fabric_rate", fabric_link)]
+        }
     };
     for (key, link) in links {
         let serialization = link.rate.tx_time(packet);

@@ -74,6 +74,21 @@ pub enum TopologySpec {
         /// Every link.
         link: LinkSpec,
     },
+    /// A leaf-spine (two-tier Clos) fabric, pFabric's evaluation network by default: `racks`
+    /// leaves of `hosts_per_rack` hosts (rack r holds hosts r*H..(r+1)*H), every leaf linked to
+    /// every one of `spines` spines; flows spread over the spines by per-flow ECMP.
+    LeafSpine {
+        /// Number of racks (leaf switches).
+        racks: u32,
+        /// Hosts per rack.
+        hosts_per_rack: u32,
+        /// Number of spine switches.
+        spines: u32,
+        /// Host-to-leaf links.
+        host_link: LinkSpec,
+        /// Leaf-to-spine links.
+        fabric_link: LinkSpec,
+    },
 }
 
 impl TopologySpec {
@@ -92,6 +107,11 @@ impl TopologySpec {
                 ..
             } => u128::from(racks) * u128::from(hosts_per_rack),
             TopologySpec::FatTree { k, .. } => u128::from(k).pow(3) / 4,
+            TopologySpec::LeafSpine {
+                racks,
+                hosts_per_rack,
+                ..
+            } => u128::from(racks) * u128::from(hosts_per_rack),
         };
         u32::try_from(hosts).unwrap_or(u32::MAX)
     }
@@ -100,7 +120,7 @@ impl TopologySpec {
     pub fn host_link_rate(&self) -> BitsPerSec {
         match *self {
             TopologySpec::Star { link, .. } | TopologySpec::D3Testbed { link } | TopologySpec::FatTree { link, .. } => link.rate,
-            TopologySpec::TwoTier { host_link, .. } => host_link.rate,
+            TopologySpec::TwoTier { host_link, .. } | TopologySpec::LeafSpine { host_link, .. } => host_link.rate,
         }
     }
 
@@ -111,6 +131,7 @@ impl TopologySpec {
             TopologySpec::D3Testbed { .. } => "d3-testbed",
             TopologySpec::TwoTier { .. } => "two-tier",
             TopologySpec::FatTree { .. } => "fat-tree",
+            TopologySpec::LeafSpine { .. } => "leaf-spine",
         }
     }
 }

@@ -213,6 +213,29 @@ fn topology_defaults_per_kind() {
     );
 }
 
+/// `leaf-spine` defaults to pFabric's network: 9 x 16 hosts, 4 spines, 10 Gbps hosts, 40 Gbps
+/// fabric, 0.2 us links; with only the host rate given, the fabric rate keeps it unoversubscribed.
+#[test]
+fn leaf_spine_defaults_to_pfabrics_network() {
+    let ls = toml(concat!("[topology]\nkind = \"leaf-spine\"\n", burst!()));
+    let host = LinkSpec { rate: BitsPerSec(10_000_000_000), delay: Duration::from_ns(200) };
+    let fabric = LinkSpec { rate: BitsPerSec(40_000_000_000), ..host };
+    assert_eq!(
+        ls.topology,
+        TopologySpec::LeafSpine { racks: 9, hosts_per_rack: 16, spines: 4, host_link: host, fabric_link: fabric }
+    );
+    assert_eq!(ls.topology.host_count(), 144);
+    assert_eq!(ls.topology.kind_name(), "leaf-spine");
+    let ls = toml(concat!(
+        "[topology]\nkind = \"leaf-spine\"\nracks = 4\nhosts_per_rack = 8\nspines = 2\nlink_rate = \"1Gbps\"\n",
+        burst!()
+    ));
+    match ls.topology {
+        TopologySpec::LeafSpine { fabric_link, spines: 2, .. } => assert_eq!(fabric_link.rate, BitsPerSec(4_000_000_000)),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn explicit_values_override_defaults() {
     let s = toml(concat!(
@@ -788,6 +811,9 @@ malformed! {
     cdf_sizes_falling: concat!(star!(), burst!(), "size = { dist = \"cdf\", points = [[\"2KB\", 0.5], [\"1KB\", 1.0]] }\n"), "workload[0].size.points[1][0]", "must not fall";
     cdf_point_repeated: concat!(star!(), burst!(), "size = { dist = \"cdf\", points = [[\"1KB\", 0.5], [\"1KB\", 0.5], [\"2KB\", 1.0]] }\n"), "workload[0].size.points[1][0]", "repeats the point before it";
     unknown_size_name: concat!(star!(), burst!(), "size = \"websearch\"\n"), "workload[0].size", "web-search, data-mining, hadoop";
+    leaf_spine_no_spines: "[topology]\nkind = \"leaf-spine\"\nspines = 0\n[[workload]]\nkind = \"flow-burst\"\n", "topology.spines", "must be between 1 and";
+    spines_on_a_two_tier: "[topology]\nkind = \"two-tier\"\nspines = 2\n[[workload]]\nkind = \"flow-burst\"\n", "topology.spines", "does not apply to kind = \"two-tier\"";
+    leaf_spine_zero_fabric_rate: "[topology]\nkind = \"leaf-spine\"\nfabric_rate = \"0bps\"\n[[workload]]\nkind = \"flow-burst\"\n", "topology.fabric_rate", "positive";
     poisson_rate_and_load: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\nload = 0.5\nstop = \"10ms\"\n"), "workload[0].load", "not both";
     poisson_neither_rate_nor_load: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nstop = \"10ms\"\n"), "workload[0]", "needs rate (flows per second) or load";
     poisson_zero_load: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nload = 0.0\nstop = \"10ms\"\n"), "workload[0].load", "must be greater than 0";

@@ -53,6 +53,18 @@ const D3_LINK_DELAY: Duration = Duration::from_us(125);
 const TWO_TIER_LINK_DELAY: Duration = Duration::from_us(20);
 /// No paper measures a fat-tree; 10 us per link gives a 120 us RTT across the core.
 const FAT_TREE_LINK_DELAY: Duration = Duration::from_us(10);
+/// The leaf-spine of pFabric's evaluation (Alizadeh et al., SIGCOMM 2013) as its public
+/// simulators build it: 9 racks of 16 hosts under 4 spines, 10 Gbps hosts and 40 Gbps fabric links,
+/// never oversubscribed (NetSys/simulator, run/experiment.cpp: 144 hosts, 9 aggregation and 4 core
+/// switches, topology.cpp: uplinks of hosts-per-rack x host rate / spines; HKUST-SING/PIAS-NS2's
+/// run scripts: topology_spt = 16, topology_tors = 9, topology_spines = 4), with
+/// 0.2 us per link (NetSys/simulator py/run_experiments.py @117bb0c, `propagation_delay`).
+const LEAF_SPINE_RACKS: u64 = 9;
+const LEAF_SPINE_HOSTS_PER_RACK: u64 = 16;
+const LEAF_SPINE_SPINES: u64 = 4;
+const LEAF_SPINE_LINK_RATE: BitsPerSec = BitsPerSec(10_000_000_000);
+const LEAF_SPINE_FABRIC_RATE: BitsPerSec = BitsPerSec(40_000_000_000);
+const LEAF_SPINE_LINK_DELAY: Duration = Duration::from_ns(200);
 /// D2TCP Section 4.2.1: "25 racks with each rack having up to 40 end-host machines".
 const DEFAULT_RACKS: u64 = 25;
 const DEFAULT_HOSTS_PER_RACK: u64 = 40;
@@ -142,6 +154,7 @@ fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
         ("racks", raw.racks.is_some()),
         ("hosts_per_rack", raw.hosts_per_rack.is_some()),
         ("k", raw.k.is_some()),
+        ("spines", raw.spines.is_some()),
         ("fabric_rate", raw.fabric_rate.is_some()),
     ];
     let allowed: &[&str] = match kind {
@@ -155,10 +168,19 @@ fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
             "fabric_rate",
         ],
         TopologyKind::FatTree => &["k", "link_rate", "link_delay"],
+        TopologyKind::LeafSpine => &[
+            "racks",
+            "hosts_per_rack",
+            "spines",
+            "link_rate",
+            "link_delay",
+            "fabric_rate",
+        ],
     };
     let what = format!("kind = \"{}\"", kind.name());
     only_keys(p, &what, &given, allowed)?;
     let rate = match raw.link_rate {
+        None if kind == TopologyKind::LeafSpine => LEAF_SPINE_LINK_RATE,
         None => DEFAULT_LINK_RATE,
         Some(r) => BitsPerSec(positive(|| "topology.link_rate".into(), r.0, "bps")?),
     };
@@ -168,6 +190,7 @@ fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
             TopologyKind::Star | TopologyKind::D3Testbed => D3_LINK_DELAY,
             TopologyKind::TwoTier => TWO_TIER_LINK_DELAY,
             TopologyKind::FatTree => FAT_TREE_LINK_DELAY,
+            TopologyKind::LeafSpine => LEAF_SPINE_LINK_DELAY,
         },
         |t| Duration::from_ps(t.0),
     );
@@ -225,6 +248,40 @@ fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
             let hosts = u128::from(k).pow(3) / 4;
             limits::hosts(|| "topology.k".into(), u64::try_from(hosts).unwrap_or(u64::MAX), run)?;
             TopologySpec::FatTree { k: k as u32, link }
+        }
+        TopologyKind::LeafSpine => {
+            let count_of = |key: &str, value: Option<u64>, default: u64| -> Result<u32> {
+                let v = value.unwrap_or(default);
+                limits::hosts(|| join(p, key), v, run)?;
+                count(|| join(p, key), v, 1, run.max_hosts)
+            };
+            let racks = count_of("racks", raw.racks, LEAF_SPINE_RACKS)?;
+            let per_rack = count_of("hosts_per_rack", raw.hosts_per_rack, LEAF_SPINE_HOSTS_PER_RACK)?;
+            let spines = count_of("spines", raw.spines, LEAF_SPINE_SPINES)?;
+            let hosts = u64::from(racks) * u64::from(per_rack);
+            if hosts < 2 {
+                return Err(err(p, format!("racks x hosts_per_rack must be at least 2 hosts (found {hosts})")));
+            }
+            let key = if raw.hosts_per_rack.is_some() { "hosts_per_rack" } else { "racks" };
+            limits::hosts(|| join(p, key), hosts, run)?;
+            let fabric_rate = match raw.fabric_rate {
+                Some(r) => BitsPerSec(positive(|| "topology.fabric_rate".into(), r.0, "bps")?),
+                None if raw.link_rate.is_none() => LEAF_SPINE_FABRIC_RATE,
+                // Not oversubscribed: a leaf's uplinks carry what its hosts can send.
+                None => BitsPerSec(rate.0.checked_mul(u64::from(per_rack)).map(|r| r / u64::from(spines)).ok_or_else(|| {
+                    err("topology.fabric_rate", "default hosts_per_rack x link_rate / spines is too large; set it")
+                })?),
+            };
+            if fabric_rate.0 == 0 {
+                return Err(err("topology.fabric_rate", "the default hosts_per_rack x link_rate / spines is below 1 bps; set it"));
+            }
+            TopologySpec::LeafSpine {
+                racks,
+                hosts_per_rack: per_rack,
+                spines,
+                host_link: link,
+                fabric_link: LinkSpec { rate: fabric_rate, delay },
+            }
         }
     })
 }

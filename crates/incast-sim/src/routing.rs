@@ -149,6 +149,29 @@ mod tests {
         assert_eq!(cores.len(), 4, "all (k/2)^2 core switches used");
     }
 
+    /// On pFabric's leaf-spine a route between racks crosses one spine (4 hops: NIC, leaf up,
+    /// spine down, leaf to host), flows between the same hosts spread over all 4 spines about
+    /// evenly, and a route inside a rack never leaves the leaf.
+    #[test]
+    fn leaf_spine_routes_spread_over_every_spine() {
+        let fabric = LinkSpec { rate: BitsPerSec(40_000_000_000), delay: Duration::from_ns(200) };
+        let host = LinkSpec { rate: BitsPerSec(10_000_000_000), ..fabric };
+        let spec = TopologySpec::LeafSpine { racks: 9, hosts_per_rack: 16, spines: 4, host_link: host, fabric_link: fabric };
+        let t = Topology::build(&spec).unwrap();
+        let mut r = Router::new(1);
+        let mut per_spine: HashMap<NodeId, u32> = HashMap::new();
+        for flow in 0..400 {
+            let mut path = Vec::new();
+            assert_eq!(r.route(&t, 0, 143, flow, &mut path).unwrap().1, 4);
+            assert_eq!(t.ports[path[3].idx()].peer, t.hosts[143]);
+            *per_spine.entry(t.ports[path[1].idx()].peer).or_default() += 1;
+        }
+        assert_eq!(per_spine.len(), 4, "{per_spine:?}");
+        assert!(per_spine.values().all(|&n| (60..=140).contains(&n)), "{per_spine:?}");
+        let mut path = Vec::new();
+        assert_eq!(r.route(&t, 0, 15, 1, &mut path).unwrap().1, 2, "inside rack 0");
+    }
+
     #[test]
     fn single_path_routes_are_stored_once() {
         let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };

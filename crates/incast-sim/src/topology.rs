@@ -1,5 +1,5 @@
 //! The network graph and its builders: `star`, `d3-testbed` (D3 Figure 8), `two-tier` (D2TCP
-//! Figure 8) and k-ary `fat-tree`. A link between two nodes is two egress ports, one per direction.
+//! Figure 8), k-ary `fat-tree` and `leaf-spine` (pFabric's evaluation network). A link between two nodes is two egress ports, one per direction.
 
 use crate::error::{reserve, Error};
 use crate::ids::{NodeId, PortId};
@@ -126,6 +126,25 @@ impl Topology {
                     for _ in 0..hosts_per_rack {
                         let h = t.add_host();
                         t.connect(h, tor, host_link);
+                    }
+                }
+            }
+            TopologySpec::LeafSpine { racks, hosts_per_rack, spines, host_link, fabric_link } => {
+                if racks == 0 || hosts_per_rack == 0 || spines == 0 {
+                    return Err(err("racks", "racks, hosts_per_rack and spines must each be at least 1".into()));
+                }
+                let hosts = u64::from(racks) * u64::from(hosts_per_rack);
+                let (leaves, spines) = (u64::from(racks), u64::from(spines));
+                t.reserve(hosts, leaves + spines, hosts + leaves * spines)?;
+                let spine_nodes: Vec<NodeId> = (0..spines).map(|_| t.add_switch(1, "spine")).collect();
+                for _ in 0..racks {
+                    let leaf = t.add_switch(0, "leaf");
+                    for &spine in &spine_nodes {
+                        t.connect(leaf, spine, fabric_link);
+                    }
+                    for _ in 0..hosts_per_rack {
+                        let h = t.add_host();
+                        t.connect(h, leaf, host_link);
                     }
                 }
             }
@@ -314,13 +333,39 @@ mod tests {
         unique.sort();
         unique.dedup();
         assert_eq!(unique.len(), fat.len(), "every port has its own name");
+        let leaf_spine = names(leaf_spine(3, 2, 4));
+        assert_eq!(&leaf_spine[..4], ["leaf0->spine0", "spine0->leaf0", "leaf0->spine1", "spine1->leaf0"]);
+        assert!(leaf_spine.contains(&"spine3->leaf2".to_string()) && leaf_spine.contains(&"leaf2->h5".to_string()));
         let d3 = names(TopologySpec::D3Testbed { link: link() });
         assert!(d3.contains(&"root->tor3".to_string()) && d3.contains(&"root->h13".to_string()));
+    }
+
+    /// `racks` leaves of `per_rack` hosts under `spines` spines, 10 Gbps hosts and 40 Gbps fabric.
+    fn leaf_spine(racks: u32, per_rack: u32, spines: u32) -> TopologySpec {
+        let fabric = LinkSpec { rate: BitsPerSec(40_000_000_000), delay: Duration::from_ns(200) };
+        let host = LinkSpec { rate: BitsPerSec(10_000_000_000), ..fabric };
+        TopologySpec::LeafSpine { racks, hosts_per_rack: per_rack, spines, host_link: host, fabric_link: fabric }
+    }
+
+    /// pFabric's 144 hosts: 9 leaves and 4 spines, every leaf on every spine at the fabric rate,
+    /// every host on its leaf at the host rate.
+    #[test]
+    fn leaf_spine_links_every_leaf_to_every_spine_at_the_fabric_rate() {
+        let t = Topology::build(&leaf_spine(9, 16, 4)).unwrap();
+        assert_eq!((t.hosts.len(), t.switches, t.ports.len()), (144, 13, 2 * (144 + 9 * 4)));
+        for p in &t.ports {
+            let (a, b) = (&t.nodes[p.node.idx()], &t.nodes[p.peer.idx()]);
+            let fabric = a.level() > 0 && b.level() > 0;
+            assert_eq!(p.link.rate.0, if fabric { 40_000_000_000 } else { 10_000_000_000 }, "{}", a.name());
+        }
+        assert_eq!(t.switch_of(17), t.switch_of(31), "hosts 16-31 share rack 1");
+        assert_ne!(t.switch_of(15), t.switch_of(16));
     }
 
     #[test]
     fn every_host_downlink_faces_its_host() {
         let specs = [
+            leaf_spine(3, 2, 2),
             TopologySpec::TwoTier { racks: 2, hosts_per_rack: 3, host_link: link(), fabric_link: link() },
             TopologySpec::D3Testbed { link: link() },
             TopologySpec::FatTree { k: 4, link: link() },
