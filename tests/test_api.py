@@ -67,6 +67,8 @@ FLOW_COLUMNS = [
     "priority",
     "app",
     "background",
+    "ideal_fct_s",
+    "slowdown",
 ]
 
 
@@ -110,6 +112,8 @@ def test_flow_columns_and_types() -> None:
         assert row["finish_s"] > row["start_s"]
         assert row["delivered_bytes"] == row["size_bytes"]
         assert row["met_deadline"] == (row["finish_s"] <= row["deadline_s"])
+        assert row["slowdown"] == pytest.approx((row["finish_s"] - row["start_s"]) / row["ideal_fct_s"], rel=1e-12)
+        assert row["slowdown"] >= 1.0
 
 
 def test_nulls_where_a_value_does_not_apply() -> None:

@@ -25,6 +25,7 @@ mod error;
 mod event;
 mod flow;
 mod flow_trace;
+mod ideal;
 pub mod ids;
 mod inversions;
 mod network;

@@ -2,17 +2,20 @@
 //! flows' state, one per port from the network's counters, the summary, and what the observers
 //! recorded.
 
-use incast_proto::time::Instant;
+use incast_proto::d3::D3_HEADER_BYTES;
+use incast_proto::tcp::TcpConfig;
+use incast_proto::time::{Duration, Instant};
 
 use crate::capture::Capture;
 use crate::deadline::{self, Tally};
 use crate::error::{reserve, ResourceError};
 use crate::flow::Flow;
-use crate::ids::PortId;
+use crate::ids::{FlowId, PortId};
 use crate::network::Network;
 use crate::observe::{outcome_of, Observers};
 use crate::results::{FlowRecord, PortRecord, RunResults, Summary};
-use crate::scenario::{Protocol, TransportSpec};
+use crate::packet::RouteCursor;
+use crate::scenario::{LinkSpec, Protocol, TransportSpec};
 
 /// How the run went, as the event loop knows it at the end.
 pub(crate) struct RunEnd<'a> {
@@ -31,7 +34,10 @@ pub(crate) struct RunEnd<'a> {
 pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers: Observers) -> Result<RunResults, ResourceError> {
     let mut records: Vec<FlowRecord> = Vec::new();
     reserve(&mut records, flows.len(), "the flow records")?;
-    records.extend(flows.iter().enumerate().map(|(i, f)| flow_record(i, f, flows, end.now)));
+    records.extend(flows.iter().enumerate().map(|(i, f)| {
+        let ideal = ideal_fct_of(net, end.transport, i, f);
+        flow_record(i, f, flows, end.now, ideal)
+    }));
     let mut ports: Vec<PortRecord> = Vec::new();
     reserve(&mut ports, net.ports.len(), "the port records")?;
     ports.extend((0..net.ports.len() as u32).map(|p| net.port_record(PortId(p), end.now)));
@@ -72,8 +78,32 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers
     Ok(RunResults { flows: records, summary, queues, throughput, ports, capture: capture.map(Capture::finish), traces: traces.map(|t| t.series) })
 }
 
-/// Flow number `i`'s row of the flow table at the end of a run at `now`.
-fn flow_record(i: usize, f: &Flow, flows: &[Flow], now: Instant) -> FlowRecord {
+/// Flow `i`'s ideal completion time (`crate::ideal`): alone on the idle network along its own
+/// route, with its transport's headers and handshake; `None` for a long-lived flow.
+fn ideal_fct_of(net: &Network, transport: &TransportSpec, i: usize, f: &Flow) -> Option<Duration> {
+    let size = f.plan.size_bytes?;
+    let links = |r: RouteCursor| -> Vec<LinkSpec> {
+        net.routes[r.start as usize..r.start as usize + r.len as usize].iter().map(|p| net.ports[p.idx()].info.link).collect()
+    };
+    let (forward, reverse) = (links(f.forward), links(f.reverse));
+    // A later message of a persistent connection rides the connection its first one opened.
+    let opens = f.span.is_none_or(|s| s.carrier == FlowId(i as u32));
+    let tcp = &transport.tcp;
+    let handshake = if f.protocol.is_explicit_rate() {
+        // D3 Figure 7: the SYN asks for a rate and data waits for its grant; both carry the
+        // 22 B congestion header, and D3's hosts send no SACK.
+        let syn = u64::from(TcpConfig { sack: false, ..*tcp }.syn_header_bytes() + D3_HEADER_BYTES);
+        opens.then_some((syn, syn))
+    } else {
+        let syn = u64::from(tcp.syn_header_bytes());
+        (opens && tcp.handshake).then_some((syn, syn))
+    };
+    Some(crate::ideal::ideal_fct(&forward, &reverse, size, tcp.mss(), u64::from(tcp.data_header_bytes()), handshake))
+}
+
+/// Flow number `i`'s row of the flow table at the end of a run at `now`, with its ideal
+/// completion time.
+fn flow_record(i: usize, f: &Flow, flows: &[Flow], now: Instant, ideal: Option<Duration>) -> FlowRecord {
     let outcome = outcome_of(flows, f);
     let due = f.due();
     let met_deadline = deadline::met_deadline(due, f.finished_at, f.abandoned(), now);
@@ -102,6 +132,13 @@ fn flow_record(i: usize, f: &Flow, flows: &[Flow], now: Instant) -> FlowRecord {
         priority: f.plan.priority,
         app: f.plan.app,
         background: f.plan.background,
+        ideal_fct_s: ideal.map(Duration::as_secs_f64),
+        slowdown: match (f.started_at, f.finished_at, ideal) {
+            (Some(start), Some(done), Some(ideal)) if ideal.as_ps() > 0 => {
+                Some(done.saturating_since(start).as_ps() as f64 / ideal.as_ps() as f64)
+            }
+            _ => None,
+        },
     }
 }
 

@@ -60,6 +60,11 @@ pub struct FlowRecord {
     /// Sent by an `oldi` tree's background sender (D2TCP Section 4.2.3) rather than answering a
     /// query.
     pub background: bool,
+    /// The flow alone on the idle network along its own route, sending at line rate after its
+    /// transport's handshake, seconds (`crate::ideal`); `None` for a long-lived flow.
+    pub ideal_fct_s: Option<f64>,
+    /// FCT (`finish_s - start_s`) over `ideal_fct_s`; `None` unless the flow finished.
+    pub slowdown: Option<f64>,
 }
 
 /// Counters of one run.

@@ -99,6 +99,9 @@ pub const FLOW_COLUMNS: &[Column<[FlowRecord]>] = &[
     record!(U8, priority, "strict-priority class"),
     record!(OptU32, app, "application of an oldi workload's flow; null for other workloads"),
     record!(Bool, background, "sent by an oldi tree's background sender (D2TCP Section 4.2.3)"),
+    record!(OptF64, ideal_fct_s, "completion time alone on the idle network along the flow's own route, at line rate \
+                                  after its handshake, seconds; null for a long-lived flow"),
+    record!(OptF64, slowdown, "(finish_s - start_s) / ideal_fct_s; null unless the flow finished"),
 ];
 
 /// The ports table (`RunResults::ports`), in order.
@@ -201,6 +204,8 @@ mod tests {
             priority: 16,
             app: Some(17),
             background: true,
+            ideal_fct_s: Some(18.5),
+            slowdown: Some(19.5),
         }
     }
 
