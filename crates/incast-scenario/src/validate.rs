@@ -204,18 +204,7 @@ fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
         }
         TopologyKind::D3Testbed => TopologySpec::D3Testbed { link },
         TopologyKind::TwoTier => {
-            let racks = raw.racks.unwrap_or(DEFAULT_RACKS);
-            limits::hosts(|| "topology.racks".into(), racks, run)?;
-            let racks = count(|| "topology.racks".into(), racks, 1, run.max_hosts)?;
-            let per_rack = raw.hosts_per_rack.unwrap_or(DEFAULT_HOSTS_PER_RACK);
-            limits::hosts(|| "topology.hosts_per_rack".into(), per_rack, run)?;
-            let per_rack = count(|| "topology.hosts_per_rack".into(), per_rack, 1, run.max_hosts)?;
-            let hosts = u64::from(racks) * u64::from(per_rack);
-            if hosts < 2 {
-                return Err(err(p, format!("racks x hosts_per_rack must be at least 2 hosts (found {hosts})")));
-            }
-            let key = if raw.hosts_per_rack.is_some() { "hosts_per_rack" } else { "racks" };
-            limits::hosts(|| join(p, key), hosts, run)?;
+            let (racks, per_rack) = rack_counts(&raw, run, DEFAULT_RACKS, DEFAULT_HOSTS_PER_RACK)?;
             // D2TCP Figure 8: each ToR uplink runs at hosts-per-rack x 1 Gbps, never oversubscribed.
             let fabric_rate = match raw.fabric_rate {
                 Some(r) => positive(|| "topology.fabric_rate".into(), r.0, "bps")?,
@@ -250,20 +239,8 @@ fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
             TopologySpec::FatTree { k: k as u32, link }
         }
         TopologyKind::LeafSpine => {
-            let count_of = |key: &str, value: Option<u64>, default: u64| -> Result<u32> {
-                let v = value.unwrap_or(default);
-                limits::hosts(|| join(p, key), v, run)?;
-                count(|| join(p, key), v, 1, run.max_hosts)
-            };
-            let racks = count_of("racks", raw.racks, LEAF_SPINE_RACKS)?;
-            let per_rack = count_of("hosts_per_rack", raw.hosts_per_rack, LEAF_SPINE_HOSTS_PER_RACK)?;
-            let spines = count_of("spines", raw.spines, LEAF_SPINE_SPINES)?;
-            let hosts = u64::from(racks) * u64::from(per_rack);
-            if hosts < 2 {
-                return Err(err(p, format!("racks x hosts_per_rack must be at least 2 hosts (found {hosts})")));
-            }
-            let key = if raw.hosts_per_rack.is_some() { "hosts_per_rack" } else { "racks" };
-            limits::hosts(|| join(p, key), hosts, run)?;
+            let (racks, per_rack) = rack_counts(&raw, run, LEAF_SPINE_RACKS, LEAF_SPINE_HOSTS_PER_RACK)?;
+            let spines = bounded_count("spines", raw.spines, LEAF_SPINE_SPINES, run)?;
             let fabric_rate = match raw.fabric_rate {
                 Some(r) => BitsPerSec(positive(|| "topology.fabric_rate".into(), r.0, "bps")?),
                 None if raw.link_rate.is_none() => LEAF_SPINE_FABRIC_RATE,
@@ -284,6 +261,27 @@ fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
             }
         }
     })
+}
+
+/// A `[topology]` count at `key`, `default` when not given: at least 1, within `run.max_hosts`.
+fn bounded_count(key: &str, value: Option<u64>, default: u64, run: &RunSpec) -> Result<u32> {
+    let v = value.unwrap_or(default);
+    limits::hosts(|| join("topology", key), v, run)?;
+    count(|| join("topology", key), v, 1, run.max_hosts)
+}
+
+/// `racks` and `hosts_per_rack` of a topology built of racks (two-tier, leaf-spine), with its
+/// defaults: each at least 1, and 2 to `run.max_hosts` hosts in all.
+fn rack_counts(raw: &RawTopology, run: &RunSpec, default_racks: u64, default_per_rack: u64) -> Result<(u32, u32)> {
+    let racks = bounded_count("racks", raw.racks, default_racks, run)?;
+    let per_rack = bounded_count("hosts_per_rack", raw.hosts_per_rack, default_per_rack, run)?;
+    let hosts = u64::from(racks) * u64::from(per_rack);
+    if hosts < 2 {
+        return Err(err("topology", format!("racks x hosts_per_rack must be at least 2 hosts (found {hosts})")));
+    }
+    let key = if raw.hosts_per_rack.is_some() { "hosts_per_rack" } else { "racks" };
+    limits::hosts(|| join("topology", key), hosts, run)?;
+    Ok((racks, per_rack))
 }
 
 /// `[switch]`.
