@@ -55,3 +55,15 @@ def test_named_sizes_run_from_python() -> None:
     # About 160 arrivals (0.3 x 16 x 10 Gbps / (8 x 7,470,236 B) = 803 per second), half of one packet.
     assert 0.35 < one_packet / flows.num_rows < 0.65, (one_packet, flows.num_rows)
     assert pc.min(sizes).as_py() >= 1460 and pc.max(sizes).as_py() <= 666_667 * 1460
+
+
+def test_a_permutation_keeps_each_sender_on_one_partner() -> None:
+    scenario = {
+        "topology": {"kind": "leaf-spine", "racks": 2, "hosts_per_rack": 4},
+        "workload": [{"kind": "poisson", "load": 0.2, "pattern": "permutation", "size": "20KB", "stop": "5ms"}],
+    }
+    flows = incast.run(scenario, seed=3).flows.to_pylist()
+    partner: dict[int, int] = {}
+    for f in flows:
+        assert partner.setdefault(f["src"], f["dst"]) == f["dst"] != f["src"]
+    assert sorted(partner) == sorted(partner.values()) == list(range(8))

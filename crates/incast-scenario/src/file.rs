@@ -18,7 +18,7 @@ use incast_proto::cc::{Clamp, FixedD, RemainingBytes, TcUnits};
 use incast_proto::d3::{BaseGrant, Controller, Pacing};
 use incast_proto::tcp::{DctcpLossCut, EcnReduction, LossBasis, Stack, SubSegmentWindow, WindowGrowth};
 
-use super::spec::{Connections, D3Variant, DeadlineVariance, Protocol};
+use super::spec::{Connections, D3Variant, DeadlineVariance, Protocol, TrafficPattern};
 use super::{named_sizes, units};
 
 /// The whole document.
@@ -195,6 +195,7 @@ pub(crate) struct RawWorkload {
     pub(crate) background_interval: Option<Time>,
     pub(crate) background_protocol: Option<Name<Protocol>>,
     pub(crate) connections: Option<Name<Connections>>,
+    pub(crate) pattern: Option<Name<TrafficPattern>>,
 }
 
 /// One entry of a `kind = "flows"` list. Besides unit strings it takes plain numbers
@@ -473,6 +474,14 @@ impl Named for WorkloadKind {
         ("flows", WorkloadKind::Flows),
         ("trace", WorkloadKind::Trace),
         ("oldi", WorkloadKind::Oldi),
+    ];
+}
+
+impl Named for TrafficPattern {
+    const WHAT: &'static str = "traffic pattern";
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("random", TrafficPattern::Random),
+        ("permutation", TrafficPattern::Permutation),
     ];
 }
 

@@ -514,6 +514,8 @@ pub enum WorkloadSpec {
         /// Hosts that receive, if not `hosts` (D3 Section 6.1.2: responses from a rack's workers
         /// to its aggregator); a flow goes to one of them other than its source.
         destinations: Option<Vec<HostIndex>>,
+        /// How each flow's destination is picked.
+        pattern: TrafficPattern,
         /// Sizes.
         size: SizeDist,
         /// Deadlines; `None` for no deadline.
@@ -633,6 +635,19 @@ pub enum Connections {
     /// Each message is pushed onto the connection of its (leaf, parent, protocol), opened by
     /// the first message; TCP-family protocols only.
     Persistent,
+}
+
+/// How a Poisson workload picks a flow's destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TrafficPattern {
+    /// Uniform over the other hosts (or over `destinations`), drawn afresh for every flow: the
+    /// all-to-all traffic of pFabric's and HPCC's generators. The default.
+    #[default]
+    Random,
+    /// Every sender always sends to the same host, its partner in one random cyclic permutation
+    /// of the hosts drawn at the start (so every host also receives from exactly one): the
+    /// permutation traffic matrix of NetSys/simulator's pFabric runs (`permutation_tm: 1`).
+    Permutation,
 }
 
 /// One OLDI application (D2TCP Section 4.2.1).

@@ -814,6 +814,8 @@ malformed! {
     leaf_spine_no_spines: "[topology]\nkind = \"leaf-spine\"\nspines = 0\n[[workload]]\nkind = \"flow-burst\"\n", "topology.spines", "must be between 1 and";
     spines_on_a_two_tier: "[topology]\nkind = \"two-tier\"\nspines = 2\n[[workload]]\nkind = \"flow-burst\"\n", "topology.spines", "does not apply to kind = \"two-tier\"";
     leaf_spine_zero_fabric_rate: "[topology]\nkind = \"leaf-spine\"\nfabric_rate = \"0bps\"\n[[workload]]\nkind = \"flow-burst\"\n", "topology.fabric_rate", "positive";
+    permutation_with_destinations: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"permutation\"\ndestinations = [0]\nstop = \"10ms\"\n"), "workload[0].pattern", "takes no destinations";
+    unknown_pattern: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"shuffle\"\nstop = \"10ms\"\n"), "workload[0].pattern", "expected one of \"random\", \"permutation\"";
     poisson_rate_and_load: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\nload = 0.5\nstop = \"10ms\"\n"), "workload[0].load", "not both";
     poisson_neither_rate_nor_load: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nstop = \"10ms\"\n"), "workload[0]", "needs rate (flows per second) or load";
     poisson_zero_load: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nload = 0.0\nstop = \"10ms\"\n"), "workload[0].load", "must be greater than 0";

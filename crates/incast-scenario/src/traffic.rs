@@ -15,7 +15,7 @@ use super::file::{
     SizeDistKind, Time, WorkloadKind,
 };
 use super::limits;
-use super::spec::{DeadlineDist, ExplicitFlow, FlowOptions, RoundStarts, RunSpec, SizeDist, WorkloadSpec};
+use super::spec::{DeadlineDist, ExplicitFlow, FlowOptions, RoundStarts, RunSpec, SizeDist, TrafficPattern, WorkloadSpec};
 use super::{named_sizes, oldi, trace, units};
 
 /// D3 Section 6.1.1: "response flow lengths are uniformly distributed across [2KB, 50KB]".
@@ -40,6 +40,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
         ("pairs", raw.pairs.is_some()),
         ("rate", raw.rate.is_some()),
         ("load", raw.load.is_some()),
+        ("pattern", raw.pattern.is_some()),
         ("hosts", raw.hosts.is_some()),
         ("stop", raw.stop.is_some()),
         ("flows", raw.flows.is_some()),
@@ -72,7 +73,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
             "query_interval",
         ],
         WorkloadKind::LongFlows => &["pairs", "start"],
-        WorkloadKind::Poisson => &["rate", "load", "hosts", "destinations", "size", "deadline", "start", "stop"],
+        WorkloadKind::Poisson => &["rate", "load", "pattern", "hosts", "destinations", "size", "deadline", "start", "stop"],
         WorkloadKind::Flows => &["flows"],
         WorkloadKind::Trace => &["path"],
         WorkloadKind::Oldi => oldi::KEYS,
@@ -183,6 +184,13 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
         }
         WorkloadKind::Poisson => {
             let list = host_list(p, raw.hosts, hosts)?;
+            let pattern = raw.pattern.map_or(TrafficPattern::Random, |n| n.0);
+            if pattern == TrafficPattern::Permutation && raw.destinations.is_some() {
+                return Err(err(
+                    join(p, "pattern"),
+                    "\"permutation\" pairs every host of hosts with another of them; it takes no destinations",
+                ));
+            }
             let destinations = raw.destinations.map(|d| destination_list(p, d, &list, hosts)).transpose()?;
             let size = size(raw.size)?;
             let rate = match (raw.rate, raw.load) {
@@ -239,6 +247,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
                 rate_per_sec: rate,
                 hosts: list,
                 destinations,
+                pattern,
                 size,
                 deadline: deadline(raw.deadline)?,
                 start,

@@ -11,7 +11,7 @@ use incast_proto::time::{Duration, Instant};
 
 use crate::error::{reserve, ResourceError};
 use crate::rng::Rng;
-use crate::scenario::{DeadlineDist, FlowOptions, Protocol, SizeDist, WorkloadSpec};
+use crate::scenario::{DeadlineDist, FlowOptions, Protocol, SizeDist, TrafficPattern, WorkloadSpec};
 
 /// A flow as planned before the run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -156,13 +156,18 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Res
                     sink.push(FlowPlan::new(w, options, src, dst, None, *start, None))?;
                 }
             }
-            WorkloadSpec::Poisson { rate_per_sec, hosts, destinations, size, deadline, start, stop, options } => {
+            WorkloadSpec::Poisson { rate_per_sec, hosts, destinations, pattern, size, deadline, start, stop, options } => {
+                let partner = match pattern {
+                    TrafficPattern::Random => None,
+                    TrafficPattern::Permutation => Some(cyclic_permutation(hosts.len(), &mut rng)),
+                };
                 let mut arrivals = Arrivals::new(1.0 / rate_per_sec, *start, *stop);
                 while let Some(at) = arrivals.next(&mut rng) {
                     let si = rng.index(hosts.len());
                     let src = hosts[si];
-                    let dst = match destinations {
-                        None => {
+                    let dst = match (destinations, &partner) {
+                        (_, Some(partner)) => hosts[partner[si]],
+                        (None, None) => {
                             let mut di = rng.index(hosts.len() - 1);
                             if di == si {
                                 // Uniform over the other hosts: the source's own slot stands for
@@ -173,7 +178,7 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Res
                         }
                         // Uniform over the destinations other than the source (validation
                         // guarantees there is one).
-                        Some(to) => loop {
+                        (Some(to), None) => loop {
                             let d = to[rng.index(to.len())];
                             if d != src {
                                 break d;
@@ -194,6 +199,18 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Res
         }
     }
     Ok(out)
+}
+
+/// A uniformly random cyclic permutation of `0..n` (Sattolo's algorithm): `partner[i]` is never
+/// `i`, and following partners visits every index, so every host sends to one other and
+/// receives from one other.
+fn cyclic_permutation(n: usize, rng: &mut Rng) -> Vec<usize> {
+    let mut partner: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        let j = rng.index(i);
+        partner.swap(i, j);
+    }
+    partner
 }
 
 /// Draws a flow size, at least one byte.
@@ -289,6 +306,7 @@ mod tests {
             rate_per_sec: 10_000.0,
             hosts: vec![3, 4, 5],
             destinations: None,
+            pattern: TrafficPattern::Random,
             size: SizeDist::Fixed(1000),
             deadline: None,
             start: Instant::ZERO,
@@ -301,12 +319,51 @@ mod tests {
         assert!(p.flows.windows(2).all(|w| w[0].start <= w[1].start));
     }
 
+    /// Under `pattern = "permutation"` each sender keeps one partner, never itself, and the
+    /// partners form one cycle over the hosts: every host sends to exactly one and receives from
+    /// exactly one.
+    #[test]
+    fn a_permutation_gives_every_host_one_partner_in_one_cycle() {
+        let hosts: Vec<u32> = (10..26).collect();
+        let spec = WorkloadSpec::Poisson {
+            rate_per_sec: 20_000.0,
+            hosts: hosts.clone(),
+            destinations: None,
+            pattern: TrafficPattern::Permutation,
+            size: SizeDist::Fixed(1000),
+            deadline: None,
+            start: Instant::ZERO,
+            stop: Instant::ZERO + Duration::from_ms(100),
+            options: FlowOptions { protocol: None, priority: 0 },
+        };
+        let p = plan(&[spec], 4, u64::MAX).unwrap();
+        let mut partner = std::collections::HashMap::new();
+        for f in &p.flows {
+            assert_ne!(f.src, f.dst);
+            assert_eq!(*partner.entry(f.src).or_insert(f.dst), f.dst, "host {} changed partner", f.src);
+        }
+        assert_eq!(partner.len(), hosts.len(), "every host sent");
+        let mut receivers: Vec<u32> = partner.values().copied().collect();
+        receivers.sort_unstable();
+        assert_eq!(receivers, hosts, "every host receives from exactly one");
+        let (mut at, mut steps) = (hosts[0], 0);
+        loop {
+            at = partner[&at];
+            steps += 1;
+            if at == hosts[0] {
+                break;
+            }
+        }
+        assert_eq!(steps, hosts.len(), "one cycle through every host");
+    }
+
     #[test]
     fn poisson_with_destinations_sends_only_to_them_and_never_to_self() {
         let spec = WorkloadSpec::Poisson {
             rate_per_sec: 10_000.0,
             hosts: vec![0, 1, 2],
             destinations: Some(vec![0, 1]),
+            pattern: TrafficPattern::Random,
             size: SizeDist::Fixed(1000),
             deadline: None,
             start: Instant::ZERO,
@@ -327,6 +384,7 @@ mod tests {
             rate_per_sec: 1e6,
             hosts: vec![0, 1],
             destinations: None,
+            pattern: TrafficPattern::Random,
             size: SizeDist::Fixed(1000),
             deadline: None,
             start: Instant::ZERO,
@@ -371,6 +429,7 @@ mod tests {
             rate_per_sec: rate,
             hosts: (0..senders as u32).collect(),
             destinations: None,
+            pattern: TrafficPattern::Random,
             size,
             deadline: None,
             start: Instant::ZERO,

@@ -182,6 +182,7 @@ fn poisson_into_host0(protocol: Protocol, load: f64) -> Scenario {
         rate_per_sec: load * 125e6 / 100e3,
         hosts: (1..=32).collect(),
         destinations: Some(vec![0]),
+        pattern: TrafficPattern::Random,
         size: SizeDist::Exponential { mean: 100_000 },
         deadline,
         start: Instant::ZERO,

@@ -114,6 +114,7 @@ fn random_arrivals_beyond_max_flows_are_a_resource_error_naming_the_rate() {
         rate_per_sec: 1e6,
         hosts: vec![0, 1],
         destinations: None,
+        pattern: TrafficPattern::Random,
         size: SizeDist::Fixed(1_000),
         deadline: None,
         start: Instant::ZERO,
