@@ -6,6 +6,7 @@ hop, then the propagation (crates/incast-sim/src/ideal.rs holds the multi-packet
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Dict
 
 import pytest
@@ -91,3 +92,15 @@ def test_slowdown_by_size_buckets_count_finished_and_unfinished_flows() -> None:
     assert [r["bucket"] for r in by_size(flows, edges=[1e6]).to_pylist()] == ["(0 B, 1 MB]", "> 1 MB"]
     with pytest.raises(ValueError, match="edges"):
         by_size(flows, edges=[10, 5])
+
+
+def test_run_prints_slowdown_by_size_on_request(tmp_path: Path) -> None:
+    from conftest import incast as run_cli
+
+    proc = run_cli("run", "examples/leaf-spine-web-search.toml", "--out", str(tmp_path / "out"), "--slowdown",
+                   cwd=Path(__file__).resolve().parents[1])
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[1].split()[-1] == "slowdown"
+    assert [line.split("]")[0].strip() + "]" for line in lines[2:4]] == ["(0 B, 100 KB]", "(100 KB, 10 MB]"]
+    assert lines[4].strip().startswith("> 10 MB")

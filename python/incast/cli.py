@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, NoReturn, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from incast.api import Summary
     from incast.sweep import SweepResult
 
@@ -114,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also trace this flow's window, alpha or rate into traces.parquet (repeatable)")
     p.add_argument("--trace-slowest", type=non_negative_int, default=0, metavar="N",
                    help="also trace the N slowest flows: runs the scenario twice, once to find them")
+    p.add_argument("--slowdown", action="store_true",
+                   help="also print the FCT slowdown by flow size (pFabric's buckets: docs/python.md, 'Slowdown')")
 
     p = sub.add_parser("check", help="check a scenario file without running it")
     p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
@@ -384,7 +388,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
               f"watched and left out {result.capture.missed:,} more ([output] capture_max_packets)", file=sys.stderr)
     if not args.quiet:
         print(summary_line(result.summary, out))
+        if args.slowdown:
+            print(slowdown_lines(result.flows))
     return 0
+
+
+def slowdown_lines(flows: "pa.Table") -> str:
+    """`incast run --slowdown`: one line per size bucket of `incast.slowdown.by_size`."""
+    from incast.slowdown import by_size
+
+    def num(v: Optional[float]) -> str:
+        return "-" if v is None else f"{v:.2f}"
+
+    lines = [f"{'flow size':>16} {'flows':>7} {'unfinished':>10} {'mean':>8} {'p50':>8} {'p99':>8}  slowdown"]
+    for r in by_size(flows).to_pylist():
+        lines.append(f"{r['bucket']:>16} {r['flows']:>7,} {r['unfinished']:>10,} {num(r['mean']):>8} "
+                     f"{num(r['p50']):>8} {num(r['p99']):>8}")
+    return "\n".join(lines)
 
 
 def horizon_warning(s: Summary) -> str:
