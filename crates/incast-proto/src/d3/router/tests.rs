@@ -665,16 +665,22 @@ fn control_link_form_burst_queue_drains_and_capacity_converges_to_link() {
     assert!(within(trace[79], LINK, 0.01), "{}", trace[79]);
 }
 
-#[test]
-fn control_link_form_downstream_bottleneck_grows_capacity_up_to_clamp() {
-    // Every flow is held to 10 MB/s downstream: u/T stays at 40 % of the link with no queue.
-    let mut port = FluidPort::new(link_form_config(), &[Some(10 * M); 5]);
+/// Five flows each held to 10 MB/s downstream (u/T stays at 40 % of the link, with no queue)
+/// under `config`: C rises step by step and reaches the clamp of twice the link within 40 updates.
+fn assert_downstream_bottleneck_grows_capacity_to_clamp(config: RouterConfig) {
+    let mut port = FluidPort::new(config, &[Some(10 * M); 5]);
     let trace: Vec<Rate> = (0..40).map(|_| port.step()).collect();
     for w in trace.windows(2) {
         assert!(w[1] >= w[0]);
     }
     assert_eq!(*trace.last().unwrap(), 2 * LINK);
     assert_eq!(port.queue, 0);
+}
+
+#[test]
+fn control_link_form_downstream_bottleneck_grows_capacity_up_to_clamp() {
+    // The link form compares u/T with the link, which the held flows never fill.
+    assert_downstream_bottleneck_grows_capacity_to_clamp(link_form_config());
 }
 
 #[test]
@@ -724,15 +730,9 @@ fn control_printed_form_below_the_link_full_use_holds_capacity_there() {
 
 #[test]
 fn control_printed_form_downstream_bottleneck_grows_capacity_up_to_clamp() {
-    // Every flow is held to 10 MB/s downstream: the unused allocation drives C up (Section 4.4:
-    // "the resulting drop in utilization drives up the capacity"), geometrically, to the clamp.
-    let mut port = FluidPort::new(config(), &[Some(10 * M); 5]);
-    let trace: Vec<Rate> = (0..40).map(|_| port.step()).collect();
-    for w in trace.windows(2) {
-        assert!(w[1] >= w[0]);
-    }
-    assert_eq!(*trace.last().unwrap(), 2 * LINK);
-    assert_eq!(port.queue, 0);
+    // The unused allocation drives C up (Section 4.4: "the resulting drop in utilization drives
+    // up the capacity"), geometrically, to the clamp.
+    assert_downstream_bottleneck_grows_capacity_to_clamp(config());
 }
 
 #[test]
