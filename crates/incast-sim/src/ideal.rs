@@ -48,10 +48,10 @@ impl Train {
 /// else on them. Equal packets through a tandem leave hop h at sum_{j<=h} s_j + (i - 1) max_{j<=h}
 /// s_j (the slowest hop so far spaces them); the last, possibly shorter, packet then follows
 /// the one before it hop by hop. Propagation delays add once: every packet pays the same.
-pub(crate) fn tandem(path: &[LinkSpec], train: Train) -> Duration {
+pub(crate) fn tandem<'a>(path: impl IntoIterator<Item = &'a LinkSpec>, train: Train) -> Duration {
     // In picoseconds; saturating, so an absurd flow gives a huge ideal rather than a wrap.
     let (mut sum, mut slowest, mut last, mut propagation) = (0u64, 0u64, 0u64, 0u64);
-    for (h, link) in path.iter().enumerate() {
+    for (h, link) in path.into_iter().enumerate() {
         let full = link.rate.tx_time(train.full_bytes).as_ps();
         sum = sum.saturating_add(full);
         slowest = slowest.max(full);
@@ -70,16 +70,16 @@ pub(crate) fn tandem(path: &[LinkSpec], train: Train) -> Duration {
 /// The ideal completion time of `payload` bytes over `forward` (sender to receiver) with
 /// `reverse` the way back: the handshake's round trip (`handshake`: the bytes of the opening
 /// packet and of its answer) and then the data at line rate.
-pub(crate) fn ideal_fct(
-    forward: &[LinkSpec],
-    reverse: &[LinkSpec],
+pub(crate) fn ideal_fct<'a>(
+    forward: impl IntoIterator<Item = &'a LinkSpec> + Clone,
+    reverse: impl IntoIterator<Item = &'a LinkSpec>,
     payload: u64,
     mss: u64,
     header: u64,
     handshake: Option<(u64, u64)>,
 ) -> Duration {
     let opening = handshake.map_or(0, |(syn, answer)| {
-        tandem(forward, Train::single(syn)).as_ps().saturating_add(tandem(reverse, Train::single(answer)).as_ps())
+        tandem(forward.clone(), Train::single(syn)).as_ps().saturating_add(tandem(reverse, Train::single(answer)).as_ps())
     });
     Duration::from_ps(opening.saturating_add(tandem(forward, Train::of(payload, mss, header)).as_ps()))
 }

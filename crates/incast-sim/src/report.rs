@@ -15,7 +15,7 @@ use crate::network::Network;
 use crate::observe::{outcome_of, Observers};
 use crate::results::{FlowRecord, PortRecord, RunResults, Summary};
 use crate::packet::RouteCursor;
-use crate::scenario::{LinkSpec, Protocol, TransportSpec};
+use crate::scenario::{Protocol, TransportSpec};
 
 /// How the run went, as the event loop knows it at the end.
 pub(crate) struct RunEnd<'a> {
@@ -82,10 +82,9 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers
 /// route, with its transport's headers and handshake; `None` for a long-lived flow.
 fn ideal_fct_of(net: &Network, transport: &TransportSpec, i: usize, f: &Flow) -> Option<Duration> {
     let size = f.plan.size_bytes?;
-    let links = |r: RouteCursor| -> Vec<LinkSpec> {
-        net.routes[r.start as usize..r.start as usize + r.len as usize].iter().map(|p| net.ports[p.idx()].info.link).collect()
+    let links = |r: RouteCursor| {
+        net.routes[r.start as usize..r.start as usize + r.len as usize].iter().map(|p| &net.ports[p.idx()].info.link)
     };
-    let (forward, reverse) = (links(f.forward), links(f.reverse));
     // A later message of a persistent connection rides the connection its first one opened.
     let opens = f.span.is_none_or(|s| s.carrier == FlowId(i as u32));
     let tcp = &transport.tcp;
@@ -98,7 +97,8 @@ fn ideal_fct_of(net: &Network, transport: &TransportSpec, i: usize, f: &Flow) ->
         let syn = u64::from(tcp.syn_header_bytes());
         (opens && tcp.handshake).then_some((syn, syn))
     };
-    Some(crate::ideal::ideal_fct(&forward, &reverse, size, tcp.mss(), u64::from(tcp.data_header_bytes()), handshake))
+    let header = u64::from(tcp.data_header_bytes());
+    Some(crate::ideal::ideal_fct(links(f.forward), links(f.reverse), size, tcp.mss(), header, handshake))
 }
 
 /// Flow number `i`'s row of the flow table at the end of a run at `now`, with its ideal

@@ -110,43 +110,12 @@ impl Topology {
                     t.connect(h, root, link);
                 }
             }
+            // D2TCP's two-tier fabric is a leaf-spine with one spine, under its own names.
             TopologySpec::TwoTier { racks, hosts_per_rack, host_link, fabric_link } => {
-                if racks == 0 {
-                    return Err(err("racks", "must be at least 1".into()));
-                }
-                if hosts_per_rack == 0 {
-                    return Err(err("hosts_per_rack", "must be at least 1".into()));
-                }
-                let hosts = u64::from(racks) * u64::from(hosts_per_rack);
-                t.reserve(hosts, u64::from(racks) + 1, hosts + u64::from(racks))?;
-                let fabric = t.add_switch(1, "fabric");
-                for _ in 0..racks {
-                    let tor = t.add_switch(0, "tor");
-                    t.connect(tor, fabric, fabric_link);
-                    for _ in 0..hosts_per_rack {
-                        let h = t.add_host();
-                        t.connect(h, tor, host_link);
-                    }
-                }
+                t.add_racks(racks, hosts_per_rack, 1, host_link, fabric_link, ("tor", "fabric"))?;
             }
             TopologySpec::LeafSpine { racks, hosts_per_rack, spines, host_link, fabric_link } => {
-                if racks == 0 || hosts_per_rack == 0 || spines == 0 {
-                    return Err(err("racks", "racks, hosts_per_rack and spines must each be at least 1".into()));
-                }
-                let hosts = u64::from(racks) * u64::from(hosts_per_rack);
-                let (leaves, spines) = (u64::from(racks), u64::from(spines));
-                t.reserve(hosts, leaves + spines, hosts + leaves * spines)?;
-                let spine_nodes: Vec<NodeId> = (0..spines).map(|_| t.add_switch(1, "spine")).collect();
-                for _ in 0..racks {
-                    let leaf = t.add_switch(0, "leaf");
-                    for &spine in &spine_nodes {
-                        t.connect(leaf, spine, fabric_link);
-                    }
-                    for _ in 0..hosts_per_rack {
-                        let h = t.add_host();
-                        t.connect(h, leaf, host_link);
-                    }
-                }
+                t.add_racks(racks, hosts_per_rack, spines, host_link, fabric_link, ("leaf", "spine"))?;
             }
             TopologySpec::FatTree { k, link } => {
                 if k < 2 || k % 2 != 0 {
@@ -180,6 +149,42 @@ impl Topology {
         }
         t.number_switches();
         Ok(t)
+    }
+
+    /// `racks` top-of-rack switches of `hosts_per_rack` hosts each (on `host_link`), every one
+    /// linked to each of `spines` switches above it (on `fabric_link`); `roles` names the two
+    /// tiers. The spines are added first, then each rack's switch, its uplinks and its hosts, so
+    /// rack r holds hosts r*H..(r+1)*H.
+    fn add_racks(
+        &mut self,
+        racks: u32,
+        hosts_per_rack: u32,
+        spines: u32,
+        host_link: LinkSpec,
+        fabric_link: LinkSpec,
+        roles: (&'static str, &'static str),
+    ) -> Result<(), Error> {
+        for (key, n) in [("racks", racks), ("hosts_per_rack", hosts_per_rack), ("spines", spines)] {
+            if n == 0 {
+                return Err(Error::Scenario(ScenarioError { path: format!("topology.{key}"), message: "must be at least 1".into() }));
+            }
+        }
+        let hosts = u64::from(racks) * u64::from(hosts_per_rack);
+        let (leaves, uplinks) = (u64::from(racks), u64::from(spines));
+        self.reserve(hosts, leaves + uplinks, hosts + leaves * uplinks)?;
+        let (leaf_role, spine_role) = roles;
+        let spine_nodes: Vec<NodeId> = (0..spines).map(|_| self.add_switch(1, spine_role)).collect();
+        for _ in 0..racks {
+            let leaf = self.add_switch(0, leaf_role);
+            for &spine in &spine_nodes {
+                self.connect(leaf, spine, fabric_link);
+            }
+            for _ in 0..hosts_per_rack {
+                let h = self.add_host();
+                self.connect(h, leaf, host_link);
+            }
+        }
+        Ok(())
     }
 
     /// Numbers the switches of each role in the order they were added; the only switch of its
