@@ -104,3 +104,113 @@ def test_run_prints_slowdown_by_size_on_request(tmp_path: Path) -> None:
     assert lines[1].split()[-1] == "slowdown"
     assert [line.split("]")[0].strip() + "]" for line in lines[2:4]] == ["(0 B, 100 KB]", "(100 KB, 10 MB]"]
     assert lines[4].strip().startswith("> 10 MB")
+
+
+def grouped_flows(measured: bool = True) -> Any:
+    """Two protocols over two seeds, with what `by_size` must leave out: a flow marked unmeasured
+    in the first bucket (slowdown 100, which would move every statistic), an unmeasured unfinished
+    one over 10 MB and a long-lived one."""
+    import pyarrow as pa
+
+    table = pa.table({
+        "proto": ["a", "a", "a", "a", "b", "b", "b", "b", "a"],
+        "seed": pa.array([1, 2, 1, 2, 1, 2, 1, 2, 1], pa.uint64()),
+        "size_bytes": pa.array([50_000, 60_000, 70_000, 200_000, 10_000, 20_000, 30_000, 20_000_000, None],
+                               pa.uint64()),
+        "slowdown": [1.0, 3.0, 100.0, None, 2.0, 4.0, 9.0, None, None],
+        "measured": [True, True, False, True, True, True, True, False, True],
+    })
+    return table if measured else table.drop_columns(["measured"])
+
+
+def stats(row: Dict[str, Any]) -> tuple:
+    return row["flows"], row["unfinished"], row["mean"], row["p50"], row["p99"]
+
+
+def test_slowdown_by_group_and_size_leaves_out_unmeasured_flows() -> None:
+    import pyarrow as pa
+
+    from incast.slowdown import by_size
+
+    t = by_size(grouped_flows(), by=["proto"])
+    assert t.column_names[:2] == ["proto", "bucket"] and t.schema.field("proto").type == pa.string()
+    rows = t.to_pylist()
+    assert [(r["proto"], r["bucket"]) for r in rows] == [
+        (p, b) for p in "ab" for b in ("(0 B, 100 KB]", "(100 KB, 10 MB]", "> 10 MB")]
+    # a: slowdowns 1 and 3 (not the unmeasured 100): mean 2, p99 = 1 + 0.99 x 2; the 200 KB flow unfinished.
+    assert stats(rows[0]) == pytest.approx((2, 0, 2.0, 2.0, 2.98))
+    assert stats(rows[1]) == (0, 1, None, None, None)
+    # b: 2, 4 and 9: mean 5, median 4, p99 = 4 + 0.98 x 5; the unmeasured 20 MB flow is not unfinished.
+    assert stats(rows[3]) == pytest.approx((3, 0, 5.0, 4.0, 8.9))
+    assert stats(rows[5]) == (0, 0, None, None, None)
+
+    # Each seed apart: the spread that pooling hides.
+    per_seed = by_size(grouped_flows(), by=["proto", "seed"]).to_pylist()
+    first = [((r["proto"], r["seed"]), *stats(r)) for r in per_seed if r["bucket"] == "(0 B, 100 KB]"]
+    assert [row[:3] for row in first] == [(("a", 1), 1, 0), (("a", 2), 1, 0), (("b", 1), 2, 0), (("b", 2), 1, 0)]
+    assert [row[3:] for row in first] == [(1.0, 1.0, 1.0), (3.0, 3.0, 3.0), (5.5, 5.5, pytest.approx(8.93)),
+                                          (4.0, 4.0, 4.0)]
+
+    # Without the column every flow counts.
+    rows = by_size(grouped_flows(measured=False), by=["proto"]).to_pylist()
+    assert (rows[0]["flows"], rows[0]["mean"], rows[5]["unfinished"]) == (3, pytest.approx(104 / 3), 1)
+    with pytest.raises(ValueError, match="by: no column 'protocol'"):
+        by_size(grouped_flows(), by=["protocol"])
+
+
+TINY_SWEEP = """\
+scenario = "base.toml"
+seeds = [5, 9]
+
+[vary.grid]
+"workload.0.senders" = [2, 3]
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny_sweep(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Four points of a few milliseconds: 2 and 3 senders answering twice, over two seeds."""
+    from incast.sweep import run_sweep
+
+    from conftest import SMALL_TOML, write
+
+    directory = tmp_path_factory.mktemp("sweep")
+    write(directory / "base.toml", SMALL_TOML)
+    return run_sweep(write(directory / "s.toml", TINY_SWEEP), directory / "out", jobs=2)
+
+
+def test_sweep_slowdown_pools_seeds_unless_asked(tiny_sweep: Any) -> None:
+    import statistics
+
+    flows = tiny_sweep.flows().to_pylist()
+    rows = tiny_sweep.slowdown().to_pylist()
+    assert [(r["workload.0.senders"], r["bucket"]) for r in rows] == [
+        (n, b) for n in (2, 3) for b in ("(0 B, 100 KB]", "(100 KB, 10 MB]", "> 10 MB")]
+    for row in rows[::3]:
+        n = row["workload.0.senders"]
+        done = [f["slowdown"] for f in flows if f["workload.0.senders"] == n and f["slowdown"] is not None]
+        # n senders x 2 rounds x 2 seeds, every one 20 KB or less.
+        assert row["flows"] + row["unfinished"] == n * 2 * 2
+        assert row["flows"] == len(done)
+        assert row["mean"] == pytest.approx(statistics.mean(done))
+        assert row["p99"] == pytest.approx(statistics.quantiles(done, n=100, method="inclusive")[98])
+
+    per_seed = tiny_sweep.slowdown(by=["workload.0.senders", "seed"]).to_pylist()
+    counts = {(r["workload.0.senders"], r["seed"]): r["flows"] + r["unfinished"] for r in per_seed[::3]}
+    assert counts == {(2, 5): 4, (2, 9): 4, (3, 5): 6, (3, 9): 6}
+    with pytest.raises(ValueError, match="it varies workload.0.senders over seeds"):
+        tiny_sweep.slowdown(by=["senders"])
+
+
+def test_sweep_prints_slowdown_per_combination_on_request(tiny_sweep: Any, capsys: pytest.CaptureFixture) -> None:
+    from incast.cli import main
+
+    assert main(["sweep", str(tiny_sweep.out.parent / "s.toml"), "--out", str(tiny_sweep.out), "--slowdown"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("4 points: 0 run, 4 already done")
+    assert lines[1].split()[0] == "workload.0.senders" and lines[1].split()[-1] == "slowdown"
+    table = [line.split() for line in lines[2:]]
+    assert [(cells[0], cells[1:4]) for cells in table[::3]] == [("2", ["(0", "B,", "100"]), ("3", ["(0", "B,", "100"])]
+    expected = tiny_sweep.slowdown().to_pylist()
+    assert [int(cells[5]) for cells in table] == [r["flows"] for r in expected]
+    assert len(table) == 6

@@ -135,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar, print nothing on success")
     p.add_argument("--progress", action="store_true", help="show the progress bar even without a terminal")
+    p.add_argument("--slowdown", action="store_true",
+                   help="also print the FCT slowdown by flow size for each combination of the varied keys, "
+                        "seeds pooled (pFabric's buckets: docs/python.md, 'Slowdown')")
 
     p = sub.add_parser("reproduce", help="reproduce figures and tables of the D3 and D2TCP papers")
     p.add_argument("ids", nargs="*", metavar="ID", help="reproductions to run, or 'all' (see --list)")
@@ -389,20 +392,29 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(summary_line(result.summary, out))
         if args.slowdown:
-            print(slowdown_lines(result.flows))
+            from incast.slowdown import by_size
+
+            print(slowdown_lines(by_size(result.flows)))
     return 0
 
 
-def slowdown_lines(flows: "pa.Table") -> str:
-    """`incast run --slowdown`: one line per size bucket of `incast.slowdown.by_size`."""
-    from incast.slowdown import by_size
+def slowdown_lines(buckets: "pa.Table") -> str:
+    """`incast run --slowdown` and `incast sweep --slowdown`: one line per row of
+    `incast.slowdown.by_size`, led by its group columns (a sweep's varied keys) when it has any."""
+    names = buckets.column_names
+    groups = names[:names.index("bucket")]
+    rows = buckets.to_pylist()
+    # Each group column as wide as its name or its widest value, so that rows line up.
+    widths = [max([len(name)] + [len(str(r[name])) for r in rows]) for name in groups]
 
     def num(v: Optional[float]) -> str:
         return "-" if v is None else f"{v:.2f}"
 
-    lines = [f"{'flow size':>16} {'flows':>7} {'unfinished':>10} {'mean':>8} {'p50':>8} {'p99':>8}  slowdown"]
-    for r in by_size(flows).to_pylist():
-        lines.append(f"{r['bucket']:>16} {r['flows']:>7,} {r['unfinished']:>10,} {num(r['mean']):>8} "
+    lead = "".join(f"{name:<{w}}  " for name, w in zip(groups, widths))
+    lines = [f"{lead}{'flow size':>16} {'flows':>7} {'unfinished':>10} {'mean':>8} {'p50':>8} {'p99':>8}  slowdown"]
+    for r in rows:
+        lead = "".join(f"{str(r[name]):<{w}}  " for name, w in zip(groups, widths))
+        lines.append(f"{lead}{r['bucket']:>16} {r['flows']:>7,} {r['unfinished']:>10,} {num(r['mean']):>8} "
                      f"{num(r['p50']):>8} {num(r['p99']):>8}")
     return "\n".join(lines)
 
@@ -465,6 +477,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             f"{len(sweep.points)} points: {sweep_counts(result)}, "
             f"{time.monotonic() - started:.1f} s -> {out}/ (flows/, summary/)"
         )
+        if args.slowdown:
+            print(slowdown_lines(result.slowdown()))
     return 0
 
 

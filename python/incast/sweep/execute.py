@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional,
 
 from incast import ScenarioError, __version__, api
 from incast.api import Progress, RunResult
+from incast.slowdown import PFABRIC_EDGES, by_size
 from incast.sweep.spec import Point, Sweep, SweepError, build_version, load_sweep
 from incast.sweep.store import Store
 
@@ -98,6 +99,23 @@ class SweepResult:
     def summary(self) -> "pa.Table":
         """One row per point: point, the varied keys, seed and the run's counters."""
         return self.dataset("summary").to_table()
+
+    def slowdown(self, by: Optional[Sequence[str]] = None, edges: Sequence[float] = PFABRIC_EDGES) -> "pa.Table":
+        """FCT slowdown by flow size (`incast.slowdown.by_size`) for each combination of the
+        varied keys, every seed of it pooled: one row per combination and size bucket, the
+        varied keys in front. `by` groups on other columns instead; add "seed" to the varied
+        keys to see each seed apart. Reads only the columns it needs, so a large sweep's flows
+        are never loaded whole."""
+        dataset = self.dataset("flows")
+        names = dataset.schema.names
+        by = list(self.sweep.columns) if by is None else list(by)
+        unknown = [name for name in by if name not in names]
+        if unknown:
+            raise ValueError(f"by: no column {', '.join(map(repr, unknown))} in the sweep's flows; "
+                             f"it varies {', '.join(self.sweep.columns) or 'nothing'} over seeds")
+        wanted = {*by, "size_bytes", "slowdown", "measured"}
+        flows = dataset.to_table(columns=[name for name in names if name in wanted])
+        return by_size(flows, edges, by=by)
 
 
 SweepProgressCallback = Callable[[SweepProgress], None]
