@@ -1,14 +1,12 @@
 //! What the sections checked before the workloads tell each workload's validator (`traffic`,
-//! `oldi`): the hosts, the switch, the host link rate, the run's limits and the flows planned so
+//! `oldi`): the hosts, the switch, the topology, the run's limits and the flows planned so
 //! far. Its own module so that the workload validators share it without importing each other.
 
 use std::path::Path;
 
-use incast_proto::time::BitsPerSec;
-
 use super::check::Hosts;
 use super::limits::FlowBudget;
-use super::spec::{Protocol, RunSpec, SwitchSpec};
+use super::spec::{Protocol, RunSpec, SwitchSpec, TopologySpec};
 
 /// What the rest of the scenario tells a workload.
 pub(crate) struct Context<'a> {
@@ -16,8 +14,8 @@ pub(crate) struct Context<'a> {
     pub(crate) hosts: &'a Hosts,
     /// Switch configuration (priority classes).
     pub(crate) switch: &'a SwitchSpec,
-    /// Rate of every host link.
-    pub(crate) host_link_rate: BitsPerSec,
+    /// The network: its host link rates, which a load is a fraction of, and its racks.
+    pub(crate) topology: &'a TopologySpec,
     /// `[run]`: the duration, the horizon and the limits.
     pub(crate) run: &'a RunSpec,
     /// Flows the workloads checked so far plan, against `run.max_flows`.

@@ -38,7 +38,6 @@ pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
 /// mean of its size distribution and the load that offers on each sender's link (given as
 /// `load`, or implied by `rate`), so a user sees what `load` became before running.
 pub(crate) fn poisson_arrivals(scenario: &Scenario) -> Map<String, Value> {
-    let link = scenario.topology.host_link_rate().0 as f64;
     let mut m = Map::new();
     for (i, w) in scenario.workloads.iter().enumerate() {
         if let WorkloadSpec::Poisson { rate_per_sec, hosts, size, .. } = w {
@@ -49,7 +48,7 @@ pub(crate) fn poisson_arrivals(scenario: &Scenario) -> Map<String, Value> {
                     "flows_per_s": rate_per_sec,
                     "senders": hosts.len(),
                     "mean_size_bytes": mean,
-                    "load": rate_per_sec * 8.0 * mean / (hosts.len() as f64 * link),
+                    "load": rate_per_sec * 8.0 * mean / super::traffic::senders_bps(&scenario.topology, hosts),
                 }),
             );
         }

@@ -58,6 +58,9 @@ pub(crate) struct RawTopology {
     pub(crate) link_rate: Option<Rate>,
     pub(crate) link_delay: Option<Time>,
     pub(crate) fabric_rate: Option<Rate>,
+    pub(crate) core_rate: Option<Rate>,
+    pub(crate) oversubscription: Option<f64>,
+    pub(crate) file: Option<String>,
 }
 
 /// `[switch]`.
@@ -309,6 +312,7 @@ pub(crate) enum TopologyKind {
     TwoTier,
     FatTree,
     LeafSpine,
+    Graph,
 }
 
 /// Values of `workload.kind`.
@@ -462,6 +466,7 @@ impl Named for TopologyKind {
         ("two-tier", TopologyKind::TwoTier),
         ("fat-tree", TopologyKind::FatTree),
         ("leaf-spine", TopologyKind::LeafSpine),
+        ("graph", TopologyKind::Graph),
     ];
 }
 

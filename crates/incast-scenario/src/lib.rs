@@ -22,6 +22,7 @@ mod context;
 mod describe;
 mod error;
 mod file;
+mod graph;
 mod limits;
 pub mod named_sizes;
 mod oldi;

@@ -193,21 +193,37 @@ pub(crate) fn network(topology: &TopologySpec, switch: &SwitchSpec, packet: u64,
             ));
         }
     }
-    let links: Vec<(&str, LinkSpec)> = match *topology {
-        TopologySpec::Star { link, .. } | TopologySpec::D3Testbed { link } | TopologySpec::FatTree { link, .. } => {
-            vec![("link_rate", link)]
+    // (key, what the message starts with, link)
+    let keyed = |key: &str, link: LinkSpec| (format!("topology.{key}"), String::new(), link);
+    let links: Vec<(String, String, LinkSpec)> = match topology {
+        TopologySpec::Star { link, .. } | TopologySpec::D3Testbed { link } => vec![keyed("link_rate", *link)],
+        TopologySpec::FatTree { host_link, agg_link, core_link, .. } => {
+            vec![keyed("link_rate", *host_link), keyed("fabric_rate", *agg_link), keyed("core_rate", *core_link)]
         }
         TopologySpec::TwoTier { host_link, fabric_link, .. } | TopologySpec::LeafSpine { host_link, fabric_link, .. } => {
-            vec![("link_rate", host_link), ("fabric_rate", fabric_link)]
+            vec![keyed("link_rate", *host_link), keyed("fabric_rate", *fabric_link)]
+        }
+        TopologySpec::Graph(g) => {
+            for l in &g.links {
+                if let Some(BufferSpec::PerPort { bytes }) = l.buffer {
+                    if bytes < packet {
+                        return Err(err(
+                            "topology.file",
+                            format!("{}:{}: buffer: {bytes} B is smaller than one full-size packet ({packet} B on the wire)", g.file, l.line),
+                        ));
+                    }
+                }
+            }
+            g.links.iter().map(|l| ("topology.file".into(), format!("{}:{}: rate: ", g.file, l.line), l.link)).collect()
         }
     };
-    for (key, link) in links {
+    for (key, lead, link) in links {
         let serialization = link.rate.tx_time(packet);
         if serialization > run.horizon {
             return Err(err(
-                format!("topology.{key}"),
+                key,
                 format!(
-                    "{} bps takes {} to send one full-size packet ({packet} B), longer than the run's \
+                    "{lead}{} bps takes {} to send one full-size packet ({packet} B), longer than the run's \
                      horizon (run.horizon = {}): no packet could ever arrive",
                     link.rate.0,
                     seconds(serialization),

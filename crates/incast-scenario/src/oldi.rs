@@ -108,7 +108,7 @@ pub(crate) fn workload(
                     format!("must be in (0, 1], a fraction of the host link rate (found {fraction})"),
                 ));
             }
-            QueryLoad::Utilization { fraction, link: context.host_link_rate }
+            QueryLoad::Utilization { fraction, link: context.topology.host_link_rate() }
         }
     };
     limits::within_horizon(|| at("background_interval"), raw.background_interval, context.run)?;

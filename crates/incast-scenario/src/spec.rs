@@ -71,8 +71,13 @@ pub enum TopologySpec {
     FatTree {
         /// Even arity, at least 2.
         k: u32,
-        /// Every link.
-        link: LinkSpec,
+        /// Host-to-edge links.
+        host_link: LinkSpec,
+        /// Edge-to-aggregation links: slower than the host links by the edge tier's
+        /// oversubscription.
+        agg_link: LinkSpec,
+        /// Aggregation-to-core links.
+        core_link: LinkSpec,
     },
     /// A leaf-spine (two-tier Clos) fabric, pFabric's evaluation network by default: `racks`
     /// leaves of `hosts_per_rack` hosts (rack r holds hosts r*H..(r+1)*H), every leaf linked to
@@ -89,6 +94,57 @@ pub enum TopologySpec {
         /// Leaf-to-spine links.
         fabric_link: LinkSpec,
     },
+    /// Any network, read from a graph file (docs/scenario.md, "Graph files").
+    Graph(GraphSpec),
+}
+
+/// A network described node by node and link by link in a graph file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphSpec {
+    /// The file as the scenario names it, for messages.
+    pub file: String,
+    /// Every node in file order; hosts are numbered in this order, counting hosts only.
+    pub nodes: Vec<GraphNode>,
+    /// Every link in file order (which is the order of their ports in the ports table).
+    pub links: Vec<GraphLink>,
+    /// The link of each host, by host number (index into `links`).
+    pub host_links: Vec<u32>,
+}
+
+/// A node of a graph file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphNode {
+    /// Its name in the file and in the ports table.
+    pub name: String,
+    /// An end host (else a switch).
+    pub host: bool,
+}
+
+/// A full-duplex link of a graph file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GraphLink {
+    /// One end, by index into `GraphSpec::nodes` (the host when one end is a host).
+    pub a: u32,
+    /// The other end (always a switch).
+    pub b: u32,
+    /// Rate and propagation delay, the same both ways.
+    pub link: LinkSpec,
+    /// The queue limit of the link's switch ports, replacing `[switch]`'s for them.
+    pub buffer: Option<BufferSpec>,
+    /// Line of the file, for messages.
+    pub line: u32,
+}
+
+impl GraphSpec {
+    /// The link of host `host` (numbered among hosts): every host has exactly one.
+    pub fn host_link(&self, host: u32) -> Option<&GraphLink> {
+        self.host_links.get(host as usize).map(|&l| &self.links[l as usize])
+    }
+
+    /// The switch (node index) host `host` hangs from.
+    pub fn switch_of(&self, host: u32) -> Option<u32> {
+        self.host_link(host).map(|l| l.b)
+    }
 }
 
 impl TopologySpec {
@@ -107,6 +163,7 @@ impl TopologySpec {
                 ..
             } => u128::from(racks) * u128::from(hosts_per_rack),
             TopologySpec::FatTree { k, .. } => u128::from(k).pow(3) / 4,
+            TopologySpec::Graph(ref g) => g.host_links.len() as u128,
             TopologySpec::LeafSpine {
                 racks,
                 hosts_per_rack,
@@ -116,11 +173,40 @@ impl TopologySpec {
         u32::try_from(hosts).unwrap_or(u32::MAX)
     }
 
-    /// Rate of every host's link (the rate an OLDI workload's utilization is a fraction of).
+    /// Rate of every host's link (the rate an OLDI workload's utilization is a fraction of); on
+    /// a graph, whose hosts may differ, the fastest.
     pub fn host_link_rate(&self) -> BitsPerSec {
         match *self {
-            TopologySpec::Star { link, .. } | TopologySpec::D3Testbed { link } | TopologySpec::FatTree { link, .. } => link.rate,
-            TopologySpec::TwoTier { host_link, .. } | TopologySpec::LeafSpine { host_link, .. } => host_link.rate,
+            TopologySpec::Star { link, .. } | TopologySpec::D3Testbed { link } => link.rate,
+            TopologySpec::FatTree { host_link, .. }
+            | TopologySpec::TwoTier { host_link, .. }
+            | TopologySpec::LeafSpine { host_link, .. } => host_link.rate,
+            TopologySpec::Graph(ref g) => {
+                g.links.iter().filter(|l| g.nodes[l.a as usize].host).map(|l| l.link.rate).max().unwrap_or(BitsPerSec(0))
+            }
+        }
+    }
+
+    /// Rate of host `host`'s link: a `load` is a fraction of it for each sender.
+    pub fn host_rate(&self, host: HostIndex) -> BitsPerSec {
+        match self {
+            TopologySpec::Graph(g) => g.host_link(host).map_or(BitsPerSec(0), |l| l.link.rate),
+            _ => self.host_link_rate(),
+        }
+    }
+
+    /// The rack of host `host`: the switch it hangs from, numbered among the switches hosts hang
+    /// from (a star is one rack; the D3 testbed's two traffic generators, on the root, are a
+    /// fifth). Rack-local traffic stays inside one.
+    pub fn rack_of(&self, host: HostIndex) -> u32 {
+        match *self {
+            TopologySpec::Star { .. } => 0,
+            TopologySpec::D3Testbed { .. } => (host / 3).min(4),
+            TopologySpec::TwoTier { hosts_per_rack, .. } | TopologySpec::LeafSpine { hosts_per_rack, .. } => {
+                host / hosts_per_rack
+            }
+            TopologySpec::FatTree { k, .. } => host / (k / 2),
+            TopologySpec::Graph(ref g) => g.switch_of(host).unwrap_or(0),
         }
     }
 
@@ -132,6 +218,7 @@ impl TopologySpec {
             TopologySpec::TwoTier { .. } => "two-tier",
             TopologySpec::FatTree { .. } => "fat-tree",
             TopologySpec::LeafSpine { .. } => "leaf-spine",
+            TopologySpec::Graph(_) => "graph",
         }
     }
 }

@@ -209,7 +209,7 @@ fn topology_defaults_per_kind() {
     let ft = toml(concat!("[topology]\nkind = \"fat-tree\"\n", burst!()));
     assert_eq!(ft.topology.host_count(), 16);
     assert!(
-        matches!(ft.topology, TopologySpec::FatTree { k: 4, link } if link.delay == Duration::from_us(10))
+        matches!(ft.topology, TopologySpec::FatTree { k: 4, host_link, .. } if host_link.delay == Duration::from_us(10))
     );
 }
 
@@ -234,6 +234,64 @@ fn leaf_spine_defaults_to_pfabrics_network() {
         TopologySpec::LeafSpine { fabric_link, spines: 2, .. } => assert_eq!(fabric_link.rate, BitsPerSec(4_000_000_000)),
         other => panic!("{other:?}"),
     }
+}
+
+/// `oversubscription` slows exactly the uplinks of the switches hosts hang from: a fat tree's
+/// edge-to-aggregation links (the core links follow them unless `core_rate` says otherwise), a
+/// two-tier's ToR uplink and a leaf-spine's leaf uplinks, to hosts' bandwidth over the ratio.
+#[test]
+fn oversubscription_sets_the_uplinks_from_the_host_rate() {
+    let rates = |text: &str| match toml(&format!("[topology]\n{text}\n{}", burst!())).topology {
+        TopologySpec::FatTree { host_link, agg_link, core_link, .. } => vec![host_link.rate.0, agg_link.rate.0, core_link.rate.0],
+        TopologySpec::TwoTier { host_link, fabric_link, .. } | TopologySpec::LeafSpine { host_link, fabric_link, .. } => {
+            vec![host_link.rate.0, fabric_link.rate.0]
+        }
+        other => panic!("{other:?}"),
+    };
+    const G: u64 = 1_000_000_000;
+    assert_eq!(rates("kind = \"fat-tree\"\nlink_rate = \"10Gbps\""), [10 * G, 10 * G, 10 * G]);
+    assert_eq!(rates("kind = \"fat-tree\"\nlink_rate = \"10Gbps\"\noversubscription = 4"), [10 * G, 2_500_000_000, 2_500_000_000]);
+    assert_eq!(rates("kind = \"fat-tree\"\noversubscription = 3\ncore_rate = \"1Gbps\""), [G, 333_333_333, G]);
+    assert_eq!(rates("kind = \"fat-tree\"\nfabric_rate = \"40Gbps\"\ncore_rate = \"100Gbps\""), [G, 40 * G, 100 * G]);
+    // 40 hosts x 1 Gbps over one uplink.
+    assert_eq!(rates("kind = \"two-tier\"\noversubscription = 2"), [G, 20 * G]);
+    // pFabric's 16 x 10 Gbps over 4 spines: 40 Gbps at 1:1, 13.33 at 3:1.
+    assert_eq!(rates("kind = \"leaf-spine\"\noversubscription = 1"), [10 * G, 40 * G]);
+    assert_eq!(rates("kind = \"leaf-spine\"\noversubscription = 3"), [10 * G, 13_333_333_333]);
+}
+
+/// A graph file is read relative to the scenario file, its hosts counted in declaration order,
+/// and its rates are what `load` is a fraction of (sender by sender).
+#[test]
+fn graph_topology_reads_its_file_beside_the_scenario() {
+    let dir = temp_dir("graph");
+    std::fs::write(
+        dir.join("net.graph"),
+        "switch s0 s1\nhost a b c\nlink a s0 10Gbps 1us\nlink b s0 10Gbps 1us\nlink c s1 1Gbps 1us\nlink s0 s1 40Gbps 1us\n",
+    )
+    .unwrap();
+    let text = "[topology]\nkind = \"graph\"\nfile = \"net.graph\"\n[[workload]]\nkind = \"poisson\"\nload = 0.5\nsize = \"10KB\"\nstop = \"1ms\"\n";
+    std::fs::write(dir.join("s.toml"), text).unwrap();
+    let s = crate::load(&dir.join("s.toml"), &PORTS).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((s.topology.host_count(), s.topology.kind_name()), (3, "graph"));
+    assert_eq!((s.topology.rack_of(0), s.topology.rack_of(1), s.topology.rack_of(2)), (0, 0, 1));
+    assert_eq!(s.topology.host_rate(2), BitsPerSec::GBPS);
+    
+    match &s.workloads[0] {
+        WorkloadSpec::Poisson { rate_per_sec, .. } => assert!((rate_per_sec - 131_250.0).abs() < 1e-6, "{rate_per_sec}"),
+        other => panic!("{other:?}"),
+    }
+    let e = crate::parse_toml("[topology]\nkind = \"graph\"\n[[workload]]\nkind = \"flow-burst\"\n", None, &PORTS).unwrap_err();
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("topology.file", "is required for kind = \"graph\""));
+    let e = crate::parse_toml(
+        "[topology]\nkind = \"graph\"\nfile = \"nope.graph\"\n[[workload]]\nkind = \"flow-burst\"\n",
+        Some(&dir),
+        &PORTS,
+    )
+    .unwrap_err();
+    assert!(e.message.starts_with("cannot read graph file \"nope.graph\""), "{e}");
+    let e = crate::parse_toml("[topology]\nkind = \"graph\"\nfile = \"net.graph\"\nlink_rate = \"1Gbps\"\n[[workload]]\nkind = \"flow-burst\"\n", Some(&dir), &PORTS).unwrap_err();
+    assert_eq!(e.path, "topology.link_rate");
 }
 
 #[test]
@@ -813,6 +871,11 @@ malformed! {
     unknown_size_name: concat!(star!(), burst!(), "size = \"websearch\"\n"), "workload[0].size", "web-search, data-mining, hadoop";
     leaf_spine_no_spines: "[topology]\nkind = \"leaf-spine\"\nspines = 0\n[[workload]]\nkind = \"flow-burst\"\n", "topology.spines", "must be between 1 and";
     spines_on_a_two_tier: "[topology]\nkind = \"two-tier\"\nspines = 2\n[[workload]]\nkind = \"flow-burst\"\n", "topology.spines", "does not apply to kind = \"two-tier\"";
+    oversubscription_below_one: "[topology]\nkind = \"leaf-spine\"\noversubscription = 0.5\n[[workload]]\nkind = \"flow-burst\"\n", "topology.oversubscription", "must be at least 1";
+    oversubscription_not_finite: "[topology]\nkind = \"fat-tree\"\noversubscription = nan\n[[workload]]\nkind = \"flow-burst\"\n", "topology.oversubscription", "finite";
+    oversubscription_and_fabric_rate: "[topology]\nkind = \"two-tier\"\noversubscription = 2\nfabric_rate = \"10Gbps\"\n[[workload]]\nkind = \"flow-burst\"\n", "topology.oversubscription", "not both";
+    oversubscription_on_a_star: "[topology]\nkind = \"star\"\nhosts = 4\noversubscription = 2\n[[workload]]\nkind = \"flow-burst\"\n", "topology.oversubscription", "does not apply to kind = \"star\"";
+    core_rate_on_a_leaf_spine: "[topology]\nkind = \"leaf-spine\"\ncore_rate = \"1Gbps\"\n[[workload]]\nkind = \"flow-burst\"\n", "topology.core_rate", "does not apply";
     leaf_spine_zero_fabric_rate: "[topology]\nkind = \"leaf-spine\"\nfabric_rate = \"0bps\"\n[[workload]]\nkind = \"flow-burst\"\n", "topology.fabric_rate", "positive";
     permutation_with_destinations: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"permutation\"\ndestinations = [0]\nstop = \"10ms\"\n"), "workload[0].pattern", "takes no destinations";
     unknown_pattern: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"shuffle\"\nstop = \"10ms\"\n"), "workload[0].pattern", "expected one of \"random\", \"permutation\"";

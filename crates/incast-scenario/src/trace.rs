@@ -39,15 +39,21 @@ pub(crate) fn read(
 /// (docs/scenario.md, "Trace paths"): the CSV traces here, and the Parquet traces that the Python
 /// layer parses (`_core.read_trace`), so that both kinds are guarded by this one piece of code.
 pub fn read_file(written: &str, base_dir: Option<&Path>, max_bytes: u64) -> Result<Vec<u8>, String> {
-    let resolved = resolve(written, base_dir)?;
-    read_regular_file(written, &resolved, max_bytes)
+    read_named_file("trace", written, base_dir, max_bytes)
+}
+
+/// The bytes of the file a scenario names `written`, by the rules of trace paths; `what` names
+/// the kind of file in messages ("trace", "graph").
+pub(crate) fn read_named_file(what: &str, written: &str, base_dir: Option<&Path>, max_bytes: u64) -> Result<Vec<u8>, String> {
+    let resolved = resolve(what, written, base_dir)?;
+    read_regular_file(what, written, &resolved, max_bytes)
 }
 
 /// Where the trace path `written` points. An absolute path is taken as written: the user named
 /// that file. A relative one is joined to `base_dir` (the working directory when `None`) and must
 /// still lie inside it once `..` and symbolic links are resolved, so that a scenario received from
 /// elsewhere cannot read files beside or above its own directory.
-fn resolve(written: &str, base_dir: Option<&Path>) -> Result<PathBuf, String> {
+fn resolve(what: &str, written: &str, base_dir: Option<&Path>) -> Result<PathBuf, String> {
     let path = Path::new(written);
     if path.is_absolute() {
         return Ok(path.to_path_buf());
@@ -61,13 +67,13 @@ fn resolve(written: &str, base_dir: Option<&Path>) -> Result<PathBuf, String> {
             || "the working directory".to_owned(),
             |d| d.display().to_string(),
         );
-        format!("cannot resolve trace path {written:?}: its base directory {dir} is unusable: {e}")
+        format!("cannot resolve {what} path {written:?}: its base directory {dir} is unusable: {e}")
     })?;
     // Checked on the text first, so that whether a file outside exists is not given away either.
     let mut depth = 0_usize;
     for part in path.components() {
         match part {
-            Component::ParentDir if depth == 0 => return Err(outside(written, &base, None)),
+            Component::ParentDir if depth == 0 => return Err(outside(what, written, &base, None)),
             Component::ParentDir => depth -= 1,
             Component::Normal(_) => depth += 1,
             _ => {}
@@ -76,20 +82,20 @@ fn resolve(written: &str, base_dir: Option<&Path>) -> Result<PathBuf, String> {
     let joined = base.join(path);
     let resolved = joined.canonicalize().map_err(|e| {
         format!(
-            "cannot read trace file {written:?} (resolved to {}): {e}",
+            "cannot read {what} file {written:?} (resolved to {}): {e}",
             joined.display()
         )
     })?;
     if !resolved.starts_with(&base) {
-        return Err(outside(written, &base, Some(&resolved)));
+        return Err(outside(what, written, &base, Some(&resolved)));
     }
     Ok(resolved)
 }
 
-fn outside(written: &str, base: &Path, resolved: Option<&Path>) -> String {
+fn outside(what: &str, written: &str, base: &Path, resolved: Option<&Path>) -> String {
     let target = resolved.map_or_else(String::new, |r| format!(" resolves to {} and", r.display()));
     format!(
-        "trace path {written:?}{target} leads outside {}: a relative trace path must stay inside \
+        "{what} path {written:?}{target} leads outside {}: a relative {what} path must stay inside \
          the scenario file's directory (the working directory for a dict); write an absolute path \
          to read a file elsewhere",
         base.display()
@@ -98,10 +104,10 @@ fn outside(written: &str, base: &Path, resolved: Option<&Path>) -> String {
 
 /// The bytes of the regular file at `resolved`, refused unread if it is anything else or larger
 /// than `max_bytes`.
-fn read_regular_file(written: &str, resolved: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
+fn read_regular_file(what: &str, written: &str, resolved: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
     let cannot_read = |e: std::io::Error| {
         format!(
-            "cannot read trace file {written:?} (resolved to {}): {e}",
+            "cannot read {what} file {written:?} (resolved to {}): {e}",
             resolved.display()
         )
     };
@@ -109,13 +115,14 @@ fn read_regular_file(written: &str, resolved: &Path, max_bytes: u64) -> Result<V
     let checked = |meta: &Metadata| -> Result<(), String> {
         if !meta.is_file() {
             return Err(format!(
-                "trace file {written:?} (resolved to {}) is {}, not a regular file",
+                "{what} file {written:?} (resolved to {}) is {}, not a regular file",
                 resolved.display(),
                 kind_of(meta)
             ));
         }
         if meta.len() > max_bytes {
             return Err(too_large(
+                what,
                 written,
                 &format!("{} bytes", meta.len()),
                 max_bytes,
@@ -139,6 +146,7 @@ fn read_regular_file(written: &str, resolved: &Path, max_bytes: u64) -> Result<V
         .map_err(cannot_read)?;
     if bytes.len() as u64 > max_bytes {
         return Err(too_large(
+            what,
             written,
             &format!("more than {max_bytes} bytes"),
             max_bytes,
@@ -147,9 +155,9 @@ fn read_regular_file(written: &str, resolved: &Path, max_bytes: u64) -> Result<V
     Ok(bytes)
 }
 
-fn too_large(written: &str, size: &str, max_bytes: u64) -> String {
+fn too_large(what: &str, written: &str, size: &str, max_bytes: u64) -> String {
     format!(
-        "trace file {written:?} holds {size}, above the limit of {max_bytes} bytes \
+        "{what} file {written:?} holds {size}, above the limit of {max_bytes} bytes \
          (`run.max_trace_bytes`; raise it to read this file)"
     )
 }

@@ -2,7 +2,7 @@
 //! long-lived background flows, explicit flow lists and traces) and their size and deadline
 //! distributions, with the defaults of the papers' experiments.
 
-use incast_proto::time::{BitsPerSec, Duration, Instant};
+use incast_proto::time::{Duration, Instant};
 
 use super::check::{
     check_flow, count, distinct_hosts, err, finite, host_list, only_keys, positive, positive_time, required, Hosts,
@@ -15,7 +15,9 @@ use super::file::{
     SizeDistKind, Time, WorkloadKind,
 };
 use super::limits;
-use super::spec::{DeadlineDist, ExplicitFlow, FlowOptions, RoundStarts, RunSpec, SizeDist, TrafficPattern, WorkloadSpec};
+use super::spec::{
+    DeadlineDist, ExplicitFlow, FlowOptions, HostIndex, RoundStarts, RunSpec, SizeDist, TopologySpec, TrafficPattern, WorkloadSpec,
+};
 use super::{named_sizes, oldi, trace, units};
 
 /// D3 Section 6.1.1: "response flow lengths are uniformly distributed across [2KB, 50KB]".
@@ -224,7 +226,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
                             format!("must be greater than 0, a fraction of each sender's link rate (found {load})"),
                         ));
                     }
-                    arrival_rate(load, list.len(), context.host_link_rate, &size)
+                    arrival_rate(load, senders_bps(context.topology, &list), &size)
                 }
             };
             let stop = required(raw.stop, p, "stop", &what)?;
@@ -393,11 +395,16 @@ fn explicit_flow(raw: RawFlow) -> std::result::Result<ExplicitFlow, (&'static st
 }
 
 /// The Poisson arrival rate (flows per second) that offers `load` of each sender's link:
-/// `senders` hosts each start flows of mean size `size.mean_bytes()` at load x `link` bits per
-/// second of payload, as HPCC's traffic generator counts it (headers are not counted; the
+/// senders whose links sum to `senders_bps` start flows of mean size `size.mean_bytes()` at load
+/// x their rate in bits per second of payload, as HPCC's traffic generator counts it (headers are not counted; the
 /// pFabric-derived ns-2 scripts count 40 B of header per 1460 B packet, 2.7% fewer flows).
-pub(crate) fn arrival_rate(load: f64, senders: usize, link: BitsPerSec, size: &SizeDist) -> f64 {
-    load * senders as f64 * link.0 as f64 / (8.0 * size.mean_bytes())
+pub(crate) fn arrival_rate(load: f64, senders_bps: f64, size: &SizeDist) -> f64 {
+    load * senders_bps / (8.0 * size.mean_bytes())
+}
+
+/// The link rates of `senders`, summed, in bits per second: what a load of 1 would offer.
+pub(crate) fn senders_bps(topology: &TopologySpec, senders: &[HostIndex]) -> f64 {
+    senders.iter().map(|&h| topology.host_rate(h).0 as f64).sum()
 }
 
 /// A size distribution at `p`: a plain size string is a fixed size.

@@ -29,7 +29,7 @@ use super::check::{count, err, finite, only_keys, positive, positive_time, requi
 use super::context::Context;
 use super::error::join;
 use super::file::{
-    Named, QueueLimit, RawD2tcp, RawD3, RawDelayedAck, RawEcn, RawScenario, RawSwitch, RawTcpPr, RawTopology,
+    Named, QueueLimit, Rate, RawD2tcp, RawD3, RawDelayedAck, RawEcn, RawScenario, RawSwitch, RawTcpPr, RawTopology,
     RawTransport, TopologyKind,
 };
 use super::spec::{
@@ -38,7 +38,7 @@ use super::spec::{
 };
 use super::output::PortNames;
 use super::units::QueueSize;
-use super::{limits, output, traffic};
+use super::{graph, limits, output, traffic};
 
 /// Seed when the file gives none.
 const DEFAULT_SEED: u64 = 1;
@@ -96,7 +96,7 @@ const MAX_ECN_CUT_FLOOR: u64 = 64;
 /// Converts a whole document; `port_names` names the ports `[output]`'s patterns choose from.
 pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>, port_names: &dyn PortNames) -> Result<Scenario> {
     let run = limits::run_spec(&raw.run)?;
-    let topology = topology(raw.topology, &run)?;
+    let topology = topology(raw.topology, &run, base_dir)?;
     let switch = switch(raw.switch)?;
     let transport = transport(raw.transport, raw.d2tcp, raw.d3, raw.tcppr, &run)?;
     if raw.workload.is_empty() {
@@ -113,7 +113,7 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>, port_names: &d
     let context = Context {
         hosts: &hosts,
         switch: &switch,
-        host_link_rate: topology.host_link_rate(),
+        topology: &topology,
         run: &run,
         flows: limits::FlowBudget::new(&run),
         base_dir,
@@ -146,7 +146,7 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>, port_names: &d
 }
 
 /// `[topology]`, with the per-kind defaults.
-fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
+fn topology(raw: RawTopology, run: &RunSpec, base_dir: Option<&Path>) -> Result<TopologySpec> {
     let p = "topology";
     let kind = raw.kind.0;
     let given = [
@@ -155,30 +155,29 @@ fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
         ("hosts_per_rack", raw.hosts_per_rack.is_some()),
         ("k", raw.k.is_some()),
         ("spines", raw.spines.is_some()),
+        ("link_rate", raw.link_rate.is_some()),
+        ("link_delay", raw.link_delay.is_some()),
         ("fabric_rate", raw.fabric_rate.is_some()),
+        ("core_rate", raw.core_rate.is_some()),
+        ("oversubscription", raw.oversubscription.is_some()),
+        ("file", raw.file.is_some()),
     ];
     let allowed: &[&str] = match kind {
         TopologyKind::Star => &["hosts", "link_rate", "link_delay"],
         TopologyKind::D3Testbed => &["link_rate", "link_delay"],
-        TopologyKind::TwoTier => &[
-            "racks",
-            "hosts_per_rack",
-            "link_rate",
-            "link_delay",
-            "fabric_rate",
-        ],
-        TopologyKind::FatTree => &["k", "link_rate", "link_delay"],
-        TopologyKind::LeafSpine => &[
-            "racks",
-            "hosts_per_rack",
-            "spines",
-            "link_rate",
-            "link_delay",
-            "fabric_rate",
-        ],
+        TopologyKind::TwoTier => &["racks", "hosts_per_rack", "link_rate", "link_delay", "fabric_rate", "oversubscription"],
+        TopologyKind::FatTree => &["k", "link_rate", "link_delay", "fabric_rate", "core_rate", "oversubscription"],
+        TopologyKind::LeafSpine => {
+            &["racks", "hosts_per_rack", "spines", "link_rate", "link_delay", "fabric_rate", "oversubscription"]
+        }
+        TopologyKind::Graph => &["file"],
     };
     let what = format!("kind = \"{}\"", kind.name());
     only_keys(p, &what, &given, allowed)?;
+    if kind == TopologyKind::Graph {
+        let file = required(raw.file, p, "file", &what)?;
+        return Ok(TopologySpec::Graph(graph::read(&file, base_dir, run)?));
+    }
     let rate = match raw.link_rate {
         None if kind == TopologyKind::LeafSpine => LEAF_SPINE_LINK_RATE,
         None => DEFAULT_LINK_RATE,
@@ -190,11 +189,16 @@ fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
             TopologyKind::Star | TopologyKind::D3Testbed => D3_LINK_DELAY,
             TopologyKind::TwoTier => TWO_TIER_LINK_DELAY,
             TopologyKind::FatTree => FAT_TREE_LINK_DELAY,
-            TopologyKind::LeafSpine => LEAF_SPINE_LINK_DELAY,
+            TopologyKind::LeafSpine | TopologyKind::Graph => LEAF_SPINE_LINK_DELAY,
         },
         |t| Duration::from_ps(t.0),
     );
     let link = LinkSpec { rate, delay };
+    let given_rate = |key: &str, r: Option<Rate>| -> Result<Option<BitsPerSec>> {
+        r.map(|r| positive(|| join(p, key), r.0, "bps").map(BitsPerSec)).transpose()
+    };
+    let fabric_rate = given_rate("fabric_rate", raw.fabric_rate)?;
+    let oversubscription = oversubscription(raw.oversubscription, fabric_rate.is_some())?;
     Ok(match kind {
         TopologyKind::Star => {
             let hosts = required(raw.hosts, p, "hosts", &what)?;
@@ -205,53 +209,45 @@ fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
         TopologyKind::D3Testbed => TopologySpec::D3Testbed { link },
         TopologyKind::TwoTier => {
             let (racks, per_rack) = rack_counts(&raw, run, DEFAULT_RACKS, DEFAULT_HOSTS_PER_RACK)?;
-            // D2TCP Figure 8: each ToR uplink runs at hosts-per-rack x 1 Gbps, never oversubscribed.
-            let fabric_rate = match raw.fabric_rate {
-                Some(r) => positive(|| "topology.fabric_rate".into(), r.0, "bps")?,
-                None => rate.0.checked_mul(u64::from(per_rack)).ok_or_else(|| {
-                    err(
-                        "topology.fabric_rate",
-                        "default hosts_per_rack x link_rate is too large; set it",
-                    )
-                })?,
+            // D2TCP Figure 8: each ToR uplink runs at hosts-per-rack x 1 Gbps, never
+            // oversubscribed unless asked.
+            let fabric_rate = match fabric_rate {
+                Some(r) => r,
+                None => uplink_rate(rate, per_rack, 1, oversubscription.unwrap_or(1.0))?,
             };
-            TopologySpec::TwoTier {
-                racks,
-                hosts_per_rack: per_rack,
-                host_link: link,
-                fabric_link: LinkSpec {
-                    rate: BitsPerSec(fabric_rate),
-                    delay,
-                },
-            }
+            TopologySpec::TwoTier { racks, hosts_per_rack: per_rack, host_link: link, fabric_link: LinkSpec { rate: fabric_rate, delay } }
         }
         TopologyKind::FatTree => {
             let k = raw.k.unwrap_or(DEFAULT_FAT_TREE_K);
             if k < 2 || k % 2 == 1 {
-                return Err(err(
-                    "topology.k",
-                    format!("must be an even number of at least 2 (found {k})"),
-                ));
+                return Err(err("topology.k", format!("must be an even number of at least 2 (found {k})")));
             }
             // k^3/4 hosts, computed without overflow for any k.
             let hosts = u128::from(k).pow(3) / 4;
             limits::hosts(|| "topology.k".into(), u64::try_from(hosts).unwrap_or(u64::MAX), run)?;
-            TopologySpec::FatTree { k: k as u32, link }
+            // An edge switch has k/2 hosts below and k/2 uplinks: its oversubscription is the
+            // host rate over the uplink rate. The aggregation tier passes on what it receives.
+            let agg_rate = match fabric_rate {
+                Some(r) => r,
+                None => uplink_rate(rate, 1, 1, oversubscription.unwrap_or(1.0))?,
+            };
+            let core_rate = given_rate("core_rate", raw.core_rate)?.unwrap_or(agg_rate);
+            TopologySpec::FatTree {
+                k: k as u32,
+                host_link: link,
+                agg_link: LinkSpec { rate: agg_rate, delay },
+                core_link: LinkSpec { rate: core_rate, delay },
+            }
         }
         TopologyKind::LeafSpine => {
             let (racks, per_rack) = rack_counts(&raw, run, LEAF_SPINE_RACKS, LEAF_SPINE_HOSTS_PER_RACK)?;
             let spines = bounded_count("spines", raw.spines, LEAF_SPINE_SPINES, run)?;
-            let fabric_rate = match raw.fabric_rate {
-                Some(r) => BitsPerSec(positive(|| "topology.fabric_rate".into(), r.0, "bps")?),
-                None if raw.link_rate.is_none() => LEAF_SPINE_FABRIC_RATE,
-                // Not oversubscribed: a leaf's uplinks carry what its hosts can send.
-                None => BitsPerSec(rate.0.checked_mul(u64::from(per_rack)).map(|r| r / u64::from(spines)).ok_or_else(|| {
-                    err("topology.fabric_rate", "default hosts_per_rack x link_rate / spines is too large; set it")
-                })?),
+            let fabric_rate = match fabric_rate {
+                Some(r) => r,
+                None if raw.link_rate.is_none() && oversubscription.is_none() => LEAF_SPINE_FABRIC_RATE,
+                // A leaf's uplinks carry what its hosts can send, over the oversubscription.
+                None => uplink_rate(rate, per_rack, spines, oversubscription.unwrap_or(1.0))?,
             };
-            if fabric_rate.0 == 0 {
-                return Err(err("topology.fabric_rate", "the default hosts_per_rack x link_rate / spines is below 1 bps; set it"));
-            }
             TopologySpec::LeafSpine {
                 racks,
                 hosts_per_rack: per_rack,
@@ -260,7 +256,39 @@ fn topology(raw: RawTopology, run: &RunSpec) -> Result<TopologySpec> {
                 fabric_link: LinkSpec { rate: fabric_rate, delay },
             }
         }
+        TopologyKind::Graph => unreachable!("returned above"),
     })
+}
+
+/// `topology.oversubscription`: a ratio of at least 1, not given together with `fabric_rate`
+/// (which sets the same links).
+fn oversubscription(value: Option<f64>, fabric_rate_given: bool) -> Result<Option<f64>> {
+    let Some(v) = value else { return Ok(None) };
+    let key = "topology.oversubscription";
+    if fabric_rate_given {
+        return Err(err(key, "give fabric_rate or oversubscription, not both: both set the rate of the uplinks"));
+    }
+    let v = finite(key, v)?;
+    if v < 1.0 {
+        return Err(err(
+            key,
+            format!("must be at least 1, the hosts' bandwidth over their switch's uplink bandwidth (found {v})"),
+        ));
+    }
+    Ok(Some(v))
+}
+
+/// The rate of each of a switch's `uplinks` uplinks when `hosts` hosts at `host_rate` sit below
+/// it and the uplinks carry `1 / oversubscription` of what they can send, to the nearest bps.
+fn uplink_rate(host_rate: BitsPerSec, hosts: u32, uplinks: u32, oversubscription: f64) -> Result<BitsPerSec> {
+    let bps = (host_rate.0 as f64 * f64::from(hosts) / f64::from(uplinks) / oversubscription).round();
+    if !(1.0..=u64::MAX as f64).contains(&bps) {
+        return Err(err(
+            "topology.fabric_rate",
+            format!("the uplink rate the topology implies ({bps} bps) is out of range; set fabric_rate"),
+        ));
+    }
+    Ok(BitsPerSec(bps as u64))
 }
 
 /// A `[topology]` count at `key`, `default` when not given: at least 1, within `run.max_hosts`.

@@ -63,11 +63,12 @@ impl Network {
         let mut pool_of_switch = try_vec(topo.switches as usize, None, "the switch table")?;
         let mut ports = Vec::new();
         reserve(&mut ports, topo.ports.len(), "the port table")?;
-        for info in &topo.ports {
+        for (p, info) in topo.ports.iter().enumerate() {
             let (limit, ecn) = match topo.nodes[info.node.idx()].kind {
                 NodeKind::Host(_) => (BufferLimit::Unlimited, EcnThreshold::NEVER),
                 NodeKind::Switch { tier, index } => {
-                    let limit = match buffer_of(&scenario.switch, tier) {
+                    let buffer = topo.buffer_of(PortId(p as u32)).unwrap_or_else(|| buffer_of(&scenario.switch, tier));
+                    let limit = match buffer {
                         BufferSpec::PerPort { bytes } => BufferLimit::DropTail(bytes),
                         BufferSpec::PerPortPackets { packets } => BufferLimit::DropTailPackets(packets),
                         BufferSpec::Shared { bytes, alpha } => {

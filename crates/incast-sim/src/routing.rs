@@ -122,7 +122,7 @@ mod tests {
 
     fn fat_tree(k: u32) -> Topology {
         let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
-        Topology::build(&TopologySpec::FatTree { k, link }).unwrap()
+        Topology::build(&TopologySpec::FatTree { k, host_link: link, agg_link: link, core_link: link }).unwrap()
     }
 
     #[test]
@@ -170,6 +170,19 @@ mod tests {
         assert!(per_spine.values().all(|&n| (60..=140).contains(&n)), "{per_spine:?}");
         let mut path = Vec::new();
         assert_eq!(r.route(&t, 0, 15, 1, &mut path).unwrap().1, 2, "inside rack 0");
+    }
+
+    /// On a fat tree whose tiers run at different rates, a route's links are the host, edge,
+    /// aggregation and core links in that order, each at its tier's rate.
+    #[test]
+    fn fat_tree_routes_cross_each_tier_at_its_rate() {
+        let at = |gbps: u64| LinkSpec { rate: BitsPerSec(gbps * 1_000_000_000), delay: Duration::from_us(1) };
+        let spec = TopologySpec::FatTree { k: 4, host_link: at(10), agg_link: at(5), core_link: at(20) };
+        let t = Topology::build(&spec).unwrap();
+        let mut path = Vec::new();
+        Router::new(1).route(&t, 0, 15, 3, &mut path).unwrap();
+        let rates: Vec<u64> = path.iter().map(|p| t.ports[p.idx()].link.rate.0 / 1_000_000_000).collect();
+        assert_eq!(rates, [10, 5, 20, 20, 5, 10]);
     }
 
     #[test]

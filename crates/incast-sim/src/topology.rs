@@ -1,9 +1,10 @@
 //! The network graph and its builders: `star`, `d3-testbed` (D3 Figure 8), `two-tier` (D2TCP
-//! Figure 8), k-ary `fat-tree` and `leaf-spine` (pFabric's evaluation network). A link between two nodes is two egress ports, one per direction.
+//! Figure 8), k-ary `fat-tree`, `leaf-spine` (pFabric's evaluation network) and `graph` (any
+//! network, from a file). A link between two nodes is two egress ports, one per direction.
 
 use crate::error::{reserve, Error};
 use crate::ids::{NodeId, PortId};
-use crate::scenario::{LinkSpec, ScenarioError, TopologySpec};
+use crate::scenario::{BufferSpec, GraphSpec, LinkSpec, ScenarioError, TopologySpec};
 
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,11 +30,16 @@ pub(crate) struct Node {
     /// alone when it is the only one (`switch`, `fabric`, `root`).
     pub(crate) role: &'static str,
     number: Option<u32>,
+    /// The name a graph file gives the node, used instead of role and number.
+    label: Option<Box<str>>,
 }
 
 impl Node {
     /// The node's name (see `role`).
     pub(crate) fn name(&self) -> String {
+        if let Some(label) = &self.label {
+            return label.to_string();
+        }
         match (self.kind, self.number) {
             (NodeKind::Host(h), _) => format!("h{h}"),
             (NodeKind::Switch { .. }, Some(n)) => format!("{}{n}", self.role),
@@ -72,6 +78,9 @@ pub(crate) struct Topology {
     downlinks: Vec<PortId>,
     /// Number of switches.
     pub(crate) switches: u32,
+    /// Queue limits a graph file sets for some links' switch ports, by port (empty when none
+    /// does): they replace `[switch]`'s for those ports.
+    buffers: Vec<Option<BufferSpec>>,
 }
 
 impl Topology {
@@ -117,7 +126,8 @@ impl Topology {
             TopologySpec::LeafSpine { racks, hosts_per_rack, spines, host_link, fabric_link } => {
                 t.add_racks(racks, hosts_per_rack, spines, host_link, fabric_link, ("leaf", "spine"))?;
             }
-            TopologySpec::FatTree { k, link } => {
+            TopologySpec::Graph(ref graph) => t.add_graph(graph)?,
+            TopologySpec::FatTree { k, host_link, agg_link, core_link } => {
                 if k < 2 || k % 2 != 0 {
                     return Err(err("k", format!("a fat-tree needs an even k >= 2, got {k}")));
                 }
@@ -131,17 +141,17 @@ impl Topology {
                     let aggs: Vec<NodeId> = (0..half).map(|_| t.add_switch(1, "agg")).collect();
                     for (a, &agg) in aggs.iter().enumerate() {
                         for c in 0..half {
-                            t.connect(agg, cores[(a as u32 * half + c) as usize], link);
+                            t.connect(agg, cores[(a as u32 * half + c) as usize], core_link);
                         }
                     }
                     for _edge in 0..half {
                         let edge = t.add_switch(0, "edge");
                         for &agg in &aggs {
-                            t.connect(edge, agg, link);
+                            t.connect(edge, agg, agg_link);
                         }
                         for _ in 0..half {
                             let h = t.add_host();
-                            t.connect(h, edge, link);
+                            t.connect(h, edge, host_link);
                         }
                     }
                 }
@@ -185,6 +195,37 @@ impl Topology {
             }
         }
         Ok(())
+    }
+
+    /// The nodes and links of a graph file, in file order. A switch's tier is its distance in
+    /// switch hops from the nearest switch with a host (tier 0), which is what a ToR, an
+    /// aggregation and a core switch are in the trees the other builders make: `core_buffer`
+    /// applies above tier 0, and a port leads `up` when its peer's tier is higher.
+    fn add_graph(&mut self, g: &GraphSpec) -> Result<(), Error> {
+        let hosts = g.host_links.len() as u64;
+        self.reserve(hosts, g.nodes.len() as u64 - hosts, g.links.len() as u64)?;
+        let tiers = graph_tiers(g);
+        let mut ids = Vec::with_capacity(g.nodes.len());
+        for (n, node) in g.nodes.iter().enumerate() {
+            let id = if node.host { self.add_host() } else { self.add_switch(tiers[n], "switch") };
+            self.nodes[id.idx()].label = Some(node.name.as_str().into());
+            ids.push(id);
+        }
+        let per_link_buffers = g.links.iter().any(|l| l.buffer.is_some());
+        for l in &g.links {
+            self.connect(ids[l.a as usize], ids[l.b as usize], l.link);
+            if per_link_buffers {
+                // Host NICs have no switch buffer to replace: only switch ports take the limit.
+                let switch_end = |node: u32| (!g.nodes[node as usize].host).then_some(l.buffer).flatten();
+                self.buffers.extend([switch_end(l.a), switch_end(l.b)]);
+            }
+        }
+        Ok(())
+    }
+
+    /// The queue limit a graph file sets for `port`, if any.
+    pub(crate) fn buffer_of(&self, port: PortId) -> Option<BufferSpec> {
+        self.buffers.get(port.idx()).copied().flatten()
     }
 
     /// Numbers the switches of each role in the order they were added; the only switch of its
@@ -233,14 +274,16 @@ impl Topology {
 
     fn add_host(&mut self) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(Node { kind: NodeKind::Host(self.hosts.len() as u32), ports: Vec::new(), role: "host", number: None });
+        self.nodes.push(Node { kind: NodeKind::Host(self.hosts.len() as u32), ports: Vec::new(), role: "host", number: None, label: None });
         self.hosts.push(id);
+        // Set when the host is linked (a graph file may link hosts in any order).
+        self.downlinks.push(PortId(u32::MAX));
         id
     }
 
     fn add_switch(&mut self, tier: u8, role: &'static str) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(Node { kind: NodeKind::Switch { tier, index: self.switches }, ports: Vec::new(), role, number: None });
+        self.nodes.push(Node { kind: NodeKind::Switch { tier, index: self.switches }, ports: Vec::new(), role, number: None, label: None });
         self.switches += 1;
         id
     }
@@ -252,8 +295,8 @@ impl Topology {
             self.ports.push(PortInfo { node: from, peer: to, link });
             self.nodes[from.idx()].ports.push(port);
         }
-        if self.is_host(a) {
-            self.downlinks.push(PortId(self.ports.len() as u32 - 1));
+        if let NodeKind::Host(h) = self.nodes[a.idx()].kind {
+            self.downlinks[h as usize] = PortId(self.ports.len() as u32 - 1);
         }
     }
 
@@ -286,6 +329,33 @@ impl Topology {
     }
 }
 
+/// Each graph node's tier (hosts' entries unused): 0 for a switch with a host, else one more than
+/// the lowest tier among its neighbours, found breadth first from the tier-0 switches.
+fn graph_tiers(g: &GraphSpec) -> Vec<u8> {
+    let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); g.nodes.len()];
+    for l in &g.links {
+        neighbours[l.a as usize].push(l.b);
+        neighbours[l.b as usize].push(l.a);
+    }
+    let mut tier = vec![u8::MAX; g.nodes.len()];
+    let mut frontier = std::collections::VecDeque::new();
+    for l in g.links.iter().filter(|l| g.nodes[l.a as usize].host) {
+        if tier[l.b as usize] != 0 {
+            tier[l.b as usize] = 0;
+            frontier.push_back(l.b);
+        }
+    }
+    while let Some(n) = frontier.pop_front() {
+        for &m in &neighbours[n as usize] {
+            if !g.nodes[m as usize].host && tier[m as usize] == u8::MAX {
+                tier[m as usize] = tier[n as usize].saturating_add(1);
+                frontier.push_back(m);
+            }
+        }
+    }
+    tier
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,6 +363,10 @@ mod tests {
 
     fn link() -> LinkSpec {
         LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(10) }
+    }
+
+    fn fat_tree(k: u32) -> TopologySpec {
+        TopologySpec::FatTree { k, host_link: link(), agg_link: link(), core_link: link() }
     }
 
     #[test]
@@ -310,14 +384,14 @@ mod tests {
 
     #[test]
     fn fat_tree_k4_has_16_hosts_and_20_switches() {
-        let t = Topology::build(&TopologySpec::FatTree { k: 4, link: link() }).unwrap();
+        let t = Topology::build(&fat_tree(4)).unwrap();
         // k^3/4 hosts, 5k^2/4 switches, 3 k^3/4 links.
         assert_eq!((t.hosts.len(), t.switches, t.ports.len()), (16, 20, 96));
     }
 
     #[test]
     fn fat_tree_with_odd_k_is_an_error_naming_k() {
-        let e = Topology::build(&TopologySpec::FatTree { k: 3, link: link() }).unwrap_err();
+        let e = Topology::build(&fat_tree(3)).unwrap_err();
         assert!(matches!(e, Error::Scenario(e) if e.path == "topology.k"));
     }
 
@@ -331,7 +405,7 @@ mod tests {
         let two_tier = names(TopologySpec::TwoTier { racks: 2, hosts_per_rack: 2, host_link: link(), fabric_link: link() });
         assert_eq!(&two_tier[..4], ["tor0->fabric", "fabric->tor0", "h0->tor0", "tor0->h0"]);
         assert!(two_tier.contains(&"tor1->h3".to_string()));
-        let fat = names(TopologySpec::FatTree { k: 4, link: link() });
+        let fat = names(fat_tree(4));
         assert!(fat.contains(&"agg0->core0".to_string()) && fat.contains(&"core3->agg7".to_string()));
         assert!(fat.contains(&"edge7->h15".to_string()));
         let mut unique = fat.clone();
@@ -367,13 +441,52 @@ mod tests {
         assert_ne!(t.switch_of(15), t.switch_of(16));
     }
 
+    /// Two racks of two hosts under two spines, written the way a user might: switches last,
+    /// a host's link with the switch first, one uplink with its own buffer.
+    fn graph() -> TopologySpec {
+        use crate::scenario::{BufferSpec, GraphLink, GraphNode, GraphSpec};
+        let names = ["a", "b", "c", "d", "tor0", "tor1", "sp0", "sp1"];
+        let nodes = names.iter().enumerate().map(|(i, n)| GraphNode { name: n.to_string(), host: i < 4 }).collect();
+        let fast = LinkSpec { rate: BitsPerSec(40_000_000_000), ..link() };
+        let l = |a, b, link, buffer| GraphLink { a, b, link, buffer, line: 0 };
+        let links = vec![
+            l(4, 6, fast, Some(BufferSpec::PerPortPackets { packets: 7 })),
+            l(4, 7, fast, None),
+            l(5, 6, fast, None),
+            l(5, 7, fast, None),
+            l(3, 5, link(), None),
+            l(2, 5, link(), None),
+            l(0, 4, link(), None),
+            l(1, 4, link(), None),
+        ];
+        TopologySpec::Graph(GraphSpec { file: "g".into(), nodes, links, host_links: vec![6, 7, 5, 4] })
+    }
+
+    /// A graph keeps the file's names and order; switches with hosts are tier 0 and the spines
+    /// above them tier 1; a link's buffer applies to its switch ports only.
+    #[test]
+    fn graph_nodes_keep_their_names_tiers_and_buffers() {
+        let t = Topology::build(&graph()).unwrap();
+        assert_eq!((t.hosts.len(), t.switches, t.ports.len()), (4, 4, 16));
+        assert_eq!(t.port_names()[..4], ["tor0->sp0", "sp0->tor0", "tor0->sp1", "sp1->tor0"]);
+        assert_eq!(t.port_name(t.host_downlink(2)), "tor1->c");
+        assert_eq!(t.port_name(t.host_nic(3)), "d->tor1");
+        let level = |name: &str| t.nodes.iter().find(|n| n.name() == name).unwrap().level();
+        assert_eq!([level("a"), level("tor0"), level("tor1"), level("sp0"), level("sp1")], [0, 1, 1, 2, 2]);
+        assert_eq!(t.buffer_of(PortId(0)), Some(crate::scenario::BufferSpec::PerPortPackets { packets: 7 }));
+        assert_eq!(t.buffer_of(PortId(1)), Some(crate::scenario::BufferSpec::PerPortPackets { packets: 7 }));
+        assert_eq!(t.buffer_of(PortId(2)), None);
+        assert_ne!(t.switch_of(0), t.switch_of(2));
+    }
+
     #[test]
     fn every_host_downlink_faces_its_host() {
         let specs = [
             leaf_spine(3, 2, 2),
             TopologySpec::TwoTier { racks: 2, hosts_per_rack: 3, host_link: link(), fabric_link: link() },
             TopologySpec::D3Testbed { link: link() },
-            TopologySpec::FatTree { k: 4, link: link() },
+            fat_tree(4),
+            graph(),
         ];
         for spec in specs {
             let t = Topology::build(&spec).unwrap();
