@@ -199,6 +199,7 @@ pub(crate) struct RawWorkload {
     pub(crate) background_protocol: Option<Name<Protocol>>,
     pub(crate) connections: Option<Name<Connections>>,
     pub(crate) pattern: Option<Name<TrafficPattern>>,
+    pub(crate) rack_local: Option<f64>,
 }
 
 /// One entry of a `kind = "flows"` list. Besides unit strings it takes plain numbers

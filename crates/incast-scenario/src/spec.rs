@@ -603,6 +603,8 @@ pub enum WorkloadSpec {
         destinations: Option<Vec<HostIndex>>,
         /// How each flow's destination is picked.
         pattern: TrafficPattern,
+        /// The share of flows that stay inside their sender's rack, when set.
+        rack_local: Option<RackLocal>,
         /// Sizes.
         size: SizeDist,
         /// Deadlines; `None` for no deadline.
@@ -735,6 +737,16 @@ pub enum TrafficPattern {
     /// of the hosts drawn at the start (so every host also receives from exactly one): the
     /// permutation traffic matrix of NetSys/simulator's pFabric runs (`permutation_tm: 1`).
     Permutation,
+}
+
+/// A share of a random pattern's flows kept inside the sender's rack (the rest leave it): the
+/// rack-local traffic of VL2's and Benson et al.'s datacenter measurements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RackLocal {
+    /// Probability that a flow's destination is drawn from its sender's rack, in [0, 1].
+    pub share: f64,
+    /// The rack of every host of the topology, by host index ([`TopologySpec::rack_of`]).
+    pub racks: Vec<u32>,
 }
 
 /// One OLDI application (D2TCP Section 4.2.1).

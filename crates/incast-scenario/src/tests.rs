@@ -632,6 +632,7 @@ fn long_flows_poisson_and_flows() {
     );
     match &s.workloads[1] {
         WorkloadSpec::Poisson {
+            rack_local: None,
             rate_per_sec,
             hosts,
             stop,
@@ -876,6 +877,10 @@ malformed! {
     oversubscription_and_fabric_rate: "[topology]\nkind = \"two-tier\"\noversubscription = 2\nfabric_rate = \"10Gbps\"\n[[workload]]\nkind = \"flow-burst\"\n", "topology.oversubscription", "not both";
     oversubscription_on_a_star: "[topology]\nkind = \"star\"\nhosts = 4\noversubscription = 2\n[[workload]]\nkind = \"flow-burst\"\n", "topology.oversubscription", "does not apply to kind = \"star\"";
     core_rate_on_a_leaf_spine: "[topology]\nkind = \"leaf-spine\"\ncore_rate = \"1Gbps\"\n[[workload]]\nkind = \"flow-burst\"\n", "topology.core_rate", "does not apply";
+    rack_local_above_one: concat!("[topology]\nkind = \"leaf-spine\"\n[[workload]]\nkind = \"poisson\"\nrate = 10.0\nrack_local = 1.5\nstop = \"10ms\"\n"), "workload[0].rack_local", "between 0 and 1";
+    rack_local_on_a_star: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\nrack_local = 0.5\nstop = \"10ms\"\n"), "workload[0].rack_local", "sender 0 has no destination outside its rack (on a star topology";
+    rack_local_with_permutation: concat!("[topology]\nkind = \"leaf-spine\"\n[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"permutation\"\nrack_local = 0.5\nstop = \"10ms\"\n"), "workload[0].rack_local", "pattern = \"random\" only";
+    rack_local_alone_in_a_rack: concat!("[topology]\nkind = \"two-tier\"\nracks = 3\nhosts_per_rack = 1\n[[workload]]\nkind = \"poisson\"\nrate = 10.0\nrack_local = 0.5\nstop = \"10ms\"\n"), "workload[0].rack_local", "sender 0 has no other destination in its rack";
     leaf_spine_zero_fabric_rate: "[topology]\nkind = \"leaf-spine\"\nfabric_rate = \"0bps\"\n[[workload]]\nkind = \"flow-burst\"\n", "topology.fabric_rate", "positive";
     permutation_with_destinations: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"permutation\"\ndestinations = [0]\nstop = \"10ms\"\n"), "workload[0].pattern", "takes no destinations";
     unknown_pattern: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"shuffle\"\nstop = \"10ms\"\n"), "workload[0].pattern", "expected one of \"random\", \"permutation\"";

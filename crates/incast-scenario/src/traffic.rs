@@ -16,7 +16,7 @@ use super::file::{
 };
 use super::limits;
 use super::spec::{
-    DeadlineDist, ExplicitFlow, FlowOptions, HostIndex, RoundStarts, RunSpec, SizeDist, TopologySpec, TrafficPattern, WorkloadSpec,
+    DeadlineDist, ExplicitFlow, FlowOptions, HostIndex, RackLocal, RoundStarts, RunSpec, SizeDist, TopologySpec, TrafficPattern, WorkloadSpec,
 };
 use super::{named_sizes, oldi, trace, units};
 
@@ -43,6 +43,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
         ("rate", raw.rate.is_some()),
         ("load", raw.load.is_some()),
         ("pattern", raw.pattern.is_some()),
+        ("rack_local", raw.rack_local.is_some()),
         ("hosts", raw.hosts.is_some()),
         ("stop", raw.stop.is_some()),
         ("flows", raw.flows.is_some()),
@@ -75,7 +76,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
             "query_interval",
         ],
         WorkloadKind::LongFlows => &["pairs", "start"],
-        WorkloadKind::Poisson => &["rate", "load", "pattern", "hosts", "destinations", "size", "deadline", "start", "stop"],
+        WorkloadKind::Poisson => &["rate", "load", "pattern", "rack_local", "hosts", "destinations", "size", "deadline", "start", "stop"],
         WorkloadKind::Flows => &["flows"],
         WorkloadKind::Trace => &["path"],
         WorkloadKind::Oldi => oldi::KEYS,
@@ -194,6 +195,10 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
                 ));
             }
             let destinations = raw.destinations.map(|d| destination_list(p, d, &list, hosts)).transpose()?;
+            let rack_local = raw
+                .rack_local
+                .map(|share| rack_local(p, share, pattern, &list, destinations.as_deref(), context.topology))
+                .transpose()?;
             let size = size(raw.size)?;
             let rate = match (raw.rate, raw.load) {
                 (Some(_), Some(_)) => {
@@ -250,6 +255,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
                 hosts: list,
                 destinations,
                 pattern,
+                rack_local,
                 size,
                 deadline: deadline(raw.deadline)?,
                 start,
@@ -400,6 +406,49 @@ fn explicit_flow(raw: RawFlow) -> std::result::Result<ExplicitFlow, (&'static st
 /// pFabric-derived ns-2 scripts count 40 B of header per 1460 B packet, 2.7% fewer flows).
 pub(crate) fn arrival_rate(load: f64, senders_bps: f64, size: &SizeDist) -> f64 {
     load * senders_bps / (8.0 * size.mean_bytes())
+}
+
+/// `rack_local` at `p`: a share in [0, 1] of a random pattern's flows, possible for every sender:
+/// each has another destination in its rack if the share is above 0, and one outside it if the
+/// share is below 1.
+fn rack_local(
+    p: &str,
+    share: f64,
+    pattern: TrafficPattern,
+    senders: &[HostIndex],
+    destinations: Option<&[HostIndex]>,
+    topology: &TopologySpec,
+) -> Result<RackLocal> {
+    let key = join(p, "rack_local");
+    let share = finite(&key, share)?;
+    if !(0.0..=1.0).contains(&share) {
+        return Err(err(key, format!("must be between 0 and 1, the share of flows that stay in their sender's rack (found {share})")));
+    }
+    if pattern != TrafficPattern::Random {
+        return Err(err(key, "applies to pattern = \"random\" only: a permutation fixes every sender's destination"));
+    }
+    let racks: Vec<u32> = (0..topology.host_count()).map(|h| topology.rack_of(h)).collect();
+    let to = destinations.unwrap_or(senders);
+    for &src in senders {
+        let rack = racks[src as usize];
+        let local = to.iter().any(|&d| d != src && racks[d as usize] == rack);
+        let remote = to.iter().any(|&d| racks[d as usize] != rack);
+        let missing = if share > 0.0 && !local {
+            "no other destination in its rack"
+        } else if share < 1.0 && !remote {
+            "no destination outside its rack"
+        } else {
+            continue;
+        };
+        return Err(err(
+            key,
+            format!(
+                "sender {src} has {missing} (on a {} topology; docs/scenario.md, \"Host numbering\", says which hosts share a rack)",
+                topology.kind_name()
+            ),
+        ));
+    }
+    Ok(RackLocal { share, racks })
 }
 
 /// The link rates of `senders`, summed, in bits per second: what a load of 1 would offer.

@@ -11,7 +11,9 @@ use incast_proto::time::{Duration, Instant};
 
 use crate::error::{reserve, ResourceError};
 use crate::rng::Rng;
-use crate::scenario::{DeadlineDist, FlowOptions, Protocol, SizeDist, TrafficPattern, WorkloadSpec};
+use std::collections::HashMap;
+
+use crate::scenario::{DeadlineDist, FlowOptions, HostIndex, Protocol, RackLocal, SizeDist, TrafficPattern, WorkloadSpec};
 
 /// A flow as planned before the run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -156,18 +158,31 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Res
                     sink.push(FlowPlan::new(w, options, src, dst, None, *start, None))?;
                 }
             }
-            WorkloadSpec::Poisson { rate_per_sec, hosts, destinations, pattern, size, deadline, start, stop, options } => {
+            WorkloadSpec::Poisson {
+                rate_per_sec,
+                hosts,
+                destinations,
+                pattern,
+                rack_local,
+                size,
+                deadline,
+                start,
+                stop,
+                options,
+            } => {
                 let partner = match pattern {
                     TrafficPattern::Random => None,
                     TrafficPattern::Permutation => Some(cyclic_permutation(hosts.len(), &mut rng)),
                 };
+                let by_rack = rack_local.as_ref().map(|r| ByRack::new(destinations.as_deref().unwrap_or(hosts), r));
                 let mut arrivals = Arrivals::new(1.0 / rate_per_sec, *start, *stop);
                 while let Some(at) = arrivals.next(&mut rng) {
                     let si = rng.index(hosts.len());
                     let src = hosts[si];
-                    let dst = match (destinations, &partner) {
-                        (_, Some(partner)) => hosts[partner[si]],
-                        (None, None) => {
+                    let dst = match (destinations, &partner, &by_rack) {
+                        (_, _, Some(by_rack)) => by_rack.draw(src, &mut rng),
+                        (_, Some(partner), None) => hosts[partner[si]],
+                        (None, None, None) => {
                             let mut di = rng.index(hosts.len() - 1);
                             if di == si {
                                 // Uniform over the other hosts: the source's own slot stands for
@@ -178,7 +193,7 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Res
                         }
                         // Uniform over the destinations other than the source (validation
                         // guarantees there is one).
-                        (Some(to), None) => loop {
+                        (Some(to), None, None) => loop {
                             let d = to[rng.index(to.len())];
                             if d != src {
                                 break d;
@@ -199,6 +214,46 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Res
         }
     }
     Ok(out)
+}
+
+/// The destinations of a workload with rack-local traffic, grouped by rack, so that a draw from
+/// a sender's rack or from outside it is one uniform index.
+struct ByRack<'a> {
+    /// The destinations ordered by rack (file order within one).
+    hosts: Vec<HostIndex>,
+    /// Where each rack's destinations lie in `hosts`, by rack.
+    ranges: HashMap<u32, (usize, usize)>,
+    spec: &'a RackLocal,
+}
+
+impl<'a> ByRack<'a> {
+    fn new(destinations: &[HostIndex], spec: &'a RackLocal) -> Self {
+        let mut hosts = destinations.to_vec();
+        hosts.sort_by_key(|&h| spec.racks[h as usize]);
+        let mut ranges: HashMap<u32, (usize, usize)> = HashMap::new();
+        for (i, &h) in hosts.iter().enumerate() {
+            ranges.entry(spec.racks[h as usize]).and_modify(|r| r.1 = i + 1).or_insert((i, i + 1));
+        }
+        ByRack { hosts, ranges, spec }
+    }
+
+    /// A destination for `src`: with probability `share` uniform over the other destinations of
+    /// its rack, else uniform over those outside it (validation guarantees both exist when their
+    /// probability is above 0).
+    fn draw(&self, src: HostIndex, rng: &mut Rng) -> HostIndex {
+        let (lo, hi) = self.ranges.get(&self.spec.racks[src as usize]).copied().unwrap_or((0, 0));
+        if rng.unit() < self.spec.share {
+            loop {
+                let d = self.hosts[lo + rng.index(hi - lo)];
+                if d != src {
+                    return d;
+                }
+            }
+        }
+        // Uniform over the indices outside [lo, hi).
+        let i = rng.index(self.hosts.len() - (hi - lo));
+        self.hosts[if i < lo { i } else { i + (hi - lo) }]
+    }
 }
 
 /// A uniformly random cyclic permutation of `0..n` (Sattolo's algorithm): `partner[i]` is never
@@ -303,6 +358,7 @@ mod tests {
     #[test]
     fn poisson_never_sends_to_self_and_stops_in_time() {
         let spec = WorkloadSpec::Poisson {
+            rack_local: None,
             rate_per_sec: 10_000.0,
             hosts: vec![3, 4, 5],
             destinations: None,
@@ -326,6 +382,7 @@ mod tests {
     fn a_permutation_gives_every_host_one_partner_in_one_cycle() {
         let hosts: Vec<u32> = (10..26).collect();
         let spec = WorkloadSpec::Poisson {
+            rack_local: None,
             rate_per_sec: 20_000.0,
             hosts: hosts.clone(),
             destinations: None,
@@ -360,6 +417,7 @@ mod tests {
     #[test]
     fn poisson_with_destinations_sends_only_to_them_and_never_to_self() {
         let spec = WorkloadSpec::Poisson {
+            rack_local: None,
             rate_per_sec: 10_000.0,
             hosts: vec![0, 1, 2],
             destinations: Some(vec![0, 1]),
@@ -378,9 +436,43 @@ mod tests {
         }
     }
 
+    /// With `rack_local = 0.3` on 4 racks of 4 hosts, 30% of flows stay in their sender's rack
+    /// (within 4 standard errors), none goes to its sender, and every host of another rack is a
+    /// destination about equally often.
+    #[test]
+    fn rack_local_share_of_flows_stays_in_the_rack() {
+        let racks: Vec<u32> = (0..16).map(|h| h / 4).collect();
+        let spec = WorkloadSpec::Poisson {
+            rack_local: Some(RackLocal { share: 0.3, racks: racks.clone() }),
+            rate_per_sec: 1e6,
+            hosts: (0..16).collect(),
+            destinations: None,
+            pattern: TrafficPattern::Random,
+            size: SizeDist::Fixed(1000),
+            deadline: None,
+            start: Instant::ZERO,
+            stop: Instant::ZERO + Duration::from_ms(40),
+            options: FlowOptions { protocol: None, priority: 0 },
+        };
+        let flows = plan(&[spec], 5, u64::MAX).unwrap().flows;
+        let n = flows.len() as f64;
+        assert!(flows.iter().all(|f| f.src != f.dst));
+        let local = flows.iter().filter(|f| racks[f.src as usize] == racks[f.dst as usize]).count() as f64;
+        let se = (0.3 * 0.7 / n).sqrt();
+        assert!((local / n - 0.3).abs() < 4.0 * se, "{} of {n} flows rack-local", local / n);
+        // From host 0 (rack 0), remote flows spread over hosts 4..16.
+        let remote: Vec<u32> = flows.iter().filter(|f| f.src == 0 && f.dst >= 4).map(|f| f.dst).collect();
+        let per_host = remote.len() as f64 / 12.0;
+        for h in 4..16 {
+            let k = remote.iter().filter(|&&d| d == h).count() as f64;
+            assert!((k - per_host).abs() < 4.0 * per_host.sqrt(), "host {h}: {k} of {} remote flows", remote.len());
+        }
+    }
+
     #[test]
     fn poisson_generation_stops_at_the_flow_limit_whatever_the_draws() {
         let spec = WorkloadSpec::Poisson {
+            rack_local: None,
             rate_per_sec: 1e6,
             hosts: vec![0, 1],
             destinations: None,
@@ -426,6 +518,7 @@ mod tests {
         let (load, senders, link_bps, seconds) = (0.5, 16usize, 10e9, 1.0);
         let rate = load * senders as f64 * link_bps / (8.0 * size.mean_bytes());
         let spec = WorkloadSpec::Poisson {
+            rack_local: None,
             rate_per_sec: rate,
             hosts: (0..senders as u32).collect(),
             destinations: None,
