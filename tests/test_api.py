@@ -25,6 +25,7 @@ SUMMARY_KEYS = {
     "sim_time_s",
     "wall_time_s",
     "flows",
+    "flows_measured",
     "flows_completed",
     "deadline_flows",
     "deadline_unknown",
@@ -69,6 +70,7 @@ FLOW_COLUMNS = [
     "background",
     "ideal_fct_s",
     "slowdown",
+    "measured",
 ]
 
 

@@ -214,3 +214,28 @@ def test_sweep_prints_slowdown_per_combination_on_request(tiny_sweep: Any, capsy
     expected = tiny_sweep.slowdown().to_pylist()
     assert [int(cells[5]) for cells in table] == [r["flows"] for r in expected]
     assert len(table) == 6
+
+
+def test_the_measurement_window_marks_flows_and_the_summaries_leave_them_out() -> None:
+    """Flows arriving before `warmup` or from `measure_until` on run but are marked unmeasured:
+    the summary's deadline counts and `by_size` skip them, and the flags follow the start times."""
+    from incast.slowdown import by_size
+
+    scenario = {
+        "topology": {"kind": "star", "hosts": 8, "link_rate": "10Gbps", "link_delay": "1us"},
+        "transport": {"protocol": "dctcp"},
+        "workload": [{"kind": "poisson", "rate": 20_000.0, "size": "20KB", "deadline": "50ms", "stop": "10ms"}],
+        "run": {"warmup": "2ms", "measure_until": "8ms"},
+    }
+    result = incast.run(scenario)
+    flows = result.flows.to_pylist()
+    expected = [0.002 <= f["start_s"] < 0.008 for f in flows]
+    assert [f["measured"] for f in flows] == expected
+    assert 0 < sum(expected) < len(flows)
+    s = result.summary
+    assert s["flows_measured"] == sum(expected)
+    assert s["deadline_flows"] == sum(expected)
+    finished_in_window = sum(1 for f, m in zip(flows, expected) if m and f["finish_s"])
+    assert by_size(result.flows)["flows"].to_pylist()[0] == finished_in_window
+    unwindowed = incast.run({**scenario, "run": {}})
+    assert unwindowed.summary["flows_measured"] == unwindowed.summary["flows"] == len(flows)

@@ -77,9 +77,11 @@ class Summary(TypedDict):
     wall_time_s: float
     """The only value that differs between identical runs."""
     flows: int
+    flows_measured: int
+    """Flows that arrived in the measurement window ([run] warmup to measure_until): all without one."""
     flows_completed: int
     deadline_flows: int
-    """Flows with a deadline the run could judge: those whose `met_deadline` is not null."""
+    """Measured flows with a deadline the run could judge: those whose `met_deadline` is not null."""
     deadline_unknown: int
     """Flows with a deadline past the end of the run, unfinished at its end (`met_deadline` null)."""
     app_throughput: Optional[float]

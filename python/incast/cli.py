@@ -432,6 +432,8 @@ def horizon_warning(s: Summary) -> str:
 def summary_line(s: Summary, out: Path) -> str:
     """One line saying how the run went and where its results are."""
     parts = [f"{s['flows_completed']}/{s['flows']} flows completed"]
+    if s["flows_measured"] != s["flows"]:
+        parts.append(f"{s['flows_measured']} in the measurement window")
     if s["app_throughput"] is not None:
         parts.append(
             f"app throughput {100 * s['app_throughput']:.1f}% of {s['deadline_flows']} deadline flows"

@@ -445,6 +445,7 @@ fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDic
     d.set_item("sim_time_s", s.sim_time_s)?;
     d.set_item("wall_time_s", s.wall_time_s)?;
     d.set_item("flows", s.flows)?;
+    d.set_item("flows_measured", s.flows_measured)?;
     d.set_item("flows_completed", s.flows_completed)?;
     d.set_item("deadline_flows", s.deadline_flows)?;
     d.set_item("deadline_unknown", s.deadline_unknown)?;

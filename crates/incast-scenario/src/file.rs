@@ -225,6 +225,8 @@ pub(crate) struct RawRun {
     pub(crate) duration: Option<Time>,
     pub(crate) stop_after_finite_flows: Option<bool>,
     pub(crate) horizon: Option<Time>,
+    pub(crate) warmup: Option<Time>,
+    pub(crate) measure_until: Option<Time>,
     pub(crate) max_flows: Option<u64>,
     pub(crate) max_hosts: Option<u64>,
     pub(crate) max_samples: Option<u64>,

@@ -59,15 +59,47 @@ pub(crate) fn run_spec(raw: &RawRun) -> Result<RunSpec> {
             Some(n) => Err(err(format!("run.{key}"), format!("must be between 1 and {max} (found {n})"))),
         }
     };
+    for (key, value) in [("warmup", raw.warmup), ("measure_until", raw.measure_until)] {
+        within_horizon_at(&format!("run.{key}"), value, horizon)?;
+    }
+    let warmup = raw.warmup.map_or(Duration::ZERO, |t| Duration::from_ps(t.0));
+    let measure_until = match raw.measure_until {
+        Some(Time(0)) => return Err(err("run.measure_until", "must be after 0 s: no flow could be measured")),
+        Some(Time(ps)) if Duration::from_ps(ps) <= warmup => {
+            return Err(err(
+                "run.measure_until",
+                format!(
+                    "must be after run.warmup ({} <= {}): no flow could be measured",
+                    seconds(Duration::from_ps(ps)),
+                    seconds(warmup)
+                ),
+            ))
+        }
+        Some(Time(ps)) => Some(Instant::from_ps(ps)),
+        None => None,
+    };
     Ok(RunSpec {
         duration,
         stop_after_finite_flows: raw.stop_after_finite_flows.unwrap_or(d.stop_after_finite_flows),
         horizon,
+        warmup,
+        measure_until,
         max_flows: limit("max_flows", raw.max_flows, DEFAULT_MAX_FLOWS, MAX_MAX_FLOWS)?,
         max_hosts: limit("max_hosts", raw.max_hosts, DEFAULT_MAX_HOSTS, MAX_MAX_HOSTS)?,
         max_samples: limit("max_samples", raw.max_samples, DEFAULT_MAX_SAMPLES, u64::MAX)?,
         max_trace_bytes: limit("max_trace_bytes", raw.max_trace_bytes, DEFAULT_MAX_TRACE_BYTES, u64::MAX)?,
     })
+}
+
+/// Errs at `key` if a time of `[run]` lies past `horizon`.
+fn within_horizon_at(key: &str, value: Option<Time>, horizon: Duration) -> Result<()> {
+    match value {
+        Some(Time(ps)) if Duration::from_ps(ps) > horizon => Err(err(
+            key,
+            format!("is past the run's horizon ({} > run.horizon = {})", seconds(Duration::from_ps(ps)), seconds(horizon)),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A time in seconds, for messages.
@@ -311,6 +343,8 @@ mod tests {
                 duration: Some(Duration::from_secs(2)),
                 stop_after_finite_flows: false,
                 horizon: Duration::from_secs(3),
+                warmup: Duration::ZERO,
+                measure_until: None,
                 max_flows: 7,
                 max_hosts: 9,
                 max_samples: 11,

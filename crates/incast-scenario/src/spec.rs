@@ -916,6 +916,10 @@ pub struct RunSpec {
     /// there, flagged `stopped_at_horizon` in its summary. At least `duration`, at most
     /// [`MAX_HORIZON`].
     pub horizon: Duration,
+    /// Flows that start before this are the warm-up: marked unmeasured (`run.warmup`).
+    pub warmup: Duration,
+    /// Flows that start at or after this are marked unmeasured (`run.measure_until`).
+    pub measure_until: Option<Instant>,
     /// Most flows the workloads may create (`run.max_flows`).
     pub max_flows: u64,
     /// Most hosts the topology may have (`run.max_hosts`).
@@ -955,6 +959,8 @@ impl Default for RunSpec {
             duration: None,
             stop_after_finite_flows: false,
             horizon: DEFAULT_HORIZON,
+            warmup: Duration::ZERO,
+            measure_until: None,
             max_flows: DEFAULT_MAX_FLOWS,
             max_hosts: DEFAULT_MAX_HOSTS,
             max_samples: DEFAULT_MAX_SAMPLES,
@@ -967,6 +973,12 @@ impl RunSpec {
     /// The instant the run cannot pass: the end of `duration` if given, else the horizon.
     pub fn end(&self) -> Instant {
         Instant::ZERO + self.duration.unwrap_or(self.horizon).min(self.horizon)
+    }
+
+    /// Whether a flow that starts at `start` lies in the measurement window: after the warm-up
+    /// and before `measure_until`.
+    pub fn measures(&self, start: Instant) -> bool {
+        start >= Instant::ZERO + self.warmup && self.measure_until.is_none_or(|until| start < until)
     }
 }
 

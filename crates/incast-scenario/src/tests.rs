@@ -877,10 +877,14 @@ malformed! {
     oversubscription_and_fabric_rate: "[topology]\nkind = \"two-tier\"\noversubscription = 2\nfabric_rate = \"10Gbps\"\n[[workload]]\nkind = \"flow-burst\"\n", "topology.oversubscription", "not both";
     oversubscription_on_a_star: "[topology]\nkind = \"star\"\nhosts = 4\noversubscription = 2\n[[workload]]\nkind = \"flow-burst\"\n", "topology.oversubscription", "does not apply to kind = \"star\"";
     core_rate_on_a_leaf_spine: "[topology]\nkind = \"leaf-spine\"\ncore_rate = \"1Gbps\"\n[[workload]]\nkind = \"flow-burst\"\n", "topology.core_rate", "does not apply";
-    rack_local_above_one: concat!("[topology]\nkind = \"leaf-spine\"\n[[workload]]\nkind = \"poisson\"\nrate = 10.0\nrack_local = 1.5\nstop = \"10ms\"\n"), "workload[0].rack_local", "between 0 and 1";
+    rack_local_above_one: "[topology]\nkind = \"leaf-spine\"\n[[workload]]\nkind = \"poisson\"\nrate = 10.0\nrack_local = 1.5\nstop = \"10ms\"\n", "workload[0].rack_local", "between 0 and 1";
     rack_local_on_a_star: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\nrack_local = 0.5\nstop = \"10ms\"\n"), "workload[0].rack_local", "sender 0 has no destination outside its rack (on a star topology";
-    rack_local_with_permutation: concat!("[topology]\nkind = \"leaf-spine\"\n[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"permutation\"\nrack_local = 0.5\nstop = \"10ms\"\n"), "workload[0].rack_local", "pattern = \"random\" only";
-    rack_local_alone_in_a_rack: concat!("[topology]\nkind = \"two-tier\"\nracks = 3\nhosts_per_rack = 1\n[[workload]]\nkind = \"poisson\"\nrate = 10.0\nrack_local = 0.5\nstop = \"10ms\"\n"), "workload[0].rack_local", "sender 0 has no other destination in its rack";
+    rack_local_with_permutation: "[topology]\nkind = \"leaf-spine\"\n[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"permutation\"\nrack_local = 0.5\nstop = \"10ms\"\n", "workload[0].rack_local", "pattern = \"random\" only";
+    rack_local_alone_in_a_rack: "[topology]\nkind = \"two-tier\"\nracks = 3\nhosts_per_rack = 1\n[[workload]]\nkind = \"poisson\"\nrate = 10.0\nrack_local = 0.5\nstop = \"10ms\"\n", "workload[0].rack_local", "sender 0 has no other destination in its rack";
+    measure_until_before_warmup: concat!(star!(), burst!(), "[run]\nwarmup = \"5ms\"\nmeasure_until = \"5ms\"\n"), "run.measure_until", "must be after run.warmup";
+    measure_until_zero: concat!(star!(), burst!(), "[run]\nmeasure_until = \"0s\"\n"), "run.measure_until", "must be after 0 s";
+    warmup_past_horizon: concat!(star!(), burst!(), "[run]\nhorizon = \"1s\"\nwarmup = \"2s\"\n"), "run.warmup", "past the run's horizon";
+    negative_warmup: concat!(star!(), burst!(), "[run]\nwarmup = \"-1ms\"\n"), "run.warmup", "must not be negative";
     leaf_spine_zero_fabric_rate: "[topology]\nkind = \"leaf-spine\"\nfabric_rate = \"0bps\"\n[[workload]]\nkind = \"flow-burst\"\n", "topology.fabric_rate", "positive";
     permutation_with_destinations: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"permutation\"\ndestinations = [0]\nstop = \"10ms\"\n"), "workload[0].pattern", "takes no destinations";
     unknown_pattern: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"shuffle\"\nstop = \"10ms\"\n"), "workload[0].pattern", "expected one of \"random\", \"permutation\"";

@@ -15,7 +15,7 @@ use crate::network::Network;
 use crate::observe::{outcome_of, Observers};
 use crate::results::{FlowRecord, PortRecord, RunResults, Summary};
 use crate::packet::RouteCursor;
-use crate::scenario::{Protocol, TransportSpec};
+use crate::scenario::{Protocol, RunSpec, TransportSpec};
 
 /// How the run went, as the event loop knows it at the end.
 pub(crate) struct RunEnd<'a> {
@@ -28,6 +28,8 @@ pub(crate) struct RunEnd<'a> {
     /// Packets still queued or on a wire.
     pub(crate) packets_in_network: u64,
     pub(crate) transport: &'a TransportSpec,
+    /// `[run]`: its measurement window.
+    pub(crate) run: &'a RunSpec,
 }
 
 /// The results of a run that ended as `end` says, with `net` and `flows` as it left them.
@@ -36,13 +38,14 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers
     reserve(&mut records, flows.len(), "the flow records")?;
     records.extend(flows.iter().enumerate().map(|(i, f)| {
         let ideal = ideal_fct_of(net, end.transport, i, f);
-        flow_record(i, f, flows, end.now, ideal)
+        flow_record(i, f, flows, end.now, ideal, end.run.measures(f.plan.start))
     }));
     let mut ports: Vec<PortRecord> = Vec::new();
     reserve(&mut ports, net.ports.len(), "the port records")?;
     ports.extend((0..net.ports.len() as u32).map(|p| net.port_record(PortId(p), end.now)));
     let mut deadlines = Tally::default();
-    for r in &records {
+    // Deadlines are judged over the measured flows only, as the flow-time statistics are.
+    for r in records.iter().filter(|r| r.measured) {
         deadlines.add(r.deadline_s.is_some(), r.met_deadline);
     }
     let Observers { counters, sampling, capture, traces, inversions, .. } = observers;
@@ -51,6 +54,7 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers
         sim_time_s: end.now.as_secs_f64(),
         wall_time_s: end.wall.as_secs_f64(),
         flows: flows.len() as u64,
+        flows_measured: records.iter().filter(|r| r.measured).count() as u64,
         flows_completed: end.flows_completed,
         deadline_flows: deadlines.judged,
         deadline_unknown: deadlines.unknown,
@@ -102,8 +106,8 @@ fn ideal_fct_of(net: &Network, transport: &TransportSpec, i: usize, f: &Flow) ->
 }
 
 /// Flow number `i`'s row of the flow table at the end of a run at `now`, with its ideal
-/// completion time.
-fn flow_record(i: usize, f: &Flow, flows: &[Flow], now: Instant, ideal: Option<Duration>) -> FlowRecord {
+/// completion time and whether it started in the measurement window.
+fn flow_record(i: usize, f: &Flow, flows: &[Flow], now: Instant, ideal: Option<Duration>, measured: bool) -> FlowRecord {
     let outcome = outcome_of(flows, f);
     let due = f.due();
     let met_deadline = deadline::met_deadline(due, f.finished_at, f.abandoned(), now);
@@ -139,6 +143,7 @@ fn flow_record(i: usize, f: &Flow, flows: &[Flow], now: Instant, ideal: Option<D
             }
             _ => None,
         },
+        measured,
     }
 }
 

@@ -65,6 +65,9 @@ pub struct FlowRecord {
     pub ideal_fct_s: Option<f64>,
     /// FCT (`finish_s - start_s`) over `ideal_fct_s`; `None` unless the flow finished.
     pub slowdown: Option<f64>,
+    /// The flow arrived in the measurement window (`[run] warmup` to `measure_until`): the
+    /// summaries count only these.
+    pub measured: bool,
 }
 
 /// Counters of one run.
@@ -78,9 +81,12 @@ pub struct Summary {
     pub wall_time_s: f64,
     /// Flows in the scenario.
     pub flows: u64,
+    /// Flows that arrived in the measurement window (all of them without `[run] warmup` or
+    /// `measure_until`); deadline counts and application throughput count only these.
+    pub flows_measured: u64,
     /// Flows that completed.
     pub flows_completed: u64,
-    /// Flows with a deadline the run could judge: those whose `met_deadline` is known.
+    /// Measured flows with a deadline the run could judge: those whose `met_deadline` is known.
     pub deadline_flows: u64,
     /// Flows with a deadline past the end of the run, unfinished at its end: `met_deadline` is
     /// unknown, and they count in neither `deadline_flows` nor `app_throughput`.

@@ -25,7 +25,7 @@ use crate::port::{Admission, Arriving};
 use crate::processor::RateAllocator;
 use crate::report::RunEnd;
 use crate::results::RunResults;
-use crate::scenario::{Protocol, Scenario, TraceSpec, TransportSpec};
+use crate::scenario::{Protocol, RunSpec, Scenario, TraceSpec, TransportSpec};
 use crate::workload::{plan, Burst, FlowPlan};
 
 /// Where a running simulation is.
@@ -62,6 +62,8 @@ pub struct Simulation {
     packets: PacketArena,
     flows: Vec<Flow>,
     transport: TransportSpec,
+    /// `[run]`, for the measurement window the results mark flows by.
+    run: RunSpec,
     starts: BinaryHeap<Reverse<(Instant, u32)>>,
     starts_event_at: Option<Instant>,
     processor_timer_at: Vec<Option<Instant>>,
@@ -113,6 +115,7 @@ impl Simulation {
             packets: PacketArena::default(),
             flows,
             transport: scenario.transport.clone(),
+            run: scenario.run,
             starts,
             starts_event_at: None,
             blocked,
@@ -236,6 +239,7 @@ impl Simulation {
             stopped_at_horizon: self.stopped_at_horizon,
             packets_in_network: self.packets.live(),
             transport: &self.transport,
+            run: &self.run,
         };
         crate::report::results(&end, &self.net, &self.flows, self.obs)
     }

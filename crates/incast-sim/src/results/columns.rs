@@ -102,6 +102,7 @@ pub const FLOW_COLUMNS: &[Column<[FlowRecord]>] = &[
     record!(OptF64, ideal_fct_s, "completion time alone on the idle network along the flow's own route, at line rate \
                                   after its handshake, seconds; null for a long-lived flow"),
     record!(OptF64, slowdown, "(finish_s - start_s) / ideal_fct_s; null unless the flow finished"),
+    record!(Bool, measured, "arrived in the measurement window ([run] warmup to measure_until); summaries count only these"),
 ];
 
 /// The ports table (`RunResults::ports`), in order.
@@ -206,6 +207,7 @@ mod tests {
             background: true,
             ideal_fct_s: Some(18.5),
             slowdown: Some(19.5),
+            measured: true,
         }
     }
 
