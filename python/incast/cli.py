@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from incast.api import Summary
-    from incast.sweep import SweepResult
+    from incast.sweep import Sweep, SweepResult
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -92,6 +93,25 @@ def int_list(text: str) -> List[int]:
     return values
 
 
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, not {text!r}")
+    return value
+
+
+def load_list(text: str) -> List[float]:
+    """argparse type: comma-separated loads, each finite and above 0."""
+    values = [positive_float(part) for part in text.split(",") if part.strip()]
+    if not values:
+        raise argparse.ArgumentTypeError(f"must be comma-separated loads such as 0.2,0.5, not {text!r}")
+    return values
+
+
 def add_jobs_option(p: argparse.ArgumentParser, what: str) -> None:
     """`--jobs N`, one per CPU by default; `what` says what runs N at a time."""
     p.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
@@ -138,6 +158,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--slowdown", action="store_true",
                    help="also print the FCT slowdown by flow size for each combination of the varied keys, "
                         "seeds pooled (pFabric's buckets: docs/python.md, 'Slowdown')")
+
+    p = sub.add_parser("experiment", help="the field's FCT-slowdown experiment on pFabric's leaf-spine")
+    p.add_argument("name", choices=["leaf-spine"], metavar="NAME",
+                   help="leaf-spine: DCTCP and TCP, web-search and data-mining, at several loads (docs/cli.md)")
+    p.add_argument("--out", default="experiment-out", metavar="DIR",
+                   help="output directory; DIR/runs/ caches the runs, so a rerun resumes (default: experiment-out)")
+    p.add_argument("--seeds", type=positive_int, default=3, metavar="N", help="seeds per point (default: 3)")
+    p.add_argument("--loads", type=load_list, default=[0.2, 0.4, 0.6, 0.8], metavar="LIST",
+                   help="offered loads, fractions of each host's link (default: 0.2,0.4,0.6,0.8)")
+    p.add_argument("--arrivals", type=positive_float, default=100.0, metavar="MS",
+                   help="milliseconds of Poisson arrivals per run, the first 10%% a warm-up (default: 100)")
+    add_jobs_option(p, "runs at a time, or workers of --scheduler local")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on this Dask scheduler (tcp://host:8786), or 'local' for a LocalCluster")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, print nothing on success")
+    p.add_argument("--progress", action="store_true", help="show the progress bar even without a terminal")
 
     p = sub.add_parser("reproduce", help="reproduce figures and tables of the D3 and D2TCP papers")
     p.add_argument("ids", nargs="*", metavar="ID", help="reproductions to run, or 'all' (see --list)")
@@ -238,7 +274,8 @@ def _main(argv: Optional[Sequence[str]]) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
         raise CliError(
-            "choose a command: run, check, sweep, reproduce, report, demo, crosscheck or bench (see incast --help)")
+            "choose a command: run, check, sweep, experiment, reproduce, report, demo, crosscheck or bench "
+            "(see incast --help)")
     from incast import ScenarioError
 
     try:
@@ -254,6 +291,8 @@ def _main(argv: Optional[Sequence[str]]) -> int:
             return _cmd_report(args)
         if args.command == "demo":
             return _cmd_demo(args)
+        if args.command == "experiment":
+            return _cmd_experiment(args)
         if args.command == "crosscheck":
             return _cmd_crosscheck(args)
         return _cmd_bench(args)
@@ -447,7 +486,7 @@ def summary_line(s: Summary, out: Path) -> str:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from incast.sweep import PointError, SweepError, load_sweep, run_sweep
+    from incast.sweep import SweepError, load_sweep
 
     started = time.monotonic()
     try:
@@ -457,13 +496,32 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     except SweepError as e:
         raise CliError(f"{args.sweep}: {e}") from None
     out = check_out_dir(args.out)
+    result = _run_points(sweep, out, args, args.sweep)
+    if result is None:
+        return EXIT_FAILED
+    if not args.quiet:
+        print(
+            f"{len(sweep.points)} points: {sweep_counts(result)}, "
+            f"{time.monotonic() - started:.1f} s -> {out}/ (flows/, summary/)"
+        )
+        if args.slowdown:
+            print(slowdown_lines(result.slowdown()))
+    return 0
+
+
+def _run_points(sweep: "Sweep", out: Path, args: argparse.Namespace, source: str) -> Optional["SweepResult"]:
+    """Runs `sweep` into `out` as `incast sweep` does (`--jobs`, `--scheduler`, `--quiet`,
+    `--progress`); on failed points prints each and what was kept, and returns None. `source`
+    names the sweep in errors."""
+    from incast.sweep import PointError, SweepError, run_sweep
+
     show = not args.quiet and (args.progress or sys.stderr.isatty())
     try:
-        result = run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler, progress=show)
+        return run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler, progress=show)
     except SweepError as e:
         if e.key in ("out", "scheduler"):
             raise CliError(f"--{e.key} {getattr(args, e.key)!r}: {e.message}") from None
-        raise CliError(f"{args.sweep}: {e}") from None
+        raise CliError(f"{source}: {e}") from None
     except PointError as e:
         for failure in e.failures:
             print(f"incast: error: {failure}", file=sys.stderr)
@@ -473,14 +531,30 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             f"kept in {out}/; rerun to retry the failed ones",
             file=sys.stderr,
         )
+        return None
+
+
+def _cmd_experiment(args: argparse.Namespace) -> int:
+    from incast.experiments import leaf_spine
+    from incast.sweep import sweep_from_dict
+
+    started = time.monotonic()
+    out = check_out_dir(args.out)
+    sweep = sweep_from_dict(leaf_spine.sweep_tree(args.seeds, args.arrivals, args.loads))
+    result = _run_points(sweep, out / "runs", args, f"experiment {args.name}")
+    if result is None:
         return EXIT_FAILED
+    table = leaf_spine.per_seed(result)
+    rows = leaf_spine.summarize(table)
+    try:
+        written = leaf_spine.save(table, rows, out)
+    except OSError as e:
+        raise CliError(f"--out {args.out!r}: cannot write results: {_os_error(e)}") from None
     if not args.quiet:
-        print(
-            f"{len(sweep.points)} points: {sweep_counts(result)}, "
-            f"{time.monotonic() - started:.1f} s -> {out}/ (flows/, summary/)"
-        )
-        if args.slowdown:
-            print(slowdown_lines(result.slowdown()))
+        print(leaf_spine.describe(args.seeds, args.arrivals))
+        print(leaf_spine.format_rows(rows))
+        print(f"{len(sweep.points)} runs: {sweep_counts(result)}, {time.monotonic() - started:.1f} s; "
+              f"wrote {', '.join(str(p) for p in written)} (runs in {out / 'runs'}/)")
     return 0
 
 

@@ -18,7 +18,7 @@ use incast_proto::cc::{Clamp, FixedD, RemainingBytes, TcUnits};
 use incast_proto::d3::{BaseGrant, Controller, Pacing};
 use incast_proto::tcp::{DctcpLossCut, EcnReduction, LossBasis, Stack, SubSegmentWindow, WindowGrowth};
 
-use super::spec::{Connections, D3Variant, DeadlineVariance, Protocol, TrafficPattern};
+use super::spec::{Connections, D3Variant, DeadlineVariance, HostNic, Protocol, TrafficPattern};
 use super::{named_sizes, units};
 
 /// The whole document.
@@ -75,6 +75,7 @@ pub(crate) struct RawSwitch {
     pub(crate) core_dt_alpha: Option<f64>,
     pub(crate) ecn_threshold: Option<RawEcn>,
     pub(crate) priority_classes: Option<u64>,
+    pub(crate) host_nic: Option<Name<HostNic>>,
 }
 
 /// `[transport]`.
@@ -483,6 +484,11 @@ impl Named for WorkloadKind {
         ("trace", WorkloadKind::Trace),
         ("oldi", WorkloadKind::Oldi),
     ];
+}
+
+impl Named for HostNic {
+    const WHAT: &'static str = "host NIC";
+    const NAMES: &'static [(&'static str, Self)] = &[("backlog", HostNic::Backlog), ("like-switch", HostNic::LikeSwitch)];
 }
 
 impl Named for TrafficPattern {

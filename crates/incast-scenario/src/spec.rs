@@ -272,6 +272,21 @@ pub struct SwitchSpec {
     pub ecn: EcnSpec,
     /// Strict-priority classes per port, 1 to 8; class 0 is served first.
     pub priority_classes: u8,
+    /// How host NICs queue.
+    pub host_nic: HostNic,
+}
+
+/// How a host's NIC queues what its transports send.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HostNic {
+    /// Never drops or marks; senders wait while it holds more than 1 ms at line rate, as Linux's
+    /// TCP Small Queues bound a host's backlog. What a real host does.
+    #[default]
+    Backlog,
+    /// A queue like a ToR port's: `[switch] buffer` limits it (drop-tail) and the ECN threshold
+    /// marks it, with no backpressure on senders: how ns-2 (the pFabric-derived scripts) and
+    /// NetSys/simulator (YAPS) build hosts, whose NIC is one more queue of the network.
+    LikeSwitch,
 }
 
 /// A transport protocol.

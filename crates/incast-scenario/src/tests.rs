@@ -116,6 +116,7 @@ fn minimal_scenario_gets_every_default() {
             core_buffer: None,
             ecn: EcnSpec::Auto,
             priority_classes: 1,
+            host_nic: HostNic::Backlog,
         }
     );
     assert_eq!(

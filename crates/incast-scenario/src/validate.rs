@@ -33,7 +33,7 @@ use super::file::{
     RawTransport, TopologyKind,
 };
 use super::spec::{
-    BufferSpec, D3Spec, D3Variant, EcnSpec, LinkSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec, TopologySpec,
+    BufferSpec, D3Spec, D3Variant, EcnSpec, HostNic, LinkSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec, TopologySpec,
     TransportSpec, WorkloadSpec,
 };
 use super::output::PortNames;
@@ -341,11 +341,19 @@ fn switch(raw: RawSwitch) -> Result<SwitchSpec> {
         1,
         MAX_PRIORITY_CLASSES,
     )?;
+    let host_nic = raw.host_nic.map_or(HostNic::Backlog, |n| n.0);
+    if host_nic == HostNic::LikeSwitch && matches!(buffer, BufferSpec::Shared { .. }) {
+        return Err(err(
+            "switch.host_nic",
+            "\"like-switch\" gives each host NIC the per-port `buffer`; a shared buffer has no per-port size to give",
+        ));
+    }
     Ok(SwitchSpec {
         buffer,
         core_buffer,
         ecn,
         priority_classes: classes as u8,
+        host_nic,
     })
 }
 

@@ -15,7 +15,7 @@ use crate::port::{BufferLimit, EcnThreshold, Port, SharedPool};
 use crate::processor::RateAllocator;
 use crate::results::PortRecord;
 use crate::routing::Router;
-use crate::scenario::{BufferSpec, EcnSpec, Protocol, Scenario, SwitchSpec, TransportSpec};
+use crate::scenario::{BufferSpec, EcnSpec, HostNic, Protocol, Scenario, SwitchSpec, TransportSpec};
 use crate::topology::{NodeKind, Topology};
 use crate::workload::FlowPlan;
 
@@ -63,8 +63,17 @@ impl Network {
         let mut pool_of_switch = try_vec(topo.switches as usize, None, "the switch table")?;
         let mut ports = Vec::new();
         reserve(&mut ports, topo.ports.len(), "the port table")?;
+        let like_switch = scenario.switch.host_nic == HostNic::LikeSwitch;
         for (p, info) in topo.ports.iter().enumerate() {
             let (limit, ecn) = match topo.nodes[info.node.idx()].kind {
+                NodeKind::Host(_) if like_switch => {
+                    let limit = match scenario.switch.buffer {
+                        BufferSpec::PerPort { bytes } => BufferLimit::DropTail(bytes),
+                        BufferSpec::PerPortPackets { packets } => BufferLimit::DropTailPackets(packets),
+                        BufferSpec::Shared { .. } => unreachable!("validation refuses like-switch NICs with a shared buffer"),
+                    };
+                    (limit, ecn_threshold(scenario.switch.ecn, info.link.rate))
+                }
                 NodeKind::Host(_) => (BufferLimit::Unlimited, EcnThreshold::NEVER),
                 NodeKind::Switch { tier, index } => {
                     let buffer = topo.buffer_of(PortId(p as u32)).unwrap_or_else(|| buffer_of(&scenario.switch, tier));
@@ -89,7 +98,12 @@ impl Network {
         let mut host_backlog_bytes = try_vec(hosts, 0, "the host table")?;
         for (h, backlog) in host_backlog_bytes.iter_mut().enumerate() {
             let rate = topo.ports[topo.host_nic(h as u32).idx()].link.rate;
-            *backlog = ((rate.0 as f64 / 8.0 * HOST_BACKLOG.as_secs_f64()) as u64).max(FULL_FRAME_BYTES);
+            // A NIC like a switch port drops what does not fit instead of holding senders back.
+            *backlog = if like_switch {
+                u64::MAX
+            } else {
+                ((rate.0 as f64 / 8.0 * HOST_BACKLOG.as_secs_f64()) as u64).max(FULL_FRAME_BYTES)
+            };
         }
         let mut host_of_port = try_vec(topo.ports.len(), u32::MAX, "the port table")?;
         for (p, host) in host_of_port.iter_mut().enumerate() {
