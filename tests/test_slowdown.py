@@ -53,6 +53,27 @@ def test_ideal_fct_by_hand_on_every_topology(kind: str, topology: Dict[str, Any]
     assert 1.0 <= flows[0]["slowdown"] < 1.01
 
 
+def test_ideal_fct_by_hand_on_a_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A graph whose hops differ in rate and delay: 25 Gbps and 1 us from the sender, a 5 Gbps,
+    3 us link between the switches, 10 Gbps and 2 us to the receiver."""
+    (tmp_path / "g.graph").write_text(
+        "switch s0 s1\nhost a b\nlink a s0 25Gbps 1us\nlink s0 s1 5Gbps 3us\nlink b s1 10Gbps 2us\n")
+    monkeypatch.chdir(tmp_path)
+    rates, delay_us = [25, 5, 10], 1 + 3 + 2
+    handshake = 2 * (sum(ser_us(60, r) for r in rates) + delay_us)
+    # SYN and SYN/ACK: 2 x (0.0192 + 0.096 + 0.048 + 6) us; data: 0.48 + 2.4 + 1.2 + 6 us.
+    ideal_us = handshake + sum(ser_us(1500, r) for r in rates) + delay_us
+    scenario = {
+        "topology": {"kind": "graph", "file": "g.graph"},
+        "transport": {"stack": "linux"},
+        "workload": [{"kind": "flows", "flows": [{"src": 0, "dst": 1, "size": "1448B"}]}],
+    }
+    flows = incast.run(scenario).flows.to_pylist()
+    assert ideal_us == pytest.approx(22.4064)
+    assert flows[0]["ideal_fct_s"] == pytest.approx(ideal_us * US, rel=1e-9, abs=1e-12)
+    assert 1.0 <= flows[0]["slowdown"] < 1.01
+
+
 def test_slowdown_grows_with_contention_and_is_null_for_unfinished_flows() -> None:
     scenario = {
         "topology": {"kind": "star", "hosts": 9, "link_delay": "10us"},

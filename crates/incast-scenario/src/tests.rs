@@ -886,6 +886,8 @@ malformed! {
     measure_until_zero: concat!(star!(), burst!(), "[run]\nmeasure_until = \"0s\"\n"), "run.measure_until", "must be after 0 s";
     warmup_past_horizon: concat!(star!(), burst!(), "[run]\nhorizon = \"1s\"\nwarmup = \"2s\"\n"), "run.warmup", "past the run's horizon";
     negative_warmup: concat!(star!(), burst!(), "[run]\nwarmup = \"-1ms\"\n"), "run.warmup", "must not be negative";
+    host_nic_unknown: concat!(star!(), "[switch]\nhost_nic = \"fifo\"\n", burst!()), "switch.host_nic", "expected one of \"backlog\", \"like-switch\"";
+    host_nic_like_switch_with_shared_buffer: concat!(star!(), "[switch]\nshared_buffer = \"4MB\"\nhost_nic = \"like-switch\"\n", burst!()), "switch.host_nic", "per-port `buffer`";
     leaf_spine_zero_fabric_rate: "[topology]\nkind = \"leaf-spine\"\nfabric_rate = \"0bps\"\n[[workload]]\nkind = \"flow-burst\"\n", "topology.fabric_rate", "positive";
     permutation_with_destinations: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"permutation\"\ndestinations = [0]\nstop = \"10ms\"\n"), "workload[0].pattern", "takes no destinations";
     unknown_pattern: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 10.0\npattern = \"shuffle\"\nstop = \"10ms\"\n"), "workload[0].pattern", "expected one of \"random\", \"permutation\"";
