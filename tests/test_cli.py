@@ -170,6 +170,21 @@ def test_check_prints_the_transport_in_effect(tmp_path: Path) -> None:
     assert not any(line.startswith("[d2tcp]") for line in lines), "no flow runs D2TCP"
 
 
+@pytest.mark.parametrize("topology, line", [
+    ('kind = "leaf-spine"\noversubscription = 3',
+     "topology: leaf-spine, 144 hosts; links: host 10 Gbps, leaf-spine 13.33 Gbps; racks' uplinks oversubscribed 3:1"),
+    ('kind = "fat-tree"\nk = 4\nlink_rate = "10Gbps"\noversubscription = 2\ncore_rate = "40Gbps"',
+     "topology: fat-tree, 16 hosts; links: host 10 Gbps, edge-agg 5 Gbps, agg-core 40 Gbps; "
+     "racks' uplinks oversubscribed 2:1"),
+    ('kind = "star"\nhosts = 3', "topology: star, 3 hosts; links: every link 1 Gbps"),
+])
+def test_check_prints_the_network_and_its_oversubscription(tmp_path: Path, topology: str, line: str) -> None:
+    scenario = write(tmp_path / "s.toml", f"[topology]\n{topology}\n[[workload]]\nkind = \"flow-burst\"\nsenders = 2\n")
+    proc = incast("check", str(scenario))
+    assert proc.returncode == 0, proc.stderr
+    assert line in proc.stdout.splitlines()
+
+
 def test_check_prints_d2tcp_in_effect_when_a_flow_runs_it(tmp_path: Path) -> None:
     scenario = write(tmp_path / "s.toml", (
         "[topology]\nkind = \"star\"\nhosts = 3\n"

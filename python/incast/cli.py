@@ -17,7 +17,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, List, NoReturn, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, NoReturn, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -363,10 +363,28 @@ def _cmd_check(args: argparse.Namespace) -> int:
               "printed):")
         for key, value in sections["d3"].items():
             print(f"  {key} = {toml_value(value)}")
+    if "topology" in sections:
+        print(topology_line(sections["topology"]))
     for name, a in sections.get("arrivals", {}).items():
         print(f"{name}: Poisson arrivals at {a['flows_per_s']:,.1f} flows/s from {a['senders']} senders, mean size "
               f"{a['mean_size_bytes']:,.0f} B: a load of {a['load']:.3g} on each sender's link")
     return 0
+
+
+def topology_line(t: Dict[str, Any]) -> str:
+    """`incast check`'s line about the network: hosts, the rate of each tier of links and the
+    racks' oversubscription."""
+    def rate(bps: int) -> str:
+        for unit, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
+            if bps >= scale:
+                return f"{bps / scale:.4g} {unit}"
+        return f"{bps} bps"
+
+    tiers = ", ".join(f"{what} {rate(bps)}".strip() for what, bps in t["link_rates_bps"])
+    line = f"topology: {t['kind']}, {t['hosts']:,} hosts; links: {tiers}"
+    if t.get("oversubscription") is not None:
+        line += f"; racks' uplinks oversubscribed {t['oversubscription']:.3g}:1"
+    return line
 
 
 def d3_setting(text: str) -> Tuple[str, Any]:

@@ -10,7 +10,7 @@ use incast_proto::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::file::Named;
-use super::{D3Spec, Protocol, Scenario, TransportSpec, WorkloadSpec};
+use super::{D3Spec, Protocol, Scenario, TopologySpec, TransportSpec, WorkloadSpec};
 
 /// The sections of `scenario` in effect, as `incast check` shows them: `transport`
 /// ([`effective_transport`]) always, `d2tcp` ([`effective_d2tcp`]) when any flow runs D2TCP and
@@ -27,11 +27,46 @@ pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
     if runs(Protocol::is_explicit_rate) {
         m.insert("d3".to_string(), Value::Object(effective_d3(&scenario.transport.d3)));
     }
+    m.insert("topology".to_string(), topology_summary(&scenario.topology));
     let arrivals = poisson_arrivals(scenario);
     if !arrivals.is_empty() {
         m.insert("arrivals".to_string(), Value::Object(arrivals));
     }
     m
+}
+
+/// The network in a few numbers, so a user sees what `oversubscription` or a graph file gave:
+/// its kind, its hosts, the rate of each tier of links (host links first; a graph's distinct
+/// rates) and, for the builders with racks, the oversubscription of the racks' uplinks (hosts'
+/// bandwidth over their switch's uplink bandwidth).
+pub(crate) fn topology_summary(topology: &TopologySpec) -> Value {
+    let (links, oversubscription): (Vec<(&str, u64)>, Option<f64>) = match topology {
+        TopologySpec::Star { link, .. } | TopologySpec::D3Testbed { link } => (vec![("every link", link.rate.0)], None),
+        TopologySpec::TwoTier { hosts_per_rack, host_link, fabric_link, .. } => (
+            vec![("host", host_link.rate.0), ("tor-fabric", fabric_link.rate.0)],
+            Some(f64::from(*hosts_per_rack) * host_link.rate.0 as f64 / fabric_link.rate.0 as f64),
+        ),
+        TopologySpec::LeafSpine { hosts_per_rack, spines, host_link, fabric_link, .. } => (
+            vec![("host", host_link.rate.0), ("leaf-spine", fabric_link.rate.0)],
+            Some(f64::from(*hosts_per_rack) * host_link.rate.0 as f64 / (f64::from(*spines) * fabric_link.rate.0 as f64)),
+        ),
+        TopologySpec::FatTree { host_link, agg_link, core_link, .. } => (
+            vec![("host", host_link.rate.0), ("edge-agg", agg_link.rate.0), ("agg-core", core_link.rate.0)],
+            Some(host_link.rate.0 as f64 / agg_link.rate.0 as f64),
+        ),
+        TopologySpec::Graph(g) => {
+            let mut rates: Vec<u64> = g.links.iter().map(|l| l.link.rate.0).collect();
+            rates.sort_unstable();
+            rates.dedup();
+            (rates.into_iter().map(|r| ("", r)).collect(), None)
+        }
+    };
+    json!({
+        "kind": topology.kind_name(),
+        "hosts": topology.host_count(),
+        "link_rates_bps": links.iter().map(|(what, bps)| json!([what, bps])).collect::<Vec<_>>(),
+        "oversubscription": oversubscription,
+    })
 }
 
 /// Per Poisson workload (`workload[i]`): its arrival rate in flows per second, its senders, the
