@@ -194,7 +194,8 @@ def test_check_prints_d2tcp_in_effect_when_a_flow_runs_it(tmp_path: Path) -> Non
     proc = incast("check", str(scenario))
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    section = lines[next(i for i, line in enumerate(lines) if line.startswith("[d2tcp] in effect")) + 1:]
+    start = next(i for i, line in enumerate(lines) if line.startswith("[d2tcp] in effect")) + 1
+    section = lines[start:next(i for i, line in enumerate(lines) if line.startswith("topology:"))]
     # The file's keys, the defaults of the others, and DCTCP's initial alpha followed.
     assert section == ["  g = 0.0625", "  initial_alpha = 0.0", "  d_cap = 2.0", '  past_deadline = "one"',
                        '  nothing_left = "min"', '  remaining = "unacked"', '  tc_units = "round-trips"',

@@ -233,7 +233,11 @@ mod tests {
         let burst = "[[workload]]\nkind = \"flow-burst\"\nsenders = 1\n";
         let s = parse_toml(&format!("{star}{burst}"), None, &PORTS).unwrap();
         let m = effective_sections(&s);
-        assert_eq!(m.keys().collect::<Vec<_>>(), ["transport"]);
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["transport", "topology"]);
+        assert_eq!(
+            m["topology"],
+            json!({"kind": "star", "hosts": 3, "link_rates_bps": [["every link", 1_000_000_000]], "oversubscription": null})
+        );
         let d2 = "[[workload]]\nkind = \"flow-burst\"\nsenders = 1\nprotocol = \"d2tcp\"\n[d2tcp]\nclamp = \"upper\"\n";
         let s = parse_toml(&format!("{star}{burst}{d2}"), None, &PORTS).unwrap();
         let m = effective_sections(&s);

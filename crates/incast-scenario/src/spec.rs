@@ -620,6 +620,8 @@ pub enum WorkloadSpec {
         pattern: TrafficPattern,
         /// The share of flows that stay inside their sender's rack, when set.
         rack_local: Option<RackLocal>,
+        /// The rate came from `load` (so errors about it name that key).
+        from_load: bool,
         /// Sizes.
         size: SizeDist,
         /// Deadlines; `None` for no deadline.

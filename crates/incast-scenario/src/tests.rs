@@ -633,6 +633,7 @@ fn long_flows_poisson_and_flows() {
     );
     match &s.workloads[1] {
         WorkloadSpec::Poisson {
+            from_load: false,
             rack_local: None,
             rate_per_sec,
             hosts,

@@ -256,6 +256,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
                 destinations,
                 pattern,
                 rack_local,
+                from_load: raw.load.is_some(),
                 size,
                 deadline: deadline(raw.deadline)?,
                 start,

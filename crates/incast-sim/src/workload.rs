@@ -134,6 +134,7 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Res
     let mut out = Plan::default();
     for (w, spec) in workloads.iter().enumerate() {
         let key = match spec {
+            WorkloadSpec::Poisson { from_load: true, .. } => format!("workload[{w}].load"),
             WorkloadSpec::Poisson { .. } => format!("workload[{w}].rate"),
             _ => format!("workload[{w}]"),
         };
@@ -169,6 +170,7 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Res
                 start,
                 stop,
                 options,
+                ..
             } => {
                 let partner = match pattern {
                     TrafficPattern::Random => None,
@@ -358,6 +360,7 @@ mod tests {
     #[test]
     fn poisson_never_sends_to_self_and_stops_in_time() {
         let spec = WorkloadSpec::Poisson {
+            from_load: false,
             rack_local: None,
             rate_per_sec: 10_000.0,
             hosts: vec![3, 4, 5],
@@ -382,6 +385,7 @@ mod tests {
     fn a_permutation_gives_every_host_one_partner_in_one_cycle() {
         let hosts: Vec<u32> = (10..26).collect();
         let spec = WorkloadSpec::Poisson {
+            from_load: false,
             rack_local: None,
             rate_per_sec: 20_000.0,
             hosts: hosts.clone(),
@@ -417,6 +421,7 @@ mod tests {
     #[test]
     fn poisson_with_destinations_sends_only_to_them_and_never_to_self() {
         let spec = WorkloadSpec::Poisson {
+            from_load: false,
             rack_local: None,
             rate_per_sec: 10_000.0,
             hosts: vec![0, 1, 2],
@@ -443,6 +448,7 @@ mod tests {
     fn rack_local_share_of_flows_stays_in_the_rack() {
         let racks: Vec<u32> = (0..16).map(|h| h / 4).collect();
         let spec = WorkloadSpec::Poisson {
+            from_load: false,
             rack_local: Some(RackLocal { share: 0.3, racks: racks.clone() }),
             rate_per_sec: 1e6,
             hosts: (0..16).collect(),
@@ -471,7 +477,8 @@ mod tests {
 
     #[test]
     fn poisson_generation_stops_at_the_flow_limit_whatever_the_draws() {
-        let spec = WorkloadSpec::Poisson {
+        let mut spec = WorkloadSpec::Poisson {
+            from_load: false,
             rack_local: None,
             rate_per_sec: 1e6,
             hosts: vec![0, 1],
@@ -484,9 +491,13 @@ mod tests {
             options: FlowOptions { protocol: None, priority: 0 },
         };
         assert!(plan(std::slice::from_ref(&spec), 1, 20_000).is_ok());
-        let e = plan(&[spec], 1, 1_000).err().expect("10 000 expected arrivals pass a limit of 1000");
+        let e = plan(std::slice::from_ref(&spec), 1, 1_000).err().expect("10 000 expected arrivals pass a limit of 1000");
         assert_eq!(e.path, "workload[0].rate");
         assert!(e.message.contains("limit of 1000 flows (`run.max_flows`"), "{e}");
+        // A rate that came from `load` is blamed on that key.
+        let WorkloadSpec::Poisson { from_load, .. } = &mut spec else { unreachable!() };
+        *from_load = true;
+        assert_eq!(plan(&[spec], 1, 1_000).err().expect("over the limit").path, "workload[0].load");
     }
 
     /// The sizes drawn from each shipped distribution average to the mean its file states and
@@ -518,6 +529,7 @@ mod tests {
         let (load, senders, link_bps, seconds) = (0.5, 16usize, 10e9, 1.0);
         let rate = load * senders as f64 * link_bps / (8.0 * size.mean_bytes());
         let spec = WorkloadSpec::Poisson {
+            from_load: false,
             rack_local: None,
             rate_per_sec: rate,
             hosts: (0..senders as u32).collect(),

@@ -179,6 +179,7 @@ fn poisson_into_host0(protocol: Protocol, load: f64) -> Scenario {
     let deadline = (protocol == Protocol::D3)
         .then_some(DeadlineDist::Exponential { mean: Duration::from_ms(20), min: Duration::from_ms(3) });
     let arrivals = WorkloadSpec::Poisson {
+        from_load: false,
         rack_local: None,
         rate_per_sec: load * 125e6 / 100e3,
         hosts: (1..=32).collect(),

@@ -111,6 +111,7 @@ fn sample_rows_past_the_limit_fail_the_step_with_the_interval_named() {
 fn random_arrivals_beyond_max_flows_are_a_resource_error_naming_the_rate() {
     let mut s = slow_flow();
     s.workloads = vec![WorkloadSpec::Poisson {
+        from_load: false,
         rack_local: None,
         rate_per_sec: 1e6,
         hosts: vec![0, 1],
