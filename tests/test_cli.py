@@ -114,6 +114,20 @@ def test_bench_measures_a_scenario(tmp_path: Path) -> None:
     (result,) = json.loads(report.read_text())
     assert result["name"] == "tiny" and len(result["runs"]) == 2
     assert result["events"] > 0 and result["peak_rss_bytes"] > 1 << 20
+    assert result["ns_per_event"] == pytest.approx(1e9 / result["events_per_s"])
+    assert result["events_per_hop"] == pytest.approx(result["events"] / result["packet_hops"])
+    # Without star_incast_dctcp in the run there is nothing to compare with.
+    assert "ns per event over" not in proc.stdout and "ns_per_event_vs_reference" not in result
+
+
+def test_bench_compares_every_case_with_the_reference_measured_alongside() -> None:
+    from incast import bench
+
+    results = [{"name": "fat", "ns_per_event": 300.0}, {"name": bench.REFERENCE, "ns_per_event": 100.0}]
+    lines = bench.compare_to_reference(results)
+    assert [r["ns_per_event_vs_reference"] for r in results] == [3.0, 1.0]
+    assert lines[0].startswith(f"ns per event over {bench.REFERENCE}'s (100.0 ns)")
+    assert lines[1].split() == ["fat", "3.00x"]
 
 
 def test_repository_benchmarks_are_valid_scenarios() -> None:

@@ -20,9 +20,13 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 HEADER = (
-    f"{'benchmark':<24} {'events/s':>10} {'hops/s':>10} {'sim s/wall s':>12} "
-    f"{'wall s':>8} {'build s':>8} {'peak RSS':>9} {'events':>10}"
+    f"{'benchmark':<28} {'events/s':>10} {'hops/s':>10} {'sim s/wall s':>12} "
+    f"{'wall s':>8} {'build s':>8} {'peak RSS':>9} {'events':>10} {'ns/event':>9} {'events/hop':>10}"
 )
+
+#: The benchmark every other one's cost per event is compared with, when it runs in the same call:
+#: the densest case, a 40-sender incast on one switch, whose working set fits in cache.
+REFERENCE = "star_incast_dctcp"
 
 
 class BenchError(Exception):
@@ -53,9 +57,12 @@ def measure(scenario: Path, repeat: int) -> Dict[str, Any]:
     def med(key: str) -> float:
         return statistics.median(r[key] for r in runs)
 
+    events = runs[0]["events"]
     return {
         "name": scenario.stem,
         "repeat": repeat,
+        "ns_per_event": 1e9 / med("events_per_s") if med("events_per_s") > 0 else None,
+        "events_per_hop": events / runs[0]["packet_hops"] if runs[0]["packet_hops"] else None,
         "events_per_s": med("events_per_s"),
         "packet_hops_per_s": med("packet_hops_per_s"),
         "sim_s_per_wall_s": med("sim_s_per_wall_s"),
@@ -119,11 +126,30 @@ def _limit_memory() -> None:
 
 def format_row(r: Dict[str, Any]) -> str:
     """One line of the benchmark table."""
+    def num(x: Optional[float], spec: str) -> str:
+        return "-" if x is None else format(x, spec)
+
     return (
-        f"{r['name']:<24} {_si(r['events_per_s']):>10} {_si(r['packet_hops_per_s']):>10} "
+        f"{r['name']:<28} {_si(r['events_per_s']):>10} {_si(r['packet_hops_per_s']):>10} "
         f"{r['sim_s_per_wall_s']:>12.4g} {r['wall_s']:>8.3f} {r['build_s']:>8.3f} "
-        f"{r['peak_rss_bytes'] / 2**20:>7.1f}MB {_si(r['events']):>10}"
+        f"{r['peak_rss_bytes'] / 2**20:>7.1f}MB {_si(r['events']):>10} {num(r['ns_per_event'], '.1f'):>9} "
+        f"{num(r['events_per_hop'], '.2f'):>10}"
     )
+
+
+def compare_to_reference(results: List[Dict[str, Any]]) -> List[str]:
+    """Each benchmark's cost per event over `REFERENCE`'s, measured in the same call (medians of
+    the same machine at the same time, so the ratio holds where absolute speeds drift), set in
+    each result as `ns_per_event_vs_reference`; the lines to print, none without the reference."""
+    reference = next((r for r in results if r["name"] == REFERENCE and r["ns_per_event"]), None)
+    if reference is None:
+        return []
+    lines = [f"ns per event over {REFERENCE}'s ({reference['ns_per_event']:.1f} ns), same run:"]
+    for r in results:
+        if r["ns_per_event"] is not None:
+            r["ns_per_event_vs_reference"] = r["ns_per_event"] / reference["ns_per_event"]
+            lines.append(f"  {r['name']:<28} {r['ns_per_event_vs_reference']:.2f}x")
+    return lines
 
 
 def _si(x: float) -> str:

@@ -715,6 +715,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         except bench.BenchError as e:
             raise CliError(f"benchmark {name}: {e}") from None
         print(bench.format_row(results[-1]), flush=True)
+    for line in bench.compare_to_reference(results):
+        print(line)
     if args.json:
         bench.write_json(results, Path(args.json))
     return 0
