@@ -94,6 +94,16 @@ impl EventQueue {
         }
     }
 
+    /// The earliest pending event, left in place.
+    #[inline]
+    pub(crate) fn peek(&self) -> Option<Event> {
+        match (self.packets.peek(), self.timers.peek()) {
+            (None, None) => None,
+            (Some(e), None) | (None, Some(e)) => Some(e.event),
+            (Some(p), Some(t)) => Some(if p > t { p.event } else { t.event }),
+        }
+    }
+
     /// Whether no event is pending.
     pub(crate) fn is_empty(&self) -> bool {
         self.packets.is_empty() && self.timers.is_empty()

@@ -32,6 +32,7 @@ mod network;
 mod observe;
 pub mod packet;
 mod port;
+mod prefetch;
 pub mod processor;
 mod report;
 pub mod results;

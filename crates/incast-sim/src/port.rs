@@ -151,6 +151,20 @@ impl PortCounters {
 }
 
 impl Port {
+    /// Starts loading what an arrival at the far end of this port's link reads first: the
+    /// packets on the wire.
+    #[inline]
+    pub(crate) fn prefetch_arrival(&self) {
+        crate::prefetch::line(&self.pipe);
+    }
+
+    /// Starts loading what a free serializer reads first: its state and its queues.
+    #[inline]
+    pub(crate) fn prefetch_service(&self) {
+        crate::prefetch::line(&self.busy_until);
+        crate::prefetch::line(&self.classes);
+    }
+
     pub(crate) fn new(info: PortInfo, limit: BufferLimit, ecn: EcnThreshold, classes: u8) -> Port {
         Port {
             info,

@@ -207,6 +207,7 @@ impl Simulation {
             self.event_count += 1;
             budget -= 1;
             self.dispatch(event);
+            self.prefetch_next();
             if self.finite_remaining == 0 && self.starts.is_empty() && (self.has_no_long_flows() || self.stop_after_finite_flows) {
                 self.done = true;
             }
@@ -297,6 +298,18 @@ impl Simulation {
                 self.on_sample();
                 self.stop_if_stalled();
             }
+        }
+    }
+
+    /// Asks the CPU to start loading the port the next event works on while nothing waits for
+    /// it: on a large network ports are rarely in cache, and the event's first touch of its port
+    /// is otherwise a stall (issue 26's profile). Only a hint: the results do not depend on it.
+    #[inline]
+    fn prefetch_next(&self) {
+        match self.events.peek() {
+            Some(Event::Arrive(p)) => self.net.ports[p.idx()].prefetch_arrival(),
+            Some(Event::TxDone(p)) => self.net.ports[p.idx()].prefetch_service(),
+            _ => {}
         }
     }
 
