@@ -57,11 +57,23 @@ demo: setup
 
 test: lint test-rust test-python
 
+# The Rust release whose clippy lints `make lint` enforces as errors. Each release adds lints, so on
+# another toolchain clippy's findings are printed but do not fail the build: a newer compiler on a
+# fresh machine cannot break `make test` when nothing of ours changed. To bump: set the version,
+# run `make lint`, fix what clippy finds, and commit both.
+CLIPPY_TOOLCHAIN := 1.95
+
 # Static checks. clippy covers every crate, incast-py included (it only type-checks, so PyO3's
 # extension module needs no linking); ruff and mypy come with the dev extra and read their
 # settings from pyproject.toml (mypy: the stubs of pyarrow and tqdm).
 lint: setup
-	cargo clippy --workspace --all-targets -- -D warnings
+	@if rustc --version | grep -q "^rustc $(CLIPPY_TOOLCHAIN)\."; then \
+		echo "cargo clippy --workspace --all-targets -- -D warnings"; \
+		cargo clippy --workspace --all-targets -- -D warnings; \
+	else \
+		echo "rustc is not $(CLIPPY_TOOLCHAIN).x: clippy's findings are shown, not enforced (Makefile, CLIPPY_TOOLCHAIN)"; \
+		cargo clippy --workspace --all-targets; \
+	fi
 	$(VENV)/bin/ruff check python tests
 	$(VENV)/bin/mypy --strict python/incast
 
