@@ -18,7 +18,7 @@
 
 use std::collections::VecDeque;
 
-use crate::flow::Outcome;
+use crate::outcome::Outcome;
 use crate::ids::FlowId;
 
 /// Where one message sits in its connection's byte stream, and what it was charged.

@@ -6,7 +6,9 @@
 
 use std::fmt;
 
-use crate::scenario::ScenarioError;
+// The parser's error type, not through `crate::scenario`, which builds topologies to name their
+// ports and so depends on this module.
+use incast_scenario::ScenarioError;
 
 /// A run needed more memory, or more of a limited resource, than it could have.
 ///

@@ -8,6 +8,7 @@ use incast_proto::tcp::{AckSegment, DataSegment, TcpConfig, TcpReceiver, TcpSend
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::connection::{Connection, Span};
+use crate::outcome::Outcome;
 use crate::packet::RouteCursor;
 use crate::scenario::{Protocol, TransportSpec};
 use crate::workload::FlowPlan;
@@ -202,18 +203,6 @@ fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
-}
-
-/// The counters a flow reports, kept after its endpoints are freed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Outcome {
-    pub(crate) delivered_bytes: u64,
-    pub(crate) retransmitted_bytes: u64,
-    pub(crate) timeouts: u32,
-    /// D3: the host gave up on the flow (Section 6.1.3).
-    pub(crate) quenched: bool,
-    /// D3: time spent paused at the base rate.
-    pub(crate) time_at_base_rate: Duration,
 }
 
 /// A flow of the run: its plan, routes, transport and outcome.

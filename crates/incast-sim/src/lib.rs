@@ -13,7 +13,8 @@
 //! (queues, buffers, ECN, links), `network` (the network built from a scenario: the one place
 //! that maps the spec to switch, D3 and TCPpr settings), `processor` (a port's explicit-rate
 //! allocator), `workload` (flows of a run), `flow` (transport dispatch), `connection` (messages
-//! of a persistent connection), `sim` (the event loop), `observe` (counters, sampling, traces,
+//! of a persistent connection), `outcome` (the counters a flow reports), `sim` (the event loop,
+//! with `prefetch`, its cache hints), `observe` (counters, sampling, traces,
 //! capture), `deadline` (whether a flow met its deadline), `report` and `results` (what a run
 //! returns and the columns of its tables), `scenario` (parsing with the engine's port names).
 
@@ -30,6 +31,7 @@ pub mod ids;
 mod inversions;
 mod network;
 mod observe;
+mod outcome;
 pub mod packet;
 mod port;
 mod prefetch;

@@ -8,7 +8,8 @@ use incast_proto::time::{Duration, Instant};
 
 use crate::capture::Capture;
 use crate::error::{reserve, try_vec, Error, ResourceError};
-use crate::flow::{Flow, Outcome, Transport};
+use crate::flow::{Flow, Transport};
+use crate::outcome::Outcome;
 use crate::flow_trace::Traces;
 use crate::ids::PortId;
 use crate::inversions::PriorityInversions;

@@ -4,7 +4,10 @@
 
 use crate::error::{reserve, Error};
 use crate::ids::{NodeId, PortId};
-use crate::scenario::{BufferSpec, GraphSpec, LinkSpec, ScenarioError, TopologySpec};
+// From the parser itself, not through `crate::scenario`, which builds topologies to name their
+// ports and so depends on this module.
+use incast_scenario::spec::{BufferSpec, GraphSpec, LinkSpec, TopologySpec};
+use incast_scenario::ScenarioError;
 
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
