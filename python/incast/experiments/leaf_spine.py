@@ -22,7 +22,7 @@ Settings and where they come from:
   (ns-2's agents have none) and an initial RTO equal to the minimum (`Agent/TCP set
   rtxcur_init_ $min_rto`): without a SYN there is no RTT sample before the first data, and
   RFC 6298's 1 s initial RTO would stall any flow whose first window loses its tail for 1 s.
-  Receivers ACK every segment, as those scripts do (`segsperack_ 1`): with delayed ACKs of 40 ms
+  Receivers ACK every segment, as those scripts do (`ackRatio 1`, their `segsperack_`): with delayed ACKs of 40 ms
   against a 2 ms RTO, a flow whose last segment is odd times out although it has finished.
 - Arrivals: for `arrivals_ms` of simulated time (100 ms by default); flows that arrive in the first
   10% are the warm-up and are not counted (`[run] warmup`), and the run lasts until every flow
@@ -30,7 +30,7 @@ Settings and where they come from:
 
 pFabric published these curves only as figures, and no public source gives their values: what a
 user can compare is direction (DCTCP's short flows well below TCP's; slowdowns rising with load;
-the long flows near 1 for both at low load), not numbers."""
+the long flows of both close together), not numbers (docs/results-leaf-spine.md)."""
 
 from __future__ import annotations
 
