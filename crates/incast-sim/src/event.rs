@@ -104,6 +104,23 @@ impl EventQueue {
         }
     }
 
+    /// The pending event after the earliest, as far as the heaps' tops tell (for a cache hint:
+    /// exact unless the earliest, when it runs, schedules something sooner). In a d-ary heap it is
+    /// the earliest of the root's children and the other heap's root.
+    #[inline]
+    pub(crate) fn peek_second(&self) -> Option<Event> {
+        let (first, other) = match (self.packets.peek(), self.timers.peek()) {
+            (None, None) => return None,
+            (Some(_), None) => (&self.packets, None),
+            (None, Some(_)) => (&self.timers, None),
+            (Some(p), Some(t)) if p > t => (&self.packets, Some(t)),
+            (Some(p), Some(_)) => (&self.timers, Some(p)),
+        };
+        let children = first.as_slice().iter().skip(1).take(4);
+        // `Entry`'s order is reversed: the greatest is the earliest.
+        children.chain(other).max().map(|e| e.event)
+    }
+
     /// Whether no event is pending.
     pub(crate) fn is_empty(&self) -> bool {
         self.packets.is_empty() && self.timers.is_empty()
@@ -160,6 +177,10 @@ mod tests {
             let (mut now, mut seq) = (0u64, 0u64);
             for (op, delay, port) in ops {
                 if op == 0 {
+                    // The cache hints see the two earliest events as the reference orders them.
+                    let mut ahead = reference.iter().map(|(_, &e)| e);
+                    prop_assert_eq!(q.peek(), ahead.next());
+                    prop_assert_eq!(q.peek_second(), ahead.next());
                     let got = q.pop();
                     let want = reference.pop_first().map(|((t, _), e)| (Instant::from_ps(t), e));
                     prop_assert_eq!(got, want);

@@ -158,6 +158,12 @@ impl Port {
         crate::prefetch::line(&self.pipe);
     }
 
+    /// The packet at the far end of the wire, if any (what the next arrival delivers).
+    #[inline]
+    pub(crate) fn next_arrival(&self) -> Option<PacketId> {
+        self.pipe.front().map(|&(_, id)| id)
+    }
+
     /// Starts loading what a free serializer reads first: its state and its queues.
     #[inline]
     pub(crate) fn prefetch_service(&self) {

@@ -64,6 +64,8 @@ pub struct Simulation {
     transport: TransportSpec,
     /// `[run]`, for the measurement window the results mark flows by.
     run: RunSpec,
+    /// Prefetch two events ahead: the ports take more memory than the caches hold.
+    deep_prefetch: bool,
     starts: BinaryHeap<Reverse<(Instant, u32)>>,
     starts_event_at: Option<Instant>,
     processor_timer_at: Vec<Option<Instant>>,
@@ -90,6 +92,11 @@ pub struct Simulation {
     done: bool,
 }
 
+/// Ports' memory beyond which `Simulation::prefetch_next` looks two events ahead: about what a
+/// core's private caches hold. Between the k = 16 fat tree (1.7 MB of ports, no gain either way)
+/// and the k = 32 one (13 MB).
+const DEEP_PREFETCH_BYTES: usize = 1 << 20;
+
 impl Simulation {
     /// Builds the network and workload of `scenario`, which scenario validation
     /// ([`crate::scenario::parse_toml`], `parse_json`, `load`) accepted: a hand-built
@@ -98,6 +105,7 @@ impl Simulation {
     /// more than `run.max_flows` flows.
     pub fn new(scenario: &Scenario) -> Result<Simulation, Error> {
         let net = Network::build(scenario)?;
+        let deep_prefetch = net.ports.len() * std::mem::size_of::<crate::port::Port>() > DEEP_PREFETCH_BYTES;
         let plan = plan(&scenario.workloads, scenario.seed, scenario.run.max_flows)?;
         let obs = Observers::new(scenario, &net)?;
         let processor_timer_at = try_vec(net.ports.len(), None, "the port table")?;
@@ -116,6 +124,7 @@ impl Simulation {
             flows,
             transport: scenario.transport.clone(),
             run: scenario.run,
+            deep_prefetch,
             starts,
             starts_event_at: None,
             blocked,
@@ -304,8 +313,27 @@ impl Simulation {
     /// Asks the CPU to start loading the port the next event works on while nothing waits for
     /// it: on a large network ports are rarely in cache, and the event's first touch of its port
     /// is otherwise a stall (issue 26's profile). Only a hint: the results do not depend on it.
+    ///
+    /// On a network whose ports outgrow the caches (`deep_prefetch`) it looks two events ahead:
+    /// that event's port starts loading now, and the next event's port, loaded by the previous
+    /// call, yields the packet at the head of its wire, which an arrival reads next. On a small
+    /// network the extra look costs more than it saves (`DEEP_PREFETCH_BYTES`), so there it
+    /// looks one event ahead.
     #[inline]
     fn prefetch_next(&self) {
+        if self.deep_prefetch {
+            match self.events.peek_second() {
+                Some(Event::Arrive(p)) => self.net.ports[p.idx()].prefetch_arrival(),
+                Some(Event::TxDone(p)) => self.net.ports[p.idx()].prefetch_service(),
+                _ => {}
+            }
+            if let Some(Event::Arrive(p)) = self.events.peek() {
+                if let Some(id) = self.net.ports[p.idx()].next_arrival() {
+                    crate::prefetch::line(self.packets.get(id));
+                }
+                return;
+            }
+        }
         match self.events.peek() {
             Some(Event::Arrive(p)) => self.net.ports[p.idx()].prefetch_arrival(),
             Some(Event::TxDone(p)) => self.net.ports[p.idx()].prefetch_service(),
