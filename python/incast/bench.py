@@ -62,6 +62,7 @@ def measure(scenario: Path, repeat: int) -> Dict[str, Any]:
         "name": scenario.stem,
         "repeat": repeat,
         "ns_per_event": 1e9 / med("events_per_s") if med("events_per_s") > 0 else None,
+        "ns_per_event_best": 1e9 / max(r["events_per_s"] for r in runs) if med("events_per_s") > 0 else None,
         "events_per_hop": events / runs[0]["packet_hops"] if runs[0]["packet_hops"] else None,
         "events_per_s": med("events_per_s"),
         "packet_hops_per_s": med("packet_hops_per_s"),
@@ -138,16 +139,19 @@ def format_row(r: Dict[str, Any]) -> str:
 
 
 def compare_to_reference(results: List[Dict[str, Any]]) -> List[str]:
-    """Each benchmark's cost per event over `REFERENCE`'s, measured in the same call (medians of
-    the same machine at the same time, so the ratio holds where absolute speeds drift), set in
-    each result as `ns_per_event_vs_reference`; the lines to print, none without the reference."""
-    reference = next((r for r in results if r["name"] == REFERENCE and r["ns_per_event"]), None)
+    """Each benchmark's cost per event over `REFERENCE`'s, measured in the same call, set in each
+    result as `ns_per_event_vs_reference`; the lines to print, none without the reference.
+
+    The ratio is of the fastest run of each: this machine's speed drifts between runs (the
+    40-sender incast, 0.08 s long, has shown medians 30% apart in one hour), and interference
+    only ever slows a run, so the fastest runs are the closest to the cost of the work itself."""
+    reference = next((r for r in results if r["name"] == REFERENCE and r.get("ns_per_event_best")), None)
     if reference is None:
         return []
-    lines = [f"ns per event over {REFERENCE}'s ({reference['ns_per_event']:.1f} ns), same run:"]
+    lines = [f"ns per event over {REFERENCE}'s ({reference['ns_per_event_best']:.1f} ns), fastest runs of this call:"]
     for r in results:
-        if r["ns_per_event"] is not None:
-            r["ns_per_event_vs_reference"] = r["ns_per_event"] / reference["ns_per_event"]
+        if r.get("ns_per_event_best") is not None:
+            r["ns_per_event_vs_reference"] = r["ns_per_event_best"] / reference["ns_per_event_best"]
             lines.append(f"  {r['name']:<28} {r['ns_per_event_vs_reference']:.2f}x")
     return lines
 
