@@ -258,5 +258,6 @@ def test_the_measurement_window_marks_flows_and_the_summaries_leave_them_out() -
     assert s["deadline_flows"] == sum(expected)
     finished_in_window = sum(1 for f, m in zip(flows, expected) if m and f["finish_s"])
     assert by_size(result.flows)["flows"].to_pylist()[0] == finished_in_window
+    assert result.slowdown().equals(by_size(result.flows))
     unwindowed = incast.run({**scenario, "run": {}})
     assert unwindowed.summary["flows_measured"] == unwindowed.summary["flows"] == len(flows)

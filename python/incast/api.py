@@ -151,6 +151,13 @@ class RunResult:
     capture: Optional["Capture"] = None
     traces: Optional["pa.Table"] = None
 
+    def slowdown(self, edges: Sequence[float] = (100_000, 10_000_000), *, by: Sequence[str] = ()) -> "pa.Table":
+        """The FCT slowdown of this run's flows by size bucket: `incast.slowdown.by_size(self.flows,
+        edges, by=by)`, pFabric's buckets by default (docs/python.md, "Slowdown")."""
+        from incast.slowdown import by_size
+
+        return by_size(self.flows, edges, by=by)
+
     def __repr__(self) -> str:
         s = self.summary
         return (
