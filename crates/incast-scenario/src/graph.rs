@@ -160,8 +160,9 @@ pub(crate) fn parse(file: &str, text: &str, run: &RunSpec) -> Result<GraphSpec, 
         let (name, line) = (&nodes[hosts[h] as usize].name, declared[nodes[hosts[h] as usize].name.as_str()].1);
         return Err(ScenarioError::new(KEY, format!("{file}:{line}: host {name:?} has no link: every host has exactly one")));
     }
-    check_connected(file, &nodes, &links, &declared, hosts[0])?;
-    Ok(GraphSpec { file: file.to_owned(), nodes, links, host_links })
+    let graph = GraphSpec { file: file.to_owned(), nodes, links, host_links };
+    check_connected(&graph, &declared, hosts[0])?;
+    Ok(graph)
 }
 
 /// A node name: letters, digits and `_ . : -`, so that a port's name (`a->b`) reads unambiguously.
@@ -190,18 +191,9 @@ fn link_buffer(at: &At<'_>, option: &str, again: bool) -> Result<BufferSpec, Sce
 
 /// Every node reachable from host `from`; else the error names the first node that is not (a
 /// host if any host is cut off), with the line that declares it.
-fn check_connected(
-    file: &str,
-    nodes: &[GraphNode],
-    links: &[GraphLink],
-    declared: &HashMap<&str, (u32, u32)>,
-    from: u32,
-) -> Result<(), ScenarioError> {
-    let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); nodes.len()];
-    for l in links {
-        neighbours[l.a as usize].push(l.b);
-        neighbours[l.b as usize].push(l.a);
-    }
+fn check_connected(graph: &GraphSpec, declared: &HashMap<&str, (u32, u32)>, from: u32) -> Result<(), ScenarioError> {
+    let (file, nodes) = (graph.file.as_str(), &graph.nodes);
+    let neighbours = graph.neighbours();
     let mut reached = vec![false; nodes.len()];
     reached[from as usize] = true;
     let mut stack = vec![from];

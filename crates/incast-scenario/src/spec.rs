@@ -141,6 +141,17 @@ impl GraphSpec {
         self.host_links.get(host as usize).map(|&l| &self.links[l as usize])
     }
 
+    /// Each node's neighbours (node indices), from the links: what a walk over the graph
+    /// follows (the connectivity check, the switches' tiers).
+    pub fn neighbours(&self) -> Vec<Vec<u32>> {
+        let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); self.nodes.len()];
+        for l in &self.links {
+            neighbours[l.a as usize].push(l.b);
+            neighbours[l.b as usize].push(l.a);
+        }
+        neighbours
+    }
+
     /// The switch (node index) host `host` hangs from.
     pub fn switch_of(&self, host: u32) -> Option<u32> {
         self.host_link(host).map(|l| l.b)

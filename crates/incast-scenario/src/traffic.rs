@@ -430,10 +430,18 @@ fn rack_local(
     }
     let racks: Vec<u32> = (0..topology.host_count()).map(|h| topology.rack_of(h)).collect();
     let to = destinations.unwrap_or(senders);
+    // Destinations per rack, so that each sender is checked in constant time (a fat tree of
+    // 65,536 hosts would otherwise compare every sender with every destination).
+    let mut in_rack: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    for &d in to {
+        *in_rack.entry(racks[d as usize]).or_default() += 1;
+    }
+    let is_destination: std::collections::HashSet<HostIndex> = to.iter().copied().collect();
     for &src in senders {
         let rack = racks[src as usize];
-        let local = to.iter().any(|&d| d != src && racks[d as usize] == rack);
-        let remote = to.iter().any(|&d| racks[d as usize] != rack);
+        let here = in_rack.get(&rack).copied().unwrap_or(0);
+        let local = here > usize::from(is_destination.contains(&src));
+        let remote = to.len() > here;
         let missing = if share > 0.0 && !local {
             "no other destination in its rack"
         } else if share < 1.0 && !remote {

@@ -335,11 +335,7 @@ impl Topology {
 /// Each graph node's tier (hosts' entries unused): 0 for a switch with a host, else one more than
 /// the lowest tier among its neighbours, found breadth first from the tier-0 switches.
 fn graph_tiers(g: &GraphSpec) -> Vec<u8> {
-    let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); g.nodes.len()];
-    for l in &g.links {
-        neighbours[l.a as usize].push(l.b);
-        neighbours[l.b as usize].push(l.a);
-    }
+    let neighbours = g.neighbours();
     let mut tier = vec![u8::MAX; g.nodes.len()];
     let mut frontier = std::collections::VecDeque::new();
     for l in g.links.iter().filter(|l| g.nodes[l.a as usize].host) {
