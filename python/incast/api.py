@@ -27,6 +27,7 @@ from typing import (
 from incast import _core
 from incast.durable import replace_dir
 from incast.scenario import ScenarioLike, check_source, load_scenario, source_of
+from incast.slowdown import PFABRIC_EDGES, by_size
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -151,11 +152,9 @@ class RunResult:
     capture: Optional["Capture"] = None
     traces: Optional["pa.Table"] = None
 
-    def slowdown(self, edges: Sequence[float] = (100_000, 10_000_000), *, by: Sequence[str] = ()) -> "pa.Table":
+    def slowdown(self, edges: Sequence[float] = PFABRIC_EDGES, *, by: Sequence[str] = ()) -> "pa.Table":
         """The FCT slowdown of this run's flows by size bucket: `incast.slowdown.by_size(self.flows,
         edges, by=by)`, pFabric's buckets by default (docs/python.md, "Slowdown")."""
-        from incast.slowdown import by_size
-
         return by_size(self.flows, edges, by=by)
 
     def __repr__(self) -> str:

@@ -67,19 +67,14 @@ impl Network {
         for (p, info) in topo.ports.iter().enumerate() {
             let (limit, ecn) = match topo.nodes[info.node.idx()].kind {
                 NodeKind::Host(_) if like_switch => {
-                    let limit = match scenario.switch.buffer {
-                        BufferSpec::PerPort { bytes } => BufferLimit::DropTail(bytes),
-                        BufferSpec::PerPortPackets { packets } => BufferLimit::DropTailPackets(packets),
-                        BufferSpec::Shared { .. } => unreachable!("validation refuses like-switch NICs with a shared buffer"),
-                    };
+                    let limit = per_port_limit(scenario.switch.buffer)
+                        .expect("validation refuses like-switch NICs with a shared buffer");
                     (limit, ecn_threshold(scenario.switch.ecn, info.link.rate))
                 }
                 NodeKind::Host(_) => (BufferLimit::Unlimited, EcnThreshold::NEVER),
                 NodeKind::Switch { tier, index } => {
                     let buffer = topo.buffer_of(PortId(p as u32)).unwrap_or_else(|| buffer_of(&scenario.switch, tier));
                     let limit = match buffer {
-                        BufferSpec::PerPort { bytes } => BufferLimit::DropTail(bytes),
-                        BufferSpec::PerPortPackets { packets } => BufferLimit::DropTailPackets(packets),
                         BufferSpec::Shared { bytes, alpha } => {
                             let pool = *pool_of_switch[index as usize].get_or_insert_with(|| {
                                 pools.push(SharedPool { capacity: bytes, used: 0 });
@@ -87,6 +82,7 @@ impl Network {
                             });
                             BufferLimit::Shared { pool, alpha }
                         }
+                        per_port => per_port_limit(per_port).expect("only a shared buffer has no per-port limit"),
                     };
                     (limit, ecn_threshold(scenario.switch.ecn, info.link.rate))
                 }
@@ -229,6 +225,15 @@ impl Network {
             max_queue_bytes: port.max_queue_bytes,
             mean_queue_bytes: c.mean_queue_bytes(end, port.queue_bytes()),
         }
+    }
+}
+
+/// The drop-tail limit of a buffer set per port; `None` for a buffer shared by a switch's ports.
+fn per_port_limit(buffer: BufferSpec) -> Option<BufferLimit> {
+    match buffer {
+        BufferSpec::PerPort { bytes } => Some(BufferLimit::DropTail(bytes)),
+        BufferSpec::PerPortPackets { packets } => Some(BufferLimit::DropTailPackets(packets)),
+        BufferSpec::Shared { .. } => None,
     }
 }
 

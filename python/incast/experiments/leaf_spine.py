@@ -167,10 +167,11 @@ def format_rows(rows: List[Dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def plot(rows: List[Dict[str, Any]], path: Path, fmt: Optional[str] = None) -> None:
+def plot(rows: List[Dict[str, Any]], *outputs: Tuple[Path, Optional[str]]) -> None:
     """One row of panels per workload, one panel per statistic of `PANELS`, slowdown against
-    load, a line per protocol with the range over seeds as error bars. Protocols differ by line
-    style and marker, so the figure reads in greyscale."""
+    load, a line per protocol with the range over seeds as error bars, drawn once and saved to
+    each (path, format) of `outputs` (format None: from the path's suffix). Protocols differ by
+    line style and marker, so the figure reads in greyscale."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -206,7 +207,8 @@ def plot(rows: List[Dict[str, Any]], path: Path, fmt: Optional[str] = None) -> N
             if i == 0 and j == 0:
                 ax.legend()
     fig.tight_layout()
-    fig.savefig(path, format=fmt)
+    for path, fmt in outputs:
+        fig.savefig(path, format=fmt)
     plt.close(fig)
 
 
@@ -232,6 +234,5 @@ def save(per_seed_table: "pa.Table", rows: List[Dict[str, Any]], out: Path) -> L
     with staged_files() as stage:
         pq.write_table(per_seed_table, stage(written[0]))
         pq.write_table(pa.Table.from_pylist(rows), stage(written[1]))
-        plot(rows, stage(written[2]), "png")
-        plot(rows, stage(written[3]), "pdf")
+        plot(rows, (stage(written[2]), "png"), (stage(written[3]), "pdf"))
     return written
