@@ -363,6 +363,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
               "printed):")
         for key, value in sections["d3"].items():
             print(f"  {key} = {toml_value(value)}")
+    if "pfabric" in sections:
+        print("[pfabric] in effect (pFabric's defaults with the file's keys; pFabric hosts use none of "
+              "[transport]'s TCP keys: 1460 B segments, SACK, an ACK per packet, no handshake):")
+        for key, value in sections["pfabric"].items():
+            print(f"  {key} = {toml_value(value)}")
     if "topology" in sections:
         print(topology_line(sections["topology"]))
     for name, a in sections.get("arrivals", {}).items():

@@ -2,7 +2,8 @@
 //! stack's defaults with the file's keys applied, so a user sees what a run used (`incast
 //! check`, `summary.json`) without reading the stack tables; and `incast check`'s sections in
 //! effect, `[transport]` and, for a scenario with D2TCP flows, `[d2tcp]`, with D3 or RCPdc
-//! flows, `[d3]` (its variant's values with the file's keys applied).
+//! flows, `[d3]` (its variant's values with the file's keys applied), with pFabric flows,
+//! `[pfabric]`.
 
 use incast_proto::cc::D2tcpConfig;
 use incast_proto::tcp::TcpConfig;
@@ -26,6 +27,16 @@ pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
     }
     if runs(Protocol::is_explicit_rate) {
         m.insert("d3".to_string(), Value::Object(effective_d3(&scenario.transport.d3)));
+    }
+    if scenario.runs_pfabric() {
+        let p = &scenario.transport.pfabric;
+        let pfabric = json!({
+            "buffer": format!("{}B", p.buffer_bytes),
+            "initial_window": p.initial_window_segments,
+            "max_window": p.max_window_segments,
+            "rto": time(p.rto),
+        });
+        m.insert("pfabric".to_string(), pfabric);
     }
     m.insert("topology".to_string(), topology_summary(&scenario.topology));
     let arrivals = poisson_arrivals(scenario);

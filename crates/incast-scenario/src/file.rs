@@ -37,6 +37,8 @@ pub(crate) struct RawScenario {
     pub(crate) d3: RawD3,
     #[serde(default)]
     pub(crate) tcppr: RawTcpPr,
+    /// `None` when the file has no `[pfabric]` (which is an error unless flows run pFabric).
+    pub(crate) pfabric: Option<RawPfabric>,
     #[serde(default)]
     pub(crate) workload: Vec<RawWorkload>,
     #[serde(default)]
@@ -152,6 +154,16 @@ pub(crate) struct RawD3 {
     pub(crate) carry_remainder: Option<bool>,
     pub(crate) reclaim_dropped: Option<bool>,
     pub(crate) pace_requests: Option<bool>,
+}
+
+/// `[pfabric]`: pFabric's ports and hosts.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPfabric {
+    pub(crate) buffer: Option<Size>,
+    pub(crate) initial_window: Option<u64>,
+    pub(crate) max_window: Option<u64>,
+    pub(crate) rto: Option<Time>,
 }
 
 /// `[tcppr]`: TCPpr's deadline classes.
@@ -377,6 +389,7 @@ impl Named for Protocol {
         ("d3", Protocol::D3),
         ("rcpdc", Protocol::Rcpdc),
         ("tcppr", Protocol::TcpPr),
+        ("pfabric", Protocol::Pfabric),
     ];
 }
 
@@ -807,7 +820,7 @@ mod tests {
         let err = parse_name::<Protocol>("cubic").unwrap_err();
         assert_eq!(
             err,
-            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"d3\", \"rcpdc\", \"tcppr\""
+            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"d3\", \"rcpdc\", \"tcppr\", \"pfabric\""
         );
     }
 

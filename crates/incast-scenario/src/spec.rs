@@ -318,12 +318,25 @@ pub enum Protocol {
     /// TCPpr: TCP NewReno whose packets ride strict-priority classes chosen by the flow's deadline
     /// (D3 Section 6.1.1).
     TcpPr,
+    /// pFabric (Alizadeh et al., SIGCOMM 2013): every packet carries its flow's remaining bytes
+    /// as its priority, every port sends the most urgent flow's earliest packet and drops the
+    /// least urgent one; hosts start at a fixed window and retransmit on a short fixed timeout
+    /// (`[pfabric]`).
+    Pfabric,
 }
 
 impl Protocol {
     /// Whether the protocol needs D3 routers at the switch ports.
     pub fn is_explicit_rate(self) -> bool {
         matches!(self, Protocol::D3 | Protocol::Rcpdc)
+    }
+}
+
+impl Scenario {
+    /// Whether the scenario's flows run pFabric (validation lets them all or none), so that its
+    /// ports are pFabric's.
+    pub fn runs_pfabric(&self) -> bool {
+        self.workloads.iter().any(|w| w.flow_protocols(self.transport.protocol).contains(&Protocol::Pfabric))
     }
 }
 
@@ -442,7 +455,41 @@ pub struct TransportSpec {
     pub d3: D3Spec,
     /// TCPpr's mapping from deadlines to priority classes.
     pub tcppr: TcpPrSpec,
+    /// pFabric's ports and hosts.
+    pub pfabric: PfabricSpec,
 }
+
+/// pFabric's settings (`[pfabric]`). The defaults are pFabric's own for its 10 Gbps
+/// leaf-spine, as the YAPS simulator (NetSys/simulator, `py/run_experiments.py`,
+/// `conf_str_pfabric`) configures them: 36 KiB ports (about two bandwidth-delay products), an
+/// initial window of 12 segments (one BDP) capped at 15, and a fixed 45 us retransmission
+/// timeout (about 3 RTTs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PfabricSpec {
+    /// Bytes every pFabric port may hold waiting (switch ports, and host NICs that are
+    /// `host_nic = "like-switch"`); `[switch] buffer` and `ecn_threshold` do not apply to them.
+    pub buffer_bytes: u64,
+    /// A flow's first window, in segments.
+    pub initial_window_segments: u32,
+    /// The largest window, in segments.
+    pub max_window_segments: u32,
+    /// The retransmission timeout: fixed, no RTT estimate, no back-off.
+    pub rto: Duration,
+}
+
+impl Default for PfabricSpec {
+    fn default() -> Self {
+        PfabricSpec {
+            buffer_bytes: PFABRIC_DEFAULT_BUFFER_BYTES,
+            initial_window_segments: 12,
+            max_window_segments: 15,
+            rto: Duration::from_us(45),
+        }
+    }
+}
+
+/// YAPS's `queue_size: 36864`, in bytes.
+pub const PFABRIC_DEFAULT_BUFFER_BYTES: u64 = 36_864;
 
 /// How TCPpr maps a flow's deadline to a strict-priority class (D3 Section 6.1.1: "flows with
 /// short deadlines are mapped to the higher priority class").
@@ -674,6 +721,19 @@ impl WorkloadSpec {
             WorkloadSpec::Oldi(oldi) => Some(oldi),
             _ => None,
         }
+    }
+
+    /// The protocols its flows run, with `default` (the scenario's transport) for the flows
+    /// that name none.
+    pub fn flow_protocols(&self, default: Protocol) -> Vec<Protocol> {
+        let named = match self {
+            WorkloadSpec::Oldi(o) => {
+                let apps = (0..o.apps.len()).map(|a| o.app_options(a).protocol);
+                apps.chain(o.background.as_ref().map(|_| o.background_options().protocol)).collect()
+            }
+            _ => vec![self.options().protocol],
+        };
+        named.into_iter().map(|p: Option<Protocol>| p.unwrap_or(default)).collect()
     }
 
     /// The protocols the workload names for its flows (the scenario's transport covers the rest).

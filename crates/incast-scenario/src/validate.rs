@@ -29,11 +29,13 @@ use super::check::{count, err, finite, only_keys, positive, positive_time, requi
 use super::context::Context;
 use super::error::join;
 use super::file::{
-    Named, QueueLimit, Rate, RawD2tcp, RawD3, RawDelayedAck, RawEcn, RawScenario, RawSwitch, RawTcpPr, RawTopology,
+    Named, QueueLimit, Rate, RawD2tcp, RawD3, RawDelayedAck, RawEcn, RawPfabric, RawScenario, RawSwitch, RawTcpPr,
+    RawTopology,
     RawTransport, TopologyKind,
 };
 use super::spec::{
-    BufferSpec, D3Spec, D3Variant, EcnSpec, HostNic, LinkSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec, TopologySpec,
+    BufferSpec, D3Spec, D3Variant, EcnSpec, HostNic, LinkSpec, PfabricSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec,
+    TopologySpec,
     TransportSpec, WorkloadSpec,
 };
 use super::output::PortNames;
@@ -98,7 +100,9 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>, port_names: &d
     let run = limits::run_spec(&raw.run)?;
     let topology = topology(raw.topology, &run, base_dir)?;
     let switch = switch(raw.switch)?;
-    let transport = transport(raw.transport, raw.d2tcp, raw.d3, raw.tcppr, &run)?;
+    let pfabric_section = raw.pfabric.is_some();
+    let mut transport = transport(raw.transport, raw.d2tcp, raw.d3, raw.tcppr, &run)?;
+    transport.pfabric = pfabric(raw.pfabric.unwrap_or_default(), &run)?;
     if raw.workload.is_empty() {
         return Err(err(
             "workload",
@@ -127,6 +131,7 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>, port_names: &d
         .collect::<Result<Vec<_>>>()?;
     check_run_end(&run, &workloads)?;
     check_priority_classes(&transport, &switch, &workloads)?;
+    check_pfabric_alone(&transport, &workloads, pfabric_section)?;
     let explicit_rate = transport.protocol.is_explicit_rate()
         || workloads.iter().any(|w| w.protocols().any(Protocol::is_explicit_rate));
     limits::network(&topology, &switch, limits::full_packet_bytes(&transport, explicit_rate), &run)?;
@@ -546,6 +551,7 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
             timestamps: raw.timestamps.unwrap_or(d.timestamps),
             initial_window_segments: initial_window,
             initial_ssthresh_bytes,
+            max_window_segments: d.max_window_segments,
             min_rto,
             initial_rto,
             max_rto,
@@ -577,7 +583,69 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
         d2tcp: d2tcp(raw_d2tcp, dctcp_g, dctcp_initial_alpha)?,
         d3: d3(raw_d3)?,
         tcppr: tcppr(raw_tcppr)?,
+        pfabric: PfabricSpec::default(),
     })
+}
+
+/// The largest pFabric window, in segments: far above any bandwidth-delay product a
+/// datacenter has (1,000 segments is 1.2 ms at 10 Gbps).
+const PFABRIC_MAX_WINDOW: u64 = 100_000;
+
+/// `[pfabric]`, defaults from pFabric's public simulator ([`PfabricSpec`]): a buffer that holds
+/// at least one full packet, windows of at least one segment with the cap at least the initial
+/// one, a positive timeout within the horizon.
+fn pfabric(raw: RawPfabric, run: &RunSpec) -> Result<PfabricSpec> {
+    let at = |key: &str| join("pfabric", key);
+    let d = PfabricSpec::default();
+    let buffer_bytes = raw.buffer.map_or(d.buffer_bytes, |b| b.0);
+    // pFabric's hosts send 1460 B of payload under 40 B of headers.
+    let full_packet = u64::from(incast_proto::tcp::MTU_BYTES);
+    if buffer_bytes < full_packet {
+        return Err(err(at("buffer"), format!("must hold at least one full packet ({full_packet} B; found {buffer_bytes} B)")));
+    }
+    let initial_window_segments = match raw.initial_window {
+        None => d.initial_window_segments,
+        Some(n) => count(|| at("initial_window"), n, 1, PFABRIC_MAX_WINDOW)?,
+    };
+    let max_window_segments = match raw.max_window {
+        None => d.max_window_segments.max(initial_window_segments),
+        Some(n) => count(|| at("max_window"), n, 1, PFABRIC_MAX_WINDOW)?,
+    };
+    if max_window_segments < initial_window_segments {
+        return Err(err(
+            at("max_window"),
+            format!("must not be below initial_window ({max_window_segments} < {initial_window_segments} segments)"),
+        ));
+    }
+    limits::within_horizon(|| at("rto"), raw.rto, run)?;
+    let rto = positive_time(|| at("rto"), raw.rto, d.rto)?;
+    Ok(PfabricSpec { buffer_bytes, initial_window_segments, max_window_segments, rto })
+}
+
+/// pFabric's ports order packets by the remaining bytes of their flows, which only pFabric
+/// hosts stamp: a flow of another protocol on a pFabric port would have no priority, and a
+/// pFabric flow on a FIFO port no scheduling. So a scenario runs pFabric for all its flows or
+/// for none, and `[pfabric]` only in the first case.
+fn check_pfabric_alone(transport: &TransportSpec, workloads: &[WorkloadSpec], section: bool) -> Result<()> {
+    let protocols: Vec<Vec<Protocol>> = workloads.iter().map(|w| w.flow_protocols(transport.protocol)).collect();
+    let pfabric = protocols.iter().position(|p| p.contains(&Protocol::Pfabric));
+    let other = protocols.iter().enumerate().find_map(|(i, p)| p.iter().find(|&&p| p != Protocol::Pfabric).map(|&p| (i, p)));
+    match (pfabric, other) {
+        (Some(i), Some((j, p))) => Err(err(
+            // The key that set one of the two: the other protocol's workload if it names it, else
+            // the pFabric one's, else the scenario's default.
+            [j, i].into_iter().find(|&w| workloads[w].protocols().next().is_some()).map_or("transport.protocol".into(), |w| format!("workload[{w}].protocol")),
+            format!(
+                "pFabric cannot share a network with other protocols: workload[{i}] runs pfabric and workload[{j}] runs {};                  pFabric's ports order packets by a priority only pFabric hosts stamp",
+                p.name()
+            ),
+        )),
+        (None, _) if section => Err(err(
+            "pfabric",
+            "is set, but no flow runs pFabric (set [transport] protocol = \"pfabric\" or a workload's protocol)",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A DCTCP-family estimation gain g: finite and in (0, 1] (DCTCP Section 3.1, equation 1).
@@ -750,7 +818,7 @@ fn check_priority_classes(transport: &TransportSpec, switch: &SwitchSpec, worklo
     if needed <= switch.priority_classes {
         return Ok(());
     }
-    let runs_tcppr = |w: &WorkloadSpec| flow_protocols(w, transport.protocol).contains(&Protocol::TcpPr);
+    let runs_tcppr = |w: &WorkloadSpec| w.flow_protocols(transport.protocol).contains(&Protocol::TcpPr);
     let Some(i) = workloads.iter().position(runs_tcppr) else {
         return Ok(());
     };
@@ -767,15 +835,3 @@ fn check_priority_classes(transport: &TransportSpec, switch: &SwitchSpec, worklo
     ))
 }
 
-/// The protocols the flows of `w` run: the one its flows (an OLDI application's messages, its
-/// background senders) name, else `default`, `[transport].protocol`.
-fn flow_protocols(w: &WorkloadSpec, default: Protocol) -> Vec<Protocol> {
-    let named = match w {
-        WorkloadSpec::Oldi(o) => {
-            let apps = (0..o.apps.len()).map(|a| o.app_options(a).protocol);
-            apps.chain(o.background.as_ref().map(|_| o.background_options().protocol)).collect()
-        }
-        _ => vec![w.options().protocol],
-    };
-    named.into_iter().map(|p: Option<Protocol>| p.unwrap_or(default)).collect()
-}

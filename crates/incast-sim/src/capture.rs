@@ -275,6 +275,7 @@ mod tests {
             retransmission: false,
             syn: false,
             priority: 0,
+            rank: 0,
             route: RouteCursor { start: 0, len: 1, hop: 0 },
             has_ext: false,
         }

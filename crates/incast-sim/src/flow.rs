@@ -5,6 +5,7 @@ use incast_proto::cc::{CcKind, CongestionControl};
 use incast_proto::d3::rate::from_bits_per_sec;
 use incast_proto::d3::{CongestionHeader, D3Config, D3Receiver, D3Sender, Feedback, RateField};
 use incast_proto::tcp::{AckSegment, DataSegment, TcpConfig, TcpReceiver, TcpSender};
+use incast_scenario::spec::PfabricSpec;
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::connection::{Connection, Span};
@@ -62,6 +63,11 @@ impl Transport {
         let spec = setup.spec;
         let (kind, ect) = match protocol {
             Protocol::Tcp | Protocol::TcpPr => (CcKind::NewReno, false),
+            Protocol::Pfabric => {
+                let config = pfabric_host(&spec.pfabric);
+                let sender = TcpSender::new(config, CongestionControl::new(CcKind::NewReno), plan.size_bytes, false, deadline, now);
+                return Transport::Tcp { sender: Box::new(sender), receiver: Box::new(TcpReceiver::new(&config)) };
+            }
             Protocol::Dctcp => (CcKind::Dctcp { g: spec.dctcp_g, initial_alpha: spec.dctcp_initial_alpha }, true),
             Protocol::D2tcp => (CcKind::D2tcp(spec.d2tcp), true),
             Protocol::D3 | Protocol::Rcpdc => {
@@ -94,6 +100,16 @@ impl Transport {
         match self {
             Transport::Tcp { sender, .. } => sender.push_message(now, bytes, deadline),
             Transport::D3 { .. } => unreachable!("persistent connections are TCP-family only"),
+        }
+    }
+
+    /// pFabric's priority for the data packet just polled: the flow's bytes the receiver has
+    /// not reported holding, saturating at `u32::MAX` (so a long-lived flow is the least
+    /// urgent).
+    pub(crate) fn pfabric_rank(&self) -> u32 {
+        match self {
+            Transport::Tcp { sender, .. } => sender.unreported_bytes().map_or(u32::MAX, |b| b.min(u64::from(u32::MAX)) as u32),
+            Transport::D3 { .. } => unreachable!("pFabric hosts run the TCP sender"),
         }
     }
 
@@ -198,6 +214,54 @@ impl Transport {
     }
 }
 
+/// The TCP settings of a flow of `protocol`: pFabric's hosts' own, else `[transport]`'s.
+pub(crate) fn tcp_config_of(spec: &TransportSpec, protocol: Protocol) -> TcpConfig {
+    match protocol {
+        Protocol::Pfabric => pfabric_host(&spec.pfabric),
+        _ => spec.tcp,
+    }
+}
+
+/// A pFabric host (pFabric Section 4.2) on incast's TCP sender: it starts at the window
+/// `[pfabric]` gives (one bandwidth-delay product) and grows by one segment per ACK of new data
+/// up to the cap; it has no fast retransmit (the ns-2 MinTCP agent sets `dynamic_dupack_`
+/// 1000000; pFabric's simulator has none either), so a loss waits for the timeout, which is
+/// fixed: no RTT estimate and no back-off (MinTCP's `rtt_timeout` returns `minrto_`; YAPS arms
+/// `retx_timeout` as is). A timeout sets the window to one segment and ssthresh to half the
+/// window (at least two segments), and resends every byte not SACKed. Receivers ACK every
+/// packet at once with SACK blocks; there is no handshake. Segments carry 1460 B of payload
+/// under 40 B of headers, as in pFabric's code (YAPS `params.cpp`: `mss` 1460, `hdr_size` 40);
+/// no `[transport]` key applies.
+///
+/// Not modelled: the paper's probe mode (1-byte probes after several consecutive timeouts,
+/// ns-2 MinTCP's `prob_cap_`), which YAPS leaves out too; see docs/pfabric.md.
+pub(crate) fn pfabric_host(spec: &PfabricSpec) -> TcpConfig {
+    TcpConfig {
+        mss_bytes: incast_proto::tcp::MSS_BYTES,
+        timestamps: false,
+        initial_window_segments: spec.initial_window_segments,
+        max_window_segments: Some(spec.max_window_segments),
+        initial_ssthresh_bytes: None,
+        min_rto: spec.rto,
+        initial_rto: Some(spec.rto),
+        max_rto: spec.rto,
+        delayed_ack: None,
+        receive_window_bytes: None,
+        dupack_threshold: u32::MAX,
+        sack: true,
+        rescue_retransmission: false,
+        partial_ack_retransmit: false,
+        prr: false,
+        limited_transmit: false,
+        window_growth: incast_proto::tcp::WindowGrowth::PerAck,
+        cwnd_validation: false,
+        loss_basis: incast_proto::tcp::LossBasis::Cwnd,
+        handshake: false,
+        restart_after_idle: false,
+        ..TcpConfig::default()
+    }
+}
+
 fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -287,5 +351,64 @@ impl Flow {
         self.outcome = Some(self.outcome());
         self.transport = None;
         self.timer_at = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use incast_proto::tcp::{SackBlocks, MSS_BYTES};
+
+    use super::*;
+
+    const MSS: u64 = MSS_BYTES as u64;
+
+    fn at_us(us: u64) -> Instant {
+        Instant::ZERO + Duration::from_us(us)
+    }
+
+    fn pfabric_sender(size: u64) -> TcpSender {
+        let config = pfabric_host(&PfabricSpec::default());
+        TcpSender::new(config, CongestionControl::new(CcKind::NewReno), Some(size), false, None, Instant::ZERO)
+    }
+
+    fn drain(s: &mut TcpSender, now: Instant) -> Vec<u64> {
+        std::iter::from_fn(|| s.poll_transmit(now)).map(|seg| seg.seq / MSS).collect()
+    }
+
+    fn ack(s: &mut TcpSender, now: Instant, segments: u64, sack: &[(u64, u64)]) {
+        let blocks = SackBlocks::from_slice(&sack.iter().map(|&(a, b)| (a * MSS, b * MSS)).collect::<Vec<_>>());
+        s.handle_ack(now, &AckSegment { sack: blocks, ..AckSegment::plain(segments * MSS, false, Instant::ZERO) });
+    }
+
+    #[test]
+    fn pfabric_host_starts_at_its_window_and_grows_to_the_cap_only() {
+        let mut s = pfabric_sender(100 * MSS);
+        assert_eq!(drain(&mut s, Instant::ZERO), (0..12).collect::<Vec<_>>(), "12 segments at once, no handshake");
+        for n in 1..=12 {
+            ack(&mut s, at_us(10), n, &[]);
+        }
+        assert_eq!(s.cwnd_bytes(), 15 * MSS, "one segment per ACK of new data, up to 15");
+    }
+
+    #[test]
+    fn pfabric_host_never_fast_retransmits_and_times_out_at_a_fixed_interval() {
+        let mut s = pfabric_sender(100 * MSS);
+        drain(&mut s, Instant::ZERO);
+        // Segment 0 is lost: eleven ACKs SACK everything above it, no retransmission follows.
+        for n in 1..12 {
+            ack(&mut s, at_us(10), 0, &[(1, n + 1)]);
+        }
+        assert!(drain(&mut s, at_us(10)).iter().all(|&seq| seq >= 12), "new data only, no resend of segment 0");
+        assert_eq!(s.unreported_bytes(), Some(89 * MSS), "100 segments less the 11 SACKed");
+        // The RTO is 45 us from the first send (duplicate ACKs do not restart it), and again
+        // 45 us after the timeout: no back-off.
+        let first = s.poll_timeout().expect("data in flight");
+        assert_eq!(first, at_us(45));
+        s.handle_timeout(first);
+        assert_eq!(s.cwnd_bytes(), MSS, "a timeout leaves one segment");
+        assert_eq!(drain(&mut s, first), [0], "the hole, not what was SACKed");
+        assert_eq!(s.poll_timeout(), Some(first + Duration::from_us(45)));
+        s.handle_timeout(first + Duration::from_us(45));
+        assert_eq!(s.poll_timeout(), Some(first + Duration::from_us(90)));
     }
 }

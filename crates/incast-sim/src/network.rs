@@ -64,7 +64,20 @@ impl Network {
         let mut ports = Vec::new();
         reserve(&mut ports, topo.ports.len(), "the port table")?;
         let like_switch = scenario.switch.host_nic == HostNic::LikeSwitch;
+        let pfabric = scenario.runs_pfabric();
         for (p, info) in topo.ports.iter().enumerate() {
+            let is_host = matches!(topo.nodes[info.node.idx()].kind, NodeKind::Host(_));
+            if pfabric {
+                // Every port of a pFabric network is pFabric's, host NICs included (as in
+                // pFabric's simulator and ns-2 scripts): with `[pfabric] buffer`, or a real
+                // host's unlimited NIC queue held back by the backlog bound.
+                let buffer = BufferLimit::DropTail(scenario.transport.pfabric.buffer_bytes);
+                let limit = if is_host && !like_switch { BufferLimit::Unlimited } else { buffer };
+                let mut port = Port::new(*info, limit, EcnThreshold::NEVER, 1);
+                port.use_pfabric_order();
+                ports.push(port);
+                continue;
+            }
             let (limit, ecn) = match topo.nodes[info.node.idx()].kind {
                 NodeKind::Host(_) if like_switch => {
                     let limit = per_port_limit(scenario.switch.buffer)

@@ -54,6 +54,9 @@ pub struct Packet {
     pub syn: bool,
     /// Strict-priority class, 0 highest.
     pub priority: u8,
+    /// pFabric's priority: the flow's bytes the receiver had not reported holding when the
+    /// packet was sent (saturating at `u32::MAX`); 0 for ACKs and for other protocols.
+    pub rank: u32,
     /// Position on the route.
     pub route: RouteCursor,
     /// Whether the packet carries an extension header (kept beside the packet in the arena, so

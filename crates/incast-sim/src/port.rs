@@ -11,7 +11,8 @@ use std::collections::VecDeque;
 
 use incast_proto::time::{Duration, Instant};
 
-use crate::ids::PacketId;
+use crate::ids::{FlowId, PacketId};
+use crate::pfabric_queue::{Entry, PfabricQueue};
 use crate::processor::{PortView, RateAllocator};
 use crate::topology::PortInfo;
 
@@ -66,6 +67,9 @@ pub(crate) struct Arriving {
     pub(crate) ect: bool,
     /// Whether it carries payload (a data segment), rather than being a SYN or a pure ACK.
     pub(crate) payload: bool,
+    /// Its flow, and its pFabric priority (smaller first): what a pFabric port orders by.
+    pub(crate) flow: FlowId,
+    pub(crate) rank: u32,
 }
 
 /// When a port marks ECN-capable packets: on arrival, when the waiting queue already exceeds a
@@ -106,6 +110,12 @@ pub(crate) struct Port {
     /// What the port did over the run, for the ports table (`results::PortRecord`).
     pub(crate) counters: PortCounters,
     pub(crate) processor: Option<Box<dyn RateAllocator>>,
+    /// pFabric's scheduling and dropping instead of the strict-priority FIFOs, on every port of
+    /// a pFabric network.
+    pfabric: Option<Box<PfabricQueue>>,
+    /// Packets a pFabric port dropped from its queue to make room for a more urgent arrival,
+    /// for the driver to release (`take_evicted`).
+    evicted: Vec<PacketId>,
 }
 
 /// A port's counters beyond the bytes it sent and its largest queue: plain fields updated where
@@ -191,7 +201,21 @@ impl Port {
             max_queue_bytes: 0,
             counters: PortCounters::default(),
             processor: None,
+            pfabric: None,
+            evicted: Vec::new(),
         }
+    }
+
+    /// Makes this a pFabric port (before any packet arrives): it sends the most urgent flow's
+    /// earliest packet and drops the least urgent packet when full, and never marks ECN.
+    pub(crate) fn use_pfabric_order(&mut self) {
+        self.pfabric = Some(Box::default());
+        self.ecn = EcnThreshold::NEVER;
+    }
+
+    /// Packets evicted by the last `offer`, which the driver releases.
+    pub(crate) fn take_evicted(&mut self) -> Option<PacketId> {
+        self.evicted.pop()
     }
 
     pub(crate) fn view(&self) -> PortView {
@@ -208,7 +232,10 @@ impl Port {
     /// inlined or not depending on unrelated code in the crate (5% of instructions either way).
     #[inline]
     pub(crate) fn offer(&mut self, now: Instant, packet: Arriving, ce: &mut bool, pools: &mut [SharedPool]) -> Admission {
-        let Arriving { id, wire_bytes, priority, ect, payload } = packet;
+        if self.pfabric.is_some() {
+            return self.offer_pfabric(now, packet);
+        }
+        let Arriving { id, wire_bytes, priority, ect, payload, .. } = packet;
         let size = u64::from(wire_bytes);
         let fits = match self.limit {
             BufferLimit::Unlimited => true,
@@ -250,6 +277,54 @@ impl Port {
         Admission::Queued { marked }
     }
 
+    /// pFabric's admission (`pfabric_queue`): the packet joins the queue, then the least urgent
+    /// packets leave while the queue exceeds its limit. An evicted packet counts as a drop and
+    /// as having left the queue at `now` (for the time-averaged queue).
+    #[cold]
+    #[inline(never)]
+    fn offer_pfabric(&mut self, now: Instant, packet: Arriving) -> Admission {
+        let queue = self.pfabric.as_mut().expect("a pFabric port");
+        queue.push(Entry { id: packet.id, flow: packet.flow, rank: packet.rank, bytes: packet.wire_bytes });
+        self.queued_bytes += u64::from(packet.wire_bytes);
+        self.queued_packets += 1;
+        self.counters.entered += PortCounters::weigh(u64::from(packet.wire_bytes), now);
+        let over = |bytes: u64, packets: u64| match self.limit {
+            BufferLimit::Unlimited => false,
+            BufferLimit::DropTail(limit) => bytes > limit,
+            BufferLimit::DropTailPackets(limit) => packets > limit,
+            BufferLimit::Shared { .. } => unreachable!("pFabric ports have a buffer of their own"),
+        };
+        let mut kept = true;
+        while over(self.queued_bytes, self.queued_packets) {
+            let victim = queue.evict().expect("a queue over its limit holds packets");
+            let size = u64::from(victim.bytes);
+            self.queued_bytes -= size;
+            self.queued_packets -= 1;
+            self.counters.left += PortCounters::weigh(size, now);
+            self.counters.drops += 1;
+            if victim.id == packet.id {
+                kept = false;
+            } else {
+                self.evicted.push(victim.id);
+            }
+        }
+        self.max_queue_bytes = self.max_queue_bytes.max(self.queued_bytes);
+        if kept {
+            Admission::Queued { marked: false }
+        } else {
+            Admission::Dropped
+        }
+    }
+
+    /// The next packet to serialize: pFabric's choice, or the head of the most urgent class.
+    #[inline]
+    fn next_to_send(&mut self) -> Option<PacketId> {
+        match self.pfabric.as_mut() {
+            Some(queue) => queue.pop().map(|e| e.id),
+            None => self.classes.iter_mut().find_map(VecDeque::pop_front),
+        }
+    }
+
     /// Starts serializing the next waiting packet if the serializer is free at `now`. Returns when
     /// the caller must schedule this port's next arrival (the wire was empty) and when it must wake
     /// the port again (packets still wait behind a busy serializer).
@@ -257,7 +332,7 @@ impl Port {
     pub(crate) fn serve(&mut self, now: Instant, pools: &mut [SharedPool], size_of: impl Fn(PacketId) -> u32) -> Service {
         let mut service = Service::default();
         if self.busy_until <= now {
-            if let Some(id) = self.classes.iter_mut().find_map(VecDeque::pop_front) {
+            if let Some(id) = self.next_to_send() {
                 let size = u64::from(size_of(id));
                 self.counters.left += PortCounters::weigh(size, now);
                 self.counters.packets_sent += 1;
@@ -299,7 +374,7 @@ impl Port {
 
     /// Packets queued or on the wire (serializing counts as on the wire).
     pub(crate) fn packets_held(&self) -> u64 {
-        let queued: usize = self.classes.iter().map(VecDeque::len).sum();
+        let queued: usize = self.classes.iter().map(VecDeque::len).sum::<usize>() + self.pfabric.as_ref().map_or(0, |q| q.len());
         (queued + self.pipe.len()) as u64
     }
 }
@@ -322,7 +397,7 @@ mod tests {
 
     /// A data packet (with payload).
     fn pkt(id: u32, wire_bytes: u32, priority: u8, ect: bool) -> Arriving {
-        Arriving { id: PacketId(id), wire_bytes, priority, ect, payload: true }
+        Arriving { id: PacketId(id), wire_bytes, priority, ect, payload: true, flow: FlowId(id), rank: 0 }
     }
 
     /// A SYN or pure ACK of 40 B.
@@ -448,6 +523,65 @@ mod tests {
         assert_eq!(offer(&mut p, pkt(7, 1500, 0, false), false), (Admission::Dropped, false));
         let c = p.counters;
         assert_eq!((c.ecn_marks, c.ecn_marks_control, c.ecn_remarks, c.ecn_marks_dropped, c.drops), (1, 1, 1, 2, 4));
+    }
+
+    /// A pFabric port of `limit` bytes and a packet for it of flow `flow` with priority `rank`.
+    fn pfabric_port(limit: u64) -> Port {
+        let mut p = port(BufferLimit::DropTail(limit), 0, 1);
+        p.use_pfabric_order();
+        p
+    }
+
+    fn ranked(id: u32, flow: u32, rank: u32, wire_bytes: u32) -> Arriving {
+        Arriving { flow: FlowId(flow), rank, ..pkt(id, wire_bytes, 0, true) }
+    }
+
+    #[test]
+    fn pfabric_port_drops_the_least_urgent_packet_and_sends_the_most_urgent_flow_in_its_order() {
+        let mut p = pfabric_port(3000);
+        let mut ce = false;
+        let offer = |p: &mut Port, a| p.offer(Instant::ZERO, a, &mut false, &mut []);
+        // The first goes onto the wire at once; two wait, filling the 3000 B.
+        assert_eq!(p.offer(Instant::ZERO, ranked(0, 1, 900_000, 1500), &mut ce, &mut []), Admission::Queued { marked: false });
+        let _ = p.serve(Instant::ZERO, &mut [], |_| 1500);
+        assert_eq!(offer(&mut p, ranked(1, 1, 800_000, 1500)), Admission::Queued { marked: false });
+        assert_eq!(offer(&mut p, ranked(2, 2, 50_000, 1500)), Admission::Queued { marked: false });
+        assert!(!ce, "pFabric ports never mark, whatever the threshold");
+        // A more urgent arrival pushes out the least urgent waiting packet (flow 1's).
+        assert_eq!(offer(&mut p, ranked(3, 3, 7_000, 1500)), Admission::Queued { marked: false });
+        assert_eq!(p.take_evicted(), Some(PacketId(1)));
+        assert_eq!(p.take_evicted(), None);
+        // A less urgent one than everything queued is the one dropped.
+        assert_eq!(offer(&mut p, ranked(4, 4, 60_000, 1500)), Admission::Dropped);
+        assert_eq!(p.take_evicted(), None);
+        // A later, more urgent packet of flow 3 pushes out flow 2's, but does not overtake its
+        // own flow's earlier packet.
+        assert_eq!(offer(&mut p, ranked(5, 3, 1_000, 40)), Admission::Queued { marked: false });
+        assert_eq!(p.take_evicted(), Some(PacketId(2)));
+        assert_eq!((p.counters.drops, p.queue_bytes(), p.packets_held()), (3, 1540, 3));
+        let mut sent = Vec::new();
+        let mut t = Instant::ZERO;
+        for _ in 0..2 {
+            p.woken();
+            t += Duration::from_us(20);
+            let _ = p.serve(t, &mut [], |id| if id == PacketId(5) { 40 } else { 1500 });
+        }
+        while let Some((id, _)) = (p.packets_held() > 0).then(|| p.pop_arrival()) {
+            sent.push(id.0);
+        }
+        assert_eq!(sent, [0, 3, 5]);
+    }
+
+    #[test]
+    fn pfabric_host_nic_without_a_limit_orders_but_never_drops() {
+        let mut p = port(BufferLimit::Unlimited, u64::MAX, 1);
+        p.use_pfabric_order();
+        for i in 0..100 {
+            assert_eq!(p.offer(Instant::ZERO, ranked(i, i, 1_000_000 - i, 1500), &mut false, &mut []), Admission::Queued { marked: false });
+        }
+        let _ = p.serve(Instant::ZERO, &mut [], |_| 1500);
+        assert_eq!(p.pop_arrival().0, PacketId(99), "the smallest remaining size goes first");
+        assert_eq!(p.counters.drops, 0);
     }
 
     #[test]

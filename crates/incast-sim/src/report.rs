@@ -91,7 +91,7 @@ fn ideal_fct_of(net: &Network, transport: &TransportSpec, i: usize, f: &Flow) ->
     };
     // A later message of a persistent connection rides the connection its first one opened.
     let opens = f.span.is_none_or(|s| s.carrier == FlowId(i as u32));
-    let tcp = &transport.tcp;
+    let tcp = &crate::flow::tcp_config_of(transport, f.protocol);
     let handshake = if f.protocol.is_explicit_rate() {
         // D3 Figure 7: the SYN asks for a rate and data waits for its grant; both carry the
         // 22 B congestion header, and D3's hosts send no SACK.
@@ -156,5 +156,6 @@ fn protocol_name(p: Protocol) -> &'static str {
         Protocol::D3 => "d3",
         Protocol::Rcpdc => "rcpdc",
         Protocol::TcpPr => "tcppr",
+        Protocol::Pfabric => "pfabric",
     }
 }

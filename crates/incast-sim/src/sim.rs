@@ -449,8 +449,9 @@ impl Simulation {
             let transport = flow.transport.as_mut().expect("pumped flows have started");
             let Some(out) = transport.poll_transmit(now) else { break };
             let (route, priority) = (flow.forward, flow.plan.priority);
+            let rank = if flow.protocol == Protocol::Pfabric { transport.pfabric_rank() } else { 0 };
             let ext = out.request.map(Ext::Request);
-            self.inject(data_packet(id, &out.seg, route, priority, ext.is_some()), ext);
+            self.inject(data_packet(id, &out.seg, route, priority, rank, ext.is_some()), ext);
         }
     }
 
@@ -573,7 +574,15 @@ impl Simulation {
         }
         let port = &mut self.net.ports[port_id.idx()];
         let pkt = self.packets.get_mut(id);
-        let arriving = Arriving { id, wire_bytes: pkt.wire_bytes, priority: pkt.priority, ect: pkt.ect, payload: pkt.len > 0 };
+        let arriving = Arriving {
+            id,
+            wire_bytes: pkt.wire_bytes,
+            priority: pkt.priority,
+            ect: pkt.ect,
+            payload: pkt.len > 0,
+            flow: pkt.flow,
+            rank: pkt.rank,
+        };
         match port.offer(now, arriving, &mut pkt.ce, &mut self.net.pools) {
             Admission::Dropped => {
                 if answered {
@@ -584,6 +593,9 @@ impl Simulation {
                 self.packets.release(id);
             }
             Admission::Queued { .. } => {
+                while let Some(evicted) = self.net.ports[port_id.idx()].take_evicted() {
+                    self.packets.release(evicted);
+                }
                 self.try_start_service(port_id);
             }
         }
@@ -775,7 +787,7 @@ fn ext_bytes(has_ext: bool) -> u32 {
     }
 }
 
-fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8, has_ext: bool) -> Packet {
+fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8, rank: u32, has_ext: bool) -> Packet {
     Packet {
         flow,
         kind: PacketKind::Data,
@@ -789,6 +801,7 @@ fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8
         retransmission: seg.retransmission,
         syn: seg.syn,
         priority,
+        rank,
         route,
         has_ext,
     }
@@ -809,6 +822,7 @@ fn ack_packet(flow: FlowId, ack: &AckSegment, ect: bool, route: RouteCursor, pri
         retransmission: false,
         syn: false,
         priority,
+        rank: 0,
         route,
         has_ext,
     }

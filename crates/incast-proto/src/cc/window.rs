@@ -111,6 +111,8 @@ struct WindowRules {
     prr_on_dupacks_in_cwr: bool,
     /// How a DCTCP-family policy sets ssthresh on a loss.
     dctcp_loss_cut: DctcpLossCut,
+    /// The largest window, bytes (`TcpConfig::max_window_segments`; `u64::MAX` without one).
+    max_cwnd: u64,
 }
 
 impl WindowRules {
@@ -127,6 +129,7 @@ impl WindowRules {
             loss_basis: config.loss_basis,
             prr_on_dupacks_in_cwr: config.recovery_in_cwr,
             dctcp_loss_cut: config.dctcp_loss_cut,
+            max_cwnd: config.max_window_segments.map_or(u64::MAX, |n| u64::from(n).max(1) * mss),
         }
     }
 }
@@ -185,7 +188,7 @@ impl CongestionControl {
     /// ssthresh (RFC 5681 IW, at least one segment).
     pub(crate) fn configure(&mut self, config: &TcpConfig) {
         self.rules = WindowRules::of(config);
-        self.cwnd = (u64::from(config.initial_window_segments) * self.rules.mss).max(self.rules.mss);
+        self.cwnd = (u64::from(config.initial_window_segments) * self.rules.mss).max(self.rules.mss).min(self.rules.max_cwnd);
         self.ssthresh = config.initial_ssthresh_bytes.unwrap_or(u64::MAX);
     }
 
@@ -296,8 +299,14 @@ impl CongestionControl {
         }
     }
 
-    /// Slow start up to ssthresh, the remainder of the ACK in congestion avoidance.
-    fn grow(&mut self, mut acked: u64) {
+    /// Slow start up to ssthresh, the remainder of the ACK in congestion avoidance, never
+    /// beyond the largest window.
+    fn grow(&mut self, acked: u64) {
+        self.grow_uncapped(acked);
+        self.cwnd = self.cwnd.min(self.rules.max_cwnd);
+    }
+
+    fn grow_uncapped(&mut self, mut acked: u64) {
         match self.rules.growth {
             WindowGrowth::Bytes => {
                 if self.cwnd < self.ssthresh {

@@ -110,6 +110,10 @@ pub struct TcpConfig {
     pub timestamps: bool,
     /// Initial congestion window in segments. D3 Section 6: the testbed stack starts at 2.
     pub initial_window_segments: u32,
+    /// Largest congestion window in segments; `None` is unlimited. pFabric's hosts cap it just
+    /// above their initial window of one bandwidth-delay product (15 over 12 in pFabric's
+    /// simulator, NetSys/simulator `max_cwnd`), since its ports, not the window, schedule.
+    pub max_window_segments: Option<u32>,
     /// Initial ssthresh in bytes; `None` is unlimited (RFC 5681: "arbitrarily high"). ns-3.12
     /// started at 65535 B (`TcpSocket::SlowStartThreshold`).
     pub initial_ssthresh_bytes: Option<u64>,
@@ -223,6 +227,7 @@ impl Default for TcpConfig {
             mss_bytes: super::MSS_BYTES,
             timestamps: false,
             initial_window_segments: 2,
+            max_window_segments: None,
             initial_ssthresh_bytes: None,
             min_rto: Duration::from_ms(300),
             initial_rto: None,

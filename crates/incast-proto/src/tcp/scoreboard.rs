@@ -173,7 +173,7 @@ impl Scoreboard {
     }
 
     /// SACKed bytes in `[a, b)`.
-    fn sacked_in(&self, a: u64, b: u64) -> u64 {
+    pub(crate) fn sacked_in(&self, a: u64, b: u64) -> u64 {
         let mut n = 0;
         for &(s, e) in &self.sacked[self.sacked.partition_point(|&(_, e)| e <= a)..] {
             if s >= b {

@@ -621,6 +621,18 @@ impl TcpSender {
         }
     }
 
+    /// Bytes of the flow the receiver has not reported holding: the size less what is
+    /// cumulatively acknowledged and what is SACKed above it; `None` for a long-lived flow.
+    /// pFabric stamps this on every data packet as its priority (NetSys/simulator
+    /// `coresim/flow.cpp`: `size - last_unacked_seq - scoreboard_sack_bytes`; the ns-2 MinTCP
+    /// agent's `maxseq - highest_ack - sq_.total()`).
+    pub fn unreported_bytes(&self) -> Option<u64> {
+        let una = self.seq.snd_una();
+        let size = self.size_bytes?;
+        let sacked = self.scoreboard.as_ref().map_or(0, |board| board.sacked_in(una, size));
+        Some(size.saturating_sub(una).saturating_sub(sacked))
+    }
+
     /// The flow size (of every message pushed so far); `None` for a long-lived flow.
     pub fn size_bytes(&self) -> Option<u64> {
         self.size_bytes

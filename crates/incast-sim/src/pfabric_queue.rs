@@ -1,0 +1,120 @@
+//! pFabric's port queue (Alizadeh et al., SIGCOMM 2013, Section 4.1): every packet carries a
+//! priority, its flow's remaining bytes when it was sent (ACKs 0, the highest); the port sends
+//! the earliest packet of the flow that owns the most urgent packet, and when its buffer
+//! overflows it drops the least urgent packet, which may be the one arriving.
+//!
+//! The rules are those of pFabric's public code, which agree on them (notes in docs/pfabric.md):
+//! NetSys/simulator (YAPS) `ext/pfabricqueue.cpp` and the pFabric patch of the ns-2 scripts of
+//! HKUST-SING/PIAS-NS2 (`pFabric.patch`, its `keep_order_` mode):
+//!
+//! - **Dequeue.** The smallest priority value wins, the earliest queued among equals; then the
+//!   first queued packet of that packet's flow leaves instead, so that a flow is never reordered
+//!   against itself (its earlier packets carry larger remaining sizes).
+//! - **Drop.** The arriving packet joins the queue first; while the queue exceeds its limit, the
+//!   packet with the largest value leaves, the latest queued among equals (so an arrival no more
+//!   urgent than everything queued is the one dropped). YAPS removes one packet only, which can
+//!   leave a queue above its limit when a large arrival displaces a small packet; incast removes
+//!   until the queue fits.
+//!
+//! Buffers are a few dozen packets (36 KiB in pFabric's configuration), so both rules scan the
+//! queue, as the paper's switch design does over its small buffers.
+
+use crate::ids::{FlowId, PacketId};
+
+/// A queued packet as the scheduler sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub(crate) id: PacketId,
+    pub(crate) flow: FlowId,
+    /// Priority: smaller is more urgent.
+    pub(crate) rank: u32,
+    /// Bytes on the wire.
+    pub(crate) bytes: u32,
+}
+
+/// The packets waiting at a pFabric port, in arrival order.
+#[derive(Debug, Default)]
+pub(crate) struct PfabricQueue {
+    entries: Vec<Entry>,
+}
+
+impl PfabricQueue {
+    /// Appends an arriving packet.
+    pub(crate) fn push(&mut self, entry: Entry) {
+        self.entries.push(entry);
+    }
+
+    /// Removes and returns the least urgent packet: the largest rank, the latest among equals.
+    pub(crate) fn evict(&mut self) -> Option<Entry> {
+        let worst = (0..self.entries.len()).max_by_key(|&i| (self.entries[i].rank, i))?;
+        Some(self.entries.remove(worst))
+    }
+
+    /// Removes and returns the packet to send: the first queued packet of the flow that owns the
+    /// most urgent packet (the earliest among equally urgent ones).
+    pub(crate) fn pop(&mut self) -> Option<Entry> {
+        let best = self.entries.iter().enumerate().min_by_key(|&(i, e)| (e.rank, i))?.1.flow;
+        let first = self.entries.iter().position(|e| e.flow == best).expect("the best packet's flow has a packet");
+        Some(self.entries.remove(first))
+    }
+
+    /// Packets waiting.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: u32, flow: u32, rank: u32) -> Entry {
+        Entry { id: PacketId(id), flow: FlowId(flow), rank, bytes: 1500 }
+    }
+
+    fn ids(mut q: PfabricQueue) -> Vec<u32> {
+        std::iter::from_fn(|| q.pop()).map(|e| e.id.0).collect()
+    }
+
+    #[test]
+    fn sends_the_most_urgent_flow_first() {
+        let mut q = PfabricQueue::default();
+        q.push(entry(0, 7, 90_000));
+        q.push(entry(1, 8, 3_000));
+        q.push(entry(2, 9, 0)); // an ACK
+        assert_eq!(ids(q), [2, 1, 0]);
+    }
+
+    #[test]
+    fn a_flow_leaves_in_its_own_order_even_when_a_later_packet_is_more_urgent() {
+        // Flow 7's second packet was sent after an ACK lowered its remaining size: it is the most
+        // urgent, but the flow's first packet goes first (the starvation-prevention rule).
+        let mut q = PfabricQueue::default();
+        q.push(entry(0, 7, 50_000));
+        q.push(entry(1, 8, 20_000));
+        q.push(entry(2, 7, 10_000));
+        assert_eq!(ids(q), [0, 2, 1]);
+    }
+
+    #[test]
+    fn equal_priorities_leave_in_arrival_order() {
+        let mut q = PfabricQueue::default();
+        q.push(entry(0, 1, 5_000));
+        q.push(entry(1, 2, 5_000));
+        q.push(entry(2, 3, 5_000));
+        assert_eq!(ids(q), [0, 1, 2]);
+    }
+
+    #[test]
+    fn eviction_takes_the_least_urgent_and_the_latest_among_equals() {
+        let mut q = PfabricQueue::default();
+        q.push(entry(0, 1, 80_000));
+        q.push(entry(1, 2, 1_000));
+        q.push(entry(2, 3, 80_000));
+        q.push(entry(3, 4, 5_000));
+        assert_eq!(q.evict().map(|e| e.id.0), Some(2), "of two equal ranks the later goes");
+        assert_eq!(q.evict().map(|e| e.id.0), Some(0));
+        assert_eq!(q.evict().map(|e| e.id.0), Some(3));
+        assert_eq!(q.len(), 1);
+    }
+}
