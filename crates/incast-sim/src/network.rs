@@ -71,11 +71,8 @@ impl Network {
                 // Every port of a pFabric network is pFabric's, host NICs included (as in
                 // pFabric's simulator and ns-2 scripts): with `[pfabric] buffer`, or a real
                 // host's unlimited NIC queue held back by the backlog bound.
-                let buffer = BufferLimit::DropTail(scenario.transport.pfabric.buffer_bytes);
-                let limit = if is_host && !like_switch { BufferLimit::Unlimited } else { buffer };
-                let mut port = Port::new(*info, limit, EcnThreshold::NEVER, 1);
-                port.use_pfabric_order();
-                ports.push(port);
+                let limit = if is_host && !like_switch { u64::MAX } else { scenario.transport.pfabric.buffer_bytes };
+                ports.push(Port::pfabric(*info, limit));
                 continue;
             }
             let (limit, ecn) = match topo.nodes[info.node.idx()].kind {

@@ -35,10 +35,20 @@ pub(crate) struct Entry {
 /// The packets waiting at a pFabric port, in arrival order.
 #[derive(Debug, Default)]
 pub(crate) struct PfabricQueue {
+    /// Bytes that may wait (`u64::MAX`: a host NIC that never drops).
+    pub(crate) limit: u64,
     entries: Vec<Entry>,
+    /// Packets evicted to make room for a more urgent arrival, until the driver releases them
+    /// (kept here rather than in every port: only pFabric ports evict).
+    pub(crate) evicted: Vec<PacketId>,
 }
 
 impl PfabricQueue {
+    /// An empty queue holding at most `limit` bytes waiting.
+    pub(crate) fn new(limit: u64) -> PfabricQueue {
+        PfabricQueue { limit, ..PfabricQueue::default() }
+    }
+
     /// Appends an arriving packet.
     pub(crate) fn push(&mut self, entry: Entry) {
         self.entries.push(entry);

@@ -17,7 +17,7 @@ use crate::processor::{PortView, RateAllocator};
 use crate::topology::PortInfo;
 
 /// How much a port may queue.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Debug)]
 pub(crate) enum BufferLimit {
     /// Host NICs: the transport's window bounds the queue.
     Unlimited,
@@ -26,6 +26,10 @@ pub(crate) enum BufferLimit {
     /// Fixed per-port limit in packets, whatever their size (ns-3's queue discs in packet
     /// mode).
     DropTailPackets(u64),
+    /// pFabric's port: its queue, which every arrival joins before the least urgent packets
+    /// leave while more than its limit waits (`pfabric_queue`). The queue lives in the limit,
+    /// which admission reads anyway, so FIFO ports pay no load and no byte of port to tell.
+    Pfabric(Box<PfabricQueue>),
     /// A share of the switch's pool: admit while queue + packet <= alpha x (free pool bytes)
     /// (Choudhury and Hahne's dynamic threshold).
     Shared {
@@ -51,6 +55,9 @@ pub(crate) enum Admission {
         /// Whether the packet was marked.
         marked: bool,
     },
+    /// Queued at a pFabric port, which dropped less urgent waiting packets to make room: the
+    /// driver releases them (`Port::take_evicted`).
+    QueuedEvicting,
     /// No room: dropped.
     Dropped,
 }
@@ -110,12 +117,6 @@ pub(crate) struct Port {
     /// What the port did over the run, for the ports table (`results::PortRecord`).
     pub(crate) counters: PortCounters,
     pub(crate) processor: Option<Box<dyn RateAllocator>>,
-    /// pFabric's scheduling and dropping instead of the strict-priority FIFOs, on every port of
-    /// a pFabric network.
-    pfabric: Option<Box<PfabricQueue>>,
-    /// Packets a pFabric port dropped from its queue to make room for a more urgent arrival,
-    /// for the driver to release (`take_evicted`).
-    evicted: Vec<PacketId>,
 }
 
 /// A port's counters beyond the bytes it sent and its largest queue: plain fields updated where
@@ -201,21 +202,22 @@ impl Port {
             max_queue_bytes: 0,
             counters: PortCounters::default(),
             processor: None,
-            pfabric: None,
-            evicted: Vec::new(),
         }
     }
 
-    /// Makes this a pFabric port (before any packet arrives): it sends the most urgent flow's
-    /// earliest packet and drops the least urgent packet when full, and never marks ECN.
-    pub(crate) fn use_pfabric_order(&mut self) {
-        self.pfabric = Some(Box::default());
-        self.ecn = EcnThreshold::NEVER;
+    /// A pFabric port: it sends the most urgent flow's earliest packet, drops the least urgent
+    /// packet when more than `limit` bytes wait, and never marks ECN. Its strict-priority class
+    /// stays empty.
+    pub(crate) fn pfabric(info: PortInfo, limit: u64) -> Port {
+        Port::new(info, BufferLimit::Pfabric(Box::new(PfabricQueue::new(limit))), EcnThreshold::NEVER, 1)
     }
 
-    /// Packets evicted by the last `offer`, which the driver releases.
+    /// Packets a pFabric port evicted in the last `offer`, which the driver releases.
     pub(crate) fn take_evicted(&mut self) -> Option<PacketId> {
-        self.evicted.pop()
+        match &mut self.limit {
+            BufferLimit::Pfabric(queue) => queue.evicted.pop(),
+            _ => None,
+        }
     }
 
     pub(crate) fn view(&self) -> PortView {
@@ -232,12 +234,10 @@ impl Port {
     /// inlined or not depending on unrelated code in the crate (5% of instructions either way).
     #[inline]
     pub(crate) fn offer(&mut self, now: Instant, packet: Arriving, ce: &mut bool, pools: &mut [SharedPool]) -> Admission {
-        if self.pfabric.is_some() {
-            return self.offer_pfabric(now, packet);
-        }
         let Arriving { id, wire_bytes, priority, ect, payload, .. } = packet;
         let size = u64::from(wire_bytes);
         let fits = match self.limit {
+            BufferLimit::Pfabric(_) => return self.offer_pfabric(now, packet),
             BufferLimit::Unlimited => true,
             BufferLimit::DropTail(limit) => self.queued_bytes + size <= limit,
             BufferLimit::DropTailPackets(limit) => self.queued_packets < limit,
@@ -283,19 +283,14 @@ impl Port {
     #[cold]
     #[inline(never)]
     fn offer_pfabric(&mut self, now: Instant, packet: Arriving) -> Admission {
-        let queue = self.pfabric.as_mut().expect("a pFabric port");
+        let BufferLimit::Pfabric(queue) = &mut self.limit else { unreachable!("a pFabric port") };
+        let limit = queue.limit;
         queue.push(Entry { id: packet.id, flow: packet.flow, rank: packet.rank, bytes: packet.wire_bytes });
         self.queued_bytes += u64::from(packet.wire_bytes);
         self.queued_packets += 1;
         self.counters.entered += PortCounters::weigh(u64::from(packet.wire_bytes), now);
-        let over = |bytes: u64, packets: u64| match self.limit {
-            BufferLimit::Unlimited => false,
-            BufferLimit::DropTail(limit) => bytes > limit,
-            BufferLimit::DropTailPackets(limit) => packets > limit,
-            BufferLimit::Shared { .. } => unreachable!("pFabric ports have a buffer of their own"),
-        };
         let mut kept = true;
-        while over(self.queued_bytes, self.queued_packets) {
+        while self.queued_bytes > limit {
             let victim = queue.evict().expect("a queue over its limit holds packets");
             let size = u64::from(victim.bytes);
             self.queued_bytes -= size;
@@ -305,23 +300,30 @@ impl Port {
             if victim.id == packet.id {
                 kept = false;
             } else {
-                self.evicted.push(victim.id);
+                queue.evicted.push(victim.id);
             }
         }
         self.max_queue_bytes = self.max_queue_bytes.max(self.queued_bytes);
-        if kept {
-            Admission::Queued { marked: false }
-        } else {
-            Admission::Dropped
+        match (kept, queue.evicted.is_empty()) {
+            (false, _) => Admission::Dropped,
+            (true, true) => Admission::Queued { marked: false },
+            (true, false) => Admission::QueuedEvicting,
         }
     }
 
-    /// The next packet to serialize: pFabric's choice, or the head of the most urgent class.
+    /// The next packet to serialize: the head of the most urgent class, or at a pFabric port
+    /// (whose class stays empty) pFabric's choice.
     #[inline]
     fn next_to_send(&mut self) -> Option<PacketId> {
-        match self.pfabric.as_mut() {
-            Some(queue) => queue.pop().map(|e| e.id),
-            None => self.classes.iter_mut().find_map(VecDeque::pop_front),
+        self.classes.iter_mut().find_map(VecDeque::pop_front).or_else(|| self.next_pfabric())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn next_pfabric(&mut self) -> Option<PacketId> {
+        match &mut self.limit {
+            BufferLimit::Pfabric(queue) => queue.pop().map(|e| e.id),
+            _ => None,
         }
     }
 
@@ -374,7 +376,11 @@ impl Port {
 
     /// Packets queued or on the wire (serializing counts as on the wire).
     pub(crate) fn packets_held(&self) -> u64 {
-        let queued: usize = self.classes.iter().map(VecDeque::len).sum::<usize>() + self.pfabric.as_ref().map_or(0, |q| q.len());
+        let pfabric = match &self.limit {
+            BufferLimit::Pfabric(queue) => queue.len(),
+            _ => 0,
+        };
+        let queued: usize = self.classes.iter().map(VecDeque::len).sum::<usize>() + pfabric;
         (queued + self.pipe.len()) as u64
     }
 }
@@ -527,9 +533,8 @@ mod tests {
 
     /// A pFabric port of `limit` bytes and a packet for it of flow `flow` with priority `rank`.
     fn pfabric_port(limit: u64) -> Port {
-        let mut p = port(BufferLimit::DropTail(limit), 0, 1);
-        p.use_pfabric_order();
-        p
+        let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
+        Port::pfabric(PortInfo { node: NodeId(0), peer: NodeId(1), link }, limit)
     }
 
     fn ranked(id: u32, flow: u32, rank: u32, wire_bytes: u32) -> Arriving {
@@ -548,7 +553,7 @@ mod tests {
         assert_eq!(offer(&mut p, ranked(2, 2, 50_000, 1500)), Admission::Queued { marked: false });
         assert!(!ce, "pFabric ports never mark, whatever the threshold");
         // A more urgent arrival pushes out the least urgent waiting packet (flow 1's).
-        assert_eq!(offer(&mut p, ranked(3, 3, 7_000, 1500)), Admission::Queued { marked: false });
+        assert_eq!(offer(&mut p, ranked(3, 3, 7_000, 1500)), Admission::QueuedEvicting);
         assert_eq!(p.take_evicted(), Some(PacketId(1)));
         assert_eq!(p.take_evicted(), None);
         // A less urgent one than everything queued is the one dropped.
@@ -556,7 +561,7 @@ mod tests {
         assert_eq!(p.take_evicted(), None);
         // A later, more urgent packet of flow 3 pushes out flow 2's, but does not overtake its
         // own flow's earlier packet.
-        assert_eq!(offer(&mut p, ranked(5, 3, 1_000, 40)), Admission::Queued { marked: false });
+        assert_eq!(offer(&mut p, ranked(5, 3, 1_000, 40)), Admission::QueuedEvicting);
         assert_eq!(p.take_evicted(), Some(PacketId(2)));
         assert_eq!((p.counters.drops, p.queue_bytes(), p.packets_held()), (3, 1540, 3));
         let mut sent = Vec::new();
@@ -574,8 +579,7 @@ mod tests {
 
     #[test]
     fn pfabric_host_nic_without_a_limit_orders_but_never_drops() {
-        let mut p = port(BufferLimit::Unlimited, u64::MAX, 1);
-        p.use_pfabric_order();
+        let mut p = pfabric_port(u64::MAX);
         for i in 0..100 {
             assert_eq!(p.offer(Instant::ZERO, ranked(i, i, 1_000_000 - i, 1500), &mut false, &mut []), Admission::Queued { marked: false });
         }

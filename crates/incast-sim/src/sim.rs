@@ -593,6 +593,9 @@ impl Simulation {
                 self.packets.release(id);
             }
             Admission::Queued { .. } => {
+                self.try_start_service(port_id);
+            }
+            Admission::QueuedEvicting => {
                 while let Some(evicted) = self.net.ports[port_id.idx()].take_evicted() {
                     self.packets.release(evicted);
                 }

@@ -24,6 +24,11 @@ Settings and where they come from:
   RFC 6298's 1 s initial RTO would stall any flow whose first window loses its tail for 1 s.
   Receivers ACK every segment, as those scripts do (`ackRatio 1`, their `segsperack_`): with delayed ACKs of 40 ms
   against a 2 ms RTO, a flow whose last segment is odd times out although it has finished.
+- pFabric (`protocol = "pfabric"`, docs/pfabric.md): its own ports, 36 KiB each with host NICs
+  included, and its own hosts (initial window 12, cap 15, fixed 45 us timeout), the settings of
+  pFabric's simulator (NetSys/simulator, `conf_str_pfabric`); the switch and TCP keys above do not
+  apply to it. Routing is per-flow ECMP for every protocol, where pFabric's evaluation sprays
+  packets over the spines.
 - Arrivals: for `arrivals_ms` of simulated time (100 ms by default); flows that arrive in the first
   10% are the warm-up and are not counted (`[run] warmup`), and the run lasts until every flow
   has finished, so the slowdown of the largest flows is measured, not cut off.
@@ -44,7 +49,7 @@ from incast.sweep import SweepResult, run_sweep, sweep_from_dict
 if TYPE_CHECKING:
     import pyarrow as pa
 
-PROTOCOLS = ("dctcp", "tcp")
+PROTOCOLS = ("pfabric", "dctcp", "tcp")
 WORKLOADS = ("web-search", "data-mining")
 LOADS = (0.2, 0.4, 0.6, 0.8)
 BUFFER = "225KB"
@@ -52,6 +57,8 @@ DCTCP_K_PACKETS = 65
 MIN_RTO = "2ms"
 ARRIVALS_MS = 100.0
 WARMUP_SHARE = 0.1
+
+LABELS = {"pfabric": "pFabric", "dctcp": "DCTCP", "tcp": "TCP"}
 
 # The varied keys, as the sweep's columns name them.
 PROTOCOL_KEY = "transport.protocol"
@@ -179,7 +186,7 @@ def plot(rows: List[Dict[str, Any]], *outputs: Tuple[Path, Optional[str]]) -> No
 
     labels = list(dict.fromkeys(r["bucket"] for r in rows))
     workloads = [w for w in WORKLOADS if any(r["workload"] == w for r in rows)]
-    styles = {"dctcp": ("-", "o", "0.1"), "tcp": ("--", "s", "0.45")}
+    styles = {"pfabric": (":", "^", "0.3"), "dctcp": ("-", "o", "0.1"), "tcp": ("--", "s", "0.45")}
     fig, axes = plt.subplots(len(workloads), len(PANELS), figsize=(4 * len(PANELS), 3.2 * len(workloads)),
                              squeeze=False)
     for i, w in enumerate(workloads):
@@ -198,7 +205,7 @@ def plot(rows: List[Dict[str, Any]], *outputs: Tuple[Path, Optional[str]]) -> No
                 y = [p[1] for p in points]
                 err = [[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]]
                 ax.errorbar(x, y, yerr=err, linestyle=line, marker=marker, color=grey, capsize=3,
-                            markerfacecolor="white" if protocol == "tcp" else grey, label=protocol.upper())
+                            markerfacecolor="white" if protocol == "tcp" else grey, label=LABELS.get(protocol, protocol))
             ax.set_title(f"{w}: {title}", fontsize=10)
             ax.set_xlabel("load")
             ax.set_ylabel("FCT slowdown")
@@ -215,8 +222,8 @@ def plot(rows: List[Dict[str, Any]], *outputs: Tuple[Path, Optional[str]]) -> No
 def describe(seeds: int, arrivals_ms: float) -> str:
     """The heading printed above the table."""
     return (
-        f"pFabric's leaf-spine (144 hosts, 10/40 Gbps), {BUFFER} per port, DCTCP K={DCTCP_K_PACKETS}, "
-        f"min RTO {MIN_RTO}; Poisson all-to-all, {arrivals_ms:g} ms of arrivals "
+        f"pFabric's leaf-spine (144 hosts, 10/40 Gbps); TCP and DCTCP: {BUFFER} per port, DCTCP K={DCTCP_K_PACKETS}, "
+        f"min RTO {MIN_RTO}; pFabric: 36 KiB per port, RTO 45 us; Poisson all-to-all, {arrivals_ms:g} ms of arrivals "
         f"(first {100 * WARMUP_SHARE:g}% warm-up), run until every flow finishes; "
         f"{seeds} seed(s) per point. Slowdown = FCT / FCT alone on the idle network; "
         "mean over seeds."
