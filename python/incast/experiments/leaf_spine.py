@@ -204,8 +204,9 @@ def plot(rows: List[Dict[str, Any]], *outputs: Tuple[Path, Optional[str]]) -> No
                 x = [p[0] for p in points]
                 y = [p[1] for p in points]
                 err = [[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]]
+                face = "white" if protocol == "tcp" else grey
                 ax.errorbar(x, y, yerr=err, linestyle=line, marker=marker, color=grey, capsize=3,
-                            markerfacecolor="white" if protocol == "tcp" else grey, label=LABELS.get(protocol, protocol))
+                            markerfacecolor=face, label=LABELS.get(protocol, protocol))
             ax.set_title(f"{w}: {title}", fontsize=10)
             ax.set_xlabel("load")
             ax.set_ylabel("FCT slowdown")
