@@ -35,6 +35,7 @@ pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
             "initial_window": p.initial_window_segments,
             "max_window": p.max_window_segments,
             "rto": time(p.rto),
+            "probe_after": p.probe_after,
         });
         m.insert("pfabric".to_string(), pfabric);
     }

@@ -164,6 +164,7 @@ pub(crate) struct RawPfabric {
     pub(crate) initial_window: Option<u64>,
     pub(crate) max_window: Option<u64>,
     pub(crate) rto: Option<Time>,
+    pub(crate) probe_after: Option<u64>,
 }
 
 /// `[tcppr]`: TCPpr's deadline classes.

@@ -463,7 +463,8 @@ pub struct TransportSpec {
 /// leaf-spine, as the YAPS simulator (NetSys/simulator, `py/run_experiments.py`,
 /// `conf_str_pfabric`) configures them: 36 KiB ports (about two bandwidth-delay products), an
 /// initial window of 12 segments (one BDP) capped at 15, and a fixed 45 us retransmission
-/// timeout (about 3 RTTs).
+/// timeout (about 3 RTTs); probe mode after 5 timeouts in a row, as pFabric's ns-2 agent
+/// (HKUST-SING/PIAS-NS2 `prob_cap_`), which YAPS leaves out.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PfabricSpec {
     /// Bytes every pFabric port may hold waiting (switch ports, and host NICs that are
@@ -475,6 +476,9 @@ pub struct PfabricSpec {
     pub max_window_segments: u32,
     /// The retransmission timeout: fixed, no RTT estimate, no back-off.
     pub rto: Duration,
+    /// Probe mode after this many timeouts in a row: one-byte probes instead of segments
+    /// until an ACK (pFabric Section 4.2; the ns-2 MinTCP agent's `prob_cap_` 5); 0 never.
+    pub probe_after: u32,
 }
 
 impl Default for PfabricSpec {
@@ -484,6 +488,7 @@ impl Default for PfabricSpec {
             initial_window_segments: 12,
             max_window_segments: 15,
             rto: Duration::from_us(45),
+            probe_after: 5,
         }
     }
 }

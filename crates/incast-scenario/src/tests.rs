@@ -157,7 +157,7 @@ fn minimal_scenario_gets_every_default() {
                 pace_requests: false,
             },
             tcppr: TcpPrSpec { thresholds: vec![Duration::from_ms(30)], background_lowest: true },
-            pfabric: PfabricSpec { buffer_bytes: 36_864, initial_window_segments: 12, max_window_segments: 15, rto: Duration::from_us(45) },
+            pfabric: PfabricSpec { buffer_bytes: 36_864, initial_window_segments: 12, max_window_segments: 15, rto: Duration::from_us(45), probe_after: 5 },
         }
     );
     assert_eq!(
@@ -1129,9 +1129,12 @@ macro_rules! pfabric {
 
 #[test]
 fn pfabric_keys_override_its_defaults_and_the_window_cap_follows_a_larger_initial_window() {
-    let s = toml(concat!(pfabric!(), "buffer = \"72KB\"\ninitial_window = 20\nrto = \"90us\"\n"));
+    let s = toml(concat!(pfabric!(), "buffer = \"72KB\"\ninitial_window = 20\nrto = \"90us\"\nprobe_after = 0\n"));
     let p = s.transport.pfabric;
-    assert_eq!((p.buffer_bytes, p.initial_window_segments, p.max_window_segments, p.rto), (72_000, 20, 20, Duration::from_us(90)));
+    assert_eq!(
+        (p.buffer_bytes, p.initial_window_segments, p.max_window_segments, p.rto, p.probe_after),
+        (72_000, 20, 20, Duration::from_us(90), 0)
+    );
     assert!(s.runs_pfabric());
     let other = toml(concat!(star!(), burst!()));
     assert!(!other.runs_pfabric());
@@ -1143,7 +1146,8 @@ malformed! {
     pfabric_cap_below_initial_window: concat!(pfabric!(), "initial_window = 12\nmax_window = 4\n"), "pfabric.max_window", "must not be below initial_window (4 < 12 segments)";
     pfabric_zero_rto: concat!(pfabric!(), "rto = \"0s\"\n"), "pfabric.rto", "must be positive";
     pfabric_rto_past_horizon: concat!(pfabric!(), "rto = \"2s\"\n[run]\nhorizon = \"1s\"\n"), "pfabric.rto", "could never elapse";
-    pfabric_unknown_key: concat!(pfabric!(), "probe = true\n"), "pfabric.probe", "unknown key; expected one of `buffer`, `initial_window`, `max_window`, `rto`";
+    pfabric_unknown_key: concat!(pfabric!(), "probe = true\n"), "pfabric.probe", "unknown key; expected one of `buffer`, `initial_window`, `max_window`, `rto`, `probe_after`";
+    pfabric_negative_probe_after: concat!(pfabric!(), "probe_after = -1\n"), "pfabric.probe_after", "expected a whole number of at least 0";
     pfabric_section_without_pfabric_flows: concat!(star!(), burst!(), "[pfabric]\nrto = \"50us\"\n"), "pfabric", "is set, but no flow runs pFabric";
     pfabric_beside_another_protocol: concat!(star!(), burst!(), "[transport]\nprotocol = \"pfabric\"\n", burst!(), "protocol = \"dctcp\"\n"), "workload[1].protocol", "workload[0] runs pfabric and workload[1] runs dctcp";
     pfabric_workload_beside_the_default_protocol: concat!(star!(), burst!(), "protocol = \"pfabric\"\n", burst!()), "workload[0].protocol", "pFabric cannot share a network with other protocols";

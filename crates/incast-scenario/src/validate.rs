@@ -552,6 +552,7 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
             initial_window_segments: initial_window,
             initial_ssthresh_bytes,
             max_window_segments: d.max_window_segments,
+            probe_after_timeouts: d.probe_after_timeouts,
             min_rto,
             initial_rto,
             max_rto,
@@ -591,6 +592,10 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
 /// datacenter has (1,000 segments is 1.2 ms at 10 Gbps).
 const PFABRIC_MAX_WINDOW: u64 = 100_000;
 
+/// The most timeouts in a row before probe mode: beyond any run (1,000 timeouts of 45 us is
+/// 45 ms of a flow getting nothing through).
+const PFABRIC_MAX_PROBE_AFTER: u64 = 1_000_000;
+
 /// `[pfabric]`, defaults from pFabric's public simulator ([`PfabricSpec`]): a buffer that holds
 /// at least one full packet, windows of at least one segment with the cap at least the initial
 /// one, a positive timeout within the horizon.
@@ -619,7 +624,11 @@ fn pfabric(raw: RawPfabric, run: &RunSpec) -> Result<PfabricSpec> {
     }
     limits::within_horizon(|| at("rto"), raw.rto, run)?;
     let rto = positive_time(|| at("rto"), raw.rto, d.rto)?;
-    Ok(PfabricSpec { buffer_bytes, initial_window_segments, max_window_segments, rto })
+    let probe_after = match raw.probe_after {
+        None => d.probe_after,
+        Some(n) => count(|| at("probe_after"), n, 0, PFABRIC_MAX_PROBE_AFTER)?,
+    };
+    Ok(PfabricSpec { buffer_bytes, initial_window_segments, max_window_segments, rto, probe_after })
 }
 
 /// pFabric's ports order packets by the remaining bytes of their flows, which only pFabric

@@ -229,18 +229,18 @@ pub(crate) fn tcp_config_of(spec: &TransportSpec, protocol: Protocol) -> TcpConf
 /// fixed: no RTT estimate and no back-off (MinTCP's `rtt_timeout` returns `minrto_`; YAPS arms
 /// `retx_timeout` as is). A timeout sets the window to one segment and ssthresh to half the
 /// window (at least two segments), and resends every byte not SACKed. Receivers ACK every
-/// packet at once with SACK blocks; there is no handshake. Segments carry 1460 B of payload
+/// packet at once with SACK blocks; there is no handshake. After `[pfabric] probe_after`
+/// timeouts in a row (5) the flow is in probe mode: each further timeout resends one byte of its
+/// first hole, until any ACK returns (the ns-2 MinTCP agent's `prob_mode_`; YAPS has none). Segments carry 1460 B of payload
 /// under 40 B of headers, as in pFabric's code (YAPS `params.cpp`: `mss` 1460, `hdr_size` 40);
 /// no `[transport]` key applies.
-///
-/// Not modelled: the paper's probe mode (1-byte probes after several consecutive timeouts,
-/// ns-2 MinTCP's `prob_cap_`), which YAPS leaves out too; see docs/pfabric.md.
 pub(crate) fn pfabric_host(spec: &PfabricSpec) -> TcpConfig {
     TcpConfig {
         mss_bytes: incast_proto::tcp::MSS_BYTES,
         timestamps: false,
         initial_window_segments: spec.initial_window_segments,
         max_window_segments: Some(spec.max_window_segments),
+        probe_after_timeouts: (spec.probe_after > 0).then_some(spec.probe_after),
         initial_ssthresh_bytes: None,
         min_rto: spec.rto,
         initial_rto: Some(spec.rto),
@@ -410,5 +410,26 @@ mod tests {
         assert_eq!(s.poll_timeout(), Some(first + Duration::from_us(45)));
         s.handle_timeout(first + Duration::from_us(45));
         assert_eq!(s.poll_timeout(), Some(first + Duration::from_us(90)));
+    }
+
+    #[test]
+    fn pfabric_host_probes_with_one_byte_after_five_timeouts_in_a_row_until_an_ack() {
+        let mut s = pfabric_sender(100 * MSS);
+        drain(&mut s, Instant::ZERO);
+        let len = |s: &mut TcpSender, now| std::iter::from_fn(|| s.poll_transmit(now)).map(|seg| seg.len).collect::<Vec<_>>();
+        let mut now = Instant::ZERO;
+        let mut sent = Vec::new();
+        for _ in 0..6 {
+            now = s.poll_timeout().expect("armed");
+            s.handle_timeout(now);
+            sent.push(len(&mut s, now));
+        }
+        // Four timeouts resend a segment each; the fifth and sixth, in probe mode, one byte.
+        assert_eq!(sent, [vec![1460], vec![1460], vec![1460], vec![1460], vec![1], vec![1]]);
+        // The probe's ACK ends probe mode: the window (one segment after the timeouts) sends
+        // a full segment from the byte after the probe.
+        s.handle_ack(now, &AckSegment::plain(1, false, Instant::ZERO));
+        let next: Vec<DataSegment> = std::iter::from_fn(|| s.poll_transmit(now)).collect();
+        assert_eq!(next.first().map(|seg| (seg.seq, seg.len)), Some((1, 1460)));
     }
 }

@@ -25,10 +25,11 @@ Settings and where they come from:
   Receivers ACK every segment, as those scripts do (`ackRatio 1`, their `segsperack_`): with delayed ACKs of 40 ms
   against a 2 ms RTO, a flow whose last segment is odd times out although it has finished.
 - pFabric (`protocol = "pfabric"`, docs/pfabric.md): its own ports, 36 KiB each with host NICs
-  included, and its own hosts (initial window 12, cap 15, fixed 45 us timeout), the settings of
-  pFabric's simulator (NetSys/simulator, `conf_str_pfabric`); the switch and TCP keys above do not
-  apply to it. Routing is per-flow ECMP for every protocol, where pFabric's evaluation sprays
-  packets over the spines.
+  included, and its own hosts (initial window 12, cap 15, fixed 45 us timeout, 1-byte probes
+  after 5 timeouts in a row), the settings of pFabric's simulator (NetSys/simulator,
+  `conf_str_pfabric`) and ns-2 agent; the switch and TCP keys above do not apply to it.
+  Routing is per-flow ECMP for every protocol, where pFabric's evaluation sprays packets over
+  the spines.
 - Arrivals: for `arrivals_ms` of simulated time (100 ms by default); flows that arrive in the first
   10% are the warm-up and are not counted (`[run] warmup`), and the run lasts until every flow
   has finished, so the slowdown of the largest flows is measured, not cut off.

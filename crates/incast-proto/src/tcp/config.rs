@@ -114,6 +114,13 @@ pub struct TcpConfig {
     /// above their initial window of one bandwidth-delay product (15 over 12 in pFabric's
     /// simulator, NetSys/simulator `max_cwnd`), since its ports, not the window, schedule.
     pub max_window_segments: Option<u32>,
+    /// pFabric's probe mode: once this many retransmission timeouts have followed one another
+    /// with no ACK in between, each further timeout resends one byte of the first hole instead
+    /// of a segment, until any ACK arrives (the ns-2 MinTCP agent of pFabric's scripts,
+    /// `prob_cap_` 5: its window is forced to one byte in `prob_mode_`). A flow its network
+    /// keeps dropping then costs the others one small packet per timeout, not a full one.
+    /// Needs `sack`; `None` never probes.
+    pub probe_after_timeouts: Option<u32>,
     /// Initial ssthresh in bytes; `None` is unlimited (RFC 5681: "arbitrarily high"). ns-3.12
     /// started at 65535 B (`TcpSocket::SlowStartThreshold`).
     pub initial_ssthresh_bytes: Option<u64>,
@@ -228,6 +235,7 @@ impl Default for TcpConfig {
             timestamps: false,
             initial_window_segments: 2,
             max_window_segments: None,
+            probe_after_timeouts: None,
             initial_ssthresh_bytes: None,
             min_rto: Duration::from_ms(300),
             initial_rto: None,

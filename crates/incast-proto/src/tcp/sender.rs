@@ -115,6 +115,11 @@ pub struct TcpSender {
     syn_sent_at: Option<Instant>,
     /// SYNs handed out, re-sent ones included; the other counters live in `seq`.
     syns_sent: u64,
+    /// Retransmission timeouts since the last ACK, for probe mode
+    /// (`TcpConfig::probe_after_timeouts`).
+    timeouts_in_a_row: u32,
+    /// In probe mode: the last timeout's one-byte probe is still to be sent.
+    probe_due: bool,
 }
 
 impl TcpSender {
@@ -157,6 +162,8 @@ impl TcpSender {
             },
             syn_sent_at: None,
             syns_sent: 0,
+            timeouts_in_a_row: 0,
+            probe_due: false,
         }
     }
 
@@ -213,6 +220,9 @@ impl TcpSender {
         if ack.ack == self.seq.snd_una() && self.syn_sent_at.is_some_and(|t| ack.ts_echo <= t) {
             return;
         }
+        // Any ACK ends probe mode: the path delivers again.
+        self.timeouts_in_a_row = 0;
+        self.probe_due = false;
         match self.seq.classify(ack.ack) {
             AckClass::Beyond | AckClass::Stale => {}
             AckClass::Duplicate | AckClass::New if self.scoreboard.is_some() => self.on_sack_ack(now, ack),
@@ -410,6 +420,8 @@ impl TcpSender {
         self.timed_out_at_una = Some(una);
         self.force_resend = false;
         self.limited_sent = 0;
+        self.timeouts_in_a_row = self.timeouts_in_a_row.saturating_add(1);
+        self.probe_due = self.probing();
         match self.scoreboard.as_mut() {
             Some(board) => {
                 board.on_timeout(self.seq.snd_una(), self.seq.high_sent());
@@ -471,10 +483,32 @@ impl TcpSender {
         u64::from(dupacks) * self.seq.mss()
     }
 
+    /// Whether the sender is in probe mode (`TcpConfig::probe_after_timeouts`).
+    fn probing(&self) -> bool {
+        self.config.probe_after_timeouts.is_some_and(|n| self.timeouts_in_a_row >= n)
+    }
+
+    /// In probe mode, once per timeout: the first byte of the first hole (after a timeout every
+    /// unSACKed byte is lost), and nothing else until an ACK ends probe mode.
+    fn transmit_probe(&mut self, now: Instant) -> Option<DataSegment> {
+        if !std::mem::take(&mut self.probe_due) {
+            return None;
+        }
+        let (una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
+        let board = self.scoreboard.as_mut().expect("probe mode needs SACK");
+        let (Resend::Hole { seq, .. } | Resend::Rescue { seq, .. }) = board.next_lost(una, high_sent)?;
+        let probe = Resend::Hole { seq, len: 1 };
+        board.on_resent(probe, self.seq.recover());
+        Some(self.seq.resend(now, seq, 1, self.ect))
+    }
+
     /// With SACK (RFC 6675 Section 5 step C): while cwnd - pipe leaves room, NextSeg chooses a
     /// lost segment (rule 1), else new data (rule 2), else in recovery an unSACKed segment below
     /// the highest SACK (rule 3) or the rescue retransmission (rule 4).
     fn transmit_sack(&mut self, now: Instant) -> Option<DataSegment> {
+        if self.probing() {
+            return self.transmit_probe(now);
+        }
         let end = self.data_end();
         let (una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
         let board = self.scoreboard.as_ref().expect("SACK senders have a scoreboard");
