@@ -5,7 +5,12 @@ around 30 ms ("moderate") with a 3 ms floor; the metric is application throughpu
 before their deadline (D3 Figure 10). Here on one 1 Gbps switch, comparing TCP NewReno with a
 10 ms minimum RTO (D3 Table 1's reduced RTO) and DCTCP with marking threshold K = 20 packets
 (DCTCP Section 4 for 1 Gbps) on D3's 100 KB hardware switch (D3 Section 6.1.1: "the hardware
-switch has a buffer of 100KB"), against D3 and RCPdc on its 128 KB software routers (D3 Section 5).
+switch has a buffer of 100KB"), against D3 and RCPdc on its 128 KB software routers (D3 Section 5),
+and pFabric (SIGCOMM 2013, the line's successor; docs/pfabric.md) sized for this network by its
+paper's rules: with 125 us links the round trip is 500 us and the bandwidth-delay product at
+1 Gbps 62.5 KB, so an initial window of one BDP (43 segments, capped 3 above as pFabric's 12 and
+15), 2 BDPs of buffer at every port (125 KB) and a fixed RTO of 3 RTTs (1.5 ms). pFabric's hosts
+open no connection, so its flows skip the handshake the others pay (one RTT).
 """
 
 from __future__ import annotations
@@ -26,12 +31,14 @@ from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
 if TYPE_CHECKING:
     import pyarrow as pa
 
-PROTOCOLS = ("tcp", "dctcp", "rcpdc", "d3")
+PROTOCOLS = ("tcp", "dctcp", "rcpdc", "d3", "pfabric")
 DEADLINE_MEAN = "30ms"
 BUFFER = "100KB"
 D3_BUFFER = "128KB"
 MIN_RTO = "10ms"
 DCTCP_K_PACKETS = 20
+# pFabric sized for this network (module docstring).
+PFABRIC = {"initial_window": 43, "max_window": 46, "buffer": "125KB", "rto": "1.5ms"}
 
 
 def scenario(senders: int, protocol: str, seed: int, rounds: int) -> Dict[str, Any]:
@@ -49,6 +56,7 @@ def scenario(senders: int, protocol: str, seed: int, rounds: int) -> Dict[str, A
         # Every scheme pays one RTT to open its connection, as in the paper's stacks (TCP's
         # three-way handshake, D3's SYN of Figure 7).
         "transport": {"stack": STACK, "protocol": protocol, "min_rto": MIN_RTO, "handshake": True},
+        **({"pfabric": PFABRIC} if protocol == "pfabric" else {}),
         "workload": [
             {
                 "kind": "flow-burst",
@@ -160,8 +168,8 @@ def describe(seeds: int, rounds: int) -> str:
     return (
         f"D3 flow burst (Section 6.1.1): star, 1 Gbps, {BUFFER} per port ({D3_BUFFER} for D3 and RCPdc), "
         f"sizes U[2KB, 50KB], deadlines exp. mean {DEADLINE_MEAN} (floor {DEADLINE_FLOOR}); TCP min RTO {MIN_RTO}, "
-        f"DCTCP K={DCTCP_K_PACKETS}; "
-        f"{seeds} seed(s) x {rounds} burst(s) per point"
+        f"DCTCP K={DCTCP_K_PACKETS}; pFabric {PFABRIC['buffer']} per port, IW {PFABRIC['initial_window']}, "
+        f"RTO {PFABRIC['rto']}; {seeds} seed(s) x {rounds} burst(s) per point"
     )
 
 
@@ -203,6 +211,7 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> None:
         ("dctcp", f"DCTCP (K={DCTCP_K_PACKETS})"),
         ("rcpdc", "RCPdc"),
         ("d3", "D3"),
+        ("pfabric", f"pFabric ({PFABRIC['buffer']}, RTO {PFABRIC['rto']})"),
     )
     for scheme, label in labels:
         mine = [r for r in rows if r["scheme"] == scheme]
@@ -222,7 +231,8 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> None:
     for ax in (ax_thpt, ax_fct):
         ax.grid(True, alpha=0.3)
         ax.legend()
-    fig.suptitle(f"D3 flow burst: 1 Gbps star, {BUFFER} per port ({D3_BUFFER} for D3, RCPdc)")
+    fig.suptitle(f"D3 flow burst: 1 Gbps star, {BUFFER} per port ({D3_BUFFER} for D3, RCPdc; "
+                 f"{PFABRIC['buffer']} for pFabric)")
     fig.tight_layout()
     fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
