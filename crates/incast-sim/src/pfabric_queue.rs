@@ -10,11 +10,13 @@
 //! - **Dequeue.** The smallest priority value wins, the earliest queued among equals; then the
 //!   first queued packet of that packet's flow leaves instead, so that a flow is never reordered
 //!   against itself (its earlier packets carry larger remaining sizes).
-//! - **Drop.** The arriving packet joins the queue first; while the queue exceeds its limit, the
-//!   packet with the largest value leaves, the latest queued among equals (so an arrival no more
-//!   urgent than everything queued is the one dropped). YAPS removes one packet only, which can
-//!   leave a queue above its limit when a large arrival displaces a small packet; incast removes
-//!   until the queue fits.
+//! - **Drop.** The arriving packet joins the queue first; if the queue then exceeds its limit,
+//!   one packet leaves: the one with the largest value, the latest queued among equals, among
+//!   those whose removal brings the queue within its limit (so an arrival no more urgent than
+//!   everything queued is the one dropped, and the arrival itself always qualifies). This is the
+//!   pFabric patch of PIAS (`pFabric.patch` lines 185-202). YAPS removes the largest value
+//!   whatever its size, which can leave a queue above its limit when a large arrival displaces a
+//!   small packet (a 41 B probe); the two agree whenever the packets are full-sized.
 //!
 //! Buffers are a few dozen packets (36 KiB in pFabric's configuration), so both rules scan the
 //! queue, as the paper's switch design does over its small buffers.
@@ -38,9 +40,6 @@ pub(crate) struct PfabricQueue {
     /// Bytes that may wait (`u64::MAX`: a host NIC that never drops).
     pub(crate) limit: u64,
     entries: Vec<Entry>,
-    /// Packets evicted to make room for a more urgent arrival, until the driver releases them
-    /// (kept here rather than in every port: only pFabric ports evict).
-    pub(crate) evicted: Vec<PacketId>,
 }
 
 impl PfabricQueue {
@@ -54,9 +53,12 @@ impl PfabricQueue {
         self.entries.push(entry);
     }
 
-    /// Removes and returns the least urgent packet: the largest rank, the latest among equals.
-    pub(crate) fn evict(&mut self) -> Option<Entry> {
-        let worst = (0..self.entries.len()).max_by_key(|&i| (self.entries[i].rank, i))?;
+    /// Removes and returns the least urgent packet of at least `excess` bytes (the largest rank,
+    /// the latest among equals), so that removing it takes `excess` bytes off the queue.
+    pub(crate) fn evict(&mut self, excess: u64) -> Option<Entry> {
+        let worst = (0..self.entries.len())
+            .filter(|&i| u64::from(self.entries[i].bytes) >= excess)
+            .max_by_key(|&i| (self.entries[i].rank, i))?;
         Some(self.entries.remove(worst))
     }
 
@@ -122,9 +124,22 @@ mod tests {
         q.push(entry(1, 2, 1_000));
         q.push(entry(2, 3, 80_000));
         q.push(entry(3, 4, 5_000));
-        assert_eq!(q.evict().map(|e| e.id.0), Some(2), "of two equal ranks the later goes");
-        assert_eq!(q.evict().map(|e| e.id.0), Some(0));
-        assert_eq!(q.evict().map(|e| e.id.0), Some(3));
+        assert_eq!(q.evict(1500).map(|e| e.id.0), Some(2), "of two equal ranks the later goes");
+        assert_eq!(q.evict(1500).map(|e| e.id.0), Some(0));
+        assert_eq!(q.evict(1500).map(|e| e.id.0), Some(3));
         assert_eq!(q.len(), 1);
+    }
+
+    #[test]
+    fn eviction_passes_over_packets_too_small_to_make_room() {
+        // A 41 B probe of the largest flow is the least urgent, but removing it would not make
+        // room for 1500 B: the least urgent full packet goes instead.
+        let mut q = PfabricQueue::default();
+        q.push(Entry { bytes: 41, ..entry(0, 1, 9_000_000) });
+        q.push(entry(1, 2, 70_000));
+        q.push(entry(2, 3, 3_000));
+        assert_eq!(q.evict(1500).map(|e| e.id.0), Some(1));
+        assert_eq!(q.evict(41).map(|e| e.id.0), Some(0));
+        assert_eq!(q.evict(2000), None, "nothing frees 2000 B at once");
     }
 }

@@ -55,9 +55,12 @@ pub(crate) enum Admission {
         /// Whether the packet was marked.
         marked: bool,
     },
-    /// Queued at a pFabric port, which dropped less urgent waiting packets to make room: the
-    /// driver releases them (`Port::take_evicted`).
-    QueuedEvicting,
+    /// Queued at a pFabric port, which dropped a less urgent waiting packet to make room: the
+    /// driver releases it.
+    QueuedEvicting {
+        /// The packet dropped from the queue.
+        victim: PacketId,
+    },
     /// No room: dropped.
     Dropped,
 }
@@ -212,14 +215,6 @@ impl Port {
         Port::new(info, BufferLimit::Pfabric(Box::new(PfabricQueue::new(limit))), EcnThreshold::NEVER, 1)
     }
 
-    /// Packets a pFabric port evicted in the last `offer`, which the driver releases.
-    pub(crate) fn take_evicted(&mut self) -> Option<PacketId> {
-        match &mut self.limit {
-            BufferLimit::Pfabric(queue) => queue.evicted.pop(),
-            _ => None,
-        }
-    }
-
     pub(crate) fn view(&self) -> PortView {
         PortView { rate: self.info.link.rate, queue_bytes: self.queued_bytes, bytes_sent: self.bytes_sent }
     }
@@ -277,38 +272,35 @@ impl Port {
         Admission::Queued { marked }
     }
 
-    /// pFabric's admission (`pfabric_queue`): the packet joins the queue, then the least urgent
-    /// packets leave while the queue exceeds its limit. An evicted packet counts as a drop and
-    /// as having left the queue at `now` (for the time-averaged queue).
+    /// pFabric's admission (`pfabric_queue`): the packet joins the queue; if the queue then
+    /// exceeds its limit, the least urgent packet whose removal makes room leaves (the arrival
+    /// itself, if nothing waiting is less urgent). The dropped packet counts as a drop and as
+    /// having left the queue at `now` (for the time-averaged queue).
     #[cold]
     #[inline(never)]
     fn offer_pfabric(&mut self, now: Instant, packet: Arriving) -> Admission {
         let BufferLimit::Pfabric(queue) = &mut self.limit else { unreachable!("a pFabric port") };
-        let limit = queue.limit;
         queue.push(Entry { id: packet.id, flow: packet.flow, rank: packet.rank, bytes: packet.wire_bytes });
-        self.queued_bytes += u64::from(packet.wire_bytes);
-        self.queued_packets += 1;
-        self.counters.entered += PortCounters::weigh(u64::from(packet.wire_bytes), now);
-        let mut kept = true;
-        while self.queued_bytes > limit {
-            let victim = queue.evict().expect("a queue over its limit holds packets");
-            let size = u64::from(victim.bytes);
-            self.queued_bytes -= size;
-            self.queued_packets -= 1;
-            self.counters.left += PortCounters::weigh(size, now);
-            self.counters.drops += 1;
-            if victim.id == packet.id {
-                kept = false;
-            } else {
-                queue.evicted.push(victim.id);
+        let size = u64::from(packet.wire_bytes);
+        self.counters.entered += PortCounters::weigh(size, now);
+        let (bytes, packets) = (self.queued_bytes + size, self.queued_packets + 1);
+        let admission = match bytes.checked_sub(queue.limit).filter(|&excess| excess > 0) {
+            None => Admission::Queued { marked: false },
+            Some(excess) => {
+                // The queue fitted before this arrival, so removing the arrival always makes room.
+                let victim = queue.evict(excess).expect("the arrival itself makes room");
+                self.counters.left += PortCounters::weigh(u64::from(victim.bytes), now);
+                self.counters.drops += 1;
+                self.queued_bytes = bytes - u64::from(victim.bytes);
+                self.queued_packets = packets - 1;
+                self.max_queue_bytes = self.max_queue_bytes.max(self.queued_bytes);
+                return if victim.id == packet.id { Admission::Dropped } else { Admission::QueuedEvicting { victim: victim.id } };
             }
-        }
+        };
+        self.queued_bytes = bytes;
+        self.queued_packets = packets;
         self.max_queue_bytes = self.max_queue_bytes.max(self.queued_bytes);
-        match (kept, queue.evicted.is_empty()) {
-            (false, _) => Admission::Dropped,
-            (true, true) => Admission::Queued { marked: false },
-            (true, false) => Admission::QueuedEvicting,
-        }
+        admission
     }
 
     /// The next packet to serialize: the head of the most urgent class, or at a pFabric port
@@ -531,12 +523,13 @@ mod tests {
         assert_eq!((c.ecn_marks, c.ecn_marks_control, c.ecn_remarks, c.ecn_marks_dropped, c.drops), (1, 1, 1, 2, 4));
     }
 
-    /// A pFabric port of `limit` bytes and a packet for it of flow `flow` with priority `rank`.
+    /// A pFabric port that holds `limit` bytes waiting.
     fn pfabric_port(limit: u64) -> Port {
         let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
         Port::pfabric(PortInfo { node: NodeId(0), peer: NodeId(1), link }, limit)
     }
 
+    /// Packet `id` of flow `flow` with pFabric priority `rank`.
     fn ranked(id: u32, flow: u32, rank: u32, wire_bytes: u32) -> Arriving {
         Arriving { flow: FlowId(flow), rank, ..pkt(id, wire_bytes, 0, true) }
     }
@@ -553,16 +546,12 @@ mod tests {
         assert_eq!(offer(&mut p, ranked(2, 2, 50_000, 1500)), Admission::Queued { marked: false });
         assert!(!ce, "pFabric ports never mark, whatever the threshold");
         // A more urgent arrival pushes out the least urgent waiting packet (flow 1's).
-        assert_eq!(offer(&mut p, ranked(3, 3, 7_000, 1500)), Admission::QueuedEvicting);
-        assert_eq!(p.take_evicted(), Some(PacketId(1)));
-        assert_eq!(p.take_evicted(), None);
+        assert_eq!(offer(&mut p, ranked(3, 3, 7_000, 1500)), Admission::QueuedEvicting { victim: PacketId(1) });
         // A less urgent one than everything queued is the one dropped.
         assert_eq!(offer(&mut p, ranked(4, 4, 60_000, 1500)), Admission::Dropped);
-        assert_eq!(p.take_evicted(), None);
         // A later, more urgent packet of flow 3 pushes out flow 2's, but does not overtake its
         // own flow's earlier packet.
-        assert_eq!(offer(&mut p, ranked(5, 3, 1_000, 40)), Admission::QueuedEvicting);
-        assert_eq!(p.take_evicted(), Some(PacketId(2)));
+        assert_eq!(offer(&mut p, ranked(5, 3, 1_000, 40)), Admission::QueuedEvicting { victim: PacketId(2) });
         assert_eq!((p.counters.drops, p.queue_bytes(), p.packets_held()), (3, 1540, 3));
         let mut sent = Vec::new();
         let mut t = Instant::ZERO;

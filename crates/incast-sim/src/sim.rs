@@ -595,10 +595,8 @@ impl Simulation {
             Admission::Queued { .. } => {
                 self.try_start_service(port_id);
             }
-            Admission::QueuedEvicting => {
-                while let Some(evicted) = self.net.ports[port_id.idx()].take_evicted() {
-                    self.packets.release(evicted);
-                }
+            Admission::QueuedEvicting { victim } => {
+                self.packets.release(victim);
                 self.try_start_service(port_id);
             }
         }
