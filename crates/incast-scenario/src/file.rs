@@ -18,7 +18,7 @@ use incast_proto::cc::{Clamp, FixedD, RemainingBytes, TcUnits};
 use incast_proto::d3::{BaseGrant, Controller, Pacing};
 use incast_proto::tcp::{DctcpLossCut, EcnReduction, LossBasis, Stack, SubSegmentWindow, WindowGrowth};
 
-use super::spec::{Connections, D3Variant, DeadlineVariance, HostNic, Protocol, TrafficPattern};
+use super::spec::{Connections, D3Variant, DeadlineVariance, HostNic, LoadBalancing, Protocol, TrafficPattern};
 use super::{named_sizes, units};
 
 /// The whole document.
@@ -78,6 +78,7 @@ pub(crate) struct RawSwitch {
     pub(crate) ecn_threshold: Option<RawEcn>,
     pub(crate) priority_classes: Option<u64>,
     pub(crate) host_nic: Option<Name<HostNic>>,
+    pub(crate) load_balancing: Option<Name<LoadBalancing>>,
 }
 
 /// `[transport]`.
@@ -503,6 +504,11 @@ impl Named for WorkloadKind {
 impl Named for HostNic {
     const WHAT: &'static str = "host NIC";
     const NAMES: &'static [(&'static str, Self)] = &[("backlog", HostNic::Backlog), ("like-switch", HostNic::LikeSwitch)];
+}
+
+impl Named for LoadBalancing {
+    const WHAT: &'static str = "load balancing";
+    const NAMES: &'static [(&'static str, Self)] = &[("ecmp", LoadBalancing::Ecmp), ("spray", LoadBalancing::Spray)];
 }
 
 impl Named for TrafficPattern {

@@ -285,6 +285,21 @@ pub struct SwitchSpec {
     pub priority_classes: u8,
     /// How host NICs queue.
     pub host_nic: HostNic,
+    /// How switches spread traffic over equal-cost paths.
+    pub load_balancing: LoadBalancing,
+}
+
+/// How traffic spreads over a network's equal-cost shortest paths.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoadBalancing {
+    /// Per-flow ECMP: a flow's packets all take the path its hash picks, so a flow is never
+    /// reordered; two large flows may share an uplink while another idles.
+    #[default]
+    Ecmp,
+    /// Packet spraying: each packet of a flow, data and ACKs, takes the next of the flow's
+    /// equal-cost paths in turn (pFabric's evaluation; NetSys/simulator's default, a
+    /// round-robin `spray_counter` at the ToR). Evens out load at the cost of reordering.
+    Spray,
 }
 
 /// How a host's NIC queues what its transports send.

@@ -117,6 +117,7 @@ fn minimal_scenario_gets_every_default() {
             ecn: EcnSpec::Auto,
             priority_classes: 1,
             host_nic: HostNic::Backlog,
+            load_balancing: LoadBalancing::Ecmp,
         }
     );
     assert_eq!(
@@ -1151,4 +1152,15 @@ malformed! {
     pfabric_section_without_pfabric_flows: concat!(star!(), burst!(), "[pfabric]\nrto = \"50us\"\n"), "pfabric", "is set, but no flow runs pFabric";
     pfabric_beside_another_protocol: concat!(star!(), burst!(), "[transport]\nprotocol = \"pfabric\"\n", burst!(), "protocol = \"dctcp\"\n"), "workload[1].protocol", "workload[0] runs pfabric and workload[1] runs dctcp";
     pfabric_workload_beside_the_default_protocol: concat!(star!(), burst!(), "protocol = \"pfabric\"\n", burst!()), "workload[0].protocol", "pFabric cannot share a network with other protocols";
+}
+
+#[test]
+fn load_balancing_is_ecmp_unless_spray_is_asked_for() {
+    assert_eq!(toml(concat!(star!(), burst!())).switch.load_balancing, LoadBalancing::Ecmp);
+    let s = toml(concat!(star!(), "[switch]\nload_balancing = \"spray\"\n", burst!()));
+    assert_eq!(s.switch.load_balancing, LoadBalancing::Spray);
+}
+
+malformed! {
+    load_balancing_unknown: concat!(star!(), "[switch]\nload_balancing = \"hash\"\n", burst!()), "switch.load_balancing", "expected one of \"ecmp\", \"spray\"";
 }

@@ -34,7 +34,7 @@ use super::file::{
     RawTransport, TopologyKind,
 };
 use super::spec::{
-    BufferSpec, D3Spec, D3Variant, EcnSpec, HostNic, LinkSpec, PfabricSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec,
+    BufferSpec, D3Spec, D3Variant, EcnSpec, HostNic, LinkSpec, LoadBalancing, PfabricSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec,
     TopologySpec,
     TransportSpec, WorkloadSpec,
 };
@@ -359,6 +359,7 @@ fn switch(raw: RawSwitch) -> Result<SwitchSpec> {
         ecn,
         priority_classes: classes as u8,
         host_nic,
+        load_balancing: raw.load_balancing.map_or(LoadBalancing::Ecmp, |n| n.0),
     })
 }
 

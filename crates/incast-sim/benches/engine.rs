@@ -10,7 +10,7 @@ use incast_proto::time::{BitsPerSec, Duration, Instant};
 use incast_sim::scenario::*;
 
 fn switch(buffer: BufferSpec) -> SwitchSpec {
-    SwitchSpec { buffer, core_buffer: None, ecn: EcnSpec::Auto, priority_classes: 1, host_nic: HostNic::Backlog }
+    SwitchSpec { buffer, core_buffer: None, ecn: EcnSpec::Auto, priority_classes: 1, host_nic: HostNic::Backlog, load_balancing: LoadBalancing::Ecmp }
 }
 
 fn transport() -> TransportSpec {

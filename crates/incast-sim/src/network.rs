@@ -9,13 +9,13 @@ use incast_proto::time::{BitsPerSec, Duration, Instant};
 use crate::d3_port::D3Port;
 use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::flow::d3_field;
-use crate::ids::PortId;
+use crate::ids::{FlowId, PortId};
 use crate::packet::RouteCursor;
 use crate::port::{BufferLimit, EcnThreshold, Port, SharedPool};
 use crate::processor::RateAllocator;
 use crate::results::PortRecord;
-use crate::routing::Router;
-use crate::scenario::{BufferSpec, EcnSpec, HostNic, Protocol, Scenario, SwitchSpec, TransportSpec};
+use crate::routing::{PathSet, Router, MAX_SPRAY_PATHS};
+use crate::scenario::{BufferSpec, EcnSpec, HostNic, LoadBalancing, Protocol, Scenario, SwitchSpec, TransportSpec};
 use crate::topology::{NodeKind, Topology};
 use crate::workload::FlowPlan;
 
@@ -52,6 +52,38 @@ pub(crate) struct Network {
     pub(crate) fastest_host_link: BitsPerSec,
     /// How D3's header carries rates, for hosts and routers alike.
     pub(crate) d3_field: RateField,
+    /// Per-flow ECMP, or packet spraying.
+    load_balancing: LoadBalancing,
+    /// With packet spraying, each flow's paths by flow number (empty with ECMP, so a flow's
+    /// packets take its one route and flows pay nothing for spraying).
+    sprays: Vec<Spray>,
+}
+
+/// A sprayed flow's equal-cost paths each way, and which it takes next (round robin).
+#[derive(Debug)]
+struct Spray {
+    forward: PathSet,
+    reverse: PathSet,
+    next_forward: u32,
+    next_reverse: u32,
+}
+
+impl Spray {
+    fn take(set: PathSet, next: &mut u32) -> RouteCursor {
+        let i = *next % u32::from(set.count);
+        *next = next.wrapping_add(1);
+        RouteCursor { start: set.start + i * u32::from(set.len), len: set.len, hop: 0 }
+    }
+
+    /// The path the flow's next data packet takes.
+    fn next_forward(&mut self) -> RouteCursor {
+        Spray::take(self.forward, &mut self.next_forward)
+    }
+
+    /// The path the flow's next ACK takes.
+    fn next_reverse(&mut self) -> RouteCursor {
+        Spray::take(self.reverse, &mut self.next_reverse)
+    }
 }
 
 impl Network {
@@ -130,6 +162,8 @@ impl Network {
             priority_classes: classes,
             fastest_host_link,
             d3_field: d3_field(&scenario.transport, fastest_host_link),
+            load_balancing: scenario.switch.load_balancing,
+            sprays: Vec::new(),
         })
     }
 
@@ -156,7 +190,29 @@ impl Network {
 
     /// The forward and reverse routes of flow number `i` from `src` to `dst`, appended to the
     /// route table; both directions hash the same key, as a switch hashes a flow's 5-tuple.
+    /// With packet spraying, the flow's equal-cost paths each way are kept for
+    /// [`next_forward`](Self::next_forward) and [`next_reverse`](Self::next_reverse), and the
+    /// routes returned are the first it sprays on (for what needs one route: the NIC, the
+    /// ideal completion time). Flows are added in order, `i` the number of flows before.
     pub(crate) fn add_routes(&mut self, i: usize, src: u32, dst: u32) -> Result<(RouteCursor, RouteCursor), ResourceError> {
+        if self.load_balancing == LoadBalancing::Spray {
+            debug_assert_eq!(i, self.sprays.len());
+            let mut paths = |from, to| -> Result<PathSet, ResourceError> {
+                reserve(&mut self.routes, MAX_SPRAY_PATHS * MAX_ROUTE_HOPS, "the route table")?;
+                self.router.paths(&self.topo, from, to, &mut self.routes)
+            };
+            let (forward, reverse) = (paths(src, dst)?, paths(dst, src)?);
+            // Flows start at different paths, as the switches' spray counters are shared by all
+            // the flows through them.
+            let first = crate::routing::mix(i as u64) as u32;
+            let mut spray = Spray { forward, reverse, next_forward: first, next_reverse: first };
+            let (f, r) = (spray.next_forward(), spray.next_reverse());
+            spray.next_forward = first;
+            spray.next_reverse = first;
+            reserve(&mut self.sprays, 1, "the flow table")?;
+            self.sprays.push(spray);
+            return Ok((f, r));
+        }
         reserve(&mut self.routes, 2 * MAX_ROUTE_HOPS, "the route table")?;
         let key = crate::routing::mix(i as u64);
         let mut cursor = |from, to| -> Result<RouteCursor, ResourceError> {
@@ -165,6 +221,27 @@ impl Network {
         };
         let forward = cursor(src, dst)?;
         Ok((forward, cursor(dst, src)?))
+    }
+
+    /// The route of flow `id`'s next data packet: its `route`, or with packet spraying the next
+    /// of its paths.
+    #[inline]
+    pub(crate) fn next_forward(&mut self, id: FlowId, route: RouteCursor) -> RouteCursor {
+        if self.sprays.is_empty() {
+            route
+        } else {
+            self.sprays[id.idx()].next_forward()
+        }
+    }
+
+    /// The route of flow `id`'s next ACK, as [`next_forward`](Self::next_forward).
+    #[inline]
+    pub(crate) fn next_reverse(&mut self, id: FlowId, route: RouteCursor) -> RouteCursor {
+        if self.sprays.is_empty() {
+            route
+        } else {
+            self.sprays[id.idx()].next_reverse()
+        }
     }
 
     /// The strict-priority class flow `plan` of `protocol` rides in: TCPpr picks it from the

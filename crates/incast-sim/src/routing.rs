@@ -19,8 +19,24 @@ pub(crate) struct Router {
     distances: HashMap<NodeId, Vec<u16>>,
     /// Routes of host pairs with a single shortest path: (offset, length) in the route table.
     unique: HashMap<(u32, u32), (u32, u16)>,
+    /// Every shortest path of each host pair a sprayed flow runs between, stored once per pair.
+    sprayed: HashMap<(u32, u32), PathSet>,
     salt: u64,
 }
+
+/// The equal-cost shortest paths of a host pair, back to back in the route table: path `i` is
+/// the `len` entries from `start + i * len`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PathSet {
+    pub(crate) start: u32,
+    pub(crate) len: u16,
+    pub(crate) count: u16,
+}
+
+/// The most equal-cost paths a sprayed host pair keeps: every path of the leaf-spine (one per
+/// spine) and of fat trees up to k = 32 ((k/2)^2 = 256 between pods); a graph with more keeps
+/// the first 256 in the order of `Router::paths`.
+pub(crate) const MAX_SPRAY_PATHS: usize = 256;
 
 /// A switch no path reaches.
 const UNREACHED: u16 = u16::MAX;
@@ -28,7 +44,64 @@ const UNREACHED: u16 = u16::MAX;
 impl Router {
     /// A router whose ECMP choices are salted with `seed`.
     pub(crate) fn new(seed: u64) -> Router {
-        Router { distances: HashMap::new(), unique: HashMap::new(), salt: seed }
+        Router { distances: HashMap::new(), unique: HashMap::new(), sprayed: HashMap::new(), salt: seed }
+    }
+
+    /// Every shortest path from host `src` to host `dst` (at most [`MAX_SPRAY_PATHS`]), appended
+    /// to `table` once per host pair. They are ordered so that consecutive paths differ at the
+    /// first switch that has a choice (its choice cycles fastest, the next branching switch's
+    /// once per cycle, and so on), so that taking them in turn spreads a flow's packets over that
+    /// switch's uplinks round robin, as packet spraying does.
+    pub(crate) fn paths(&mut self, topo: &Topology, src: u32, dst: u32, table: &mut Vec<PortId>) -> Result<PathSet, ResourceError> {
+        if let Some(&set) = self.sprayed.get(&(src, dst)) {
+            return Ok(set);
+        }
+        let last = topo.switch_of(dst);
+        let dist = match self.distances.entry(last) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(switch_distances(topo, last)?),
+        };
+        let hops = |node: NodeId| topo.switch_index(node).map_or(UNREACHED, |i| dist[i as usize]);
+        let nic = topo.host_nic(src);
+        // Depth first: each path as its ports and the choice it made at every switch.
+        let mut found: Vec<(Vec<usize>, Vec<PortId>)> = Vec::new();
+        let mut stack: Vec<(NodeId, Vec<usize>, Vec<PortId>)> = vec![(topo.ports[nic.idx()].peer, Vec::new(), vec![nic])];
+        while let Some((at, choices, ports)) = stack.pop() {
+            if found.len() == MAX_SPRAY_PATHS {
+                break;
+            }
+            if at == last {
+                let mut ports = ports;
+                ports.push(topo.host_downlink(dst));
+                found.push((choices, ports));
+                continue;
+            }
+            let here = hops(at);
+            let next: Vec<PortId> =
+                topo.nodes[at.idx()].ports.iter().copied().filter(|p| hops(topo.ports[p.idx()].peer).wrapping_add(1) == here).collect();
+            assert!(!next.is_empty(), "every topology we build is connected");
+            // Pushed last first, so that the first choice is explored first.
+            for (c, &port) in next.iter().enumerate().rev() {
+                let mut choices = choices.clone();
+                if next.len() > 1 {
+                    choices.push(c);
+                }
+                let mut ports = ports.clone();
+                ports.push(port);
+                stack.push((topo.ports[port.idx()].peer, choices, ports));
+            }
+        }
+        // The first branching switch's choice cycles fastest.
+        found.sort_by(|a, b| a.0.iter().rev().cmp(b.0.iter().rev()));
+        let start = table.len() as u32;
+        let len = found[0].1.len() as u16;
+        for (_, ports) in &found {
+            debug_assert_eq!(ports.len(), usize::from(len), "shortest paths have equal lengths");
+            table.extend_from_slice(ports);
+        }
+        let set = PathSet { start, len, count: found.len() as u16 };
+        self.sprayed.insert((src, dst), set);
+        Ok(set)
     }
 
     /// The egress ports from host `src` to host `dst` for flow key `flow_key`, as (offset,
@@ -183,6 +256,39 @@ mod tests {
         Router::new(1).route(&t, 0, 15, 3, &mut path).unwrap();
         let rates: Vec<u64> = path.iter().map(|p| t.ports[p.idx()].link.rate.0 / 1_000_000_000).collect();
         assert_eq!(rates, [10, 5, 20, 20, 5, 10]);
+    }
+
+    /// Sprayed, a flow between racks of pFabric's leaf-spine has one path per spine, taken in
+    /// turn spine after spine; inside a rack it has one path.
+    #[test]
+    fn leaf_spine_path_set_has_one_path_per_spine_in_turn() {
+        let fabric = LinkSpec { rate: BitsPerSec(40_000_000_000), delay: Duration::from_ns(200) };
+        let spec = TopologySpec::LeafSpine { racks: 9, hosts_per_rack: 16, spines: 4, host_link: fabric, fabric_link: fabric };
+        let t = Topology::build(&spec).unwrap();
+        let mut r = Router::new(1);
+        let mut table = Vec::new();
+        let set = r.paths(&t, 0, 143, &mut table).unwrap();
+        assert_eq!((set.len, set.count), (4, 4));
+        let spines: Vec<NodeId> = (0..4).map(|i| t.ports[table[(set.start + i * 4 + 1) as usize].idx()].peer).collect();
+        assert_eq!(spines.iter().collect::<HashSet<_>>().len(), 4, "{spines:?}");
+        assert_eq!(r.paths(&t, 0, 143, &mut table).unwrap(), set, "stored once per pair");
+        assert_eq!(r.paths(&t, 0, 15, &mut table).unwrap().count, 1, "inside rack 0");
+    }
+
+    /// On a k = 4 fat tree a flow between pods has (k/2)^2 = 4 paths: consecutive ones leave the
+    /// edge switch by different uplinks.
+    #[test]
+    fn fat_tree_path_set_alternates_the_first_choice_fastest() {
+        let t = fat_tree(4);
+        let mut r = Router::new(1);
+        let mut table = Vec::new();
+        let set = r.paths(&t, 0, 15, &mut table).unwrap();
+        assert_eq!((set.len, set.count), (6, 4));
+        let uplink = |i: u32| table[(set.start + i * 6 + 1) as usize];
+        assert_ne!(uplink(0), uplink(1));
+        assert_eq!(uplink(0), uplink(2));
+        let paths: HashSet<&[PortId]> = table.chunks(6).collect();
+        assert_eq!(paths.len(), 4, "four distinct paths");
     }
 
     #[test]

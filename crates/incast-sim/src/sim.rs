@@ -448,7 +448,8 @@ impl Simulation {
             }
             let transport = flow.transport.as_mut().expect("pumped flows have started");
             let Some(out) = transport.poll_transmit(now) else { break };
-            let (route, priority) = (flow.forward, flow.plan.priority);
+            let route = self.net.next_forward(id, flow.forward);
+            let priority = flow.plan.priority;
             let rank = if flow.protocol == Protocol::Pfabric { transport.pfabric_rank() } else { 0 };
             let ext = out.request.map(Ext::Request);
             self.inject(data_packet(id, &out.seg, route, priority, rank, ext.is_some()), ext);
@@ -463,7 +464,8 @@ impl Simulation {
             let transport = flow.transport.as_mut().expect("pumped flows have started");
             let Some(out) = transport.poll_ack(now) else { break };
             let ect = transport.ack_ect();
-            let (route, priority) = (flow.reverse, flow.plan.priority);
+            let route = self.net.next_reverse(id, flow.reverse);
+            let priority = flow.plan.priority;
             // D3's feedback, or the SACK blocks (never both: D3 hosts do not SACK).
             let ext = match out.feedback {
                 Some(f) => Some(Ext::Feedback(f)),

@@ -1,4 +1,5 @@
-//! End to end: pFabric's ports and hosts (`protocol = "pfabric"`) on small networks.
+//! End to end: pFabric's ports and hosts (`protocol = "pfabric"`) on small networks, and the packet
+//! spraying its evaluation uses (`[switch] load_balancing = "spray"`).
 
 mod common;
 
@@ -64,4 +65,32 @@ fn a_short_flow_overtakes_long_ones_at_a_pfabric_port_but_not_at_a_fifo() {
     // The long flows still finish, losing packets only to each other.
     let long_timeouts: u32 = pfabric.flows.iter().filter(|f| f.size_bytes == Some(2_000_000)).map(|f| f.timeouts).sum();
     assert!(pfabric.flows.iter().all(|f| f.finish_s.is_some()), "{long_timeouts} timeouts");
+}
+
+/// One 2 MB flow from rack 0 to rack 2 of a leaf-spine with 4 spines, by `load_balancing`:
+/// the bytes its rack's uplinks sent, uplink by uplink.
+fn uplink_bytes(protocol: &str, load_balancing: &str) -> (Vec<u64>, RunResults) {
+    let text = format!(
+        "[topology]\nkind = \"leaf-spine\"\nracks = 3\nhosts_per_rack = 4\nspines = 4\n\
+         [switch]\nbuffer = \"225KB\"\nload_balancing = \"{load_balancing}\"\n\
+         [transport]\nprotocol = \"{protocol}\"\n\
+         [[workload]]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 11, size = \"2MB\" }}]\n"
+    );
+    let r = run(&text);
+    let up: Vec<u64> = r.ports.iter().filter(|p| p.node == r.ports.iter().find(|q| q.node.starts_with("leaf")).unwrap().node && p.up).map(|p| p.bytes_sent).collect();
+    (up, r)
+}
+
+#[test]
+fn spraying_spreads_one_flow_over_every_spine_and_ecmp_keeps_it_on_one() {
+    for protocol in ["pfabric", "dctcp"] {
+        let (sprayed, r) = uplink_bytes(protocol, "spray");
+        assert_eq!(r.summary.flows_completed, 1, "{protocol}");
+        assert_eq!(sprayed.len(), 4, "{protocol}: {sprayed:?}");
+        let (min, max) = (*sprayed.iter().min().unwrap(), *sprayed.iter().max().unwrap());
+        assert!(min > 400_000 && max - min < max / 10, "{protocol}: round robin spreads the 2 MB evenly: {sprayed:?}");
+        let (hashed, r) = uplink_bytes(protocol, "ecmp");
+        assert_eq!(r.summary.flows_completed, 1, "{protocol}");
+        assert_eq!(hashed.iter().filter(|&&b| b > 0).count(), 1, "{protocol}: one path: {hashed:?}");
+    }
 }
