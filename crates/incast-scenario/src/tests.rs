@@ -1163,4 +1163,5 @@ fn load_balancing_is_ecmp_unless_spray_is_asked_for() {
 
 malformed! {
     load_balancing_unknown: concat!(star!(), "[switch]\nload_balancing = \"hash\"\n", burst!()), "switch.load_balancing", "expected one of \"ecmp\", \"spray\"";
+    spray_with_d3_flows: concat!(star!(), "[switch]\nload_balancing = \"spray\"\n", burst!(), "protocol = \"d3\"\n"), "switch.load_balancing", "cannot carry D3 or RCPdc flows";
 }

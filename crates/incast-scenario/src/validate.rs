@@ -134,6 +134,14 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>, port_names: &d
     check_pfabric_alone(&transport, &workloads, pfabric_section)?;
     let explicit_rate = transport.protocol.is_explicit_rate()
         || workloads.iter().any(|w| w.protocols().any(Protocol::is_explicit_rate));
+    let explicit_rate_flows = workloads.iter().any(|w| w.flow_protocols(transport.protocol).iter().any(|p| p.is_explicit_rate()));
+    if explicit_rate_flows && switch.load_balancing == LoadBalancing::Spray {
+        return Err(err(
+            "switch.load_balancing",
+            "\"spray\" cannot carry D3 or RCPdc flows: a D3 request carries the previous grant of each router on its \
+             path for that router to take back, and a sprayed flow's requests cross different routers each time",
+        ));
+    }
     limits::network(&topology, &switch, limits::full_packet_bytes(&transport, explicit_rate), &run)?;
     let apps = workloads.iter().filter_map(WorkloadSpec::oldi).map(|o| o.apps.len()).max().unwrap_or(0);
     let output = output::section(raw.output, &topology, port_names, &hosts, &run, workloads.len(), apps)?;
