@@ -201,6 +201,21 @@ def test_check_prints_the_network_and_its_oversubscription(tmp_path: Path, topol
     assert line in proc.stdout.splitlines()
 
 
+def test_check_prints_pfabric_in_effect_instead_of_the_tcp_keys(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "s.toml", (
+        "[topology]\nkind = \"star\"\nhosts = 3\n"
+        "[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto = \"90us\"\n"
+        "[[workload]]\nkind = \"flow-burst\"\nsenders = 2\n"))
+    proc = incast("check", str(scenario))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[1].startswith('[transport] protocol = "pfabric"')
+    assert not any(line.startswith("  min_rto") for line in lines), "no TCP key applies"
+    start = next(i for i, line in enumerate(lines) if line.startswith("[pfabric] in effect")) + 1
+    assert lines[start:start + 5] == ['  buffer = "36864B"', "  initial_window = 12", "  max_window = 15",
+                                      '  rto = "90us"', "  probe_after = 5"]
+
+
 def test_check_prints_d2tcp_in_effect_when_a_flow_runs_it(tmp_path: Path) -> None:
     scenario = write(tmp_path / "s.toml", (
         "[topology]\nkind = \"star\"\nhosts = 3\n"

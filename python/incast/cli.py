@@ -350,9 +350,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
         raise _read_scenario_error(args.scenario, e) from None
     print(f"{args.scenario}: ok")
     transport = sections["transport"]
-    print(f"[transport] in effect (stack \"{transport['stack']}\" with the file's keys):")
-    for key, value in transport.items():
-        print(f"  {key} = {toml_value(value)}")
+    if "pfabric" in sections:
+        # Every flow runs pFabric (scenarios cannot mix it), whose hosts use no TCP key.
+        print('[transport] protocol = "pfabric": pFabric\'s hosts use none of [transport]\'s other keys')
+    else:
+        print(f"[transport] in effect (stack \"{transport['stack']}\" with the file's keys):")
+        for key, value in transport.items():
+            print(f"  {key} = {toml_value(value)}")
     if "d2tcp" in sections:
         print("[d2tcp] in effect (the defaults with the file's keys; g and initial_alpha follow [transport]'s DCTCP "
               "keys unless set):")
@@ -364,8 +368,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
         for key, value in sections["d3"].items():
             print(f"  {key} = {toml_value(value)}")
     if "pfabric" in sections:
-        print("[pfabric] in effect (pFabric's defaults with the file's keys; pFabric hosts use none of "
-              "[transport]'s TCP keys: 1460 B segments, SACK, an ACK per packet, no handshake):")
+        print("[pfabric] in effect (pFabric's defaults with the file's keys; its hosts send 1460 B segments, "
+              "SACK, an ACK per packet, no handshake):")
         for key, value in sections["pfabric"].items():
             print(f"  {key} = {toml_value(value)}")
     if "topology" in sections:
