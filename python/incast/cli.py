@@ -353,31 +353,30 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if "pfabric" in sections:
         # Every flow runs pFabric (scenarios cannot mix it), whose hosts use no TCP key.
         print('[transport] protocol = "pfabric": pFabric\'s hosts use none of [transport]\'s other keys')
+        _print_section("[pfabric] in effect (pFabric's defaults with the file's keys; its hosts send 1460 B "
+                       "segments, SACK, an ACK per packet, no handshake):", sections["pfabric"])
     else:
-        print(f"[transport] in effect (stack \"{transport['stack']}\" with the file's keys):")
-        for key, value in transport.items():
-            print(f"  {key} = {toml_value(value)}")
+        _print_section(f"[transport] in effect (stack \"{transport['stack']}\" with the file's keys):", transport)
     if "d2tcp" in sections:
-        print("[d2tcp] in effect (the defaults with the file's keys; g and initial_alpha follow [transport]'s DCTCP "
-              "keys unless set):")
-        for key, value in sections["d2tcp"].items():
-            print(f"  {key} = {toml_value(value)}")
+        _print_section("[d2tcp] in effect (the defaults with the file's keys; g and initial_alpha follow "
+                       "[transport]'s DCTCP keys unless set):", sections["d2tcp"])
     if "d3" in sections:
-        print(f"[d3] in effect (variant \"{sections['d3']['variant']}\" with the file's keys; \"paper\" is D3 as "
-              "printed):")
-        for key, value in sections["d3"].items():
-            print(f"  {key} = {toml_value(value)}")
-    if "pfabric" in sections:
-        print("[pfabric] in effect (pFabric's defaults with the file's keys; its hosts send 1460 B segments, "
-              "SACK, an ACK per packet, no handshake):")
-        for key, value in sections["pfabric"].items():
-            print(f"  {key} = {toml_value(value)}")
+        _print_section(f"[d3] in effect (variant \"{sections['d3']['variant']}\" with the file's keys; \"paper\" "
+                       "is D3 as printed):", sections["d3"])
     if "topology" in sections:
         print(topology_line(sections["topology"]))
     for name, a in sections.get("arrivals", {}).items():
         print(f"{name}: Poisson arrivals at {a['flows_per_s']:,.1f} flows/s from {a['senders']} senders, mean size "
               f"{a['mean_size_bytes']:,.0f} B: a load of {a['load']:.3g} on each sender's link")
     return 0
+
+
+def _print_section(heading: str, values: Dict[str, Any]) -> None:
+    """A section of `incast check`: its heading, then one `key = value` line per key, in
+    scenario-file syntax."""
+    print(heading)
+    for key, value in values.items():
+        print(f"  {key} = {toml_value(value)}")
 
 
 def topology_line(t: Dict[str, Any]) -> str:

@@ -69,20 +69,22 @@ struct Spray {
 }
 
 impl Spray {
-    fn take(set: PathSet, next: &mut u32) -> RouteCursor {
-        let i = *next % u32::from(set.count);
-        *next = next.wrapping_add(1);
+    /// Path number `n` of `set`, counting round and round.
+    fn path(set: PathSet, n: u32) -> RouteCursor {
+        let i = n % u32::from(set.count);
         RouteCursor { start: set.start + i * u32::from(set.len), len: set.len, hop: 0 }
     }
 
     /// The path the flow's next data packet takes.
     fn next_forward(&mut self) -> RouteCursor {
-        Spray::take(self.forward, &mut self.next_forward)
+        self.next_forward = self.next_forward.wrapping_add(1);
+        Spray::path(self.forward, self.next_forward.wrapping_sub(1))
     }
 
     /// The path the flow's next ACK takes.
     fn next_reverse(&mut self) -> RouteCursor {
-        Spray::take(self.reverse, &mut self.next_reverse)
+        self.next_reverse = self.next_reverse.wrapping_add(1);
+        Spray::path(self.reverse, self.next_reverse.wrapping_sub(1))
     }
 }
 
@@ -205,13 +207,9 @@ impl Network {
             // Flows start at different paths, as the switches' spray counters are shared by all
             // the flows through them.
             let first = crate::routing::mix(i as u64) as u32;
-            let mut spray = Spray { forward, reverse, next_forward: first, next_reverse: first };
-            let (f, r) = (spray.next_forward(), spray.next_reverse());
-            spray.next_forward = first;
-            spray.next_reverse = first;
             reserve(&mut self.sprays, 1, "the flow table")?;
-            self.sprays.push(spray);
-            return Ok((f, r));
+            self.sprays.push(Spray { forward, reverse, next_forward: first, next_reverse: first });
+            return Ok((Spray::path(forward, first), Spray::path(reverse, first)));
         }
         reserve(&mut self.routes, 2 * MAX_ROUTE_HOPS, "the route table")?;
         let key = crate::routing::mix(i as u64);
