@@ -8,3 +8,4 @@ pub mod time;
 pub mod tcp;
 pub mod cc;
 pub mod d3;
+pub mod pdq;

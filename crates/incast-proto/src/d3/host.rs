@@ -15,7 +15,7 @@
 
 use super::field::BASE_GRANT;
 use super::header::{CongestionHeader, Feedback, D3_HEADER_BYTES, MAX_HOPS};
-use super::rate::{bytes_in, rate_of, Rate};
+use super::rate::{bytes_in, rate_of, time_at, Rate};
 use crate::tcp::{AckClass, AckSegment, DataSegment, Duplicate, RttEstimator, SendSequence};
 use crate::time::{Duration, Instant};
 
@@ -759,12 +759,6 @@ fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
-}
-
-/// How long `bytes` take at `rate` (rounded down; `rate` positive).
-fn time_at(bytes: u64, rate: Rate) -> Duration {
-    let ps = u128::from(bytes) * 1_000_000_000_000 / u128::from(rate.max(1));
-    Duration::from_ps(ps.min(u128::from(u64::MAX)) as u64)
 }
 
 /// The quenching FIN built from a request's previous values (Section 6.1.3: terminate "by

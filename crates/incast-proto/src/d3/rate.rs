@@ -69,6 +69,13 @@ pub fn rate_of(bytes: u64, interval: Duration) -> Rate {
     (bytes as u128 * PS_PER_S / ps).min(Rate::MAX as u128) as Rate
 }
 
+/// The time `bytes` take at `rate` (at least 1 B/s), rounded down: a paced sender's gap after a
+/// packet.
+pub fn time_at(bytes: u64, rate: Rate) -> Duration {
+    let ps = u128::from(bytes) * PS_PER_S / u128::from(rate.max(1));
+    Duration::from_ps(ps.min(u128::from(u64::MAX)) as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

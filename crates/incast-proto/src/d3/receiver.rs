@@ -2,49 +2,27 @@
 //! for the data, plus the allocation vector of every rate request carried straight back to the
 //! sender on the ACK it triggers.
 //!
-//! ```text
-//!  D3Segment ──► D3Receiver ── data ──► TcpReceiver (reassembly, cumulative ACK)
-//!                    │ header.alloc                    │ AckSegment
-//!                    └─────────────► (AckSegment, Some(Feedback)) ◄─┘  at once
-//! ```
-//!
 //! Not modelled: the receiver's own rate request on the SYN/ACK (Figure 7 step 2, "and a rate
 //! request of their own") and the reverse-direction feedback field of Figure 6. The receiver
 //! sends no data, only ACKs, so it needs no allocation; its ACKs are small and unaccounted for by
 //! the routers, as in the paper's description of router operation (Section 4.3). The SYN/ACK is
 //! simply the ACK of the SYN carrying the SYN's feedback.
 
-use std::collections::VecDeque;
-
 use super::header::{CongestionHeader, Feedback};
-use crate::tcp::{AckSegment, DataSegment, TcpConfig, TcpReceiver};
+use crate::tcp::{AckSegment, DataSegment, EchoReceiver, TcpConfig};
 use crate::time::Instant;
 
-/// The receiver of one D3 flow: a sans-IO state machine.
-///
-/// A driver feeds every arriving packet, with its congestion header if it carried one, to
-/// [`handle_data`](Self::handle_data), then calls [`poll_ack`](Self::poll_ack) in a loop until
-/// `None` and sends each ACK (with its feedback, if any, in the congestion header); it arms a
-/// timer at [`poll_timeout`](Self::poll_timeout) (the delayed-ACK timer, re-read after every
-/// call) and calls [`handle_timeout`](Self::handle_timeout) when it fires (early calls are
-/// harmless).
+/// The receiver of one D3 flow: a sans-IO state machine, the receiver every header-echoing
+/// transport shares ([`EchoReceiver`], whose driver contract it keeps) echoing the allocation
+/// vector of each rate request, plus whether the FIN arrived.
 ///
 /// A packet that carried a rate request is acknowledged at once, even with delayed ACKs: the
-/// sender's next interval waits for that feedback. Its ACK echoes that packet's timestamp, so
-/// the sender can tell which request the feedback answers and samples that request's RTT. A
-/// header-only packet is not data: it is answered with the current cumulative ACK and never
-/// shown to the [`TcpReceiver`].
+/// sender's next interval waits for that feedback.
 #[derive(Clone, Debug)]
 pub struct D3Receiver {
-    /// Reassembly and ACK policy for the data.
-    tcp: TcpReceiver,
-    /// ACKs waiting for `poll_ack`, with feedback on the ones that answer a request. A few per
-    /// arriving packet at most, so the queue stops growing after the first packets.
-    pending: VecDeque<(AckSegment, Option<Feedback>)>,
+    echo: EchoReceiver<Feedback>,
     /// A FIN (a quenching one included) has arrived.
     fin_received: bool,
-    /// Header bytes of a pure ACK (D3 hosts send no SACK blocks).
-    ack_header_bytes: u16,
 }
 
 impl D3Receiver {
@@ -53,13 +31,7 @@ impl D3Receiver {
     ///
     /// D3 recovers losses by NewReno over its rate budget, so its TCP never uses SACK.
     pub fn new(config: &TcpConfig) -> Self {
-        let config = TcpConfig { sack: false, ..*config };
-        D3Receiver {
-            tcp: TcpReceiver::new(&config),
-            pending: VecDeque::with_capacity(4),
-            fin_received: false,
-            ack_header_bytes: config.ack_header_bytes(0) as u16,
-        }
+        D3Receiver { echo: EchoReceiver::new(config), fin_received: false }
     }
 
     /// Processes one arriving packet and queues the ACKs it calls for.
@@ -71,68 +43,36 @@ impl D3Receiver {
         seg: &DataSegment,
         header: Option<&CongestionHeader>,
     ) {
-        if seg.len > 0 {
-            self.tcp.handle_data(now, seg);
-        }
-        let Some(header) = header else {
-            self.drain_tcp(now);
-            return;
-        };
-        self.fin_received |= header.fin;
-        self.tcp.flush_delayed_ack();
-        let queued = self.pending.len();
-        self.drain_tcp(now);
-        let feedback = Some(Feedback::from_request(header));
-        if self.pending.len() > queued {
-            // The last ACK queued covers this packet; it carries the feedback and echoes this
-            // packet's timestamp rather than an older delayed segment's.
-            if let Some(last) = self.pending.back_mut() {
-                last.0.ts_echo = seg.ts;
-                last.1 = feedback;
-            }
-        } else {
-            let ack = AckSegment {
-                header_bytes: self.ack_header_bytes,
-                ..AckSegment::plain(self.tcp.bytes_received_in_order(), false, seg.ts)
-            };
-            self.pending.push_back((ack, feedback));
-        }
+        self.fin_received |= header.is_some_and(|h| h.fin);
+        self.echo.handle_data(now, seg, header.map(Feedback::from_request));
     }
 
     /// The next ACK to send and the rate feedback it carries, if any. Call in a loop until
     /// `None`.
     #[must_use]
-    pub fn poll_ack(&mut self, _now: Instant) -> Option<(AckSegment, Option<Feedback>)> {
-        self.pending.pop_front()
+    pub fn poll_ack(&mut self, now: Instant) -> Option<(AckSegment, Option<Feedback>)> {
+        self.echo.poll_ack(now)
     }
 
     /// When the delayed-ACK timer expires, if it is armed.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.tcp.poll_timeout()
+        self.echo.poll_timeout()
     }
 
     /// Sends the delayed ACK if its timer is due; otherwise does nothing.
     pub fn handle_timeout(&mut self, now: Instant) {
-        self.tcp.handle_timeout(now);
-        self.drain_tcp(now);
+        self.echo.handle_timeout(now);
     }
 
     /// Every byte below this offset has arrived.
     pub fn bytes_received_in_order(&self) -> u64 {
-        self.tcp.bytes_received_in_order()
+        self.echo.bytes_received_in_order()
     }
 
     /// Whether a FIN has arrived (the sender finished or quenched the flow).
     pub fn fin_received(&self) -> bool {
         self.fin_received
-    }
-
-    /// Moves the data ACKs the TCP receiver queued into this receiver's queue, in order.
-    fn drain_tcp(&mut self, now: Instant) {
-        while let Some(ack) = self.tcp.poll_ack(now) {
-            self.pending.push_back((ack, None));
-        }
     }
 }
 

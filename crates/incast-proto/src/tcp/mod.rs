@@ -17,6 +17,7 @@
 //! ```
 
 pub mod config;
+mod echo;
 mod receiver;
 mod reliability;
 mod rtt;
@@ -33,6 +34,7 @@ mod ns3_tests;
 mod sack_tests;
 
 pub use config::{DctcpLossCut, DelayedAck, EcnReduction, LossBasis, SubSegmentWindow, TcpConfig, WindowGrowth};
+pub use echo::EchoReceiver;
 pub use receiver::TcpReceiver;
 pub(crate) use reliability::{AckClass, Duplicate, SendSequence};
 pub(crate) use rtt::RttEstimator;

@@ -1,0 +1,408 @@
+//! The PDQ sender (PDQ Section 3.2): it sends at the rate the switches accept, R_S, and while a
+//! switch pauses it (R_S = 0) it sends nothing but a header-only probe every I_S RTTs; it gives
+//! up on a flow that cannot meet its deadline (Early Termination).
+//!
+//! ```text
+//!  SYN (header-only, R_S = 0) ──► switches ──► receiver ──► SYN-ACK: R_S, P_S, I_S
+//!   R_S > 0: data paced at R_S, every packet carries <R_max, P_S, D, T, RTT, I_S>
+//!   R_S = 0: a probe every max(I_S, 1) RTTs after the last packet sent
+//!   all acknowledged, or Early Termination: FIN/TERM (header-only), re-sent until answered
+//! ```
+//!
+//! Reliability is TCP's, shared through [`SendSequence`]: cumulative ACKs, fast retransmit on
+//! three duplicates, the RFC 6298 timer and go-back-N, all at the accepted rate (the paper's
+//! PDQ retransmits on timeouts; incast gives it TCP's full machinery, as it does D3).
+
+use super::header::{PerMilleRtt, SchedulingHeader, SwitchId};
+use crate::d3::rate::time_at;
+use crate::d3::Rate;
+use crate::tcp::{AckClass, AckSegment, DataSegment, Duplicate, SendSequence, TcpConfig};
+use crate::time::{Duration, Instant};
+
+/// What a PDQ host needs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PdqConfig {
+    /// Segments, ACKs and the retransmission timer.
+    pub tcp: TcpConfig,
+    /// R_max, the sender's NIC rate: what it asks for, and the rate of T = bytes left / R_max.
+    pub max_rate: Rate,
+    /// Early Termination (Section 3.2): a flow with a deadline ends when it has passed, when
+    /// the bytes left cannot be sent before it even at R_max, or when the flow is paused with
+    /// less than an RTT to go.
+    pub early_termination: bool,
+}
+
+/// A packet of the flow: its data segment (header-only when `len` is 0) and its header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PdqSegment {
+    /// Sequence, payload and timestamp.
+    pub data: DataSegment,
+    /// The scheduling header it carries.
+    pub header: SchedulingHeader,
+}
+
+/// Counters of one sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PdqStats {
+    /// Payload bytes sent again.
+    pub retransmitted_bytes: u64,
+    /// Retransmission timer expiries.
+    pub timeouts: u64,
+    /// Probes sent while paused (the SYN and FIN not counted).
+    pub probes: u64,
+    /// Time spent paused, from the ACK that paused the flow to the one that resumed it.
+    pub time_paused: Duration,
+}
+
+/// Which header-only packet waits for its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Control {
+    Syn,
+    Probe,
+    Fin,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Outstanding {
+    kind: Control,
+    /// Re-sent if unanswered by then (a lost SYN, probe or FIN).
+    resend_at: Instant,
+}
+
+/// The sender of one PDQ flow: a sans-IO state machine over byte offsets starting at 0, with
+/// the driver contract of the other senders: [`poll_transmit`](Self::poll_transmit) until `None`
+/// after every call, [`handle_ack`](Self::handle_ack) with the header the ACK echoes, a timer at
+/// [`poll_timeout`](Self::poll_timeout) and [`handle_timeout`](Self::handle_timeout).
+#[derive(Clone, Debug)]
+pub struct PdqSender {
+    config: PdqConfig,
+    size_bytes: Option<u64>,
+    deadline: Option<Instant>,
+    completed_at: Option<Instant>,
+    seq: SendSequence,
+    /// R_S: 0 before the SYN is answered and while paused.
+    rate: Rate,
+    /// P_S: the switch that paused the flow.
+    pause_by: Option<SwitchId>,
+    /// I_S.
+    inter_probe: PerMilleRtt,
+    syn_sent: bool,
+    /// The switches answered the SYN: the flow has a rate or a pause.
+    started: bool,
+    outstanding: Option<Outstanding>,
+    /// A lost header-only packet to send again at the next poll.
+    resend: Option<Control>,
+    /// When the last packet left (a paused flow probes counting from it).
+    last_sent_at: Instant,
+    /// With the flow paused: when it may probe next.
+    next_probe_at: Option<Instant>,
+    /// The next data segment leaves no earlier than this (pacing at R_S).
+    next_send_at: Instant,
+    /// Since when the flow is paused.
+    paused_since: Option<Instant>,
+    fin_sent: bool,
+    terminated: bool,
+    complete: bool,
+    stats: PdqStats,
+}
+
+impl PdqSender {
+    /// A sender about to send its SYN. `size_bytes` `None` is a long-lived flow (the least
+    /// critical of all: T is infinite); `deadline` is absolute. A flow of 0 bytes is complete at
+    /// once and sends nothing.
+    pub fn new(config: PdqConfig, size_bytes: Option<u64>, deadline: Option<Instant>, now: Instant) -> Self {
+        PdqSender {
+            config,
+            size_bytes,
+            deadline,
+            completed_at: (size_bytes == Some(0)).then_some(now),
+            seq: SendSequence::new(&config.tcp),
+            rate: 0,
+            pause_by: None,
+            inter_probe: 0,
+            syn_sent: false,
+            started: false,
+            outstanding: None,
+            resend: None,
+            last_sent_at: now,
+            next_probe_at: None,
+            next_send_at: now,
+            paused_since: None,
+            fin_sent: false,
+            terminated: false,
+            complete: size_bytes == Some(0),
+            stats: PdqStats::default(),
+        }
+    }
+
+    /// The next packet to put on the wire, if any now. Call in a loop until `None`.
+    ///
+    /// In order: the SYN; a lost header-only packet again; the FIN once every byte is
+    /// acknowledged, or the TERM of Early Termination; then, at a rate, a fast retransmission or
+    /// new or go-back-N data paced at R_S; while paused, a probe when one is due.
+    #[must_use]
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<PdqSegment> {
+        if self.complete {
+            return None;
+        }
+        if !self.syn_sent {
+            if self.should_terminate(now) {
+                // Hopeless from the start: no switch has heard of the flow, so nothing is sent.
+                self.terminated = true;
+                self.complete = true;
+                self.completed_at = Some(now);
+                return None;
+            }
+            self.syn_sent = true;
+            return Some(self.control(now, Control::Syn));
+        }
+        if let Some(kind) = self.resend.take() {
+            return Some(self.control(now, kind));
+        }
+        if self.fin_sent {
+            return None;
+        }
+        if self.all_acked() {
+            return Some(self.control(now, Control::Fin));
+        }
+        if self.should_terminate(now) {
+            self.terminated = true;
+            self.completed_at = Some(now);
+            return Some(self.control(now, Control::Fin));
+        }
+        if !self.started {
+            return None;
+        }
+        if self.rate == 0 {
+            let due = self.outstanding.is_none() && self.next_probe_at.is_some_and(|t| now >= t);
+            if !due {
+                return None;
+            }
+            self.stats.probes += 1;
+            self.next_probe_at = None;
+            return Some(self.control(now, Control::Probe));
+        }
+        if now < self.next_send_at {
+            return None;
+        }
+        let end = self.data_end();
+        let data = match self.seq.take_retransmit(now, end, false) {
+            Some(data) => data,
+            None => {
+                self.seq.next_len(end)?;
+                self.seq.send_new(now, end, false)
+            }
+        };
+        let header = self.header(false);
+        let wire = u64::from(data.wire_bytes()) + u64::from(super::PDQ_HEADER_BYTES);
+        self.next_send_at = self.next_send_at.max(now) + time_at(wire, self.rate);
+        self.last_sent_at = now;
+        Some(PdqSegment { data, header })
+    }
+
+    /// Processes an ACK and the header it echoes: R_S, P_S and I_S as the switches left them.
+    pub fn handle_ack(&mut self, now: Instant, ack: &AckSegment, echo: Option<&SchedulingHeader>) {
+        let class = self.seq.classify(ack.ack);
+        if self.complete || !self.syn_sent || class == AckClass::Beyond {
+            return;
+        }
+        let answers_control = echo.is_some_and(|h| h.probe);
+        if class == AckClass::New {
+            self.seq.on_new_ack(now, ack);
+        } else if answers_control {
+            self.seq.sample_rtt(now, ack.ts_echo);
+        } else if class == AckClass::Duplicate && !self.all_acked() && self.seq.on_duplicate_ack() == Duplicate::Loss {
+            self.seq.enter_fast_retransmit();
+        }
+        if self.completed_at.is_none() && self.all_acked() {
+            self.completed_at = Some(now);
+        }
+        let Some(echo) = echo else { return };
+        if answers_control {
+            match self.outstanding.map(|o| o.kind) {
+                Some(Control::Fin) if echo.fin => {
+                    self.complete = true;
+                    return;
+                }
+                Some(Control::Syn | Control::Probe) if !echo.fin => self.outstanding = None,
+                _ => {}
+            }
+        }
+        if echo.fin {
+            return;
+        }
+        self.started = true;
+        let was_paused = self.rate == 0;
+        self.pause_by = echo.pause_by;
+        self.inter_probe = echo.inter_probe;
+        self.rate = if echo.pause_by.is_some() { 0 } else { echo.rate };
+        match (was_paused, self.rate == 0) {
+            (true, false) => {
+                if let Some(since) = self.paused_since.take() {
+                    self.stats.time_paused = self.stats.time_paused + now.saturating_since(since);
+                }
+                self.next_send_at = now;
+                self.next_probe_at = None;
+            }
+            (_, true) => {
+                if !was_paused || self.paused_since.is_none() {
+                    self.paused_since = Some(now);
+                }
+                // Every max(I_S, 1) RTTs, counted from the last packet sent.
+                let spacing = Duration::from_ps(self.rtt().as_ps().saturating_mul(u64::from(self.inter_probe.max(1000))) / 1000);
+                self.next_probe_at = Some(self.last_sent_at + spacing);
+            }
+            _ => {}
+        }
+    }
+
+    /// The earliest timer: the retransmission timer, a header-only packet's re-send, the pacer,
+    /// the next probe, or the deadline (Early Termination).
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if self.complete {
+            return None;
+        }
+        let mut t = self.seq.rto_at();
+        let mut consider = |x: Option<Instant>| {
+            if let Some(x) = x {
+                t = Some(t.map_or(x, |t| t.min(x)));
+            }
+        };
+        consider(self.outstanding.map(|o| o.resend_at));
+        if self.started && !self.fin_sent {
+            consider((self.rate > 0 && self.seq.next_len(self.data_end()).is_some()).then_some(self.next_send_at));
+            consider(if self.rate == 0 { self.next_probe_at } else { None });
+            consider(self.deadline.filter(|_| self.config.early_termination));
+        }
+        t
+    }
+
+    /// Fires whatever is due: a lost header-only packet is sent again, the retransmission timer
+    /// goes back to `snd_una`; the pacer, the probe and the deadline act at the next poll.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.complete {
+            return;
+        }
+        if let Some(o) = self.outstanding.filter(|o| now >= o.resend_at) {
+            self.outstanding = None;
+            self.resend = Some(o.kind);
+            self.seq.back_off(now);
+            if o.kind == Control::Fin {
+                self.fin_sent = false;
+            }
+        }
+        if self.seq.rto_due(now) {
+            if self.seq.flight_bytes() > 0 {
+                self.seq.go_back_n(now);
+            } else {
+                self.seq.stop_timer();
+            }
+        }
+    }
+
+    /// Done: the FIN (or TERM) answered, or a flow of no bytes. A long-lived flow never is.
+    pub fn is_complete(&self) -> bool {
+        self.complete
+    }
+
+    /// Whether Early Termination gave up on the flow.
+    pub fn terminated(&self) -> bool {
+        self.terminated
+    }
+
+    /// When the last byte was acknowledged, or the flow terminated.
+    pub fn completed_at(&self) -> Option<Instant> {
+        self.completed_at
+    }
+
+    /// R_S, the rate the switches accept (0 while paused or before the SYN is answered).
+    pub fn rate(&self) -> Rate {
+        self.rate
+    }
+
+    /// P_S, the switch that paused the flow.
+    pub fn paused_by(&self) -> Option<SwitchId> {
+        self.pause_by
+    }
+
+    /// Oldest unacknowledged byte.
+    pub fn snd_una(&self) -> u64 {
+        self.seq.snd_una()
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> PdqStats {
+        let c = self.seq.counters();
+        PdqStats { retransmitted_bytes: c.retransmitted_bytes, timeouts: c.timeouts, ..self.stats }
+    }
+
+    /// The smoothed RTT, or the initial RTO's worth before a sample (the SYN's answer gives the
+    /// first one, so data never waits on this guess).
+    fn rtt(&self) -> Duration {
+        self.seq.srtt().unwrap_or_else(|| self.seq.rto())
+    }
+
+    fn all_acked(&self) -> bool {
+        self.size_bytes.is_some_and(|size| self.seq.snd_una() >= size)
+    }
+
+    fn data_end(&self) -> u64 {
+        self.size_bytes.unwrap_or(u64::MAX)
+    }
+
+    /// Early Termination's three conditions (Section 3.2), for a flow with a deadline.
+    fn should_terminate(&self, now: Instant) -> bool {
+        let Some(deadline) = self.deadline.filter(|_| self.config.early_termination) else { return false };
+        if now > deadline {
+            return true;
+        }
+        let left = deadline.saturating_since(now);
+        self.expected_time() > left || (self.rate == 0 && self.started && self.seq.srtt().is_some_and(|rtt| left < rtt))
+    }
+
+    /// T: the bytes not yet acknowledged over R_max.
+    fn expected_time(&self) -> Duration {
+        match self.size_bytes {
+            Some(size) => time_at(size - self.seq.snd_una().min(size), self.config.max_rate),
+            None => Duration::MAX,
+        }
+    }
+
+    /// The header of the next packet: the sender's state, asking for R_max.
+    fn header(&self, probe: bool) -> SchedulingHeader {
+        SchedulingHeader {
+            rate: self.config.max_rate,
+            pause_by: self.pause_by,
+            deadline: self.deadline,
+            expected_time: self.expected_time(),
+            rtt: self.seq.srtt().unwrap_or(Duration::ZERO),
+            inter_probe: self.inter_probe,
+            probe,
+            syn: false,
+            fin: false,
+        }
+    }
+
+    /// A header-only packet of `kind`, waiting for its answer.
+    fn control(&mut self, now: Instant, kind: Control) -> PdqSegment {
+        let header = SchedulingHeader { syn: kind == Control::Syn, fin: kind == Control::Fin, ..self.header(true) };
+        self.fin_sent |= kind == Control::Fin;
+        self.last_sent_at = now;
+        self.outstanding = Some(Outstanding { kind, resend_at: now + self.seq.rto() });
+        let data = DataSegment {
+            seq: self.seq.snd_nxt(),
+            len: 0,
+            header_bytes: self.config.tcp.data_header_bytes() as u16,
+            ts: now,
+            ect: false,
+            ce: false,
+            retransmission: false,
+            syn: kind == Control::Syn,
+        };
+        PdqSegment { data, header }
+    }
+}
+
+#[cfg(test)]
+mod tests;
