@@ -360,6 +360,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if "d2tcp" in sections:
         _print_section("[d2tcp] in effect (the defaults with the file's keys; g and initial_alpha follow "
                        "[transport]'s DCTCP keys unless set):", sections["d2tcp"])
+    if "pdq" in sections:
+        _print_section("[pdq] in effect (PDQ's defaults with the file's keys; its hosts use [transport]'s segments "
+                       "and timers without SACK, and every port schedules the flows):", sections["pdq"])
     if "d3" in sections:
         _print_section(f"[d3] in effect (variant \"{sections['d3']['variant']}\" with the file's keys; \"paper\" "
                        "is D3 as printed):", sections["d3"])

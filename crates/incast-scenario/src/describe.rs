@@ -3,7 +3,7 @@
 //! check`, `summary.json`) without reading the stack tables; and `incast check`'s sections in
 //! effect, `[transport]` and, for a scenario with D2TCP flows, `[d2tcp]`, with D3 or RCPdc
 //! flows, `[d3]` (its variant's values with the file's keys applied), with pFabric flows,
-//! `[pfabric]`.
+//! `[pfabric]`, with PDQ flows, `[pdq]`.
 
 use incast_proto::cc::D2tcpConfig;
 use incast_proto::tcp::TcpConfig;
@@ -38,6 +38,17 @@ pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
             "probe_after": p.probe_after,
         });
         m.insert("pfabric".to_string(), pfabric);
+    }
+    if scenario.runs_pdq() {
+        let p = &scenario.transport.pdq;
+        let pdq = json!({
+            "early_termination": p.early_termination,
+            "early_start": p.early_start_rtts,
+            "probe_spacing": p.probe_spacing,
+            "dampening": time(p.dampening),
+            "flow_list": p.flow_list,
+        });
+        m.insert("pdq".to_string(), pdq);
     }
     m.insert("topology".to_string(), topology_summary(&scenario.topology));
     let arrivals = poisson_arrivals(scenario);

@@ -39,6 +39,8 @@ pub(crate) struct RawScenario {
     pub(crate) tcppr: RawTcpPr,
     /// `None` when the file has no `[pfabric]` (which is an error unless flows run pFabric).
     pub(crate) pfabric: Option<RawPfabric>,
+    /// `None` when the file has no `[pdq]` (which is an error unless flows run PDQ).
+    pub(crate) pdq: Option<RawPdq>,
     #[serde(default)]
     pub(crate) workload: Vec<RawWorkload>,
     #[serde(default)]
@@ -166,6 +168,17 @@ pub(crate) struct RawPfabric {
     pub(crate) max_window: Option<u64>,
     pub(crate) rto: Option<Time>,
     pub(crate) probe_after: Option<u64>,
+}
+
+/// `[pdq]`: PDQ's ports and hosts.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPdq {
+    pub(crate) early_termination: Option<bool>,
+    pub(crate) early_start: Option<u64>,
+    pub(crate) probe_spacing: Option<f64>,
+    pub(crate) dampening: Option<Time>,
+    pub(crate) flow_list: Option<u64>,
 }
 
 /// `[tcppr]`: TCPpr's deadline classes.
@@ -392,6 +405,7 @@ impl Named for Protocol {
         ("rcpdc", Protocol::Rcpdc),
         ("tcppr", Protocol::TcpPr),
         ("pfabric", Protocol::Pfabric),
+        ("pdq", Protocol::Pdq),
     ];
 }
 
@@ -827,7 +841,7 @@ mod tests {
         let err = parse_name::<Protocol>("cubic").unwrap_err();
         assert_eq!(
             err,
-            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"d3\", \"rcpdc\", \"tcppr\", \"pfabric\""
+            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"d3\", \"rcpdc\", \"tcppr\", \"pfabric\", \"pdq\""
         );
     }
 

@@ -5,7 +5,6 @@
 
 use std::cell::Cell;
 
-use incast_proto::d3::D3_HEADER_BYTES;
 use incast_proto::time::{Duration, Instant};
 
 use super::check::{err, positive_time, Result};
@@ -197,10 +196,10 @@ impl FlowBudget {
 }
 
 /// Bytes on the wire of a full-size data packet: the MSS, the TCP/IP headers with the stack's
-/// options, and D3's congestion header if a D3 or RCPdc flow may carry one.
-pub(crate) fn full_packet_bytes(transport: &TransportSpec, explicit_rate: bool) -> u64 {
-    let extension = if explicit_rate { D3_HEADER_BYTES } else { 0 };
-    u64::from(transport.tcp.mss_bytes + transport.tcp.data_header_bytes() + extension)
+/// options, and the largest header of a protocol the flows run (`extension_bytes`: D3's
+/// congestion header, PDQ's scheduling header).
+pub(crate) fn full_packet_bytes(transport: &TransportSpec, extension_bytes: u32) -> u64 {
+    u64::from(transport.tcp.mss_bytes + transport.tcp.data_header_bytes() + extension_bytes)
 }
 
 /// A buffer smaller than one full-size packet never admits one, and a link too slow to

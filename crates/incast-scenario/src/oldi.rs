@@ -138,13 +138,13 @@ pub(crate) fn workload(
     if connections == Connections::Persistent {
         if let Some(protocol) = (0..apps.len())
             .map(|a| apps[a].protocol.or(options.protocol).unwrap_or(context.protocol))
-            .find(|p| p.is_explicit_rate())
+            .find(|p| !p.keeps_connections())
         {
             return Err(err(
                 at("connections"),
                 format!(
-                    "\"persistent\" needs a TCP-family protocol (tcp, dctcp, d2tcp, tcppr), but \
-                     messages would use {}: D3 and RCPdc open a connection per flow",
+                    "\"persistent\" needs a TCP-family protocol (tcp, dctcp, d2tcp, tcppr, pfabric), but \
+                     messages would use {}: D3, RCPdc and PDQ open a connection per flow",
                     protocol.name()
                 ),
             ));
@@ -418,7 +418,7 @@ mod tests {
         oldi_key_in_another_kind: concat!(net!(), "[[workload]]\nkind = \"flow-burst\"\nfan_in = 3\n"), "workload[0].fan_in", "does not apply to kind = \"flow-burst\"";
         oldi_unknown_connections: concat!(net!(), oldi!(), "connections = \"pooled\"\n"), "workload[0].connections", "unknown connection model \"pooled\": expected one of \"per-message\", \"persistent\"";
         oldi_connections_not_a_string: concat!(net!(), oldi!(), "connections = true\n"), "workload[0].connections", "invalid type: boolean";
-        oldi_persistent_with_d3_transport: concat!("[transport]\nprotocol = \"d3\"\n", net!(), oldi!(), "connections = \"persistent\"\n"), "workload[0].connections", "needs a TCP-family protocol (tcp, dctcp, d2tcp, tcppr), but messages would use d3";
+        oldi_persistent_with_d3_transport: concat!("[transport]\nprotocol = \"d3\"\n", net!(), oldi!(), "connections = \"persistent\"\n"), "workload[0].connections", "needs a TCP-family protocol (tcp, dctcp, d2tcp, tcppr, pfabric), but messages would use d3";
         oldi_persistent_with_rcpdc_app: concat!(net!(), oldi!(), "connections = \"persistent\"\nprotocols = [\"tcp\", \"tcp\", \"rcpdc\", \"tcp\", \"tcp\"]\n"), "workload[0].connections", "but messages would use rcpdc";
         oldi_unknown_key: concat!(net!(), oldi!(), "fanin = 3\n"), "workload[0].fanin", "unknown key";
     }

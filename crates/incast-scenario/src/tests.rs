@@ -159,6 +159,7 @@ fn minimal_scenario_gets_every_default() {
             },
             tcppr: TcpPrSpec { thresholds: vec![Duration::from_ms(30)], background_lowest: true },
             pfabric: PfabricSpec { buffer_bytes: 36_864, initial_window_segments: 12, max_window_segments: 15, rto: Duration::from_us(45), probe_after: 5 },
+            pdq: PdqSpec { early_termination: true, early_start_rtts: 2, probe_spacing: 0.2, dampening: Duration::from_us(10), flow_list: 200 },
         }
     );
     assert_eq!(
@@ -1164,4 +1165,45 @@ fn load_balancing_is_ecmp_unless_spray_is_asked_for() {
 malformed! {
     load_balancing_unknown: concat!(star!(), "[switch]\nload_balancing = \"hash\"\n", burst!()), "switch.load_balancing", "expected one of \"ecmp\", \"spray\"";
     spray_with_d3_flows: concat!(star!(), "[switch]\nload_balancing = \"spray\"\n", burst!(), "protocol = \"d3\"\n"), "switch.load_balancing", "cannot carry D3 or RCPdc flows";
+}
+
+/// A star whose flows run PDQ; `[pdq]` keys follow it.
+macro_rules! pdq {
+    () => {
+        concat!(star!(), burst!(), "[transport]\nprotocol = \"pdq\"\n[pdq]\n")
+    };
+}
+
+#[test]
+fn pdq_keys_override_its_defaults() {
+    let s = toml(concat!(pdq!(), "early_termination = false\nearly_start = 0\nprobe_spacing = 0.5\ndampening = \"0s\"\nflow_list = 16\n"));
+    assert_eq!(
+        s.transport.pdq,
+        PdqSpec { early_termination: false, early_start_rtts: 0, probe_spacing: 0.5, dampening: Duration::ZERO, flow_list: 16 }
+    );
+    assert!(s.runs_pdq() && !s.runs_pfabric());
+    assert!(!toml(concat!(star!(), burst!())).runs_pdq());
+}
+
+#[test]
+fn a_protocol_that_owns_its_ports_says_why_it_cannot_share_them_in_one_sentence() {
+    let e = parse_toml(concat!(star!(), burst!(), "[transport]\nprotocol = \"pdq\"\n", burst!(), "protocol = \"tcp\"\n"), None, &PORTS).unwrap_err();
+    assert_eq!(
+        e.message,
+        "PDQ cannot share a network with other protocols: workload[0] runs pdq and workload[1] runs tcp; PDQ's ports hand out \
+         their whole link to the PDQ flows they know of, and only PDQ packets carry the header they schedule by"
+    );
+}
+
+malformed! {
+    pdq_empty_flow_list: concat!(pdq!(), "flow_list = 0\n"), "pdq.flow_list", "must be between 1 and 100000 (found 0)";
+    pdq_negative_probe_spacing: concat!(pdq!(), "probe_spacing = -0.2\n"), "pdq.probe_spacing", "must be between 0 and 100 RTTs (found -0.2)";
+    pdq_nan_probe_spacing: concat!(pdq!(), "probe_spacing = nan\n"), "pdq.probe_spacing", "must be a finite number";
+    pdq_dampening_past_horizon: concat!(pdq!(), "dampening = \"2s\"\n[run]\nhorizon = \"1s\"\n"), "pdq.dampening", "could never elapse";
+    pdq_unknown_key: concat!(pdq!(), "kappa = 100\n"), "pdq.kappa", "unknown key; expected one of `early_termination`, `early_start`, `probe_spacing`, `dampening`, `flow_list`";
+    pdq_section_without_pdq_flows: concat!(star!(), burst!(), "[pdq]\nflow_list = 8\n"), "pdq", "is set, but no flow runs PDQ (set [transport] protocol = \"pdq\" or a workload's protocol)";
+    pdq_beside_pfabric: concat!(star!(), burst!(), "protocol = \"pdq\"\n", burst!(), "protocol = \"pfabric\"\n"), "workload[0].protocol", "workload[1] runs pfabric and workload[0] runs pdq";
+    pdq_with_sack: concat!(star!(), burst!(), "[transport]\nprotocol = \"pdq\"\nsack = true\n"), "transport.sack", "pdq recovers losses under its rate budget without SACK or PRR";
+    spray_with_pdq_flows: concat!(star!(), "[switch]\nload_balancing = \"spray\"\n", burst!(), "protocol = \"pdq\"\n"), "switch.load_balancing", "cannot carry PDQ flows";
+    buffer_below_a_pdq_packet: concat!(star!(), "[switch]\nbuffer = \"1510B\"\n", burst!(), "protocol = \"pdq\"\n"), "switch.buffer", "(1520 B on the wire";
 }

@@ -29,12 +29,12 @@ use super::check::{count, err, finite, only_keys, positive, positive_time, requi
 use super::context::Context;
 use super::error::join;
 use super::file::{
-    Named, QueueLimit, Rate, RawD2tcp, RawD3, RawDelayedAck, RawEcn, RawPfabric, RawScenario, RawSwitch, RawTcpPr,
+    Named, QueueLimit, Rate, RawD2tcp, RawD3, RawDelayedAck, RawEcn, RawPdq, RawPfabric, RawScenario, RawSwitch, RawTcpPr,
     RawTopology,
     RawTransport, TopologyKind,
 };
 use super::spec::{
-    BufferSpec, D3Spec, D3Variant, EcnSpec, HostNic, LinkSpec, LoadBalancing, PfabricSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec,
+    BufferSpec, D3Spec, D3Variant, EcnSpec, HostNic, LinkSpec, LoadBalancing, PdqSpec, PfabricSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec,
     TopologySpec,
     TransportSpec, WorkloadSpec,
 };
@@ -101,8 +101,10 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>, port_names: &d
     let topology = topology(raw.topology, &run, base_dir)?;
     let switch = switch(raw.switch)?;
     let pfabric_section = raw.pfabric.is_some();
+    let pdq_section = raw.pdq.is_some();
     let mut transport = transport(raw.transport, raw.d2tcp, raw.d3, raw.tcppr, &run)?;
     transport.pfabric = pfabric(raw.pfabric.unwrap_or_default(), &run)?;
+    transport.pdq = pdq(raw.pdq.unwrap_or_default(), &run)?;
     if raw.workload.is_empty() {
         return Err(err(
             "workload",
@@ -131,18 +133,36 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>, port_names: &d
         .collect::<Result<Vec<_>>>()?;
     check_run_end(&run, &workloads)?;
     check_priority_classes(&transport, &switch, &workloads)?;
-    check_pfabric_alone(&transport, &workloads, pfabric_section)?;
-    let explicit_rate = transport.protocol.is_explicit_rate()
-        || workloads.iter().any(|w| w.protocols().any(Protocol::is_explicit_rate));
-    let explicit_rate_flows = workloads.iter().any(|w| w.flow_protocols(transport.protocol).iter().any(|p| p.is_explicit_rate()));
-    if explicit_rate_flows && switch.load_balancing == LoadBalancing::Spray {
-        return Err(err(
-            "switch.load_balancing",
-            "\"spray\" cannot carry D3 or RCPdc flows: a D3 request carries the previous grant of each router on its \
-             path for that router to take back, and a sprayed flow's requests cross different routers each time",
-        ));
+    check_alone(&transport, &workloads, Protocol::Pfabric, pfabric_section, "pFabric's ports order packets by a priority only pFabric hosts stamp")?;
+    check_alone(
+        &transport,
+        &workloads,
+        Protocol::Pdq,
+        pdq_section,
+        "PDQ's ports hand out their whole link to the PDQ flows they know of, and only PDQ packets carry the header they schedule by",
+    )?;
+    // What the flows run (a default no workload uses does not count).
+    let mut in_use: Vec<Protocol> = workloads.iter().flat_map(|w| w.flow_protocols(transport.protocol)).collect();
+    in_use.sort_by_key(|p| p.name());
+    in_use.dedup();
+    if switch.load_balancing == LoadBalancing::Spray {
+        if in_use.iter().any(|p| p.is_explicit_rate()) {
+            return Err(err(
+                "switch.load_balancing",
+                "\"spray\" cannot carry D3 or RCPdc flows: a D3 request carries the previous grant of each router on its \
+                 path for that router to take back, and a sprayed flow's requests cross different routers each time",
+            ));
+        }
+        if in_use.contains(&Protocol::Pdq) {
+            return Err(err(
+                "switch.load_balancing",
+                "\"spray\" cannot carry PDQ flows: a PDQ port schedules the flows whose packets and ACKs it sees, and a \
+                 sprayed flow's packets cross different ports each time",
+            ));
+        }
     }
-    limits::network(&topology, &switch, limits::full_packet_bytes(&transport, explicit_rate), &run)?;
+    let extension = in_use.iter().map(|p| p.extension_header_bytes()).max().unwrap_or(0);
+    limits::network(&topology, &switch, limits::full_packet_bytes(&transport, extension), &run)?;
     let apps = workloads.iter().filter_map(WorkloadSpec::oldi).map(|o| o.apps.len()).max().unwrap_or(0);
     let output = output::section(raw.output, &topology, port_names, &hosts, &run, workloads.len(), apps)?;
     let long_lived: u64 = workloads.iter().map(WorkloadSpec::long_lived_flows).sum();
@@ -522,7 +542,7 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
         None => d.ecn_cut_floor_segments,
         Some(n) => count(|| at("ecn_cut_floor"), n, 0, MAX_ECN_CUT_FLOOR)?,
     };
-    if protocol.is_explicit_rate() {
+    if protocol.is_explicit_rate() || protocol == Protocol::Pdq {
         for (key, value) in [("sack", raw.sack), ("prr", raw.prr), ("partial_ack_retransmit", raw.partial_ack_retransmit)] {
             if value == Some(true) {
                 return Err(err(
@@ -594,6 +614,7 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
         d3: d3(raw_d3)?,
         tcppr: tcppr(raw_tcppr)?,
         pfabric: PfabricSpec::default(),
+        pdq: PdqSpec::default(),
     })
 }
 
@@ -640,29 +661,67 @@ fn pfabric(raw: RawPfabric, run: &RunSpec) -> Result<PfabricSpec> {
     Ok(PfabricSpec { buffer_bytes, initial_window_segments, max_window_segments, rto, probe_after })
 }
 
-/// pFabric's ports order packets by the remaining bytes of their flows, which only pFabric
-/// hosts stamp: a flow of another protocol on a pFabric port would have no priority, and a
-/// pFabric flow on a FIFO port no scheduling. So a scenario runs pFabric for all its flows or
-/// for none, and `[pfabric]` only in the first case.
-fn check_pfabric_alone(transport: &TransportSpec, workloads: &[WorkloadSpec], section: bool) -> Result<()> {
+/// The most flows a PDQ port's list may hold: far above the 2 x 100 of PDQ's public code (each
+/// packet scans the flows ahead of its own in the list).
+const PDQ_MAX_FLOW_LIST: u64 = 100_000;
+
+/// `[pdq]`, defaults from PDQ's public code ([`PdqSpec`]): K and the flow list at least 1
+/// (a list of 0 could schedule nothing), X finite and in [0, 100] RTTs, a dampening time
+/// within the horizon (0 turns Dampening off).
+fn pdq(raw: RawPdq, run: &RunSpec) -> Result<PdqSpec> {
+    let at = |key: &str| join("pdq", key);
+    let d = PdqSpec::default();
+    let early_start_rtts = match raw.early_start {
+        None => d.early_start_rtts,
+        Some(n) => count(|| at("early_start"), n, 0, 1_000)?,
+    };
+    let probe_spacing = finite(&at("probe_spacing"), raw.probe_spacing.unwrap_or(d.probe_spacing))?;
+    if !(0.0..=100.0).contains(&probe_spacing) {
+        return Err(err(at("probe_spacing"), format!("must be between 0 and 100 RTTs (found {probe_spacing})")));
+    }
+    limits::within_horizon(|| at("dampening"), raw.dampening, run)?;
+    let dampening = raw.dampening.map_or(d.dampening, |t| Duration::from_ps(t.0));
+    let flow_list = match raw.flow_list {
+        None => d.flow_list,
+        Some(n) => count(|| at("flow_list"), n, 1, PDQ_MAX_FLOW_LIST)?,
+    };
+    Ok(PdqSpec { early_termination: raw.early_termination.unwrap_or(d.early_termination), early_start_rtts, probe_spacing, dampening, flow_list })
+}
+
+/// pFabric and PDQ own their ports: pFabric's order packets by the remaining bytes only its
+/// hosts stamp, and PDQ's schedule by a header only its packets carry, handing the whole link to
+/// the flows they know of. A flow of another protocol on such a port would go unscheduled, or
+/// starve; so a scenario runs `protocol` for all its flows or for none, and its section
+/// (`[pfabric]`, `[pdq]`) only in the first case. `why` ends the error message.
+fn check_alone(transport: &TransportSpec, workloads: &[WorkloadSpec], protocol: Protocol, section: bool, why: &str) -> Result<()> {
     let protocols: Vec<Vec<Protocol>> = workloads.iter().map(|w| w.flow_protocols(transport.protocol)).collect();
-    let pfabric = protocols.iter().position(|p| p.contains(&Protocol::Pfabric));
-    let other = protocols.iter().enumerate().find_map(|(i, p)| p.iter().find(|&&p| p != Protocol::Pfabric).map(|&p| (i, p)));
-    match (pfabric, other) {
+    let own = protocols.iter().position(|p| p.contains(&protocol));
+    let other = protocols.iter().enumerate().find_map(|(i, p)| p.iter().find(|&&p| p != protocol).map(|&p| (i, p)));
+    let (name, label) = (protocol.name(), display_name(protocol));
+    match (own, other) {
         (Some(i), Some((j, p))) => Err(err(
             // The key that set one of the two: the other protocol's workload if it names it, else
-            // the pFabric one's, else the scenario's default.
+            // the first one's, else the scenario's default.
             [j, i].into_iter().find(|&w| workloads[w].protocols().next().is_some()).map_or("transport.protocol".into(), |w| format!("workload[{w}].protocol")),
             format!(
-                "pFabric cannot share a network with other protocols: workload[{i}] runs pfabric and workload[{j}] runs {};                  pFabric's ports order packets by a priority only pFabric hosts stamp",
+                "{label} cannot share a network with other protocols: workload[{i}] runs {name} and workload[{j}] runs {}; {why}",
                 p.name()
             ),
         )),
         (None, _) if section => Err(err(
-            "pfabric",
-            "is set, but no flow runs pFabric (set [transport] protocol = \"pfabric\" or a workload's protocol)",
+            name,
+            format!("is set, but no flow runs {label} (set [transport] protocol = \"{name}\" or a workload's protocol)"),
         )),
         _ => Ok(()),
+    }
+}
+
+/// How messages write a protocol's name.
+fn display_name(protocol: Protocol) -> &'static str {
+    match protocol {
+        Protocol::Pfabric => "pFabric",
+        Protocol::Pdq => "PDQ",
+        _ => protocol.name(),
     }
 }
 

@@ -14,7 +14,7 @@ fn switch(buffer: BufferSpec) -> SwitchSpec {
 }
 
 fn transport() -> TransportSpec {
-    TransportSpec { protocol: Protocol::Dctcp, stack: Stack::D3Testbed, tcp: TcpConfig { min_rto: Duration::from_ms(10), ..TcpConfig::default() }, dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0, d2tcp: D2tcpConfig::default(), d3: D3Spec::default(), tcppr: TcpPrSpec::default(), pfabric: PfabricSpec::default() }
+    TransportSpec { protocol: Protocol::Dctcp, stack: Stack::D3Testbed, tcp: TcpConfig { min_rto: Duration::from_ms(10), ..TcpConfig::default() }, dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0, d2tcp: D2tcpConfig::default(), d3: D3Spec::default(), tcppr: TcpPrSpec::default(), pfabric: PfabricSpec::default(), pdq: PdqSpec::default() }
 }
 
 fn options() -> FlowOptions {

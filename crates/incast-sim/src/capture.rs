@@ -75,7 +75,8 @@ impl<'a> Frame<'a> {
             Some(Ext::Sack(blocks)) => (Some(blocks), None),
             Some(Ext::Request(h)) => (None, Some(D3Header::Request(h))),
             Some(Ext::Feedback(f)) => (None, Some(D3Header::Feedback(f))),
-            None => (None, None),
+            // No dissector reads PDQ's header: its bytes count in the frame's length only.
+            Some(Ext::Pdq(_)) | None => (None, None),
         };
         Frame {
             packet,

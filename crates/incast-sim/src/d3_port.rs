@@ -8,7 +8,7 @@ use incast_proto::d3::{CongestionHeader, Counters, Grant, RateField, Router, Rou
 use incast_proto::time::Instant;
 
 use crate::ids::FlowId;
-use crate::processor::{PortView, RateAllocator};
+use crate::processor::{PortView, RateAllocator, Request};
 use crate::scenario::D3Spec;
 
 /// The allocator of one port and what it last saw of the port's byte counter.
@@ -54,8 +54,12 @@ fn flow_hash(flow: FlowId) -> u32 {
 }
 
 impl RateAllocator for D3Port {
-    fn on_request(&mut self, _now: Instant, flow: FlowId, request: &mut CongestionHeader, _port: &PortView) -> Grant {
-        self.router.handle_header(request, flow_hash(flow))
+    fn on_request(&mut self, _now: Instant, flow: FlowId, request: Request<'_>, _port: &PortView) -> Grant {
+        match request {
+            Request::D3(header) => self.router.handle_header(header, flow_hash(flow)),
+            // Validation keeps PDQ flows off D3's networks.
+            Request::PdqData(_) | Request::PdqAck(_) => Grant::Untouched,
+        }
     }
 
     fn on_dropped(&mut self, _now: Instant, request: &CongestionHeader) {

@@ -3,14 +3,15 @@
 
 use incast_proto::cc::{CcKind, CongestionControl};
 use incast_proto::d3::rate::from_bits_per_sec;
-use incast_proto::d3::{CongestionHeader, D3Config, D3Receiver, D3Sender, Feedback, RateField};
-use incast_proto::tcp::{AckSegment, DataSegment, TcpConfig, TcpReceiver, TcpSender};
+use incast_proto::d3::{D3Config, D3Receiver, D3Sender, RateField};
+use incast_proto::pdq::{PdqConfig, PdqSender, SchedulingHeader};
+use incast_proto::tcp::{AckSegment, DataSegment, EchoReceiver, TcpConfig, TcpReceiver, TcpSender};
 use incast_scenario::spec::PfabricSpec;
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::connection::{Connection, Span};
 use crate::outcome::Outcome;
-use crate::packet::RouteCursor;
+use crate::packet::{Ext, RouteCursor};
 use crate::scenario::{Protocol, TransportSpec};
 use crate::workload::FlowPlan;
 
@@ -26,20 +27,26 @@ pub(crate) enum Transport {
         sender: Box<D3Sender>,
         receiver: Box<D3Receiver>,
     },
+    /// PDQ: rates accepted, or flows paused, by the ports on the path.
+    Pdq {
+        sender: Box<PdqSender>,
+        receiver: Box<EchoReceiver<SchedulingHeader>>,
+    },
 }
 
 /// A packet a sender hands its NIC.
 pub(crate) struct Outgoing {
     pub(crate) seg: DataSegment,
-    /// D3's rate request, on the first packet of an interval.
-    pub(crate) request: Option<CongestionHeader>,
+    /// D3's rate request, on the first packet of an interval; PDQ's header, on every packet.
+    pub(crate) ext: Option<Ext>,
 }
 
 /// An ACK a receiver hands its NIC.
 pub(crate) struct OutgoingAck {
     pub(crate) ack: AckSegment,
-    /// D3's allocations, on the ACK of a rate request.
-    pub(crate) feedback: Option<Feedback>,
+    /// D3's allocations, on the ACK of a rate request; PDQ's header, answered; else the SACK
+    /// blocks, if any.
+    pub(crate) ext: Option<Ext>,
 }
 
 /// Everything a host needs to know to create a flow's endpoints.
@@ -87,6 +94,20 @@ impl Transport {
                     receiver: Box::new(D3Receiver::new(&spec.tcp)),
                 };
             }
+            Protocol::Pdq => {
+                // PDQ repairs losses NewReno's way at the accepted rate: no SACK, and every
+                // packet is acknowledged at once (it carries a header to answer).
+                let tcp = TcpConfig { sack: false, prr: false, ..spec.tcp };
+                let config = PdqConfig {
+                    tcp,
+                    max_rate: from_bits_per_sec(setup.uplink),
+                    early_termination: spec.pdq.early_termination && plan.deadline.is_some(),
+                };
+                return Transport::Pdq {
+                    sender: Box::new(PdqSender::new(config, plan.size_bytes, deadline, now)),
+                    receiver: Box::new(EchoReceiver::new(&tcp)),
+                };
+            }
         };
         let sender = TcpSender::new(spec.tcp, CongestionControl::new(kind), plan.size_bytes, ect, deadline, now);
         Transport::Tcp { sender: Box::new(sender), receiver: Box::new(TcpReceiver::new(&spec.tcp)) }
@@ -95,11 +116,11 @@ impl Transport {
     /// Appends the next message of a persistent connection to the sender's byte stream.
     ///
     /// # Panics
-    /// For D3 and RCPdc, whose flows are not persistent (the scenario rejects that).
+    /// For D3, RCPdc and PDQ, whose flows are not persistent (the scenario rejects that).
     pub(crate) fn push_message(&mut self, now: Instant, bytes: u64, deadline: Option<Instant>) {
         match self {
             Transport::Tcp { sender, .. } => sender.push_message(now, bytes, deadline),
-            Transport::D3 { .. } => unreachable!("persistent connections are TCP-family only"),
+            Transport::D3 { .. } | Transport::Pdq { .. } => unreachable!("persistent connections are TCP-family only"),
         }
     }
 
@@ -109,44 +130,53 @@ impl Transport {
     pub(crate) fn pfabric_rank(&self) -> u32 {
         match self {
             Transport::Tcp { sender, .. } => sender.unreported_bytes().map_or(u32::MAX, |b| b.min(u64::from(u32::MAX)) as u32),
-            Transport::D3 { .. } => unreachable!("pFabric hosts run the TCP sender"),
+            Transport::D3 { .. } | Transport::Pdq { .. } => unreachable!("pFabric hosts run the TCP sender"),
         }
     }
 
     /// Whether the receiver's pure ACKs are ECN-capable: the flow's, as its sender negotiated
-    /// them (`TcpConfig::ect_control_packets`); never for D3 and RCPdc.
+    /// them (`TcpConfig::ect_control_packets`); never for D3, RCPdc and PDQ.
     pub(crate) fn ack_ect(&self) -> bool {
         match self {
             Transport::Tcp { sender, .. } => sender.control_ect(),
-            Transport::D3 { .. } => false,
+            Transport::D3 { .. } | Transport::Pdq { .. } => false,
         }
     }
 
     pub(crate) fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing> {
         match self {
-            Transport::Tcp { sender, .. } => sender.poll_transmit(now).map(|seg| Outgoing { seg, request: None }),
-            Transport::D3 { sender, .. } => sender.poll_transmit(now).map(|out| Outgoing { seg: out.data, request: out.header }),
+            Transport::Tcp { sender, .. } => sender.poll_transmit(now).map(|seg| Outgoing { seg, ext: None }),
+            Transport::D3 { sender, .. } => sender.poll_transmit(now).map(|out| Outgoing { seg: out.data, ext: out.header.map(Ext::Request) }),
+            Transport::Pdq { sender, .. } => sender.poll_transmit(now).map(|out| Outgoing { seg: out.data, ext: Some(Ext::Pdq(out.header)) }),
         }
     }
 
     pub(crate) fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck> {
         match self {
-            Transport::Tcp { receiver, .. } => receiver.poll_ack(now).map(|ack| OutgoingAck { ack, feedback: None }),
-            Transport::D3 { receiver, .. } => receiver.poll_ack(now).map(|(ack, feedback)| OutgoingAck { ack, feedback }),
+            Transport::Tcp { receiver, .. } => receiver.poll_ack(now).map(|ack| {
+                let ext = (!ack.sack.is_empty()).then_some(Ext::Sack(ack.sack));
+                OutgoingAck { ack, ext }
+            }),
+            Transport::D3 { receiver, .. } => receiver.poll_ack(now).map(|(ack, feedback)| OutgoingAck { ack, ext: feedback.map(Ext::Feedback) }),
+            Transport::Pdq { receiver, .. } => receiver.poll_ack(now).map(|(ack, echo)| OutgoingAck { ack, ext: echo.map(Ext::Pdq) }),
         }
     }
 
-    pub(crate) fn handle_data(&mut self, now: Instant, seg: &DataSegment, request: Option<&CongestionHeader>) {
+    /// A data packet (or header-only one) arrived at the receiver, with its extension header.
+    pub(crate) fn handle_data(&mut self, now: Instant, seg: &DataSegment, ext: Option<&Ext>) {
         match self {
             Transport::Tcp { receiver, .. } => receiver.handle_data(now, seg),
-            Transport::D3 { receiver, .. } => receiver.handle_data(now, seg, request),
+            Transport::D3 { receiver, .. } => receiver.handle_data(now, seg, ext.and_then(Ext::request)),
+            Transport::Pdq { receiver, .. } => receiver.handle_data(now, seg, ext.and_then(Ext::pdq).copied()),
         }
     }
 
-    pub(crate) fn handle_ack(&mut self, now: Instant, ack: &AckSegment, feedback: Option<&Feedback>) {
+    /// An ACK arrived at the sender, with its extension header (its SACK blocks are in `ack`).
+    pub(crate) fn handle_ack(&mut self, now: Instant, ack: &AckSegment, ext: Option<&Ext>) {
         match self {
             Transport::Tcp { sender, .. } => sender.handle_ack(now, ack),
-            Transport::D3 { sender, .. } => sender.handle_ack(now, ack, feedback),
+            Transport::D3 { sender, .. } => sender.handle_ack(now, ack, ext.and_then(Ext::feedback)),
+            Transport::Pdq { sender, .. } => sender.handle_ack(now, ack, ext.and_then(Ext::pdq)),
         }
     }
 
@@ -161,6 +191,10 @@ impl Transport {
                 sender.handle_timeout(now);
                 receiver.handle_timeout(now);
             }
+            Transport::Pdq { sender, receiver } => {
+                sender.handle_timeout(now);
+                receiver.handle_timeout(now);
+            }
         }
     }
 
@@ -169,6 +203,7 @@ impl Transport {
         match self {
             Transport::Tcp { sender, receiver } => earliest(sender.poll_timeout(), receiver.poll_timeout()),
             Transport::D3 { sender, receiver, .. } => earliest(sender.poll_timeout(), receiver.poll_timeout()),
+            Transport::Pdq { sender, receiver } => earliest(sender.poll_timeout(), receiver.poll_timeout()),
         }
     }
 
@@ -177,6 +212,7 @@ impl Transport {
         match self {
             Transport::Tcp { receiver, .. } => receiver.bytes_received_in_order(),
             Transport::D3 { receiver, .. } => receiver.bytes_received_in_order(),
+            Transport::Pdq { receiver, .. } => receiver.bytes_received_in_order(),
         }
     }
 
@@ -185,6 +221,7 @@ impl Transport {
         match self {
             Transport::Tcp { sender, .. } => sender.is_complete(),
             Transport::D3 { sender, .. } => sender.is_complete(),
+            Transport::Pdq { sender, .. } => sender.is_complete(),
         }
     }
 
@@ -208,6 +245,17 @@ impl Transport {
                     timeouts: s.timeouts as u32,
                     quenched: sender.quenched(),
                     time_at_base_rate: s.time_at_base_rate,
+                }
+            }
+            Transport::Pdq { sender, receiver } => {
+                let s = sender.stats();
+                Outcome {
+                    delivered_bytes: receiver.bytes_received_in_order(),
+                    retransmitted_bytes: s.retransmitted_bytes,
+                    timeouts: s.timeouts as u32,
+                    // Early Termination, like D3's quenching, gives up on the flow.
+                    quenched: sender.terminated(),
+                    ..Outcome::default()
                 }
             }
         }

@@ -50,6 +50,17 @@ impl TraceState {
                 d3_rate: Some(sender.sending_rate()),
                 d3_desired: Some(sender.desired_rate()),
             },
+            // PDQ's accepted rate R_S shares the explicit-rate column (0 while paused).
+            Transport::Pdq { sender, .. } => TraceState {
+                cwnd_bytes: None,
+                ssthresh_bytes: None,
+                srtt_ps: sender.srtt().map(Duration::as_ps),
+                rto_ps: sender.rto().as_ps(),
+                alpha: None,
+                d2tcp_cut: None,
+                d3_rate: Some(sender.rate()),
+                d3_desired: None,
+            },
         }
     }
 }

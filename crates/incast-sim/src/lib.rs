@@ -33,6 +33,7 @@ mod network;
 mod observe;
 mod outcome;
 pub mod packet;
+mod pdq_port;
 mod pfabric_queue;
 mod port;
 mod prefetch;

@@ -7,6 +7,7 @@ use incast_proto::d3::RateField;
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::d3_port::D3Port;
+use crate::pdq_port::PdqPort;
 use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::flow::d3_field;
 use crate::ids::{FlowId, PortId};
@@ -186,6 +187,18 @@ impl Network {
             .map(|port| {
                 let view = self.ports[port.idx()].view();
                 (port, Box::new(D3Port::new(&transport.d3, &view, self.d3_field)) as Box<dyn RateAllocator>)
+            })
+            .collect()
+    }
+
+    /// PDQ needs a scheduler at every egress port, host NICs included (PDQ Section 3.3: each
+    /// link's scheduler; a host's NIC is the first link of its flows), configured by `[pdq]`.
+    pub(crate) fn pdq_ports(&self, transport: &TransportSpec) -> Vec<(PortId, Box<dyn RateAllocator>)> {
+        (0..self.ports.len() as u32)
+            .map(PortId)
+            .map(|port| {
+                let view = self.ports[port.idx()].view();
+                (port, Box::new(PdqPort::new(&transport.pdq, port, &view)) as Box<dyn RateAllocator>)
             })
             .collect()
     }

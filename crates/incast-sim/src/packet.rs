@@ -2,10 +2,12 @@
 //! run allocates packet memory only while the number of packets in the network grows.
 
 use incast_proto::d3::header::{CongestionHeader, Feedback};
+use incast_proto::pdq::SchedulingHeader;
 use incast_proto::tcp::SackBlocks;
 use incast_proto::time::Instant;
 
 use crate::ids::{FlowId, PacketId, PortId};
+use crate::processor::Request;
 
 /// What a packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +75,9 @@ pub enum Ext {
     Feedback(Feedback),
     /// The SACK blocks of an ACK (RFC 2018); their bytes are in the ACK's header size.
     Sack(SackBlocks),
+    /// PDQ's scheduling header, on every PDQ packet: answered by the ports a data packet or
+    /// probe leaves through, confirmed by those its ACK passes on the way back.
+    Pdq(SchedulingHeader),
 }
 
 impl Ext {
@@ -81,6 +86,32 @@ impl Ext {
         match self {
             Ext::Request(h) => Some(h),
             _ => None,
+        }
+    }
+
+    /// D3's allocations, if this is an ACK's feedback.
+    pub(crate) fn feedback(&self) -> Option<&Feedback> {
+        match self {
+            Ext::Feedback(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// PDQ's scheduling header, if this is one.
+    pub(crate) fn pdq(&self) -> Option<&SchedulingHeader> {
+        match self {
+            Ext::Pdq(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// Bytes the header adds on the wire: D3's congestion header and PDQ's scheduling header;
+    /// SACK blocks are counted in the TCP header already.
+    pub(crate) fn wire_bytes(&self) -> u32 {
+        match self {
+            Ext::Request(_) | Ext::Feedback(_) => incast_proto::d3::D3_HEADER_BYTES,
+            Ext::Pdq(_) => incast_proto::pdq::PDQ_HEADER_BYTES,
+            Ext::Sack(_) => 0,
         }
     }
 }
@@ -132,12 +163,17 @@ impl PacketArena {
         }
     }
 
-    /// If the packet carries a rate request: its flow, and its congestion header to answer.
-    pub(crate) fn request_mut(&mut self, id: PacketId) -> Option<(FlowId, &mut CongestionHeader)> {
+    /// If the packet carries a header for the ports to answer: its flow, and the header as a
+    /// request (D3's rate request; PDQ's header on a data packet or probe, or on an ACK).
+    pub(crate) fn request_mut(&mut self, id: PacketId) -> Option<(FlowId, Request<'_>)> {
         let i = id.0 as usize;
         let packet = &self.slots[i];
         match (packet.has_ext, self.ext.get_mut(i)) {
-            (true, Some(Some(Ext::Request(h)))) => Some((packet.flow, h)),
+            (true, Some(Some(Ext::Request(h)))) => Some((packet.flow, Request::D3(h))),
+            (true, Some(Some(Ext::Pdq(h)))) => {
+                let request = if packet.kind == PacketKind::Data { Request::PdqData(h) } else { Request::PdqAck(h) };
+                Some((packet.flow, request))
+            }
             _ => None,
         }
     }

@@ -1,12 +1,15 @@
-//! In-network processing at a switch egress port: the port's explicit-rate allocator, through which
+//! In-network processing at an egress port: the port's explicit-rate allocator, through which
 //! the rate requests of D3 and RCPdc packets are answered on their way out (D3 Section 4.3: the
-//! routers on a flow's path allocate its rate). The engine shows the allocator every packet that
-//! carries a request, before the buffer decides to admit or drop it, as a router's forwarding
-//! path would; packets without a request never reach it. The protocol crate owns the request's
-//! format and what answering it means: the allocator answers with a [`Grant`], which the engine
-//! acts on and measures (priority inversions) without reading the header.
+//! routers on a flow's path allocate its rate), and PDQ's scheduler (PDQ Section 3.3), which
+//! answers data packets and probes on their way out and reads the answer back from their ACKs.
+//! The engine shows the allocator every packet that carries a request, before the buffer decides
+//! to admit or drop it, as a router's forwarding path would; packets without one never reach it.
+//! The protocol crate owns the request's format and what answering it means: the allocator
+//! answers with a [`Grant`], which the engine acts on and measures (priority inversions) without
+//! reading the header.
 
 use incast_proto::d3::{CongestionHeader, Counters, Grant};
+use incast_proto::pdq::SchedulingHeader;
 use incast_proto::time::{BitsPerSec, Instant};
 
 use crate::ids::FlowId;
@@ -22,6 +25,19 @@ pub struct PortView {
     pub bytes_sent: u64,
 }
 
+/// A header a port's allocator answers.
+#[derive(Debug)]
+pub enum Request<'a> {
+    /// D3's congestion header on a rate request, leaving through the port.
+    D3(&'a mut CongestionHeader),
+    /// PDQ's header on a data packet or probe, leaving through the port.
+    PdqData(&'a mut SchedulingHeader),
+    /// PDQ's header on the ACK of one of the flow's packets, passing the switch (or reaching the
+    /// host) that sends the flow's data through this port: Algorithm 3 runs at the port whose list
+    /// holds the flow, though the ACK leaves by another.
+    PdqAck(&'a mut SchedulingHeader),
+}
+
 /// The explicit-rate allocator of one egress port. One boxed value per port, so the call is a
 /// single indirect call per rate request at ports that have one and nothing at ports that do not.
 pub trait RateAllocator: Send {
@@ -29,7 +45,7 @@ pub trait RateAllocator: Send {
     /// writing its allocation into the header, and returns what it granted. If the answer is one
     /// the allocator took part in ([`Grant::took_part`]) and the port then drops the packet, the
     /// allocator hears of it through [`on_dropped`](Self::on_dropped).
-    fn on_request(&mut self, now: Instant, flow: FlowId, request: &mut CongestionHeader, port: &PortView) -> Grant;
+    fn on_request(&mut self, now: Instant, flow: FlowId, request: Request<'_>, port: &PortView) -> Grant;
 
     /// The port dropped a packet whose request this allocator answered (its buffer was full):
     /// undo what only a delivered request should have done. `request` is the header as

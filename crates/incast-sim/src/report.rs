@@ -157,5 +157,6 @@ fn protocol_name(p: Protocol) -> &'static str {
         Protocol::Rcpdc => "rcpdc",
         Protocol::TcpPr => "tcppr",
         Protocol::Pfabric => "pfabric",
+        Protocol::Pdq => "pdq",
     }
 }

@@ -6,7 +6,8 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
-use incast_proto::d3::{Grant, D3_HEADER_BYTES};
+use incast_proto::d3::Grant;
+use incast_proto::pdq::SchedulingHeader;
 use incast_proto::tcp::{AckSegment, DataSegment, SackBlocks};
 use incast_proto::time::{Duration, Instant};
 
@@ -16,13 +17,13 @@ use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::event::{Event, EventQueue};
 use crate::flow::{Flow, Setup, Stalls, Transport};
 use crate::flow_trace::{TraceState, Traces};
-use crate::ids::{FlowId, PacketId, PortId};
+use crate::ids::{FlowId, NodeId, PacketId, PortId};
 use crate::inversions::PriorityInversions;
 use crate::network::Network;
 use crate::observe::Observers;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
 use crate::port::{Admission, Arriving};
-use crate::processor::RateAllocator;
+use crate::processor::{RateAllocator, Request};
 use crate::report::RunEnd;
 use crate::results::RunResults;
 use crate::scenario::{Protocol, RunSpec, Scenario, TraceSpec, TransportSpec};
@@ -149,6 +150,11 @@ impl Simulation {
             sim.obs.inversions = Some(PriorityInversions::default());
             for (port, router) in sim.net.d3_routers(&sim.transport) {
                 sim.attach_processor(port, router);
+            }
+        }
+        if sim.flows.iter().any(|f| f.protocol == Protocol::Pdq) {
+            for (port, scheduler) in sim.net.pdq_ports(&sim.transport) {
+                sim.attach_processor(port, scheduler);
             }
         }
         sim.schedule_starts();
@@ -451,8 +457,7 @@ impl Simulation {
             let route = self.net.next_forward(id, flow.forward);
             let priority = flow.plan.priority;
             let rank = if flow.protocol == Protocol::Pfabric { transport.pfabric_rank() } else { 0 };
-            let ext = out.request.map(Ext::Request);
-            self.inject(data_packet(id, &out.seg, route, priority, rank, ext.is_some()), ext);
+            self.inject(data_packet(id, &out.seg, route, priority, rank, out.ext.as_ref()), out.ext);
         }
     }
 
@@ -466,12 +471,7 @@ impl Simulation {
             let ect = transport.ack_ect();
             let route = self.net.next_reverse(id, flow.reverse);
             let priority = flow.plan.priority;
-            // D3's feedback, or the SACK blocks (never both: D3 hosts do not SACK).
-            let ext = match out.feedback {
-                Some(f) => Some(Ext::Feedback(f)),
-                None => (!out.ack.sack.is_empty()).then_some(Ext::Sack(out.ack.sack)),
-            };
-            self.inject(ack_packet(id, &out.ack, ect, route, priority, ext.as_ref()), ext);
+            self.inject(ack_packet(id, &out.ack, ect, route, priority, out.ext.as_ref()), out.ext);
         }
     }
 
@@ -568,10 +568,19 @@ impl Simulation {
         let view = port.view();
         let mut answered = false;
         if let Some(processor) = port.processor.as_mut() {
-            if let Some((flow, request)) = self.packets.request_mut(id) {
-                let grant = processor.on_request(now, flow, request, &view);
-                answered = grant.took_part();
-                self.measure_request(port_id, flow, grant);
+            match self.packets.request_mut(id) {
+                Some((flow, Request::PdqAck(header))) => {
+                    // Algorithm 3 runs at the port whose list holds the flow: the one that
+                    // sends its data from the node this ACK is leaving.
+                    let node = self.net.ports[port_id.idx()].info.node;
+                    pdq_ack_at(&mut self.net, &self.flows, now, flow, node, header);
+                }
+                Some((flow, request)) => {
+                    let grant = processor.on_request(now, flow, request, &view);
+                    answered = grant.took_part();
+                    self.measure_request(port_id, flow, grant);
+                }
+                None => {}
             }
         }
         let port = &mut self.net.ports[port_id.idx()];
@@ -671,6 +680,17 @@ impl Simulation {
         self.obs.counters.delivered += 1;
         let now = self.now;
         let id = pkt.flow;
+        let mut pdq_echo;
+        let mut ext = ext;
+        if let (PacketKind::Ack, Some(Ext::Pdq(header))) = (pkt.kind, ext) {
+            // The sender's own NIC schedules the flow too: its list hears the ACK as it arrives.
+            pdq_echo = Ext::Pdq(*header);
+            if let Ext::Pdq(header) = &mut pdq_echo {
+                let host = self.net.topo.hosts[self.flows[id.idx()].plan.src as usize];
+                pdq_ack_at(&mut self.net, &self.flows, now, id, host, header);
+            }
+            ext = Some(&pdq_echo);
+        }
         let flow = &mut self.flows[id.idx()];
         let Some(transport) = flow.transport.as_mut() else {
             return; // a late duplicate for a flow whose endpoints are both done
@@ -687,9 +707,8 @@ impl Simulation {
                     retransmission: pkt.retransmission,
                     syn: pkt.syn,
                 };
-                let request = ext.and_then(Ext::request);
                 let before = transport.delivered_bytes();
-                transport.handle_data(now, &seg, request);
+                transport.handle_data(now, &seg, ext);
                 let delivered = transport.delivered_bytes();
                 if delivered > before {
                     flow.stalls.on_progress(now);
@@ -703,13 +722,12 @@ impl Simulation {
                 Ends::Receiver
             }
             PacketKind::Ack => {
-                let (feedback, sack) = match ext {
-                    Some(Ext::Feedback(f)) => (Some(f), SackBlocks::EMPTY),
-                    Some(Ext::Sack(s)) => (None, *s),
-                    _ => (None, SackBlocks::EMPTY),
+                let sack = match ext {
+                    Some(Ext::Sack(s)) => *s,
+                    _ => SackBlocks::EMPTY,
                 };
                 let ack = AckSegment { ack: pkt.seq, ece: pkt.ece, ts_echo: pkt.ts, sack, header_bytes: pkt.wire_bytes as u16 };
-                transport.handle_ack(now, &ack, feedback);
+                transport.handle_ack(now, &ack, ext);
                 Ends::Sender
             }
         };
@@ -781,22 +799,27 @@ impl Simulation {
     }
 }
 
-/// The congestion header's 22 bytes count on the wire when a packet carries one (D3 Section 5).
-fn ext_bytes(has_ext: bool) -> u32 {
-    if has_ext {
-        D3_HEADER_BYTES
-    } else {
-        0
+/// Algorithm 3 of PDQ for the ACK of flow `id` at `node`: the port that sends the flow's data
+/// from `node` reads the answered `header` back (and may raise its inter-probing time). An ACK
+/// that passes a node the data does not (ECMP hashed the directions apart) is seen by none.
+fn pdq_ack_at(net: &mut Network, flows: &[Flow], now: Instant, id: FlowId, node: NodeId, header: &mut SchedulingHeader) {
+    let r = flows[id.idx()].forward;
+    let route = &net.routes[r.start as usize..(r.start + u32::from(r.len)) as usize];
+    let Some(port) = route.iter().copied().find(|p| net.ports[p.idx()].info.node == node) else { return };
+    let port = &mut net.ports[port.idx()];
+    let view = port.view();
+    if let Some(processor) = port.processor.as_mut() {
+        processor.on_request(now, id, Request::PdqAck(header), &view);
     }
 }
 
-fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8, rank: u32, has_ext: bool) -> Packet {
+fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8, rank: u32, ext: Option<&Ext>) -> Packet {
     Packet {
         flow,
         kind: PacketKind::Data,
         seq: seg.seq,
         len: seg.len,
-        wire_bytes: seg.wire_bytes() + ext_bytes(has_ext),
+        wire_bytes: seg.wire_bytes() + ext.map_or(0, Ext::wire_bytes),
         ts: seg.ts,
         ect: seg.ect,
         ce: false,
@@ -806,7 +829,7 @@ fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8
         priority,
         rank,
         route,
-        has_ext,
+        has_ext: ext.is_some(),
     }
 }
 
@@ -817,7 +840,7 @@ fn ack_packet(flow: FlowId, ack: &AckSegment, ect: bool, route: RouteCursor, pri
         kind: PacketKind::Ack,
         seq: ack.ack,
         len: 0,
-        wire_bytes: ack.wire_bytes() + ext_bytes(matches!(ext, Some(Ext::Feedback(_)))),
+        wire_bytes: ack.wire_bytes() + ext.map_or(0, Ext::wire_bytes),
         ts: ack.ts_echo,
         ect,
         ce: false,
@@ -837,3 +860,4 @@ pub fn run(scenario: &Scenario) -> Result<RunResults, Error> {
     while !sim.step(1 << 20)? {}
     Ok(sim.finish()?)
 }
+

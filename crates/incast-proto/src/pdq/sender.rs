@@ -28,7 +28,7 @@ pub struct PdqConfig {
     pub max_rate: Rate,
     /// Early Termination (Section 3.2): a flow with a deadline ends when it has passed, when
     /// the bytes left cannot be sent before it even at R_max, or when the flow is paused with
-    /// less than an RTT to go.
+    /// less than an RTT to go (only while it has bytes it never sent).
     pub early_termination: bool,
 }
 
@@ -98,6 +98,10 @@ pub struct PdqSender {
     next_probe_at: Option<Instant>,
     /// The next data segment leaves no earlier than this (pacing at R_S).
     next_send_at: Instant,
+    /// When the last `poll_transmit` that found nothing to send should be asked again: the
+    /// pacer, the next probe, or the moment Early Termination would end the flow. Cleared when
+    /// it fires, so a driver that cannot poll (its NIC is full) is not woken over and over.
+    wake_at: Option<Instant>,
     /// Since when the flow is paused.
     paused_since: Option<Instant>,
     fin_sent: bool,
@@ -127,6 +131,7 @@ impl PdqSender {
             last_sent_at: now,
             next_probe_at: None,
             next_send_at: now,
+            wake_at: None,
             paused_since: None,
             fin_sent: false,
             terminated: false,
@@ -142,6 +147,8 @@ impl PdqSender {
     /// new or go-back-N data paced at R_S; while paused, a probe when one is due.
     #[must_use]
     pub fn poll_transmit(&mut self, now: Instant) -> Option<PdqSegment> {
+        // Each poll says anew when to ask again (the last one, which returns `None`, counts).
+        self.wake_at = None;
         if self.complete {
             return None;
         }
@@ -171,27 +178,27 @@ impl PdqSender {
             return Some(self.control(now, Control::Fin));
         }
         if !self.started {
-            return None;
+            return self.decline(now, None);
         }
         if self.rate == 0 {
             let due = self.outstanding.is_none() && self.next_probe_at.is_some_and(|t| now >= t);
             if !due {
-                return None;
+                let probe_at = if self.outstanding.is_none() { self.next_probe_at } else { None };
+                return self.decline(now, probe_at);
             }
             self.stats.probes += 1;
             self.next_probe_at = None;
             return Some(self.control(now, Control::Probe));
         }
         if now < self.next_send_at {
-            return None;
+            return self.decline(now, Some(self.next_send_at));
         }
         let end = self.data_end();
         let data = match self.seq.take_retransmit(now, end, false) {
             Some(data) => data,
-            None => {
-                self.seq.next_len(end)?;
-                self.seq.send_new(now, end, false)
-            }
+            None if self.seq.next_len(end).is_some() => self.seq.send_new(now, end, false),
+            // Everything is sent: the ACKs (or the timer) bring what comes next.
+            None => return self.decline(now, None),
         };
         let header = self.header(false);
         let wire = u64::from(data.wire_bytes()) + u64::from(super::PDQ_HEADER_BYTES);
@@ -256,33 +263,24 @@ impl PdqSender {
         }
     }
 
-    /// The earliest timer: the retransmission timer, a header-only packet's re-send, the pacer,
-    /// the next probe, or the deadline (Early Termination).
+    /// The earliest timer: the retransmission timer, a header-only packet's re-send, or when
+    /// the last poll said to ask again (the pacer, the next probe, Early Termination).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         if self.complete {
             return None;
         }
-        let mut t = self.seq.rto_at();
-        let mut consider = |x: Option<Instant>| {
-            if let Some(x) = x {
-                t = Some(t.map_or(x, |t| t.min(x)));
-            }
-        };
-        consider(self.outstanding.map(|o| o.resend_at));
-        if self.started && !self.fin_sent {
-            consider((self.rate > 0 && self.seq.next_len(self.data_end()).is_some()).then_some(self.next_send_at));
-            consider(if self.rate == 0 { self.next_probe_at } else { None });
-            consider(self.deadline.filter(|_| self.config.early_termination));
-        }
-        t
+        earliest(earliest(self.seq.rto_at(), self.outstanding.map(|o| o.resend_at)), self.wake_at)
     }
 
     /// Fires whatever is due: a lost header-only packet is sent again, the retransmission timer
-    /// goes back to `snd_una`; the pacer, the probe and the deadline act at the next poll.
+    /// goes back to `snd_una`; the pacer, the probe and Early Termination act at the next poll.
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.complete {
             return;
+        }
+        if self.wake_at.is_some_and(|t| now >= t) {
+            self.wake_at = None;
         }
         if let Some(o) = self.outstanding.filter(|o| now >= o.resend_at) {
             self.outstanding = None;
@@ -326,6 +324,16 @@ impl PdqSender {
         self.pause_by
     }
 
+    /// The smoothed RTT, once a sample exists.
+    pub fn srtt(&self) -> Option<Duration> {
+        self.seq.srtt()
+    }
+
+    /// The current retransmission timeout, back-off included.
+    pub fn rto(&self) -> Duration {
+        self.seq.rto()
+    }
+
     /// Oldest unacknowledged byte.
     pub fn snd_una(&self) -> u64 {
         self.seq.snd_una()
@@ -351,14 +359,49 @@ impl PdqSender {
         self.size_bytes.unwrap_or(u64::MAX)
     }
 
-    /// Early Termination's three conditions (Section 3.2), for a flow with a deadline.
+    /// Nothing to send now: ask again at `at` (if later than now) or when Early Termination
+    /// would end the flow, whichever is first.
+    fn decline(&mut self, now: Instant, at: Option<Instant>) -> Option<PdqSegment> {
+        self.wake_at = earliest(at.filter(|&t| t > now), self.termination_at(now));
+        None
+    }
+
+    /// The first instant after `now` at which one of Early Termination's conditions would start
+    /// to hold with the flow's state as it is: past the deadline, the bytes left to send over the
+    /// time left, or (while paused) less than an RTT left.
+    fn termination_at(&self, now: Instant) -> Option<Instant> {
+        let (deadline, unsent) = self.termination_inputs()?;
+        let after = Duration::from_ps(1);
+        let before_deadline = |d: Duration| Some(Instant::from_ps(deadline.as_ps().saturating_sub(d.as_ps())) + after);
+        let mut at = earliest(Some(deadline + after), before_deadline(time_at(unsent, self.config.max_rate)));
+        if self.rate == 0 && self.started {
+            if let Some(rtt) = self.seq.srtt() {
+                at = earliest(at, before_deadline(rtt));
+            }
+        }
+        at.filter(|&t| t > now)
+    }
+
+    /// Early Termination's three conditions (Section 3.2), for a flow with a deadline and bytes
+    /// it has not sent yet: the deadline has passed, the bytes left to send take longer than the
+    /// time left even at R_max, or the flow is paused with less than an RTT left. A flow that has
+    /// sent every byte once has nothing left to save by stopping (its last bytes may already have
+    /// arrived), so it is never terminated.
     fn should_terminate(&self, now: Instant) -> bool {
-        let Some(deadline) = self.deadline.filter(|_| self.config.early_termination) else { return false };
+        let Some((deadline, unsent)) = self.termination_inputs() else { return false };
         if now > deadline {
             return true;
         }
         let left = deadline.saturating_since(now);
-        self.expected_time() > left || (self.rate == 0 && self.started && self.seq.srtt().is_some_and(|rtt| left < rtt))
+        time_at(unsent, self.config.max_rate) > left || (self.rate == 0 && self.started && self.seq.srtt().is_some_and(|rtt| left < rtt))
+    }
+
+    /// The deadline and the bytes never sent yet, when Early Termination applies.
+    fn termination_inputs(&self) -> Option<(Instant, u64)> {
+        let deadline = self.deadline.filter(|_| self.config.early_termination)?;
+        let size = self.size_bytes?;
+        let unsent = size - self.seq.high_sent().min(size);
+        (unsent > 0).then_some((deadline, unsent))
     }
 
     /// T: the bytes not yet acknowledged over R_max.
@@ -401,6 +444,13 @@ impl PdqSender {
             syn: kind == Control::Syn,
         };
         PdqSegment { data, header }
+    }
+}
+
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 

@@ -53,7 +53,8 @@ struct Entry {
     key: Criticality,
     flow: u32,
     rtt: Duration,
-    /// R_i, as the ACK confirmed it (0 until then, and while paused).
+    /// R_i: what this port accepted, then what the ACK confirmed the whole path accepted (0
+    /// while paused).
     rate: Rate,
     /// P_i, the switch that paused the flow as last seen here.
     pause_by: Option<SwitchId>,
@@ -152,7 +153,11 @@ impl PdqSwitch {
         if allowed == 0 {
             return self.pause(header, Some(i));
         }
-        let was_paused = self.flows[i].pause_by.is_some();
+        // A paused flow is one whose sender knows it is paused (P_H = this port: its probe), not
+        // one whose packets sent before the pause reached it are still arriving: those carry
+        // P_H = none, and counting them would keep Dampening on for as long as a preempted
+        // flow's packets drain.
+        let was_paused = header.pause_by == Some(me);
         if was_paused && self.accepted_paused_at.is_some_and(|t| now < t + self.config.dampening) {
             self.stats.dampened += 1;
             return self.pause(header, Some(i));
@@ -160,7 +165,10 @@ impl PdqSwitch {
         if was_paused {
             self.accepted_paused_at = Some(now);
         }
+        // The flow may send at up to `allowed` from now: count it so until its ACK says what
+        // the whole path accepted, or a burst of new flows would each find the link free.
         self.flows[i].pause_by = None;
+        self.flows[i].rate = allowed;
         header.pause_by = None;
         header.rate = allowed;
         self.stats.accepted += 1;
@@ -279,3 +287,4 @@ impl Entry {
 
 #[cfg(test)]
 mod tests;
+
