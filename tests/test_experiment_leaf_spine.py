@@ -21,11 +21,11 @@ def test_the_experiment_writes_its_table_and_figures_and_resumes(tmp_path: Path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     rows = [line.split() for line in lines if line.startswith(("web-search", "data-mining"))]
-    # Two workloads x three protocols x two loads.
+    # Two workloads x four protocols x two loads.
     assert sorted((r[0], r[1], r[2]) for r in rows) == sorted(
-        (w, p, f"{load:.2f}") for w in ("web-search", "data-mining") for p in ("pfabric", "dctcp", "tcp")
+        (w, p, f"{load:.2f}") for w in ("web-search", "data-mining") for p in ("pfabric", "pdq", "dctcp", "tcp")
         for load in (0.3, 0.6))
-    assert "12 runs: 12 run, 0 already done" in proc.stdout
+    assert "16 runs: 16 run, 0 already done" in proc.stdout
     for name in ("slowdown.png", "slowdown.pdf", "slowdown.parquet", "slowdown-per-seed.parquet"):
         assert (out / name).stat().st_size > 0, name
     assert (out / "slowdown.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -35,7 +35,7 @@ def test_the_experiment_writes_its_table_and_figures_and_resumes(tmp_path: Path)
     assert all(r["mean"] is None or r["mean"] >= 0.99 for r in summary)
     # A second run finds every point done and computes nothing.
     again = incast(*args, timeout=600)
-    assert again.returncode == 0 and "12 runs: 0 run, 12 already done" in again.stdout
+    assert again.returncode == 0 and "16 runs: 0 run, 16 already done" in again.stdout
 
 
 def test_bad_arguments_exit_2_naming_the_option(tmp_path: Path) -> None:

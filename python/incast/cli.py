@@ -112,6 +112,17 @@ def load_list(text: str) -> List[float]:
     return values
 
 
+def fan_in_list(text: str) -> List[int]:
+    """argparse type: comma-separated fan-ins, each a whole number from 1 to 1000."""
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        values = []
+    if not values or not all(1 <= v <= 1000 for v in values):
+        raise argparse.ArgumentTypeError(f"must be comma-separated fan-ins from 1 to 1000 such as 10,40, not {text!r}")
+    return values
+
+
 def add_jobs_option(p: argparse.ArgumentParser, what: str) -> None:
     """`--jobs N`, one per CPU by default; `what` says what runs N at a time."""
     p.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
@@ -159,16 +170,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also print the FCT slowdown by flow size for each combination of the varied keys, "
                         "seeds pooled (pFabric's buckets: docs/python.md, 'Slowdown')")
 
-    p = sub.add_parser("experiment", help="the field's FCT-slowdown experiment on pFabric's leaf-spine")
-    p.add_argument("name", choices=["leaf-spine"], metavar="NAME",
-                   help="leaf-spine: DCTCP and TCP, web-search and data-mining, at several loads (docs/cli.md)")
+    p = sub.add_parser("experiment", help="the field's experiments: FCT slowdown on pFabric's leaf-spine, the "
+                                          "deadline-aware line on D2TCP's OLDI workload")
+    p.add_argument("name", choices=["leaf-spine", "line"], metavar="NAME",
+                   help="leaf-spine: pFabric, PDQ, DCTCP and TCP, web-search and data-mining, at several loads; "
+                        "line: TCP, DCTCP, D2TCP, D3, PDQ and pFabric on D2TCP's OLDI workload against fan-in "
+                        "(docs/cli.md)")
     p.add_argument("--out", default="experiment-out", metavar="DIR",
                    help="output directory; DIR/runs/ caches the runs, so a rerun resumes (default: experiment-out)")
     p.add_argument("--seeds", type=positive_int, default=3, metavar="N", help="seeds per point (default: 3)")
-    p.add_argument("--loads", type=load_list, default=[0.2, 0.4, 0.6, 0.8], metavar="LIST",
-                   help="offered loads, fractions of each host's link (default: 0.2,0.4,0.6,0.8)")
-    p.add_argument("--arrivals", type=positive_float, default=100.0, metavar="MS",
-                   help="milliseconds of Poisson arrivals per run, the first 10%% a warm-up (default: 100)")
+    p.add_argument("--loads", type=load_list, metavar="LIST",
+                   help="leaf-spine: offered loads, fractions of each host's link (default: 0.2,0.4,0.6,0.8)")
+    p.add_argument("--arrivals", type=positive_float, metavar="MS",
+                   help="leaf-spine: milliseconds of Poisson arrivals per run, the first 10%% a warm-up (default: 100)")
+    p.add_argument("--fan-ins", type=fan_in_list, metavar="LIST",
+                   help="line: the OLDI fan-ins (default: 5,10,20,30,40)")
     add_jobs_option(p, "runs at a time, or workers of --scheduler local")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on this Dask scheduler (tcp://host:8786), or 'local' for a LocalCluster")
@@ -564,12 +580,20 @@ def _run_points(sweep: "Sweep", out: Path, args: argparse.Namespace, source: str
 
 
 def _cmd_experiment(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    own = {"leaf-spine": ("loads", "arrivals"), "line": ("fan_ins",)}[args.name]
+    for key in ("loads", "arrivals", "fan_ins"):
+        if key not in own and getattr(args, key) is not None:
+            raise CliError(f"--{key.replace('_', '-')} does not apply to experiment {args.name}")
+    out = check_out_dir(args.out)
+    if args.name == "line":
+        return _experiment_line(args, out, started)
     from incast.experiments import leaf_spine
     from incast.sweep import sweep_from_dict
 
-    started = time.monotonic()
-    out = check_out_dir(args.out)
-    sweep = sweep_from_dict(leaf_spine.sweep_tree(args.seeds, args.arrivals, args.loads))
+    loads = args.loads or list(leaf_spine.LOADS)
+    arrivals = args.arrivals or leaf_spine.ARRIVALS_MS
+    sweep = sweep_from_dict(leaf_spine.sweep_tree(args.seeds, arrivals, loads))
     result = _run_points(sweep, out / "runs", args, f"experiment {args.name}")
     if result is None:
         return EXIT_FAILED
@@ -580,9 +604,36 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     except OSError as e:
         raise CliError(f"--out {args.out!r}: cannot write results: {_os_error(e)}") from None
     if not args.quiet:
-        print(leaf_spine.describe(args.seeds, args.arrivals))
+        print(leaf_spine.describe(args.seeds, arrivals))
         print(leaf_spine.format_rows(rows))
         print(f"{len(sweep.points)} runs: {sweep_counts(result)}, {time.monotonic() - started:.1f} s; "
+              f"wrote {', '.join(str(p) for p in written)} (runs in {out / 'runs'}/)")
+    return 0
+
+
+def _experiment_line(args: argparse.Namespace, out: Path, started: float) -> int:
+    """`incast experiment line`: the line's six protocols on D2TCP's OLDI workload."""
+    from incast.experiments import line
+
+    results = []
+    names = []
+    for name, sweep in line.sweeps(args.seeds, args.fan_ins or list(line.FAN_INS)):
+        result = _run_points(sweep, out / "runs" / name, args, f"experiment {args.name} ({name})")
+        if result is None:
+            return EXIT_FAILED
+        results.append(result)
+        names.append(name)
+    per_seed = line.per_seed(results)
+    rows = line.summarize(per_seed)
+    try:
+        written = line.save(per_seed, rows, out)
+    except OSError as e:
+        raise CliError(f"--out {args.out!r}: cannot write results: {_os_error(e)}") from None
+    if not args.quiet:
+        print(line.describe(args.seeds))
+        print(line.format_rows(rows))
+        counts = "; ".join(f"{name}: {sweep_counts(r)}" for name, r in zip(names, results))
+        print(f"{sum(len(r.sweep.points) for r in results)} runs: {counts}, {time.monotonic() - started:.1f} s; "
               f"wrote {', '.join(str(p) for p in written)} (runs in {out / 'runs'}/)")
     return 0
 

@@ -6,7 +6,9 @@ before their deadline (D3 Figure 10). Here on one 1 Gbps switch, comparing TCP N
 10 ms minimum RTO (D3 Table 1's reduced RTO) and DCTCP with marking threshold K = 20 packets
 (DCTCP Section 4 for 1 Gbps) on D3's 100 KB hardware switch (D3 Section 6.1.1: "the hardware
 switch has a buffer of 100KB"), against D3 and RCPdc on its 128 KB software routers (D3 Section 5),
-and pFabric (SIGCOMM 2013, the line's successor; docs/pfabric.md) sized for this network by its
+PDQ (SIGCOMM 2012, docs/pdq.md) with its public code's constants on the same 128 KB as D3, the
+protocol PDQ's paper measures itself against, and pFabric (SIGCOMM 2013; docs/pfabric.md) sized for
+this network by its
 paper's rules: with 125 us links the round trip is 500 us and the bandwidth-delay product at
 1 Gbps 62.5 KB, so an initial window of one BDP (43 segments, capped 3 above as pFabric's 12 and
 15), 2 BDPs of buffer at every port (125 KB) and a fixed RTO of 3 RTTs (1.5 ms). pFabric's hosts
@@ -31,7 +33,7 @@ from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
 if TYPE_CHECKING:
     import pyarrow as pa
 
-PROTOCOLS = ("tcp", "dctcp", "rcpdc", "d3", "pfabric")
+PROTOCOLS = ("tcp", "dctcp", "rcpdc", "d3", "pdq", "pfabric")
 DEADLINE_MEAN = "30ms"
 BUFFER = "100KB"
 D3_BUFFER = "128KB"
@@ -49,7 +51,7 @@ def scenario(senders: int, protocol: str, seed: int, rounds: int) -> Dict[str, A
         # D3's in-rack RTT.
         "topology": {"kind": "star", "hosts": senders + 1, "link_rate": "1Gbps"},
         "switch": {
-            "buffer": D3_BUFFER if protocol in ("d3", "rcpdc") else BUFFER,
+            "buffer": D3_BUFFER if protocol in ("d3", "rcpdc", "pdq") else BUFFER,
             # TCP is not ECN-capable; DCTCP marks above K packets.
             "ecn_threshold": DCTCP_K_PACKETS if protocol == "dctcp" else "off",
         },
@@ -166,7 +168,7 @@ def summarize(flows: "pa.Table", senders: Sequence[int], seeds: int, rounds: int
 def describe(seeds: int, rounds: int) -> str:
     """The heading printed above the table."""
     return (
-        f"D3 flow burst (Section 6.1.1): star, 1 Gbps, {BUFFER} per port ({D3_BUFFER} for D3 and RCPdc), "
+        f"D3 flow burst (Section 6.1.1): star, 1 Gbps, {BUFFER} per port ({D3_BUFFER} for D3, RCPdc and PDQ), "
         f"sizes U[2KB, 50KB], deadlines exp. mean {DEADLINE_MEAN} (floor {DEADLINE_FLOOR}); TCP min RTO {MIN_RTO}, "
         f"DCTCP K={DCTCP_K_PACKETS}; pFabric {PFABRIC['buffer']} per port, IW {PFABRIC['initial_window']}, "
         f"RTO {PFABRIC['rto']}; {seeds} seed(s) x {rounds} burst(s) per point"
@@ -211,6 +213,7 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> None:
         ("dctcp", f"DCTCP (K={DCTCP_K_PACKETS})"),
         ("rcpdc", "RCPdc"),
         ("d3", "D3"),
+        ("pdq", "PDQ"),
         ("pfabric", f"pFabric ({PFABRIC['buffer']}, RTO {PFABRIC['rto']})"),
     )
     for scheme, label in labels:
@@ -231,7 +234,7 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> None:
     for ax in (ax_thpt, ax_fct):
         ax.grid(True, alpha=0.3)
         ax.legend()
-    fig.suptitle(f"D3 flow burst: 1 Gbps star, {BUFFER} per port ({D3_BUFFER} for D3, RCPdc; "
+    fig.suptitle(f"D3 flow burst: 1 Gbps star, {BUFFER} per port ({D3_BUFFER} for D3, RCPdc, PDQ; "
                  f"{PFABRIC['buffer']} for pFabric)")
     fig.tight_layout()
     fig.savefig(path, dpi=110, format="png")

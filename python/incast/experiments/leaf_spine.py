@@ -30,6 +30,9 @@ Settings and where they come from:
   `conf_str_pfabric`) and ns-2 agent; the switch and TCP keys above do not apply to it.
   Routing is per-flow ECMP for every protocol, where pFabric's evaluation sprays packets over
   the spines.
+- PDQ (`protocol = "pdq"`, docs/pdq.md): a scheduler at every port with `[pdq]`'s defaults (the
+  constants PDQ's public code cites), its senders on the TCP settings above without SACK; the
+  same 225 KB drop-tail buffers, which its rate control keeps nearly empty.
 - Arrivals: for `arrivals_ms` of simulated time (100 ms by default); flows that arrive in the first
   10% are the warm-up and are not counted (`[run] warmup`), and the run lasts until every flow
   has finished, so the slowdown of the largest flows is measured, not cut off.
@@ -50,7 +53,7 @@ from incast.sweep import SweepResult, run_sweep, sweep_from_dict
 if TYPE_CHECKING:
     import pyarrow as pa
 
-PROTOCOLS = ("pfabric", "dctcp", "tcp")
+PROTOCOLS = ("pfabric", "pdq", "dctcp", "tcp")
 WORKLOADS = ("web-search", "data-mining")
 LOADS = (0.2, 0.4, 0.6, 0.8)
 BUFFER = "225KB"
@@ -59,7 +62,7 @@ MIN_RTO = "2ms"
 ARRIVALS_MS = 100.0
 WARMUP_SHARE = 0.1
 
-LABELS = {"pfabric": "pFabric", "dctcp": "DCTCP", "tcp": "TCP"}
+LABELS = {"pfabric": "pFabric", "pdq": "PDQ", "dctcp": "DCTCP", "tcp": "TCP"}
 
 # The varied keys, as the sweep's columns name them.
 PROTOCOL_KEY = "transport.protocol"
@@ -187,7 +190,8 @@ def plot(rows: List[Dict[str, Any]], *outputs: Tuple[Path, Optional[str]]) -> No
 
     labels = list(dict.fromkeys(r["bucket"] for r in rows))
     workloads = [w for w in WORKLOADS if any(r["workload"] == w for r in rows)]
-    styles = {"pfabric": (":", "^", "0.3"), "dctcp": ("-", "o", "0.1"), "tcp": ("--", "s", "0.45")}
+    styles = {"pfabric": (":", "^", "0.3"), "pdq": ("-.", "D", "0.2"), "dctcp": ("-", "o", "0.1"),
+              "tcp": ("--", "s", "0.45")}
     fig, axes = plt.subplots(len(workloads), len(PANELS), figsize=(4 * len(PANELS), 3.2 * len(workloads)),
                              squeeze=False)
     for i, w in enumerate(workloads):
@@ -224,7 +228,8 @@ def plot(rows: List[Dict[str, Any]], *outputs: Tuple[Path, Optional[str]]) -> No
 def describe(seeds: int, arrivals_ms: float) -> str:
     """The heading printed above the table."""
     return (
-        f"pFabric's leaf-spine (144 hosts, 10/40 Gbps); TCP and DCTCP: {BUFFER} per port, DCTCP K={DCTCP_K_PACKETS}, "
+        f"pFabric's leaf-spine (144 hosts, 10/40 Gbps); TCP, DCTCP and PDQ: {BUFFER} per port, "
+        f"DCTCP K={DCTCP_K_PACKETS}, "
         f"min RTO {MIN_RTO}; pFabric: 36 KiB per port, RTO 45 us; Poisson all-to-all, {arrivals_ms:g} ms of arrivals "
         f"(first {100 * WARMUP_SHARE:g}% warm-up), run until every flow finishes; "
         f"{seeds} seed(s) per point. Slowdown = FCT / FCT alone on the idle network; "
