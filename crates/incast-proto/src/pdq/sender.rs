@@ -96,8 +96,10 @@ pub struct PdqSender {
     last_sent_at: Instant,
     /// With the flow paused: when it may probe next.
     next_probe_at: Option<Instant>,
-    /// The next data segment leaves no earlier than this (pacing at R_S).
-    next_send_at: Instant,
+    /// When the last data segment left and its bytes on the wire: the next leaves one
+    /// serialization of them at the current R_S later (so a higher rate takes effect at once).
+    /// `None` when nothing paces the next one (none sent yet, or the flow just resumed).
+    last_data: Option<(Instant, u64)>,
     /// When the last `poll_transmit` that found nothing to send should be asked again: the
     /// pacer, the next probe, or the moment Early Termination would end the flow. Cleared when
     /// it fires, so a driver that cannot poll (its NIC is full) is not woken over and over.
@@ -130,7 +132,7 @@ impl PdqSender {
             resend: None,
             last_sent_at: now,
             next_probe_at: None,
-            next_send_at: now,
+            last_data: None,
             wake_at: None,
             paused_since: None,
             fin_sent: false,
@@ -190,8 +192,20 @@ impl PdqSender {
             self.next_probe_at = None;
             return Some(self.control(now, Control::Probe));
         }
-        if now < self.next_send_at {
-            return self.decline(now, Some(self.next_send_at));
+        let send_at = self.next_send_at();
+        if now < send_at {
+            // At a rate so low that the next segment is further off than a paused flow's next
+            // probe, probe instead: the flow hears of a higher rate as soon as a paused one would
+            // (a rate of a few bytes per second would otherwise hold it for minutes).
+            let probe_at = self.last_sent_at + self.probe_spacing();
+            if self.outstanding.is_none() && probe_at < send_at {
+                if now >= probe_at {
+                    self.stats.probes += 1;
+                    return Some(self.control(now, Control::Probe));
+                }
+                return self.decline(now, Some(probe_at));
+            }
+            return self.decline(now, Some(send_at));
         }
         let end = self.data_end();
         let data = match self.seq.take_retransmit(now, end, false) {
@@ -202,7 +216,7 @@ impl PdqSender {
         };
         let header = self.header(false);
         let wire = u64::from(data.wire_bytes()) + u64::from(super::PDQ_HEADER_BYTES);
-        self.next_send_at = self.next_send_at.max(now) + time_at(wire, self.rate);
+        self.last_data = Some((now, wire));
         self.last_sent_at = now;
         Some(PdqSegment { data, header })
     }
@@ -248,16 +262,14 @@ impl PdqSender {
                 if let Some(since) = self.paused_since.take() {
                     self.stats.time_paused = self.stats.time_paused + now.saturating_since(since);
                 }
-                self.next_send_at = now;
+                self.last_data = None;
                 self.next_probe_at = None;
             }
             (_, true) => {
                 if !was_paused || self.paused_since.is_none() {
                     self.paused_since = Some(now);
                 }
-                // Every max(I_S, 1) RTTs, counted from the last packet sent.
-                let spacing = Duration::from_ps(self.rtt().as_ps().saturating_mul(u64::from(self.inter_probe.max(1000))) / 1000);
-                self.next_probe_at = Some(self.last_sent_at + spacing);
+                self.next_probe_at = Some(self.last_sent_at + self.probe_spacing());
             }
             _ => {}
         }
@@ -349,6 +361,16 @@ impl PdqSender {
     /// first one, so data never waits on this guess).
     fn rtt(&self) -> Duration {
         self.seq.srtt().unwrap_or_else(|| self.seq.rto())
+    }
+
+    /// A paused flow probes every max(I_S, 1) RTTs, counted from the last packet it sent.
+    fn probe_spacing(&self) -> Duration {
+        Duration::from_ps(self.rtt().as_ps().saturating_mul(u64::from(self.inter_probe.max(1000))) / 1000)
+    }
+
+    /// When the next data segment may leave: one serialization of the last one at R_S after it.
+    fn next_send_at(&self) -> Instant {
+        self.last_data.map_or(Instant::ZERO, |(at, wire)| at + time_at(wire, self.rate))
     }
 
     fn all_acked(&self) -> bool {

@@ -156,3 +156,32 @@ fn a_flow_without_early_termination_keeps_trying_past_its_deadline() {
     let out = drain(&mut s, us(100));
     assert!(out.len() == 1 && out[0].data.len > 0 && !s.terminated());
 }
+
+#[test]
+fn a_higher_rate_shortens_the_gap_already_waited_for() {
+    let mut s = started(10 * MSS, GBPS / 100);
+    let first = drain(&mut s, us(100));
+    assert_eq!(first.len(), 1);
+    // At 1% of the link the next segment would wait 1,216 us; an answer at the full rate lets
+    // it go 12.16 us after the first.
+    let (ack, echo) = answer(&first[0], 0, GBPS, None);
+    s.handle_ack(us(105), &ack, Some(&echo));
+    assert!(drain(&mut s, us(105)).is_empty());
+    assert_eq!(s.poll_timeout(), Some(us(100) + Duration::from_ns(12_160)));
+}
+
+#[test]
+fn a_rate_too_low_to_send_within_an_rtt_probes_like_a_paused_flow() {
+    // The last ACK in flight grants 5 B/s: the next segment would leave 304 s later.
+    let mut s = started(10 * MSS, GBPS);
+    let data = drain(&mut s, us(100));
+    let (ack, echo) = answer(&data[0], MSS, 5, None);
+    s.handle_ack(us(200), &ack, Some(&echo));
+    let out = drain(&mut s, us(200));
+    assert_eq!(out.len(), 1, "one probe one RTT after the last packet, not a segment");
+    assert!(out[0].header.probe && out[0].data.len == 0);
+    let (ack, echo) = answer(&out[0], MSS, GBPS, None);
+    s.handle_ack(us(300), &ack, Some(&echo));
+    let out = drain(&mut s, us(300));
+    assert!(out.len() == 1 && out[0].data.len > 0, "the probe's answer restores the rate");
+}
