@@ -300,6 +300,8 @@ impl Simulation {
         self.end.is_none()
     }
 
+    // Inlined into `step`, its one caller: as a call it cost 1.6% more instructions on the star.
+    #[inline(always)]
     fn dispatch(&mut self, event: Event) {
         match event {
             Event::TxDone(port) => self.on_tx_done(port),
@@ -669,8 +671,11 @@ impl Simulation {
             self.enqueue(id);
         } else {
             let pkt = *pkt;
-            let ext = self.packets.ext(id).copied();
+            let mut ext = self.packets.ext(id).copied();
             self.packets.release(id);
+            if let (PacketKind::Ack, Some(Ext::Pdq(header))) = (pkt.kind, ext.as_mut()) {
+                self.pdq_ack_at_sender(pkt.flow, header);
+            }
             self.deliver(&pkt, ext.as_ref());
         }
     }
@@ -680,17 +685,6 @@ impl Simulation {
         self.obs.counters.delivered += 1;
         let now = self.now;
         let id = pkt.flow;
-        let mut pdq_echo;
-        let mut ext = ext;
-        if let (PacketKind::Ack, Some(Ext::Pdq(header))) = (pkt.kind, ext) {
-            // The sender's own NIC schedules the flow too: its list hears the ACK as it arrives.
-            pdq_echo = Ext::Pdq(*header);
-            if let Ext::Pdq(header) = &mut pdq_echo {
-                let host = self.net.topo.hosts[self.flows[id.idx()].plan.src as usize];
-                pdq_ack_at(&mut self.net, &self.flows, now, id, host, header);
-            }
-            ext = Some(&pdq_echo);
-        }
         let flow = &mut self.flows[id.idx()];
         let Some(transport) = flow.transport.as_mut() else {
             return; // a late duplicate for a flow whose endpoints are both done
@@ -732,6 +726,16 @@ impl Simulation {
             }
         };
         self.pump(id, ends);
+    }
+
+    /// The ACK of PDQ flow `id` reached its sender: the sender's own NIC schedules the flow too,
+    /// so its list hears the ACK (Algorithm 3) before the sender does. Out of line: only PDQ
+    /// runs come here, and the others' delivery path stays as small as it was.
+    #[cold]
+    #[inline(never)]
+    fn pdq_ack_at_sender(&mut self, id: FlowId, header: &mut SchedulingHeader) {
+        let host = self.net.topo.hosts[self.flows[id.idx()].plan.src as usize];
+        pdq_ack_at(&mut self.net, &self.flows, self.now, id, host, header);
     }
 
     /// The receiver of connection `carrier` holds `delivered` bytes in order: every message
@@ -802,6 +806,8 @@ impl Simulation {
 /// Algorithm 3 of PDQ for the ACK of flow `id` at `node`: the port that sends the flow's data
 /// from `node` reads the answered `header` back (and may raise its inter-probing time). An ACK
 /// that passes a node the data does not (ECMP hashed the directions apart) is seen by none.
+/// Out of line, so that the enqueue path of D3's requests stays as it was.
+#[inline(never)]
 fn pdq_ack_at(net: &mut Network, flows: &[Flow], now: Instant, id: FlowId, node: NodeId, header: &mut SchedulingHeader) {
     let r = flows[id.idx()].forward;
     let route = &net.routes[r.start as usize..(r.start + u32::from(r.len)) as usize];
