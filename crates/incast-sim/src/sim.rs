@@ -300,7 +300,7 @@ impl Simulation {
         self.end.is_none()
     }
 
-    // Inlined into `step`, its one caller: as a call it cost 1.6% more instructions on the star.
+    // Inlined into `step`, its one caller: as a call it cost the star incast 2.5% more instructions.
     #[inline(always)]
     fn dispatch(&mut self, event: Event) {
         match event {
