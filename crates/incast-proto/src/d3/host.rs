@@ -447,16 +447,7 @@ impl D3Sender {
         }
         let data = data.unwrap_or_else(|| {
             self.stats.header_only_packets += 1;
-            DataSegment {
-                seq: self.seq.snd_nxt(),
-                len: 0,
-                header_bytes: self.config.tcp.data_header_bytes() as u16,
-                ts: now,
-                ect: false,
-                ce: false,
-                retransmission: false,
-                syn: false,
-            }
+            self.seq.header_only(now, false)
         });
         let header = request.header;
         let wire_bytes = data.wire_bytes() + D3_HEADER_BYTES;

@@ -455,17 +455,7 @@ impl PdqSender {
         self.fin_sent |= kind == Control::Fin;
         self.last_sent_at = now;
         self.outstanding = Some(Outstanding { kind, resend_at: now + self.seq.rto() });
-        let data = DataSegment {
-            seq: self.seq.snd_nxt(),
-            len: 0,
-            header_bytes: self.config.tcp.data_header_bytes() as u16,
-            ts: now,
-            ect: false,
-            ce: false,
-            retransmission: false,
-            syn: kind == Control::Syn,
-        };
-        PdqSegment { data, header }
+        PdqSegment { data: self.seq.header_only(now, kind == Control::Syn), header }
     }
 }
 

@@ -219,7 +219,7 @@ impl PdqSwitch {
         for ahead in &self.flows[..i] {
             let rtts = match ahead.rtt.as_ps() {
                 0 => u128::MAX,
-                rtt => u128::from(ahead.key_expected_ps()) * 1000 / u128::from(rtt),
+                rtt => u128::from(ahead.key.expected_time().as_ps()) * 1000 / u128::from(rtt),
             };
             if rtts < k && finishing < k {
                 finishing += rtts;
@@ -276,12 +276,6 @@ impl PdqSwitch {
         if let Some(i) = self.position(flow) {
             self.flows.remove(i);
         }
-    }
-}
-
-impl Entry {
-    fn key_expected_ps(&self) -> u64 {
-        self.key.expected_time().as_ps()
     }
 }
 

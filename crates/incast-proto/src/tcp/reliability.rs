@@ -336,6 +336,21 @@ impl SendSequence {
         rule.allows(self.flight_bytes(), window_bytes, len, data_end - self.snd_nxt, self.mss)
     }
 
+    /// A segment with no payload at `snd_nxt`, to carry a transport's own header (D3's rate
+    /// request, PDQ's SYN, probe or FIN): not ECN-capable, never a retransmission, not counted.
+    pub(crate) fn header_only(&self, now: Instant, syn: bool) -> DataSegment {
+        DataSegment {
+            seq: self.snd_nxt,
+            len: 0,
+            header_bytes: self.header_bytes,
+            ts: now,
+            ect: false,
+            ce: false,
+            retransmission: false,
+            syn,
+        }
+    }
+
     /// Builds the segment at `snd_nxt` (there must be one, see [`next_len`](Self::next_len))
     /// and advances `snd_nxt` and `high_sent` past it.
     pub(crate) fn send_new(&mut self, now: Instant, data_end: u64, ect: bool) -> DataSegment {
