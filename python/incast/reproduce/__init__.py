@@ -1,4 +1,5 @@
-"""Reproductions of the D3 and D2TCP papers' figures and tables, each by one command.
+"""Reproductions of the D3 and D2TCP papers' figures and tables, and of their successors PDQ and
+pFabric's headline experiments, each by one command.
 
     incast reproduce --list
     incast reproduce d3-fig9 --out repro        # full version
@@ -28,6 +29,8 @@ from incast.reproduce import (
     d3,
     d3_benchmark,
     d3_sustained,
+    pdq,
+    pfabric,
     rcpdc_ps,
 )
 from incast.reproduce.core import Context, Outcome, Reproduction, run_over_seeds, write_outcome
@@ -38,7 +41,7 @@ REPRODUCTIONS: Dict[str, Reproduction] = {
                       *d3_sustained.REPRODUCTIONS, *d2tcp_testbed.REPRODUCTIONS, *d2tcp_scheduling.REPRODUCTIONS,
                       *d2tcp.REPRODUCTIONS,
                       *d2tcp_load.REPRODUCTIONS, *d2tcp_sensitivity.REPRODUCTIONS, *d2tcp.NS3_REPRODUCTIONS,
-                      *d2tcp_map.REPRODUCTIONS)
+                      *d2tcp_map.REPRODUCTIONS, *pdq.REPRODUCTIONS, *pfabric.REPRODUCTIONS)
 }
 
 
