@@ -64,6 +64,29 @@ def run_time(r: Reproductions) -> str:
     return f"{duration(run['wall_s'])} for the committed run of {run['date']}, {_temperature(run)}"
 
 
+def _separate_runs(r: Reproductions) -> List[Mapping[str, Any]]:
+    """The runs `run.json` records beside the main one (`separately`): reproductions run on their
+    own, each with its command, IDs, wall time, date and temperature."""
+    runs = _run_record(r).get("separately", [])
+    if not isinstance(runs, list):
+        raise DocsError(f"{r.root / RUN_FILE}: 'separately' is not a list of runs")
+    for i, run in enumerate(runs):
+        for key, kind in (("ids", list), ("command", str), ("wall_s", (int, float)), ("date", str)):
+            if not isinstance(run.get(key) if isinstance(run, dict) else None, kind):
+                raise DocsError(f"{r.root / RUN_FILE}: separately[{i}].{key} is missing or not a "
+                                f"{getattr(kind, '__name__', 'number')}")
+    return runs
+
+
+def separate_run_time(r: Reproductions) -> str:
+    """Inline: the wall time of each run of reproductions made apart from the main run, labelled."""
+    runs = _separate_runs(r)
+    if not runs:
+        return "no reproduction ran apart from it"
+    return "; ".join(f"{', '.join(run['ids'])} ran apart from it (`{run['command']}`: {duration(run['wall_s'])} on "
+                     f"{run['date']}, {_temperature(run)})" for run in runs)
+
+
 def tally_of(reports: List[Mapping[str, Any]], what: str = "reproductions") -> str:
     """The verdicts over every claim of `reports`, and how many `what` they are."""
     claims = [c for rep in reports for c in rep.get("claims", ())]
@@ -120,6 +143,9 @@ RENDERERS: Dict[str, Callable[[Reproductions], str]] = {
     "claim-tally": tally,
     "claim-tally-d3": paper_tally("D3"),
     "claim-tally-d2tcp": paper_tally("D2TCP"),
+    "claim-tally-pdq": paper_tally("PDQ"),
+    "claim-tally-pfabric": paper_tally("pFabric"),
+    "separate-run-time": separate_run_time,
     "wall-times": wall_times,
     **{f"wall-time-{rid}": _wall_time_of(rid) for rid in REPRODUCTIONS},
     **{f"verdicts-{rid}": _verdicts_of(rid) for rid in REPRODUCTIONS},
