@@ -44,7 +44,10 @@ def _slowdowns(ctx: Context, workload: str) -> Tuple[List[Dict[str, Any]], List[
     loads = QUICK_LOADS if ctx.quick else LOADS
     arrivals = QUICK_ARRIVALS_MS if ctx.quick else leaf_spine.ARRIVALS_MS
     scenario = leaf_spine.sweep_tree(1, arrivals_ms=arrivals)["scenario"]
-    scenario = {**scenario, "workload": [{**scenario["workload"][0], "size": workload}]}
+    # The stack named, as every reproduction names its own: incast's default may change, these
+    # results should not.
+    scenario = {**scenario, "transport": {**scenario["transport"], "stack": "linux"},
+                "workload": [{**scenario["workload"][0], "size": workload}]}
     result = ctx.sweep(f"pfabric-{workload}", scenario, grid={PROTOCOL: list(PROTOCOLS), LOAD: list(loads)})
     stats = by_size(result.flows(), PFABRIC_EDGES, by=[PROTOCOL, LOAD])
     rows = []

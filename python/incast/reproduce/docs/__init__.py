@@ -1,6 +1,7 @@
 """The results docs, generated from the committed reports so that prose and data cannot drift.
 
-The tables of docs/results-d3.md and docs/results-d2tcp.md, and the summary figures the README and
+The tables of docs/results-d3.md, docs/results-d2tcp.md and docs/results-line.md (the successors'
+reproductions), and the summary figures the README and
 docs/reproductions/README.md quote, sit in generated blocks (`blocks`): each names a renderer,
 a function from the committed reproductions (`committed.Reproductions`: every `report.json`, the
 Parquet tables beside it and `run.json`) to markdown. Regenerating rewrites the text inside the
@@ -21,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from incast.reproduce.docs import d2tcp, d2tcp_readings, d3, summary, variants
+from incast.reproduce.docs import d2tcp, d2tcp_readings, d3, successors, summary, variants
 from incast.reproduce.docs.blocks import Block, regenerate
 from incast.reproduce.docs.committed import Reproductions
 from incast.reproduce.docs.errors import DocsError
@@ -29,9 +30,10 @@ from incast.reproduce.docs.errors import DocsError
 Renderer = Callable[[Reproductions], str]
 
 RENDERERS: Dict[str, Renderer] = {**summary.RENDERERS, **d3.RENDERERS, **d2tcp.RENDERERS, **d2tcp_readings.RENDERERS,
-                                  **variants.RENDERERS}
+                                  **variants.RENDERERS, **successors.RENDERERS}
 """Every renderer a block may name."""
-DEFAULT_FILES = ("README.md", "docs/results-d3.md", "docs/results-d2tcp.md", "docs/reproductions/README.md")
+DEFAULT_FILES = ("README.md", "docs/results-d3.md", "docs/results-d2tcp.md", "docs/results-line.md",
+                 "docs/reproductions/README.md")
 """The docs with generated blocks, from the repository's root."""
 DEFAULT_REPRODUCTIONS = "docs/reproductions"
 """The committed full run, from the repository's root."""
