@@ -268,6 +268,7 @@ def test_the_command_checks_and_rewrites(tmp_path: Path, capsys: pytest.CaptureF
     ("unterminated", "doc.md: line 1: block 'claim-tally' has no end marker"),
     ("missing report", "doc.md: line 1: block 'wall-time-d3-fig9': no report of d3-fig9"),
     ("missing run record", "doc.md: line 1: block 'run-stamp': no run.json in"),
+    ("bad separate run", "separately[0].command is missing or not a str"),
     ("missing file", "absent.md: cannot read"),
 ])
 def test_errors_are_one_line_with_status_2(tmp_path: Path, case: str, needle: str) -> None:
@@ -276,13 +277,17 @@ def test_errors_are_one_line_with_status_2(tmp_path: Path, case: str, needle: st
     text = {"unknown": "x <!-- generated: no-such-block --><!-- end generated -->\n",
             "unterminated": "x <!-- generated: claim-tally -->\n",
             "missing report": "x <!-- generated: wall-time-d3-fig9 --><!-- end generated -->\n",
-            "missing run record": "x <!-- generated: run-stamp --><!-- end generated -->\n"}.get(case)
+            "missing run record": "x <!-- generated: run-stamp --><!-- end generated -->\n",
+            "bad separate run": "x <!-- generated: separate-run-time --><!-- end generated -->\n"}.get(case)
     if text is not None:
         doc.write_text(text)
     if case == "missing report":
         shutil.rmtree(out / "d3-fig9")
     if case == "missing run record":
         (out / "run.json").unlink()
+    if case == "bad separate run":
+        run = json.loads((out / "run.json").read_text())
+        (out / "run.json").write_text(json.dumps({**run, "separately": [{"ids": ["pdq-fct"], "wall_s": "long"}]}))
     target = tmp_path / "absent.md" if case == "missing file" else doc
     done = subprocess.run([sys.executable, "-m", "incast.reproduce.docs", "--check", "--reproductions", str(out),
                            str(target)], capture_output=True, text=True, cwd=tmp_path)

@@ -247,8 +247,8 @@ def mean_fct(ctx: Context) -> Outcome:
     left = sum(unfinished.values())
     notes = (f"Query aggregation on D3's testbed at two round trips as in pdq-deadlines, without deadlines: {rounds} "
              f"rounds per point, sizes uniform in [2 KB, 198 KB]; the mean is over every flow of every round ({left} "
-             "left unfinished). Saving against a scheme: 1 - PDQ's mean / its mean. Without deadlines D3 asks for no rate "
-             "and its routers share the link fairly, as RCPdc's do: their rows are the same.")
+             "left unfinished). Saving against a scheme: 1 - PDQ's mean / its mean. Without deadlines D3 asks for no "
+             "rate and its routers share the link fairly, as RCPdc's do: their rows are the same.")
     return Outcome(claims=claims, tables={"mean_fct": table(rows)}, figure=fig, notes=notes)
 
 

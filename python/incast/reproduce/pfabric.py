@@ -124,9 +124,9 @@ def _slowdown_reproduction(workload: str, figure: str) -> Reproduction:
                     f"pFabric's mean slowdown of flows over 10 MB is below PDQ's, DCTCP's and TCP's at every load "
                     f"({ABSTRACT}: \"while still minimizing average flow completion time for long flows\")",
                     "pFabric lowest",
-                    "at high load pFabric's long flows wait behind every shorter flow at each port, where DCTCP "
-                    "and TCP share the link with them; with slowdowns this close the order is within the noise of "
-                    "three seeds unless the report says otherwise"),
+                    "pFabric's long flows wait behind every shorter flow at each port, where DCTCP and TCP share "
+                    "the link with them; at the loads where another scheme's long flows do better, the table shows "
+                    "by how much"),
         ]
         notes = (f"The 144-host leaf-spine of `incast experiment leaf-spine` (docs/results-leaf-spine.md gives every "
                  f"setting and its source), {workload} flow sizes, Poisson all-to-all arrivals at each load for "

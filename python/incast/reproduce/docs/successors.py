@@ -11,6 +11,7 @@ from incast.reproduce.docs.seeds import seed_means
 from incast.reproduce.pdq import LABELS as PDQ_LABELS
 from incast.reproduce.pdq import NETWORKS, SCHEMES
 from incast.reproduce.pfabric import LABELS, LONG, PROTOCOLS, SHORT
+from incast.reproduce.verdict import NON_NEGATIVE
 
 PDQ_SENDER_COUNTS = (2, 5, 10, 20, 40)
 """The sender counts the mean-FCT table shows (the report has every one)."""
@@ -24,12 +25,10 @@ def pfabric_slowdown(workload: str) -> Callable[[Reproductions], str]:
         rows: List[List[str]] = []
         for protocol in PROTOCOLS:
             for load in loads:
-                def at(bucket: int, stat: str, spec: str = "{:.2f}") -> str:
+                def at(bucket: int, stat: str, spec: str, protocol: str = protocol, load: float = load) -> str:
                     return cells.number(m.maybe(stat, protocol=protocol, load=load, bucket_index=bucket), spec)
-                rows.append([LABELS[protocol], f"{load:g}", at(SHORT, "mean"), at(SHORT, "p99", "{:.1f}"),
-                             at(LONG, "mean"),
-                             cells.number(m.maybe("unfinished", protocol=protocol, load=load, bucket_index=SHORT),
-                                          "{:.0f}")])
+                rows.append([LABELS[protocol], f"{load:g}", at(SHORT, "mean", "{:.2f}"), at(SHORT, "p99", "{:.1f}"),
+                             at(LONG, "mean", "{:.2f}"), at(SHORT, "unfinished", "{:.0f}")])
         return cells.table(["protocol", "load", "(0, 100 KB] mean", "(0, 100 KB] p99", "> 10 MB mean",
                             "(0, 100 KB] unfinished"], rows)
 
@@ -52,9 +51,10 @@ def pdq_mean_fct(r: Reproductions) -> str:
     rows: List[List[str]] = []
     for name in NETWORKS.values():
         for n in PDQ_SENDER_COUNTS:
-            def fct(s: str) -> str:
+            def fct(s: str, name: str = name, n: int = n) -> str:
                 return cells.number(m.maybe("mean_fct_ms", network=name, scheme=s, senders=n), "{:.2f}")
-            drops = cells.number(m.maybe("packets_dropped", network=name, scheme="pdq", senders=n), "{:.0f}")
+            dropped = m.maybe("packets_dropped", network=name, scheme="pdq", senders=n)
+            drops = cells.number(dropped.cut(NON_NEGATIVE) if dropped is not None else None, "{:.0f}")
             rows.append([name, str(n), *(fct(s) for s in SCHEMES), drops])
     return cells.table(["round trip", "senders", *(f"{PDQ_LABELS[s]} (ms)" for s in SCHEMES),
                         "PDQ's drops per run"], rows)
