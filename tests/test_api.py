@@ -436,9 +436,10 @@ def test_every_declared_table_has_the_engine_schema() -> None:
 
 
 def test_docs_list_every_declared_column() -> None:
-    # docs/python.md's tables of flows, ports and traces name each column the engine declares.
+    # docs/python.md's tables of flows, ports, traces and offers name each column the engine declares.
     docs = (Path(__file__).parents[1] / "docs" / "python.md").read_text()
-    for name, heading in (("flows", "### `flows`"), ("ports", "### `ports`"), ("traces", "### `traces`")):
+    for name, heading in (("flows", "### `flows`"), ("ports", "### `ports`"), ("traces", "### `traces`"),
+                          ("offers", "### `offers`")):
         section = docs.split(heading, 1)[1].split("\n### ", 1)[0]
         documented = {n for line in section.splitlines() if line.startswith("| `")
                       for n in line.split("|")[1].replace("`", "").replace(" ", "").split(",")}

@@ -418,6 +418,20 @@ def test_run_warns_when_the_capture_limit_left_packets_out(tmp_path: Path) -> No
     assert (out / "capture.pcap").read_bytes()[:4] == bytes.fromhex("4d3cb2a1")
 
 
+def test_run_writes_the_offer_log_and_warns_when_its_limit_left_offers_out(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    scenario = tmp_path / "offers.toml"
+    scenario.write_text(SMALL_TOML + '[output]\noffer_log_ports = ["switch->h0"]\noffer_log_max_rows = 5\n')
+    out = tmp_path / "out"
+    proc = incast("run", str(scenario), "--out", str(out), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: the offer log holds the first 5 offers" in proc.stderr and "offer_log_max_rows" in proc.stderr
+    offers = pq.read_table(out / "offers.parquet")
+    assert offers.num_rows == 5 and set(offers["port"].to_pylist()) == {"switch->h0"}
+    assert set(offers["outcome"].to_pylist()) <= {"queued", "marked", "dropped", "queued-evicting"}
+
+
 def test_summary_line_counts_the_deadlines_the_run_could_not_judge() -> None:
     from incast.api import run
     from incast.cli import summary_line

@@ -247,6 +247,12 @@ WHOLE_SCENARIO_CASES = [
         "matches no port",
     ),
     (
+        "offer-log-port-pattern-matching-no-port",
+        TOPOLOGY + burst() + '[output]\noffer_log_ports = ["tor*->fabric"]\n',
+        "output.offer_log_ports[0]",
+        "matches no port",
+    ),
+    (
         "tcppr-too-few-classes",
         TOPOLOGY + '[transport]\nprotocol = "tcppr"\n' + burst(),
         "tcppr.thresholds",

@@ -38,14 +38,14 @@ class _ProgressDict(TypedDict):
     flows_total: int
 
 # Column dicts: "rows" (int) plus one `bytes` per column holding its values in native byte order;
-# a nullable column `c` also has "c.valid", an Arrow validity bitmap. Flows, ports, traces and
-# throughput hold the columns `columns(table)` declares: u8, u32, u64 and f64 values as they are,
+# a nullable column `c` also has "c.valid", an Arrow validity bitmap. Flows, ports, traces,
+# throughput and offers hold the columns `columns(table)` declares: u8, u32, u64 and f64 values as they are,
 # bools bit-packed, strings as u32 codes with the distinct strings in "c.names" (list of str).
 # Queues: port (u32 codes, "port.names"), host, time_s, queue_bytes, d3_flows,
 # d3_demand_bytes_per_s, d3_allocated_bytes_per_s, d3_capacity_bytes_per_s (host and d3_* +valid).
 _ColumnsDict = Dict[str, Union[int, bytes, List[str]]]
 
-_Table = Literal["flows", "ports", "traces", "throughput"]
+_Table = Literal["flows", "ports", "traces", "throughput", "offers"]
 _ColumnType = Literal["u8", "u32", "u64", "f64", "bool", "str"]
 
 class _CaptureDict(TypedDict):
@@ -61,6 +61,8 @@ class _ResultsDict(TypedDict):
     ports: _ColumnsDict
     capture: Optional[_CaptureDict]
     traces: Optional[_ColumnsDict]
+    offers: Optional[_ColumnsDict]
+    offers_missed: int
 
 @final
 class Simulation:

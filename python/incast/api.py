@@ -140,8 +140,10 @@ class RunResult:
     sampled switch-port queue lengths (empty unless `[output]` asks for them) and `throughput` the
     per-flow delivered-bytes samples (None unless asked for). `ports` has one row per egress port,
     hosts' NICs included: its name, the nodes at both ends, and what it sent, dropped, marked and
-    queued (columns in docs/python.md). `capture` is the packet capture of `[output] capture_ports`
-    and `traces` the traced flows' sender state, a row at each change (each None unless asked for).
+    queued (columns in docs/python.md). `capture` is the packet capture of `[output] capture_ports`,
+    `traces` the traced flows' sender state, a row at each change, and `offers` every packet offered
+    to the ports `[output] offer_log_ports` names, with what it found there and what the port did
+    (each None unless asked for; `offers_missed` counts the offers past `offer_log_max_rows`).
     """
 
     flows: "pa.Table"
@@ -151,6 +153,8 @@ class RunResult:
     ports: "pa.Table"
     capture: Optional["Capture"] = None
     traces: Optional["pa.Table"] = None
+    offers: Optional["pa.Table"] = None
+    offers_missed: int = 0
 
     def slowdown(self, edges: Sequence[float] = PFABRIC_EDGES, *, by: Sequence[str] = ()) -> "pa.Table":
         """The FCT slowdown of this run's flows by size bucket: `incast.slowdown.by_size(self.flows,
@@ -166,8 +170,8 @@ class RunResult:
 
     def save(self, out_dir: Union[str, "os.PathLike[str]"]) -> List[Path]:
         """Writes flows.parquet, ports.parquet, summary.json and, when present, queues.parquet,
-        throughput.parquet, traces.parquet and capture.pcap into `out_dir`, returning the paths
-        written.
+        throughput.parquet, traces.parquet, capture.pcap and offers.parquet into `out_dir`,
+        returning the paths written.
 
         `out_dir` is replaced as a whole (`incast.durable.replace_dir`): the files are written
         and fsynced in a fresh sibling directory that then takes its place, so a reader, a
@@ -188,6 +192,8 @@ class RunResult:
             payloads["traces.parquet"] = self.traces
         if self.capture is not None:
             payloads["capture.pcap"] = self.capture.pcap
+        if self.offers is not None:
+            payloads["offers.parquet"] = self.offers
 
         def fill(directory: Path) -> None:
             for name, payload in payloads.items():
@@ -203,7 +209,7 @@ class RunResult:
 
 
 RESULT_FILES = ("flows.parquet", "ports.parquet", "summary.json", "queues.parquet", "throughput.parquet",
-                "traces.parquet", "capture.pcap")
+                "traces.parquet", "capture.pcap", "offers.parquet")
 """What `RunResult.save` writes; a results directory holds nothing else."""
 
 
@@ -369,6 +375,8 @@ def _result(raw: _core._ResultsDict) -> RunResult:
         ports=_declared_table(raw["ports"], table_schema("ports")),
         capture=None if raw["capture"] is None else Capture(**raw["capture"]),
         traces=None if raw["traces"] is None else _declared_table(raw["traces"], table_schema("traces")),
+        offers=None if raw["offers"] is None else _declared_table(raw["offers"], table_schema("offers")),
+        offers_missed=raw["offers_missed"],
     )
 
 
@@ -382,7 +390,7 @@ def _queues_table(columns: _core._ColumnsDict, spec: Sequence[Tuple[str, "pa.Dat
 
 
 def table_schema(table: "_core._Table") -> "pa.Schema":
-    """The Arrow schema of a results table ("flows", "ports", "traces" or "throughput"), built
+    """The Arrow schema of a results table ("flows", "ports", "traces", "throughput" or "offers"), built
     from the columns the engine declares (`_core.columns`): names, types and nullability are
     written once, in Rust (crates/incast-sim/src/results/columns.rs), where each column's doc
     lives too (`_core.columns` returns it)."""

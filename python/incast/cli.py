@@ -473,6 +473,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if result.capture is not None and result.capture.missed:
         print(f"incast: warning: the capture holds the first {result.capture.packets:,} packets of the ports it "
               f"watched and left out {result.capture.missed:,} more ([output] capture_max_packets)", file=sys.stderr)
+    if result.offers is not None and result.offers_missed:
+        print(f"incast: warning: the offer log holds the first {result.offers.num_rows:,} offers of the ports it "
+              f"watched and left out {result.offers_missed:,} more ([output] offer_log_max_rows)", file=sys.stderr)
     if not args.quiet:
         print(summary_line(result.summary, out))
         if args.slowdown:

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use incast_sim::results::{
-    Column, QueueSeries, RateCounters, RunResults, Summary, Values, FLOW_COLUMNS, PORT_COLUMNS, THROUGHPUT_COLUMNS,
-    TRACE_COLUMNS,
+    Column, QueueSeries, RateCounters, RunResults, Summary, Values, FLOW_COLUMNS, OFFER_LOG_COLUMNS, PORT_COLUMNS,
+    THROUGHPUT_COLUMNS, TRACE_COLUMNS,
 };
 use incast_sim::scenario::{self, Format, Scenario};
 use incast_sim::{Progress, ResourceError as EngineResourceError, Simulation};
@@ -418,7 +418,7 @@ fn table_to_py<'py, T: ?Sized>(
 /// A column as Python reads it: (name, type, nullable, doc).
 type ColumnInfo = (&'static str, &'static str, bool, &'static str);
 
-/// The declared columns of result table `table` ("flows", "ports", "traces" or "throughput"),
+/// The declared columns of result table `table` ("flows", "ports", "traces", "throughput" or "offers"),
 /// each as (name, type, nullable, doc); the type is "u8", "u32", "u64", "f64", "bool" or "str".
 /// `incast.api` builds the tables' Arrow schemas from these.
 #[pyfunction]
@@ -431,9 +431,10 @@ fn columns(table: &str) -> PyResult<Vec<ColumnInfo>> {
         "ports" => describe(PORT_COLUMNS),
         "traces" => describe(TRACE_COLUMNS),
         "throughput" => describe(THROUGHPUT_COLUMNS),
+        "offers" => describe(OFFER_LOG_COLUMNS),
         _ => {
             return Err(PyValueError::new_err(format!(
-                "table must be \"flows\", \"ports\", \"traces\" or \"throughput\", not {table:?}"
+                "table must be \"flows\", \"ports\", \"traces\", \"throughput\" or \"offers\", not {table:?}"
             )))
         }
     })
@@ -539,6 +540,16 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
     match &r.throughput {
         Some(t) => d.set_item("throughput", table_to_py(py, t, t.time_s.len(), THROUGHPUT_COLUMNS)?)?,
         None => d.set_item("throughput", py.None())?,
+    }
+    match &r.offer_log {
+        Some(t) => {
+            d.set_item("offers", table_to_py(py, t, t.time_s.len(), OFFER_LOG_COLUMNS)?)?;
+            d.set_item("offers_missed", t.missed)?;
+        }
+        None => {
+            d.set_item("offers", py.None())?;
+            d.set_item("offers_missed", 0u64)?;
+        }
     }
     Ok(d)
 }

@@ -274,6 +274,8 @@ pub(crate) struct RawOutput {
     pub(crate) trace_workloads: Option<Vec<u32>>,
     pub(crate) trace_apps: Option<Vec<u32>>,
     pub(crate) capture_max_packets: Option<u64>,
+    pub(crate) offer_log_ports: Option<Vec<String>>,
+    pub(crate) offer_log_max_rows: Option<u64>,
 }
 
 /// `ecn_threshold`: `"auto"`, `"off"`, a packet count or a size string.

@@ -9,7 +9,7 @@ use incast_proto::time::Duration;
 use super::check::{err, positive_time, Hosts, Result};
 use super::file::RawOutput;
 use super::limits;
-use super::spec::{CaptureSpec, HostIndex, OutputSpec, QueueSampling, RunSpec, TopologySpec, TraceSpec};
+use super::spec::{CaptureSpec, HostIndex, OfferLogSpec, OutputSpec, QueueSampling, RunSpec, TopologySpec, TraceSpec};
 use crate::port_pattern;
 
 /// The names of a topology's egress ports, which only the engine knows: it decides how a
@@ -94,6 +94,21 @@ pub(crate) fn section(
             Some(CaptureSpec { ports, max_packets })
         }
     };
+    let offer_log = match (raw.offer_log_ports, raw.offer_log_max_rows) {
+        (None, None) => None,
+        (None, Some(_)) => return Err(err("output.offer_log_ports", "is required with offer_log_max_rows")),
+        (Some(ports), max) => {
+            if ports.is_empty() {
+                return Err(err("output.offer_log_ports", "must list at least one port"));
+            }
+            port_patterns("output.offer_log_ports", &ports, topology, port_names)?;
+            let max_rows = max.unwrap_or(OfferLogSpec::DEFAULT_MAX_ROWS);
+            if max_rows == 0 {
+                return Err(err("output.offer_log_max_rows", "must be at least 1"));
+            }
+            Some(OfferLogSpec { ports, max_rows })
+        }
+    };
     let traces = match (raw.trace_flows, raw.trace_workloads, raw.trace_apps) {
         (None, None, None) => None,
         (flows, workloads, apps) => {
@@ -128,6 +143,7 @@ pub(crate) fn section(
         flow_throughput_interval,
         capture,
         traces,
+        offer_log,
     })
 }
 

@@ -1160,6 +1160,22 @@ pub struct OutputSpec {
     pub capture: Option<CaptureSpec>,
     /// Trace these flows' congestion state at each change.
     pub traces: Option<TraceSpec>,
+    /// Log every packet offered to these ports: what it found and what the port did with it.
+    pub offer_log: Option<OfferLogSpec>,
+}
+
+/// Which ports log their offers (`[output] offer_log_ports`), and how many rows at most.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OfferLogSpec {
+    /// Port names or patterns, as `QueueSampling::ports`.
+    pub ports: Vec<String>,
+    /// Offers to log at most; later ones are counted as missed.
+    pub max_rows: u64,
+}
+
+impl OfferLogSpec {
+    /// `offer_log_max_rows` when not given: about 50 MB of rows.
+    pub const DEFAULT_MAX_ROWS: u64 = 1_000_000;
 }
 
 /// Which flows to trace (`[output] trace_flows`, `trace_workloads`, `trace_apps`): a flow is

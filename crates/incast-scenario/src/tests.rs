@@ -948,6 +948,10 @@ malformed! {
     capture_ports_empty: concat!(star!(), burst!(), "[output]\ncapture_ports = []\n"), "output.capture_ports", "at least one port";
     capture_port_bad_character: concat!(star!(), burst!(), "[output]\ncapture_ports = [\"switch->h0\", \"sw/1\"]\n"), "output.capture_ports[1]", "which no port name has";
     capture_max_zero: concat!(star!(), burst!(), "[output]\ncapture_ports = [\"switch->h0\"]\ncapture_max_packets = 0\n"), "output.capture_max_packets", "at least 1";
+    offer_log_max_without_ports: concat!(star!(), burst!(), "[output]\noffer_log_max_rows = 10\n"), "output.offer_log_ports", "is required with offer_log_max_rows";
+    offer_log_ports_empty: concat!(star!(), burst!(), "[output]\noffer_log_ports = []\n"), "output.offer_log_ports", "at least one port";
+    offer_log_port_bad_character: concat!(star!(), burst!(), "[output]\noffer_log_ports = [\"sw/1\"]\n"), "output.offer_log_ports[0]", "which no port name has";
+    offer_log_max_zero: concat!(star!(), burst!(), "[output]\noffer_log_ports = [\"switch->h0\"]\noffer_log_max_rows = 0\n"), "output.offer_log_max_rows", "at least 1";
     queue_port_pattern_empty: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_ports = [\"\"]\n"), "output.queue_sample_ports[0]", "is empty";
     zero_throughput_interval: concat!(star!(), burst!(), "[output]\nflow_throughput_interval = \"0s\"\n"), "output.flow_throughput_interval", "must be positive";
     zero_duration: concat!(star!(), burst!(), "[run]\nduration = \"0s\"\n"), "run.duration", "must be positive";

@@ -30,6 +30,7 @@ mod ideal;
 pub mod ids;
 mod inversions;
 mod network;
+mod offer_log;
 mod observe;
 mod outcome;
 pub mod packet;

@@ -7,6 +7,7 @@ use incast_proto::d3::rate::from_bits_per_sec;
 use incast_proto::time::{Duration, Instant};
 
 use crate::capture::Capture;
+use crate::offer_log::OfferLog;
 use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::flow::{Flow, Transport};
 use crate::outcome::Outcome;
@@ -34,6 +35,8 @@ pub(crate) struct Observers {
     pub(crate) sampling: Option<Sampling>,
     /// `[output] capture_ports`: the capture being written.
     pub(crate) capture: Option<Capture>,
+    /// `[output] offer_log_ports`: the offer log being written.
+    pub(crate) offer_log: Option<OfferLog>,
     /// `[output] trace_flows`, `trace_workloads`: the traced flows' state so far.
     pub(crate) traces: Option<Traces>,
     /// D3 priority inversions, measured when D3 routers are installed.
@@ -59,8 +62,19 @@ impl Observers {
                 Some(Capture::new(captured, spec.max_packets, scale))
             }
         };
+        let offer_log = match &scenario.output.offer_log {
+            None => None,
+            Some(spec) => {
+                let mut logged = try_vec(net.ports.len(), false, "the port table")?;
+                for p in net.ports_matching(&spec.ports)? {
+                    logged[p.idx()] = true;
+                }
+                Some(OfferLog::new(logged, spec.max_rows))
+            }
+        };
         Ok(Observers {
             counters: Counters::default(),
+            offer_log,
             sampling: Sampling::new(scenario, net)?,
             capture,
             traces: scenario.output.traces.as_ref().map(|t| Traces::new(t, scenario.run.max_samples)),

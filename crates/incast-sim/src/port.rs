@@ -120,6 +120,9 @@ pub(crate) struct Port {
     /// What the port did over the run, for the ports table (`results::PortRecord`).
     pub(crate) counters: PortCounters,
     pub(crate) processor: Option<Box<dyn RateAllocator>>,
+    /// Whether `[output] offer_log_ports` logs this port's offers (`offer_log`): a flag the
+    /// driver reads beside the port's other state, so that an unlogged port costs one test.
+    pub(crate) offers_logged: bool,
 }
 
 /// A port's counters beyond the bytes it sent and its largest queue: plain fields updated where
@@ -205,6 +208,7 @@ impl Port {
             max_queue_bytes: 0,
             counters: PortCounters::default(),
             processor: None,
+            offers_logged: false,
         }
     }
 
@@ -364,6 +368,11 @@ impl Port {
     pub(crate) fn pop_arrival(&mut self) -> (PacketId, Option<Instant>) {
         let (_, id) = self.pipe.pop_front().expect("Arrive is only scheduled for a non-empty wire");
         (id, self.pipe.front().map(|&(t, _)| t))
+    }
+
+    /// Packets and bytes waiting (not the one serializing): what an arriving packet finds.
+    pub(crate) fn waiting(&self) -> (u64, u64) {
+        (self.queued_packets, self.queued_bytes)
     }
 
     /// Packets queued or on the wire (serializing counts as on the wire).

@@ -48,7 +48,7 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers
     for r in records.iter().filter(|r| r.measured) {
         deadlines.add(r.deadline_s.is_some(), r.met_deadline);
     }
-    let Observers { counters, sampling, capture, traces, inversions, .. } = observers;
+    let Observers { counters, sampling, capture, traces, inversions, offer_log, .. } = observers;
     let summary = Summary {
         events: end.events,
         sim_time_s: end.now.as_secs_f64(),
@@ -79,7 +79,8 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers
         Some(s) => (s.queues, s.throughput),
         None => (Vec::new(), None),
     };
-    Ok(RunResults { flows: records, summary, queues, throughput, ports, capture: capture.map(Capture::finish), traces: traces.map(|t| t.series) })
+    Ok(RunResults { flows: records, summary, queues, throughput, ports, capture: capture.map(Capture::finish), traces: traces.map(|t| t.series),
+                    offer_log: offer_log.map(|log| log.finish(net.topo.port_names())) })
 }
 
 /// Flow `i`'s ideal completion time (`crate::ideal`): alone on the idle network along its own

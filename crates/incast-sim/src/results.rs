@@ -4,7 +4,7 @@
 
 mod columns;
 
-pub use columns::{Column, Values, FLOW_COLUMNS, PORT_COLUMNS, THROUGHPUT_COLUMNS, TRACE_COLUMNS};
+pub use columns::{Column, Values, FLOW_COLUMNS, OFFER_LOG_COLUMNS, PORT_COLUMNS, THROUGHPUT_COLUMNS, TRACE_COLUMNS};
 
 /// One row of the flow table.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -230,6 +230,50 @@ pub struct RunResults {
     /// The traced flows' congestion state, when `[output] trace_flows` or `trace_workloads`
     /// asks for it.
     pub traces: Option<TraceSeries>,
+    /// Every packet offered to the ports `[output] offer_log_ports` names, when it asks.
+    pub offer_log: Option<OfferLogSeries>,
+}
+
+/// The offer log: one row per packet offered to a logged port, in time order, with what it
+/// found there and what the port did (`OfferLogSeries::OUTCOMES`). Columns in parallel.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OfferLogSeries {
+    /// When, seconds.
+    pub time_s: Vec<f64>,
+    /// The port, by index into `port_names`.
+    pub port: Vec<u32>,
+    /// The packet's flow.
+    pub flow_id: Vec<u32>,
+    /// A data packet's first payload byte (from the flow's start); an ACK's cumulative
+    /// acknowledgement.
+    pub seq: Vec<u64>,
+    /// Its payload, bytes (0 for a SYN or a pure ACK).
+    pub payload_bytes: Vec<u32>,
+    /// Packets waiting at the port when it arrived (not the one serializing).
+    pub queued_packets: Vec<u64>,
+    /// Bytes waiting at the port when it arrived.
+    pub queued_bytes: Vec<u64>,
+    /// Whether it arrived CE-marked by an earlier port.
+    pub ce_on_arrival: Vec<bool>,
+    /// What the port did, an index into `OUTCOMES`.
+    pub outcome: Vec<u8>,
+    /// The ports' names (`PortRecord::port`), by index.
+    pub port_names: Vec<String>,
+    /// Offers left out because `offer_log_max_rows` was reached.
+    pub missed: u64,
+}
+
+impl OfferLogSeries {
+    /// Queued unmarked.
+    pub const QUEUED: u8 = 0;
+    /// Queued and marked CE here.
+    pub const MARKED: u8 = 1;
+    /// Dropped: no room.
+    pub const DROPPED: u8 = 2;
+    /// Queued at a pFabric port by dropping a less urgent waiting packet.
+    pub const EVICTING: u8 = 3;
+    /// The outcomes' names, by index.
+    pub const OUTCOMES: [&'static str; 4] = ["queued", "marked", "dropped", "queued-evicting"];
 }
 
 /// Traced flows' sender state, one row each time any of it changed (and one when the flow

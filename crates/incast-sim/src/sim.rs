@@ -21,6 +21,7 @@ use crate::ids::{FlowId, NodeId, PacketId, PortId};
 use crate::inversions::PriorityInversions;
 use crate::network::Network;
 use crate::observe::Observers;
+use crate::offer_log::Offer;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
 use crate::port::{Admission, Arriving};
 use crate::processor::{RateAllocator, Request};
@@ -106,10 +107,15 @@ impl Simulation {
     /// precondition). Fails with [`Error::Resource`] when memory runs out or the workloads draw
     /// more than `run.max_flows` flows.
     pub fn new(scenario: &Scenario) -> Result<Simulation, Error> {
-        let net = Network::build(scenario)?;
+        let mut net = Network::build(scenario)?;
         let deep_prefetch = net.ports.len() * std::mem::size_of::<crate::port::Port>() > DEEP_PREFETCH_BYTES;
         let plan = plan(&scenario.workloads, scenario.seed, scenario.run.max_flows)?;
         let obs = Observers::new(scenario, &net)?;
+        if let Some(log) = &obs.offer_log {
+            for (port, &logged) in net.ports.iter_mut().zip(&log.ports) {
+                port.offers_logged = logged;
+            }
+        }
         let processor_timer_at = try_vec(net.ports.len(), None, "the port table")?;
         let blocked = try_vec(net.hosts() as usize, VecDeque::new(), "the host table")?;
         let mut flows = Vec::new();
@@ -562,6 +568,32 @@ impl Simulation {
         self.enqueue(id);
     }
 
+    /// Logs packet `id`'s offer to a logged `port` (`offer_log`), just after the port answered.
+    /// What the packet found is what waits now less what the answer added: the packet itself if
+    /// it was queued, and the victim it displaced put back; the packet was marked on arrival
+    /// only if the port marked it, so otherwise its CE bit is the one it came with.
+    #[cold]
+    #[inline(never)]
+    fn log_offer(&mut self, port: PortId, id: PacketId, admission: Admission) {
+        let (mut queued_packets, mut queued_bytes) = self.net.ports[port.idx()].waiting();
+        let pkt = self.packets.get(id);
+        match admission {
+            Admission::Dropped => {}
+            Admission::Queued { .. } => {
+                queued_packets -= 1;
+                queued_bytes -= u64::from(pkt.wire_bytes);
+            }
+            Admission::QueuedEvicting { victim } => {
+                queued_bytes = queued_bytes + u64::from(self.packets.get(victim).wire_bytes) - u64::from(pkt.wire_bytes);
+            }
+        }
+        let ce_on_arrival = pkt.ce && admission != (Admission::Queued { marked: true });
+        let offer = Offer { port, flow: pkt.flow, seq: pkt.seq, payload_bytes: pkt.len, queued_packets, queued_bytes, ce_on_arrival };
+        if let Some(log) = self.obs.offer_log.as_mut() {
+            log.record(self.now, &offer, admission);
+        }
+    }
+
     /// Offers a packet to the port at its route cursor.
     fn enqueue(&mut self, id: PacketId) {
         let now = self.now;
@@ -596,7 +628,11 @@ impl Simulation {
             flow: pkt.flow,
             rank: pkt.rank,
         };
-        match port.offer(now, arriving, &mut pkt.ce, &mut self.net.pools) {
+        let admission = port.offer(now, arriving, &mut pkt.ce, &mut self.net.pools);
+        if port.offers_logged {
+            self.log_offer(port_id, id, admission);
+        }
+        match admission {
             Admission::Dropped => {
                 if answered {
                     let request = self.packets.ext(id).and_then(Ext::request).expect("it answered the request");

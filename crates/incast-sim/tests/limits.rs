@@ -24,7 +24,7 @@ fn slow_flow() -> Scenario {
 }
 
 fn queue_sampling(every: Duration) -> OutputSpec {
-    OutputSpec { queue_samples: Some(QueueSampling { interval: every, host_downlinks: vec![0], ports: vec![] }), flow_throughput_interval: None, capture: None, traces: None }
+    OutputSpec { queue_samples: Some(QueueSampling { interval: every, host_downlinks: vec![0], ports: vec![] }), flow_throughput_interval: None, capture: None, traces: None, offer_log: None }
 }
 
 #[test]

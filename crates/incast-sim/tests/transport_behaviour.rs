@@ -24,6 +24,7 @@ fn with_sampling(mut s: Scenario, duration_ms: u64) -> Scenario {
         flow_throughput_interval: Some(Duration::from_ms(10)),
         capture: None,
         traces: None,
+        offer_log: None,
     };
     s
 }

@@ -7,7 +7,7 @@
 //!
 //! Each column's name is its field's name: the macros below take the field and spell it.
 
-use super::{FlowRecord, PortRecord, ThroughputSeries, TraceSeries};
+use super::{FlowRecord, OfferLogSeries, PortRecord, ThroughputSeries, TraceSeries};
 
 /// A column of a table `T`: a slice of records (`[FlowRecord]`) or a struct of parallel
 /// vectors (`TraceSeries`).
@@ -138,6 +138,23 @@ pub const TRACE_COLUMNS: &[Column<TraceSeries>] = &[
     series!(OptF64, d2tcp_p, "D2TCP: the penalty p = alpha^d of its last ECN cut"),
     series!(OptU64, d3_rate_bytes_per_s, "D3 and RCPdc: the rate the sender sends at, bytes per second"),
     series!(OptU64, d3_desired_bytes_per_s, "D3: the rate its last request asked for, bytes per second"),
+];
+
+/// The offer log (`RunResults::offer_log`), in order.
+pub const OFFER_LOG_COLUMNS: &[Column<OfferLogSeries>] = &[
+    series!(F64, time_s, "when the packet reached the port, seconds"),
+    Column { name: "port", doc: "the port, named as in the ports table", values: Values::Str(|t, i| &t.port_names[t.port[i] as usize]) },
+    series!(U32, flow_id, "the packet's flow"),
+    series!(U64, seq, "a data packet's first payload byte from the flow's start; an ACK's cumulative acknowledgement"),
+    series!(U32, payload_bytes, "its payload, bytes (0 for a SYN or a pure ACK)"),
+    series!(U64, queued_packets, "packets waiting at the port when it arrived, the one serializing not counted"),
+    series!(U64, queued_bytes, "bytes waiting at the port when it arrived"),
+    series!(Bool, ce_on_arrival, "whether an earlier port had marked it CE"),
+    Column {
+        name: "outcome",
+        doc: "queued, marked (queued and marked CE here), dropped, or queued-evicting (pFabric)",
+        values: Values::Str(|t, i| OfferLogSeries::OUTCOMES[t.outcome[i] as usize]),
+    },
 ];
 
 /// The throughput samples (`RunResults::throughput`), in order.
