@@ -33,6 +33,15 @@ fn started(size: u64, rate: Rate) -> PdqSender {
     s
 }
 
+/// A flow whose SYN switch 1 answered at 100 us with a pause.
+fn paused(size: u64, deadline: Option<Instant>) -> PdqSender {
+    let mut s = sender(size, deadline);
+    let syn = drain(&mut s, us(0));
+    let (ack, echo) = answer(&syn[0], 0, 0, Some(1));
+    s.handle_ack(us(100), &ack, Some(&echo));
+    s
+}
+
 #[test]
 fn the_syn_goes_alone_and_asks_for_the_nic_rate() {
     let mut s = sender(10 * MSS, Some(us(10_000)));
@@ -116,10 +125,7 @@ fn early_termination_gives_up_when_the_bytes_left_cannot_make_the_deadline() {
     assert!(s.terminated() && s.is_complete());
     assert_eq!(s.completed_at(), Some(us(0)));
     // 50 segments (584 us) fit at first; paused, they no longer do after 416 us.
-    let mut s = sender(50 * MSS, Some(us(1_000)));
-    let syn = drain(&mut s, us(0));
-    let (ack, echo) = answer(&syn[0], 0, 0, Some(1));
-    s.handle_ack(us(100), &ack, Some(&echo));
+    let mut s = paused(50 * MSS, Some(us(1_000)));
     let probe = drain(&mut s, us(100));
     assert!(probe.len() == 1 && !probe[0].header.fin);
     let (ack, echo) = answer(&probe[0], 0, 0, Some(1));
@@ -133,10 +139,7 @@ fn early_termination_gives_up_when_the_bytes_left_cannot_make_the_deadline() {
 
 #[test]
 fn early_termination_gives_up_on_a_paused_flow_with_less_than_an_rtt_left() {
-    let mut s = sender(2 * MSS, Some(us(400)));
-    let syn = drain(&mut s, us(0));
-    let (ack, echo) = answer(&syn[0], 0, 0, Some(1));
-    s.handle_ack(us(100), &ack, Some(&echo));
+    let mut s = paused(2 * MSS, Some(us(400)));
     // Paused with 300 us to go (RTT 100 us): it probes.
     let probe = drain(&mut s, us(100));
     assert!(probe.len() == 1 && !probe[0].header.fin);
