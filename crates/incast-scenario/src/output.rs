@@ -79,36 +79,20 @@ pub(crate) fn section(
             Duration::ZERO,
         )?),
     };
-    let capture = match (raw.capture_ports, raw.capture_max_packets) {
-        (None, None) => None,
-        (None, Some(_)) => return Err(err("output.capture_ports", "is required with capture_max_packets")),
-        (Some(ports), max) => {
-            if ports.is_empty() {
-                return Err(err("output.capture_ports", "must list at least one port"));
-            }
-            port_patterns("output.capture_ports", &ports, topology, port_names)?;
-            let max_packets = max.unwrap_or(CaptureSpec::DEFAULT_MAX_PACKETS);
-            if max_packets == 0 {
-                return Err(err("output.capture_max_packets", "must be at least 1"));
-            }
-            Some(CaptureSpec { ports, max_packets })
-        }
-    };
-    let offer_log = match (raw.offer_log_ports, raw.offer_log_max_rows) {
-        (None, None) => None,
-        (None, Some(_)) => return Err(err("output.offer_log_ports", "is required with offer_log_max_rows")),
-        (Some(ports), max) => {
-            if ports.is_empty() {
-                return Err(err("output.offer_log_ports", "must list at least one port"));
-            }
-            port_patterns("output.offer_log_ports", &ports, topology, port_names)?;
-            let max_rows = max.unwrap_or(OfferLogSpec::DEFAULT_MAX_ROWS);
-            if max_rows == 0 {
-                return Err(err("output.offer_log_max_rows", "must be at least 1"));
-            }
-            Some(OfferLogSpec { ports, max_rows })
-        }
-    };
+    let capture = watched_ports(
+        ("capture_ports", raw.capture_ports),
+        ("capture_max_packets", raw.capture_max_packets, CaptureSpec::DEFAULT_MAX_PACKETS),
+        topology,
+        port_names,
+    )?
+    .map(|(ports, max_packets)| CaptureSpec { ports, max_packets });
+    let offer_log = watched_ports(
+        ("offer_log_ports", raw.offer_log_ports),
+        ("offer_log_max_rows", raw.offer_log_max_rows, OfferLogSpec::DEFAULT_MAX_ROWS),
+        topology,
+        port_names,
+    )?
+    .map(|(ports, max_rows)| OfferLogSpec { ports, max_rows });
     let traces = match (raw.trace_flows, raw.trace_workloads, raw.trace_apps) {
         (None, None, None) => None,
         (flows, workloads, apps) => {
@@ -145,6 +129,33 @@ pub(crate) fn section(
         traces,
         offer_log,
     })
+}
+
+/// A list of ports to watch and the most the watching may record (`capture_ports` with
+/// `capture_max_packets`, `offer_log_ports` with `offer_log_max_rows`): both absent, or a
+/// non-empty list of patterns that name ports of `topology` and a limit of at least 1 (its
+/// default when not given). The limit alone is an error naming the list.
+fn watched_ports(
+    (ports_key, ports): (&str, Option<Vec<String>>),
+    (max_key, max, default): (&str, Option<u64>, u64),
+    topology: &TopologySpec,
+    port_names: &dyn PortNames,
+) -> Result<Option<(Vec<String>, u64)>> {
+    let field = format!("output.{ports_key}");
+    let ports = match (ports, max) {
+        (None, None) => return Ok(None),
+        (None, Some(_)) => return Err(err(field, format!("is required with {max_key}"))),
+        (Some(ports), _) => ports,
+    };
+    if ports.is_empty() {
+        return Err(err(field, "must list at least one port"));
+    }
+    port_patterns(&field, &ports, topology, port_names)?;
+    let max = max.unwrap_or(default);
+    if max == 0 {
+        return Err(err(format!("output.{max_key}"), "must be at least 1"));
+    }
+    Ok(Some((ports, max)))
 }
 
 /// Checks the port patterns listed at `field`: each is a possible port name, and each names at
