@@ -9,7 +9,7 @@ records, labelled cold or warm as it says; a sum of the reproductions' own times
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, List, Mapping
+from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple, Union
 
 from incast.reproduce import REPRODUCTIONS
 from incast.reproduce.core import wall_time
@@ -25,13 +25,26 @@ def duration(seconds: float) -> str:
     return f"{s // 60} min {s % 60} s" if s >= 60 else f"{s} s"
 
 
+_RUN_KEYS: Tuple[Tuple[str, Union[type, Tuple[type, ...]]], ...] = (
+    ("command", str), ("wall_s", (int, float)), ("date", str))
+"""What every run `run.json` records has, and of what type."""
+
+
+def _check_keys(record: object, keys: Sequence[Tuple[str, Union[type, Tuple[type, ...]]]],
+                label: Callable[[str], str], r: Reproductions) -> None:
+    """A `DocsError` naming the first of `keys` that `record` lacks or holds with another type."""
+    for key, kind in keys:
+        value = record.get(key) if isinstance(record, dict) else None
+        if not isinstance(value, kind):
+            raise DocsError(f"{r.root / RUN_FILE}: {label(key)} is missing or not a "
+                            f"{getattr(kind, '__name__', 'number')}")
+
+
 def _run_record(r: Reproductions) -> Mapping[str, Any]:
     run = r.run()
     if run is None:
         raise DocsError(f"no {RUN_FILE} in {r.root}: the run's total wall time and date are recorded only there")
-    for key, kind in (("command", str), ("wall_s", (int, float)), ("date", str)):
-        if not isinstance(run.get(key), kind):
-            raise DocsError(f"{r.root / RUN_FILE}: {key!r} is missing or not a {getattr(kind, '__name__', 'number')}")
+    _check_keys(run, _RUN_KEYS, repr, r)
     return run
 
 
@@ -71,10 +84,10 @@ def _separate_runs(r: Reproductions) -> List[Mapping[str, Any]]:
     if not isinstance(runs, list):
         raise DocsError(f"{r.root / RUN_FILE}: 'separately' is not a list of runs")
     for i, run in enumerate(runs):
-        for key, kind in (("ids", list), ("command", str), ("wall_s", (int, float)), ("date", str)):
-            if not isinstance(run.get(key) if isinstance(run, dict) else None, kind):
-                raise DocsError(f"{r.root / RUN_FILE}: separately[{i}].{key} is missing or not a "
-                                f"{getattr(kind, '__name__', 'number')}")
+        def label(key: str, i: int = i) -> str:
+            return f"separately[{i}].{key}"
+
+        _check_keys(run, (("ids", list), *_RUN_KEYS), label, r)
     return runs
 
 
