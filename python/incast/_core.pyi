@@ -85,9 +85,14 @@ class Simulation:
         `step`. Raises ValueError naming an id the run does not have, or once it has started."""
     def progress(self) -> _ProgressDict:
         """Where the run is."""
+    def take_flows(self) -> _ColumnsDict:
+        """The flow rows of the flows that have left the run since the last call (the layout of
+        `finish()["flows"]`), in the order they left it; `finish` returns only the rows not
+        taken, and its summary counts every flow."""
     def finish(self) -> _ResultsDict:
-        """Ends the run and returns its results as columns; the object cannot be used again.
-        Raises ResourceError if memory runs out."""
+        """Ends the run and returns its results as columns (the flow rows not taken by
+        `take_flows`, in flow id order); the object cannot be used again. Raises ResourceError if
+        memory runs out."""
 
 def check(
     text: str, format: Literal["toml", "json"] = "toml", base_dir: Optional[_PathLike] = None

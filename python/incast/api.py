@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -168,10 +169,13 @@ class RunResult:
             f"app_throughput={s.get('app_throughput')}, sim_time_s={s.get('sim_time_s')})"
         )
 
-    def save(self, out_dir: Union[str, "os.PathLike[str]"]) -> List[Path]:
+    def save(self, out_dir: Union[str, "os.PathLike[str]"], *,
+             flows_file: Optional[Union[str, "os.PathLike[str]"]] = None) -> List[Path]:
         """Writes flows.parquet, ports.parquet, summary.json and, when present, queues.parquet,
         throughput.parquet, traces.parquet, capture.pcap and offers.parquet into `out_dir`,
-        returning the paths written.
+        returning the paths written. `flows_file`, a Parquet file of the flow table written as the
+        run went (`run(on_flows=...)`) on the file system of `out_dir`, is moved in as
+        flows.parquet instead of `flows`.
 
         `out_dir` is replaced as a whole (`incast.durable.replace_dir`): the files are written
         and fsynced in a fresh sibling directory that then takes its place, so a reader, a
@@ -197,7 +201,9 @@ class RunResult:
 
         def fill(directory: Path) -> None:
             for name, payload in payloads.items():
-                if isinstance(payload, bytes):
+                if name == "flows.parquet" and flows_file is not None:
+                    os.replace(flows_file, directory / name)
+                elif isinstance(payload, bytes):
                     (directory / name).write_bytes(payload)
                 elif name.endswith(".json"):
                     (directory / name).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
@@ -250,6 +256,7 @@ def run(
     chunk_events: int = CHUNK_EVENTS,
     trace_flows: Sequence[int] = (),
     trace_slowest: int = 0,
+    on_flows: Optional[Callable[["pa.Table"], None]] = None,
 ) -> RunResult:
     """Runs a scenario to its end.
 
@@ -265,6 +272,15 @@ def run(
     tracing changes nothing, so the second run's flow table is the first's; the run costs twice
     its time.
 
+    `on_flows` streams the flow table: it is called with each batch of rows (a pyarrow Table of
+    `flows_schema()`) as flows leave the run, after every chunk that ended some, and once at the
+    end with the rest; the result's `flows` is then empty. Rows come in the order flows ended,
+    then those still running or never started at the end in id order. The summary counts every
+    flow as without it. A flow leaves the run when it has ended and no packet of it is left in
+    the network (a message of a persistent connection, and every flow of a run that samples
+    per-flow throughput, stays to the end), so the memory of a long run follows the flows in
+    flight rather than all its flows (`incast run --stream-flows`; docs/engine.md).
+
     The engine runs with the GIL released, so runs in several threads proceed in parallel; Ctrl-C
     interrupts within one chunk. Raises `ScenarioError` (a ValueError) naming the offending key,
     ValueError for a `chunk_events` that is not a positive integer or a flow id the run does not
@@ -278,6 +294,8 @@ def run(
         raise ValueError(f"chunk_events must be a positive integer below 2**64, not {chunk_events}")
     if isinstance(trace_slowest, bool) or not hasattr(trace_slowest, "__index__") or int(trace_slowest) < 0:
         raise ValueError(f"trace_slowest must be a non-negative integer, not {trace_slowest!r}")
+    if on_flows is not None and not callable(on_flows):
+        raise ValueError(f"on_flows must be callable, not {type(on_flows).__name__}")
     traced = [int(i) for i in trace_flows]
     if trace_slowest:
         first = _drive(simulation(scenario, seed=seed), progress, chunk_events)
@@ -288,7 +306,7 @@ def run(
             sim.trace_flows(traced)
         except ValueError as e:
             raise ValueError(f"trace_flows: {e}") from None
-    return _drive(sim, progress, chunk_events)
+    return _drive(sim, progress, chunk_events, on_flows)
 
 
 def slowest_flows(flows: "pa.Table", n: int) -> List[int]:
@@ -301,9 +319,14 @@ def slowest_flows(flows: "pa.Table", n: int) -> List[int]:
     return sorted(fct, key=lambda f: (-fct[f], f))[:n]
 
 
-def _drive(sim: _core.Simulation, progress: Union[bool, ProgressCallback], chunk_events: int) -> RunResult:
-    """Steps `sim` to its end in chunks of `chunk_events`, reporting to `progress` as `run`
-    says, and returns its results."""
+def _drive(
+    sim: _core.Simulation,
+    progress: Union[bool, ProgressCallback],
+    chunk_events: int,
+    on_flows: Optional[Callable[["pa.Table"], None]] = None,
+) -> RunResult:
+    """Steps `sim` to its end in chunks of `chunk_events`, reporting to `progress` and handing
+    flow rows to `on_flows` as `run` says, and returns its results."""
     from incast.progress import ProgressBar
 
     bar = ProgressBar(force=True) if progress is True else None
@@ -313,6 +336,8 @@ def _drive(sim: _core.Simulation, progress: Union[bool, ProgressCallback], chunk
     try:
         with _interrupt_between_chunks() as interrupted:
             while not sim.step(chunk_events):
+                if on_flows is not None:
+                    _hand_flows(sim.take_flows(), on_flows)
                 if report is not None:
                     report(Progress(**sim.progress()))
                 if interrupted():
@@ -322,7 +347,19 @@ def _drive(sim: _core.Simulation, progress: Union[bool, ProgressCallback], chunk
     finally:
         if bar is not None:
             bar.close()
-    return _result(sim.finish())
+    if on_flows is None:
+        return _result(sim.finish())
+    _hand_flows(sim.take_flows(), on_flows)
+    raw = sim.finish()
+    _hand_flows(raw["flows"], on_flows)
+    result = _result(raw)
+    return dataclasses.replace(result, flows=result.flows.slice(0, 0))
+
+
+def _hand_flows(columns: _core._ColumnsDict, on_flows: Callable[["pa.Table"], None]) -> None:
+    """Gives `on_flows` the engine's flow rows `columns` as a table, if there are any."""
+    if columns["rows"]:
+        on_flows(_declared_table(columns, flows_schema()))
 
 
 @contextlib.contextmanager

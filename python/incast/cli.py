@@ -11,6 +11,7 @@ that fail to run, with status 1 after the other points ran.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -149,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also trace the N slowest flows: runs the scenario twice, once to find them")
     p.add_argument("--slowdown", action="store_true",
                    help="also print the FCT slowdown by flow size (pFabric's buckets: docs/python.md, 'Slowdown')")
+    p.add_argument("--stream-flows", action="store_true",
+                   help="write flows.parquet as flows end rather than at the end, so that memory follows the flows "
+                        "in flight (rows in the order flows ended; docs/cli.md)")
 
     p = sub.add_parser("check", help="check a scenario file without running it")
     p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
@@ -451,23 +455,31 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from incast.progress import ProgressBar
 
     out = check_run_out_dir(args.out)
+    streamed = _FlowStream(out) if args.stream_flows else None
     bar = None if args.quiet else ProgressBar(force=args.progress)
     try:
-        result = run(args.scenario, seed=args.seed, progress=bar if bar is not None else False,
-                     trace_flows=args.trace_flow, trace_slowest=args.trace_slowest)
-    except OSError as e:
-        raise _read_scenario_error(args.scenario, e) from None
-    except ValueError as e:
-        if isinstance(e, ScenarioError):
-            raise
-        raise CliError(str(e)) from None
+        try:
+            result = run(args.scenario, seed=args.seed, progress=bar if bar is not None else False,
+                         trace_flows=args.trace_flow, trace_slowest=args.trace_slowest,
+                         on_flows=None if streamed is None else streamed.write)
+        except OSError as e:
+            if streamed is not None and streamed.failed is e:
+                raise CliError(f"--out {args.out!r}: cannot write results: {_os_error(e)}") from None
+            raise _read_scenario_error(args.scenario, e) from None
+        except ValueError as e:
+            if isinstance(e, ScenarioError):
+                raise
+            raise CliError(str(e)) from None
+        finally:
+            if bar is not None:
+                bar.close()
+        try:
+            result.save(out, flows_file=None if streamed is None else streamed.close())
+        except OSError as e:
+            raise CliError(f"--out {args.out!r}: cannot write results: {_os_error(e)}") from None
     finally:
-        if bar is not None:
-            bar.close()
-    try:
-        result.save(out)
-    except OSError as e:
-        raise CliError(f"--out {args.out!r}: cannot write results: {_os_error(e)}") from None
+        if streamed is not None:
+            streamed.discard()
     if result.summary["stopped_at_horizon"]:
         print(f"incast: warning: {horizon_warning(result.summary)}", file=sys.stderr)
     if result.capture is not None and result.capture.missed:
@@ -481,8 +493,55 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.slowdown:
             from incast.slowdown import by_size
 
-            print(slowdown_lines(by_size(result.flows)))
+            flows = result.flows
+            if streamed is not None:
+                import pyarrow.parquet as pq
+
+                flows = pq.read_table(out / "flows.parquet", columns=["size_bytes", "slowdown", "measured"])
+            print(slowdown_lines(by_size(flows)))
     return 0
+
+
+class _FlowStream:
+    """`incast run --stream-flows`: the flow table written to a Parquet file beside the --out
+    directory as the run hands over its rows, moved into the directory with the other results
+    when the run ends (so DIR still holds the earlier result, or this one whole)."""
+
+    def __init__(self, out: Path) -> None:
+        import pyarrow.parquet as pq
+
+        from incast.api import flows_schema
+        from incast.durable import stage_file
+
+        self.path: Optional[Path] = stage_file(out.parent, "flows.parquet")
+        self.writer: Optional[pq.ParquetWriter] = pq.ParquetWriter(self.path, flows_schema())
+        self.failed: Optional[OSError] = None
+
+    def write(self, rows: "pa.Table") -> None:
+        assert self.writer is not None
+        try:
+            self.writer.write_table(rows)
+        except OSError as e:
+            self.failed = e
+            raise
+
+    def close(self) -> Path:
+        """Finishes the file and gives its path, for `RunResult.save` to move in."""
+        assert self.writer is not None and self.path is not None
+        self.writer.close()
+        self.writer = None
+        return self.path
+
+    def discard(self) -> None:
+        """Removes the file if it was not moved in (the run or the save failed)."""
+        if self.writer is not None:
+            with contextlib.suppress(OSError):
+                self.writer.close()
+            self.writer = None
+        if self.path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+            self.path = None
 
 
 def slowdown_lines(buckets: "pa.Table") -> str:

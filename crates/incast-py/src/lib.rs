@@ -184,6 +184,18 @@ impl PySimulation {
         Ok(d)
     }
 
+    /// The flow table's rows of the flows that have left the run since the last call, as columns
+    /// (the layout of `finish()["flows"]`), in the order they left it. `finish` returns only the
+    /// rows not taken; the summary counts every flow.
+    fn take_flows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let rows = py.detach(|| {
+            let mut guard = self.inner.lock().map_err(|_| poisoned())?;
+            let sim = guard.as_mut().ok_or_else(used_after_finish)?;
+            Ok::<_, PyErr>(sim.take_flow_records())
+        })?;
+        table_to_py(py, &rows[..], rows.len(), FLOW_COLUMNS)
+    }
+
     /// Ends the run and returns its results as columns (see `_core.pyi`). The object is spent.
     /// Raises `ResourceError` if memory runs out for the results.
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -121,6 +121,20 @@ impl EventQueue {
         children.chain(other).max().map(|e| e.event)
     }
 
+    /// Timer events pending, stale ones included.
+    #[inline]
+    pub(crate) fn timers_pending(&self) -> usize {
+        self.timers.len()
+    }
+
+    /// Drops the pending timer events for which `live(time, event)` is false: events that
+    /// would do nothing when popped (a flow's superseded timer, or the timer of a flow that has
+    /// left the run). The others keep their (time, sequence) order. Linear in the timers
+    /// pending.
+    pub(crate) fn purge_timers(&mut self, mut live: impl FnMut(Instant, Event) -> bool) {
+        self.timers.retain(|e| live(e.time(), e.event));
+    }
+
     /// Whether no event is pending.
     pub(crate) fn is_empty(&self) -> bool {
         self.packets.is_empty() && self.timers.is_empty()
@@ -147,6 +161,20 @@ impl EventQueue {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn purged_timers_leave_the_others_in_order() {
+        let mut q = EventQueue::default();
+        for (t, flow) in [(9, 1), (3, 2), (3, 3), (7, 4), (3, 5)] {
+            q.push(Instant::from_ps(t), Event::FlowTimer(FlowId(flow)));
+        }
+        q.push(Instant::from_ps(3), Event::Arrive(PortId(0)));
+        q.purge_timers(|_, e| e != Event::FlowTimer(FlowId(3)) && e != Event::FlowTimer(FlowId(4)));
+        assert_eq!(q.timers_pending(), 3);
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(t, e)| (t.as_ps(), e)).collect();
+        let timer = |f| Event::FlowTimer(FlowId(f));
+        assert_eq!(order, vec![(3, timer(2)), (3, timer(5)), (3, Event::Arrive(PortId(0))), (9, timer(1))]);
+    }
 
     #[test]
     fn queue_pops_in_time_then_fifo_order() {

@@ -11,6 +11,7 @@ use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::connection::{Connection, Span};
 use crate::outcome::Outcome;
+use crate::network::Routes;
 use crate::packet::{Ext, RouteCursor};
 use crate::scenario::{Protocol, TransportSpec};
 use crate::workload::FlowPlan;
@@ -341,6 +342,12 @@ pub(crate) struct Flow {
     pub(crate) connection: Option<Box<Connection>>,
     /// When the receiver last got new in-order bytes, and the longest wait so far.
     pub(crate) stalls: Stalls,
+    /// Its packets in the network (queued or on a wire): an arriving packet reads its flow, so
+    /// an ended flow is released only once none is left.
+    pub(crate) in_flight: u32,
+    /// Forward, reverse: the route is the flow's own, given back when it is released
+    /// (`Network::release_routes`).
+    pub(crate) own_routes: [bool; 2],
 }
 
 /// When a receiver last got new in-order bytes, and the longest it went without (starvation is
@@ -376,6 +383,55 @@ impl Stalls {
 }
 
 impl Flow {
+    /// A flow of `plan` with its `protocol` and routes, not started.
+    pub(crate) fn new(plan: FlowPlan, protocol: Protocol, routes: Routes) -> Flow {
+        Flow {
+            plan,
+            protocol,
+            forward: routes.forward,
+            reverse: routes.reverse,
+            own_routes: routes.own,
+            transport: None,
+            outcome: None,
+            started_at: None,
+            finished_at: None,
+            deadline_at: None,
+            timer_at: None,
+            blocked: false,
+            span: None,
+            connection: None,
+            stalls: Stalls::default(),
+            in_flight: 0,
+        }
+    }
+
+    /// Its routes, as `Network::add_routes` gave them.
+    pub(crate) fn routes(&self) -> Routes {
+        Routes { forward: self.forward, reverse: self.reverse, own: self.own_routes }
+    }
+
+    /// An ended flow with no transport, no timer and no route of its own (for tests).
+    #[cfg(test)]
+    pub(crate) fn placeholder() -> Flow {
+        let plan = FlowPlan {
+            src: 0,
+            dst: 0,
+            size_bytes: Some(0),
+            start: Instant::ZERO,
+            deadline: None,
+            protocol: None,
+            priority: 0,
+            workload: 0,
+            round: 0,
+            app: None,
+            background: false,
+            persistent: false,
+        };
+        let nowhere = RouteCursor { start: 0, len: 0, hop: 0 };
+        let routes = Routes { forward: nowhere, reverse: nowhere, own: [false; 2] };
+        Flow { outcome: Some(Outcome::default()), ..Flow::new(plan, Protocol::Tcp, routes) }
+    }
+
     /// Counters so far (zero before the flow starts) of a flow that is not a message of a
     /// persistent connection; see `Span::outcome` for those.
     pub(crate) fn outcome(&self) -> Outcome {

@@ -25,6 +25,7 @@ mod deadline;
 mod error;
 mod event;
 mod flow;
+mod flow_table;
 mod flow_trace;
 mod ideal;
 pub mod ids;

@@ -40,7 +40,8 @@ pub(crate) struct Network {
     pub(crate) ports: Vec<Port>,
     /// Shared buffers of switches whose buffer is shared (`BufferSpec::Shared`).
     pub(crate) pools: Vec<SharedPool>,
-    /// Every flow's forward and reverse routes, back to back; a `RouteCursor` indexes it.
+    /// The flows' forward and reverse routes, back to back (a route of a host pair without
+    /// ECMP choices once for all its flows); a `RouteCursor` indexes it.
     pub(crate) routes: Vec<PortId>,
     router: Router,
     /// Per host: bytes its NIC may hold before senders wait.
@@ -58,10 +59,22 @@ pub(crate) struct Network {
     /// With packet spraying, each flow's paths by flow number (empty with ECMP, so a flow's
     /// packets take its one route and flows pay nothing for spraying).
     sprays: Vec<Spray>,
+    /// Where released flows' own routes were in `routes`, by route length, for the next flows.
+    free_routes: Vec<Vec<u32>>,
+}
+
+/// A flow's routes (`Network::add_routes`): each way, the one its packets take (with spraying,
+/// the first), and whether it is the flow's own rather than shared by its host pair.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Routes {
+    pub(crate) forward: RouteCursor,
+    pub(crate) reverse: RouteCursor,
+    /// Forward, reverse: stored for this flow alone, to be given back when it is released.
+    pub(crate) own: [bool; 2],
 }
 
 /// A sprayed flow's equal-cost paths each way, and which it takes next (round robin).
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Spray {
     forward: PathSet,
     reverse: PathSet,
@@ -167,6 +180,7 @@ impl Network {
             d3_field: d3_field(&scenario.transport, fastest_host_link),
             load_balancing: scenario.switch.load_balancing,
             sprays: Vec::new(),
+            free_routes: Vec::new(),
         })
     }
 
@@ -209,9 +223,8 @@ impl Network {
     /// [`next_forward`](Self::next_forward) and [`next_reverse`](Self::next_reverse), and the
     /// routes returned are the first it sprays on (for what needs one route: the NIC, the
     /// ideal completion time). Flows are added in order, `i` the number of flows before.
-    pub(crate) fn add_routes(&mut self, i: usize, src: u32, dst: u32) -> Result<(RouteCursor, RouteCursor), ResourceError> {
+    pub(crate) fn add_routes(&mut self, i: usize, src: u32, dst: u32) -> Result<Routes, ResourceError> {
         if self.load_balancing == LoadBalancing::Spray {
-            debug_assert_eq!(i, self.sprays.len());
             let mut paths = |from, to| -> Result<PathSet, ResourceError> {
                 reserve(&mut self.routes, MAX_SPRAY_PATHS * MAX_ROUTE_HOPS, "the route table")?;
                 self.router.paths(&self.topo, from, to, &mut self.routes)
@@ -220,18 +233,54 @@ impl Network {
             // Flows start at different paths, as the switches' spray counters are shared by all
             // the flows through them.
             let first = crate::routing::mix(i as u64) as u32;
-            reserve(&mut self.sprays, 1, "the flow table")?;
-            self.sprays.push(Spray { forward, reverse, next_forward: first, next_reverse: first });
-            return Ok((Spray::path(forward, first), Spray::path(reverse, first)));
+            // Indexed by flow number; flows drawn during the run may come out of number order.
+            let spray = Spray { forward, reverse, next_forward: first, next_reverse: first };
+            if i >= self.sprays.len() {
+                let more = i + 1 - self.sprays.len();
+                reserve(&mut self.sprays, more, "the flow table")?;
+                self.sprays.resize(i + 1, spray);
+            }
+            self.sprays[i] = spray;
+            // Every path of a sprayed pair is stored once for the pair.
+            return Ok(Routes { forward: Spray::path(forward, first), reverse: Spray::path(reverse, first), own: [false; 2] });
         }
         reserve(&mut self.routes, 2 * MAX_ROUTE_HOPS, "the route table")?;
         let key = crate::routing::mix(i as u64);
-        let mut cursor = |from, to| -> Result<RouteCursor, ResourceError> {
-            let (start, len) = self.router.route(&self.topo, from, to, key, &mut self.routes)?;
-            Ok(RouteCursor { start, len, hop: 0 })
+        let mut cursor = |from, to| -> Result<(RouteCursor, bool), ResourceError> {
+            let (mut start, len, shared) = self.router.route(&self.topo, from, to, key, &mut self.routes)?;
+            // A route of this flow's own (ECMP chose on the way, so it was just appended) goes
+            // where a released flow's was, if one of its length is free, so that the table
+            // follows the flows in flight.
+            if !shared {
+                if let Some(free) = self.free_routes.get_mut(usize::from(len)).and_then(Vec::pop) {
+                    let end = self.routes.len() - usize::from(len);
+                    self.routes.copy_within(end.., free as usize);
+                    self.routes.truncate(end);
+                    start = free;
+                }
+            }
+            Ok((RouteCursor { start, len, hop: 0 }, !shared))
         };
-        let forward = cursor(src, dst)?;
-        Ok((forward, cursor(dst, src)?))
+        let (forward, own_forward) = cursor(src, dst)?;
+        let (reverse, own_reverse) = cursor(dst, src)?;
+        Ok(Routes { forward, reverse, own: [own_forward, own_reverse] })
+    }
+
+    /// Gives back the `routes` of a released flow (`add_routes`): those that were its own are
+    /// reused by later flows; routes shared by a host pair stay.
+    pub(crate) fn release_routes(&mut self, routes: &Routes) -> Result<(), ResourceError> {
+        for (route, own) in [(routes.forward, routes.own[0]), (routes.reverse, routes.own[1])] {
+            if !own {
+                continue;
+            }
+            let len = usize::from(route.len);
+            if self.free_routes.len() <= len {
+                self.free_routes.resize_with(len + 1, Vec::new);
+            }
+            reserve(&mut self.free_routes[len], 1, "the route table")?;
+            self.free_routes[len].push(route.start);
+        }
+        Ok(())
     }
 
     /// The route of flow `id`'s next data packet: its `route`, or with packet spraying the next

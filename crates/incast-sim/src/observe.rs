@@ -11,6 +11,7 @@ use crate::offer_log::OfferLog;
 use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::flow::{Flow, Transport};
 use crate::outcome::Outcome;
+use crate::flow_table::FlowTable;
 use crate::flow_trace::Traces;
 use crate::ids::PortId;
 use crate::inversions::PriorityInversions;
@@ -137,7 +138,7 @@ impl Sampling {
 
     /// Records one tick's samples at `now`, within `run.max_samples` rows and the memory there
     /// is, and returns when the next tick is due.
-    pub(crate) fn take(&mut self, now: Instant, ports: &[Port], flows: &[Flow]) -> Result<Instant, ResourceError> {
+    pub(crate) fn take(&mut self, now: Instant, ports: &[Port], flows: &FlowTable) -> Result<Instant, ResourceError> {
         let t = now.as_secs_f64();
         for (series, &port) in self.queues.iter_mut().zip(&self.queue_ports) {
             take_row(&mut self.rows_left, "output.queue_sample_interval")?;
@@ -150,13 +151,15 @@ impl Sampling {
         }
         if let (Some(every), Some(tp)) = (self.throughput_every, self.throughput.as_mut()) {
             if self.ticks.is_multiple_of(every) {
-                for (i, f) in flows.iter().enumerate() {
+                // Flows are not released while throughput is sampled (`Simulation::releasing`),
+                // so the table holds every flow added.
+                for (id, f) in flows.iter() {
                     if f.started_at.is_none() || f.finished_at.is_some_and(|done| done < now) {
                         continue;
                     }
                     take_row(&mut self.rows_left, "output.flow_throughput_interval")?;
                     push(&mut tp.time_s, t)?;
-                    push(&mut tp.flow_id, i as u32)?;
+                    push(&mut tp.flow_id, id.0)?;
                     push(&mut tp.delivered_bytes, outcome_of(flows, f).delivered_bytes)?;
                 }
             }
@@ -168,11 +171,11 @@ impl Sampling {
 
 /// The counters of flow `f` of `flows`: a message of a persistent connection reads its share of
 /// its connection's.
-pub(crate) fn outcome_of(flows: &[Flow], f: &Flow) -> Outcome {
+pub(crate) fn outcome_of(flows: &FlowTable, f: &Flow) -> Outcome {
     match f.span {
         None => f.outcome(),
         Some(span) => {
-            let carrier = &flows[span.carrier.idx()];
+            let carrier = &flows[span.carrier];
             span.outcome(carrier.transport.as_ref().map_or(0, Transport::delivered_bytes))
         }
     }

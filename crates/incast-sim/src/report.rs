@@ -12,10 +12,11 @@ use crate::error::{reserve, ResourceError};
 use crate::flow::Flow;
 use crate::ids::{FlowId, PortId};
 use crate::network::Network;
-use crate::observe::{outcome_of, Observers};
+use crate::observe::Observers;
+use crate::outcome::Outcome;
 use crate::results::{FlowRecord, PortRecord, RunResults, Summary};
 use crate::packet::RouteCursor;
-use crate::scenario::{Protocol, RunSpec, TransportSpec};
+use crate::scenario::{Protocol, TransportSpec};
 
 /// How the run went, as the event loop knows it at the end.
 pub(crate) struct RunEnd<'a> {
@@ -23,38 +24,54 @@ pub(crate) struct RunEnd<'a> {
     pub(crate) now: Instant,
     pub(crate) events: u64,
     pub(crate) wall: std::time::Duration,
+    /// Flows of the run, whether their rows were taken during it or not.
+    pub(crate) flows: u64,
     pub(crate) flows_completed: u64,
     pub(crate) stopped_at_horizon: bool,
     /// Packets still queued or on a wire.
     pub(crate) packets_in_network: u64,
     pub(crate) transport: &'a TransportSpec,
-    /// `[run]`: its measurement window.
-    pub(crate) run: &'a RunSpec,
+    /// The summary's counts over every flow's row.
+    pub(crate) tally: RecordTally,
 }
 
-/// The results of a run that ended as `end` says, with `net` and `flows` as it left them.
-pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers: Observers) -> Result<RunResults, ResourceError> {
-    let mut records: Vec<FlowRecord> = Vec::new();
-    reserve(&mut records, flows.len(), "the flow records")?;
-    records.extend(flows.iter().enumerate().map(|(i, f)| {
-        let ideal = ideal_fct_of(net, end.transport, i, f);
-        flow_record(i, f, flows, end.now, ideal, end.run.measures(f.plan.start))
-    }));
+/// What the summary counts over the flow table's rows, kept as the rows are made: rows taken
+/// during the run (`Simulation::take_flow_records`) count as those returned at its end do.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RecordTally {
+    /// Rows of flows that arrived in the measurement window.
+    measured: u64,
+    /// Deadlines are judged over the measured flows only, as the flow-time statistics are.
+    deadlines: Tally,
+    /// Timeouts over every flow.
+    timeouts: u64,
+}
+
+impl RecordTally {
+    /// Counts one row.
+    pub(crate) fn add(&mut self, r: &FlowRecord) {
+        if r.measured {
+            self.measured += 1;
+            self.deadlines.add(r.deadline_s.is_some(), r.met_deadline);
+        }
+        self.timeouts += u64::from(r.timeouts);
+    }
+}
+
+/// The results of a run that ended as `end` says, with `net` as it left it and the flow table's
+/// `records` (those not taken during the run).
+pub(crate) fn results(end: &RunEnd<'_>, net: &Network, records: Vec<FlowRecord>, observers: Observers) -> Result<RunResults, ResourceError> {
     let mut ports: Vec<PortRecord> = Vec::new();
     reserve(&mut ports, net.ports.len(), "the port records")?;
     ports.extend((0..net.ports.len() as u32).map(|p| net.port_record(PortId(p), end.now)));
-    let mut deadlines = Tally::default();
-    // Deadlines are judged over the measured flows only, as the flow-time statistics are.
-    for r in records.iter().filter(|r| r.measured) {
-        deadlines.add(r.deadline_s.is_some(), r.met_deadline);
-    }
+    let deadlines = end.tally.deadlines;
     let Observers { counters, sampling, capture, traces, inversions, offer_log, .. } = observers;
     let summary = Summary {
         events: end.events,
         sim_time_s: end.now.as_secs_f64(),
         wall_time_s: end.wall.as_secs_f64(),
-        flows: flows.len() as u64,
-        flows_measured: records.iter().filter(|r| r.measured).count() as u64,
+        flows: end.flows,
+        flows_measured: end.tally.measured,
         flows_completed: end.flows_completed,
         deadline_flows: deadlines.judged,
         deadline_unknown: deadlines.unknown,
@@ -69,7 +86,7 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers
         ecn_marked_control: ports.iter().map(|p| p.ecn_marks_control).sum(),
         ecn_remarked: ports.iter().map(|p| p.ecn_remarks).sum(),
         max_queue_bytes: net.max_switch_queue_bytes(),
-        timeouts: records.iter().map(|r| u64::from(r.timeouts)).sum(),
+        timeouts: end.tally.timeouts,
         d3_requests: inversions.as_ref().map_or(0, |i| i.requests),
         d3_priority_inversions: inversions.as_ref().map_or(0, |i| i.inversions),
         transport: serde_json::Value::Object(crate::scenario::effective_transport(end.transport)).to_string(),
@@ -83,15 +100,15 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, flows: &[Flow], observers
                     offer_log: offer_log.map(|log| log.finish(net.topo.port_names())) })
 }
 
-/// Flow `i`'s ideal completion time (`crate::ideal`): alone on the idle network along its own
+/// Flow `id`'s ideal completion time (`crate::ideal`): alone on the idle network along its own
 /// route, with its transport's headers and handshake; `None` for a long-lived flow.
-fn ideal_fct_of(net: &Network, transport: &TransportSpec, i: usize, f: &Flow) -> Option<Duration> {
+fn ideal_fct_of(net: &Network, transport: &TransportSpec, id: FlowId, f: &Flow) -> Option<Duration> {
     let size = f.plan.size_bytes?;
     let links = |r: RouteCursor| {
         net.routes[r.start as usize..r.start as usize + r.len as usize].iter().map(|p| &net.ports[p.idx()].info.link)
     };
     // A later message of a persistent connection rides the connection its first one opened.
-    let opens = f.span.is_none_or(|s| s.carrier == FlowId(i as u32));
+    let opens = f.span.is_none_or(|s| s.carrier == id);
     let tcp = &crate::flow::tcp_config_of(transport, f.protocol);
     let handshake = if f.protocol.is_explicit_rate() {
         // D3 Figure 7: the SYN asks for a rate and data waits for its grant; both carry the
@@ -106,14 +123,23 @@ fn ideal_fct_of(net: &Network, transport: &TransportSpec, i: usize, f: &Flow) ->
     Some(crate::ideal::ideal_fct(links(f.forward), links(f.reverse), size, tcp.mss(), header, handshake))
 }
 
-/// Flow number `i`'s row of the flow table at the end of a run at `now`, with its ideal
-/// completion time and whether it started in the measurement window.
-fn flow_record(i: usize, f: &Flow, flows: &[Flow], now: Instant, ideal: Option<Duration>, measured: bool) -> FlowRecord {
-    let outcome = outcome_of(flows, f);
+/// Flow `id`'s row of the flow table at `now` (the end of the run, or any time after the flow
+/// ended: its row no longer changes then), with its `outcome`, on `net`, and whether it
+/// started in the measurement window.
+pub(crate) fn flow_record(
+    id: FlowId,
+    f: &Flow,
+    outcome: Outcome,
+    net: &Network,
+    transport: &TransportSpec,
+    now: Instant,
+    measured: bool,
+) -> FlowRecord {
+    let ideal = ideal_fct_of(net, transport, id, f);
     let due = f.due();
     let met_deadline = deadline::met_deadline(due, f.finished_at, f.abandoned(), now);
     FlowRecord {
-        flow_id: i as u32,
+        flow_id: id.0,
         src: f.plan.src,
         dst: f.plan.dst,
         size_bytes: f.plan.size_bytes,

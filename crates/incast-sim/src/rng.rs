@@ -7,6 +7,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::routing::mix;
 
 /// A deterministic random stream.
+#[derive(Clone)]
 pub(crate) struct Rng(Xoshiro256PlusPlus);
 
 impl Rng {

@@ -105,7 +105,8 @@ impl Router {
     }
 
     /// The egress ports from host `src` to host `dst` for flow key `flow_key`, as (offset,
-    /// length) in `table`; new routes are appended to it.
+    /// length) in `table`, and whether every flow of the pair shares them (no ECMP choice on the
+    /// way: stored once); new routes are appended to `table`.
     pub(crate) fn route(
         &mut self,
         topo: &Topology,
@@ -113,9 +114,9 @@ impl Router {
         dst: u32,
         flow_key: u64,
         table: &mut Vec<PortId>,
-    ) -> Result<(u32, u16), ResourceError> {
-        if let Some(&shared) = self.unique.get(&(src, dst)) {
-            return Ok(shared);
+    ) -> Result<(u32, u16, bool), ResourceError> {
+        if let Some(&(start, len)) = self.unique.get(&(src, dst)) {
+            return Ok((start, len, true));
         }
         let salt = self.salt;
         let last = topo.switch_of(dst);
@@ -153,7 +154,7 @@ impl Router {
         if !branched {
             self.unique.insert((src, dst), range);
         }
-        Ok(range)
+        Ok((range.0, range.1, !branched))
     }
 }
 
@@ -203,7 +204,7 @@ mod tests {
         let t = fat_tree(4);
         let mut r = Router::new(1);
         let mut path = Vec::new();
-        assert_eq!(r.route(&t, 0, 15, 7, &mut path).unwrap(), (0, 6));
+        assert_eq!(r.route(&t, 0, 15, 7, &mut path).unwrap(), (0, 6, false));
         assert_eq!(path.len(), 6);
         assert_eq!(t.ports[path[5].idx()].peer, t.hosts[15]);
         assert_eq!(t.ports[path[0].idx()].node, t.hosts[0]);
@@ -299,7 +300,7 @@ mod tests {
         let mut table = Vec::new();
         let a = r.route(&t, 1, 0, 1, &mut table).unwrap();
         let b = r.route(&t, 1, 0, 2, &mut table).unwrap();
-        assert_eq!((a, b, table.len()), ((0, 2), (0, 2), 2));
+        assert_eq!((a, b, table.len()), ((0, 2, true), (0, 2, true), 2));
     }
 
     #[test]

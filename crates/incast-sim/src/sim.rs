@@ -15,7 +15,8 @@ use crate::capture::Frame;
 use crate::connection::Connection;
 use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::event::{Event, EventQueue};
-use crate::flow::{Flow, Setup, Stalls, Transport};
+use crate::flow::{Flow, Setup, Transport};
+use crate::flow_table::FlowTable;
 use crate::flow_trace::{TraceState, Traces};
 use crate::ids::{FlowId, NodeId, PacketId, PortId};
 use crate::inversions::PriorityInversions;
@@ -25,10 +26,10 @@ use crate::offer_log::Offer;
 use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
 use crate::port::{Admission, Arriving};
 use crate::processor::{RateAllocator, Request};
-use crate::report::RunEnd;
-use crate::results::RunResults;
+use crate::report::{RecordTally, RunEnd};
+use crate::results::{FlowRecord, RunResults};
 use crate::scenario::{Protocol, RunSpec, Scenario, TraceSpec, TransportSpec};
-use crate::workload::{plan, Burst, FlowPlan};
+use crate::workload::{plan, Burst, FlowPlan, LazySource};
 
 /// Where a running simulation is.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -62,13 +63,31 @@ pub struct Simulation {
     event_count: u64,
     net: Network,
     packets: PacketArena,
-    flows: Vec<Flow>,
+    /// The flows started or due to start, by number; ended flows leave it (`release_if_done`).
+    flows: FlowTable,
+    /// Flows numbered so far (planned before the run, reserved by `sources`, or drawn by a
+    /// closed-loop burst since): the next flow's number.
+    numbered: u32,
+    /// Poisson workloads' arrivals, drawn as the run reaches them, with each one's next flow.
+    sources: Vec<(LazySource, Option<(u32, FlowPlan)>)>,
+    /// Release ended flows (not when per-flow throughput is sampled: it reads every flow).
+    releasing: bool,
+    /// Pending timer events at which the stale ones are purged next (`purge_timers`).
+    purge_timers_at: usize,
+    /// The least `purge_timers_at` (`MIN_TIMERS_PURGED`; tests purge more often).
+    purge_floor: usize,
+    /// Rows of released flows not yet taken (`take_flow_records`).
+    records: Vec<FlowRecord>,
+    /// What the summary counts of every row made so far, taken or not.
+    tally: RecordTally,
     transport: TransportSpec,
     /// `[run]`, for the measurement window the results mark flows by.
     run: RunSpec,
     /// Prefetch two events ahead: the ports take more memory than the caches hold.
     deep_prefetch: bool,
-    starts: BinaryHeap<Reverse<(Instant, u32)>>,
+    /// Flows to start: (start, number, source): the source's index in `sources` for the next
+    /// flow of a Poisson workload, not yet drawn into the table; `NO_SOURCE` for the others.
+    starts: BinaryHeap<Reverse<(Instant, u32, u32)>>,
     starts_event_at: Option<Instant>,
     processor_timer_at: Vec<Option<Instant>>,
     /// Per host: the flows waiting for its NIC to drain below its backlog bound (FIFO, so flows
@@ -100,6 +119,13 @@ pub struct Simulation {
 /// per event; on the k = 16 fat tree (1.7 MB) it saves 7%, on the k = 32 one (13 MB) 18%.
 const DEEP_PREFETCH_BYTES: usize = 1 << 20;
 
+/// A start of a flow already in the table.
+const NO_SOURCE: u32 = u32::MAX;
+
+/// Pending timer events below which stale ones are left for their time (`purge_timers`): a
+/// purge is then cheaper to skip than to run.
+const MIN_TIMERS_PURGED: usize = 1 << 16;
+
 impl Simulation {
     /// Builds the network and workload of `scenario`, which scenario validation
     /// ([`crate::scenario::parse_toml`], `parse_json`, `load`) accepted: a hand-built
@@ -109,7 +135,7 @@ impl Simulation {
     pub fn new(scenario: &Scenario) -> Result<Simulation, Error> {
         let mut net = Network::build(scenario)?;
         let deep_prefetch = net.ports.len() * std::mem::size_of::<crate::port::Port>() > DEEP_PREFETCH_BYTES;
-        let plan = plan(&scenario.workloads, scenario.seed, scenario.run.max_flows)?;
+        let mut plan = plan(&scenario.workloads, scenario.seed, scenario.run.max_flows)?;
         let obs = Observers::new(scenario, &net)?;
         if let Some(log) = &obs.offer_log {
             for (port, &logged) in net.ports.iter_mut().zip(&log.ports) {
@@ -118,10 +144,10 @@ impl Simulation {
         }
         let processor_timer_at = try_vec(net.ports.len(), None, "the port table")?;
         let blocked = try_vec(net.hosts() as usize, VecDeque::new(), "the host table")?;
-        let mut flows = Vec::new();
-        reserve(&mut flows, plan.flows.len(), "the flow table")?;
         let mut starts = BinaryHeap::new();
-        starts.try_reserve(plan.flows.len()).map_err(|_| ResourceError::allocation::<(Instant, u32)>("the flow starts", plan.flows.len()))?;
+        let known = plan.flows.len() + plan.sources.len();
+        starts.try_reserve(known).map_err(|_| ResourceError::allocation::<(Instant, u32, u32)>("the flow starts", known))?;
+        let releasing = scenario.output.flow_throughput_interval.is_none();
         let mut sim = Simulation {
             now: Instant::ZERO,
             events: EventQueue::default(),
@@ -129,14 +155,21 @@ impl Simulation {
             processor_timer_at,
             net,
             packets: PacketArena::default(),
-            flows,
+            flows: FlowTable::default(),
+            numbered: plan.total() as u32,
+            sources: Vec::new(),
+            releasing,
+            purge_timers_at: MIN_TIMERS_PURGED,
+            purge_floor: MIN_TIMERS_PURGED,
+            records: Vec::new(),
+            tally: RecordTally::default(),
             transport: scenario.transport.clone(),
             run: scenario.run,
             deep_prefetch,
             starts,
             starts_event_at: None,
             blocked,
-            bursts: plan.bursts,
+            bursts: std::mem::take(&mut plan.bursts),
             end: scenario.run.duration.map(|d| Instant::ZERO + d),
             horizon: Instant::ZERO + scenario.run.horizon,
             stopped_at_horizon: false,
@@ -149,16 +182,27 @@ impl Simulation {
             wall: std::time::Duration::ZERO,
             done: false,
         };
-        for f in &plan.flows {
-            sim.add_flow(f)?;
+        for (i, f) in plan.numbered() {
+            sim.add_flow(FlowId(i), f)?;
         }
-        if sim.flows.iter().any(|f| f.protocol.is_explicit_rate()) {
+        let default = sim.transport.protocol;
+        let mut protocols: Vec<Protocol> = sim.flows.slots().map(|f| f.protocol).collect();
+        protocols.extend(plan.sources.iter().filter_map(|s| s.protocol(default)));
+        sim.finite_remaining += plan.sources.iter().map(|s| s.count).sum::<u64>();
+        for mut source in plan.sources {
+            let next = source.draw();
+            if let Some((i, f)) = next {
+                sim.starts.push(Reverse((f.start, i, sim.sources.len() as u32)));
+            }
+            sim.sources.push((source, next));
+        }
+        if protocols.iter().any(|p| p.is_explicit_rate()) {
             sim.obs.inversions = Some(PriorityInversions::default());
             for (port, router) in sim.net.d3_routers(&sim.transport) {
                 sim.attach_processor(port, router);
             }
         }
-        if sim.flows.iter().any(|f| f.protocol == Protocol::Pdq) {
+        if protocols.contains(&Protocol::Pdq) {
             for (port, scheduler) in sim.net.pdq_ports(&sim.transport) {
                 sim.attach_processor(port, scheduler);
             }
@@ -188,7 +232,7 @@ impl Simulation {
         if self.event_count != 0 {
             return Err("flows are chosen for tracing before the run starts".into());
         }
-        let flows = self.flows.len() as u64 + self.bursts.iter().flatten().map(Burst::flows_to_come).sum::<u64>();
+        let flows = u64::from(self.numbered) + self.bursts.iter().flatten().map(Burst::flows_to_come).sum::<u64>();
         if let Some(&id) = ids.iter().find(|&&id| u64::from(id) >= flows) {
             return Err(format!("flow {id} does not exist (the run has {flows} flows, numbered from 0)"));
         }
@@ -248,56 +292,114 @@ impl Simulation {
             end_time_s: self.end.map(Instant::as_secs_f64),
             events: self.event_count,
             flows_completed: self.completed,
-            flows_total: self.flows.len() as u64,
+            flows_total: u64::from(self.numbered),
         }
     }
 
-    /// Ends the run and returns its results; fails only if memory runs out for the flow table.
-    pub fn finish(self) -> Result<RunResults, ResourceError> {
+    /// The rows of the flows released since the last call: flows that ended and left the
+    /// table, in the order they left it. The summary still counts them; [`finish`](Self::finish)
+    /// returns only the rows not taken. A driver that writes rows out as the run goes (`incast
+    /// run --stream-flows`) holds memory for the flows in flight, not for every flow of the run.
+    pub fn take_flow_records(&mut self) -> Vec<FlowRecord> {
+        std::mem::take(&mut self.records)
+    }
+
+    /// Ends the run and returns its results: the rows of the flows not taken by
+    /// [`take_flow_records`](Self::take_flow_records), in flow number order, and the summary of
+    /// every flow. Fails only if memory runs out for the flow table.
+    pub fn finish(mut self) -> Result<RunResults, ResourceError> {
+        let mut records = std::mem::take(&mut self.records);
+        let live: Vec<FlowId> = self.flows.iter().map(|(id, _)| id).collect();
+        reserve(&mut records, live.len(), "the flow records")?;
+        for id in live {
+            let record = self.record_of(id, &self.flows[id]);
+            self.tally.add(&record);
+            records.push(record);
+        }
+        // Poisson arrivals the run never reached: their rows are those of flows that never
+        // started, with the routes they would have taken.
+        let mut sources = std::mem::take(&mut self.sources);
+        for (source, next) in &mut sources {
+            while let Some((i, plan)) = next.take().or_else(|| source.draw()) {
+                let flow = self.new_flow(FlowId(i), &plan)?;
+                let record = self.record_of(FlowId(i), &flow);
+                self.net.release_routes(&flow.routes())?;
+                self.tally.add(&record);
+                reserve(&mut records, 1, "the flow records")?;
+                records.push(record);
+            }
+        }
+        records.sort_unstable_by_key(|r| r.flow_id);
         let end = RunEnd {
             now: self.now,
             events: self.event_count,
             wall: self.wall,
+            flows: u64::from(self.numbered),
             flows_completed: self.completed,
             stopped_at_horizon: self.stopped_at_horizon,
             packets_in_network: self.packets.live(),
             transport: &self.transport,
-            run: &self.run,
+            tally: self.tally,
         };
-        crate::report::results(&end, &self.net, &self.flows, self.obs)
+        crate::report::results(&end, &self.net, records, self.obs)
     }
 
-    /// Adds a planned flow: resolves its routes and queues its start. Scenario validation has
-    /// checked what the flow may be (two distinct hosts of the topology; a persistent message
-    /// on a TCP-family protocol; TCPpr's classes within the switches').
-    fn add_flow(&mut self, f: &FlowPlan) -> Result<(), ResourceError> {
-        let i = self.flows.len();
-        debug_assert!(f.src != f.dst && f.src.max(f.dst) < self.net.hosts(), "flow {i}: {f:?}");
-        // Room for this flow's entries, so that running out of memory is an error here.
-        reserve(&mut self.flows, 1, "the flow table")?;
-        self.starts.try_reserve(1).map_err(|_| ResourceError::allocation::<(Instant, u32)>("the flow starts", self.starts.len() + 1))?;
-        let (forward, reverse) = self.net.add_routes(i, f.src, f.dst)?;
+    /// The flow table's row of flow `id` as it stands now (final once the flow has ended).
+    fn record_of(&self, id: FlowId, flow: &Flow) -> FlowRecord {
+        let outcome = crate::observe::outcome_of(&self.flows, flow);
+        crate::report::flow_record(id, flow, outcome, &self.net, &self.transport, self.now, self.run.measures(flow.plan.start))
+    }
+
+    /// Takes flow `id` out of the table if it is over for good: ended (both endpoints freed),
+    /// no packet of it left in the network, and not part of a persistent connection (whose
+    /// carrier keeps it). Its row goes to `records`, its routes to later flows.
+    fn release_if_done(&mut self, id: FlowId) {
+        let flow = &self.flows[id];
+        let over = flow.transport.is_none() && flow.outcome.is_some() && flow.in_flight == 0;
+        if !(self.releasing && over && flow.span.is_none() && flow.connection.is_none()) {
+            return;
+        }
+        let record = self.record_of(id, flow);
+        let routes = flow.routes();
+        self.flows.remove(id);
+        self.tally.add(&record);
+        let released = reserve(&mut self.records, 1, "the flow records").and_then(|()| self.net.release_routes(&routes));
+        match released {
+            Ok(()) => self.records.push(record),
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// A packet of flow `id` left the network (delivered, dropped or evicted).
+    #[inline]
+    fn packet_gone(&mut self, id: FlowId) {
+        let flow = &mut self.flows[id];
+        flow.in_flight -= 1;
+        if flow.in_flight == 0 && flow.transport.is_none() {
+            self.release_if_done(id);
+        }
+    }
+
+    /// Flow `id` of `f` with its routes, not in the table yet. Scenario validation has checked
+    /// what the flow may be (two distinct hosts of the topology; a persistent message on a
+    /// TCP-family protocol; TCPpr's classes within the switches').
+    fn new_flow(&mut self, id: FlowId, f: &FlowPlan) -> Result<Flow, ResourceError> {
+        debug_assert!(f.src != f.dst && f.src.max(f.dst) < self.net.hosts(), "flow {}: {f:?}", id.0);
+        let routes = self.net.add_routes(id.idx(), f.src, f.dst)?;
         let protocol = f.protocol.unwrap_or(self.transport.protocol);
-        debug_assert!(!(f.persistent && protocol.is_explicit_rate()), "flow {i}: {f:?}");
+        debug_assert!(!(f.persistent && protocol.is_explicit_rate()), "flow {}: {f:?}", id.0);
         let plan = FlowPlan { priority: self.net.priority_of(&self.transport, protocol, f), ..*f };
-        self.starts.push(Reverse((f.start, i as u32)));
+        Ok(Flow::new(plan, protocol, routes))
+    }
+
+    /// Adds planned flow `id` to the table and queues its start.
+    fn add_flow(&mut self, id: FlowId, f: &FlowPlan) -> Result<(), ResourceError> {
+        // Room for this flow's entries, so that running out of memory is an error here.
+        self.starts.try_reserve(1).map_err(|_| ResourceError::allocation::<(Instant, u32, u32)>("the flow starts", self.starts.len() + 1))?;
+        let flow = self.new_flow(id, f)?;
+        self.flows.insert(id, flow)?;
+        self.starts.push(Reverse((f.start, id.0, NO_SOURCE)));
         self.finite_remaining += u64::from(f.size_bytes.is_some());
-        self.flows.push(Flow {
-            plan,
-            protocol,
-            forward,
-            reverse,
-            transport: None,
-            outcome: None,
-            started_at: None,
-            finished_at: None,
-            deadline_at: None,
-            timer_at: None,
-            blocked: false,
-            span: None,
-            connection: None,
-            stalls: Stalls::default(),
-        });
         Ok(())
     }
 
@@ -363,7 +465,7 @@ impl Simulation {
         let stalled = self.end.is_none()
             && self.starts.is_empty()
             && self.packets.live() == 0
-            && self.flows.iter().all(|f| f.timer_at.is_none());
+            && self.flows.slots().all(|f| f.timer_at.is_none());
         if stalled {
             self.done = true;
         }
@@ -372,7 +474,7 @@ impl Simulation {
     // ---- flows -------------------------------------------------------------------------------
 
     fn schedule_starts(&mut self) {
-        if let Some(&Reverse((t, _))) = self.starts.peek() {
+        if let Some(&Reverse((t, _, _))) = self.starts.peek() {
             if self.starts_event_at.is_none_or(|s| t < s) {
                 self.starts_event_at = Some(t);
                 self.events.push(t, Event::FlowStarts);
@@ -385,19 +487,40 @@ impl Simulation {
             return; // superseded by an earlier start
         }
         self.starts_event_at = None;
-        while let Some(&Reverse((t, f))) = self.starts.peek() {
+        while let Some(&Reverse((t, f, source))) = self.starts.peek() {
             if t > self.now {
                 break;
             }
             self.starts.pop();
+            if source != NO_SOURCE {
+                if let Err(e) = self.draw_from(source as usize) {
+                    return self.fail(e);
+                }
+            }
             self.start_flow(FlowId(f));
         }
         self.schedule_starts();
     }
 
+    /// Adds the next flow of Poisson workload `source` to the table, to start now, and queues
+    /// the start of the one after.
+    fn draw_from(&mut self, source: usize) -> Result<(), ResourceError> {
+        let (arrivals, next) = &mut self.sources[source];
+        let (i, plan) = next.take().expect("a queued start of a source is its next flow");
+        *next = arrivals.draw();
+        let after = next.map(|(j, f)| (f.start, j));
+        let flow = self.new_flow(FlowId(i), &plan)?;
+        self.flows.insert(FlowId(i), flow)?;
+        if let Some((t, j)) = after {
+            self.starts.try_reserve(1).map_err(|_| ResourceError::allocation::<(Instant, u32, u32)>("the flow starts", self.starts.len() + 1))?;
+            self.starts.push(Reverse((t, j, source as u32)));
+        }
+        Ok(())
+    }
+
     fn start_flow(&mut self, id: FlowId) {
         let now = self.now;
-        let flow = &mut self.flows[id.idx()];
+        let flow = &mut self.flows[id];
         let deadline = flow.plan.deadline.map(|d| now + d);
         flow.started_at = Some(now);
         flow.deadline_at = deadline;
@@ -423,10 +546,10 @@ impl Simulation {
     /// Message `id` of `bytes`, due at `deadline`, starts on the open connection of `carrier`.
     fn push_message(&mut self, carrier: FlowId, id: FlowId, bytes: u64, deadline: Option<Instant>) {
         let now = self.now;
-        let c = &mut self.flows[carrier.idx()];
+        let c = &mut self.flows[carrier];
         let span = c.connection.as_mut().expect("carriers keep their connection").push(carrier, id, bytes);
         c.transport.as_mut().expect("carriers keep their transport").push_message(now, bytes, deadline);
-        self.flows[id.idx()].span = Some(span);
+        self.flows[id].span = Some(span);
         self.pump(carrier, Ends::Sender);
     }
 
@@ -450,7 +573,7 @@ impl Simulation {
     fn send_data(&mut self, id: FlowId) {
         let now = self.now;
         loop {
-            let flow = &mut self.flows[id.idx()];
+            let flow = &mut self.flows[id];
             let nic = self.net.routes[flow.forward.start as usize];
             let host = flow.plan.src as usize;
             if self.net.ports[nic.idx()].queue_bytes() >= self.net.host_backlog_bytes[host] {
@@ -465,6 +588,7 @@ impl Simulation {
             let route = self.net.next_forward(id, flow.forward);
             let priority = flow.plan.priority;
             let rank = if flow.protocol == Protocol::Pfabric { transport.pfabric_rank() } else { 0 };
+            flow.in_flight += 1;
             self.inject(data_packet(id, &out.seg, route, priority, rank, out.ext.as_ref()), out.ext);
         }
     }
@@ -473,24 +597,25 @@ impl Simulation {
     fn send_acks(&mut self, id: FlowId) {
         let now = self.now;
         loop {
-            let flow = &mut self.flows[id.idx()];
+            let flow = &mut self.flows[id];
             let transport = flow.transport.as_mut().expect("pumped flows have started");
             let Some(out) = transport.poll_ack(now) else { break };
             let ect = transport.ack_ect();
             let route = self.net.next_reverse(id, flow.reverse);
             let priority = flow.plan.priority;
+            flow.in_flight += 1;
             self.inject(ack_packet(id, &out.ack, ect, route, priority, out.ext.as_ref()), out.ext);
         }
     }
 
     /// Frees a flow whose both ends are done, or makes sure its next timer has an event.
     fn rearm(&mut self, id: FlowId) {
-        let flow = &mut self.flows[id.idx()];
+        let flow = &mut self.flows[id];
         let transport = flow.transport.as_ref().expect("pumped flows have started");
         if let Some(connection) = flow.connection.as_mut() {
             // A connection waits for its next message rather than retiring.
             if let Some((to, bytes, timeouts)) = connection.charge(&transport.outcome()) {
-                let span = self.flows[to.idx()].span.as_mut().expect("messages have a span");
+                let span = self.flows[to].span.as_mut().expect("messages have a span");
                 span.retransmitted_bytes += bytes;
                 span.timeouts += timeouts;
             }
@@ -503,11 +628,14 @@ impl Simulation {
                 // the flow (D3 quenching). It ends here for the run, without completing.
                 flow.retire();
                 self.on_flow_ended(id, false);
+                self.release_if_done(id);
                 return;
             }
             // Both ends are done: keep the outcome, free the endpoints (a long run holds
-            // thousands of finished flows). Late duplicates are counted and discarded.
+            // thousands of finished flows). Late duplicates are counted and discarded, and the
+            // flow leaves the table once the last of them has.
             flow.retire();
+            self.release_if_done(id);
             return;
         }
         self.arm_timer(id);
@@ -516,7 +644,7 @@ impl Simulation {
     /// Makes sure the next timer of a running flow has an event.
     fn arm_timer(&mut self, id: FlowId) {
         let now = self.now;
-        let flow = &mut self.flows[id.idx()];
+        let flow = &mut self.flows[id];
         let transport = flow.transport.as_ref().expect("pumped flows have started");
         if let Some(due) = transport.poll_timeout() {
             // Lazy timers: keep an earlier pending event (it re-arms when it finds nothing due);
@@ -525,12 +653,34 @@ impl Simulation {
             if flow.timer_at.is_none_or(|t| due < t) {
                 flow.timer_at = Some(due);
                 self.events.push(due, Event::FlowTimer(id));
+                if self.events.timers_pending() >= self.purge_timers_at {
+                    self.purge_timers();
+                }
             }
         }
     }
 
+    /// Drops the flow timer events that would do nothing when popped: those a flow has
+    /// superseded by an earlier one (lazy timers leave them behind, as a SYN's 1 s RTO), and
+    /// those of flows released since. A run of a million short flows would otherwise hold a
+    /// million of them, as many as the flows started within the longest RTO. Dropping them
+    /// leaves every other event in its order, so results are as before; only the count of
+    /// events processed falls. Runs when the timers have doubled since the last purge, so the
+    /// cost per timer stays constant.
+    #[cold]
+    #[inline(never)]
+    fn purge_timers(&mut self) {
+        let flows = &self.flows;
+        self.events.purge_timers(|t, event| match event {
+            Event::FlowTimer(id) => flows.get(id).is_some_and(|f| f.timer_at == Some(t)),
+            _ => true,
+        });
+        self.purge_timers_at = (2 * self.events.timers_pending()).max(self.purge_floor);
+    }
+
     fn on_flow_timer(&mut self, id: FlowId) {
-        let flow = &mut self.flows[id.idx()];
+        // A released flow's timer events are all stale: it retired before it left.
+        let Some(flow) = self.flows.get_mut(id) else { return };
         if flow.timer_at != Some(self.now) {
             return; // stale: a different timer event is the live one
         }
@@ -543,15 +693,17 @@ impl Simulation {
     /// A finite flow is over: it `completed` (the receiver holds every byte) or was abandoned.
     /// Either way its burst round may move on.
     fn on_flow_ended(&mut self, id: FlowId, completed: bool) {
-        self.flows[id.idx()].stalls.close(self.now);
+        self.flows[id].stalls.close(self.now);
         self.completed += u64::from(completed);
         self.finite_remaining -= 1;
-        let workload = self.flows[id.idx()].plan.workload as usize;
+        let workload = self.flows[id].plan.workload as usize;
         let Some(burst) = self.bursts[workload].as_mut() else { return };
         let mut next = Vec::new();
         if burst.flow_completed(self.now, &mut next) {
             for f in &next {
-                if let Err(e) = self.add_flow(f) {
+                let id = FlowId(self.numbered);
+                self.numbered += 1;
+                if let Err(e) = self.add_flow(id, f) {
                     return self.fail(e);
                 }
             }
@@ -639,13 +791,17 @@ impl Simulation {
                     let processor = self.net.ports[port_id.idx()].processor.as_mut().expect("it answered the request");
                     processor.on_dropped(now, request);
                 }
+                let flow = self.packets.get(id).flow;
                 self.packets.release(id);
+                self.packet_gone(flow);
             }
             Admission::Queued { .. } => {
                 self.try_start_service(port_id);
             }
             Admission::QueuedEvicting { victim } => {
+                let flow = self.packets.get(victim).flow;
                 self.packets.release(victim);
+                self.packet_gone(flow);
                 self.try_start_service(port_id);
             }
         }
@@ -654,7 +810,7 @@ impl Simulation {
     /// Feeds what the port's allocator just granted a deadline flow's request to the priority
     /// inversion count.
     fn measure_request(&mut self, port: PortId, flow: FlowId, grant: Grant) {
-        let (Some(book), Some(deadline)) = (self.obs.inversions.as_mut(), self.flows[flow.idx()].deadline_at) else { return };
+        let (Some(book), Some(deadline)) = (self.obs.inversions.as_mut(), self.flows[flow].deadline_at) else { return };
         book.on_grant(port, flow, deadline, grant);
     }
 
@@ -682,7 +838,8 @@ impl Simulation {
     fn unblock_senders(&mut self, host: usize, nic: PortId) {
         while self.net.ports[nic.idx()].queue_bytes() < self.net.host_backlog_bytes[host] {
             let Some(id) = self.blocked[host].pop_front() else { break };
-            let flow = &mut self.flows[id.idx()];
+            // A flow that ended while it waited may have left the table.
+            let Some(flow) = self.flows.get_mut(id) else { continue };
             flow.blocked = false;
             if flow.transport.is_some() {
                 self.pump(id, Ends::Sender);
@@ -697,7 +854,7 @@ impl Simulation {
             self.events.push(t, Event::Arrive(port_id));
         }
         if let Some(capture) = self.obs.capture.as_mut().filter(|c| c.ports[port_id.idx()]) {
-            let plan = &self.flows[self.packets.get(id).flow.idx()].plan;
+            let plan = &self.flows[self.packets.get(id).flow].plan;
             let frame = Frame::of(self.packets.get(id), self.packets.ext(id), plan.src, plan.dst, &self.transport.tcp);
             capture.record(self.now, &frame);
         }
@@ -721,9 +878,13 @@ impl Simulation {
         self.obs.counters.delivered += 1;
         let now = self.now;
         let id = pkt.flow;
-        let flow = &mut self.flows[id.idx()];
+        let flow = &mut self.flows[id];
+        flow.in_flight -= 1;
         let Some(transport) = flow.transport.as_mut() else {
-            return; // a late duplicate for a flow whose endpoints are both done
+            // A late duplicate for a flow whose endpoints are both done: the flow leaves the
+            // table if it was the last of its packets.
+            self.release_if_done(id);
+            return;
         };
         let ends = match pkt.kind {
             PacketKind::Data => {
@@ -770,15 +931,15 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn pdq_ack_at_sender(&mut self, id: FlowId, header: &mut SchedulingHeader) {
-        let host = self.net.topo.hosts[self.flows[id.idx()].plan.src as usize];
+        let host = self.net.topo.hosts[self.flows[id].plan.src as usize];
         pdq_ack_at(&mut self.net, &self.flows, self.now, id, host, header);
     }
 
     /// The receiver of connection `carrier` holds `delivered` bytes in order: every message
     /// they complete finishes now.
     fn on_messages_delivered(&mut self, carrier: FlowId, delivered: u64) {
-        while let Some(m) = self.flows[carrier.idx()].connection.as_mut().and_then(|c| c.pop_delivered(delivered)) {
-            self.flows[m.idx()].finished_at = Some(self.now);
+        while let Some(m) = self.flows[carrier].connection.as_mut().and_then(|c| c.pop_delivered(delivered)) {
+            self.flows[m].finished_at = Some(self.now);
             self.on_flow_ended(m, true);
         }
     }
@@ -792,7 +953,7 @@ impl Simulation {
     #[inline(never)]
     fn trace(&mut self, id: FlowId) {
         let Some(traces) = self.obs.traces.as_mut() else { return };
-        let flow = &self.flows[id.idx()];
+        let flow = &self.flows[id];
         if !traces.wants(id, flow.plan.workload, flow.plan.app) {
             return;
         }
@@ -844,8 +1005,8 @@ impl Simulation {
 /// that passes a node the data does not (ECMP hashed the directions apart) is seen by none.
 /// Out of line, so that the enqueue path of D3's requests stays as it was.
 #[inline(never)]
-fn pdq_ack_at(net: &mut Network, flows: &[Flow], now: Instant, id: FlowId, node: NodeId, header: &mut SchedulingHeader) {
-    let r = flows[id.idx()].forward;
+fn pdq_ack_at(net: &mut Network, flows: &FlowTable, now: Instant, id: FlowId, node: NodeId, header: &mut SchedulingHeader) {
+    let r = flows[id].forward;
     let route = &net.routes[r.start as usize..(r.start + u32::from(r.len)) as usize];
     let Some(port) = route.iter().copied().find(|p| net.ports[p.idx()].info.node == node) else { return };
     let port = &mut net.ports[port.idx()];
@@ -903,3 +1064,49 @@ pub fn run(scenario: &Scenario) -> Result<RunResults, Error> {
     Ok(sim.finish()?)
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs a few thousand Poisson DCTCP flows (1 ms RTO, drops and timeouts) with stale timers
+    /// purged whenever `purge_at` timers wait.
+    fn run_purging(purge_at: usize) -> RunResults {
+        let text = r#"
+seed = 9
+[topology]
+kind = "star"
+hosts = 12
+link_rate = "10Gbps"
+link_delay = "1us"
+[switch]
+buffer = "30pkts"
+ecn_threshold = 15
+[transport]
+protocol = "dctcp"
+min_rto = "1ms"
+[[workload]]
+kind = "poisson"
+rate = 500000.0
+size = { dist = "uniform", min = "1KB", max = "40KB" }
+stop = "6ms"
+"#;
+        let scenario = crate::scenario::parse_toml(text, None).expect("valid");
+        let mut sim = Simulation::new(&scenario).expect("builds");
+        (sim.purge_timers_at, sim.purge_floor) = (purge_at, purge_at);
+        while !sim.step(1 << 16).expect("runs") {}
+        sim.finish().expect("finishes")
+    }
+
+    #[test]
+    fn purging_stale_timers_changes_nothing_but_the_events_counted() {
+        let never = run_purging(usize::MAX);
+        let often = run_purging(16);
+        assert!(never.summary.timeouts > 0, "timers fire as well as go stale");
+        assert!(often.summary.events < never.summary.events, "the purge dropped stale timers");
+        assert_eq!(often.flows, never.flows);
+        assert_eq!(often.ports, never.ports);
+        let counts = |r: &RunResults| crate::results::Summary { events: 0, wall_time_s: 0.0, ..r.summary.clone() };
+        assert_eq!(counts(&often), counts(&never));
+    }
+}

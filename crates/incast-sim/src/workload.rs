@@ -4,16 +4,17 @@
 
 mod burst;
 mod oldi;
+mod poisson;
 
 pub(crate) use burst::Burst;
+pub(crate) use poisson::PoissonSource;
+use poisson::PoissonSpec;
 
 use incast_proto::time::{Duration, Instant};
 
 use crate::error::{reserve, ResourceError};
 use crate::rng::Rng;
-use std::collections::HashMap;
-
-use crate::scenario::{DeadlineDist, FlowOptions, HostIndex, Protocol, RackLocal, SizeDist, TrafficPattern, WorkloadSpec};
+use crate::scenario::{DeadlineDist, FlowOptions, Protocol, SizeDist, WorkloadSpec};
 
 /// A flow as planned before the run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -69,6 +70,7 @@ impl FlowPlan {
 
 /// Arrival times of a Poisson process from `start` until `stop`, drawn one at a time so that the
 /// caller can interleave its own draws from the same stream.
+#[derive(Clone)]
 struct Arrivals {
     /// Last arrival, seconds.
     t: f64,
@@ -91,34 +93,111 @@ impl Arrivals {
     }
 }
 
-/// The flows known before the run, plus the generators of closed-loop flow-burst rounds (indexed
-/// by workload; `None` for every other workload, open-loop flow bursts included).
+/// The flows of a run: those drawn before it, the Poisson workloads whose arrivals are drawn
+/// during it, and the generators of closed-loop flow-burst rounds (indexed by workload; `None`
+/// for every other workload, open-loop flow bursts included).
+///
+/// Flows are numbered in workload order, in start order within each: workload by workload, the
+/// flows drawn before the run (`flows`, in order) and the number ranges that `sources` reserve.
 #[derive(Default)]
 pub(crate) struct Plan {
     pub(crate) flows: Vec<FlowPlan>,
+    pub(crate) sources: Vec<LazySource>,
     pub(crate) bursts: Vec<Option<Burst>>,
+}
+
+/// A Poisson workload's arrivals with the numbers they take.
+pub(crate) struct LazySource {
+    pub(crate) arrivals: PoissonSource,
+    /// Number of its first flow.
+    pub(crate) first: u32,
+    /// How many flows it draws.
+    pub(crate) count: u64,
+    /// How many of `Plan::flows` were planned before it.
+    at: usize,
+    /// Flows drawn so far.
+    drawn: u64,
+}
+
+impl LazySource {
+    /// The next flow with its number, or `None` once all `count` are drawn.
+    pub(crate) fn draw(&mut self) -> Option<(u32, FlowPlan)> {
+        let flow = self.arrivals.next()?;
+        let number = self.first + self.drawn as u32;
+        self.drawn += 1;
+        debug_assert!(self.drawn <= self.count, "the count drew the same stream");
+        Some((number, flow))
+    }
+
+    /// The protocol its flows run, `default` unless the workload names one; `None` if it draws
+    /// no flow.
+    pub(crate) fn protocol(&self, default: Protocol) -> Option<Protocol> {
+        (self.count > 0).then(|| self.arrivals.protocol().unwrap_or(default))
+    }
+}
+
+impl Plan {
+    /// Flows in all, drawn before the run or during it (closed-loop rounds not counted).
+    pub(crate) fn total(&self) -> u64 {
+        self.flows.len() as u64 + self.sources.iter().map(|s| s.count).sum::<u64>()
+    }
+
+    /// The flows drawn before the run with their numbers, in order.
+    pub(crate) fn numbered(&self) -> impl Iterator<Item = (u32, &FlowPlan)> + '_ {
+        let mut sources = self.sources.iter().peekable();
+        let mut skipped = 0u64;
+        self.flows.iter().enumerate().map(move |(i, f)| {
+            while let Some(s) = sources.next_if(|s| s.at <= i) {
+                skipped += s.count;
+            }
+            ((i as u64 + skipped) as u32, f)
+        })
+    }
+
+    /// Every flow in number order, the sources drawn out: what an eager plan would hold.
+    #[cfg(test)]
+    pub(crate) fn expanded(mut self) -> Vec<FlowPlan> {
+        let mut all: Vec<(u32, FlowPlan)> = self.numbered().map(|(i, f)| (i, *f)).collect();
+        for s in &mut self.sources {
+            all.extend(std::iter::from_fn(|| s.draw()));
+        }
+        all.sort_by_key(|&(i, _)| i);
+        all.into_iter().map(|(_, f)| f).collect()
+    }
 }
 
 /// Where planned flows go: at most `max_flows` of them, however the random draws fall (a
 /// Poisson workload's count is only expected to be near the estimate checked at load time).
 pub(crate) struct FlowSink<'a> {
     flows: &'a mut Vec<FlowPlan>,
+    /// Flows of the sources planned so far, drawn during the run.
+    lazy: u64,
     max_flows: u64,
     /// The key of the workload being planned, for the error.
     key: String,
 }
 
 impl FlowSink<'_> {
+    /// Flows planned so far, drawn before the run or not.
+    fn planned(&self) -> u64 {
+        self.flows.len() as u64 + self.lazy
+    }
+
+    /// The error of a workload that takes the run past `max_flows`.
+    fn over_limit(&self) -> ResourceError {
+        ResourceError::new(
+            self.key.clone(),
+            format!(
+                "the workloads drew more than the limit of {} flows (`run.max_flows`; raise it to run anyway)",
+                self.max_flows
+            ),
+        )
+    }
+
     /// Adds one flow, or errs once the run holds `max_flows` or memory runs out.
     pub(crate) fn push(&mut self, flow: FlowPlan) -> Result<(), ResourceError> {
-        if self.flows.len() as u64 >= self.max_flows {
-            return Err(ResourceError::new(
-                self.key.clone(),
-                format!(
-                    "the workloads drew more than the limit of {} flows (`run.max_flows`; raise it to run anyway)",
-                    self.max_flows
-                ),
-            ));
+        if self.planned() >= self.max_flows {
+            return Err(self.over_limit());
         }
         if self.flows.len() == self.flows.capacity() {
             reserve(self.flows, 1, "the planned flows")?;
@@ -126,20 +205,35 @@ impl FlowSink<'_> {
         self.flows.push(flow);
         Ok(())
     }
+
+    /// Reserves the numbers of `arrivals`' flows, or errs if they take the run past
+    /// `max_flows` (counting stops there).
+    fn reserve_source(&mut self, arrivals: PoissonSource) -> Result<LazySource, ResourceError> {
+        let room = self.max_flows.saturating_sub(self.planned());
+        let count = arrivals.count(room.saturating_add(1));
+        if count > room {
+            return Err(self.over_limit());
+        }
+        let source = LazySource { arrivals, first: self.planned() as u32, count, at: self.flows.len(), drawn: 0 };
+        self.lazy += count;
+        Ok(source)
+    }
 }
 
 /// Expands `workloads`, at most `max_flows` flows in all; workload i draws from random stream i
-/// of `seed`.
+/// of `seed`. Poisson workloads are counted, not drawn: their flows are drawn as the run
+/// reaches them (`workload::poisson`).
 pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Result<Plan, ResourceError> {
     let mut out = Plan::default();
+    let mut lazy = 0;
     for (w, spec) in workloads.iter().enumerate() {
         let key = match spec {
             WorkloadSpec::Poisson { from_load: true, .. } => format!("workload[{w}].load"),
             WorkloadSpec::Poisson { .. } => format!("workload[{w}].rate"),
             _ => format!("workload[{w}]"),
         };
-        let mut sink = FlowSink { flows: &mut out.flows, max_flows, key };
-        let mut rng = Rng::new(seed, w as u64);
+        let mut sink = FlowSink { flows: &mut out.flows, lazy, max_flows, key };
+        let rng = Rng::new(seed, w as u64);
         let w = w as u32;
         out.bursts.push(None);
         match spec {
@@ -172,40 +266,20 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Res
                 options,
                 ..
             } => {
-                let partner = match pattern {
-                    TrafficPattern::Random => None,
-                    TrafficPattern::Permutation => Some(cyclic_permutation(hosts.len(), &mut rng)),
+                let spec = PoissonSpec {
+                    rate_per_sec: *rate_per_sec,
+                    hosts,
+                    destinations: destinations.as_deref(),
+                    pattern: *pattern,
+                    rack_local: rack_local.as_ref(),
+                    size,
+                    deadline: deadline.as_ref(),
+                    start: *start,
+                    stop: *stop,
+                    options,
                 };
-                let by_rack = rack_local.as_ref().map(|r| ByRack::new(destinations.as_deref().unwrap_or(hosts), r));
-                let mut arrivals = Arrivals::new(1.0 / rate_per_sec, *start, *stop);
-                while let Some(at) = arrivals.next(&mut rng) {
-                    let si = rng.index(hosts.len());
-                    let src = hosts[si];
-                    let dst = match (destinations, &partner, &by_rack) {
-                        (_, _, Some(by_rack)) => by_rack.draw(src, &mut rng),
-                        (_, Some(partner), None) => hosts[partner[si]],
-                        (None, None, None) => {
-                            let mut di = rng.index(hosts.len() - 1);
-                            if di == si {
-                                // Uniform over the other hosts: the source's own slot stands for
-                                // the last.
-                                di = hosts.len() - 1;
-                            }
-                            hosts[di]
-                        }
-                        // Uniform over the destinations other than the source (validation
-                        // guarantees there is one).
-                        (Some(to), None, None) => loop {
-                            let d = to[rng.index(to.len())];
-                            if d != src {
-                                break d;
-                            }
-                        },
-                    };
-                    let s = sample_size(size, &mut rng);
-                    let d = deadline.as_ref().map(|d| sample_deadline(d, &mut rng));
-                    sink.push(FlowPlan::new(w, options, src, dst, Some(s), at, d))?;
-                }
+                let source = sink.reserve_source(PoissonSource::new(w, &spec, rng))?;
+                out.sources.push(source);
             }
             WorkloadSpec::Flows { flows, options } => {
                 for f in flows {
@@ -214,60 +288,9 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Res
             }
             WorkloadSpec::Oldi(spec) => oldi::plan(spec, w, rng, &mut sink)?,
         }
+        lazy = sink.lazy;
     }
     Ok(out)
-}
-
-/// The destinations of a workload with rack-local traffic, grouped by rack, so that a draw from
-/// a sender's rack or from outside it is one uniform index.
-struct ByRack<'a> {
-    /// The destinations ordered by rack (file order within one).
-    hosts: Vec<HostIndex>,
-    /// Where each rack's destinations lie in `hosts`, by rack.
-    ranges: HashMap<u32, (usize, usize)>,
-    spec: &'a RackLocal,
-}
-
-impl<'a> ByRack<'a> {
-    fn new(destinations: &[HostIndex], spec: &'a RackLocal) -> Self {
-        let mut hosts = destinations.to_vec();
-        hosts.sort_by_key(|&h| spec.racks[h as usize]);
-        let mut ranges: HashMap<u32, (usize, usize)> = HashMap::new();
-        for (i, &h) in hosts.iter().enumerate() {
-            ranges.entry(spec.racks[h as usize]).and_modify(|r| r.1 = i + 1).or_insert((i, i + 1));
-        }
-        ByRack { hosts, ranges, spec }
-    }
-
-    /// A destination for `src`: with probability `share` uniform over the other destinations of
-    /// its rack, else uniform over those outside it (validation guarantees both exist when their
-    /// probability is above 0).
-    fn draw(&self, src: HostIndex, rng: &mut Rng) -> HostIndex {
-        let (lo, hi) = self.ranges.get(&self.spec.racks[src as usize]).copied().unwrap_or((0, 0));
-        if rng.unit() < self.spec.share {
-            loop {
-                let d = self.hosts[lo + rng.index(hi - lo)];
-                if d != src {
-                    return d;
-                }
-            }
-        }
-        // Uniform over the indices outside [lo, hi).
-        let i = rng.index(self.hosts.len() - (hi - lo));
-        self.hosts[if i < lo { i } else { i + (hi - lo) }]
-    }
-}
-
-/// A uniformly random cyclic permutation of `0..n` (Sattolo's algorithm): `partner[i]` is never
-/// `i`, and following partners visits every index, so every host sends to one other and
-/// receives from one other.
-fn cyclic_permutation(n: usize, rng: &mut Rng) -> Vec<usize> {
-    let mut partner: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        let j = rng.index(i);
-        partner.swap(i, j);
-    }
-    partner
 }
 
 /// Draws a flow size, at least one byte.
@@ -312,7 +335,7 @@ pub(crate) fn sample_deadline(dist: &DeadlineDist, rng: &mut Rng) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::RoundStarts;
+    use crate::scenario::{RackLocal, RoundStarts, TrafficPattern};
 
     fn burst(rounds: u32) -> WorkloadSpec {
         WorkloadSpec::FlowBurst {
@@ -372,10 +395,10 @@ mod tests {
             stop: Instant::ZERO + Duration::from_ms(100),
             options: FlowOptions { protocol: None, priority: 0 },
         };
-        let p = plan(&[spec], 2, u64::MAX).unwrap();
-        assert!((800..1200).contains(&p.flows.len()), "{} arrivals", p.flows.len());
-        assert!(p.flows.iter().all(|f| f.src != f.dst && f.start < Instant::ZERO + Duration::from_ms(100)));
-        assert!(p.flows.windows(2).all(|w| w[0].start <= w[1].start));
+        let flows = plan(&[spec], 2, u64::MAX).unwrap().expanded();
+        assert!((800..1200).contains(&flows.len()), "{} arrivals", flows.len());
+        assert!(flows.iter().all(|f| f.src != f.dst && f.start < Instant::ZERO + Duration::from_ms(100)));
+        assert!(flows.windows(2).all(|w| w[0].start <= w[1].start));
     }
 
     /// Under `pattern = "permutation"` each sender keeps one partner, never itself, and the
@@ -397,9 +420,9 @@ mod tests {
             stop: Instant::ZERO + Duration::from_ms(100),
             options: FlowOptions { protocol: None, priority: 0 },
         };
-        let p = plan(&[spec], 4, u64::MAX).unwrap();
+        let flows = plan(&[spec], 4, u64::MAX).unwrap().expanded();
         let mut partner = std::collections::HashMap::new();
-        for f in &p.flows {
+        for f in &flows {
             assert_ne!(f.src, f.dst);
             assert_eq!(*partner.entry(f.src).or_insert(f.dst), f.dst, "host {} changed partner", f.src);
         }
@@ -433,11 +456,11 @@ mod tests {
             stop: Instant::ZERO + Duration::from_ms(100),
             options: FlowOptions { protocol: None, priority: 0 },
         };
-        let p = plan(&[spec], 3, u64::MAX).unwrap();
-        assert!(p.flows.iter().all(|f| [0, 1].contains(&f.dst) && f.src != f.dst));
+        let flows = plan(&[spec], 3, u64::MAX).unwrap().expanded();
+        assert!(flows.iter().all(|f| [0, 1].contains(&f.dst) && f.src != f.dst));
         // Host 2 sends to both, hosts 0 and 1 only to each other: every pair shows up.
         for pair in [(0, 1), (1, 0), (2, 0), (2, 1)] {
-            assert!(p.flows.iter().any(|f| (f.src, f.dst) == pair), "{pair:?}");
+            assert!(flows.iter().any(|f| (f.src, f.dst) == pair), "{pair:?}");
         }
     }
 
@@ -460,7 +483,7 @@ mod tests {
             stop: Instant::ZERO + Duration::from_ms(40),
             options: FlowOptions { protocol: None, priority: 0 },
         };
-        let flows = plan(&[spec], 5, u64::MAX).unwrap().flows;
+        let flows = plan(&[spec], 5, u64::MAX).unwrap().expanded();
         let n = flows.len() as f64;
         assert!(flows.iter().all(|f| f.src != f.dst));
         let local = flows.iter().filter(|f| racks[f.src as usize] == racks[f.dst as usize]).count() as f64;
@@ -541,8 +564,8 @@ mod tests {
             stop: Instant::ZERO + Duration::from_ms(1000),
             options: FlowOptions { protocol: None, priority: 0 },
         };
-        let p = plan(&[spec], 11, u64::MAX).unwrap();
-        let sizes: Vec<f64> = p.flows.iter().map(|f| f.size_bytes.unwrap() as f64).collect();
+        let flows = plan(&[spec], 11, u64::MAX).unwrap().expanded();
+        let sizes: Vec<f64> = flows.iter().map(|f| f.size_bytes.unwrap() as f64).collect();
         let offered: f64 = sizes.iter().sum();
         let requested = load * senders as f64 * link_bps / 8.0 * seconds;
         let second_moment = sizes.iter().map(|s| s * s).sum::<f64>() / sizes.len() as f64;
@@ -552,6 +575,39 @@ mod tests {
             "offered {offered} B against {requested} B requested (sd {sd} B, {} flows)",
             sizes.len()
         );
+    }
+
+    /// A Poisson workload between two lists keeps the numbers an eager plan gave: its flows take
+    /// the range after the first list's, the second list's come after them.
+    #[test]
+    fn poisson_flows_are_numbered_in_workload_order_though_drawn_later() {
+        let list = |src: u32| WorkloadSpec::Flows {
+            flows: (0..3).map(|i| crate::scenario::ExplicitFlow { src, dst: 0, size_bytes: Some(1_000 + i), start: Instant::ZERO, deadline: None }).collect(),
+            options: FlowOptions { protocol: None, priority: 0 },
+        };
+        let poisson = WorkloadSpec::Poisson {
+            rate_per_sec: 1_000.0,
+            hosts: vec![0, 1, 2],
+            destinations: None,
+            pattern: TrafficPattern::Random,
+            rack_local: None,
+            from_load: false,
+            size: SizeDist::Fixed(500),
+            deadline: None,
+            start: Instant::ZERO,
+            stop: Instant::ZERO + Duration::from_ms(20),
+            options: FlowOptions { protocol: None, priority: 0 },
+        };
+        let p = plan(&[list(1), poisson, list(2)], 7, u64::MAX).unwrap();
+        let n = p.sources[0].count;
+        assert!(n > 5 && p.total() == 6 + n, "{n} arrivals");
+        let numbers: Vec<(u32, u32)> = p.numbered().map(|(i, f)| (i, f.src)).collect();
+        let after = 3 + n as u32;
+        assert_eq!(numbers, [(0, 1), (1, 1), (2, 1), (after, 2), (after + 1, 2), (after + 2, 2)]);
+        assert_eq!(p.sources[0].first, 3);
+        let all = p.expanded();
+        assert!(all[3..3 + n as usize].iter().all(|f| f.workload == 1 && f.size_bytes == Some(500)));
+        assert!(all[..3].iter().chain(&all[3 + n as usize..]).all(|f| f.workload != 1));
     }
 
     #[test]
