@@ -716,3 +716,52 @@ def test_core_rejects_unknown_format() -> None:
 
 def test_version() -> None:
     assert incast.__version__ == _core.version()
+
+
+POISSON_TOML = """\
+seed = 4
+
+[topology]
+kind = "star"
+hosts = 8
+link_rate = "10Gbps"
+
+[switch]
+buffer = "40pkts"
+
+[transport]
+protocol = "dctcp"
+min_rto = "1ms"
+
+[[workload]]
+kind = "poisson"
+rate = 200000.0
+size = { dist = "uniform", min = "1KB", max = "50KB" }
+stop = "8ms"
+
+[run]
+duration = "6ms"
+"""
+
+
+def test_on_flows_streams_the_flow_table_in_batches(tmp_path: Path) -> None:
+    """Rows handed over as flows end, then the rest, are the rows of a run that keeps them; the
+    result's own table is then empty and the summary unchanged."""
+    scenario = write(tmp_path / "poisson.toml", POISSON_TOML)
+    whole = incast.run(scenario)
+    batches: list = []
+    streamed = incast.run(scenario, on_flows=batches.append, chunk_events=5_000)
+    assert len(batches) > 3, "several batches during the run, and one at its end"
+    assert all(b.schema == flows_schema() and b.num_rows > 0 for b in batches)
+    assert streamed.flows.num_rows == 0 and streamed.flows.schema == flows_schema()
+    rows = pa.concat_tables(batches)
+    assert rows.num_rows == whole.flows.num_rows == whole.summary["flows"]
+    assert rows["flow_id"].to_pylist() != sorted(rows["flow_id"].to_pylist()), "in the order flows ended"
+    assert rows.sort_by("flow_id").equals(whole.flows)
+    keep = lambda s: {k: v for k, v in s.items() if k != "wall_time_s"}  # noqa: E731
+    assert keep(streamed.summary) == keep(whole.summary)
+
+
+def test_on_flows_must_be_callable() -> None:
+    with pytest.raises(ValueError, match="on_flows must be callable, not int"):
+        incast.run(small_scenario(), on_flows=3)  # type: ignore[arg-type]

@@ -443,3 +443,54 @@ def test_summary_line_counts_the_deadlines_the_run_could_not_judge() -> None:
                   "workload": [{"kind": "flows", "flows": flows}]})
     line = summary_line(result.summary, Path("out"))
     assert "app throughput 100.0% of 1 deadline flows; 1 deadlines past the end of the run;" in line
+
+
+def test_stream_flows_writes_the_same_flow_table(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """`--stream-flows` writes flows.parquet as flows end: the rows of a run without it, in the
+    order flows ended, with the same other files; `--slowdown` reads them back."""
+    from test_api import POISSON_TOML
+
+    from incast.cli import main
+
+    scenario = write(tmp_path / "poisson.toml", POISSON_TOML)
+    kept, streamed = tmp_path / "kept", tmp_path / "streamed"
+    assert main(["run", str(scenario), "--out", str(kept), "--quiet", "--slowdown"]) == 0
+    slowdown_kept = capsys.readouterr().out
+    assert main(["run", str(scenario), "--out", str(streamed), "--quiet", "--slowdown", "--stream-flows"]) == 0
+    assert capsys.readouterr().out == slowdown_kept
+    assert listing(streamed) == listing(kept)
+    a, b = pq.read_table(kept / "flows.parquet"), pq.read_table(streamed / "flows.parquet")
+    assert b["flow_id"].to_pylist() != a["flow_id"].to_pylist()
+    assert b.sort_by("flow_id").equals(a)
+    assert (streamed / "ports.parquet").read_bytes() == (kept / "ports.parquet").read_bytes()
+    assert siblings(streamed) == [] and not [p for p in tmp_path.iterdir() if "flows.parquet" in p.name]
+
+
+def test_stream_flows_leaves_nothing_when_the_run_fails(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from incast.cli import main
+
+    bad = write(tmp_path / "bad.toml", SMALL_TOML.replace("rounds = 2", "rounds = -1"))
+    assert main(["run", str(bad), "--out", str(tmp_path / "out"), "--quiet", "--stream-flows"]) == 2
+    assert "rounds" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
+
+
+def test_stream_flows_reports_a_full_disk_while_streaming(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    import errno
+
+    from test_api import POISSON_TOML
+
+    from incast.cli import main
+
+    def write_table(self, table, row_group_size=None):  # type: ignore[no-untyped-def]
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", write_table)
+    scenario = write(tmp_path / "poisson.toml", POISSON_TOML)
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out), "--quiet", "--stream-flows"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"incast: error: --out {str(out)!r}: cannot write results: No space left on device", err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["poisson.toml"]

@@ -15,6 +15,12 @@ use crate::ids::FlowId;
 /// No slot: the flow has not been added yet, or has been released.
 const NO_SLOT: u32 = u32::MAX;
 
+/// Where a flow in the table is: valid until the flow is removed, whatever is added or removed
+/// meanwhile. A caller that reads one flow several times in a row (`Simulation::pump`) looks its
+/// slot up once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Slot(u32);
+
 /// Flows by number, in reusable slots.
 #[derive(Default)]
 pub(crate) struct FlowTable {
@@ -48,6 +54,12 @@ impl FlowTable {
         };
         self.slot_of[id.idx()] = slot;
         Ok(())
+    }
+
+    /// The slot of flow `id`, which is in the table.
+    #[inline]
+    pub(crate) fn slot(&self, id: FlowId) -> Slot {
+        Slot(self.slot_of[id.idx()])
     }
 
     /// Flow `id`, if it is in the table.
@@ -87,6 +99,22 @@ impl FlowTable {
     /// that they answer as any ended flow would.
     pub(crate) fn slots(&self) -> impl Iterator<Item = &Flow> + '_ {
         self.slots.iter().map(|(_, f)| f)
+    }
+}
+
+impl Index<Slot> for FlowTable {
+    type Output = Flow;
+
+    #[inline]
+    fn index(&self, slot: Slot) -> &Flow {
+        &self.slots[slot.0 as usize].1
+    }
+}
+
+impl IndexMut<Slot> for FlowTable {
+    #[inline]
+    fn index_mut(&mut self, slot: Slot) -> &mut Flow {
+        &mut self.slots[slot.0 as usize].1
     }
 }
 

@@ -16,7 +16,7 @@ use crate::connection::Connection;
 use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::event::{Event, EventQueue};
 use crate::flow::{Flow, Setup, Transport};
-use crate::flow_table::FlowTable;
+use crate::flow_table::{FlowTable, Slot};
 use crate::flow_trace::{TraceState, Traces};
 use crate::ids::{FlowId, NodeId, PacketId, PortId};
 use crate::inversions::PriorityInversions;
@@ -556,24 +556,26 @@ impl Simulation {
     /// Moves whatever the flow's `ends` want to send into their NICs and re-arms its timer. Only
     /// an end that was just handed something can have new output, so the other is not polled.
     fn pump(&mut self, id: FlowId, ends: Ends) {
+        // The flow's slot stays put while it runs: looked up once for all that follows.
+        let slot = self.flows.slot(id);
         if ends != Ends::Receiver {
-            self.send_data(id);
+            self.send_data(id, slot);
         }
         if ends != Ends::Sender {
-            self.send_acks(id);
+            self.send_acks(id, slot);
         }
         if self.obs.traces.is_some() {
             self.trace(id);
         }
-        self.rearm(id);
+        self.rearm(id, slot);
     }
 
     /// Hands the sender's segments to its NIC while the NIC has room (else queues the flow to
     /// wait for it).
-    fn send_data(&mut self, id: FlowId) {
+    fn send_data(&mut self, id: FlowId, slot: Slot) {
         let now = self.now;
         loop {
-            let flow = &mut self.flows[id];
+            let flow = &mut self.flows[slot];
             let nic = self.net.routes[flow.forward.start as usize];
             let host = flow.plan.src as usize;
             if self.net.ports[nic.idx()].queue_bytes() >= self.net.host_backlog_bytes[host] {
@@ -594,10 +596,10 @@ impl Simulation {
     }
 
     /// Hands the receiver's ACKs to its NIC.
-    fn send_acks(&mut self, id: FlowId) {
+    fn send_acks(&mut self, id: FlowId, slot: Slot) {
         let now = self.now;
         loop {
-            let flow = &mut self.flows[id];
+            let flow = &mut self.flows[slot];
             let transport = flow.transport.as_mut().expect("pumped flows have started");
             let Some(out) = transport.poll_ack(now) else { break };
             let ect = transport.ack_ect();
@@ -609,8 +611,8 @@ impl Simulation {
     }
 
     /// Frees a flow whose both ends are done, or makes sure its next timer has an event.
-    fn rearm(&mut self, id: FlowId) {
-        let flow = &mut self.flows[id];
+    fn rearm(&mut self, id: FlowId, slot: Slot) {
+        let flow = &mut self.flows[slot];
         let transport = flow.transport.as_ref().expect("pumped flows have started");
         if let Some(connection) = flow.connection.as_mut() {
             // A connection waits for its next message rather than retiring.
@@ -619,7 +621,7 @@ impl Simulation {
                 span.retransmitted_bytes += bytes;
                 span.timeouts += timeouts;
             }
-            self.arm_timer(id);
+            self.arm_timer(id, slot);
             return;
         }
         if transport.sender_complete() {
@@ -638,13 +640,13 @@ impl Simulation {
             self.release_if_done(id);
             return;
         }
-        self.arm_timer(id);
+        self.arm_timer(id, slot);
     }
 
     /// Makes sure the next timer of a running flow has an event.
-    fn arm_timer(&mut self, id: FlowId) {
+    fn arm_timer(&mut self, id: FlowId, slot: Slot) {
         let now = self.now;
-        let flow = &mut self.flows[id];
+        let flow = &mut self.flows[slot];
         let transport = flow.transport.as_ref().expect("pumped flows have started");
         if let Some(due) = transport.poll_timeout() {
             // Lazy timers: keep an earlier pending event (it re-arms when it finds nothing due);
