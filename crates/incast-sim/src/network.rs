@@ -222,7 +222,8 @@ impl Network {
     /// With packet spraying, the flow's equal-cost paths each way are kept for
     /// [`next_forward`](Self::next_forward) and [`next_reverse`](Self::next_reverse), and the
     /// routes returned are the first it sprays on (for what needs one route: the NIC, the
-    /// ideal completion time). Flows are added in order, `i` the number of flows before.
+    /// ideal completion time). `i` is the flow's number (its ECMP key); flows drawn during the run
+    /// come in start order, not number order.
     pub(crate) fn add_routes(&mut self, i: usize, src: u32, dst: u32) -> Result<Routes, ResourceError> {
         if self.load_balancing == LoadBalancing::Spray {
             let mut paths = |from, to| -> Result<PathSet, ResourceError> {
