@@ -83,6 +83,16 @@ pub(crate) fn try_vec<T: Clone>(count: usize, value: T, what: &str) -> Result<Ve
     Ok(v)
 }
 
+/// Makes `v` at least `len` long, filling with `value`, or a [`ResourceError`] naming `what`:
+/// for tables indexed by a number that may arrive out of order (flows drawn during a run).
+pub(crate) fn grow_to<T: Clone>(v: &mut Vec<T>, len: usize, value: T, what: &str) -> Result<(), ResourceError> {
+    if len > v.len() {
+        reserve(v, len - v.len(), what)?;
+        v.resize(len, value);
+    }
+    Ok(())
+}
+
 /// Makes room in `v` for `additional` more values, or a [`ResourceError`] naming `what`.
 pub(crate) fn reserve<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Result<(), ResourceError> {
     v.try_reserve(additional).map_err(|_| ResourceError::allocation::<T>(what, v.len().saturating_add(additional)))

@@ -8,7 +8,7 @@
 
 use std::ops::{Index, IndexMut};
 
-use crate::error::{reserve, ResourceError};
+use crate::error::{grow_to, reserve, ResourceError};
 use crate::flow::Flow;
 use crate::ids::FlowId;
 
@@ -35,11 +35,7 @@ pub(crate) struct FlowTable {
 impl FlowTable {
     /// Adds flow `id`, which must not be in the table.
     pub(crate) fn insert(&mut self, id: FlowId, flow: Flow) -> Result<(), ResourceError> {
-        if id.idx() >= self.slot_of.len() {
-            let more = id.idx() + 1 - self.slot_of.len();
-            reserve(&mut self.slot_of, more, "the flow table")?;
-            self.slot_of.resize(id.idx() + 1, NO_SLOT);
-        }
+        grow_to(&mut self.slot_of, id.idx() + 1, NO_SLOT, "the flow table")?;
         debug_assert_eq!(self.slot_of[id.idx()], NO_SLOT, "flow {} added twice", id.0);
         let slot = match self.free.pop() {
             Some(slot) => {

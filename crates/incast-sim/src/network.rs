@@ -8,7 +8,7 @@ use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::d3_port::D3Port;
 use crate::pdq_port::PdqPort;
-use crate::error::{reserve, try_vec, Error, ResourceError};
+use crate::error::{grow_to, reserve, try_vec, Error, ResourceError};
 use crate::flow::d3_field;
 use crate::ids::{FlowId, PortId};
 use crate::packet::RouteCursor;
@@ -236,11 +236,7 @@ impl Network {
             let first = crate::routing::mix(i as u64) as u32;
             // Indexed by flow number; flows drawn during the run may come out of number order.
             let spray = Spray { forward, reverse, next_forward: first, next_reverse: first };
-            if i >= self.sprays.len() {
-                let more = i + 1 - self.sprays.len();
-                reserve(&mut self.sprays, more, "the flow table")?;
-                self.sprays.resize(i + 1, spray);
-            }
+            grow_to(&mut self.sprays, i + 1, spray, "the flow table")?;
             self.sprays[i] = spray;
             // Every path of a sprayed pair is stored once for the pair.
             return Ok(Routes { forward: Spray::path(forward, first), reverse: Spray::path(reverse, first), own: [false; 2] });

@@ -186,8 +186,8 @@ impl Simulation {
             sim.add_flow(FlowId(i), f)?;
         }
         let default = sim.transport.protocol;
-        let mut protocols: Vec<Protocol> = sim.flows.slots().map(|f| f.protocol).collect();
-        protocols.extend(plan.sources.iter().filter_map(|s| s.protocol(default)));
+        let protocols = || sim.flows.slots().map(|f| f.protocol).chain(plan.sources.iter().filter_map(|s| s.protocol(default)));
+        let (explicit_rate, pdq) = (protocols().any(Protocol::is_explicit_rate), protocols().any(|p| p == Protocol::Pdq));
         sim.finite_remaining += plan.sources.iter().map(|s| s.count).sum::<u64>();
         for mut source in plan.sources {
             let next = source.draw();
@@ -196,13 +196,13 @@ impl Simulation {
             }
             sim.sources.push((source, next));
         }
-        if protocols.iter().any(|p| p.is_explicit_rate()) {
+        if explicit_rate {
             sim.obs.inversions = Some(PriorityInversions::default());
             for (port, router) in sim.net.d3_routers(&sim.transport) {
                 sim.attach_processor(port, router);
             }
         }
-        if protocols.contains(&Protocol::Pdq) {
+        if pdq {
             for (port, scheduler) in sim.net.pdq_ports(&sim.transport) {
                 sim.attach_processor(port, scheduler);
             }
@@ -392,10 +392,15 @@ impl Simulation {
         Ok(Flow::new(plan, protocol, routes))
     }
 
+    /// Room for one more flow start, or an error if memory runs out.
+    fn reserve_start(&mut self) -> Result<(), ResourceError> {
+        self.starts.try_reserve(1).map_err(|_| ResourceError::allocation::<(Instant, u32, u32)>("the flow starts", self.starts.len() + 1))
+    }
+
     /// Adds planned flow `id` to the table and queues its start.
     fn add_flow(&mut self, id: FlowId, f: &FlowPlan) -> Result<(), ResourceError> {
         // Room for this flow's entries, so that running out of memory is an error here.
-        self.starts.try_reserve(1).map_err(|_| ResourceError::allocation::<(Instant, u32, u32)>("the flow starts", self.starts.len() + 1))?;
+        self.reserve_start()?;
         let flow = self.new_flow(id, f)?;
         self.flows.insert(id, flow)?;
         self.starts.push(Reverse((f.start, id.0, NO_SOURCE)));
@@ -512,7 +517,7 @@ impl Simulation {
         let flow = self.new_flow(FlowId(i), &plan)?;
         self.flows.insert(FlowId(i), flow)?;
         if let Some((t, j)) = after {
-            self.starts.try_reserve(1).map_err(|_| ResourceError::allocation::<(Instant, u32, u32)>("the flow starts", self.starts.len() + 1))?;
+            self.reserve_start()?;
             self.starts.push(Reverse((t, j, source as u32)));
         }
         Ok(())
