@@ -5,8 +5,13 @@
 //! that mostly never fire and linger until their time). Keeping the long-lived timers out of the
 //! packet heap keeps that heap small and its pops cheap; popping the earlier head of the two gives
 //! exactly the order of a single heap.
+//!
+//! On request the queue also keeps its next few events in order outside the heaps (a lookahead
+//! window), so that the driver can see several events ahead and start loading what each will
+//! read (`Simulation::prefetch_ahead`). A heap shows only its head and, roughly, the one after.
 
 use std::cmp::Ordering;
+use std::collections::VecDeque;
 use dary_heap::QuaternaryHeap as BinaryHeap;
 
 use incast_proto::time::Instant;
@@ -67,19 +72,55 @@ impl Ord for Entry {
 pub(crate) struct EventQueue {
     packets: BinaryHeap<Entry>,
     timers: BinaryHeap<Entry>,
+    /// The earliest pending events in order, at most `window` of them: every entry here comes
+    /// before every entry in the heaps. Empty when `window` is 0.
+    ahead: VecDeque<Entry>,
+    window: usize,
     next_seq: u64,
 }
 
 impl EventQueue {
+    /// A queue that keeps its next `window` events in order where [`peek_nth`](Self::peek_nth)
+    /// sees them. The order of events is the same for every window.
+    pub(crate) fn with_lookahead(window: usize) -> EventQueue {
+        EventQueue { ahead: VecDeque::with_capacity(window + 1), window, ..EventQueue::default() }
+    }
+
     /// Schedules `event` at `time`.
     #[inline]
     pub(crate) fn push(&mut self, time: Instant, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
         let entry = Entry { key: (u128::from(time.as_ps()) << 64) | u128::from(seq), event };
-        match event {
+        match self.ahead.back() {
+            // Sooner than the window's last event: it joins the window in order, and the
+            // window's last event, now one too many, goes back to its heap.
+            Some(last) if entry.key < last.key => {
+                let at = self.ahead.partition_point(|e| e.key < entry.key);
+                self.ahead.insert(at, entry);
+                if self.ahead.len() > self.window {
+                    let last = self.ahead.pop_back().expect("the window is not empty");
+                    self.push_heap(last);
+                }
+            }
+            _ => self.push_heap(entry),
+        }
+    }
+
+    #[inline]
+    fn push_heap(&mut self, entry: Entry) {
+        match entry.event {
             Event::TxDone(_) | Event::Arrive(_) => self.packets.push(entry),
             _ => self.timers.push(entry),
+        }
+    }
+
+    /// Moves the heaps' earliest events into the window until it is full.
+    #[inline]
+    fn fill_window(&mut self) {
+        while self.ahead.len() < self.window {
+            let Some(entry) = self.earliest().and_then(BinaryHeap::pop) else { break };
+            self.ahead.push_back(entry);
         }
     }
 
@@ -97,6 +138,9 @@ impl EventQueue {
     /// The earliest pending event, left in place.
     #[inline]
     pub(crate) fn peek(&self) -> Option<Event> {
+        if let Some(e) = self.ahead.front() {
+            return Some(e.event);
+        }
         match (self.packets.peek(), self.timers.peek()) {
             (None, None) => None,
             (Some(e), None) | (None, Some(e)) => Some(e.event),
@@ -104,27 +148,18 @@ impl EventQueue {
         }
     }
 
-    /// The pending event after the earliest, as far as the heaps' tops tell (for a cache hint:
-    /// exact unless the earliest, when it runs, schedules something sooner). In a d-ary heap it is
-    /// the earliest of the root's children and the other heap's root.
+    /// The pending event `n` places after the earliest (0: the earliest), if the lookahead
+    /// window holds it: exact, unless an event that runs first schedules something sooner.
     #[inline]
-    pub(crate) fn peek_second(&self) -> Option<Event> {
-        let (first, other) = match (self.packets.peek(), self.timers.peek()) {
-            (None, None) => return None,
-            (Some(_), None) => (&self.packets, None),
-            (None, Some(_)) => (&self.timers, None),
-            (Some(p), Some(t)) if p > t => (&self.packets, Some(t)),
-            (Some(p), Some(_)) => (&self.timers, Some(p)),
-        };
-        let children = first.as_slice().iter().skip(1).take(4);
-        // `Entry`'s order is reversed: the greatest is the earliest.
-        children.chain(other).max().map(|e| e.event)
+    pub(crate) fn peek_nth(&self, n: usize) -> Option<Event> {
+        self.ahead.get(n).map(|e| e.event)
     }
 
     /// Timer events pending, stale ones included.
     #[inline]
     pub(crate) fn timers_pending(&self) -> usize {
-        self.timers.len()
+        let ahead = self.ahead.iter().filter(|e| !matches!(e.event, Event::TxDone(_) | Event::Arrive(_))).count();
+        self.timers.len() + ahead
     }
 
     /// Drops the pending timer events for which `live(time, event)` is false: events that
@@ -132,12 +167,15 @@ impl EventQueue {
     /// left the run). The others keep their (time, sequence) order. Linear in the timers
     /// pending.
     pub(crate) fn purge_timers(&mut self, mut live: impl FnMut(Instant, Event) -> bool) {
+        let packet = |e: &Entry| matches!(e.event, Event::TxDone(_) | Event::Arrive(_));
+        self.ahead.retain(|e| packet(e) || live(e.time(), e.event));
         self.timers.retain(|e| live(e.time(), e.event));
+        self.fill_window();
     }
 
     /// Whether no event is pending.
     pub(crate) fn is_empty(&self) -> bool {
-        self.packets.is_empty() && self.timers.is_empty()
+        self.ahead.is_empty() && self.packets.is_empty() && self.timers.is_empty()
     }
 
     /// Removes and returns the earliest event.
@@ -149,6 +187,18 @@ impl EventQueue {
     /// Removes and returns the earliest event if it is due at or before `limit`.
     #[inline]
     pub(crate) fn pop_until(&mut self, limit: Instant) -> Option<(Instant, Event)> {
+        if self.window > 0 {
+            // Filled before the look, since events pushed before the first pop are all in the
+            // heaps; filled after it, so that the window is full while the event runs.
+            self.fill_window();
+            let first = self.ahead.front()?;
+            if first.time() > limit {
+                return None;
+            }
+            let first = self.ahead.pop_front().map(|e| (e.time(), e.event));
+            self.fill_window();
+            return first;
+        }
         let heap = self.earliest()?;
         if heap.peek().is_some_and(|e| e.time() > limit) {
             return None;
@@ -164,16 +214,21 @@ mod tests {
 
     #[test]
     fn purged_timers_leave_the_others_in_order() {
-        let mut q = EventQueue::default();
-        for (t, flow) in [(9, 1), (3, 2), (3, 3), (7, 4), (3, 5)] {
-            q.push(Instant::from_ps(t), Event::FlowTimer(FlowId(flow)));
+        // Without a window, and with one that holds some of the timers when they are purged.
+        for window in [0, 2, 8] {
+            let mut q = EventQueue::with_lookahead(window);
+            q.push(Instant::from_ps(1), Event::Arrive(PortId(1)));
+            for (t, flow) in [(9, 1), (3, 2), (3, 3), (7, 4), (3, 5)] {
+                q.push(Instant::from_ps(t), Event::FlowTimer(FlowId(flow)));
+            }
+            q.push(Instant::from_ps(3), Event::Arrive(PortId(0)));
+            assert_eq!(q.pop(), Some((Instant::from_ps(1), Event::Arrive(PortId(1)))));
+            q.purge_timers(|_, e| e != Event::FlowTimer(FlowId(3)) && e != Event::FlowTimer(FlowId(4)));
+            assert_eq!(q.timers_pending(), 3, "window {window}");
+            let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(t, e)| (t.as_ps(), e)).collect();
+            let timer = |f| Event::FlowTimer(FlowId(f));
+            assert_eq!(order, vec![(3, timer(2)), (3, timer(5)), (3, Event::Arrive(PortId(0))), (9, timer(1))], "window {window}");
         }
-        q.push(Instant::from_ps(3), Event::Arrive(PortId(0)));
-        q.purge_timers(|_, e| e != Event::FlowTimer(FlowId(3)) && e != Event::FlowTimer(FlowId(4)));
-        assert_eq!(q.timers_pending(), 3);
-        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(t, e)| (t.as_ps(), e)).collect();
-        let timer = |f| Event::FlowTimer(FlowId(f));
-        assert_eq!(order, vec![(3, timer(2)), (3, timer(5)), (3, Event::Arrive(PortId(0))), (9, timer(1))]);
     }
 
     #[test]
@@ -197,24 +252,30 @@ mod tests {
 
     proptest! {
         /// Against a reference priority queue on (time, seq): any interleaving of pushes (never
-        /// into the past) and pops gives the same sequence of events.
+        /// into the past) and pops gives the same sequence of events, with or without a lookahead
+        /// window, and the window shows the next events in that order.
         #[test]
-        fn matches_a_reference_priority_queue(ops in prop::collection::vec((0u8..4, 0u64..(1 << 30), 0u32..8), 1..400)) {
-            let mut q = EventQueue::default();
+        fn matches_a_reference_priority_queue(
+            window in 0usize..5,
+            ops in prop::collection::vec((0u8..4, 0u64..(1 << 30), 0u32..8), 1..400),
+        ) {
+            let mut q = EventQueue::with_lookahead(window);
             let mut reference = std::collections::BTreeMap::new();
             let (mut now, mut seq) = (0u64, 0u64);
             for (op, delay, port) in ops {
                 if op == 0 {
-                    // The cache hints see the two earliest events as the reference orders them.
-                    let mut ahead = reference.iter().map(|(_, &e)| e);
-                    prop_assert_eq!(q.peek(), ahead.next());
-                    prop_assert_eq!(q.peek_second(), ahead.next());
+                    prop_assert_eq!(q.peek(), reference.values().next().copied());
+                    prop_assert_eq!(q.timers_pending(), reference.values().filter(|e| matches!(e, Event::FlowTimer(_))).count());
                     let got = q.pop();
                     let want = reference.pop_first().map(|((t, _), e)| (Instant::from_ps(t), e));
                     prop_assert_eq!(got, want);
                     if let Some((t, _)) = got {
                         now = t.as_ps();
                     }
+                    // After a pop the window holds the next events in order.
+                    let ahead: Vec<_> = (0..window).map_while(|n| q.peek_nth(n)).collect();
+                    let want: Vec<_> = reference.values().take(window).copied().collect();
+                    prop_assert_eq!(ahead, want);
                 } else {
                     // Mix packet and timer events (two heaps), near and far.
                     let t = now + if op == 3 { delay * 64 } else { delay >> (op * 6) };
@@ -228,6 +289,7 @@ mod tests {
                 prop_assert_eq!(q.pop(), Some(want));
             }
             prop_assert_eq!(q.pop(), None);
+            prop_assert!(q.is_empty());
         }
     }
 }

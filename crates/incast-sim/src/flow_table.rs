@@ -65,6 +65,14 @@ impl FlowTable {
         (slot != NO_SLOT).then(|| &self.slots[slot as usize].1)
     }
 
+    /// Starts loading where flow `id`'s slot is written (a cache hint).
+    #[inline]
+    pub(crate) fn prefetch_slot_of(&self, id: FlowId) {
+        if let Some(slot) = self.slot_of.get(id.idx()) {
+            crate::prefetch::line(slot);
+        }
+    }
+
     /// Flow `id`, if it is in the table.
     #[inline]
     pub(crate) fn get_mut(&mut self, id: FlowId) -> Option<&mut Flow> {

@@ -188,6 +188,54 @@ impl Port {
         crate::prefetch::line(&self.classes);
     }
 
+    // Cache hints for the driver's lookahead (`Simulation::prefetch_ahead`). Each starts loading
+    // one link of the chain of reads an event will make, given that the previous link is loaded:
+    // a port's line holds its queues' and its wire's headers, which point into buffers of their
+    // own. None reads beyond the port's own fields.
+
+    /// Starts loading every line of the port: an arriving packet's offer reads most of them.
+    #[inline]
+    pub(crate) fn prefetch_whole(&self) {
+        crate::prefetch::lines(self);
+    }
+
+    /// Starts loading the entry at the far end of the wire (the next arrival's packet number).
+    #[inline]
+    pub(crate) fn prefetch_wire_head(&self) {
+        if let Some(head) = self.pipe.front() {
+            crate::prefetch::line(head);
+        }
+    }
+
+    /// Starts loading the end of the wire, where a packet put on it goes.
+    #[inline]
+    pub(crate) fn prefetch_wire_tail(&self) {
+        if let Some(tail) = self.pipe.back() {
+            crate::prefetch::line(tail);
+        }
+    }
+
+    /// Starts loading the header of the queue a packet of `priority` joins.
+    #[inline]
+    pub(crate) fn prefetch_queue(&self, priority: u8) {
+        crate::prefetch::line(&self.classes[(priority as usize).min(self.classes.len() - 1)]);
+    }
+
+    /// Starts loading the head of the most urgent queue (what a free serializer takes next).
+    #[inline]
+    pub(crate) fn prefetch_queue_head(&self) {
+        if let Some(head) = self.classes[0].front() {
+            crate::prefetch::line(head);
+        }
+    }
+
+    /// The packet at the head of the most urgent queue, if any (what a free serializer takes
+    /// next, unless the port is pFabric's or the most urgent class is empty).
+    #[inline]
+    pub(crate) fn next_to_serve(&self) -> Option<PacketId> {
+        self.classes[0].front().copied()
+    }
+
     pub(crate) fn new(info: PortInfo, limit: BufferLimit, ecn: EcnThreshold, classes: u8) -> Port {
         Port {
             info,

@@ -119,6 +119,10 @@ pub struct Simulation {
 /// per event; on the k = 16 fat tree (1.7 MB) it saves 7%, on the k = 32 one (13 MB) 18%.
 const DEEP_PREFETCH_BYTES: usize = 1 << 20;
 
+/// How many events ahead `prefetch_ahead` looks, the next one included: the steps of the longest
+/// chain of misses it loads, plus one.
+const LOOKAHEAD: usize = 7;
+
 /// A start of a flow already in the table.
 const NO_SOURCE: u32 = u32::MAX;
 
@@ -150,7 +154,7 @@ impl Simulation {
         let releasing = scenario.output.flow_throughput_interval.is_none();
         let mut sim = Simulation {
             now: Instant::ZERO,
-            events: EventQueue::default(),
+            events: EventQueue::with_lookahead(if deep_prefetch { LOOKAHEAD } else { 0 }),
             event_count: 0,
             processor_timer_at,
             net,
@@ -436,30 +440,102 @@ impl Simulation {
     /// it: on a large network ports are rarely in cache, and the event's first touch of its port
     /// is otherwise a stall (issue 26's profile). Only a hint: the results do not depend on it.
     ///
-    /// On a network whose ports outgrow the caches (`deep_prefetch`) it looks two events ahead:
-    /// that event's port starts loading now, and the next event's port, loaded by the previous
-    /// call, yields the packet at the head of its wire, which an arrival reads next. On a small
-    /// network the extra look costs more than it saves (`DEEP_PREFETCH_BYTES`), so there it
-    /// looks one event ahead.
+    /// On a network whose ports outgrow the caches (`deep_prefetch`) it looks further ahead
+    /// (`prefetch_ahead`). On a small network that costs more than it saves
+    /// (`DEEP_PREFETCH_BYTES`), so there it looks one event ahead.
     #[inline]
     fn prefetch_next(&self) {
         if self.deep_prefetch {
-            match self.events.peek_second() {
-                Some(Event::Arrive(p)) => self.net.ports[p.idx()].prefetch_arrival(),
-                Some(Event::TxDone(p)) => self.net.ports[p.idx()].prefetch_service(),
-                _ => {}
-            }
-            if let Some(Event::Arrive(p)) = self.events.peek() {
-                if let Some(id) = self.net.ports[p.idx()].next_arrival() {
-                    crate::prefetch::line(self.packets.get(id));
-                }
-                return;
-            }
+            self.prefetch_ahead();
+            return;
         }
         match self.events.peek() {
             Some(Event::Arrive(p)) => self.net.ports[p.idx()].prefetch_arrival(),
             Some(Event::TxDone(p)) => self.net.ports[p.idx()].prefetch_service(),
             _ => {}
+        }
+    }
+
+    /// Software pipelining of the cache misses of the events to come (issue 26). On a large
+    /// network a packet's hop is a chain of dependent misses: the port, its wire's head entry,
+    /// the packet, its route entry, the next port, that port's queue. A prefetch of one link can
+    /// only start once the previous link is loaded, so each event in the queue's lookahead window
+    /// gets the step of its chain that matches its distance: the farthest event its port, the
+    /// next one its wire's head, and so on, until the event about to run finds its chain loaded.
+    /// Each step re-reads the links loaded by the steps before it (cache hits). Only hints: the
+    /// results do not depend on them.
+    #[inline]
+    fn prefetch_ahead(&self) {
+        for distance in 1..LOOKAHEAD {
+            match self.events.peek_nth(distance) {
+                Some(Event::Arrive(port)) => self.prefetch_arrival_step(port, LOOKAHEAD - distance),
+                Some(Event::TxDone(port)) => self.prefetch_service_step(port, LOOKAHEAD - distance),
+                Some(_) => {}
+                None => break,
+            }
+        }
+    }
+
+    /// Step `step` (1 first) of the chain of an arrival at the far end of `port_id`'s wire.
+    #[inline]
+    fn prefetch_arrival_step(&self, port_id: PortId, step: usize) {
+        let port = &self.net.ports[port_id.idx()];
+        match step {
+            1 => return port.prefetch_arrival(),
+            2 => return port.prefetch_wire_head(),
+            _ => {}
+        }
+        let Some(id) = port.next_arrival() else { return };
+        let pkt = self.packets.get(id);
+        if step == 3 {
+            return crate::prefetch::lines(pkt);
+        }
+        let hop = pkt.route.hop + 1;
+        if hop < pkt.route.len {
+            // Forwarded: the next egress port on its route.
+            let entry = &self.net.routes[(pkt.route.start + u32::from(hop)) as usize];
+            if step == 4 {
+                return crate::prefetch::line(entry);
+            }
+            let next = &self.net.ports[entry.idx()];
+            match step {
+                5 => next.prefetch_whole(),
+                _ => {
+                    next.prefetch_queue(pkt.priority);
+                    next.prefetch_wire_tail();
+                }
+            }
+        } else {
+            // Delivered: its flow.
+            match step {
+                4 => self.flows.prefetch_slot_of(pkt.flow),
+                5 => {
+                    if let Some(flow) = self.flows.get(pkt.flow) {
+                        crate::prefetch::lines(flow);
+                    }
+                }
+                // Its endpoint's state: prefetching all of it (a TCP sender is 13 lines) was
+                // measured no faster on the fat trees.
+                _ => {}
+            }
+        }
+    }
+
+    /// Step `step` (1 first) of the chain of a free serializer at `port_id` taking its next
+    /// packet.
+    #[inline]
+    fn prefetch_service_step(&self, port_id: PortId, step: usize) {
+        let port = &self.net.ports[port_id.idx()];
+        match step {
+            1 => port.prefetch_service(),
+            2 => port.prefetch_queue(0),
+            3 => port.prefetch_queue_head(),
+            4 => {
+                if let Some(id) = port.next_to_serve() {
+                    crate::prefetch::lines(self.packets.get(id));
+                }
+            }
+            _ => port.prefetch_wire_tail(),
         }
     }
 
