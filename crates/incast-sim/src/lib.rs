@@ -8,7 +8,8 @@
 //! spec types and wraps its parsers with the engine's port names, the one thing validation needs
 //! from the engine (an `[output]` port pattern must name a port of the topology).
 //!
-//! Layout, one concept per module: `event` (the time-ordered queue), `packet` (packets and their
+//! Layout, one concept per module: `event` (the time-ordered queue, with `calendar` for the
+//! packet events of a large network), `packet` (packets and their
 //! arena), `topology` (graph builders, port names), `routing` (shortest paths, ECMP), `port`
 //! (queues, buffers, ECN, links), `network` (the network built from a scenario: the one place
 //! that maps the spec to switch, D3 and TCPpr settings), `processor` (a port's explicit-rate
@@ -18,6 +19,7 @@
 //! capture), `deadline` (whether a flow met its deadline), `report` and `results` (what a run
 //! returns and the columns of its tables), `scenario` (parsing with the engine's port names).
 
+mod calendar;
 mod capture;
 mod connection;
 mod d3_port;

@@ -123,6 +123,16 @@ const DEEP_PREFETCH_BYTES: usize = 1 << 20;
 /// chain of misses it loads, plus one.
 const LOOKAHEAD: usize = 7;
 
+/// How far ahead a packet event is scheduled at most, give or take, on `net`: a full-size
+/// packet's serialization plus its link's delay, the longest over the links (a packet waiting
+/// for a busy serializer is scheduled when it starts). Twice that is the span of the packet
+/// events' calendar, so that they all fall in its ring. Only speed depends on it.
+fn packet_event_span(net: &Network) -> u64 {
+    const FULL_SIZE: u64 = 1538; // an Ethernet frame's bytes on the wire, 1500 B of IP packet
+    let longest = net.ports.iter().map(|p| p.info.link.rate.tx_time(FULL_SIZE) + p.info.link.delay).max();
+    2 * longest.map_or(0, |d| d.as_ps())
+}
+
 /// A start of a flow already in the table.
 const NO_SOURCE: u32 = u32::MAX;
 
@@ -139,6 +149,7 @@ impl Simulation {
     pub fn new(scenario: &Scenario) -> Result<Simulation, Error> {
         let mut net = Network::build(scenario)?;
         let deep_prefetch = net.ports.len() * std::mem::size_of::<crate::port::Port>() > DEEP_PREFETCH_BYTES;
+        let calendar_span = packet_event_span(&net);
         let mut plan = plan(&scenario.workloads, scenario.seed, scenario.run.max_flows)?;
         let obs = Observers::new(scenario, &net)?;
         if let Some(log) = &obs.offer_log {
@@ -154,7 +165,7 @@ impl Simulation {
         let releasing = scenario.output.flow_throughput_interval.is_none();
         let mut sim = Simulation {
             now: Instant::ZERO,
-            events: EventQueue::with_lookahead(if deep_prefetch { LOOKAHEAD } else { 0 }),
+            events: if deep_prefetch { EventQueue::with_lookahead(LOOKAHEAD, calendar_span) } else { EventQueue::default() },
             event_count: 0,
             processor_timer_at,
             net,
