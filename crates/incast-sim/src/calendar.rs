@@ -101,37 +101,6 @@ impl<T: Keyed> Calendar<T> {
         self.current.len() + self.in_ring + self.beyond.len()
     }
 
-    /// Events pending for which `which` is true.
-    pub(crate) fn count(&self, mut which: impl FnMut(&T) -> bool) -> usize {
-        let ring = (0..BUCKETS).flat_map(|b| &self.slots[b * self.room..][..usize::from(self.filled[b])]);
-        self.current.iter().chain(ring).chain(self.beyond.iter().map(|e| &e.0)).filter(|e| which(e)).count()
-    }
-
-    /// Keeps the events for which `keep` is true. Linear in the ring's buckets and the events.
-    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
-        self.current.retain(&mut keep);
-        for bucket in 0..BUCKETS {
-            let filled = usize::from(self.filled[bucket]);
-            if filled == 0 {
-                continue;
-            }
-            let events = &mut self.slots[bucket * self.room..][..filled];
-            let mut kept = 0;
-            for i in 0..filled {
-                if keep(&events[i]) {
-                    events[kept] = events[i];
-                    kept += 1;
-                }
-            }
-            self.filled[bucket] = kept as u16;
-            self.in_ring -= filled - kept;
-            if kept == 0 {
-                self.occupied[bucket / 64] &= !(1 << (bucket % 64));
-            }
-        }
-        self.beyond.retain(|e| keep(&e.0));
-    }
-
     /// Adds `entry`. Inlined into its caller so that the entry stays in registers: passed
     /// through memory, it was read back before the stores ahead of it (often cache misses) had
     /// committed, which stalled the k = 32 fat tree 15% of its time.
@@ -184,6 +153,15 @@ impl<T: Keyed> Calendar<T> {
         self.slots = slots;
         self.room = room;
         true
+    }
+
+    /// The earliest event, left in place.
+    #[inline]
+    pub(crate) fn peek(&mut self) -> Option<&T> {
+        if self.current.is_empty() {
+            self.advance();
+        }
+        self.current.last()
     }
 
     /// Removes and returns the earliest event.
@@ -298,12 +276,12 @@ mod tests {
 
     proptest! {
         /// Against a reference ordered set: any interleaving of pushes (at or after the last
-        /// event taken, near or far), pops and purges takes the same events in the same order,
-        /// for narrow and wide buckets.
+        /// event taken, near or far) and pops takes the same events in the same order, for
+        /// narrow and wide buckets.
         #[test]
         fn matches_a_reference_priority_queue(
             span in prop::sample::select(vec![1u64, 4_096, 1 << 20, 1 << 40]),
-            ops in prop::collection::vec((0u8..5, 0u64..(1 << 30)), 1..600),
+            ops in prop::collection::vec((0u8..4, 0u64..(1 << 30)), 1..600),
         ) {
             let mut c = Calendar::new(span, E(0));
             let mut reference = std::collections::BTreeSet::new();
@@ -317,17 +295,8 @@ mod tests {
                             now = (e.0 >> 64) as u64;
                         }
                     }
-                    4 if delay.is_multiple_of(8) => {
-                        // Now and then, drop the events whose sequence number is a multiple
-                        // of a small number.
-                        let every = (delay >> 3) % 5 + 2;
-                        let keep = |e: &E| !(e.0 as u64).is_multiple_of(every);
-                        prop_assert_eq!(c.count(|e| !keep(e)), reference.iter().filter(|&&k| !keep(&E(k))).count());
-                        c.retain(keep);
-                        reference.retain(|&k| keep(&E(k)));
-                    }
                     _ => {
-                        let time = now + (delay >> (10 * (3 - u64::from(op.min(3)))));
+                        let time = now + (delay >> (10 * (3 - u64::from(op))));
                         c.push(at(time, seq));
                         reference.insert(at(time, seq).0);
                         seq += 1;

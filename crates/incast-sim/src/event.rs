@@ -84,21 +84,28 @@ pub(crate) struct EventQueue {
     timers: BinaryHeap<Entry>,
     /// A large network's queue (`with_lookahead`), which then holds every event; `None` on a
     /// small one, whose queue is the two heaps alone, their code as lean as before the
-    /// lookahead existed (with the lookahead's checks in it a star's events took 4% more
-    /// instructions).
+    /// lookahead existed.
     lookahead: Option<Box<Lookahead>>,
     next_seq: u64,
 }
 
-/// A large network's events: the next few in order, the rest in a calendar.
+/// A large network's events: the next few in order, the other packet events in a calendar,
+/// the other timers in a heap.
 struct Lookahead {
     /// The earliest pending events in order: `window` of them, or every pending event if
-    /// fewer. Every entry here comes before every entry in the calendar.
+    /// fewer. Every entry here comes before every entry outside.
     ahead: VecDeque<Entry>,
     window: usize,
+    /// Packet events, all scheduled less than a link's delay and a packet's serialization
+    /// ahead: so the calendar never takes a bucket far ahead of the run's time, and the events
+    /// scheduled after it (which the window can make earlier than the calendar's last taken)
+    /// rarely fall before its current bucket. Timers, up to a second ahead, would make it jump:
+    /// every event after would then be inserted into its current bucket, one by one.
     calendar: Calendar<Entry>,
-    /// Timer events pending, in the window or the calendar.
-    timers: usize,
+    /// Timers. std's heap rather than the small network's `dary_heap`: a type of its own, so
+    /// that the small network's heap keeps its one caller and stays inlined in the event loop
+    /// (with a second caller, a star's events took 4% more instructions).
+    timers: std::collections::BinaryHeap<Entry>,
 }
 
 /// Whether an event is a packet's (short-lived, popped soon) rather than a timer.
@@ -109,9 +116,9 @@ fn is_packet(event: Event) -> bool {
 
 impl EventQueue {
     /// A queue that keeps its next `window` events (at least 1) in order where
-    /// [`peek_nth`](Self::peek_nth) sees them, and the others in a calendar whose ring spans
-    /// `calendar_span` picoseconds (`calendar`) rather than in heaps. The order of events is the
-    /// same as without.
+    /// [`peek_nth`](Self::peek_nth) sees them, and the other packet events in a calendar whose
+    /// ring spans `calendar_span` picoseconds (`calendar`) rather than in a heap. The order of
+    /// events is the same as without.
     pub(crate) fn with_lookahead(window: usize, calendar_span: u64) -> EventQueue {
         assert!(window > 0, "a lookahead window holds at least the next event");
         let blank = Entry { key: u128::MAX, event: Event::Sample };
@@ -119,7 +126,7 @@ impl EventQueue {
             ahead: VecDeque::with_capacity(window + 1),
             window,
             calendar: Calendar::new(calendar_span, blank),
-            timers: 0,
+            timers: std::collections::BinaryHeap::new(),
         };
         EventQueue { lookahead: Some(Box::new(lookahead)), ..EventQueue::default() }
     }
@@ -176,7 +183,7 @@ impl EventQueue {
     /// Timer events pending, stale ones included.
     #[inline]
     pub(crate) fn timers_pending(&self) -> usize {
-        self.lookahead.as_ref().map_or(self.timers.len(), |l| l.timers)
+        self.lookahead.as_ref().map_or(self.timers.len(), |l| l.timers.len() + l.ahead.iter().filter(|e| !is_packet(e.event)).count())
     }
 
     /// Drops the pending timer events for which `live(time, event)` is false: events that
@@ -184,9 +191,9 @@ impl EventQueue {
     /// left the run). The others keep their (time, sequence) order. Linear in the events
     /// pending.
     pub(crate) fn purge_timers(&mut self, mut live: impl FnMut(Instant, Event) -> bool) {
-        let keep = |e: &Entry| is_packet(e.event) || live(e.time(), e.event);
+        let keep = |e: &Entry| live(e.time(), e.event);
         match self.lookahead.as_mut() {
-            Some(look) => look.retain(keep),
+            Some(look) => look.retain_timers(keep),
             None => self.timers.retain(keep),
         }
     }
@@ -227,29 +234,42 @@ impl Lookahead {
     #[inline(never)]
     fn push(&mut self, key: u128, event: Event) {
         let entry = Entry { key, event };
-        self.timers += usize::from(!is_packet(event));
         match self.ahead.back() {
             // Sooner than the window's last event: it joins the window in order, and the
-            // window's last event, now one too many, goes back to the calendar.
+            // window's last event, now one too many, goes back outside.
             Some(last) if key < last.key => {
                 let at = self.ahead.partition_point(|e| e.key < key);
                 self.ahead.insert(at, entry);
                 if self.ahead.len() > self.window {
                     let last = self.ahead.pop_back().expect("the window is not empty");
-                    self.calendar.push(last);
+                    self.push_outside(last);
                 }
             }
             // The window holds every pending event and has room.
             _ if self.ahead.len() < self.window => self.ahead.push_back(entry),
-            _ => self.calendar.push(entry),
+            _ => self.push_outside(entry),
         }
     }
 
-    /// Moves the calendar's earliest events into the window until it is full.
+    #[inline(always)]
+    fn push_outside(&mut self, entry: Entry) {
+        if is_packet(entry.event) {
+            self.calendar.push(entry);
+        } else {
+            self.timers.push(entry);
+        }
+    }
+
+    /// Moves the earliest events outside the window into it until it is full.
     #[inline]
     fn fill(&mut self) {
         while self.ahead.len() < self.window {
-            let Some(entry) = self.calendar.pop() else { return };
+            let timer = self.timers.peek().map(|e| e.key);
+            let entry = match self.calendar.peek().map(|e| e.key) {
+                Some(packet) if timer.is_none_or(|t| packet < t) => self.calendar.pop(),
+                _ => self.timers.pop(),
+            };
+            let Some(entry) = entry else { return };
             self.ahead.push_back(entry);
         }
     }
@@ -260,17 +280,15 @@ impl Lookahead {
             return None;
         }
         let first = self.ahead.pop_front().expect("looked at");
-        self.timers -= usize::from(!is_packet(first.event));
         self.fill();
         Some((first.time(), first.event))
     }
 
-    /// Keeps the events for which `keep` is true, in their order.
-    fn retain(&mut self, mut keep: impl FnMut(&Entry) -> bool) {
-        self.ahead.retain(&mut keep);
-        self.calendar.retain(&mut keep);
+    /// Keeps the timers for which `keep` is true (and every packet event), in their order.
+    fn retain_timers(&mut self, mut keep: impl FnMut(&Entry) -> bool) {
+        self.ahead.retain(|e| is_packet(e.event) || keep(e));
+        self.timers.retain(&mut keep);
         self.fill();
-        self.timers = self.ahead.iter().filter(|e| !is_packet(e.event)).count() + self.calendar.count(|e| !is_packet(e.event));
     }
 }
 
