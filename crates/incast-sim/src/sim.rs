@@ -147,8 +147,14 @@ impl Simulation {
     /// precondition). Fails with [`Error::Resource`] when memory runs out or the workloads draw
     /// more than `run.max_flows` flows.
     pub fn new(scenario: &Scenario) -> Result<Simulation, Error> {
+        Simulation::build(scenario, None)
+    }
+
+    /// `new`, with the large network's event queue and prefetching (`deep_prefetch`) taken or
+    /// not as `large` says, or as the network's size says if it says nothing.
+    fn build(scenario: &Scenario, large: Option<bool>) -> Result<Simulation, Error> {
         let mut net = Network::build(scenario)?;
-        let deep_prefetch = net.ports.len() * std::mem::size_of::<crate::port::Port>() > DEEP_PREFETCH_BYTES;
+        let deep_prefetch = large.unwrap_or(net.ports.len() * std::mem::size_of::<crate::port::Port>() > DEEP_PREFETCH_BYTES);
         let calendar_span = packet_event_span(&net);
         let mut plan = plan(&scenario.workloads, scenario.seed, scenario.run.max_flows)?;
         let obs = Observers::new(scenario, &net)?;
@@ -1190,6 +1196,51 @@ stop = "6ms"
         (sim.purge_timers_at, sim.purge_floor) = (purge_at, purge_at);
         while !sim.step(1 << 16).expect("runs") {}
         sim.finish().expect("finishes")
+    }
+
+    /// Runs Poisson DCTCP flows (drops, timeouts, many events at the same picosecond) on a
+    /// k = 4 fat tree with the large network's event queue and prefetching or without, stale
+    /// timers purged whenever `purge_at` timers wait.
+    fn run_fat_tree(large: bool, purge_at: usize) -> RunResults {
+        let text = r#"
+seed = 5
+[topology]
+kind = "fat-tree"
+k = 4
+link_rate = "10Gbps"
+link_delay = "1us"
+[switch]
+buffer = "20pkts"
+ecn_threshold = 10
+[transport]
+protocol = "dctcp"
+min_rto = "200us"
+[[workload]]
+kind = "poisson"
+load = 0.7
+size = "web-search"
+stop = "3ms"
+[run]
+duration = "6ms"
+"#;
+        let scenario = crate::scenario::parse_toml(text, None).expect("valid");
+        let mut sim = Simulation::build(&scenario, Some(large)).expect("builds");
+        (sim.purge_timers_at, sim.purge_floor) = (purge_at, purge_at);
+        while !sim.step(1 << 16).expect("runs") {}
+        sim.finish().expect("finishes")
+    }
+
+    #[test]
+    fn a_large_networks_event_queue_runs_the_same_events_in_the_same_order() {
+        for purge_at in [usize::MAX, 16] {
+            let heaps = run_fat_tree(false, purge_at);
+            let calendar = run_fat_tree(true, purge_at);
+            assert!(heaps.summary.timeouts > 0 && heaps.summary.packets_dropped > 0, "timers fire and ports drop");
+            assert_eq!(calendar.flows, heaps.flows);
+            assert_eq!(calendar.ports, heaps.ports);
+            let counts = |r: &RunResults| crate::results::Summary { wall_time_s: 0.0, ..r.summary.clone() };
+            assert_eq!(counts(&calendar), counts(&heaps), "the same events, purge at {purge_at}");
+        }
     }
 
     #[test]
