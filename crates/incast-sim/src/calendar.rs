@@ -7,8 +7,9 @@
 //!
 //! The order is exact, the same as a heap's: every event has a unique key (time, then the
 //! sequence number of its scheduling), the bucket being taken from is kept sorted by key, and an
-//! event scheduled into it is inserted in its place. Events more than a ring's span ahead wait
-//! in a heap until the ring reaches them. Bucket width only changes speed.
+//! event scheduled into it is inserted in its place. Events more than a ring's span ahead, and
+//! those that find their bucket full, wait in a heap, which is taken from when their bucket comes
+//! up. Bucket width only changes speed.
 
 use std::cmp::Ordering;
 
@@ -37,9 +38,10 @@ pub(crate) struct Calendar<T: Keyed> {
     current_index: u64,
     /// Buckets `current_index + 1 ..= current_index + BUCKETS - 1`, the bucket of index i at
     /// i mod `BUCKETS`, unsorted: `room` slots each, back to back, of which the first
-    /// `filled[bucket]` hold events. One flat table rather than a `Vec` per bucket, so that
-    /// scheduling an event reads a count from a small table (4096 counts stay in the fastest
-    /// cache) and writes the event, where a `Vec`'s header was one more cache miss.
+    /// `filled[bucket]` hold events. One flat table rather than a `Vec` per bucket: scheduling
+    /// an event reads a count from a small table (4096 counts) and writes the event, where a
+    /// `Vec` has a header to read as well, often a cache miss (the two measured the same speed
+    /// on the fat trees of `benches/`, within this machine's noise).
     slots: Vec<T>,
     filled: Vec<u16>,
     room: usize,
