@@ -113,10 +113,12 @@ pub struct Simulation {
     done: bool,
 }
 
-/// Ports' memory beyond which `Simulation::prefetch_next` looks two events ahead, about what a
-/// core's private caches hold. Measured (2026-11-26, medians of 3): on the two-tier OLDI network
-/// (0.56 MB of ports), pFabric's leaf-spine and the k = 8 fat tree the deeper look costs 8-25%
-/// per event; on the k = 16 fat tree (1.7 MB) it saves 7%, on the k = 32 one (13 MB) 18%.
+/// Ports' memory beyond which a network is large: its events go through a lookahead window
+/// and a calendar, and `Simulation::prefetch_ahead` loads their chains of misses ahead. About
+/// what a core's private caches hold. Measured (2026-11-27, medians of 3, interleaved): taken on
+/// every network, they cost the 41-host star 67% per event, the 144-host leaf-spine 39%, the
+/// k = 8 fat tree (0.2 MB of ports) 21%, the two-tier OLDI network (0.56 MB) 5%; on the k = 16
+/// fat tree (1.7 MB) they save 21%, on the k = 32 one (13 MB) 46%.
 const DEEP_PREFETCH_BYTES: usize = 1 << 20;
 
 /// How many events ahead `prefetch_ahead` looks, the next one included: the steps of the longest
