@@ -118,7 +118,8 @@ pub struct Simulation {
 /// what a core's private caches hold. Measured (2026-11-27, medians of 3, interleaved): taken on
 /// every network, they cost the 41-host star 67% per event, the 144-host leaf-spine 39%, the
 /// k = 8 fat tree (0.2 MB of ports) 21%, the two-tier OLDI network (0.56 MB) 5%; on the k = 16
-/// fat tree (1.7 MB) they save 21%, on the k = 32 one (13 MB) 46%.
+/// fat tree (1.7 MB) an event costs 21% less than with the two-event look and heaps before them,
+/// on the k = 32 one (13 MB) 46% less.
 const DEEP_PREFETCH_BYTES: usize = 1 << 20;
 
 /// How many events ahead `prefetch_ahead` looks, the next one included: the steps of the longest
