@@ -188,7 +188,7 @@ impl EventQueue {
 
     /// Drops the pending timer events for which `live(time, event)` is false: events that
     /// would do nothing when popped (a flow's superseded timer, or the timer of a flow that has
-    /// left the run). The others keep their (time, sequence) order. Linear in the events
+    /// left the run). The others keep their (time, sequence) order. Linear in the timers
     /// pending.
     pub(crate) fn purge_timers(&mut self, mut live: impl FnMut(Instant, Event) -> bool) {
         let keep = |e: &Entry| live(e.time(), e.event);
@@ -251,6 +251,7 @@ impl Lookahead {
         }
     }
 
+    /// Adds an event outside the window: a packet's to the calendar, a timer to its heap.
     #[inline(always)]
     fn push_outside(&mut self, entry: Entry) {
         if is_packet(entry.event) {
