@@ -15,6 +15,8 @@ use std::cmp::Ordering;
 
 use dary_heap::QuaternaryHeap;
 
+use crate::error::{try_vec, ResourceError};
+
 /// Something with a unique order key; its time in picoseconds is the key's high 64 bits.
 pub(crate) trait Keyed: Copy {
     fn key(&self) -> u128;
@@ -76,20 +78,20 @@ impl<T: Keyed> Calendar<T> {
     /// A calendar whose ring spans at least `span_ps` picoseconds: events scheduled further
     /// ahead than that (from the bucket being taken) wait in a heap. The bucket width is the
     /// span over the buckets, rounded up to a power of two. `blank` fills the ring's empty
-    /// slots (never read).
-    pub(crate) fn new(span_ps: u64, blank: T) -> Calendar<T> {
+    /// slots (never read). Fails if the table's first megabyte cannot be had.
+    pub(crate) fn new(span_ps: u64, blank: T) -> Result<Calendar<T>, ResourceError> {
         let width = span_ps.div_ceil(BUCKETS as u64).max(1).next_power_of_two();
-        Calendar {
+        Ok(Calendar {
             shift: width.trailing_zeros(),
             current: Vec::new(),
             current_index: 0,
-            slots: vec![blank; BUCKETS * FIRST_ROOM],
-            filled: vec![0; BUCKETS],
+            slots: try_vec(BUCKETS * FIRST_ROOM, blank, "the event calendar")?,
+            filled: try_vec(BUCKETS, 0, "the event calendar")?,
             room: FIRST_ROOM,
             occupied: [0; WORDS],
             in_ring: 0,
             beyond: QuaternaryHeap::new(),
-        }
+        })
     }
 
     #[inline]
@@ -138,15 +140,17 @@ impl<T: Keyed> Calendar<T> {
         }
     }
 
-    /// Doubles every bucket's room, unless it is `MAX_ROOM` already; says whether it did.
+    /// Doubles every bucket's room, unless it is `MAX_ROOM` already or the memory cannot be had
+    /// (the event then waits beyond the ring, as when the room is at its most); says whether it
+    /// did.
     #[cold]
     #[inline(never)]
     fn grow(&mut self) -> bool {
-        if self.room >= MAX_ROOM {
+        let room = 2 * self.room;
+        let mut slots = Vec::new();
+        if room > MAX_ROOM || slots.try_reserve_exact(BUCKETS * room).is_err() {
             return false;
         }
-        let room = 2 * self.room;
-        let mut slots = Vec::with_capacity(BUCKETS * room);
         for bucket in self.slots.chunks(self.room) {
             // The bucket, then as much again as room (a copy, never read).
             slots.extend_from_slice(bucket);
@@ -251,7 +255,7 @@ mod tests {
     fn takes_events_in_key_order_across_buckets_the_ring_and_beyond() {
         // Buckets of 1 ps: the ring spans 4096 ps. 70 events in one bucket fill its room, which
         // grows to its most, and the rest wait beyond the ring.
-        let mut c = Calendar::new(BUCKETS as u64, E(0));
+        let mut c = Calendar::new(BUCKETS as u64, E(0)).expect("a megabyte");
         for (seq, time) in [5u64, 3, 9_000, 3, 4_095, 4_096, 0, 70_000].into_iter().enumerate() {
             c.push(at(time, seq as u64));
         }
@@ -285,7 +289,7 @@ mod tests {
             span in prop::sample::select(vec![1u64, 4_096, 1 << 20, 1 << 40]),
             ops in prop::collection::vec((0u8..4, 0u64..(1 << 30)), 1..600),
         ) {
-            let mut c = Calendar::new(span, E(0));
+            let mut c = Calendar::new(span, E(0)).expect("a megabyte");
             let mut reference = std::collections::BTreeSet::new();
             let (mut now, mut seq) = (0u64, 0u64);
             for (op, delay) in ops {

@@ -17,6 +17,7 @@ use dary_heap::QuaternaryHeap as BinaryHeap;
 use incast_proto::time::Instant;
 
 use crate::calendar::{Calendar, Keyed};
+use crate::error::ResourceError;
 use crate::ids::{FlowId, PortId};
 
 /// Something that happens at an instant. Small and `Copy`: the payload lives in the component.
@@ -118,17 +119,17 @@ impl EventQueue {
     /// A queue that keeps its next `window` events (at least 1) in order where
     /// [`peek_nth`](Self::peek_nth) sees them, and the other packet events in a calendar whose
     /// ring spans `calendar_span` picoseconds (`calendar`) rather than in a heap. The order of
-    /// events is the same as without.
-    pub(crate) fn with_lookahead(window: usize, calendar_span: u64) -> EventQueue {
+    /// events is the same as without. Fails if the calendar's table cannot be had.
+    pub(crate) fn with_lookahead(window: usize, calendar_span: u64) -> Result<EventQueue, ResourceError> {
         assert!(window > 0, "a lookahead window holds at least the next event");
         let blank = Entry { key: u128::MAX, event: Event::Sample };
         let lookahead = Lookahead {
             ahead: VecDeque::with_capacity(window + 1),
             window,
-            calendar: Calendar::new(calendar_span, blank),
+            calendar: Calendar::new(calendar_span, blank)?,
             timers: std::collections::BinaryHeap::new(),
         };
-        EventQueue { lookahead: Some(Box::new(lookahead)), ..EventQueue::default() }
+        Ok(EventQueue { lookahead: Some(Box::new(lookahead)), ..EventQueue::default() })
     }
 
     /// Schedules `event` at `time`.
@@ -304,7 +305,7 @@ mod tests {
         // Without a window (heaps), and with windows that hold some or all of the timers when
         // they are purged (the others in the calendar).
         for (window, calendar) in [(0, 0), (2, 1), (8, 1 << 20), (2, 1 << 40)] {
-            let mut q = if window == 0 { EventQueue::default() } else { EventQueue::with_lookahead(window, calendar) };
+            let mut q = if window == 0 { EventQueue::default() } else { EventQueue::with_lookahead(window, calendar).expect("a megabyte") };
             q.push(Instant::from_ps(1), Event::Arrive(PortId(1)));
             for (t, flow) in [(9, 1), (3, 2), (3, 3), (7, 4), (3, 5)] {
                 q.push(Instant::from_ps(t), Event::FlowTimer(FlowId(flow)));
@@ -349,7 +350,7 @@ mod tests {
             calendar in prop::sample::select(vec![1u64, 1 << 20, 1 << 40]),
             ops in prop::collection::vec((0u8..4, 0u64..(1 << 30), 0u32..8), 1..400),
         ) {
-            let mut q = if window == 0 { EventQueue::default() } else { EventQueue::with_lookahead(window, calendar) };
+            let mut q = if window == 0 { EventQueue::default() } else { EventQueue::with_lookahead(window, calendar).expect("a megabyte") };
             let mut reference = std::collections::BTreeMap::new();
             let (mut now, mut seq) = (0u64, 0u64);
             for (op, delay, port) in ops {

@@ -176,7 +176,7 @@ impl Simulation {
         let releasing = scenario.output.flow_throughput_interval.is_none();
         let mut sim = Simulation {
             now: Instant::ZERO,
-            events: if deep_prefetch { EventQueue::with_lookahead(LOOKAHEAD, calendar_span) } else { EventQueue::default() },
+            events: if deep_prefetch { EventQueue::with_lookahead(LOOKAHEAD, calendar_span)? } else { EventQueue::default() },
             event_count: 0,
             processor_timer_at,
             net,
