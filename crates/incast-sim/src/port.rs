@@ -218,7 +218,7 @@ impl Port {
     /// Starts loading the header of the queue a packet of `priority` joins.
     #[inline]
     pub(crate) fn prefetch_queue(&self, priority: u8) {
-        crate::prefetch::line(&self.classes[(priority as usize).min(self.classes.len() - 1)]);
+        crate::prefetch::line(&self.classes[self.class_of(priority)]);
     }
 
     /// Starts loading the head of the most urgent queue (what a free serializer takes next).
@@ -227,6 +227,12 @@ impl Port {
         if let Some(head) = self.classes[0].front() {
             crate::prefetch::line(head);
         }
+    }
+
+    /// The queue a packet of `priority` joins: its class, or the least urgent one the port has.
+    #[inline]
+    fn class_of(&self, priority: u8) -> usize {
+        (priority as usize).min(self.classes.len() - 1)
     }
 
     /// The packet at the head of the most urgent queue, if any (what a free serializer takes
@@ -319,7 +325,7 @@ impl Port {
         self.queued_bytes += size;
         self.queued_packets += 1;
         self.max_queue_bytes = self.max_queue_bytes.max(self.queued_bytes);
-        let class = (priority as usize).min(self.classes.len() - 1);
+        let class = self.class_of(priority);
         self.classes[class].push_back(id);
         Admission::Queued { marked }
     }

@@ -1196,8 +1196,15 @@ rate = 500000.0
 size = { dist = "uniform", min = "1KB", max = "40KB" }
 stop = "6ms"
 "#;
+        run_to_end(text, None, purge_at)
+    }
+
+    /// Runs the scenario `text` to its end, with the large network's event queue and prefetching
+    /// as `large` says (or as the network's size says), stale timers purged whenever `purge_at`
+    /// timers wait.
+    fn run_to_end(text: &str, large: Option<bool>, purge_at: usize) -> RunResults {
         let scenario = crate::scenario::parse_toml(text, None).expect("valid");
-        let mut sim = Simulation::new(&scenario).expect("builds");
+        let mut sim = Simulation::build(&scenario, large).expect("builds");
         (sim.purge_timers_at, sim.purge_floor) = (purge_at, purge_at);
         while !sim.step(1 << 16).expect("runs") {}
         sim.finish().expect("finishes")
@@ -1228,11 +1235,7 @@ stop = "3ms"
 [run]
 duration = "6ms"
 "#;
-        let scenario = crate::scenario::parse_toml(text, None).expect("valid");
-        let mut sim = Simulation::build(&scenario, Some(large)).expect("builds");
-        (sim.purge_timers_at, sim.purge_floor) = (purge_at, purge_at);
-        while !sim.step(1 << 16).expect("runs") {}
-        sim.finish().expect("finishes")
+        run_to_end(text, Some(large), purge_at)
     }
 
     #[test]
