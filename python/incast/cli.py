@@ -233,6 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--trace-flow", type=int, metavar="N",
                    help="with one --case: write ns-3's log of flow N's sender and both results for it to DIR")
+    p.add_argument("--sender-traces", action="store_true",
+                   help="with one --case: write every flow's ns-3 sender log to DIR, for incast's replay test")
 
     p = sub.add_parser("bench", help="speed and memory benchmarks (scenarios in benches/)")
     p.add_argument(
@@ -789,7 +791,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_crosscheck(args: argparse.Namespace) -> int:
-    from incast.crosscheck import CASES, CrosscheckError, run_crosscheck, trace_flow
+    from incast.crosscheck import CASES, CrosscheckError, run_crosscheck, sender_traces, trace_flow
 
     if args.list:
         for c in CASES:
@@ -801,9 +803,15 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
         raise CliError(f"--case {unknown[0]!r}: no such case; cases: {', '.join(sorted(names))}")
     out = check_out_dir(args.out)
     try:
-        if args.trace_flow is not None:
+        if args.trace_flow is not None or args.sender_traces:
+            option = "--trace-flow" if args.trace_flow is not None else "--sender-traces"
+            if args.trace_flow is not None and args.sender_traces:
+                raise CliError("--trace-flow and --sender-traces: choose one")
             if len(args.case or []) != 1:
-                raise CliError("--trace-flow needs exactly one --case")
+                raise CliError(f"{option} needs exactly one --case")
+            if args.sender_traces:
+                print(sender_traces(out, args.case[0], quick=args.quick))
+                return 0
             for path in trace_flow(out, args.case[0], args.trace_flow, quick=args.quick):
                 print(path)
             return 0

@@ -201,6 +201,7 @@ pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
     put("sub_segment_window", json!(t.sub_segment_window.name()));
     put("ce_sequence_check", json!(t.ce_sequence_check));
     put("ect_control_packets", json!(t.ect_control_packets));
+    put("ns3_bookkeeping", json!(t.ns3_bookkeeping));
     put("handshake", json!(t.handshake));
     put("restart_after_idle", json!(t.restart_after_idle));
     put("dctcp_g", json!(spec.dctcp_g));

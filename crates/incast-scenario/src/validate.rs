@@ -605,6 +605,7 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
             sub_segment_window: raw.sub_segment_window.map_or(d.sub_segment_window, |n| n.0),
             ce_sequence_check: raw.ce_sequence_check.unwrap_or(d.ce_sequence_check),
             ect_control_packets: raw.ect_control_packets.unwrap_or(d.ect_control_packets),
+            ns3_bookkeeping: raw.ns3_bookkeeping.unwrap_or(d.ns3_bookkeeping),
             handshake: raw.handshake.unwrap_or(d.handshake),
             restart_after_idle: raw.restart_after_idle.unwrap_or(d.restart_after_idle),
         },

@@ -239,8 +239,9 @@ def run_ns3(cases: Sequence[Case], flows: Dict[str, List[Dict[str, int]]],
             raise CrosscheckError(f"ns-3 failed (exit {proc.returncode}):\n{tail}")
         results = {r["name"]: r for r in json.loads(out_path.read_text())}
         if trace_flow is not None:
+            prefix = "ns3f " if trace_flow == ALL_FLOWS else "ns3 "
             for r in results.values():
-                r["trace"] = [line for line in proc.stdout.splitlines() if line.startswith("ns3 ")]
+                r["trace"] = [line for line in proc.stdout.splitlines() if line.startswith(prefix)]
         return results
 
 
@@ -500,6 +501,34 @@ def trace_flow(out: Path, name: str, flow: int, *, quick: bool = False) -> List[
     return [log, summary]
 
 
+#: `run_ns3`'s `trace_flow` for every flow's sender.
+ALL_FLOWS = -2
+
+
+def sender_traces(out: Path, name: str, *, quick: bool = False) -> Path:
+    """Runs one case in ns-3 and writes every flow's sender log (segments sent, ACKs received
+    with their SACK blocks and ECN-Echo, congestion states) in the form incast's replay test
+    reads (`crates/incast-proto/src/tcp/ns3_replay.rs`): for each flow a line
+    `flow <index> <size> <protocol>`, then its log. Replaying ns-3's ACKs into incast's `ns3`
+    stack shows, flow by flow, the first segment the two senders would send differently."""
+    case = next((c for c in CASES if c.name == name), None)
+    if case is None:
+        raise CrosscheckError(f"no case named {name}")
+    fl = flows_for(case, 10 if quick else 50)
+    lines = run_ns3([case], {name: fl}, trace_flow=ALL_FLOWS)[name]["trace"]
+    by_flow: Dict[int, List[str]] = {}
+    for line in lines:
+        _, flow, rest = line.split(" ", 2)
+        by_flow.setdefault(int(flow), []).append(f"ns3 {rest}")
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"sender-traces-{name}.txt"
+    with path.open("w") as f:
+        for i in sorted(by_flow):
+            f.write(f"flow {i} {fl[i]['size']} {case.protocol}\n")
+            f.write("\n".join(by_flow[i]) + "\n")
+    return path
+
+
 def settings() -> Dict[str, Any]:
     """The shared settings, for the report."""
     return {"link": f"{LINK_BPS / 1e9:g} Gbps, {LINK_DELAY_NS / 1e3:g} us", "fabric": f"{FABRIC_BPS / 1e9:g} Gbps",
@@ -523,4 +552,5 @@ def _ns3_version() -> str:
         return "unknown"
 
 
-__all__ = ["CASES", "Case", "CrosscheckError", "run_crosscheck", "flows_for", "incast_scenario", "trace_flow"]
+__all__ = ["CASES", "Case", "CrosscheckError", "run_crosscheck", "flows_for", "incast_scenario", "sender_traces",
+           "trace_flow"]

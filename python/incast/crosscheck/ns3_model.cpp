@@ -10,6 +10,7 @@
 // i.e. more than K waiting in all, which is incast's "queue exceeds K on arrival".
 
 #include <cstdint>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <set>
@@ -46,7 +47,7 @@ struct Setup
     int64_t min_rto_ns = 10000000;
     bool sack = true;
     int64_t stop_ns = 10000000000;
-    int64_t trace_flow = -1; // log this flow's sender on standard output
+    int64_t trace_flow = -1; // log this flow's sender on standard output; -2: every flow's
 };
 
 struct Results
@@ -84,18 +85,32 @@ static int64_t g_trace_flow = -1;
 
 // A log of one flow's sender on standard output (`Setup::trace_flow`), to follow a flow that
 // the two simulators treat differently: segments sent and ACKs received (in segments from the
-// first data byte, with SACK blocks), cwnd and congestion state changes.
+// first data byte, with SACK blocks), cwnd and congestion state changes. With every flow's
+// (`trace_flow` -2, for replaying ns-3's ACKs into incast's sender), each line names its flow
+// ("ns3f <flow> ...") and cwnd is left out.
 static uint32_t g_mss = 1448;
 
-static void TraceTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+static std::ostream& TraceLine(uint32_t f)
 {
-    std::cout << "ns3 " << Simulator::Now().GetMicroSeconds() << " us tx " << (h.GetSequenceNumber().GetValue() - 1) / double(g_mss)
-              << " len " << p->GetSize() << "\n";
+    if (g_trace_flow == -2)
+    {
+        std::cout << "ns3f " << f << " ";
+    }
+    else
+    {
+        std::cout << "ns3 ";
+    }
+    return std::cout << Simulator::Now().GetMicroSeconds() << " us ";
 }
 
-static void TraceRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+static void TraceTx(uint32_t f, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
 {
-    std::cout << "ns3 " << Simulator::Now().GetMicroSeconds() << " us ack " << (h.GetAckNumber().GetValue() - 1) / double(g_mss);
+    TraceLine(f) << "tx " << (h.GetSequenceNumber().GetValue() - 1) / double(g_mss) << " len " << p->GetSize() << "\n";
+}
+
+static void TraceRx(uint32_t f, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    TraceLine(f) << "ack " << (h.GetAckNumber().GetValue() - 1) / double(g_mss);
     for (const auto& o : h.GetOptionList())
     {
         if (o->GetKind() == TcpOption::SACK)
@@ -109,14 +124,14 @@ static void TraceRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBa
     std::cout << ((h.GetFlags() & TcpHeader::ECE) ? " ece" : "") << "\n";
 }
 
-static void TraceCwnd(uint32_t, uint32_t cwnd)
+static void TraceCwnd(uint32_t f, uint32_t, uint32_t cwnd)
 {
-    std::cout << "ns3 " << Simulator::Now().GetMicroSeconds() << " us cwnd " << cwnd / double(g_mss) << "\n";
+    TraceLine(f) << "cwnd " << cwnd / double(g_mss) << "\n";
 }
 
-static void TraceState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t state)
+static void TraceState(uint32_t f, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t state)
 {
-    std::cout << "ns3 " << Simulator::Now().GetMicroSeconds() << " us state " << TcpSocketState::TcpCongStateName[state] << "\n";
+    TraceLine(f) << "state " << TcpSocketState::TcpCongStateName[state] << "\n";
 }
 static Results g_res;
 static std::vector<uint64_t> g_high;
@@ -244,12 +259,15 @@ static void ConnectSocket(uint32_t f, Ptr<BulkSendApplication> app)
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, f));
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, f));
     s->TraceConnectWithoutContext("CongState", MakeCallback(&OnCongState));
-    if ((int64_t)f == g_trace_flow)
+    if ((int64_t)f == g_trace_flow || g_trace_flow == -2)
     {
-        s->TraceConnectWithoutContext("Tx", MakeCallback(&TraceTx));
-        s->TraceConnectWithoutContext("Rx", MakeCallback(&TraceRx));
-        s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&TraceCwnd));
-        s->TraceConnectWithoutContext("CongState", MakeCallback(&TraceState));
+        s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TraceTx, f));
+        s->TraceConnectWithoutContext("Rx", MakeBoundCallback(&TraceRx, f));
+        s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&TraceState, f));
+        if (g_trace_flow != -2)
+        {
+            s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&TraceCwnd, f));
+        }
     }
 }
 
@@ -303,6 +321,8 @@ static void InstallHostQueue(Ptr<NetDevice> dev)
 Results Run(const Setup& c, const std::vector<Flow>& flows)
 {
     g_trace_flow = c.trace_flow;
+    // Sequence numbers in segments: enough digits for any byte of a flow below 10 GB.
+    std::cout << std::setprecision(12);
     g_mss = c.mss;
     g_flows = flows;
     g_res = Results();

@@ -504,7 +504,7 @@ mod tests {
         for i in 0..2_000u64 {
             una += MSS;
             let marked = if (i / 20) % 3 == 0 && i % 4 == 0 { MSS } else { 0 };
-            let ev = AckEvent { acked_bytes: MSS, delivered_bytes: MSS, ce_marked_bytes: marked, snd_una: una, snd_nxt: una + dctcp.cwnd_bytes(), cwnd_limited: true, pipe_bytes: dctcp.cwnd_bytes(), safe: true };
+            let ev = AckEvent { acked_bytes: MSS, delivered_bytes: MSS, ce_marked_bytes: marked, snd_una: una, snd_nxt: una + dctcp.cwnd_bytes(), cwnd_limited: true, pipe_bytes: dctcp.cwnd_bytes(), safe: true, ns3: None };
             dctcp.on_ack(&ev, &c);
             d2.on_ack(&ev, &c);
             assert_eq!(d2.cwnd_bytes(), dctcp.cwnd_bytes(), "after ACK {i}");

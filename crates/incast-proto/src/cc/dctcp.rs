@@ -21,6 +21,8 @@ pub(crate) struct AlphaEstimator {
     marked_bytes: u64,
     /// The observation window ends when snd_una reaches this offset (snd_nxt at the last update).
     window_end: u64,
+    /// ns-3's `m_nextSeq` (`TcpConfig::ns3_bookkeeping`): unset until the first ACK.
+    ns3_window_end: Option<u64>,
 }
 
 impl AlphaEstimator {
@@ -38,6 +40,7 @@ impl AlphaEstimator {
             // Zero, as Linux's `next_seq = snd_nxt` at connection start: the first ACK closes
             // the first (one-ACK) window, after that each window is one flight of data.
             window_end: 0,
+            ns3_window_end: None,
         }
     }
 
@@ -60,6 +63,29 @@ impl AlphaEstimator {
         self.acked_bytes = 0;
         self.marked_bytes = 0;
         self.window_end = snd_nxt;
+        true
+    }
+
+    /// ns-3.44's `TcpDctcp::PktsAcked` (tcp-dctcp.cc lines 128 to 150), for
+    /// `TcpConfig::ns3_bookkeeping`: `acked` bytes (whole segments) counted, all marked if
+    /// `ece_received`; the first window ends at `next_tx` of the first ACK (not at once, as
+    /// Linux's), a window closes when `last_acked` reaches its end, even with nothing counted
+    /// (alpha then decays), and the next ends at `next_tx`, which after a resend lies below
+    /// snd_nxt. Returns whether alpha was updated.
+    pub(crate) fn on_acked_ns3(&mut self, acked: u64, ece_received: bool, last_acked: u64, next_tx: u64) -> bool {
+        self.acked_bytes += acked;
+        if ece_received {
+            self.marked_bytes += acked;
+        }
+        let end = *self.ns3_window_end.get_or_insert(next_tx);
+        if last_acked < end {
+            return false;
+        }
+        let f = if self.acked_bytes == 0 { 0.0 } else { self.marked_bytes as f64 / self.acked_bytes as f64 };
+        self.alpha = ((1.0 - self.g) * self.alpha + self.g * f).clamp(0.0, 1.0);
+        self.acked_bytes = 0;
+        self.marked_bytes = 0;
+        self.ns3_window_end = Some(next_tx);
         true
     }
 }

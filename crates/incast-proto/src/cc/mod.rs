@@ -114,6 +114,34 @@ pub(crate) struct AckEvent {
     /// The ACK advanced snd_una and revealed no new loss (PRR's safe ACK, Linux's
     /// `FLAG_SND_UNA_ADVANCED && !newly_lost`).
     pub(crate) safe: bool,
+    /// What ns-3's `ProcessAck` hands its congestion control for this ACK, with
+    /// `TcpConfig::ns3_bookkeeping`; `None` otherwise.
+    pub(crate) ns3: Option<Ns3Ack>,
+}
+
+/// One ACK as ns-3.44's congestion control sees it (`TcpConfig::ns3_bookkeeping`): what
+/// `TcpSocketBase::ProcessAck` passes to `PktsAcked` and `IncreaseWindow`, and the socket
+/// state `TcpDctcp::PktsAcked` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ns3Ack {
+    /// `segmentsAcked` as `PktsAcked` and `IncreaseWindow` get it: whole segments, by
+    /// ns-3's rules for the ACK's state.
+    pub(crate) segments: u64,
+    /// The whole segments the ACK delivered with ns-3's carry of bytes (0 if snd_una did not
+    /// advance): what decides whether PRR steps on a partial ACK or during CWR.
+    pub(crate) advanced_segments: u64,
+    /// The ACK SACKed new data (ns-3's duplicate ACK, `scoreboardUpdated`).
+    pub(crate) sack_updated: bool,
+    /// The ACK starts loss recovery.
+    pub(crate) starts_recovery: bool,
+    /// The ACK cumulatively acknowledged a retransmitted segment in loss recovery (PRR's safe
+    /// ACK in ns-3, `m_isRetransDataAcked`).
+    pub(crate) acked_resent: bool,
+    /// The sender's ECN state is ECE-received (`TcpSocketState::ECN_ECE_RCVD`), so DCTCP
+    /// counts the segments as marked.
+    pub(crate) ece_received: bool,
+    /// `m_nextTxSequence`: one past the last segment sent, a resend included.
+    pub(crate) next_tx: u64,
 }
 
 impl AckEvent {

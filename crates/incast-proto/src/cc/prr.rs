@@ -20,14 +20,34 @@ pub(crate) struct Prr {
     delivered: u64,
     /// Bytes sent since the reduction began.
     out: u64,
-    /// RecoverFS: the flight size when it began.
+    /// RecoverFS: the flight size when it began (at least one byte, as a divisor).
     recover_fs: u64,
+    /// ns-3.44's arithmetic (`TcpConfig::ns3_bookkeeping`) with RecoverFS as it was, zero
+    /// included.
+    ns3: Option<u64>,
 }
 
 impl Prr {
     /// A reduction starting with `flight` bytes outstanding.
     pub(crate) fn start(flight: u64) -> Prr {
-        Prr { delivered: 0, out: 0, recover_fs: flight.max(1) }
+        Prr { delivered: 0, out: 0, recover_fs: flight.max(1), ns3: None }
+    }
+
+    /// A reduction as ns-3.44's `TcpPrrRecovery` runs it, from a pipe of `pipe` bytes: the
+    /// proportional share rounded up in bytes rather than segments (tcp-prr-recovery.cc line
+    /// 90), and the slow-start bound computed as it is there (line 95,
+    /// `int limit = std::max(m_prrDelivered - m_prrOut, deliveredBytes)` on unsigned
+    /// operands): once more was sent than delivered the difference wraps, the bound is
+    /// negative and nothing more goes out until deliveries catch up.
+    pub(crate) fn start_ns3(pipe: u64) -> Prr {
+        Prr { delivered: 0, out: 0, recover_fs: pipe.max(1), ns3: Some(pipe) }
+    }
+
+    /// Whether a duplicate ACK counts one segment more than it delivered (ns-3's
+    /// `DoRecovery` with `isDupAck`, tcp-prr-recovery.cc line 74: while less than RecoverFS
+    /// was delivered).
+    pub(crate) fn counts_duplicate(&self) -> bool {
+        self.ns3.is_some_and(|fs| self.delivered < fs)
     }
 
     /// Counts bytes sent (new or resent) during the reduction.
@@ -45,10 +65,25 @@ impl Prr {
         let sndcnt = if pipe > ssthresh {
             // Proportional part: the reduction spreads over one round trip of ACKs. CEIL is
             // taken in whole segments, as RFC 6937's examples and Linux count (in bytes a
-            // half-segment allowance would hold every other segment back one more ACK).
+            // half-segment allowance would hold every other segment back one more ACK); ns-3
+            // takes it in bytes.
             let share = u128::from(self.delivered) * u128::from(ssthresh);
-            let allowed = share.div_ceil(u128::from(self.recover_fs) * u128::from(mss)) * u128::from(mss);
+            let allowed = if self.ns3.is_some() {
+                share.div_ceil(u128::from(self.recover_fs))
+            } else {
+                share.div_ceil(u128::from(self.recover_fs) * u128::from(mss)) * u128::from(mss)
+            };
             (allowed as u64).saturating_sub(self.out)
+        } else if self.ns3.is_some() {
+            let mut limit = if self.delivered >= self.out {
+                i128::from((self.delivered - self.out).max(delivered))
+            } else {
+                -i128::from(self.out - self.delivered)
+            };
+            if safe_ack {
+                limit += i128::from(mss);
+            }
+            limit.min(i128::from(ssthresh - pipe)).max(0) as u64
         } else {
             // Slow-start reduction bound: catch up towards ssthresh, at most as fast as slow
             // start would.

@@ -15,7 +15,7 @@ use super::d2tcp::D2tcp;
 use super::dctcp::{AlphaEstimator, Dctcp};
 use super::prr::Prr;
 use super::reno::NewReno;
-use super::{AckEvent, CcKind, CutContext};
+use super::{AckEvent, CcKind, CutContext, Ns3Ack};
 use super::dctcp::proportional_cut;
 use crate::tcp::{DctcpLossCut, EcnReduction, LossBasis, TcpConfig, WindowGrowth};
 
@@ -46,6 +46,20 @@ impl Policy {
             Policy::D2tcp(d) => &mut d.estimator,
         };
         estimator.on_acked(acked, marked, snd_una, snd_nxt);
+    }
+
+    /// Lets the policy's estimator see one ACK of the SACK skeleton: ns-3's counts when the
+    /// event carries them, else the bytes delivered and marked.
+    fn on_ack_event(&mut self, ev: &AckEvent, mss: u64) {
+        let Some(ns3) = ev.ns3 else {
+            return self.on_acked(ev.delivered_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
+        };
+        let estimator = match self {
+            Policy::NewReno(_) => return,
+            Policy::Dctcp(d) => &mut d.estimator,
+            Policy::D2tcp(d) => &mut d.estimator,
+        };
+        estimator.on_acked_ns3(ns3.segments * mss, ns3.ece_received, ev.snd_una, ns3.next_tx);
     }
 
     /// The window the policy wants after an ECN-Echo, before the skeleton's floor.
@@ -113,6 +127,8 @@ struct WindowRules {
     dctcp_loss_cut: DctcpLossCut,
     /// The largest window, bytes (`TcpConfig::max_window_segments`; `u64::MAX` without one).
     max_cwnd: u64,
+    /// ns-3.44's bookkeeping (`TcpConfig::ns3_bookkeeping`).
+    ns3: bool,
 }
 
 impl WindowRules {
@@ -130,6 +146,7 @@ impl WindowRules {
             prr_on_dupacks_in_cwr: config.recovery_in_cwr,
             dctcp_loss_cut: config.dctcp_loss_cut,
             max_cwnd: config.max_window_segments.map_or(u64::MAX, |n| u64::from(n).max(1) * mss),
+            ns3: config.ns3_bookkeeping && config.sack,
         }
     }
 }
@@ -158,6 +175,9 @@ pub struct CongestionControl {
     /// No ECN cut until snd_una passes this offset: snd_nxt (or the highest byte sent) at the
     /// last cut, so one window of marks triggers one cut (RFC 3168 Section 6.1.2).
     cut_end: u64,
+    /// `TcpLinuxReno::m_cWndCnt` (`TcpConfig::ns3_bookkeeping`): segments counted towards the
+    /// next step of congestion avoidance; no cut resets it.
+    segments_counted: u64,
 }
 
 impl CongestionControl {
@@ -181,6 +201,7 @@ impl CongestionControl {
             state: CaState::Open,
             prr: None,
             cut_end: 0,
+            segments_counted: 0,
         }
     }
 
@@ -240,8 +261,10 @@ impl CongestionControl {
     /// A new cumulative ACK outside fast recovery, or any ACK during a CWR reduction: feed the
     /// estimator with the bytes delivered, then end, continue or start a reduction, or grow.
     pub(crate) fn on_ack(&mut self, ev: &AckEvent, ctx: &CutContext) {
-        self.policy
-            .on_acked(ev.delivered_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
+        if let Some(ns3) = ev.ns3 {
+            return self.on_ack_ns3(ev, ns3, ctx);
+        }
+        self.policy.on_ack_event(ev, self.rules.mss);
         if let CaState::Cwr { end } = self.state {
             if ev.snd_una >= end {
                 // Linux's `tcp_end_cwnd_reduction`: the window lands on ssthresh.
@@ -258,17 +281,8 @@ impl CongestionControl {
         }
         // Only an ACK of new data carries a valid ECN-Echo (ns-3's `m_ecnEchoSeq`; Linux counts
         // ECE on ACKs that advance snd_una).
-        if ev.ce_marked_bytes > 0 && ev.acked_bytes > 0 && ev.snd_una > self.cut_end {
-            let ctx = CutContext {
-                cwnd_bytes: self.cwnd,
-                ..*ctx
-            };
-            // A cut never raises the window, even below the floor (after a timeout cwnd is 1 MSS).
-            let cut = self.policy.ecn_cut(&ctx).max(self.rules.ecn_floor).min(self.cwnd);
-            // Leave slow start: growth after a cut is additive (RFC 3168 Section 6.1.2).
-            self.ssthresh = cut;
-            self.ca_acked = 0;
-            self.cut_end = ev.snd_nxt;
+        if self.ecn_echo_cuts(ev) {
+            let cut = self.ecn_cut(ev, ctx);
             match self.rules.ecn_reduction {
                 EcnReduction::Instant => self.cwnd = cut,
                 EcnReduction::Prr => {
@@ -282,6 +296,117 @@ impl CongestionControl {
         if ev.acked_bytes > 0 && (ev.cwnd_limited || !self.rules.cwnd_validation) {
             self.grow(ev.acked_bytes);
         }
+    }
+
+    /// Whether the ACK's ECN-Echo starts a reduction: only an ACK of new data carries a valid
+    /// one (ns-3's `m_ecnEchoSeq`; Linux counts ECE on ACKs that advance snd_una), once per
+    /// window of data.
+    fn ecn_echo_cuts(&self, ev: &AckEvent) -> bool {
+        ev.ce_marked_bytes > 0 && ev.acked_bytes > 0 && ev.snd_una > self.cut_end
+    }
+
+    /// The ECN cut of the current window into ssthresh, which leaves slow start (growth after
+    /// a cut is additive, RFC 3168 Section 6.1.2); returns it. A cut never raises the window,
+    /// even below the floor (after a timeout cwnd is 1 MSS).
+    fn ecn_cut(&mut self, ev: &AckEvent, ctx: &CutContext) -> u64 {
+        let ctx = CutContext { cwnd_bytes: self.cwnd, ..*ctx };
+        let cut = self.policy.ecn_cut(&ctx).max(self.rules.ecn_floor).min(self.cwnd);
+        self.ssthresh = cut;
+        self.ca_acked = 0;
+        self.cut_end = ev.snd_nxt;
+        cut
+    }
+
+    /// `on_ack` in ns-3.44's order and with its counts (`TcpConfig::ns3_bookkeeping`):
+    /// `ReceivedAck` ends the CWR state only on an ACK above its recovery point
+    /// (tcp-socket-base.cc line 1896) and enters it on an ECN-Echo (`EnterCwr`, line 1919)
+    /// before `ProcessAck` hands the ACK to the congestion control, so a cut uses the alpha
+    /// of before the ACK; in CWR, PRR steps only on an ACK of a whole segment or more (line
+    /// 2156); in the open state the window grows by `IncreaseWindow(segmentsAcked)`.
+    fn on_ack_ns3(&mut self, ev: &AckEvent, ns3: Ns3Ack, ctx: &CutContext) {
+        if let CaState::Cwr { end } = self.state {
+            if ev.snd_una > end {
+                self.cwnd = self.ssthresh;
+                self.state = CaState::Open;
+                self.prr = None;
+            }
+        }
+        if !matches!(self.state, CaState::Cwr { .. }) && self.ecn_echo_cuts(ev) {
+            let cut = self.ecn_cut(ev, ctx);
+            match self.rules.ecn_reduction {
+                EcnReduction::Instant => self.cwnd = cut,
+                EcnReduction::Prr => {
+                    // `EnterCwr` starts PRR from the pipe after this ACK and steps it as for a
+                    // duplicate ACK (tcp-prr-recovery.cc lines 64 and 66).
+                    self.state = CaState::Cwr { end: ev.snd_nxt };
+                    self.prr = Some(Prr::start_ns3(ev.pipe_bytes));
+                    self.prr_step_ns3(ev, ns3, true);
+                }
+            }
+        }
+        self.policy.on_ack_event(ev, self.rules.mss);
+        match self.state {
+            CaState::Cwr { .. } if ns3.advanced_segments >= 1 => self.prr_step_ns3(ev, ns3, false),
+            CaState::Cwr { .. } => {}
+            _ if ev.acked_bytes > 0 => self.grow_ns3(ns3.segments),
+            _ => {}
+        }
+    }
+
+    /// One step of ns-3.44's `TcpPrrRecovery::DoRecovery`: a duplicate ACK (or the ACK that
+    /// starts a reduction) counts one segment more than it delivered while less than RecoverFS
+    /// was delivered (tcp-prr-recovery.cc line 76); an ACK is safe only if it acknowledged a
+    /// retransmission, which never happens in CWR (`m_isRetransDataAcked`, set in
+    /// `ReceivedAck` for partial ACKs in recovery only).
+    fn prr_step_ns3(&mut self, ev: &AckEvent, ns3: Ns3Ack, duplicate: bool) {
+        let in_cwr = matches!(self.state, CaState::Cwr { .. });
+        let mss = self.rules.mss;
+        let Some(prr) = self.prr.as_mut() else { return };
+        let delivered = ev.delivered_bytes + if duplicate && prr.counts_duplicate() { mss } else { 0 };
+        let safe = ns3.acked_resent && !in_cwr;
+        if let Some(cwnd) = prr.on_ack(delivered, ev.pipe_bytes, self.ssthresh, safe, mss) {
+            self.cwnd = cwnd;
+        }
+    }
+
+    /// ns-3.44's `IncreaseWindow(segmentsAcked)`: `TcpLinuxReno` for DCTCP and D2TCP
+    /// (`TcpDctcp` derives from it): slow start adds a segment per segment acknowledged but
+    /// stops at ssthresh, and congestion avoidance adds one per cwnd / MSS segments counted
+    /// (`m_cWndCnt`, kept across cuts), each call one or the other (tcp-linux-reno.cc lines 52
+    /// to 125); `TcpNewReno` for NewReno: one segment in slow start, the rest of the ACK in
+    /// congestion avoidance, MSS x MSS / cwnd (at least a byte) if any (tcp-congestion-ops.cc
+    /// lines 152 to 213).
+    fn grow_ns3(&mut self, mut segments: u64) {
+        let mss = self.rules.mss;
+        match self.policy {
+            Policy::Dctcp(_) | Policy::D2tcp(_) => {
+                if self.cwnd < self.ssthresh {
+                    self.cwnd = (self.cwnd + segments * mss).min(self.ssthresh);
+                } else {
+                    let w = (self.cwnd / mss).max(1);
+                    if self.segments_counted >= w {
+                        self.segments_counted = 0;
+                        self.cwnd += mss;
+                    }
+                    self.segments_counted += segments;
+                    if self.segments_counted >= w {
+                        let steps = self.segments_counted / w;
+                        self.segments_counted -= steps * w;
+                        self.cwnd += steps * mss;
+                    }
+                }
+            }
+            Policy::NewReno(_) => {
+                if self.cwnd < self.ssthresh && segments >= 1 {
+                    self.cwnd += mss;
+                    segments -= 1;
+                }
+                if self.cwnd >= self.ssthresh && segments > 0 {
+                    self.cwnd += (mss * mss / self.cwnd).max(1);
+                }
+            }
+        }
+        self.cwnd = self.cwnd.min(self.rules.max_cwnd);
     }
 
     /// One PRR step of the reduction in progress: cwnd = pipe + what PRR lets out.
@@ -359,6 +484,7 @@ impl CongestionControl {
                     cwnd_limited: false,
                     pipe_bytes,
                     safe: false,
+                    ns3: None,
                 };
                 self.prr_step(&ev);
             }
@@ -419,7 +545,8 @@ impl CongestionControl {
     pub(crate) fn enter_sack_recovery(&mut self, out: &Outstanding) {
         if !matches!(self.state, CaState::Cwr { .. }) {
             self.ssthresh = self.loss_ssthresh(out);
-            self.prr = self.rules.prr_in_recovery.then(|| Prr::start(out.unacked));
+            // ns-3's RecoverFS is its pipe (tcp-prr-recovery.cc line 64).
+            self.prr = self.rules.prr_in_recovery.then(|| if self.rules.ns3 { Prr::start_ns3(out.pipe) } else { Prr::start(out.unacked) });
             if self.prr.is_none() {
                 self.cwnd = self.ssthresh;
             }
@@ -435,20 +562,37 @@ impl CongestionControl {
     /// An ACK during SACK recovery that did not end it: feed the estimator, and with PRR set
     /// the window for what the ACK delivered.
     pub(crate) fn on_sack_recovery_ack(&mut self, ev: &AckEvent) {
-        self.policy
-            .on_acked(ev.delivered_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
-        self.prr_step(ev);
+        self.policy.on_ack_event(ev, self.rules.mss);
+        match ev.ns3 {
+            Some(ns3) => {
+                // ns-3: `DupAck` steps PRR on an ACK that SACKs new data, `EnterRecovery` on
+                // the ACK that starts recovery (both as duplicates), and the partial-ACK
+                // branch of `ProcessAck` again on an ACK of a whole segment or more
+                // (tcp-socket-base.cc lines 1782, 1721 and 2095).
+                if ns3.sack_updated || ns3.starts_recovery {
+                    self.prr_step_ns3(ev, ns3, true);
+                }
+                if ns3.advanced_segments >= 1 {
+                    self.prr_step_ns3(ev, ns3, false);
+                }
+            }
+            None => self.prr_step(ev),
+        }
     }
 
     /// The ACK that covers the recovery point ends SACK recovery: cwnd = ssthresh, where PRR
     /// aims to land (Linux's `tcp_end_cwnd_reduction`), from where the window grows again.
     pub(crate) fn exit_sack_recovery(&mut self, ev: &AckEvent) {
-        self.policy
-            .on_acked(ev.delivered_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
+        self.policy.on_ack_event(ev, self.rules.mss);
         self.cwnd = self.ssthresh;
         self.ca_acked = 0;
         self.state = CaState::Open;
         self.prr = None;
+        if let Some(ns3) = ev.ns3 {
+            // ns-3 then grows the window by the segments above the old head (tcp-socket-base.cc
+            // lines 2208 and 2247 to 2254).
+            self.grow_ns3(ns3.segments);
+        }
     }
 
     /// Restart after idle (RFC 5681 Section 4.1): cwnd = min(cwnd, `restart_window`), since
@@ -514,6 +658,7 @@ mod tests {
             cwnd_limited: true,
             pipe_bytes: snd_nxt - snd_una,
             safe: true,
+            ns3: None,
         }
     }
 

@@ -214,6 +214,40 @@ pub struct TcpConfig {
     /// change nothing at either end; they count at the ports (`ecn_marks_control`). `false`
     /// is RFC 3168's rule (Sections 6.1.1 and 6.1.4: no ECT on SYNs and pure ACKs).
     pub ect_control_packets: bool,
+    /// ns-3.44's TCP bookkeeping, where its code departs from the RFCs and Linux in what a
+    /// sender counts and when it may send. Each is cited where incast applies it; in short:
+    ///
+    /// - the SACK scoreboard (`TcpTxBuffer`): a retransmission stays in the pipe when it is
+    ///   SACKed, until the cumulative ACK passes it (`m_retrans` is cleared only there,
+    ///   tcp-tx-buffer.cc lines 593 to 627, not in `Update`, line 812); rule 1 of NextSeg
+    ///   resends a lost segment only below the highest SACKed one (line 977), also after a
+    ///   timeout;
+    /// - PRR (`TcpPrrRecovery`): RecoverFS is the pipe (line 64); the ACK that starts a
+    ///   reduction and every duplicate ACK in recovery count one segment more than they
+    ///   delivered (lines 66 and 76), and the ACK that starts a CWR reduction is counted twice
+    ///   (`EnterCwr`, then `ProcessAck`'s CA_CWR branch, tcp-socket-base.cc lines 1671 and
+    ///   2156); the proportional share is rounded up in bytes, not segments (line 90); the
+    ///   slow-start bound's `prr_delivered - prr_out` is unsigned, so when more was sent than
+    ///   delivered it wraps and the bound lets nothing out (line 95); an ACK is "safe" only if
+    ///   it acknowledges a retransmission in loss recovery, never during CWR;
+    /// - ACK processing (`TcpSocketBase::ProcessAck`): the congestion control sees whole
+    ///   segments with a carry of bytes (line 2046), one per ACK that does not advance
+    ///   snd_una (line 2038) and one per partial ACK in recovery (line 2108), and on leaving
+    ///   recovery or the loss state the segments above the old head or the recovery point
+    ///   (lines 2208 and 2226); the CWR state ends only on an ACK above its recovery point
+    ///   (line 1896); a partial ACK in recovery sends, whatever the window, what NextSeg
+    ///   chooses (a lost segment, else new data) unless the head was resent already (line
+    ///   2099), and only the first one restarts the retransmission timer (line 2109);
+    /// - DCTCP (`TcpDctcp`, a `TcpLinuxReno`): alpha's first window ends at the
+    ///   `m_nextTxSequence` of its first ACK, a window ends at the sequence after the last
+    ///   segment sent (a resend included), and a segment counts as marked while the sender's
+    ///   ECN state is ECE-received (tcp-dctcp.cc lines 128 to 150); the window grows as
+    ///   `TcpLinuxReno` (slow start stops at ssthresh, then one segment per cwnd / MSS
+    ///   segments acknowledged; tcp-linux-reno.cc lines 52 to 125), NewReno as `TcpNewReno`
+    ///   (one segment per ACK of at least one segment).
+    ///
+    /// Needs `sack`: the `ns3` stack's choice, and without it the flag does nothing.
+    pub ns3_bookkeeping: bool,
     /// Send a SYN and wait for the SYN/ACK before data (one RTT, as the three-way handshake of
     /// real stacks); the SYN/ACK's RTT sample seeds the RTO estimator. Read by `TcpSender`
     /// only; D3 pays its RTT with its own SYN rate request (D3 Figure 7).
@@ -260,6 +294,7 @@ impl Default for TcpConfig {
             sub_segment_window: SubSegmentWindow::Send,
             ce_sequence_check: false,
             ect_control_packets: false,
+            ns3_bookkeeping: false,
             handshake: false,
             restart_after_idle: false,
         }

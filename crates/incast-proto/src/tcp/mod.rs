@@ -23,6 +23,7 @@ mod reliability;
 mod rtt;
 mod scoreboard;
 pub mod segment;
+mod ns3_bookkeeping;
 mod sender;
 mod stack;
 
@@ -30,6 +31,8 @@ mod stack;
 mod harness;
 #[cfg(test)]
 mod ns3_tests;
+#[cfg(test)]
+mod ns3_replay;
 #[cfg(test)]
 mod sack_tests;
 

@@ -190,6 +190,12 @@ impl SendSequence {
         self.rtt.rto()
     }
 
+    /// Puts the retransmission timer back to `at`, as it was before an ACK restarted it
+    /// (ns-3 restarts it on the first partial ACK of a recovery only).
+    pub(crate) fn restore_timer(&mut self, at: Option<Instant>) {
+        self.rto_at = at;
+    }
+
     /// When the retransmission timer expires, if it is armed.
     pub(crate) fn rto_at(&self) -> Option<Instant> {
         self.rto_at

@@ -56,6 +56,10 @@ pub(crate) struct Scoreboard {
     dupthresh: u64,
     /// SMSS.
     mss: u64,
+    /// ns-3.44's `TcpTxBuffer` (`TcpConfig::ns3_bookkeeping`): the ranges resent since the
+    /// last timeout and not yet cumulatively acknowledged: sorted, disjoint `[start, end)`;
+    /// `None` for RFC 6675's rules.
+    ns3_resent: Option<Vec<(u64, u64)>>,
 }
 
 impl Scoreboard {
@@ -69,7 +73,19 @@ impl Scoreboard {
             rescue_rxt: None,
             dupthresh: u64::from(dupthresh.max(1)),
             mss: mss.max(1),
+            ns3_resent: None,
         }
+    }
+
+    /// The scoreboard of ns-3.44's `TcpTxBuffer` (`TcpConfig::ns3_bookkeeping`), which departs
+    /// from RFC 6675 twice: a resent segment stays in the pipe when it is SACKed, until the
+    /// cumulative ACK passes it (`BytesInFlight` is sent - SACKed - lost + retransmitted, and
+    /// `Update` clears an item's lost flag but not its `m_retrans`, tcp-tx-buffer.cc lines 812
+    /// and 1065), and NextSeg's rule 1 resends a lost segment only below the highest SACKed
+    /// one, after a timeout as well (line 977).
+    pub(crate) fn with_ns3_bookkeeping(mut self) -> Self {
+        self.ns3_resent = Some(Vec::new());
+        self
     }
 
     /// SACKed ranges, for tests and invariants.
@@ -138,6 +154,12 @@ impl Scoreboard {
         }
         self.high_rxt = self.high_rxt.max(snd_una);
         self.sack_lost_below = self.sack_loss_boundary(snd_una);
+        if let Some(resent) = self.ns3_resent.as_mut() {
+            resent.retain_mut(|r| {
+                r.0 = r.0.max(snd_una);
+                r.0 < r.1
+            });
+        }
         was_sacked
     }
 
@@ -203,7 +225,20 @@ impl Scoreboard {
         let lost_end = self.lost_below().clamp(snd_una, high_sent);
         let not_lost = self.unsacked_in(lost_end, high_sent);
         let retransmitted = self.unsacked_in(snd_una, self.high_rxt.min(high_sent));
-        not_lost + retransmitted
+        not_lost + retransmitted + self.ns3_sacked_resent(high_sent)
+    }
+
+    /// With ns-3's bookkeeping, the resent bytes that have since been SACKed: ns-3 counts
+    /// them in the pipe still.
+    fn ns3_sacked_resent(&self, high_sent: u64) -> u64 {
+        let Some(resent) = self.ns3_resent.as_ref() else { return 0 };
+        resent
+            .iter()
+            .map(|&(start, end)| {
+                let end = end.min(high_sent);
+                if start < end { (end - start) - self.unsacked_in(start, end) } else { 0 }
+            })
+            .sum()
     }
 
     /// Step 4 of RFC 6675 Section 5, entering loss recovery at `snd_una`: HighRxt restarts
@@ -232,6 +267,10 @@ impl Scoreboard {
         self.marked_lost_below = high_sent;
         self.high_rxt = snd_una;
         self.rescue_rxt = None;
+        if let Some(resent) = self.ns3_resent.as_mut() {
+            // `SetSentListLost` clears every item's `m_retrans`.
+            resent.clear();
+        }
     }
 
     /// NextSeg () rule 1: the first lost, unSACKed segment at or above HighRxt, of at most one
@@ -239,7 +278,13 @@ impl Scoreboard {
     pub(crate) fn next_lost(&self, snd_una: u64, high_sent: u64) -> Option<Resend> {
         let from = self.high_rxt.max(snd_una);
         let seq = self.first_unsacked_at(from);
-        (seq < self.lost_below().min(high_sent)).then(|| Resend::Hole { seq, len: self.hole_len(seq, high_sent) })
+        let mut below = self.lost_below().min(high_sent);
+        if self.ns3_resent.is_some() {
+            if let Some(&(_, highest_sack)) = self.sacked.last() {
+                below = below.min(highest_sack);
+            }
+        }
+        (seq < below).then(|| Resend::Hole { seq, len: self.hole_len(seq, high_sent) })
     }
 
     /// NextSeg () rules 3 and 4, in loss recovery once rules 1 and 2 found nothing: an
@@ -279,7 +324,12 @@ impl Scoreboard {
     /// recovery (rule 4).
     pub(crate) fn on_resent(&mut self, resend: Resend, recovery_point: u64) {
         match resend {
-            Resend::Hole { seq, len } => self.high_rxt = self.high_rxt.max(seq + len),
+            Resend::Hole { seq, len } => {
+                self.high_rxt = self.high_rxt.max(seq + len);
+                if let Some(resent) = self.ns3_resent.as_mut() {
+                    merge_range(resent, seq, seq + len);
+                }
+            }
             Resend::Rescue { .. } => self.rescue_rxt = Some(recovery_point),
         }
     }
@@ -301,6 +351,19 @@ impl Scoreboard {
         let next_sacked = self.sacked.get(i).map_or(high_sent, |&(s, _)| s);
         self.mss.min(next_sacked.min(high_sent) - seq)
     }
+}
+
+/// Adds `[start, end)` to sorted, disjoint ranges, merging what it overlaps or touches.
+fn merge_range(ranges: &mut Vec<(u64, u64)>, start: u64, end: u64) {
+    let first = ranges.partition_point(|&(_, e)| e < start);
+    let mut last = first;
+    let (mut s, mut e) = (start, end);
+    while last < ranges.len() && ranges[last].0 <= end {
+        s = s.min(ranges[last].0);
+        e = e.max(ranges[last].1);
+        last += 1;
+    }
+    ranges.splice(first..last, std::iter::once((s, e)));
 }
 
 #[cfg(test)]

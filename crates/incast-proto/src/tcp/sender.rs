@@ -7,8 +7,9 @@
 
 use std::collections::VecDeque;
 
+use super::ns3_bookkeeping::{AckFacts, Ns3Bookkeeping};
 use super::{AckClass, AckSegment, DataSegment, Duplicate, Resend, Scoreboard, SendSequence, TcpConfig};
-use crate::cc::{AckEvent, CaState, CongestionControl, CutContext, Outstanding};
+use crate::cc::{AckEvent, CaState, CongestionControl, CutContext, Ns3Ack, Outstanding};
 use crate::time::{Duration, Instant};
 
 /// Progress of the optional handshake (`TcpConfig::handshake`).
@@ -120,6 +121,9 @@ pub struct TcpSender {
     timeouts_in_a_row: u32,
     /// In probe mode: the last timeout's one-byte probe is still to be sent.
     probe_due: bool,
+    /// ns-3.44's bookkeeping (`TcpConfig::ns3_bookkeeping`), boxed so that other stacks pay
+    /// one word for it.
+    ns3: Option<Box<Ns3Bookkeeping>>,
 }
 
 impl TcpSender {
@@ -150,7 +154,10 @@ impl TcpSender {
             started_at: now,
             completed_at: complete.then_some(now),
             seq: SendSequence::new(&config),
-            scoreboard: config.sack.then(|| Scoreboard::new(config.mss(), config.dupack_threshold)),
+            scoreboard: config.sack.then(|| {
+                let board = Scoreboard::new(config.mss(), config.dupack_threshold);
+                if config.ns3_bookkeeping { board.with_ns3_bookkeeping() } else { board }
+            }),
             force_resend: false,
             limited_sent: 0,
             timed_out_at_una: None,
@@ -164,6 +171,7 @@ impl TcpSender {
             syns_sent: 0,
             timeouts_in_a_row: 0,
             probe_due: false,
+            ns3: (config.ns3_bookkeeping && config.sack).then(|| Box::new(Ns3Bookkeeping::new())),
         }
     }
 
@@ -291,8 +299,16 @@ impl TcpSender {
     fn on_sack_ack(&mut self, now: Instant, ack: &AckSegment) {
         let board = self.scoreboard.as_mut().expect("SACK senders have a scoreboard");
         let (prior_una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
+        if let Some(ns3) = self.ns3.as_mut() {
+            ns3.on_ack_flags(ack.ack, ack.ece, prior_una);
+        }
         let lost_before = board.lost_below();
         let newly_sacked = board.update(&ack.sack, prior_una, high_sent);
+        let in_recovery = self.cc.in_recovery();
+        let ends_recovery = in_recovery && self.seq.covers_recover(ack.ack);
+        // ns-3's `m_isRetransDataAcked`: a partial ACK in recovery over a resent segment.
+        let acked_resent = in_recovery && !ends_recovery && ack.ack > prior_una && board.was_resent(prior_una);
+        let timer_before = self.seq.rto_at();
         let (mut acked, mut was_sacked) = (0, 0);
         if ack.ack > prior_una {
             acked = self.seq.on_new_ack(now, ack);
@@ -304,11 +320,27 @@ impl TcpSender {
         if acked > 0 {
             self.advance_head();
         }
-        if self.cc.in_recovery() {
-            let ev = self.sack_event(ack, acked, delivered, !new_loss);
-            if self.seq.covers_recover(ack.ack) {
+        let facts = AckFacts {
+            ack: ack.ack,
+            prior_una,
+            high_sent,
+            delivered,
+            recover: self.seq.recover(),
+            sack_updated: newly_sacked > 0,
+            in_recovery,
+            starts_recovery: false,
+            ends_recovery,
+            acked_resent,
+        };
+        if in_recovery {
+            let mut ev = self.sack_event(ack, acked, delivered, !new_loss);
+            ev.ns3 = self.ns3_count(&facts);
+            if ends_recovery {
                 self.cc.exit_sack_recovery(&ev);
             } else {
+                if acked > 0 && self.ns3.as_mut().is_some_and(|ns3| !ns3.partial_ack_restarts_timer()) {
+                    self.seq.restore_timer(timer_before);
+                }
                 self.cc.on_sack_recovery_ack(&ev);
                 if acked > 0 && self.config.partial_ack_retransmit {
                     self.resend_head_on_partial_ack();
@@ -329,42 +361,64 @@ impl TcpSender {
             && self.seq.recovery_allowed()
             && (self.seq.dupacks() >= self.config.dupack_threshold || board.is_lost(una));
         if loss {
-            self.enter_sack_recovery(ack, acked, delivered);
+            let facts = AckFacts { in_recovery: true, starts_recovery: true, ..facts };
+            self.enter_sack_recovery(ack, acked, delivered, &facts);
         } else {
-            let ev = self.sack_event(ack, acked, delivered, !new_loss);
+            let mut ev = self.sack_event(ack, acked, delivered, !new_loss);
+            ev.ns3 = self.ns3_count(&facts);
             let ctx = self.cut_context(now);
             self.cc.on_ack(&ev, &ctx);
         }
     }
 
+    /// With ns-3's bookkeeping, what its `ProcessAck` hands the congestion control for an ACK.
+    fn ns3_count(&mut self, facts: &AckFacts) -> Option<Ns3Ack> {
+        let mss = self.seq.mss();
+        self.ns3.as_mut().map(|ns3| ns3.count(facts, mss))
+    }
+
     /// Step 4 of RFC 6675 Section 5: RecoveryPoint = HighData, the window reduced, the first
     /// unacknowledged segment presumed lost and resent at once; the ACK that started it
     /// counts towards PRR.
-    fn enter_sack_recovery(&mut self, ack: &AckSegment, acked: u64, delivered: u64) {
+    fn enter_sack_recovery(&mut self, ack: &AckSegment, acked: u64, delivered: u64, facts: &AckFacts) {
         let (una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
-        let pipe = self.pipe_bytes();
-        // RFC 6675 step 4.2 (after RFC 5681): data sent on the duplicate ACKs before recovery
-        // does not count in FlightSize.
-        let flight = (high_sent - una).saturating_sub(self.limited_sent);
-        self.cc.enter_sack_recovery(&Outstanding { flight, unacked: high_sent - una, pipe, high_sent });
-        self.seq.enter_sack_recovery();
         let board = self.scoreboard.as_mut().expect("SACK senders have a scoreboard");
         let first_end = match board.next_lost(una, high_sent) {
             Some(Resend::Hole { seq, len }) if seq == una => seq + len,
             _ => (una + self.seq.mss()).min(high_sent),
         };
+        // ns-3 takes ssthresh and RecoverFS from the pipe after presuming the head lost
+        // (`TcpSocketBase::EnterRecovery`, tcp-socket-base.cc lines 1689 to 1718); RFC 6675
+        // step 4.2 from the pipe before.
+        let pipe_before = self.pipe_bytes();
+        let board = self.scoreboard.as_mut().expect("SACK senders have a scoreboard");
         board.enter_recovery(una, first_end);
+        let pipe = if self.ns3.is_some() { self.pipe_bytes() } else { pipe_before };
+        // RFC 6675 step 4.2 (after RFC 5681): data sent on the duplicate ACKs before recovery
+        // does not count in FlightSize.
+        let flight = (high_sent - una).saturating_sub(self.limited_sent);
+        self.cc.enter_sack_recovery(&Outstanding { flight, unacked: high_sent - una, pipe, high_sent });
+        self.seq.enter_sack_recovery();
         self.force_resend = true;
-        let ev = self.sack_event(ack, acked, delivered, false);
+        let mut ev = self.sack_event(ack, acked, delivered, false);
+        ev.ns3 = self.ns3_count(facts);
         self.cc.on_sack_recovery_ack(&ev);
     }
 
     /// A partial ACK in SACK recovery (`TcpConfig::partial_ack_retransmit`): the new first
     /// unacknowledged segment, unless resent already, is presumed lost and goes out next
-    /// whatever the window.
+    /// whatever the window. With ns-3's bookkeeping, what goes out is what `DoRetransmit`
+    /// sends (tcp-socket-base.cc lines 2099 and 4086 to 4113): NextSeg's lost segment (rule 1)
+    /// or new data (rule 2), and only if neither, the head.
     fn resend_head_on_partial_ack(&mut self) {
         let (una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
         let board = self.scoreboard.as_mut().expect("SACK senders have a scoreboard");
+        if let Some(ns3) = self.ns3.as_mut() {
+            if una < high_sent && !board.was_resent(una) {
+                ns3.retransmit_on_partial_ack();
+            }
+            return;
+        }
         if una >= high_sent || board.was_resent(una) || board.is_sacked(una) {
             return;
         }
@@ -390,6 +444,7 @@ impl TcpSender {
             cwnd_limited: ack.ack <= self.window_limited_through,
             pipe_bytes: pipe,
             safe: safe && acked > 0,
+            ns3: None,
         }
     }
 
@@ -418,6 +473,9 @@ impl TcpSender {
         let out = Outstanding { flight, unacked: flight, pipe: self.pipe_bytes(), high_sent: self.seq.high_sent() };
         self.cc.on_timeout(&out, self.timed_out_at_una != Some(una));
         self.timed_out_at_una = Some(una);
+        if let Some(ns3) = self.ns3.as_mut() {
+            ns3.on_timeout();
+        }
         self.force_resend = false;
         self.limited_sent = 0;
         self.timeouts_in_a_row = self.timeouts_in_a_row.saturating_add(1);
@@ -447,6 +505,9 @@ impl TcpSender {
         };
         self.last_sent_at = Some(now);
         self.cc.on_sent(u64::from(seg.len));
+        if let Some(ns3) = self.ns3.as_mut() {
+            ns3.on_sent(seg.seq, u64::from(seg.len), seg.retransmission);
+        }
         Some(seg)
     }
 
@@ -514,10 +575,15 @@ impl TcpSender {
         let board = self.scoreboard.as_ref().expect("SACK senders have a scoreboard");
         let pipe = board.pipe(una, high_sent);
         let rwnd_allows = |len: u64| self.config.receive_window_bytes.is_none_or(|w| high_sent + len - una <= w);
+        // ns-3's `DoRetransmit` after a partial ACK: NextSeg without rule 3, else the head.
+        let retransmit = self.ns3.as_mut().is_some_and(|ns3| ns3.take_partial_ack_retransmit());
         let next = match board.next_lost(una, high_sent) {
             Some(r) => Some(Next::Resend(r)),
             None => match self.seq.next_len(end).filter(|&len| rwnd_allows(len)) {
                 Some(len) => Some(Next::New(len)),
+                None if retransmit && una < high_sent => {
+                    Some(Next::Resend(Resend::Hole { seq: una, len: self.seq.mss().min(high_sent - una) }))
+                }
                 None if self.cc.in_recovery() => board
                     .next_in_recovery(una, high_sent, self.config.rescue_retransmission)
                     .map(Next::Resend),
@@ -529,7 +595,7 @@ impl TcpSender {
             Next::New(len) => (self.seq.snd_nxt(), len),
         };
         // The force applies to the resend NextSeg picks now, never to a later segment.
-        let forced = std::mem::take(&mut self.force_resend) && matches!(next, Next::Resend(_));
+        let forced = retransmit || (std::mem::take(&mut self.force_resend) && matches!(next, Next::Resend(_)));
         let fits = self.config.sub_segment_window.allows(pipe, self.cc.cwnd_bytes(), len, end - start, self.seq.mss());
         if !forced && !fits {
             self.window_limited_through = self.window_limited_through.max(self.seq.snd_nxt());

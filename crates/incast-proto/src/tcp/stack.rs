@@ -112,6 +112,7 @@ impl Stack {
                 sub_segment_window: SubSegmentWindow::Wait,
                 ce_sequence_check: true,
                 ect_control_packets: true,
+                ns3_bookkeeping: true,
                 handshake: true,
                 ..d3
             },
