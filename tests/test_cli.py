@@ -255,6 +255,11 @@ def test_crosscheck_without_ns3_is_a_clean_error(tmp_path: Path) -> None:
     assert not (tmp_path / "xc").exists()
     proc = incast("crosscheck", "--case", "no-such-case", "--out", str(tmp_path / "xc"))
     assert proc.returncode == 2 and "no such case" in proc.stderr
+    proc = incast("crosscheck", "--sender-traces", "--out", str(tmp_path / "xc"))
+    assert proc.returncode == 2 and "--sender-traces needs exactly one --case" in proc.stderr
+    proc = incast("crosscheck", "--sender-traces", "--trace-flow", "3", "--case", "newreno-star-10",
+                  "--out", str(tmp_path / "xc"))
+    assert proc.returncode == 2 and "choose one" in proc.stderr and "Traceback" not in proc.stderr
 
 
 # --- run --out is replaced as a group ------------------------------------------------------------

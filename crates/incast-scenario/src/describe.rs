@@ -249,6 +249,7 @@ mod tests {
         assert_eq!(m["sub_segment_window"], json!("wait"));
         assert_eq!(m["ce_sequence_check"], json!(true));
         assert_eq!(m["ect_control_packets"], json!(true));
+        assert_eq!(m["ns3_bookkeeping"], json!(true));
     }
 
     #[test]

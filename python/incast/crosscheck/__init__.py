@@ -341,12 +341,14 @@ def relative(ours: float, ref: float) -> float:
 
 
 #: incast beside ns-3 with one of ns-3's choices undone, to measure what it costs on DCTCP: loss
-#: recovery during ECN reductions, as Linux does (`recovery_in_cwr`), and the ECN cut floored at
+#: recovery during ECN reductions, as Linux does (`recovery_in_cwr`), the ECN cut floored at
 #: two segments (Linux's `dctcp_ssthresh`), as issue 24 patched ns-3, which ends the stall of a
-#: sub-segment window after a timeout.
+#: sub-segment window after a timeout, and the RFCs' bookkeeping instead of ns-3's
+#: (`ns3_bookkeeping`; what the `ns3` stack was before the replay found it).
 VARIANTS: Dict[str, Dict[str, Any]] = {
     "recovery in CWR (Linux)": {"recovery_in_cwr": True},
     "ECN cut floored at 2 segments": {"ecn_cut_floor": 2},
+    "RFC bookkeeping": {"ns3_bookkeeping": False},
 }
 
 

@@ -103,13 +103,15 @@ def _header(doc: Dict[str, Any]) -> List[str]:
         "| completion | the receiver's `PacketSink` holds every byte | the receiver holds every byte |",
         "",
         "The `ns3` stack takes ns-3's choices where they differ from Linux or the RFCs: ssthresh from half the "
-        "pipe (`loss_basis = \"pipe\"`), DCTCP's loss cut from alpha (`dctcp_loss_cut = \"alpha\"`), one segment "
-        "per ACK in slow start, no cwnd validation, the head resent on partial ACKs in SACK recovery, a SYN timeout "
-        "of 3 s (`initial_rto`), and ns-3's DCTCP defects: no loss recovery while an ECN reduction is in progress "
-        "(`recovery_in_cwr = false`), an ECN-Echo after a timeout entering CWR (`ecn_cut_after_timeout`), DCTCP's "
-        "cut with no floor (`ecn_cut_floor = 0`), a window below one segment waiting for the RTO "
-        "(`sub_segment_window = \"wait\"`), CE marks below the highest marked segment not echoed "
-        "(`ce_sequence_check`), ECN-capable SYNs and ACKs (`ect_control_packets`); see docs/scenario.md and below.",
+        "pipe (`loss_basis = \"pipe\"`), DCTCP's loss cut from alpha (`dctcp_loss_cut = \"alpha\"`), no cwnd "
+        "validation, a resend on partial ACKs in SACK recovery, a SYN timeout of 3 s (`initial_rto`), ns-3's DCTCP "
+        "defects: no loss recovery while an ECN reduction is in progress (`recovery_in_cwr = false`), an ECN-Echo "
+        "after a timeout entering CWR (`ecn_cut_after_timeout`), DCTCP's cut with no floor (`ecn_cut_floor = 0`), "
+        "a window below one segment waiting for the RTO (`sub_segment_window = \"wait\"`), CE marks below the "
+        "highest marked segment not echoed (`ce_sequence_check`), ECN-capable SYNs and ACKs "
+        "(`ect_control_packets`), and ns-3's bookkeeping of the SACK scoreboard, PRR, ACK counts, DCTCP's "
+        "estimator and window growth (`ns3_bookkeeping`), found by replaying ns-3's ACKs into incast's sender "
+        "(`incast crosscheck --sender-traces`; marks-gap.md); see docs/scenario.md and below.",
         "",
     ]
 
@@ -304,8 +306,10 @@ def _variants(results: List[Dict[str, Any]]) -> List[str]:
         "segments SACK rule 1 resends are lost again; Linux enters recovery from CWR (`tcp_fastretrans_alert`) and "
         "runs PRR on every ACK (`recovery_in_cwr = true`). *ECN cut floored at 2 segments*: Linux's "
         "`dctcp_ssthresh` floor, the patch issue 24 applied to ns-3 (`ecn_cut_floor = 2`), which ends the stall "
-        "after a timeout. FCT mean in ms (change against incast with ns-3's choices), timeouts, and flows that saw "
-        "two timeouts or more (the clusters from 20 ms on).",
+        "after a timeout. *RFC bookkeeping*: the SACK pipe, PRR, ACK counts, DCTCP estimator and window growth of "
+        "the RFCs and Linux instead of ns-3's (`ns3_bookkeeping = false`, the `ns3` stack before issue 24's "
+        "replay; marks-gap.md). FCT mean in ms (change against incast with ns-3's choices), timeouts, flows that "
+        "saw two timeouts or more (the clusters from 20 ms on), and first marks on data.",
         "",
         f"| case | ns-3 | incast, ns-3's choices | {' | '.join(labels)} |",
         f"| --- | --- | --- | {' | '.join('---' for _ in labels)} |",
@@ -319,9 +323,11 @@ def _variants(results: List[Dict[str, Any]]) -> List[str]:
         for label in labels:
             v = r["variants"].get(label)
             cells.append("" if v is None else f"{v['fct_mean_ms']:.2f} "
-                         f"({_pct(relative(v['fct_mean_ms'], mine['fct_mean_ms']))}), {v['timeouts']}, {repeated(v)}")
-        lines.append(f"| {_name(r)} | {theirs['fct_mean_ms']:.2f}, {theirs['timeouts']}, {repeated(theirs)} | "
-                     f"{mine['fct_mean_ms']:.2f}, {mine['timeouts']}, {repeated(mine)} | {' | '.join(cells)} |")
+                         f"({_pct(relative(v['fct_mean_ms'], mine['fct_mean_ms']))}), {v['timeouts']}, {repeated(v)}, "
+                         f"{v['marks']}")
+        lines.append(f"| {_name(r)} | {theirs['fct_mean_ms']:.2f}, {theirs['timeouts']}, {repeated(theirs)}, "
+                     f"{theirs['marks']} | {mine['fct_mean_ms']:.2f}, {mine['timeouts']}, {repeated(mine)}, "
+                     f"{mine['marks']} | {' | '.join(cells)} |")
     return lines
 
 

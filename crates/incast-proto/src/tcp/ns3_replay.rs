@@ -8,7 +8,8 @@
 //! The committed log (`testdata/ns3_sender_traces.txt`) holds flows of the crosscheck's
 //! `dctcp-two-tier-30`, `dctcp-star-40` and `newreno-star-40` cases, each of which the sender
 //! got wrong before that bookkeeping. Any other log can be replayed with
-//! `NS3_TRACE=FILE cargo test -p incast-proto --lib replay_a_log -- --ignored --nocapture`.
+//! `NS3_TRACE=FILE cargo test -p incast-proto --lib replay_a_log -- --ignored --nocapture`
+//! (`NS3_BOOKKEEPING=false` replays into the stack without `ns3_bookkeeping`).
 //!
 //! The log gives times in microseconds, so sends are compared per microsecond; the RTT
 //! samples use the time the acknowledged segment was last sent, as the timestamp it echoes
@@ -166,7 +167,9 @@ fn replay_a_log() {
     let path = std::env::var("NS3_TRACE").expect("NS3_TRACE=<log file>");
     let text = std::fs::read_to_string(&path).expect("a readable log");
     let flows = parse(&text).len();
-    let diverged = diverging(&text, Stack::Ns3.tcp_config());
+    // NS3_BOOKKEEPING=false replays into the stack without it, for comparison.
+    let bookkeeping = std::env::var("NS3_BOOKKEEPING").map_or(true, |v| v != "false");
+    let diverged = diverging(&text, TcpConfig { ns3_bookkeeping: bookkeeping, ..Stack::Ns3.tcp_config() });
     for (id, d) in &diverged {
         let segs = |v: &[u64]| v.iter().map(|s| format!("{:.4}", *s as f64 / MSS as f64)).collect::<Vec<_>>().join(" ");
         println!("flow {id}: at {} us ns-3 sent [{}], incast [{}]", d.at_us, segs(&d.ns3), segs(&d.incast));

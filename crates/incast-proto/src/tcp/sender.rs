@@ -307,7 +307,11 @@ impl TcpSender {
         let in_recovery = self.cc.in_recovery();
         let ends_recovery = in_recovery && self.seq.covers_recover(ack.ack);
         // ns-3's `m_isRetransDataAcked`: a partial ACK in recovery over a resent segment.
-        let acked_resent = in_recovery && !ends_recovery && ack.ack > prior_una && board.was_resent(prior_una);
+        let acked_resent = self.ns3.is_some()
+            && in_recovery
+            && !ends_recovery
+            && ack.ack > prior_una
+            && board.was_resent(prior_una);
         let timer_before = self.seq.rto_at();
         let (mut acked, mut was_sacked) = (0, 0);
         if ack.ack > prior_una {
@@ -320,7 +324,7 @@ impl TcpSender {
         if acked > 0 {
             self.advance_head();
         }
-        let facts = AckFacts {
+        let facts = self.ns3.is_some().then(|| AckFacts {
             ack: ack.ack,
             prior_una,
             high_sent,
@@ -331,10 +335,10 @@ impl TcpSender {
             starts_recovery: false,
             ends_recovery,
             acked_resent,
-        };
+        });
         if in_recovery {
             let mut ev = self.sack_event(ack, acked, delivered, !new_loss);
-            ev.ns3 = self.ns3_count(&facts);
+            ev.ns3 = self.ns3_count(facts);
             if ends_recovery {
                 self.cc.exit_sack_recovery(&ev);
             } else {
@@ -361,26 +365,28 @@ impl TcpSender {
             && self.seq.recovery_allowed()
             && (self.seq.dupacks() >= self.config.dupack_threshold || board.is_lost(una));
         if loss {
-            let facts = AckFacts { in_recovery: true, starts_recovery: true, ..facts };
-            self.enter_sack_recovery(ack, acked, delivered, &facts);
+            let facts = facts.map(|f| AckFacts { in_recovery: true, starts_recovery: true, ..f });
+            self.enter_sack_recovery(ack, acked, delivered, facts);
         } else {
             let mut ev = self.sack_event(ack, acked, delivered, !new_loss);
-            ev.ns3 = self.ns3_count(&facts);
+            ev.ns3 = self.ns3_count(facts);
             let ctx = self.cut_context(now);
             self.cc.on_ack(&ev, &ctx);
         }
     }
 
-    /// With ns-3's bookkeeping, what its `ProcessAck` hands the congestion control for an ACK.
-    fn ns3_count(&mut self, facts: &AckFacts) -> Option<Ns3Ack> {
+    /// With ns-3's bookkeeping, what its `ProcessAck` hands the congestion control for an ACK
+    /// (`facts` is `None` without it).
+    fn ns3_count(&mut self, facts: Option<AckFacts>) -> Option<Ns3Ack> {
         let mss = self.seq.mss();
-        self.ns3.as_mut().map(|ns3| ns3.count(facts, mss))
+        let (ns3, facts) = (self.ns3.as_mut()?, facts?);
+        Some(ns3.count(&facts, mss))
     }
 
     /// Step 4 of RFC 6675 Section 5: RecoveryPoint = HighData, the window reduced, the first
     /// unacknowledged segment presumed lost and resent at once; the ACK that started it
     /// counts towards PRR.
-    fn enter_sack_recovery(&mut self, ack: &AckSegment, acked: u64, delivered: u64, facts: &AckFacts) {
+    fn enter_sack_recovery(&mut self, ack: &AckSegment, acked: u64, delivered: u64, facts: Option<AckFacts>) {
         let (una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
         let board = self.scoreboard.as_mut().expect("SACK senders have a scoreboard");
         let first_end = match board.next_lost(una, high_sent) {
