@@ -219,9 +219,10 @@ pub struct TcpConfig {
     ///
     /// - the SACK scoreboard (`TcpTxBuffer`): a retransmission stays in the pipe when it is
     ///   SACKed, until the cumulative ACK passes it (`m_retrans` is cleared only there,
-    ///   tcp-tx-buffer.cc lines 593 to 627, not in `Update`, line 812); rule 1 of NextSeg
-    ///   resends a lost segment only below the highest SACKed one (line 977), also after a
-    ///   timeout;
+    ///   tcp-tx-buffer.cc lines 593 to 627, not in `Update`, line 812); rules 1 and 3 of
+    ///   NextSeg reach only below the highest SACKed segment (line 977), also after a timeout,
+    ///   but up to the highest byte sent once no SACK information is left (`m_sackSeen`,
+    ///   lines 756 to 760);
     /// - PRR (`TcpPrrRecovery`): RecoverFS is the pipe (line 64); the ACK that starts a
     ///   reduction and every duplicate ACK in recovery count one segment more than they
     ///   delivered (lines 66 and 76), and the ACK that starts a CWR reduction is counted twice
@@ -236,8 +237,9 @@ pub struct TcpConfig {
     ///   recovery or the loss state the segments above the old head or the recovery point
     ///   (lines 2208 and 2226); the CWR state ends only on an ACK above its recovery point
     ///   (line 1896); a partial ACK in recovery sends, whatever the window, what NextSeg
-    ///   chooses (a lost segment, else new data) unless the head was resent already (line
-    ///   2099), and only the first one restarts the retransmission timer (line 2109);
+    ///   chooses (a lost segment, else new data, else the head) unless a resent segment ends
+    ///   one MSS above the ACK (line 2099; a resent tail shorter than that goes again), and
+    ///   only the first one restarts the retransmission timer (line 2109);
     /// - DCTCP (`TcpDctcp`, a `TcpLinuxReno`): alpha's first window ends at the
     ///   `m_nextTxSequence` of its first ACK, a window ends at the sequence after the last
     ///   segment sent (a resend included), and a segment counts as marked while the sender's

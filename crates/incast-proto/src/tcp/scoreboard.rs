@@ -293,7 +293,11 @@ impl Scoreboard {
     /// highest unSACKed segment (rule 4). Sending it is [`on_resent`](Self::on_resent)'s
     /// business.
     pub(crate) fn next_in_recovery(&self, snd_una: u64, high_sent: u64, rescue: bool) -> Option<Resend> {
-        let highest_sack = self.sacked.last().map_or(snd_una, |&(_, e)| e);
+        // ns-3 bounds rules 1 and 3 by the highest SACK only while it holds SACK information
+        // (`m_sackSeen`, reset when the cumulative ACK passes every SACKed byte,
+        // tcp-tx-buffer.cc lines 756 to 760): with none, rule 3 reaches up to HighData.
+        let unbounded = if self.ns3_resent.is_some() { high_sent } else { snd_una };
+        let highest_sack = self.sacked.last().map_or(unbounded, |&(_, e)| e);
         let seq = self.first_unsacked_at(self.high_rxt.max(snd_una));
         if seq < highest_sack.min(high_sent) {
             return Some(Resend::Hole { seq, len: self.hole_len(seq, high_sent) });

@@ -420,7 +420,10 @@ impl TcpSender {
         let (una, high_sent) = (self.seq.snd_una(), self.seq.high_sent());
         let board = self.scoreboard.as_mut().expect("SACK senders have a scoreboard");
         if let Some(ns3) = self.ns3.as_mut() {
-            if una < high_sent && !board.was_resent(una) {
+            // `IsRetransmittedDataAcked(ack + MSS)` looks for a resent segment ending one MSS
+            // above the ACK, so a resent tail shorter than that is resent again.
+            let resent_head = board.was_resent(una) && high_sent - una >= self.seq.mss();
+            if una < high_sent && !resent_head {
                 ns3.retransmit_on_partial_ack();
             }
             return;
