@@ -511,7 +511,7 @@ def sender_traces(out: Path, name: str, *, quick: bool = False) -> Path:
     """Runs one case in ns-3 and writes every flow's sender log (segments sent, ACKs received
     with their SACK blocks and ECN-Echo, congestion states) in the form incast's replay test
     reads (`crates/incast-proto/src/tcp/ns3_replay.rs`): for each flow a line
-    `flow <index> <size> <protocol>`, then its log. Replaying ns-3's ACKs into incast's `ns3`
+    `flow <index> <size> <protocol> <start_ns>`, then its log. Replaying ns-3's ACKs into incast's `ns3`
     stack shows, flow by flow, the first segment the two senders would send differently."""
     case = next((c for c in CASES if c.name == name), None)
     if case is None:
@@ -526,7 +526,7 @@ def sender_traces(out: Path, name: str, *, quick: bool = False) -> Path:
     path = out / f"sender-traces-{name}.txt"
     with path.open("w") as f:
         for i in sorted(by_flow):
-            f.write(f"flow {i} {fl[i]['size']} {case.protocol}\n")
+            f.write(f"flow {i} {fl[i]['size']} {case.protocol} {fl[i]['start_ns']}\n")
             f.write("\n".join(by_flow[i]) + "\n")
     return path
 

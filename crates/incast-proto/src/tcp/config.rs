@@ -239,7 +239,10 @@ pub struct TcpConfig {
     ///   (line 1896); a partial ACK in recovery sends, whatever the window, what NextSeg
     ///   chooses (a lost segment, else new data, else the head) unless a resent segment ends
     ///   one MSS above the ACK (line 2099; a resent tail shorter than that goes again), and
-    ///   only the first one restarts the retransmission timer (line 2109);
+    ///   only the first one restarts the retransmission timer (line 2109); a timeout that
+    ///   resends the segment the last one resent cuts ssthresh again, from the one segment
+    ///   left (`ReTxTimeout` clears the retransmitted flags, line 3939, before it asks whether
+    ///   the head was retransmitted, line 3961);
     /// - DCTCP (`TcpDctcp`, a `TcpLinuxReno`): alpha's first window ends at the
     ///   `m_nextTxSequence` of its first ACK, a window ends at the sequence after the last
     ///   segment sent (a resend included), and a segment counts as marked while the sender's

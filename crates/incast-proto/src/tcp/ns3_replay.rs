@@ -11,9 +11,9 @@
 //! `NS3_TRACE=FILE cargo test -p incast-proto --lib replay_a_log -- --ignored --nocapture`
 //! (`NS3_BOOKKEEPING=false` replays into the stack without `ns3_bookkeeping`).
 //!
-//! The log gives times in microseconds, so sends are compared per microsecond; the RTT
-//! samples use the time the acknowledged segment was last sent, as the timestamp it echoes
-//! would say.
+//! The log gives times in whole microseconds, so what each sender sent between two ACKs is
+//! compared; the RTT samples use the time the acknowledged segment (or the SYN) was last sent,
+//! as the timestamp its ACK echoes would say.
 
 use std::collections::BTreeMap;
 
@@ -32,6 +32,8 @@ struct TracedFlow<'a> {
     id: u64,
     size: u64,
     protocol: &'a str,
+    /// When the flow's SYN left, in nanoseconds.
+    start_ns: u64,
     lines: Vec<&'a str>,
 }
 
@@ -42,7 +44,8 @@ fn parse(text: &str) -> Vec<TracedFlow<'_>> {
             let mut f = rest.split_whitespace();
             let mut next = || f.next().unwrap_or_else(|| panic!("malformed flow line {line:?}"));
             let (id, size, protocol) = (next().parse().expect("flow index"), next().parse().expect("flow size"), next());
-            flows.push(TracedFlow { id, size, protocol, lines: Vec::new() });
+            let start_ns = next().parse().expect("flow start");
+            flows.push(TracedFlow { id, size, protocol, start_ns, lines: Vec::new() });
         } else if line.starts_with("ns3 ") {
             flows.last_mut().expect("a flow line first").lines.push(line);
         }
@@ -67,50 +70,48 @@ struct Divergence {
 
 /// Replays one flow's ACKs into a sender with `config`; `None` if every send matched.
 fn replay(flow: &TracedFlow<'_>, config: TcpConfig) -> Option<Divergence> {
-    let config = TcpConfig { mss_bytes: MSS as u32, min_rto: MIN_RTO, handshake: false, delayed_ack: None, ..config };
+    let config = TcpConfig { mss_bytes: MSS as u32, min_rto: MIN_RTO, delayed_ack: None, ..config };
     let kind = match flow.protocol {
         "tcp" => CcKind::NewReno,
         "dctcp" => CcKind::dctcp(),
         other => panic!("flow {}: no replay for protocol {other:?}", flow.id),
     };
-    let mut sender: Option<TcpSender> = None;
-    let mut last_sent: BTreeMap<u64, Instant> = BTreeMap::new();
-    let (mut ns3_sent, mut incast_sent) = (Vec::new(), Vec::new());
-    let mut group_us = 0;
-    let drain = |s: &mut TcpSender, now: Instant, last_sent: &mut BTreeMap<u64, Instant>, out: &mut Vec<u64>| {
-        while let Some(seg) = s.poll_transmit(now) {
-            last_sent.insert(seg.seq, now);
-            out.push(seg.seq);
-        }
-    };
+    // The SYN leaves at the flow's start (ns-3 logs no SYN); its SYN/ACK, the log's first
+    // "ack 0", gives the first RTT sample, as in ns-3.
+    let start = Instant::ZERO + Duration::from_ns(flow.start_ns);
+    let mut s = TcpSender::new(config, CongestionControl::new(kind), Some(flow.size), kind != CcKind::NewReno, None, start);
+    let mut replayed = Replayed { syn_at: start, last_sent: BTreeMap::new(), sent: Vec::new() };
+    replayed.drain(&mut s, start);
+    let mut established = false;
+    let mut ns3_sent = Vec::new();
+    // What each sender sent after one ACK and before the next (timeouts included) is compared:
+    // the log's times are whole microseconds, too coarse to order events within one.
+    let mut ack_us = flow.start_ns / 1_000;
     for line in &flow.lines {
         let f: Vec<&str> = line.split_whitespace().collect();
         let us: u64 = f[1].parse().expect("a time in us");
         let now = Instant::ZERO + Duration::from_us(us);
-        if us != group_us {
-            if ns3_sent != incast_sent {
-                return Some(Divergence { at_us: group_us, ns3: ns3_sent, incast: incast_sent });
-            }
-            (ns3_sent, incast_sent) = (Vec::new(), Vec::new());
-            group_us = us;
-        }
-        // The handshake's ACK (a header-only "tx 0 len 0") is left out: the sender starts with
-        // its initial window, at the time ns-3's did.
-        let s = match sender.as_mut() {
-            Some(s) => s,
-            None if f[3] == "tx" && f[6] != "0" => {
-                let mut s = TcpSender::new(config, CongestionControl::new(kind), Some(flow.size), kind != CcKind::NewReno, None, now);
-                drain(&mut s, now, &mut last_sent, &mut incast_sent);
-                sender.insert(s)
-            }
-            None => continue,
-        };
         while let Some(due) = s.poll_timeout().filter(|&due| due <= now) {
             s.handle_timeout(due);
-            drain(s, due, &mut last_sent, &mut incast_sent);
+            replayed.drain(&mut s, due);
+        }
+        if f[3] == "ack" {
+            if ns3_sent != replayed.sent {
+                return Some(Divergence { at_us: ack_us, ns3: ns3_sent, incast: replayed.sent });
+            }
+            ns3_sent.clear();
+            replayed.sent.clear();
+            ack_us = us;
         }
         match f[3] {
+            // Header-only segments (the handshake's ACK, a FIN) are left out.
             "tx" if f[6] != "0" => ns3_sent.push(offset(f[4])),
+            "ack" if !established => {
+                // The SYN/ACK, for the latest SYN (its ECE negotiates ECN and echoes no mark).
+                s.handle_ack(now, &AckSegment::plain(0, false, replayed.syn_at));
+                established = true;
+                replayed.drain(&mut s, now);
+            }
             "ack" => {
                 let mut blocks = Vec::new();
                 let mut ece = false;
@@ -122,16 +123,40 @@ fn replay(flow: &TracedFlow<'_>, config: TcpConfig) -> Option<Divergence> {
                         blocks.push((offset(field), offset(rest.next().expect("a SACK block's end"))));
                     }
                 }
-                let ack = offset(f[4]);
-                let ts_echo = last_sent.range(..ack).next_back().map_or(now, |(_, &t)| t);
+                // ns-3's FIN takes the sequence number after the data; incast's flows end there.
+                let ack = offset(f[4]).min(flow.size);
+                let ts_echo = replayed.last_sent.range(..ack).next_back().map_or(now, |(_, &t)| t);
                 let sack = SackBlocks::from_slice(&blocks[..blocks.len().min(SackBlocks::MAX)]);
                 s.handle_ack(now, &AckSegment { ack, ece, ts_echo, sack, header_bytes: 52 });
-                drain(s, now, &mut last_sent, &mut incast_sent);
+                replayed.drain(&mut s, now);
             }
             _ => {}
         }
     }
-    (ns3_sent != incast_sent).then_some(Divergence { at_us: group_us, ns3: ns3_sent, incast: incast_sent })
+    (ns3_sent != replayed.sent).then_some(Divergence { at_us: ack_us, ns3: ns3_sent, incast: replayed.sent })
+}
+
+/// What the replayed sender sent.
+struct Replayed {
+    /// When the latest SYN left.
+    syn_at: Instant,
+    /// When each segment (by its first byte) last left: the timestamp its ACK echoes.
+    last_sent: BTreeMap<u64, Instant>,
+    /// Data segments since the last ACK, by first byte.
+    sent: Vec<u64>,
+}
+
+impl Replayed {
+    fn drain(&mut self, s: &mut TcpSender, now: Instant) {
+        while let Some(seg) = s.poll_transmit(now) {
+            if seg.syn {
+                self.syn_at = now;
+            } else if seg.len > 0 {
+                self.last_sent.insert(seg.seq, now);
+                self.sent.push(seg.seq);
+            }
+        }
+    }
 }
 
 /// Replays every flow of `text`; the flows that diverged, with where.

@@ -480,7 +480,13 @@ impl TcpSender {
         let una = self.seq.snd_una();
         let flight = self.flight_bytes();
         let out = Outstanding { flight, unacked: flight, pipe: self.pipe_bytes(), high_sent: self.seq.high_sent() };
-        self.cc.on_timeout(&out, self.timed_out_at_una != Some(una));
+        // A timeout that finds snd_una where the last one left it resent the same segment and
+        // leaves ssthresh alone; ns-3 cuts it again, from the one segment the last timeout
+        // left: `ReTxTimeout` clears the retransmitted flags (`SetSentListLost`,
+        // tcp-socket-base.cc line 3939) before it asks whether the head was retransmitted
+        // (line 3961).
+        let again = self.timed_out_at_una == Some(una) && self.ns3.is_none();
+        self.cc.on_timeout(&out, !again);
         self.timed_out_at_una = Some(una);
         if let Some(ns3) = self.ns3.as_mut() {
             ns3.on_timeout();
