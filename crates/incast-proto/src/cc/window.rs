@@ -50,6 +50,8 @@ impl Policy {
 
     /// Lets the policy's estimator see one ACK of the SACK skeleton: ns-3's counts when the
     /// event carries them, else the bytes delivered and marked.
+    // Inlined: a call here cost the star benchmark 0.2% more instructions.
+    #[inline(always)]
     fn on_ack_event(&mut self, ev: &AckEvent, mss: u64) {
         let Some(ns3) = ev.ns3 else {
             return self.on_acked(ev.delivered_bytes, ev.ce_marked_bytes, ev.snd_una, ev.snd_nxt);
@@ -301,6 +303,7 @@ impl CongestionControl {
     /// Whether the ACK's ECN-Echo starts a reduction: only an ACK of new data carries a valid
     /// one (ns-3's `m_ecnEchoSeq`; Linux counts ECE on ACKs that advance snd_una), once per
     /// window of data.
+    #[inline(always)]
     fn ecn_echo_cuts(&self, ev: &AckEvent) -> bool {
         ev.ce_marked_bytes > 0 && ev.acked_bytes > 0 && ev.snd_una > self.cut_end
     }
