@@ -5,15 +5,15 @@
 //! part within a millisecond of any congested burst, so only a replay compares the senders
 //! segment by segment; it found the bookkeeping that `TcpConfig::ns3_bookkeeping` models.
 //!
-//! The committed log (`testdata/ns3_sender_traces.txt`) holds flows of the crosscheck's
-//! `dctcp-two-tier-30`, `dctcp-star-40` and `newreno-star-40` cases, each of which the sender
-//! got wrong before that bookkeeping. Any other log can be replayed with
+//! The committed log (`testdata/ns3_sender_traces.txt`) holds 26 flows of five of the
+//! crosscheck's cases, each of which the sender got wrong before that bookkeeping; all 107,520
+//! senders of the twelve cases replay exactly (docs/crosscheck/marks-gap.md). Any other log can be replayed with
 //! `NS3_TRACE=FILE cargo test -p incast-proto --lib replay_a_log -- --ignored --nocapture`
 //! (`NS3_BOOKKEEPING=false` replays into the stack without `ns3_bookkeeping`).
 //!
 //! The log gives times in whole microseconds, so what each sender sent between two ACKs is
-//! compared; the RTT samples use the time the acknowledged segment (or the SYN) was last sent,
-//! as the timestamp its ACK echoes would say.
+//! compared. It does not give the timestamps ACKs echo: the replay echoes the time the segment
+//! that advanced the cumulative ACK (or the SYN) was last sent, as RFC 7323 and ns-3 choose it.
 
 use std::collections::BTreeMap;
 
@@ -84,6 +84,8 @@ fn replay(flow: &TracedFlow<'_>, config: TcpConfig) -> Option<Divergence> {
     replayed.drain(&mut s, start);
     let mut established = false;
     let mut ns3_sent = Vec::new();
+    // The cumulative ACK before this one, and the timestamp the receiver echoes.
+    let (mut echo_ack, mut echo) = (0, None);
     // What each sender sent after one ACK and before the next (timeouts included) is compared:
     // the log's times are whole microseconds, too coarse to order events within one.
     let mut ack_us = flow.start_ns / 1_000;
@@ -125,7 +127,14 @@ fn replay(flow: &TracedFlow<'_>, config: TcpConfig) -> Option<Divergence> {
                 }
                 // ns-3's FIN takes the sequence number after the data; incast's flows end there.
                 let ack = offset(f[4]).min(flow.size);
-                let ts_echo = replayed.last_sent.range(..ack).next_back().map_or(now, |(_, &t)| t);
+                // The receiver echoes the timestamp of the segment that last advanced its
+                // cumulative ACK (RFC 7323's TS.Recent; ns-3's `m_timestampToEcho`): the one
+                // that started at the previous ACK, else, for a duplicate, the same as before.
+                if ack > echo_ack {
+                    echo = replayed.last_sent.get(&echo_ack).copied().or(echo);
+                    echo_ack = ack;
+                }
+                let ts_echo = echo.unwrap_or(now);
                 let sack = SackBlocks::from_slice(&blocks[..blocks.len().min(SackBlocks::MAX)]);
                 s.handle_ack(now, &AckSegment { ack, ece, ts_echo, sack, header_bytes: 52 });
                 replayed.drain(&mut s, now);
