@@ -203,6 +203,7 @@ pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
     put("ect_control_packets", json!(t.ect_control_packets));
     put("ns3_bookkeeping", json!(t.ns3_bookkeeping));
     put("handshake", json!(t.handshake));
+    put("handshake_ack", json!(t.handshake_ack));
     put("restart_after_idle", json!(t.restart_after_idle));
     put("dctcp_g", json!(spec.dctcp_g));
     put("dctcp_initial_alpha", json!(spec.dctcp_initial_alpha));
@@ -250,6 +251,7 @@ mod tests {
         assert_eq!(m["ce_sequence_check"], json!(true));
         assert_eq!(m["ect_control_packets"], json!(true));
         assert_eq!(m["ns3_bookkeeping"], json!(true));
+        assert_eq!(m["handshake_ack"], json!(true));
     }
 
     #[test]

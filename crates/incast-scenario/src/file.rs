@@ -108,6 +108,7 @@ pub(crate) struct RawTransport {
     pub(crate) ce_sequence_check: Option<bool>,
     pub(crate) ect_control_packets: Option<bool>,
     pub(crate) ns3_bookkeeping: Option<bool>,
+    pub(crate) handshake_ack: Option<bool>,
     pub(crate) initial_ssthresh: Option<Size>,
     pub(crate) initial_window: Option<u64>,
     pub(crate) min_rto: Option<Time>,

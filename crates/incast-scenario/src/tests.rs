@@ -520,7 +520,8 @@ fn stack_sets_defaults_and_keys_override_them() {
     // ns-3's DCTCP defects, undone one key at a time.
     let t = with("stack = \"ns3\"\necn_cut_floor = 2\necn_cut_after_timeout = false\nsub_segment_window = \"send\"\nce_sequence_check = false\nect_control_packets = false\nns3_bookkeeping = false");
     assert!(!t.tcp.ect_control_packets && !t.tcp.ns3_bookkeeping);
-    assert!(with("stack = \"ns3\"").tcp.ns3_bookkeeping);
+    assert!(with("stack = \"ns3\"").tcp.ns3_bookkeeping && with("stack = \"ns3\"").tcp.handshake_ack);
+    assert!(!with("stack = \"linux\"").tcp.handshake_ack && !with("stack = \"ns3\"\nhandshake_ack = false").tcp.handshake_ack);
     assert!(!with("stack = \"linux\"").tcp.ns3_bookkeeping && with("ns3_bookkeeping = true").tcp.ns3_bookkeeping);
     assert_eq!((t.tcp.ecn_cut_floor_segments, t.tcp.ecn_cut_after_timeout, t.tcp.ce_sequence_check), (2, false, false));
     assert_eq!(t.tcp.sub_segment_window, SubSegmentWindow::Send);

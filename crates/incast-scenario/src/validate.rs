@@ -607,6 +607,7 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
             ect_control_packets: raw.ect_control_packets.unwrap_or(d.ect_control_packets),
             ns3_bookkeeping: raw.ns3_bookkeeping.unwrap_or(d.ns3_bookkeeping),
             handshake: raw.handshake.unwrap_or(d.handshake),
+            handshake_ack: raw.handshake_ack.unwrap_or(d.handshake_ack),
             restart_after_idle: raw.restart_after_idle.unwrap_or(d.restart_after_idle),
         },
         dctcp_g,

@@ -109,9 +109,10 @@ def _header(doc: Dict[str, Any]) -> List[str]:
         "after a timeout entering CWR (`ecn_cut_after_timeout`), DCTCP's cut with no floor (`ecn_cut_floor = 0`), "
         "a window below one segment waiting for the RTO (`sub_segment_window = \"wait\"`), CE marks below the "
         "highest marked segment not echoed (`ce_sequence_check`), ECN-capable SYNs and ACKs "
-        "(`ect_control_packets`), and ns-3's bookkeeping of the SACK scoreboard, PRR, ACK counts, DCTCP's "
-        "estimator and window growth (`ns3_bookkeeping`), found by replaying ns-3's ACKs into incast's sender "
-        "(`incast crosscheck --sender-traces`; marks-gap.md); see docs/scenario.md and below.",
+        "(`ect_control_packets`), the handshake's third packet sent as a pure ACK (`handshake_ack`), and ns-3's "
+        "bookkeeping of the SACK scoreboard, PRR, ACK counts, DCTCP's estimator and window growth "
+        "(`ns3_bookkeeping`), found by replaying ns-3's ACKs into incast's sender (`incast crosscheck "
+        "--sender-traces`; marks-gap.md); see docs/scenario.md and below.",
         "",
     ]
 
@@ -387,9 +388,6 @@ def write_report(out: Path, doc: Dict[str, Any]) -> None:
         "wire); incast counts IP packets only.",
         "- SYN options differ by 4 bytes (ns-3 sends window scale, SACK-permitted and timestamps; incast counts MSS, "
         "window scale and timestamps as Linux sends them).",
-        "- ns-3's `TcpDctcp` grows its window as `TcpLinuxReno` (slow start by segments acknowledged, capped at "
-        "ssthresh); the `ns3` stack grows by one segment per ACK as `TcpNewReno`, the same with an ACK per segment "
-        "as here.",
         "",
         "![FCT distributions](figure.png)",
         "",

@@ -257,6 +257,14 @@ pub struct TcpConfig {
     /// real stacks); the SYN/ACK's RTT sample seeds the RTO estimator. Read by `TcpSender`
     /// only; D3 pays its RTT with its own SYN rate request (D3 Figure 7).
     pub handshake: bool,
+    /// With `handshake`: answer the SYN/ACK with a pure ACK of its own before the first data
+    /// segment, as ns-3.44 does (`TcpSocketBase::ProcessSynSent`, tcp-socket-base.cc line 2373:
+    /// `SendEmptyPacket(TcpHeader::ACK)`, then the data at line 2389), and Linux too
+    /// (`tcp_rcv_synsent_state_process` calls `tcp_send_ack`). `false` folds it into the first
+    /// data segment: one packet fewer per flow, which on a congested port shifts every later
+    /// departure (docs/crosscheck/marks-gap.md). The `ns3` stack sends it; `linux` keeps it
+    /// folded, so that its results stay as committed.
+    pub handshake_ack: bool,
     /// Restart the window when a persistent connection's next message finds it idle (nothing
     /// in flight and no data sent for longer than the RTO): cwnd = min(cwnd, initial window),
     /// ssthresh kept at least 3/4 of the old cwnd (RFC 5681 Section 4.1, RFC 2861, Linux's
@@ -301,6 +309,7 @@ impl Default for TcpConfig {
             ect_control_packets: false,
             ns3_bookkeeping: false,
             handshake: false,
+            handshake_ack: false,
             restart_after_idle: false,
         }
     }

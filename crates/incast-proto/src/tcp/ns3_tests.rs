@@ -195,3 +195,27 @@ fn receiver_marked_resend_above_every_marked_segment_echoed_with_ce_sequence_che
     // A marked duplicate of 3 is not above 3.
     assert!(!echo(&mut r, 3, true));
 }
+
+/// The handshake's third packet (`handshake_ack`): ns-3 answers the SYN/ACK with a pure ACK
+/// (tcp-socket-base.cc line 2373) before its initial window; incast's other stacks fold it into
+/// the first data segment. The receiver takes the pure ACK without answering it.
+#[test]
+fn handshake_ack_goes_out_alone_before_the_initial_window() {
+    let script = |handshake_ack| {
+        let config = TcpConfig { handshake: true, handshake_ack, ..ns3() };
+        let mut s = TcpSender::new(config, CongestionControl::new(CcKind::dctcp()), Some(3 * MSS), true, None, us(0));
+        let syn = s.poll_transmit(us(0)).expect("the SYN");
+        assert!(syn.syn && s.poll_transmit(us(0)).is_none());
+        s.handle_ack(us(100), &AckSegment::plain(0, false, us(0)));
+        let sent: Vec<DataSegment> = std::iter::from_fn(|| s.poll_transmit(us(100))).collect();
+        sent.iter().map(|seg| (seg.seq / MSS, seg.len, seg.ect)).collect::<Vec<_>>()
+    };
+    let full = MSS_BYTES;
+    // The pure ACK is ECN-capable with ns-3's DCTCP (`ect_control_packets`), as its ACKs are.
+    assert_eq!(script(true), vec![(0, 0, true), (0, full, true), (1, full, true), (2, full, true)]);
+    assert_eq!(script(false), vec![(0, full, true), (1, full, true), (2, full, true)]);
+    let mut r = TcpReceiver::new(&ns3());
+    let pure_ack = DataSegment { ect: true, ..DataSegment::numbered(0, 0) };
+    r.handle_data(us(150), &pure_ack);
+    assert!(r.poll_ack(us(150)).is_none(), "a pure ACK is not acknowledged");
+}

@@ -90,10 +90,15 @@ impl TcpReceiver {
 
     /// Processes one arriving data segment and queues the ACKs it calls for.
     ///
-    /// A SYN is header-only: its `seq` and `len` are not read and it is never data.
+    /// A SYN is header-only: its `seq` and `len` are not read and it is never data. A segment
+    /// with neither payload nor SYN is a pure ACK (the handshake's third packet,
+    /// `TcpConfig::handshake_ack`): nothing to acknowledge.
     pub fn handle_data(&mut self, now: Instant, seg: &DataSegment) {
         if seg.syn {
             self.answer_syn(seg);
+            return;
+        }
+        if seg.len == 0 {
             return;
         }
         let ce = self.counted_ce(seg);

@@ -112,6 +112,9 @@ pub struct TcpSender {
     /// validation; Linux's `is_cwnd_limited` is likewise sticky for the window it was set in).
     window_limited_through: u64,
     handshake: Handshake,
+    /// The SYN/ACK arrived and the pure ACK answering it (`TcpConfig::handshake_ack`) is still
+    /// to be sent.
+    handshake_ack_due: bool,
     /// When the latest SYN left: ACKs echoing it or an earlier SYN are SYN/ACKs.
     syn_sent_at: Option<Instant>,
     /// SYNs handed out, re-sent ones included; the other counters live in `seq`.
@@ -167,6 +170,7 @@ impl TcpSender {
             } else {
                 Handshake::Done
             },
+            handshake_ack_due: false,
             syn_sent_at: None,
             syns_sent: 0,
             timeouts_in_a_row: 0,
@@ -245,6 +249,7 @@ impl TcpSender {
     /// Completes the handshake: the window is still the initial one and nothing is in flight.
     fn on_syn_ack(&mut self, now: Instant, ack: &AckSegment) {
         self.handshake = Handshake::Done;
+        self.handshake_ack_due = self.config.handshake_ack;
         // The timestamp names the SYN answered, so even after a re-sent SYN the sample is
         // unambiguous; it also clears the SYN's back-off.
         self.seq.sample_rtt(now, ack.ts_echo);
@@ -512,6 +517,12 @@ impl TcpSender {
             Handshake::SynDue => return Some(self.syn(now)),
             Handshake::SynSent => return None,
             Handshake::Done => {}
+        }
+        if self.handshake_ack_due {
+            // The handshake's third packet, before any data (`TcpConfig::handshake_ack`): no
+            // payload, no timer, nothing in flight.
+            self.handshake_ack_due = false;
+            return Some(DataSegment { ect: self.control_ect(), ..self.seq.header_only(now, false) });
         }
         let seg = if self.scoreboard.is_some() {
             self.transmit_sack(now)?

@@ -114,6 +114,7 @@ impl Stack {
                 ect_control_packets: true,
                 ns3_bookkeeping: true,
                 handshake: true,
+                handshake_ack: true,
                 ..d3
             },
             Stack::Ns3_2012 => TcpConfig {
