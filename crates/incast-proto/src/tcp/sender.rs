@@ -19,6 +19,9 @@ enum Handshake {
     SynDue,
     /// The SYN is out; nothing else is sent until its SYN/ACK arrives.
     SynSent,
+    /// The SYN/ACK arrived and the pure ACK answering it (`TcpConfig::handshake_ack`) goes out
+    /// before any data; otherwise as `Done`.
+    AckDue,
     /// The SYN/ACK arrived, or the flow skips the handshake: data flows.
     Done,
 }
@@ -112,9 +115,6 @@ pub struct TcpSender {
     /// validation; Linux's `is_cwnd_limited` is likewise sticky for the window it was set in).
     window_limited_through: u64,
     handshake: Handshake,
-    /// The SYN/ACK arrived and the pure ACK answering it (`TcpConfig::handshake_ack`) is still
-    /// to be sent.
-    handshake_ack_due: bool,
     /// When the latest SYN left: ACKs echoing it or an earlier SYN are SYN/ACKs.
     syn_sent_at: Option<Instant>,
     /// SYNs handed out, re-sent ones included; the other counters live in `seq`.
@@ -170,7 +170,6 @@ impl TcpSender {
             } else {
                 Handshake::Done
             },
-            handshake_ack_due: false,
             syn_sent_at: None,
             syns_sent: 0,
             timeouts_in_a_row: 0,
@@ -223,7 +222,7 @@ impl TcpSender {
     /// releases the initial window, and neither it nor a late SYN/ACK for a re-sent SYN counts
     /// as a duplicate ACK.
     pub fn handle_ack(&mut self, now: Instant, ack: &AckSegment) {
-        if self.handshake != Handshake::Done {
+        if !self.established() {
             if ack.ack == 0 {
                 self.on_syn_ack(now, ack);
             }
@@ -248,8 +247,7 @@ impl TcpSender {
 
     /// Completes the handshake: the window is still the initial one and nothing is in flight.
     fn on_syn_ack(&mut self, now: Instant, ack: &AckSegment) {
-        self.handshake = Handshake::Done;
-        self.handshake_ack_due = self.config.handshake_ack;
+        self.handshake = if self.config.handshake_ack { Handshake::AckDue } else { Handshake::Done };
         // The timestamp names the SYN answered, so even after a re-sent SYN the sample is
         // unambiguous; it also clears the SYN's back-off.
         self.seq.sample_rtt(now, ack.ts_echo);
@@ -477,7 +475,7 @@ impl TcpSender {
         if !self.seq.rto_due(now) {
             return;
         }
-        if self.handshake != Handshake::Done {
+        if !self.established() {
             self.handshake = Handshake::SynDue;
             self.seq.back_off(now);
             return;
@@ -516,13 +514,13 @@ impl TcpSender {
         match self.handshake {
             Handshake::SynDue => return Some(self.syn(now)),
             Handshake::SynSent => return None,
+            Handshake::AckDue => {
+                // The handshake's third packet, before any data (`TcpConfig::handshake_ack`):
+                // no payload, no timer, nothing in flight.
+                self.handshake = Handshake::Done;
+                return Some(DataSegment { ect: self.control_ect(), ..self.seq.header_only(now, false) });
+            }
             Handshake::Done => {}
-        }
-        if self.handshake_ack_due {
-            // The handshake's third packet, before any data (`TcpConfig::handshake_ack`): no
-            // payload, no timer, nothing in flight.
-            self.handshake_ack_due = false;
-            return Some(DataSegment { ect: self.control_ect(), ..self.seq.header_only(now, false) });
         }
         let seg = if self.scoreboard.is_some() {
             self.transmit_sack(now)?
@@ -677,10 +675,15 @@ impl TcpSender {
         self.seq.rto_at()
     }
 
+    /// Whether the SYN/ACK arrived (or the flow skips the handshake).
+    fn established(&self) -> bool {
+        matches!(self.handshake, Handshake::AckDue | Handshake::Done)
+    }
+
     /// Whether every byte of a sized flow has been acknowledged, after the SYN/ACK with the
     /// handshake (never for a long-lived flow).
     pub fn is_complete(&self) -> bool {
-        self.handshake == Handshake::Done
+        self.established()
             && self
                 .size_bytes
                 .is_some_and(|size| self.seq.snd_una() >= size)
