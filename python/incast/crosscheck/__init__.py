@@ -344,7 +344,7 @@ def relative(ours: float, ref: float) -> float:
 #: recovery during ECN reductions, as Linux does (`recovery_in_cwr`), the ECN cut floored at
 #: two segments (Linux's `dctcp_ssthresh`), as issue 24 patched ns-3, which ends the stall of a
 #: sub-segment window after a timeout, and the RFCs' bookkeeping instead of ns-3's
-#: (`ns3_bookkeeping`; what the `ns3` stack was before the replay found it).
+#: (`ns3_bookkeeping = false`, docs/crosscheck/marks-gap.md).
 VARIANTS: Dict[str, Dict[str, Any]] = {
     "recovery in CWR (Linux)": {"recovery_in_cwr": True},
     "ECN cut floored at 2 segments": {"ecn_cut_floor": 2},
@@ -511,8 +511,9 @@ def sender_traces(out: Path, name: str, *, quick: bool = False) -> Path:
     """Runs one case in ns-3 and writes every flow's sender log (segments sent, ACKs received
     with their SACK blocks and ECN-Echo, congestion states) in the form incast's replay test
     reads (`crates/incast-proto/src/tcp/ns3_replay.rs`): for each flow a line
-    `flow <index> <size> <protocol> <start_ns>`, then its log. Replaying ns-3's ACKs into incast's `ns3`
-    stack shows, flow by flow, the first segment the two senders would send differently."""
+    `flow <index> <size> <protocol> <start_ns>`, then its log. Replaying ns-3's ACKs into
+    incast's `ns3` stack shows, flow by flow, the first segment the two senders would send
+    differently."""
     case = next((c for c in CASES if c.name == name), None)
     if case is None:
         raise CrosscheckError(f"no case named {name}")
