@@ -7,7 +7,8 @@
 //!
 //! The committed log (`testdata/ns3_sender_traces.txt`) holds 26 flows of five of the
 //! crosscheck's cases, each of which the sender got wrong before that bookkeeping; all 107,520
-//! senders of the twelve cases replay exactly (docs/crosscheck/marks-gap.md). Any other log can be replayed with
+//! senders of the twelve cases replay exactly (docs/crosscheck/marks-gap.md). Any other log
+//! can be replayed with
 //! `NS3_TRACE=FILE cargo test -p incast-proto --lib replay_a_log -- --ignored --nocapture`
 //! (`NS3_BOOKKEEPING=false` replays into the stack without `ns3_bookkeeping`).
 //!
