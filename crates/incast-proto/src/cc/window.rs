@@ -269,10 +269,7 @@ impl CongestionControl {
         self.policy.on_ack_event(ev, self.rules.mss);
         if let CaState::Cwr { end } = self.state {
             if ev.snd_una >= end {
-                // Linux's `tcp_end_cwnd_reduction`: the window lands on ssthresh.
-                self.cwnd = self.ssthresh;
-                self.state = CaState::Open;
-                self.prr = None;
+                self.end_reduction();
             } else {
                 // ns-3 runs PRR during CWR only on ACKs that advance snd_una.
                 if self.rules.prr_on_dupacks_in_cwr || ev.acked_bytes > 0 {
@@ -298,6 +295,14 @@ impl CongestionControl {
         if ev.acked_bytes > 0 && (ev.cwnd_limited || !self.rules.cwnd_validation) {
             self.grow(ev.acked_bytes);
         }
+    }
+
+    /// A CWR reduction or a SACK recovery ends: the window lands on ssthresh, where PRR aimed
+    /// (Linux's `tcp_end_cwnd_reduction`).
+    fn end_reduction(&mut self) {
+        self.cwnd = self.ssthresh;
+        self.state = CaState::Open;
+        self.prr = None;
     }
 
     /// Whether the ACK's ECN-Echo starts a reduction: only an ACK of new data carries a valid
@@ -329,9 +334,7 @@ impl CongestionControl {
     fn on_ack_ns3(&mut self, ev: &AckEvent, ns3: Ns3Ack, ctx: &CutContext) {
         if let CaState::Cwr { end } = self.state {
             if ev.snd_una > end {
-                self.cwnd = self.ssthresh;
-                self.state = CaState::Open;
-                self.prr = None;
+                self.end_reduction();
             }
         }
         if !matches!(self.state, CaState::Cwr { .. }) && self.ecn_echo_cuts(ev) {
@@ -587,10 +590,8 @@ impl CongestionControl {
     /// aims to land (Linux's `tcp_end_cwnd_reduction`), from where the window grows again.
     pub(crate) fn exit_sack_recovery(&mut self, ev: &AckEvent) {
         self.policy.on_ack_event(ev, self.rules.mss);
-        self.cwnd = self.ssthresh;
+        self.end_reduction();
         self.ca_acked = 0;
-        self.state = CaState::Open;
-        self.prr = None;
         if let Some(ns3) = ev.ns3 {
             // ns-3 then grows the window by the segments above the old head (tcp-socket-base.cc
             // lines 2208 and 2247 to 2254).

@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 
+use super::ranges;
 use super::{AckSegment, DataSegment, DelayedAck, SackBlocks, TcpConfig};
 use crate::time::Instant;
 
@@ -267,23 +268,7 @@ impl TcpReceiver {
         if start >= end {
             return (start, end);
         }
-        let ranges = &mut self.out_of_order;
-        // First range that overlaps or touches [start, end).
-        let first = ranges.partition_point(|&(_, e)| e < start);
-        let mut last = first;
-        let (mut s, mut e) = (start, end);
-        while last < ranges.len() && ranges[last].0 <= end {
-            s = s.min(ranges[last].0);
-            e = e.max(ranges[last].1);
-            last += 1;
-        }
-        if first == last {
-            ranges.insert(first, (s, e));
-        } else {
-            ranges[first] = (s, e);
-            ranges.drain(first + 1..last);
-        }
-        (s, e)
+        ranges::merge(&mut self.out_of_order, start, end).0
     }
 
     /// Moves `rcv_nxt` over out-of-order ranges it now reaches, and forgets SACK blocks below it.

@@ -15,6 +15,7 @@
 //!     |<- retransmitted ->| high_rxt
 //! ```
 
+use super::ranges::merge;
 use super::SackBlocks;
 
 /// What NextSeg chose to send from the scoreboard.
@@ -117,24 +118,8 @@ impl Scoreboard {
 
     /// Merges `[start, end)` into the SACKed ranges; returns the bytes it added.
     fn insert(&mut self, start: u64, end: u64) -> u64 {
-        let first = self.sacked.partition_point(|&(_, e)| e < start);
-        let mut last = first;
-        let (mut s, mut e) = (start, end);
-        let mut covered = 0;
-        while last < self.sacked.len() && self.sacked[last].0 <= end {
-            let (rs, re) = self.sacked[last];
-            covered += re - rs;
-            s = s.min(rs);
-            e = e.max(re);
-            last += 1;
-        }
-        if first == last {
-            self.sacked.insert(first, (s, e));
-        } else {
-            self.sacked[first] = (s, e);
-            self.sacked.drain(first + 1..last);
-        }
-        (e - s) - covered
+        let ((s, e), held) = merge(&mut self.sacked, start, end);
+        (e - s) - held
     }
 
     /// The cumulative ACK moved to `snd_una`: forgets what lies below it. Returns the bytes
@@ -331,7 +316,7 @@ impl Scoreboard {
             Resend::Hole { seq, len } => {
                 self.high_rxt = self.high_rxt.max(seq + len);
                 if let Some(resent) = self.ns3_resent.as_mut() {
-                    merge_range(resent, seq, seq + len);
+                    merge(resent, seq, seq + len);
                 }
             }
             Resend::Rescue { .. } => self.rescue_rxt = Some(recovery_point),
@@ -355,19 +340,6 @@ impl Scoreboard {
         let next_sacked = self.sacked.get(i).map_or(high_sent, |&(s, _)| s);
         self.mss.min(next_sacked.min(high_sent) - seq)
     }
-}
-
-/// Adds `[start, end)` to sorted, disjoint ranges, merging what it overlaps or touches.
-fn merge_range(ranges: &mut Vec<(u64, u64)>, start: u64, end: u64) {
-    let first = ranges.partition_point(|&(_, e)| e < start);
-    let mut last = first;
-    let (mut s, mut e) = (start, end);
-    while last < ranges.len() && ranges[last].0 <= end {
-        s = s.min(ranges[last].0);
-        e = e.max(ranges[last].1);
-        last += 1;
-    }
-    ranges.splice(first..last, std::iter::once((s, e)));
 }
 
 #[cfg(test)]
