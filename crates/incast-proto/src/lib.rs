@@ -5,6 +5,7 @@
 //! of that contract; a real network driver could be another.
 
 pub mod time;
+pub mod rate;
 pub mod tcp;
 pub mod cc;
 pub mod d3;

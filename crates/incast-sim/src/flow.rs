@@ -2,7 +2,7 @@
 //! The engine talks to every transport through the same sans-IO calls.
 
 use incast_proto::cc::{CcKind, CongestionControl};
-use incast_proto::d3::rate::from_bits_per_sec;
+use incast_proto::rate::from_bits_per_sec;
 use incast_proto::d3::{D3Config, D3Receiver, D3Sender, RateField};
 use incast_proto::pdq::{PdqConfig, PdqSender, SchedulingHeader};
 use incast_proto::tcp::{AckSegment, DataSegment, EchoReceiver, TcpConfig, TcpReceiver, TcpSender};

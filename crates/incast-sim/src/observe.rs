@@ -3,7 +3,7 @@
 //! throughput sampling, packet capture, per-flow traces and D3's priority inversions. The event
 //! loop calls an observer only when it is present, so a run without them pays a branch per hook.
 
-use incast_proto::d3::rate::from_bits_per_sec;
+use incast_proto::rate::from_bits_per_sec;
 use incast_proto::time::{Duration, Instant};
 
 use crate::capture::Capture;

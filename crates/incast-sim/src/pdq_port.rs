@@ -4,7 +4,7 @@
 //! leaves through it, as the ACK passes the port's node on its way back (Algorithm 3). Host NICs
 //! have one too: a host with several flows schedules them on its link as a switch would.
 
-use incast_proto::d3::rate::from_bits_per_sec;
+use incast_proto::rate::from_bits_per_sec;
 use incast_proto::d3::Grant;
 use incast_proto::pdq::{PdqSwitch, SwitchConfig};
 use incast_proto::time::Instant;

@@ -72,7 +72,7 @@
 //! correction for queues or unused allocations. The reference point both controllers are
 //! measured against.
 
-use super::rate::{rate_of, Rate};
+use crate::rate::{rate_of, Rate};
 use crate::time::Duration;
 
 /// The update interval T = 800 µs (D3 footnote 4: "The update interval T should be larger than

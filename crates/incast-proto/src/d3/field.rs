@@ -17,7 +17,7 @@
 //! so the header says "base rate" and routers count the base rate it stands for exactly
 //! ([`RateField::held`]). A host's pause test reads that grant, not its own request.
 
-use super::rate::Rate;
+use crate::rate::Rate;
 
 /// The allocation that grants the base rate: in its next RTT the flow sends only its rate
 /// request (with the D2TCP paper's base rate, one segment; see `BaseGrant`). The smallest value a

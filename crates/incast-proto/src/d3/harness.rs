@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use super::field::RateField;
 use super::header::{CongestionHeader, Feedback};
 use super::host::{D3Config, D3Segment, D3Sender};
-use super::rate::{bytes_in, Rate};
+use crate::rate::{bytes_in, Rate};
 use super::receiver::D3Receiver;
 use super::router::{Router, RouterConfig};
 use crate::tcp::{AckSegment, TcpConfig, MSS_BYTES};

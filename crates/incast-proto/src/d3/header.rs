@@ -11,7 +11,7 @@
 
 use incast_wire::d3::{encode_grant, encode_request, Repr, VECTOR_LEN};
 
-use super::rate::Rate;
+use crate::rate::Rate;
 
 /// Length of the allocation vectors: at most this many routers on a path (Section 5: "The
 /// allocation vectors are 6 bytes long, allowing for a maximum network diameter of 6 routers").

@@ -15,7 +15,7 @@
 
 use super::field::BASE_GRANT;
 use super::header::{CongestionHeader, Feedback, D3_HEADER_BYTES, MAX_HOPS};
-use super::rate::{bytes_in, rate_of, time_at, Rate};
+use crate::rate::{bytes_in, rate_of, time_at, Rate};
 use crate::tcp::{AckClass, AckSegment, DataSegment, Duplicate, RttEstimator, SendSequence};
 use crate::time::{Duration, Instant};
 

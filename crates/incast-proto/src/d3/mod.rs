@@ -17,7 +17,8 @@
 //!  timer ─ handle_timeout(now, queue_bytes) every T ► Router   C(t+1) from u(t) and q(t)
 //! ```
 //!
-//! - [`rate`]: the unit ([`Rate`], integer bytes per second) and the base rate.
+//! - [`rate`]: the base rate (rates themselves, integer bytes per second, are
+//!   [`crate::rate`]'s, shared with PDQ).
 //! - [`field`]: how the header carries rates ([`RateField`]: requests rounded up, grants
 //!   truncated) and the base-rate grant ([`BASE_GRANT`]).
 //! - [`router`]: the per-port allocator ([`Router`]), Sections 4.2-4.5, with its soft state, and
@@ -42,6 +43,6 @@ pub use capacity::{Controller, ALPHA, BETA, CONTROL_INTERVAL};
 pub use field::{RateField, BASE_GRANT};
 pub use header::{CongestionHeader, Feedback, D3_HEADER_BYTES, MAX_HOPS};
 pub use host::{BaseGrant, D3Config, D3Segment, D3Sender, D3Stats, Pacing};
-pub use rate::{base_rate, Rate, FULL_PACKET_BYTES, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
+pub use rate::{base_rate, FULL_PACKET_BYTES, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
 pub use receiver::D3Receiver;
 pub use router::{Counters, Grant, RateRequest, Router, RouterConfig};

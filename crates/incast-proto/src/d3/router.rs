@@ -6,7 +6,8 @@
 use super::capacity::{CapacityControl, Controller, ALPHA, BETA, CONTROL_INTERVAL};
 use super::field::{RateField, BASE_GRANT};
 use super::header::{CongestionHeader, MAX_HOPS};
-use super::rate::{base_rate, from_bits_per_sec, Rate, FULL_PACKET_BYTES, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
+use super::rate::{base_rate, FULL_PACKET_BYTES, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
+use crate::rate::{from_bits_per_sec, Rate};
 use crate::time::{BitsPerSec, Duration, Instant};
 
 /// Parameters of one port's allocator. [`RouterConfig::for_link`] gives the paper's D3,

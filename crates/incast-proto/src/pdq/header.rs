@@ -3,7 +3,7 @@
 //! receiver copies the data packet's header into its ACK, so the switches' answer reaches the
 //! sender one RTT later.
 
-use crate::d3::Rate;
+use crate::rate::Rate;
 use crate::time::{Duration, Instant};
 
 /// The identity a switch writes into `pause_by`: in incast, the egress port's number, since each

@@ -14,8 +14,7 @@
 //! PDQ retransmits on timeouts; incast gives it TCP's full machinery, as it does D3).
 
 use super::header::{PerMilleRtt, SchedulingHeader, SwitchId};
-use crate::d3::rate::time_at;
-use crate::d3::Rate;
+use crate::rate::{time_at, Rate};
 use crate::tcp::{AckClass, AckSegment, DataSegment, Duplicate, SendSequence, TcpConfig};
 use crate::time::{Duration, Instant};
 

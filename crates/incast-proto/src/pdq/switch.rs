@@ -22,8 +22,7 @@
 //! timer, which changes nothing a packet can see.
 
 use super::header::{Criticality, PerMilleRtt, SchedulingHeader, SwitchId};
-use crate::d3::rate::rate_of;
-use crate::d3::Rate;
+use crate::rate::{rate_of, Rate};
 use crate::time::{Duration, Instant};
 
 /// What a port needs to schedule PDQ flows.

@@ -4,7 +4,8 @@
 
 use crate::d3::field::RateField;
 use crate::d3::header::{CongestionHeader, D3_HEADER_BYTES};
-use crate::d3::rate::{base_rate, from_bits_per_sec, Rate, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
+use crate::d3::rate::{base_rate, HEADER_ONLY_PACKET_BYTES, TYPICAL_RTT};
+use crate::rate::{from_bits_per_sec, Rate};
 use crate::tcp::{DataSegment, TcpConfig};
 use crate::time::{BitsPerSec, Duration};
 

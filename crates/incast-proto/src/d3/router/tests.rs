@@ -2,7 +2,7 @@
 //! property tests of its accounting.
 
 use super::*;
-use crate::d3::rate::bytes_in;
+use crate::rate::bytes_in;
 use proptest::prelude::*;
 
 /// 1 Gbps in bytes per second.
