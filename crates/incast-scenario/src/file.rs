@@ -400,17 +400,7 @@ pub(crate) trait Named: Copy + 'static {
 
 impl Named for Protocol {
     const WHAT: &'static str = "protocol";
-    const NAMES: &'static [(&'static str, Self)] = &[
-        ("tcp", Protocol::Tcp),
-        ("newreno", Protocol::Tcp),
-        ("dctcp", Protocol::Dctcp),
-        ("d2tcp", Protocol::D2tcp),
-        ("d3", Protocol::D3),
-        ("rcpdc", Protocol::Rcpdc),
-        ("tcppr", Protocol::TcpPr),
-        ("pfabric", Protocol::Pfabric),
-        ("pdq", Protocol::Pdq),
-    ];
+    const NAMES: &'static [(&'static str, Self)] = Protocol::NAMES;
 }
 
 impl Named for Stack {
@@ -845,7 +835,7 @@ mod tests {
         let err = parse_name::<Protocol>("cubic").unwrap_err();
         assert_eq!(
             err,
-            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"d3\", \"rcpdc\", \"tcppr\", \"pfabric\", \"pdq\""
+            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"tcppr\", \"d3\", \"rcpdc\", \"pdq\", \"pfabric\""
         );
     }
 

@@ -28,6 +28,7 @@ pub mod named_sizes;
 mod oldi;
 mod output;
 pub mod port_pattern;
+mod protocols;
 pub mod spec;
 mod trace;
 mod traffic;

@@ -7,6 +7,8 @@ use incast_proto::d3::{BaseGrant, Controller, Pacing};
 use incast_proto::tcp::{Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
+pub use crate::protocols::Protocol;
+
 /// A host, numbered 0..hosts in the order the topology builder documents.
 pub type HostIndex = u32;
 
@@ -313,35 +315,6 @@ pub enum HostNic {
     /// marks it, with no backpressure on senders: how ns-2 (the pFabric-derived scripts) and
     /// NetSys/simulator (YAPS) build hosts, whose NIC is one more queue of the network.
     LikeSwitch,
-}
-
-/// A transport protocol.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Protocol {
-    /// TCP NewReno, not ECN-capable.
-    Tcp,
-    /// DCTCP: NewReno's window mechanism with the DCTCP policy, ECN-capable.
-    Dctcp,
-    /// D2TCP: DCTCP whose cut depends on how close the flow is to its deadline (D2TCP
-    /// Section 3), ECN-capable.
-    D2tcp,
-    /// D3: deadline-driven explicit rate control (D3 Sections 4 and 5); routers on the path
-    /// allocate rates.
-    D3,
-    /// RCPdc: D3 with every flow treated as a non-deadline flow (D3 Section 6.1), fair share only.
-    Rcpdc,
-    /// TCPpr: TCP NewReno whose packets ride strict-priority classes chosen by the flow's deadline
-    /// (D3 Section 6.1.1).
-    TcpPr,
-    /// pFabric (Alizadeh et al., SIGCOMM 2013): every packet carries its flow's remaining bytes
-    /// as its priority, every port sends the most urgent flow's earliest packet and drops the
-    /// least urgent one; hosts start at a fixed window and retransmit on a short fixed timeout
-    /// (`[pfabric]`).
-    Pfabric,
-    /// PDQ (Hong, Caesar, Godfrey, SIGCOMM 2012): every port keeps a list of its most critical
-    /// flows (earliest deadline, then shortest remaining time) and pauses the rest; senders send
-    /// at the rate the ports accept and probe while paused (`[pdq]`).
-    Pdq,
 }
 
 impl Protocol {
