@@ -272,10 +272,10 @@ mod tests {
     use super::*;
     use crate::cc::dctcp::Dctcp;
     use crate::cc::{AckEvent, CcKind, CongestionControl};
-    use crate::tcp::MSS_BYTES;
     use crate::time::{Duration, Instant};
 
-    const MSS: u64 = MSS_BYTES as u64;
+    /// The MSS of the default window rules, which `CongestionControl::new` starts with.
+    const MSS: u64 = 1460;
 
     fn us(t: u64) -> Instant {
         Instant::ZERO + Duration::from_us(t)

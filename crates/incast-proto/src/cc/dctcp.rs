@@ -21,7 +21,7 @@ pub(crate) struct AlphaEstimator {
     marked_bytes: u64,
     /// The observation window ends when snd_una reaches this offset (snd_nxt at the last update).
     window_end: u64,
-    /// ns-3's `m_nextSeq` (`TcpConfig::ns3_bookkeeping`): unset until the first ACK.
+    /// ns-3's `m_nextSeq` (`WindowConfig::ns3_bookkeeping`): unset until the first ACK.
     ns3_window_end: Option<u64>,
 }
 
@@ -67,7 +67,7 @@ impl AlphaEstimator {
     }
 
     /// ns-3.44's `TcpDctcp::PktsAcked` (tcp-dctcp.cc lines 128 to 150), for
-    /// `TcpConfig::ns3_bookkeeping`: `acked` bytes (whole segments) counted, all marked if
+    /// `WindowConfig::ns3_bookkeeping`: `acked` bytes (whole segments) counted, all marked if
     /// `ece_received`; the first window ends at `next_tx` of the first ACK (not at once, as
     /// Linux's), a window closes when `last_acked` reaches its end, even with nothing counted
     /// (alpha then decays), and the next ends at `next_tx`, which after a resend lies below

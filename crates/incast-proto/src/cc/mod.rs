@@ -4,25 +4,31 @@
 //! byte counting, the RFC 6582 NewReno fast-recovery arithmetic, the RFC 5681 timeout response
 //! and the RFC 3168 Section 6.1.2 rule that ECN cuts the window at most once per window of data.
 //! A policy only decides how far to cut when ECN-Echo arrives and keeps whatever estimator that
-//! decision needs:
+//! decision needs; the stack decides how the skeleton itself grows, cuts and recovers, once per
+//! connection, through a [`WindowConfig`]:
 //!
 //! ```text
-//!              TcpSender ── acked bytes, CE-marked bytes, loss, timeout ──► CongestionControl
-//!                                                                        │  window skeleton
-//!                                                                        ▼
-//!                                    Policy::{NewReno, Dctcp, D2tcp}: estimator + ecn_cut()
+//!         sender ── acked bytes, CE-marked bytes, loss, timeout ──► CongestionControl
+//!   WindowConfig ── configure, once per connection ───────────────► │  window skeleton
+//!                                                                   ▼
+//!                                  Policy::{NewReno, Dctcp, D2tcp}: estimator + ecn_cut()
 //! ```
 //!
 //! Policies are an enum matched per ACK, not a `Box<dyn>`. DCTCP and D2TCP share the alpha
 //! estimator (`dctcp::AlphaEstimator`) and the proportional cut; D2TCP only adds the exponent d,
 //! read from the deadline, remaining bytes and RTT in [`CutContext`].
+//!
+//! The module knows no transport: the sender that drives it reports to it as above and fills
+//! its `WindowConfig` from its own configuration.
 
+mod config;
 mod d2tcp;
 mod dctcp;
 mod prr;
 mod reno;
 mod window;
 
+pub use config::{DctcpLossCut, EcnReduction, LossBasis, WindowConfig, WindowGrowth};
 pub use d2tcp::{Clamp, D2tcpConfig, FixedD, RemainingBytes, TcUnits, D2TCP_DEFAULT_D_CAP};
 pub(crate) use window::Outstanding;
 pub use window::{CaState, CongestionControl};
@@ -115,11 +121,11 @@ pub(crate) struct AckEvent {
     /// `FLAG_SND_UNA_ADVANCED && !newly_lost`).
     pub(crate) safe: bool,
     /// What ns-3's `ProcessAck` hands its congestion control for this ACK, with
-    /// `TcpConfig::ns3_bookkeeping`; `None` otherwise.
+    /// [`WindowConfig::ns3_bookkeeping`]; `None` otherwise.
     pub(crate) ns3: Option<Ns3Ack>,
 }
 
-/// One ACK as ns-3.44's congestion control sees it (`TcpConfig::ns3_bookkeeping`): what
+/// One ACK as ns-3.44's congestion control sees it ([`WindowConfig::ns3_bookkeeping`]): what
 /// `TcpSocketBase::ProcessAck` passes to `PktsAcked` and `IncreaseWindow`, and the socket
 /// state `TcpDctcp::PktsAcked` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -22,7 +22,7 @@ pub(crate) struct Prr {
     out: u64,
     /// RecoverFS: the flight size when it began (at least one byte, as a divisor).
     recover_fs: u64,
-    /// ns-3.44's arithmetic (`TcpConfig::ns3_bookkeeping`) with RecoverFS as it was, zero
+    /// ns-3.44's arithmetic (`WindowConfig::ns3_bookkeeping`) with RecoverFS as it was, zero
     /// included.
     ns3: Option<u64>,
 }

@@ -17,7 +17,7 @@ use super::prr::Prr;
 use super::reno::NewReno;
 use super::{AckEvent, CcKind, CutContext, Ns3Ack};
 use super::dctcp::proportional_cut;
-use crate::tcp::{DctcpLossCut, EcnReduction, LossBasis, TcpConfig, WindowGrowth};
+use super::config::{DctcpLossCut, EcnReduction, LossBasis, WindowConfig, WindowGrowth};
 
 /// The policy of one flow: an enum matched per ACK rather than a trait object, so a flow's
 /// state needs no allocation and dispatch is a branch.
@@ -106,54 +106,58 @@ pub enum CaState {
     Recovery,
 }
 
-/// The window rules of a connection's stack, fixed for its life (from its `TcpConfig`).
+/// The window rules of a connection's stack, fixed for its life: its [`WindowConfig`] in
+/// bytes, converted once per connection rather than on every ACK.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct WindowRules {
     /// One maximum segment in bytes, the unit of every window step.
     mss: u64,
+    /// How the window grows (`WindowConfig::growth`).
     growth: WindowGrowth,
     /// Grow only when the window limited sending (RFC 7661).
     cwnd_validation: bool,
+    /// How an ECN-Echo lowers the window (`WindowConfig::ecn_reduction`).
     ecn_reduction: EcnReduction,
-    /// PRR in SACK loss recovery (RFC 6937).
+    /// PRR in SACK loss recovery (RFC 6937, `WindowConfig::prr_in_recovery`).
     prr_in_recovery: bool,
-    /// Smallest window an ECN cut (and the alpha loss cut) leaves, in bytes: at least one.
+    /// Smallest window an ECN cut (and the alpha loss cut) leaves, in bytes: at least one
+    /// (`WindowConfig::ecn_cut_floor_segments`).
     ecn_floor: u64,
-    /// An ECN-Echo after a timeout starts a reduction (`TcpConfig::ecn_cut_after_timeout`).
+    /// An ECN-Echo after a timeout starts a reduction (`WindowConfig::ecn_cut_after_timeout`).
     ecn_cut_after_timeout: bool,
-    /// What a loss halves.
+    /// What a loss halves (`WindowConfig::loss_basis`).
     loss_basis: LossBasis,
-    /// Duplicate ACKs drive PRR during a CWR reduction (`TcpConfig::recovery_in_cwr`).
+    /// Duplicate ACKs drive PRR during a CWR reduction (`WindowConfig::prr_on_dupacks_in_cwr`).
     prr_on_dupacks_in_cwr: bool,
-    /// How a DCTCP-family policy sets ssthresh on a loss.
+    /// How a DCTCP-family policy sets ssthresh on a loss (`WindowConfig::dctcp_loss_cut`).
     dctcp_loss_cut: DctcpLossCut,
-    /// The largest window, bytes (`TcpConfig::max_window_segments`; `u64::MAX` without one).
+    /// The largest window, bytes (`WindowConfig::max_window_segments`; `u64::MAX` without one).
     max_cwnd: u64,
-    /// ns-3.44's bookkeeping (`TcpConfig::ns3_bookkeeping`).
+    /// ns-3.44's bookkeeping (`WindowConfig::ns3_bookkeeping`).
     ns3: bool,
 }
 
 impl WindowRules {
-    fn of(config: &TcpConfig) -> WindowRules {
-        let mss = config.mss().max(1);
+    fn of(config: &WindowConfig) -> WindowRules {
+        let mss = config.mss_bytes.max(1);
         WindowRules {
             mss,
-            growth: config.window_growth,
+            growth: config.growth,
             cwnd_validation: config.cwnd_validation,
             ecn_reduction: config.ecn_reduction,
-            prr_in_recovery: config.prr,
+            prr_in_recovery: config.prr_in_recovery,
             ecn_floor: (u64::from(config.ecn_cut_floor_segments) * mss).max(1),
             ecn_cut_after_timeout: config.ecn_cut_after_timeout,
             loss_basis: config.loss_basis,
-            prr_on_dupacks_in_cwr: config.recovery_in_cwr,
+            prr_on_dupacks_in_cwr: config.prr_on_dupacks_in_cwr,
             dctcp_loss_cut: config.dctcp_loss_cut,
             max_cwnd: config.max_window_segments.map_or(u64::MAX, |n| u64::from(n).max(1) * mss),
-            ns3: config.ns3_bookkeeping && config.sack,
+            ns3: config.ns3_bookkeeping,
         }
     }
 }
 
-/// Congestion window state of one flow, driven by its `TcpSender`.
+/// Congestion window state of one flow, driven by its sender.
 ///
 /// The sender does loss detection (duplicate ACKs, SACK, the recovery point, the RTO) and
 /// tells this type what happened; this type owns cwnd, ssthresh and the [`CaState`], and asks
@@ -177,22 +181,22 @@ pub struct CongestionControl {
     /// No ECN cut until snd_una passes this offset: snd_nxt (or the highest byte sent) at the
     /// last cut, so one window of marks triggers one cut (RFC 3168 Section 6.1.2).
     cut_end: u64,
-    /// `TcpLinuxReno::m_cWndCnt` (`TcpConfig::ns3_bookkeeping`): segments counted towards the
+    /// `TcpLinuxReno::m_cWndCnt` (`WindowConfig::ns3_bookkeeping`): segments counted towards the
     /// next step of congestion avoidance; no cut resets it.
     segments_counted: u64,
 }
 
 impl CongestionControl {
     /// State for a new flow with the given policy, with the d3-testbed stack's window rules
-    /// until [`configure`](Self::configure) applies a connection's `TcpConfig` (the sender does
-    /// so). The window is one segment until then.
+    /// (`WindowConfig::default()`) until [`configure`](Self::configure) applies a connection's
+    /// (the sender does so). The window is one segment until then.
     pub fn new(kind: CcKind) -> Self {
         let policy = match kind {
             CcKind::NewReno => Policy::NewReno(NewReno),
             CcKind::Dctcp { g, initial_alpha } => Policy::Dctcp(Dctcp::new(g, initial_alpha)),
             CcKind::D2tcp(config) => Policy::D2tcp(D2tcp::new(config)),
         };
-        let rules = WindowRules::of(&TcpConfig::default());
+        let rules = WindowRules::of(&WindowConfig::default());
         CongestionControl {
             kind,
             policy,
@@ -209,7 +213,7 @@ impl CongestionControl {
 
     /// Applies a connection's window rules: MSS, growth, reductions, initial window and
     /// ssthresh (RFC 5681 IW, at least one segment).
-    pub(crate) fn configure(&mut self, config: &TcpConfig) {
+    pub(crate) fn configure(&mut self, config: &WindowConfig) {
         self.rules = WindowRules::of(config);
         self.cwnd = (u64::from(config.initial_window_segments) * self.rules.mss).max(self.rules.mss).min(self.rules.max_cwnd);
         self.ssthresh = config.initial_ssthresh_bytes.unwrap_or(u64::MAX);
@@ -325,7 +329,7 @@ impl CongestionControl {
         cut
     }
 
-    /// `on_ack` in ns-3.44's order and with its counts (`TcpConfig::ns3_bookkeeping`):
+    /// `on_ack` in ns-3.44's order and with its counts (`WindowConfig::ns3_bookkeeping`):
     /// `ReceivedAck` ends the CWR state only on an ACK above its recovery point
     /// (tcp-socket-base.cc line 1896) and enters it on an ECN-Echo (`EnterCwr`, line 1919)
     /// before `ProcessAck` hands the ACK to the congestion control, so a cut uses the alpha
@@ -636,10 +640,10 @@ impl CongestionControl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::MSS_BYTES;
     use crate::time::Instant;
 
-    const MSS: u64 = MSS_BYTES as u64;
+    /// The MSS of the default window rules, which `CongestionControl::new` starts with.
+    const MSS: u64 = 1460;
 
     fn ctx() -> CutContext {
         CutContext {

@@ -1,7 +1,13 @@
 //! Parameters of a TCP endpoint. `TcpConfig::default()` is the `d3-testbed` stack (the
 //! Windows-era stacks of the D3 and DCTCP papers, as incast modelled them first); the named
 //! stacks of [`Stack`] set every value at once, and a scenario may override single keys.
+//!
+//! The window rules among them belong to the congestion control, which the sender configures
+//! with [`TcpConfig::window_config`]; their enums live in [`crate::cc`] and are re-exported
+//! here, where the stacks name them.
 
+pub use crate::cc::{DctcpLossCut, EcnReduction, LossBasis, WindowGrowth};
+use crate::cc::WindowConfig;
 use crate::time::Duration;
 
 /// Delayed ACKs (RFC 1122 section 4.2.3.2): ACK every `segments` full segments or after `timeout`.
@@ -16,42 +22,6 @@ pub struct DelayedAck {
     /// `TCP_MAX_QUICKACKS` = 16), so that slow start is not slowed by delayed ACKs. 0 for the
     /// classic rule (ns-3, the papers' stacks).
     pub quickack: u32,
-}
-
-/// How a DCTCP-family or ECN NewReno sender lowers its window after an ECN-Echo.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EcnReduction {
-    /// cwnd drops to the cut at once (the papers' stacks, ns-2, htsim).
-    Instant,
-    /// ssthresh drops to the cut and cwnd follows it over one round trip by Proportional Rate
-    /// Reduction (RFC 6937), the way Linux applies ECN (the CWR state, `tcp_enter_cwr` and
-    /// `tcp_cwnd_reduction`) and ns-3 does (`TcpSocketBase::EnterCwr` with `TcpPrrRecovery`):
-    /// the sender keeps clocking out segments, so later losses are still detected by
-    /// duplicate ACKs.
-    Prr,
-}
-
-/// What a loss halves into ssthresh (RFC 5681 equation 4 and its readings).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LossBasis {
-    /// FlightSize, the data outstanding (RFC 5681 equation 4, RFC 6675 step 4.2).
-    Flight,
-    /// RFC 6675's pipe, the data still in the network after the SACKs (ns-3's
-    /// `TcpSocketBase::EnterRecovery` and `ReTxTimeout` pass `BytesInFlight ()`, which is pipe
-    /// with SACK): under heavy loss this is well below the flight size.
-    Pipe,
-    /// The congestion window (Linux's `tcp_reno_ssthresh`: max(cwnd / 2, 2)).
-    Cwnd,
-}
-
-/// How a DCTCP-family sender sets ssthresh on a loss.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DctcpLossCut {
-    /// Half, like NewReno (RFC 8257 Section 3.5; Linux's `dctcp_react_to_loss`).
-    Half,
-    /// cwnd x (1 - alpha / 2), the ECN cut (ns-3's `TcpDctcp::GetSsThresh` serves losses and
-    /// ECN alike).
-    Alpha,
 }
 
 /// What a sender does when its window lets out less than one segment while more data waits.
@@ -85,20 +55,14 @@ impl SubSegmentWindow {
     }
 }
 
-/// How the congestion window grows on new ACKs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WindowGrowth {
-    /// Byte counting (RFC 3465, without its limit L, as Linux's `tcp_slow_start`): slow start
-    /// adds the bytes an ACK acknowledges, congestion avoidance one MSS per window of bytes.
-    Bytes,
-    /// Per ACK (RFC 5681 equations 2 and 3 with the classic increments; ns-3's
-    /// `TcpNewReno` from 3.12 to today): slow start adds one MSS per ACK of new data, however
-    /// much it acknowledges, congestion avoidance MSS x MSS / cwnd (at least 1 byte) per ACK.
-    /// With delayed ACKs the window grows half as fast.
-    PerAck,
-}
-
 /// Parameters of one TCP connection (sender and receiver).
+///
+/// The connection's window rules ([`WindowConfig`], from [`TcpConfig::window_config`]) come
+/// from `mss_bytes`, `initial_window_segments`, `initial_ssthresh_bytes`,
+/// `max_window_segments`, `window_growth`, `cwnd_validation`, `loss_basis`, `dctcp_loss_cut`,
+/// `ecn_reduction`, `ecn_cut_floor_segments`, `ecn_cut_after_timeout`, `prr`, `recovery_in_cwr`
+/// and `ns3_bookkeeping` (with `sack`); the sender reads some of them as well. The rest are
+/// the sender's and the receiver's alone.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TcpConfig {
     /// Payload bytes of a full segment (the MSS). 1460 for a 1500 B MTU without options, 1448
@@ -344,5 +308,46 @@ impl TcpConfig {
     /// The MSS in bytes, as the window arithmetic uses it.
     pub fn mss(&self) -> u64 {
         u64::from(self.mss_bytes)
+    }
+
+    /// The window rules of this stack, for the connection's
+    /// [`CongestionControl`](crate::cc::CongestionControl). ns-3's bookkeeping is that of SACK
+    /// recovery, so without `sack` the window does not keep it either.
+    pub fn window_config(&self) -> WindowConfig {
+        WindowConfig {
+            mss_bytes: self.mss(),
+            initial_window_segments: self.initial_window_segments,
+            initial_ssthresh_bytes: self.initial_ssthresh_bytes,
+            max_window_segments: self.max_window_segments,
+            growth: self.window_growth,
+            cwnd_validation: self.cwnd_validation,
+            loss_basis: self.loss_basis,
+            dctcp_loss_cut: self.dctcp_loss_cut,
+            ecn_reduction: self.ecn_reduction,
+            ecn_cut_floor_segments: self.ecn_cut_floor_segments,
+            ecn_cut_after_timeout: self.ecn_cut_after_timeout,
+            prr_in_recovery: self.prr,
+            prr_on_dupacks_in_cwr: self.recovery_in_cwr,
+            ns3_bookkeeping: self.ns3_bookkeeping && self.sack,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `CongestionControl` starts with `WindowConfig::default()` until its sender configures
+    /// it; both name the d3-testbed stack's rules.
+    #[test]
+    fn default_window_config_is_the_default_stacks() {
+        assert_eq!(TcpConfig::default().window_config(), WindowConfig::default());
+    }
+
+    #[test]
+    fn ns3_bookkeeping_reaches_the_window_only_with_sack() {
+        let ns3 = TcpConfig { ns3_bookkeeping: true, ..TcpConfig::default() };
+        assert!(!ns3.window_config().ns3_bookkeeping);
+        assert!(TcpConfig { sack: true, ..ns3 }.window_config().ns3_bookkeeping);
     }
 }

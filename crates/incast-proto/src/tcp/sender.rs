@@ -135,7 +135,7 @@ impl TcpSender {
     /// `size_bytes` `None` is a long-lived flow that never ends. `ect` marks every data segment
     /// ECN-capable. `deadline` is the flow's absolute deadline, kept for deadline-aware
     /// policies. `cc` takes the window rules of `config` (MSS, initial window, growth,
-    /// reductions).
+    /// reductions: [`TcpConfig::window_config`]).
     pub fn new(
         config: TcpConfig,
         mut cc: CongestionControl,
@@ -144,7 +144,7 @@ impl TcpSender {
         deadline: Option<Instant>,
         now: Instant,
     ) -> Self {
-        cc.configure(&config);
+        cc.configure(&config.window_config());
         let complete = size_bytes == Some(0) && !config.handshake;
         TcpSender {
             config,
