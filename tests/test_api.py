@@ -642,12 +642,12 @@ def test_traces_hold_the_flows_asked_for_at_each_change(tmp_path: Path) -> None:
     result = _traced("d2tcp")
     t = result.traces
     assert t is not None and t.column_names == [
-        "flow_id", "time_s", "cwnd_bytes", "ssthresh_bytes", "srtt_s", "rto_s", "alpha", "d2tcp_d", "d2tcp_p",
-        "d3_rate_bytes_per_s", "d3_desired_bytes_per_s"]
+        "flow_id", "time_s", "srtt_s", "rto_s", "cwnd_bytes", "ssthresh_bytes", "alpha", "d2tcp_d", "d2tcp_p",
+        "rate_bytes_per_s", "d3_desired_bytes_per_s"]
     assert set(t["flow_id"].to_pylist()) == {0, 3}
     flow0 = [r for r in t.to_pylist() if r["flow_id"] == 0]
     assert all(a != b for a, b in zip(flow0, flow0[1:])), "a row per change"
-    assert flow0[0]["cwnd_bytes"] > 0 and flow0[0]["d3_rate_bytes_per_s"] is None
+    assert flow0[0]["cwnd_bytes"] > 0 and flow0[0]["rate_bytes_per_s"] is None
     assert any(r["alpha"] < 1 for r in flow0)
     # D2TCP's d and p appear with its first ECN cut, p = alpha^d of the alpha it cut with.
     cuts = [r for r in flow0 if r["d2tcp_d"] is not None]
@@ -655,7 +655,7 @@ def test_traces_hold_the_flows_asked_for_at_each_change(tmp_path: Path) -> None:
     assert tmp_path / "traces.parquet" in result.save(tmp_path)
     d3 = _traced("d3").traces
     assert d3 is not None and d3["cwnd_bytes"].null_count == d3.num_rows
-    assert max(d3["d3_rate_bytes_per_s"].to_pylist()) > 0
+    assert max(d3["rate_bytes_per_s"].to_pylist()) > 0
     assert incast.run(burst(rounds=1)).traces is None
 
 

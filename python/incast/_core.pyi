@@ -41,11 +41,12 @@ class _ProgressDict(TypedDict):
 # a nullable column `c` also has "c.valid", an Arrow validity bitmap. Flows, ports, traces,
 # throughput and offers hold the columns `columns(table)` declares: u8, u32, u64 and f64 values as they are,
 # bools bit-packed, strings as u32 codes with the distinct strings in "c.names" (list of str).
-# Queues: port (u32 codes, "port.names"), host, time_s, queue_bytes, d3_flows,
-# d3_demand_bytes_per_s, d3_allocated_bytes_per_s, d3_capacity_bytes_per_s (host and d3_* +valid).
+# Queues: port (u32 codes, "port.names"), then the columns `columns("queues")` declares (host, time_s,
+# queue_bytes and what the transports' port processors sample, such as D3's d3_flows; the nullable
+# ones +valid).
 _ColumnsDict = Dict[str, Union[int, bytes, List[str]]]
 
-_Table = Literal["flows", "ports", "traces", "throughput", "offers"]
+_Table = Literal["flows", "ports", "traces", "throughput", "offers", "queues"]
 _ColumnType = Literal["u8", "u32", "u64", "f64", "bool", "str"]
 
 class _CaptureDict(TypedDict):

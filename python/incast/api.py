@@ -394,18 +394,7 @@ def _result(raw: _core._ResultsDict) -> RunResult:
     return RunResult(
         flows=_declared_table(raw["flows"], flows_schema()),
         summary=raw["summary"],
-        queues=_queues_table(
-            raw["queues"],
-            [
-                ("host", pa.uint32()),
-                ("time_s", pa.float64()),
-                ("queue_bytes", pa.uint64()),
-                ("d3_flows", pa.uint64()),
-                ("d3_demand_bytes_per_s", pa.uint64()),
-                ("d3_allocated_bytes_per_s", pa.uint64()),
-                ("d3_capacity_bytes_per_s", pa.uint64()),
-            ],
-        ),
+        queues=_queues_table(raw["queues"], table_schema("queues")),
         throughput=None
         if raw["throughput"] is None
         else _declared_table(raw["throughput"], table_schema("throughput")),
@@ -417,17 +406,19 @@ def _result(raw: _core._ResultsDict) -> RunResult:
     )
 
 
-def _queues_table(columns: _core._ColumnsDict, spec: Sequence[Tuple[str, "pa.DataType"]]) -> "pa.Table":
+def _queues_table(columns: _core._ColumnsDict, schema: "pa.Schema") -> "pa.Table":
     """The queue samples with the sampled port's name in front: the engine gives each row the
-    index of its series in `port.names`."""
+    index of its series in `port.names`; the columns after `queue_bytes` are those the
+    transports' port processors sample (D3's counters), null at other ports."""
     import pyarrow as pa
 
-    table = pa.table({name: _array(t, columns, name) for name, t in spec})
+    table = pa.table({field.name: _array(field.type, columns, field.name) for field in schema})
     return table.add_column(0, "port", _strings(columns, "port"))
 
 
 def table_schema(table: "_core._Table") -> "pa.Schema":
-    """The Arrow schema of a results table ("flows", "ports", "traces", "throughput" or "offers"), built
+    """The Arrow schema of a results table ("flows", "ports", "traces", "throughput", "offers" or
+    "queues", whose `port` column comes first and is not in it), built
     from the columns the engine declares (`_core.columns`): names, types and nullability are
     written once, in Rust (crates/incast-sim/src/results/columns.rs), where each column's doc
     lives too (`_core.columns` returns it)."""

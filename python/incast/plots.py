@@ -79,7 +79,7 @@ def window(result: "RunResult", flow_id: int, *, ax: Optional[Any] = None) -> An
         ax.step(times, [c / 1e3 for c in cwnd], where="post", label="cwnd")
         ax.set(ylabel="window (KB)")
     else:
-        rate = [t["d3_rate_bytes_per_s"][i].as_py() for i in rows]
+        rate = [t["rate_bytes_per_s"][i].as_py() for i in rows]
         ax.step(times, [8e-6 * r for r in rate], where="post", label="rate")
         ax.set(ylabel="sending rate (Mbps)")
     ax.set(xlabel="time (ms)", title=f"flow {flow_id}")

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use incast_sim::results::{
-    Column, QueueSeries, RateCounters, RunResults, Summary, Values, FLOW_COLUMNS, OFFER_LOG_COLUMNS, PORT_COLUMNS,
-    THROUGHPUT_COLUMNS, TRACE_COLUMNS,
+    port_sample_columns, trace_columns, Column, ExtraColumn, ExtraValues, QueueSeries, RunResults, Summary, TraceSeries,
+    Values, FLOW_COLUMNS, OFFER_LOG_COLUMNS, PORT_COLUMNS, THROUGHPUT_COLUMNS, TRACE_COLUMNS,
 };
 use incast_sim::scenario::{self, Format, Scenario};
 use incast_sim::{Progress, ResourceError as EngineResourceError, Simulation};
@@ -430,26 +430,53 @@ fn table_to_py<'py, T: ?Sized>(
 /// A column as Python reads it: (name, type, nullable, doc).
 type ColumnInfo = (&'static str, &'static str, bool, &'static str);
 
-/// The declared columns of result table `table` ("flows", "ports", "traces", "throughput" or "offers"),
-/// each as (name, type, nullable, doc); the type is "u8", "u32", "u64", "f64", "bool" or "str".
-/// `incast.api` builds the tables' Arrow schemas from these.
+/// The declared columns of result table `table` ("flows", "ports", "traces", "throughput",
+/// "offers" or "queues"), each as (name, type, nullable, doc); the type is "u8", "u32", "u64",
+/// "f64", "bool" or "str". `incast.api` builds the tables' Arrow schemas from these. The traces
+/// and queues tables end with the columns the transports add (`incast_sim::results::trace_columns`,
+/// `port_sample_columns`), null in rows of other transports; the queues table's `port` (the
+/// sampled port's name) comes first and is not listed.
 #[pyfunction]
 fn columns(table: &str) -> PyResult<Vec<ColumnInfo>> {
     fn describe<T: ?Sized>(columns: &[Column<T>]) -> Vec<ColumnInfo> {
         columns.iter().map(|c| (c.name, c.type_name(), c.nullable(), c.doc)).collect()
     }
+    fn extra(columns: &[ExtraColumn]) -> impl Iterator<Item = ColumnInfo> + '_ {
+        columns.iter().map(|c| (c.name, c.kind.type_name(), true, c.doc))
+    }
     Ok(match table {
         "flows" => describe(FLOW_COLUMNS),
         "ports" => describe(PORT_COLUMNS),
-        "traces" => describe(TRACE_COLUMNS),
+        "traces" => describe(TRACE_COLUMNS).into_iter().chain(extra(trace_columns())).collect(),
         "throughput" => describe(THROUGHPUT_COLUMNS),
         "offers" => describe(OFFER_LOG_COLUMNS),
+        "queues" => [
+            ("host", "u32", true, "the host the sampled port faces, when it is a switch's downlink to one"),
+            ("time_s", "f64", false, "sample time, seconds"),
+            ("queue_bytes", "u64", false, "bytes queued at the port"),
+        ]
+        .into_iter()
+        .chain(extra(port_sample_columns()))
+        .collect(),
         _ => {
             return Err(PyValueError::new_err(format!(
-                "table must be \"flows\", \"ports\", \"traces\", \"throughput\" or \"offers\", not {table:?}"
+                "table must be \"flows\", \"ports\", \"traces\", \"throughput\", \"offers\" or \"queues\", not {table:?}"
             )))
         }
     })
+}
+
+/// The traces table: its common columns, then the transports' own.
+fn traces_to_py<'py>(py: Python<'py>, t: &TraceSeries) -> PyResult<Bound<'py, PyDict>> {
+    let rows = t.time_s.len();
+    let d = table_to_py(py, t, rows, TRACE_COLUMNS)?;
+    for (column, values) in trace_columns().iter().zip(&t.columns) {
+        match values {
+            ExtraValues::U64(v) => put_nullable(&d, column.name, v.iter().copied(), rows)?,
+            ExtraValues::F64(v) => put_nullable(&d, column.name, v.iter().copied(), rows)?,
+        }
+    }
+    Ok(d)
 }
 
 fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDict>> {
@@ -474,8 +501,9 @@ fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDic
     d.set_item("ecn_remarked", s.ecn_remarked)?;
     d.set_item("max_queue_bytes", s.max_queue_bytes)?;
     d.set_item("timeouts", s.timeouts)?;
-    d.set_item("d3_requests", s.d3_requests)?;
-    d.set_item("d3_priority_inversions", s.d3_priority_inversions)?;
+    for (name, value) in &s.port_counters {
+        d.set_item(*name, *value)?;
+    }
     d.set_item("transport", json_loads(py, &s.transport)?)?;
     d.set_item("stopped_at_horizon", s.stopped_at_horizon)?;
     Ok(d)
@@ -516,16 +544,14 @@ fn queues_to_py<'py>(py: Python<'py>, queues: &[QueueSeries]) -> PyResult<Bound<
         queues.iter().flat_map(|q| q.queue_bytes.iter().copied()),
         n,
     )?;
-    // D3's counters, null at ports without an allocator.
-    let counter = |pick: fn(&RateCounters) -> u64| {
-        queues.iter().flat_map(move |q| {
-            (0..q.time_s.len()).map(move |i| q.rate_counters.get(i).map(pick))
-        })
-    };
-    put_nullable(&d, "d3_flows", counter(|c| c.flows), n)?;
-    put_nullable(&d, "d3_demand_bytes_per_s", counter(|c| c.demand), n)?;
-    put_nullable(&d, "d3_allocated_bytes_per_s", counter(|c| c.allocated), n)?;
-    put_nullable(&d, "d3_capacity_bytes_per_s", counter(|c| c.capacity), n)?;
+    // What ports' processors sampled (D3's counters), null at ports without one.
+    for column in port_sample_columns() {
+        let values = queues.iter().flat_map(|q| {
+            let sampled = q.sampled(column.name);
+            (0..q.time_s.len()).map(move |i| sampled.get(i).copied().flatten())
+        });
+        put_nullable(&d, column.name, values, n)?;
+    }
     Ok(d)
 }
 
@@ -546,7 +572,7 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
         None => d.set_item("capture", py.None())?,
     }
     match &r.traces {
-        Some(t) => d.set_item("traces", table_to_py(py, t, t.time_s.len(), TRACE_COLUMNS)?)?,
+        Some(t) => d.set_item("traces", traces_to_py(py, t)?)?,
         None => d.set_item("traces", py.None())?,
     }
     match &r.throughput {

@@ -12,11 +12,13 @@
 //!   sequence number `b + 1` (the SYN takes 0), and an ACK of `b` bytes acknowledges `b + 1`. SYN,
 //!   ACK and ECE flags as the packet has them; the timestamp option (TSval: the send time in
 //!   microseconds) when the stack counts it on the wire; SACK blocks on ACKs that carry them.
-//! - D3: the congestion header (D3 Figure 6, 22 bytes, `incast_wire::d3`) opens the TCP payload
-//!   of every packet that carries one: a rate request as the routers left it when it reached
-//!   the captured link's far end, or on an ACK the allocations fed back (in `alloc`, `index` =
-//!   the routers that filled it); rates at the scale that covers the fastest host link.
-//! - The frame is captured up to the end of its headers (D3's included): the payload (whose
+//! - A transport's own header, as its plug-in writes it (`transport::CapturedHeader`): SACK
+//!   blocks as TCP's option; D3's congestion header (D3 Figure 6, 22 bytes, `incast_wire::d3`:
+//!   a rate request as the routers left it when it reached the captured link's far end, or on
+//!   an ACK the allocations fed back, rates at the scale that covers the fastest host link) and
+//!   PDQ's scheduling header (20 bytes, `incast_wire::pdq`) opening the TCP payload; a header's
+//!   FIN (D3's, PDQ's) as TCP's FIN flag.
+//! - The frame is captured up to the end of its headers (a transport's included): the payload (whose
 //!   bytes the simulator does not model) is cut, and the record's original length is the whole
 //!   frame, so Wireshark shows "[Packet size limited during capture]" and takes lengths and
 //!   sequence analysis from the headers.
@@ -26,13 +28,12 @@
 //! written here, since it is two fixed headers.
 
 use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
-use incast_proto::d3::{CongestionHeader, Feedback};
-use incast_proto::tcp::{SackBlocks, TcpConfig};
-use incast_wire::d3::{Packet as D3Packet, HEADER_LEN as D3_HEADER_LEN};
+use incast_proto::tcp::TcpConfig;
 use incast_proto::time::Instant;
 
-use crate::packet::{Ext, Packet, PacketKind};
+use crate::packet::{Packet, PacketKind};
 use crate::results::CaptureFile;
+use crate::transport::CapturedHeader;
 
 /// The pcap file header: nanosecond timestamps, version 2.4, snapshot length 65535, Ethernet.
 fn file_header() -> [u8; 24] {
@@ -50,7 +51,8 @@ fn file_header() -> [u8; 24] {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Frame<'a> {
     pub(crate) packet: &'a Packet,
-    pub(crate) sack: Option<&'a SackBlocks>,
+    /// What its transport's header adds to the frame.
+    pub(crate) header: CapturedHeader,
     /// The host the packet comes from and the host it goes to.
     pub(crate) src: u32,
     pub(crate) dst: u32,
@@ -59,56 +61,26 @@ pub(crate) struct Frame<'a> {
     /// What a SYN or SYN/ACK offers: its MSS, and SACK when the stack uses it.
     pub(crate) mss: u16,
     pub(crate) sack_permitted: bool,
-    /// D3's congestion header, on a packet that carries one.
-    pub(crate) d3: Option<D3Header<'a>>,
 }
 
 impl<'a> Frame<'a> {
-    /// The frame of `packet`, with its extension header `ext`, of a flow from host `sender` to
-    /// host `receiver` whose hosts run `tcp`.
-    pub(crate) fn of(packet: &'a Packet, ext: Option<&'a Ext>, sender: u32, receiver: u32, tcp: &TcpConfig) -> Frame<'a> {
+    /// The frame of `packet`, with what its transport header shows (`header`), of a flow from
+    /// host `sender` to host `receiver` whose hosts run `tcp`.
+    pub(crate) fn of(packet: &'a Packet, header: CapturedHeader, sender: u32, receiver: u32, tcp: &TcpConfig) -> Frame<'a> {
         let (src, dst) = match packet.kind {
             PacketKind::Data => (sender, receiver),
             PacketKind::Ack => (receiver, sender),
         };
-        let (sack, d3) = match ext {
-            Some(Ext::Sack(blocks)) => (Some(blocks), None),
-            Some(Ext::Request(h)) => (None, Some(D3Header::Request(h))),
-            Some(Ext::Feedback(f)) => (None, Some(D3Header::Feedback(f))),
-            // No dissector reads PDQ's header: its bytes count in the frame's length only.
-            Some(Ext::Pdq(_)) | None => (None, None),
-        };
         Frame {
             packet,
-            sack,
+            header,
             src,
             dst,
             flow_id: packet.flow.0,
             timestamps: tcp.timestamps,
             mss: u16::try_from(tcp.mss_bytes).unwrap_or(u16::MAX),
             sack_permitted: tcp.sack,
-            d3,
         }
-    }
-}
-
-/// The D3 header a packet carries: a rate request, or the allocations an ACK feeds back.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum D3Header<'a> {
-    Request(&'a CongestionHeader),
-    Feedback(&'a Feedback),
-}
-
-impl D3Header<'_> {
-    /// The header's 22 bytes at `scale` (D3 Figure 6).
-    fn bytes(self, scale: u8) -> [u8; D3_HEADER_LEN] {
-        let repr = match self {
-            D3Header::Request(h) => h.to_wire(scale),
-            D3Header::Feedback(f) => f.to_wire(scale),
-        };
-        let mut out = [0u8; D3_HEADER_LEN];
-        repr.emit(&mut D3Packet::new_unchecked(&mut out[..]));
-        out
     }
 }
 
@@ -122,8 +94,6 @@ pub(crate) struct Capture {
     max_packets: u64,
     /// Packets of captured ports not written because `max_packets` was reached.
     missed: u64,
-    /// The scale of D3's rate bytes.
-    d3_scale: u8,
 }
 
 fn ip_of(host: u32) -> [u8; 4] {
@@ -141,9 +111,9 @@ fn wire_seq(b: u64) -> u32 {
 }
 
 impl Capture {
-    /// A capture of `ports` (by index), writing D3 rates at `d3_scale`.
-    pub(crate) fn new(ports: Vec<bool>, max_packets: u64, d3_scale: u8) -> Capture {
-        Capture { ports, bytes: file_header().to_vec(), packets: 0, max_packets, missed: 0, d3_scale }
+    /// A capture of `ports` (by index).
+    pub(crate) fn new(ports: Vec<bool>, max_packets: u64) -> Capture {
+        Capture { ports, bytes: file_header().to_vec(), packets: 0, max_packets, missed: 0 }
     }
 
     /// Appends `frame` received at `at`; false, writing nothing, once `max_packets` are captured.
@@ -195,7 +165,7 @@ impl Capture {
             let tsval = (p.ts.as_ps() / 1_000_000) as u32;
             options.extend([TcpOptionElement::Noop, TcpOptionElement::Noop, TcpOptionElement::Timestamp(tsval, 0)]);
         }
-        if let Some(blocks) = frame.sack.filter(|b| !b.is_empty()) {
+        if let Some(blocks) = frame.header.sack.filter(|b| !b.is_empty()) {
             let room = if frame.timestamps { 3 } else { 4 };
             let mut sack = blocks.as_slice().iter().take(room).map(|&(l, r)| (wire_seq(l), wire_seq(r)));
             let first = sack.next().expect("at least one block");
@@ -207,7 +177,7 @@ impl Capture {
         }
         // At most 40 bytes of options fit: timestamps with three blocks, or four blocks.
         tcp.set_options(&options).expect("the options fit, as the stack sized them");
-        // The datagram is as long as the simulated packet (D3's congestion header included), and
+        // The datagram is as long as the simulated packet (a transport's header included), and
         // never shorter than the headers written plus the payload.
         let ip_payload = (tcp.header_len() + p.len as usize).max(p.wire_bytes as usize - Ipv4Header::MIN_LEN);
         let payload = ip_payload - tcp.header_len();
@@ -223,11 +193,9 @@ impl Capture {
         // but the lengths, so the pseudo-header with the full length is all it needs.
         tcp.checksum = checksum_of_zeros(&tcp, &ip, payload);
         let eth = Ethernet2Header { source: mac_of(frame.src), destination: mac_of(frame.dst), ether_type: EtherType::IPV4 };
-        if let Some(D3Header::Request(h)) = frame.d3 {
-            tcp.fin = h.fin;
-        }
-        let d3 = frame.d3.map(|h| h.bytes(self.d3_scale));
-        let captured = Ethernet2Header::LEN + ip.header_len() + tcp.header_len() + d3.map_or(0, |b| b.len());
+        tcp.fin = frame.header.fin;
+        let opening = frame.header.payload_bytes();
+        let captured = Ethernet2Header::LEN + ip.header_len() + tcp.header_len() + opening.len();
         let original = Ethernet2Header::LEN + ip.header_len() + ip_payload;
         let ns = at.as_ps() / 1000;
         self.bytes.extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
@@ -237,9 +205,7 @@ impl Capture {
         eth.write(&mut self.bytes).expect("writing to a Vec");
         ip.write(&mut self.bytes).expect("writing to a Vec");
         tcp.write(&mut self.bytes).expect("writing to a Vec");
-        if let Some(d3) = d3 {
-            self.bytes.extend_from_slice(&d3);
-        }
+        self.bytes.extend_from_slice(opening);
         true
     }
 
@@ -276,17 +242,17 @@ mod tests {
             retransmission: false,
             syn: false,
             priority: 0,
-            rank: 0,
             route: RouteCursor { start: 0, len: 1, hop: 0 },
-            has_ext: false,
+            has_header: false,
         }
     }
 
     #[test]
     fn a_frame_parses_back_with_its_addresses_sequence_ecn_and_original_length() {
-        let mut c = Capture::new(vec![true], 10, 1);
+        let mut c = Capture::new(vec![true], 10);
         let data = packet(PacketKind::Data, 1448, 1448);
-        let frame = Frame { packet: &data, sack: None, src: 5, dst: 0, flow_id: 3, timestamps: true, mss: 1448, sack_permitted: false, d3: None };
+        let header = CapturedHeader::default();
+        let frame = Frame { packet: &data, header, src: 5, dst: 0, flow_id: 3, timestamps: true, mss: 1448, sack_permitted: false };
         assert!(c.record(Instant::ZERO, &frame));
         let CaptureFile { pcap: bytes, missed, .. } = c.finish();
         assert_eq!(missed, 0);
@@ -308,9 +274,10 @@ mod tests {
 
     #[test]
     fn capture_stops_at_its_limit() {
-        let mut c = Capture::new(vec![true], 1, 1);
+        let mut c = Capture::new(vec![true], 1);
         let ack = packet(PacketKind::Ack, 10, 0);
-        let frame = Frame { packet: &ack, sack: None, src: 0, dst: 5, flow_id: 3, timestamps: false, mss: 1448, sack_permitted: false, d3: None };
+        let header = CapturedHeader::default();
+        let frame = Frame { packet: &ack, header, src: 0, dst: 5, flow_id: 3, timestamps: false, mss: 1448, sack_permitted: false };
         assert!(c.record(Instant::ZERO, &frame));
         assert!(!c.record(Instant::ZERO, &frame));
         let file = c.finish();

@@ -9,20 +9,20 @@
 //! from the engine (an `[output]` port pattern must name a port of the topology).
 //!
 //! Layout, one concept per module: `event` (the time-ordered queue, with `calendar` for the
-//! packet events of a large network), `packet` (packets and their
-//! arena), `topology` (graph builders, port names), `routing` (shortest paths, ECMP), `port`
-//! (queues, buffers, ECN, links), `network` (the network built from a scenario: the one place
-//! that maps the spec to switch, D3 and TCPpr settings), `processor` (a port's explicit-rate
-//! allocator), `workload` (flows of a run), `flow` (transport dispatch), `connection` (messages
-//! of a persistent connection), `outcome` (the counters a flow reports), `sim` (the event loop,
-//! with `prefetch`, its cache hints), `observe` (counters, sampling, traces,
-//! capture), `deadline` (whether a flow met its deadline), `report` and `results` (what a run
-//! returns and the columns of its tables), `scenario` (parsing with the engine's port names).
+//! packet events of a large network), `packet` (packets and their arena), `topology` (graph
+//! builders, port names), `routing` (shortest paths, ECMP), `port` (queues, buffers, ECN,
+//! links), `network` (the network built from a scenario: the one place that maps the spec to
+//! switch settings), `transport` (transports as plug-ins: the contract, the registry, and one
+//! adapter per transport, the only modules that name a protocol), `workload` (flows of a run),
+//! `flow` (a flow's state), `connection` (messages of a persistent connection), `outcome` (the
+//! counters a flow reports), `sim` (the event loop, with `prefetch`, its cache hints), `observe`
+//! (counters, sampling, traces, capture), `deadline` (whether a flow met its deadline),
+//! `report` and `results` (what a run returns and the columns of its tables), `scenario`
+//! (parsing with the engine's port names).
 
 mod calendar;
 mod capture;
 mod connection;
-mod d3_port;
 mod deadline;
 mod error;
 mod event;
@@ -31,17 +31,13 @@ mod flow_table;
 mod flow_trace;
 mod ideal;
 pub mod ids;
-mod inversions;
 mod network;
 mod offer_log;
 mod observe;
 mod outcome;
 pub mod packet;
-mod pdq_port;
-mod pfabric_queue;
 mod port;
 mod prefetch;
-pub mod processor;
 mod report;
 pub mod results;
 mod rng;
@@ -49,6 +45,7 @@ mod routing;
 pub mod scenario;
 mod sim;
 mod topology;
+mod transport;
 mod workload;
 
 pub use error::{Error, ResourceError};

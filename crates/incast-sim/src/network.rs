@@ -1,23 +1,20 @@
 //! The network a scenario describes, built once before the run: the one place that maps the
-//! spec to switch settings (buffers and their sharing, ECN thresholds, priority classes), to D3's
-//! routers and rate field, and to TCPpr's classes. The event loop (`sim`) only moves packets
-//! through what this module built.
+//! spec to switch settings (buffers and their sharing, ECN thresholds, priority classes) and
+//! sets up the transports, whose own disciplines and processors its ports take
+//! (`transport::Setups`). The event loop (`sim`) only moves packets through what this module
+//! built.
 
-use incast_proto::d3::RateField;
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
-use crate::d3_port::D3Port;
-use crate::pdq_port::PdqPort;
 use crate::error::{grow_to, reserve, try_vec, Error, ResourceError};
-use crate::flow::d3_field;
 use crate::ids::{FlowId, PortId};
 use crate::packet::RouteCursor;
-use crate::port::{BufferLimit, EcnThreshold, Port, SharedPool};
-use crate::processor::RateAllocator;
+use crate::port::{BufferLimit, EcnThreshold, Port, PortView, SharedPool};
 use crate::results::PortRecord;
 use crate::routing::{PathSet, Router, MAX_SPRAY_PATHS};
-use crate::scenario::{BufferSpec, EcnSpec, HostNic, LoadBalancing, Protocol, Scenario, SwitchSpec, TransportSpec};
+use crate::scenario::{BufferSpec, EcnSpec, HostNic, LoadBalancing, Protocol, Scenario, SwitchSpec};
 use crate::topology::{NodeKind, Topology};
+use crate::transport::{NetFacts, PortFacts, Processor, Setups};
 use crate::workload::FlowPlan;
 
 /// Entries a flow's two routes may add to the route table (a fat-tree route has six hops).
@@ -48,12 +45,10 @@ pub(crate) struct Network {
     pub(crate) host_backlog_bytes: Vec<u64>,
     /// The host whose NIC a port is, for each port (`u32::MAX` for switch ports).
     pub(crate) host_of_port: Vec<u32>,
-    /// Strict-priority classes of every switch port.
-    priority_classes: u8,
-    /// The fastest host link, which sets the scale of D3's rate field.
-    pub(crate) fastest_host_link: BitsPerSec,
-    /// How D3's header carries rates, for hosts and routers alike.
-    pub(crate) d3_field: RateField,
+    /// Every transport's settings for the run.
+    pub(crate) setups: Setups,
+    /// Whether host NICs queue like switch ports (`[switch] host_nic`).
+    like_switch: bool,
     /// Per-flow ECMP, or packet spraying.
     load_balancing: LoadBalancing,
     /// With packet spraying, each flow's paths by flow number (empty with ECMP, so a flow's
@@ -103,7 +98,9 @@ impl Spray {
 }
 
 impl Network {
-    /// Builds the topology of `scenario` with its switches configured as the scenario says.
+    /// Builds the topology of `scenario` with its switches configured as the scenario says, its
+    /// transports set up, and its ports queueing by their transports' disciplines where the
+    /// scenario's flows run a transport that has one.
     pub(crate) fn build(scenario: &Scenario) -> Result<Network, Error> {
         let topo = Topology::build(&scenario.topology)?;
         let classes = scenario.switch.priority_classes.max(1);
@@ -112,15 +109,20 @@ impl Network {
         let mut ports = Vec::new();
         reserve(&mut ports, topo.ports.len(), "the port table")?;
         let like_switch = scenario.switch.host_nic == HostNic::LikeSwitch;
-        let pfabric = scenario.runs_pfabric();
+        let hosts = topo.hosts.len();
+        let fastest_host_link =
+            (0..hosts as u32).map(|h| topo.ports[topo.host_nic(h).idx()].link.rate).max().unwrap_or(BitsPerSec::GBPS);
+        let setups = Setups::new(scenario, &NetFacts { fastest_host_link });
+        let default = scenario.transport.protocol;
+        let mut protocols: Vec<Protocol> = scenario.workloads.iter().flat_map(|w| w.flow_protocols(default)).collect();
+        protocols.sort_unstable();
+        protocols.dedup();
         for (p, info) in topo.ports.iter().enumerate() {
             let is_host = matches!(topo.nodes[info.node.idx()].kind, NodeKind::Host(_));
-            if pfabric {
-                // Every port of a pFabric network is pFabric's, host NICs included (as in
-                // pFabric's simulator and ns-2 scripts): with `[pfabric] buffer`, or a real
-                // host's unlimited NIC queue held back by the backlog bound.
-                let limit = if is_host && !like_switch { u64::MAX } else { scenario.transport.pfabric.buffer_bytes };
-                ports.push(Port::pfabric(*info, limit));
+            let view = PortView { rate: info.link.rate, queue_bytes: 0, bytes_sent: 0 };
+            let facts = PortFacts { id: PortId(p as u32), host: is_host, like_switch, view };
+            if let Some(discipline) = setups.discipline(&protocols, &facts) {
+                ports.push(Port::plugged(*info, discipline));
                 continue;
             }
             let (limit, ecn) = match topo.nodes[info.node.idx()].kind {
@@ -148,7 +150,6 @@ impl Network {
             ports.push(Port::new(*info, limit, ecn, classes));
         }
 
-        let hosts = topo.hosts.len();
         let mut host_backlog_bytes = try_vec(hosts, 0, "the host table")?;
         for (h, backlog) in host_backlog_bytes.iter_mut().enumerate() {
             let rate = topo.ports[topo.host_nic(h as u32).idx()].link.rate;
@@ -165,8 +166,6 @@ impl Network {
                 *host = h;
             }
         }
-        let fastest_host_link =
-            (0..hosts as u32).map(|h| topo.ports[topo.host_nic(h).idx()].link.rate).max().unwrap_or(BitsPerSec::GBPS);
         Ok(Network {
             topo,
             ports,
@@ -175,9 +174,8 @@ impl Network {
             router: Router::new(scenario.seed),
             host_backlog_bytes,
             host_of_port,
-            priority_classes: classes,
-            fastest_host_link,
-            d3_field: d3_field(&scenario.transport, fastest_host_link),
+            setups,
+            like_switch,
             load_balancing: scenario.switch.load_balancing,
             sprays: Vec::new(),
             free_routes: Vec::new(),
@@ -194,25 +192,15 @@ impl Network {
         (0..self.ports.len() as u32).map(PortId).filter(|p| !self.topo.is_host(self.ports[p.idx()].info.node))
     }
 
-    /// D3 and RCPdc need an allocator at every switch egress port (D3 Section 4.3): one per
-    /// port, configured by the scenario's `[d3]` and carrying rates in the hosts' field.
-    pub(crate) fn d3_routers(&self, transport: &TransportSpec) -> Vec<(PortId, Box<dyn RateAllocator>)> {
-        self.switch_ports()
-            .map(|port| {
-                let view = self.ports[port.idx()].view();
-                (port, Box::new(D3Port::new(&transport.d3, &view, self.d3_field)) as Box<dyn RateAllocator>)
-            })
-            .collect()
-    }
-
-    /// PDQ needs a scheduler at every egress port, host NICs included (PDQ Section 3.3: each
-    /// link's scheduler; a host's NIC is the first link of its flows), configured by `[pdq]`.
-    pub(crate) fn pdq_ports(&self, transport: &TransportSpec) -> Vec<(PortId, Box<dyn RateAllocator>)> {
+    /// The processors the transports of `protocols` run at the ports, by port.
+    pub(crate) fn processors(&self, protocols: &[Protocol]) -> Vec<(PortId, Processor)> {
         (0..self.ports.len() as u32)
             .map(PortId)
-            .map(|port| {
-                let view = self.ports[port.idx()].view();
-                (port, Box::new(PdqPort::new(&transport.pdq, port, &view)) as Box<dyn RateAllocator>)
+            .filter_map(|port| {
+                let p = &self.ports[port.idx()];
+                let host = self.topo.is_host(p.info.node);
+                let facts = PortFacts { id: port, host, like_switch: self.like_switch, view: p.view() };
+                self.setups.processor(protocols, &facts).map(|processor| (port, processor))
             })
             .collect()
     }
@@ -301,15 +289,10 @@ impl Network {
         }
     }
 
-    /// The strict-priority class flow `plan` of `protocol` rides in: TCPpr picks it from the
-    /// deadline (D3 Section 6.1.1; validation has checked that the switches have its classes),
-    /// other protocols keep the workload's.
-    pub(crate) fn priority_of(&self, transport: &TransportSpec, protocol: Protocol, plan: &FlowPlan) -> u8 {
-        if protocol != Protocol::TcpPr {
-            return plan.priority;
-        }
-        debug_assert!(transport.tcppr.classes_needed() <= self.priority_classes);
-        transport.tcppr.class_of(plan.deadline)
+    /// The strict-priority class flow `plan` of `protocol` rides in: the workload's, unless its
+    /// transport picks one (TCPpr, by deadline).
+    pub(crate) fn priority_of(&self, protocol: Protocol, plan: &FlowPlan) -> u8 {
+        self.setups.priority(protocol, plan)
     }
 
     /// The ports `patterns` name, pattern by pattern, each pattern's ports in the topology's

@@ -1,23 +1,22 @@
 //! What watches a run, in the manner of htsim's loggers: packet counters (always on, three
 //! additions per packet), and the observers a scenario asks for at build time — queue and
-//! throughput sampling, packet capture, per-flow traces and D3's priority inversions. The event
-//! loop calls an observer only when it is present, so a run without them pays a branch per hook.
+//! throughput sampling, packet capture, per-flow traces and the offer log. The event loop calls
+//! an observer only when it is present, so a run without them pays a branch per hook.
 
-use incast_proto::rate::from_bits_per_sec;
 use incast_proto::time::{Duration, Instant};
 
 use crate::capture::Capture;
 use crate::offer_log::OfferLog;
 use crate::error::{reserve, try_vec, Error, ResourceError};
-use crate::flow::{Flow, Transport};
+use crate::flow::Flow;
+use crate::transport::Transport;
 use crate::outcome::Outcome;
 use crate::flow_table::FlowTable;
 use crate::flow_trace::Traces;
 use crate::ids::PortId;
-use crate::inversions::PriorityInversions;
 use crate::network::Network;
 use crate::port::Port;
-use crate::results::{QueueSeries, RateCounters, ThroughputSeries};
+use crate::results::{port_sample_columns, QueueSeries, ThroughputSeries};
 use crate::scenario::Scenario;
 
 /// Packet counters, kept so that sent = delivered + dropped + still in the network (drops and
@@ -40,15 +39,12 @@ pub(crate) struct Observers {
     pub(crate) offer_log: Option<OfferLog>,
     /// `[output] trace_flows`, `trace_workloads`: the traced flows' state so far.
     pub(crate) traces: Option<Traces>,
-    /// D3 priority inversions, measured when D3 routers are installed.
-    pub(crate) inversions: Option<PriorityInversions>,
     /// `run.max_samples`: rows a table of samples or traces may hold.
     pub(crate) max_rows: u64,
 }
 
 impl Observers {
-    /// The observers `scenario` asks for, on `net`. Inversions are counted once D3's routers are
-    /// installed (`Simulation::new`).
+    /// The observers `scenario` asks for, on `net`.
     pub(crate) fn new(scenario: &Scenario, net: &Network) -> Result<Observers, Error> {
         let capture = match &scenario.output.capture {
             None => None,
@@ -57,10 +53,7 @@ impl Observers {
                 for p in net.ports_matching(&spec.ports)? {
                     captured[p.idx()] = true;
                 }
-                // D3's rate bytes at the scale the hosts' rate field uses (`Network::d3_field`),
-                // from the same conversion of the fastest host link.
-                let scale = incast_wire::d3::scale_for(from_bits_per_sec(net.fastest_host_link));
-                Some(Capture::new(captured, spec.max_packets, scale))
+                Some(Capture::new(captured, spec.max_packets))
             }
         };
         let offer_log = match &scenario.output.offer_log {
@@ -79,7 +72,6 @@ impl Observers {
             sampling: Sampling::new(scenario, net)?,
             capture,
             traces: scenario.output.traces.as_ref().map(|t| Traces::new(t, scenario.run.max_samples)),
-            inversions: None,
             max_rows: scenario.run.max_samples,
         })
     }
@@ -145,8 +137,14 @@ impl Sampling {
             let port = &ports[port.idx()];
             push(&mut series.time_s, t)?;
             push(&mut series.queue_bytes, port.queue_bytes())?;
-            if let Some(c) = port.processor.as_ref().and_then(|p| p.counters()) {
-                push(&mut series.rate_counters, RateCounters { flows: c.flows, demand: c.demand, allocated: c.allocated, capacity: c.capacity })?;
+            if let Some(processor) = port.processor.as_ref() {
+                let mut row = vec![None; port_sample_columns().len()];
+                if processor.sample(&mut row) {
+                    series.processor.resize_with(row.len(), Vec::new);
+                    for (column, value) in series.processor.iter_mut().zip(row) {
+                        push(column, value)?;
+                    }
+                }
             }
         }
         if let (Some(every), Some(tp)) = (self.throughput_every, self.throughput.as_mut()) {

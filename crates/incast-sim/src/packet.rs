@@ -1,13 +1,11 @@
 //! Packets and the arena they live in. Queues and links hold `PacketId`s; slots are recycled, so a
 //! run allocates packet memory only while the number of packets in the network grows.
 
-use incast_proto::d3::header::{CongestionHeader, Feedback};
-use incast_proto::pdq::SchedulingHeader;
-use incast_proto::tcp::SackBlocks;
+use incast_proto::tcp::{AckSegment, DataSegment, SackBlocks};
 use incast_proto::time::Instant;
 
 use crate::ids::{FlowId, PacketId, PortId};
-use crate::processor::Request;
+use crate::transport::Header;
 
 /// What a packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,64 +54,11 @@ pub struct Packet {
     pub syn: bool,
     /// Strict-priority class, 0 highest.
     pub priority: u8,
-    /// pFabric's priority: the flow's bytes the receiver had not reported holding when the
-    /// packet was sent (saturating at `u32::MAX`); 0 for ACKs and for other protocols.
-    pub rank: u32,
     /// Position on the route.
     pub route: RouteCursor,
-    /// Whether the packet carries an extension header (kept beside the packet in the arena, so
-    /// packets of protocols without one stay small).
-    pub has_ext: bool,
-}
-
-/// A header that only some protocols put on their packets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ext {
-    /// D3's congestion header on a rate request, rewritten by every router on the way.
-    Request(CongestionHeader),
-    /// D3's allocations carried back to the sender on the ACK of a rate request.
-    Feedback(Feedback),
-    /// The SACK blocks of an ACK (RFC 2018); their bytes are in the ACK's header size.
-    Sack(SackBlocks),
-    /// PDQ's scheduling header, on every PDQ packet: answered by the ports a data packet or
-    /// probe leaves through, confirmed by those its ACK passes on the way back.
-    Pdq(SchedulingHeader),
-}
-
-impl Ext {
-    /// The congestion header of a rate request, if this is one.
-    pub(crate) fn request(&self) -> Option<&CongestionHeader> {
-        match self {
-            Ext::Request(h) => Some(h),
-            _ => None,
-        }
-    }
-
-    /// D3's allocations, if this is an ACK's feedback.
-    pub(crate) fn feedback(&self) -> Option<&Feedback> {
-        match self {
-            Ext::Feedback(f) => Some(f),
-            _ => None,
-        }
-    }
-
-    /// PDQ's scheduling header, if this is one.
-    pub(crate) fn pdq(&self) -> Option<&SchedulingHeader> {
-        match self {
-            Ext::Pdq(h) => Some(h),
-            _ => None,
-        }
-    }
-
-    /// Bytes the header adds on the wire: D3's congestion header and PDQ's scheduling header;
-    /// SACK blocks are counted in the TCP header already.
-    pub(crate) fn wire_bytes(&self) -> u32 {
-        match self {
-            Ext::Request(_) | Ext::Feedback(_) => incast_proto::d3::D3_HEADER_BYTES,
-            Ext::Pdq(_) => incast_proto::pdq::PDQ_HEADER_BYTES,
-            Ext::Sack(_) => 0,
-        }
-    }
+    /// Whether the packet carries its transport's header (kept beside the packet in the arena,
+    /// so packets without one stay small).
+    pub has_header: bool,
 }
 
 impl Packet {
@@ -121,22 +66,43 @@ impl Packet {
     pub(crate) fn current_port(&self, routes: &[PortId]) -> PortId {
         routes[(self.route.start + self.route.hop as u32) as usize]
     }
+
+    /// What the packet, a data packet, says to its receiver.
+    #[inline]
+    pub(crate) fn data_segment(&self) -> DataSegment {
+        DataSegment {
+            seq: self.seq,
+            len: self.len,
+            header_bytes: (self.wire_bytes - self.len) as u16,
+            ts: self.ts,
+            ect: self.ect,
+            ce: self.ce,
+            retransmission: self.retransmission,
+            syn: self.syn,
+        }
+    }
+
+    /// What the packet, an ACK, says to its sender, with `sack` as its SACK blocks.
+    #[inline]
+    pub(crate) fn ack_segment(&self, sack: SackBlocks) -> AckSegment {
+        AckSegment { ack: self.seq, ece: self.ece, ts_echo: self.ts, sack, header_bytes: self.wire_bytes as u16 }
+    }
 }
 
-/// Slab of packets with a free list, and the extension headers of those that have one.
+/// Slab of packets with a free list, and the transport headers of those that have one.
 #[derive(Debug, Default)]
 pub(crate) struct PacketArena {
     slots: Vec<Packet>,
-    /// Extension header of slot i, meaningful only while `slots[i].has_ext`.
-    ext: Vec<Option<Ext>>,
+    /// Transport header of slot i, meaningful only while `slots[i].has_header`.
+    headers: Vec<Option<Header>>,
     free: Vec<PacketId>,
     live: u64,
 }
 
 impl PacketArena {
-    pub(crate) fn alloc(&mut self, mut packet: Packet, ext: Option<Ext>) -> PacketId {
+    pub(crate) fn alloc(&mut self, mut packet: Packet, header: Option<Header>) -> PacketId {
         self.live += 1;
-        packet.has_ext = ext.is_some();
+        packet.has_header = header.is_some();
         let id = if let Some(id) = self.free.pop() {
             self.slots[id.0 as usize] = packet;
             id
@@ -144,38 +110,34 @@ impl PacketArena {
             self.slots.push(packet);
             PacketId(self.slots.len() as u32 - 1)
         };
-        if let Some(ext) = ext {
+        if let Some(header) = header {
             let i = id.0 as usize;
-            if self.ext.len() <= i {
-                self.ext.resize(i + 1, None);
+            if self.headers.len() <= i {
+                self.headers.resize(i + 1, None);
             }
-            self.ext[i] = Some(ext);
+            self.headers[i] = Some(header);
         }
         id
     }
 
-    /// The packet's extension header, if it has one.
-    pub(crate) fn ext(&self, id: PacketId) -> Option<&Ext> {
-        if self.slots[id.0 as usize].has_ext {
-            self.ext[id.0 as usize].as_ref()
+    /// The packet's transport header, if it has one.
+    #[inline]
+    pub(crate) fn header(&self, id: PacketId) -> Option<&Header> {
+        if self.slots[id.0 as usize].has_header {
+            self.headers[id.0 as usize].as_ref()
         } else {
             None
         }
     }
 
-    /// If the packet carries a header for the ports to answer: its flow, and the header as a
-    /// request (D3's rate request; PDQ's header on a data packet or probe, or on an ACK).
-    pub(crate) fn request_mut(&mut self, id: PacketId) -> Option<(FlowId, Request<'_>)> {
+    /// The packet and its transport header, if it has one, the header to change (a port's
+    /// processor answers it).
+    #[inline]
+    pub(crate) fn with_header_mut(&mut self, id: PacketId) -> (&Packet, Option<&mut Header>) {
         let i = id.0 as usize;
         let packet = &self.slots[i];
-        match (packet.has_ext, self.ext.get_mut(i)) {
-            (true, Some(Some(Ext::Request(h)))) => Some((packet.flow, Request::D3(h))),
-            (true, Some(Some(Ext::Pdq(h)))) => {
-                let request = if packet.kind == PacketKind::Data { Request::PdqData(h) } else { Request::PdqAck(h) };
-                Some((packet.flow, request))
-            }
-            _ => None,
-        }
+        let header = if packet.has_header { self.headers[i].as_mut() } else { None };
+        (packet, header)
     }
 
     pub(crate) fn release(&mut self, id: PacketId) {

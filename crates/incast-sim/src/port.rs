@@ -11,10 +11,22 @@ use std::collections::VecDeque;
 
 use incast_proto::time::{Duration, Instant};
 
-use crate::ids::{FlowId, PacketId};
-use crate::pfabric_queue::{Entry, PfabricQueue};
-use crate::processor::{PortView, RateAllocator};
+use incast_proto::time::BitsPerSec;
+
+use crate::ids::PacketId;
 use crate::topology::PortInfo;
+use crate::transport::{Arriving, Discipline, Header, Joined, Processor};
+
+/// What a port's processor may observe of the port it sits on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PortView {
+    /// Line rate of the port's link.
+    pub(crate) rate: BitsPerSec,
+    /// Bytes queued (including the packet being serialized).
+    pub(crate) queue_bytes: u64,
+    /// Bytes this port has finished transmitting since the start.
+    pub(crate) bytes_sent: u64,
+}
 
 /// How much a port may queue.
 #[derive(Debug)]
@@ -26,10 +38,11 @@ pub(crate) enum BufferLimit {
     /// Fixed per-port limit in packets, whatever their size (ns-3's queue discs in packet
     /// mode).
     DropTailPackets(u64),
-    /// pFabric's port: its queue, which every arrival joins before the least urgent packets
-    /// leave while more than its limit waits (`pfabric_queue`). The queue lives in the limit,
-    /// which admission reads anyway, so FIFO ports pay no load and no byte of port to tell.
-    Pfabric(Box<PfabricQueue>),
+    /// A transport's own discipline (pFabric's rank queue): it holds the waiting packets and
+    /// decides which joins, which leaves and which is dropped, under its own limit; the port
+    /// keeps the accounting. It lives in the limit, which admission reads anyway, so FIFO ports
+    /// pay no load and no byte of port to tell.
+    Plugged(Box<Discipline>),
     /// A share of the switch's pool: admit while queue + packet <= alpha x (free pool bytes)
     /// (Choudhury and Hahne's dynamic threshold).
     Shared {
@@ -55,31 +68,14 @@ pub(crate) enum Admission {
         /// Whether the packet was marked.
         marked: bool,
     },
-    /// Queued at a pFabric port, which dropped a less urgent waiting packet to make room: the
-    /// driver releases it.
+    /// Queued by a port whose discipline dropped a waiting packet to make room (pFabric's, a
+    /// less urgent one): the driver releases it.
     QueuedEvicting {
         /// The packet dropped from the queue.
         victim: PacketId,
     },
     /// No room: dropped.
     Dropped,
-}
-
-/// A packet as a port sees it on arrival.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Arriving {
-    pub(crate) id: PacketId,
-    /// Its size on the wire, headers included.
-    pub(crate) wire_bytes: u32,
-    /// Its priority class (0 first).
-    pub(crate) priority: u8,
-    /// Whether it is ECN-capable.
-    pub(crate) ect: bool,
-    /// Whether it carries payload (a data segment), rather than being a SYN or a pure ACK.
-    pub(crate) payload: bool,
-    /// Its flow, and its pFabric priority (smaller first): what a pFabric port orders by.
-    pub(crate) flow: FlowId,
-    pub(crate) rank: u32,
 }
 
 /// When a port marks ECN-capable packets: on arrival, when the waiting queue already exceeds a
@@ -119,7 +115,9 @@ pub(crate) struct Port {
     pub(crate) max_queue_bytes: u64,
     /// What the port did over the run, for the ports table (`results::PortRecord`).
     pub(crate) counters: PortCounters,
-    pub(crate) processor: Option<Box<dyn RateAllocator>>,
+    /// What the port runs for its transport's packets (D3's allocator, PDQ's scheduler), if
+    /// anything.
+    pub(crate) processor: Option<Box<Processor>>,
     /// Whether `[output] offer_log_ports` logs this port's offers (`offer_log`): a flag the
     /// driver reads beside the port's other state, so that an unlogged port costs one test.
     pub(crate) offers_logged: bool,
@@ -236,7 +234,7 @@ impl Port {
     }
 
     /// The packet at the head of the most urgent queue, if any (what a free serializer takes
-    /// next, unless the port is pFabric's or the most urgent class is empty).
+    /// next, unless the port has its own discipline or the most urgent class is empty).
     #[inline]
     pub(crate) fn next_to_serve(&self) -> Option<PacketId> {
         self.classes[0].front().copied()
@@ -266,11 +264,10 @@ impl Port {
         }
     }
 
-    /// A pFabric port: it sends the most urgent flow's earliest packet, drops the least urgent
-    /// packet when more than `limit` bytes wait, and never marks ECN. Its strict-priority class
-    /// stays empty.
-    pub(crate) fn pfabric(info: PortInfo, limit: u64) -> Port {
-        Port::new(info, BufferLimit::Pfabric(Box::new(PfabricQueue::new(limit))), EcnThreshold::NEVER, 1)
+    /// A port that queues by a transport's `discipline` (pFabric's): it never marks ECN, and
+    /// its strict-priority class stays empty.
+    pub(crate) fn plugged(info: PortInfo, discipline: Discipline) -> Port {
+        Port::new(info, BufferLimit::Plugged(Box::new(discipline)), EcnThreshold::NEVER, 1)
     }
 
     pub(crate) fn view(&self) -> PortView {
@@ -282,15 +279,23 @@ impl Port {
     }
 
     /// Offers a packet at `now`; on success it is queued (or taken into service if the port is
-    /// idle). ECN-capable packets over the threshold get `*ce = true`.
+    /// idle). An ECN-capable packet over the threshold is marked CE (`Admission::Queued`'s
+    /// `marked`: the caller sets its bit). `header` gives the packet's transport header, which
+    /// only a port with a discipline of its own reads.
     /// Inlined into the event loop explicitly: left to the partitioning of codegen units, it was
     /// inlined or not depending on unrelated code in the crate (5% of instructions either way).
     #[inline]
-    pub(crate) fn offer(&mut self, now: Instant, packet: Arriving, ce: &mut bool, pools: &mut [SharedPool]) -> Admission {
-        let Arriving { id, wire_bytes, priority, ect, payload, .. } = packet;
+    pub(crate) fn offer<'h>(
+        &mut self,
+        now: Instant,
+        packet: Arriving,
+        pools: &mut [SharedPool],
+        header: impl FnOnce() -> Option<&'h Header>,
+    ) -> Admission {
+        let Arriving { id, wire_bytes, priority, ect, ce, payload, .. } = packet;
         let size = u64::from(wire_bytes);
         let fits = match self.limit {
-            BufferLimit::Pfabric(_) => return self.offer_pfabric(now, packet),
+            BufferLimit::Plugged(_) => return self.offer_plugged(now, packet, header()),
             BufferLimit::Unlimited => true,
             BufferLimit::DropTail(limit) => self.queued_bytes + size <= limit,
             BufferLimit::DropTailPackets(limit) => self.queued_packets < limit,
@@ -307,9 +312,8 @@ impl Port {
             self.counters.ecn_marks_dropped += u64::from(above);
             return Admission::Dropped;
         }
-        let marked = above && !*ce;
+        let marked = above && !ce;
         if marked {
-            *ce = true;
             if payload {
                 self.counters.ecn_marks += 1;
             } else {
@@ -330,49 +334,45 @@ impl Port {
         Admission::Queued { marked }
     }
 
-    /// pFabric's admission (`pfabric_queue`): the packet joins the queue; if the queue then
-    /// exceeds its limit, the least urgent packet whose removal makes room leaves (the arrival
-    /// itself, if nothing waiting is less urgent). The dropped packet counts as a drop and as
-    /// having left the queue at `now` (for the time-averaged queue).
+    /// Admission by the port's own discipline: the packet joins its queue, perhaps displacing
+    /// a packet (itself, if the discipline drops the arrival). The port counts what joined and
+    /// what was dropped; a dropped packet counts as having entered and left the queue at `now`
+    /// (for the time-averaged queue).
     #[cold]
     #[inline(never)]
-    fn offer_pfabric(&mut self, now: Instant, packet: Arriving) -> Admission {
-        let BufferLimit::Pfabric(queue) = &mut self.limit else { unreachable!("a pFabric port") };
-        queue.push(Entry { id: packet.id, flow: packet.flow, rank: packet.rank, bytes: packet.wire_bytes });
+    fn offer_plugged(&mut self, now: Instant, packet: Arriving, header: Option<&Header>) -> Admission {
+        let BufferLimit::Plugged(discipline) = &mut self.limit else { unreachable!("a port with its own discipline") };
+        let joined = discipline.offer(&packet, header, self.queued_bytes);
         let size = u64::from(packet.wire_bytes);
         self.counters.entered += PortCounters::weigh(size, now);
-        let (bytes, packets) = (self.queued_bytes + size, self.queued_packets + 1);
-        let admission = match bytes.checked_sub(queue.limit).filter(|&excess| excess > 0) {
-            None => Admission::Queued { marked: false },
-            Some(excess) => {
-                // The queue fitted before this arrival, so removing the arrival always makes room.
-                let victim = queue.evict(excess).expect("the arrival itself makes room");
-                self.counters.left += PortCounters::weigh(u64::from(victim.bytes), now);
+        self.queued_bytes += size;
+        self.queued_packets += 1;
+        let admission = match joined {
+            Joined::Queued => Admission::Queued { marked: false },
+            Joined::Displaced { victim, bytes } => {
+                self.counters.left += PortCounters::weigh(u64::from(bytes), now);
                 self.counters.drops += 1;
-                self.queued_bytes = bytes - u64::from(victim.bytes);
-                self.queued_packets = packets - 1;
-                self.max_queue_bytes = self.max_queue_bytes.max(self.queued_bytes);
-                return if victim.id == packet.id { Admission::Dropped } else { Admission::QueuedEvicting { victim: victim.id } };
+                self.queued_bytes -= u64::from(bytes);
+                self.queued_packets -= 1;
+                if victim == packet.id { Admission::Dropped } else { Admission::QueuedEvicting { victim } }
             }
         };
-        self.queued_bytes = bytes;
-        self.queued_packets = packets;
         self.max_queue_bytes = self.max_queue_bytes.max(self.queued_bytes);
         admission
     }
 
-    /// The next packet to serialize: the head of the most urgent class, or at a pFabric port
-    /// (whose class stays empty) pFabric's choice.
+    /// The next packet to serialize: the head of the most urgent class, or at a port with a
+    /// discipline of its own (whose class stays empty) the discipline's choice.
     #[inline]
     fn next_to_send(&mut self) -> Option<PacketId> {
-        self.classes.iter_mut().find_map(VecDeque::pop_front).or_else(|| self.next_pfabric())
+        self.classes.iter_mut().find_map(VecDeque::pop_front).or_else(|| self.next_plugged())
     }
 
     #[cold]
     #[inline(never)]
-    fn next_pfabric(&mut self) -> Option<PacketId> {
+    fn next_plugged(&mut self) -> Option<PacketId> {
         match &mut self.limit {
-            BufferLimit::Pfabric(queue) => queue.pop().map(|e| e.id),
+            BufferLimit::Plugged(discipline) => discipline.next(),
             _ => None,
         }
     }
@@ -431,11 +431,11 @@ impl Port {
 
     /// Packets queued or on the wire (serializing counts as on the wire).
     pub(crate) fn packets_held(&self) -> u64 {
-        let pfabric = match &self.limit {
-            BufferLimit::Pfabric(queue) => queue.len(),
+        let plugged = match &self.limit {
+            BufferLimit::Plugged(discipline) => discipline.len(),
             _ => 0,
         };
-        let queued: usize = self.classes.iter().map(VecDeque::len).sum::<usize>() + pfabric;
+        let queued: usize = self.classes.iter().map(VecDeque::len).sum::<usize>() + plugged;
         (queued + self.pipe.len()) as u64
     }
 }
@@ -452,13 +452,21 @@ pub(crate) struct Service {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::NodeId;
+    use crate::ids::{FlowId, NodeId};
     use crate::scenario::LinkSpec;
-    use incast_proto::time::BitsPerSec;
 
     /// A data packet (with payload).
-    fn pkt(id: u32, wire_bytes: u32, priority: u8, ect: bool) -> Arriving {
-        Arriving { id: PacketId(id), wire_bytes, priority, ect, payload: true, flow: FlowId(id), rank: 0 }
+    pub(crate) fn pkt(id: u32, wire_bytes: u32, priority: u8, ect: bool) -> Arriving {
+        Arriving { id: PacketId(id), wire_bytes, priority, ect, ce: false, payload: true, flow: FlowId(id) }
+    }
+
+    /// Offers `a` with CE bit `*ce` as the engine does: a mark sets the bit.
+    fn offer(p: &mut Port, now: Instant, a: Arriving, ce: &mut bool, pools: &mut [SharedPool]) -> Admission {
+        let admission = p.offer(now, Arriving { ce: *ce, ..a }, pools, || None);
+        if admission == (Admission::Queued { marked: true }) {
+            *ce = true;
+        }
+        admission
     }
 
     /// A SYN or pure ACK of 40 B.
@@ -479,45 +487,45 @@ mod tests {
     fn drop_tail_packets_counts_packets_not_bytes() {
         let mut p = port(BufferLimit::DropTailPackets(2), u64::MAX, 1);
         let mut ce = false;
-        assert_eq!(p.offer(Instant::ZERO, pkt(0, 40, 0, false), &mut ce, &mut []), Admission::Queued { marked: false });
-        assert_eq!(p.offer(Instant::ZERO, pkt(1, 40, 0, false), &mut ce, &mut []), Admission::Queued { marked: false });
-        assert_eq!(p.offer(Instant::ZERO, pkt(2, 40, 0, false), &mut ce, &mut []), Admission::Dropped);
+        assert_eq!(offer(&mut p, Instant::ZERO, pkt(0, 40, 0, false), &mut ce, &mut []), Admission::Queued { marked: false });
+        assert_eq!(offer(&mut p, Instant::ZERO, pkt(1, 40, 0, false), &mut ce, &mut []), Admission::Queued { marked: false });
+        assert_eq!(offer(&mut p, Instant::ZERO, pkt(2, 40, 0, false), &mut ce, &mut []), Admission::Dropped);
         // The first starts serializing and leaves the queue: room for one more.
         let _ = p.serve(Instant::ZERO, &mut [], |_| 40);
-        assert_eq!(p.offer(Instant::ZERO, pkt(3, 1500, 0, false), &mut ce, &mut []), Admission::Queued { marked: false });
+        assert_eq!(offer(&mut p, Instant::ZERO, pkt(3, 1500, 0, false), &mut ce, &mut []), Admission::Queued { marked: false });
     }
 
     #[test]
     fn ecn_packet_threshold_marks_above_k_packets_of_any_size() {
         let mut p = port_ecn(BufferLimit::Unlimited, EcnThreshold { bytes: u64::MAX, packets: 2 }, 1);
         let mut ce = false;
-        p.offer(Instant::ZERO, pkt(0, 100, 0, true), &mut ce, &mut []);
-        p.offer(Instant::ZERO, pkt(1, 100, 0, true), &mut ce, &mut []);
-        p.offer(Instant::ZERO, pkt(2, 100, 0, true), &mut ce, &mut []);
+        offer(&mut p, Instant::ZERO, pkt(0, 100, 0, true), &mut ce, &mut []);
+        offer(&mut p, Instant::ZERO, pkt(1, 100, 0, true), &mut ce, &mut []);
+        offer(&mut p, Instant::ZERO, pkt(2, 100, 0, true), &mut ce, &mut []);
         assert!(!ce, "the third finds 2 queued, which does not exceed K = 2");
-        assert_eq!(p.offer(Instant::ZERO, pkt(3, 100, 0, true), &mut ce, &mut []), Admission::Queued { marked: true });
+        assert_eq!(offer(&mut p, Instant::ZERO, pkt(3, 100, 0, true), &mut ce, &mut []), Admission::Queued { marked: true });
     }
 
     #[test]
     fn drop_tail_admits_up_to_the_byte_limit() {
         let mut p = port(BufferLimit::DropTail(3000), u64::MAX, 1);
         let mut ce = false;
-        assert_eq!(p.offer(Instant::ZERO, pkt(0, 1500, 0, false), &mut ce, &mut []), Admission::Queued { marked: false });
-        assert_eq!(p.offer(Instant::ZERO, pkt(1, 1500, 0, false), &mut ce, &mut []), Admission::Queued { marked: false });
-        assert_eq!(p.offer(Instant::ZERO, pkt(2, 40, 0, false), &mut ce, &mut []), Admission::Dropped);
+        assert_eq!(offer(&mut p, Instant::ZERO, pkt(0, 1500, 0, false), &mut ce, &mut []), Admission::Queued { marked: false });
+        assert_eq!(offer(&mut p, Instant::ZERO, pkt(1, 1500, 0, false), &mut ce, &mut []), Admission::Queued { marked: false });
+        assert_eq!(offer(&mut p, Instant::ZERO, pkt(2, 40, 0, false), &mut ce, &mut []), Admission::Dropped);
     }
 
     #[test]
     fn ecn_marks_only_ect_packets_above_threshold() {
         let mut p = port(BufferLimit::DropTail(1 << 20), 1500, 1);
         let mut ce = false;
-        p.offer(Instant::ZERO, pkt(0, 1500, 0, true), &mut ce, &mut []);
-        p.offer(Instant::ZERO, pkt(1, 1500, 0, true), &mut ce, &mut []);
+        offer(&mut p, Instant::ZERO, pkt(0, 1500, 0, true), &mut ce, &mut []);
+        offer(&mut p, Instant::ZERO, pkt(1, 1500, 0, true), &mut ce, &mut []);
         assert!(!ce, "queue of 1500 does not exceed K = 1500");
         let mut ce_non_ect = false;
-        p.offer(Instant::ZERO, pkt(2, 1500, 0, false), &mut ce_non_ect, &mut []);
+        offer(&mut p, Instant::ZERO, pkt(2, 1500, 0, false), &mut ce_non_ect, &mut []);
         assert!(!ce_non_ect);
-        assert_eq!(p.offer(Instant::ZERO, pkt(3, 1500, 0, true), &mut ce, &mut []), Admission::Queued { marked: true });
+        assert_eq!(offer(&mut p, Instant::ZERO, pkt(3, 1500, 0, true), &mut ce, &mut []), Admission::Queued { marked: true });
         assert!(ce);
     }
 
@@ -525,8 +533,8 @@ mod tests {
     fn strict_priority_serves_class_zero_first() {
         let mut p = port(BufferLimit::Unlimited, u64::MAX, 2);
         let mut ce = false;
-        p.offer(Instant::ZERO, pkt(7, 100, 1, false), &mut ce, &mut []);
-        p.offer(Instant::ZERO, pkt(8, 100, 0, false), &mut ce, &mut []);
+        offer(&mut p, Instant::ZERO, pkt(7, 100, 1, false), &mut ce, &mut []);
+        offer(&mut p, Instant::ZERO, pkt(8, 100, 0, false), &mut ce, &mut []);
         let s = p.serve(Instant::ZERO, &mut [], |_| 100);
         // 100 B at 1 Gbps = 800 ns on the wire, then 1 us of propagation.
         assert_eq!(s.arrival, Some(Instant::ZERO + Duration::from_ns(1800)));
@@ -546,15 +554,15 @@ mod tests {
         let t = |ns| Instant::ZERO + Duration::from_ns(ns);
         // Three 100 B packets at 0: the first goes onto the wire at once; of the two that wait,
         // the second finds one waiting and is marked (K = 0); a fourth finds the limit reached.
-        p.offer(t(0), pkt(0, 100, 0, true), &mut ce, &mut []);
+        offer(&mut p, t(0), pkt(0, 100, 0, true), &mut ce, &mut []);
         let _ = p.serve(t(0), &mut [], |_| 100);
         let mut ce1 = false;
-        p.offer(t(0), pkt(1, 100, 0, true), &mut ce1, &mut []);
+        offer(&mut p, t(0), pkt(1, 100, 0, true), &mut ce1, &mut []);
         let mut ce2 = false;
-        p.offer(t(0), pkt(2, 100, 0, true), &mut ce2, &mut []);
+        offer(&mut p, t(0), pkt(2, 100, 0, true), &mut ce2, &mut []);
         assert!(!ce1 && ce2, "K = 0: marked once a packet waits");
         let mut ce3 = false;
-        assert_eq!(p.offer(t(0), pkt(3, 100, 0, true), &mut ce3, &mut []), Admission::Dropped);
+        assert_eq!(offer(&mut p, t(0), pkt(3, 100, 0, true), &mut ce3, &mut []), Admission::Dropped);
         // 200 B wait from 0 to 800 ns (the first packet's 100 B at 1 Gbps), 100 B to 1600 ns.
         p.woken();
         let _ = p.serve(t(800), &mut [], |_| 100);
@@ -569,7 +577,7 @@ mod tests {
     #[test]
     fn counters_split_marks_by_payload_earlier_mark_and_drop() {
         let mut p = port_ecn(BufferLimit::DropTailPackets(4), EcnThreshold { bytes: u64::MAX, packets: 0 }, 1);
-        let offer = |p: &mut Port, a: Arriving, mut ce: bool| (p.offer(Instant::ZERO, a, &mut ce, &mut []), ce);
+        let offer = |p: &mut Port, a: Arriving, mut ce: bool| (offer(p, Instant::ZERO, a, &mut ce, &mut []), ce);
         // The first waits alone (0 waiting is not above K = 0); everything after it is above.
         assert_eq!(offer(&mut p, pkt(0, 1500, 0, true), false), (Admission::Queued { marked: false }, false));
         assert_eq!(offer(&mut p, control(1, true), false), (Admission::Queued { marked: true }, true));
@@ -586,60 +594,6 @@ mod tests {
         assert_eq!((c.ecn_marks, c.ecn_marks_control, c.ecn_remarks, c.ecn_marks_dropped, c.drops), (1, 1, 1, 2, 4));
     }
 
-    /// A pFabric port that holds `limit` bytes waiting.
-    fn pfabric_port(limit: u64) -> Port {
-        let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
-        Port::pfabric(PortInfo { node: NodeId(0), peer: NodeId(1), link }, limit)
-    }
-
-    /// Packet `id` of flow `flow` with pFabric priority `rank`.
-    fn ranked(id: u32, flow: u32, rank: u32, wire_bytes: u32) -> Arriving {
-        Arriving { flow: FlowId(flow), rank, ..pkt(id, wire_bytes, 0, true) }
-    }
-
-    #[test]
-    fn pfabric_port_drops_the_least_urgent_packet_and_sends_the_most_urgent_flow_in_its_order() {
-        let mut p = pfabric_port(3000);
-        let mut ce = false;
-        let offer = |p: &mut Port, a| p.offer(Instant::ZERO, a, &mut false, &mut []);
-        // The first goes onto the wire at once; two wait, filling the 3000 B.
-        assert_eq!(p.offer(Instant::ZERO, ranked(0, 1, 900_000, 1500), &mut ce, &mut []), Admission::Queued { marked: false });
-        let _ = p.serve(Instant::ZERO, &mut [], |_| 1500);
-        assert_eq!(offer(&mut p, ranked(1, 1, 800_000, 1500)), Admission::Queued { marked: false });
-        assert_eq!(offer(&mut p, ranked(2, 2, 50_000, 1500)), Admission::Queued { marked: false });
-        assert!(!ce, "pFabric ports never mark, whatever the threshold");
-        // A more urgent arrival pushes out the least urgent waiting packet (flow 1's).
-        assert_eq!(offer(&mut p, ranked(3, 3, 7_000, 1500)), Admission::QueuedEvicting { victim: PacketId(1) });
-        // A less urgent one than everything queued is the one dropped.
-        assert_eq!(offer(&mut p, ranked(4, 4, 60_000, 1500)), Admission::Dropped);
-        // A later, more urgent packet of flow 3 pushes out flow 2's, but does not overtake its
-        // own flow's earlier packet.
-        assert_eq!(offer(&mut p, ranked(5, 3, 1_000, 40)), Admission::QueuedEvicting { victim: PacketId(2) });
-        assert_eq!((p.counters.drops, p.queue_bytes(), p.packets_held()), (3, 1540, 3));
-        let mut sent = Vec::new();
-        let mut t = Instant::ZERO;
-        for _ in 0..2 {
-            p.woken();
-            t += Duration::from_us(20);
-            let _ = p.serve(t, &mut [], |id| if id == PacketId(5) { 40 } else { 1500 });
-        }
-        while let Some((id, _)) = (p.packets_held() > 0).then(|| p.pop_arrival()) {
-            sent.push(id.0);
-        }
-        assert_eq!(sent, [0, 3, 5]);
-    }
-
-    #[test]
-    fn pfabric_host_nic_without_a_limit_orders_but_never_drops() {
-        let mut p = pfabric_port(u64::MAX);
-        for i in 0..100 {
-            assert_eq!(p.offer(Instant::ZERO, ranked(i, i, 1_000_000 - i, 1500), &mut false, &mut []), Admission::Queued { marked: false });
-        }
-        let _ = p.serve(Instant::ZERO, &mut [], |_| 1500);
-        assert_eq!(p.pop_arrival().0, PacketId(99), "the smallest remaining size goes first");
-        assert_eq!(p.counters.drops, 0);
-    }
-
     #[test]
     fn shared_buffer_threshold_shrinks_as_pool_fills() {
         let mut pools = [SharedPool { capacity: 10_000, used: 0 }];
@@ -647,7 +601,7 @@ mod tests {
         let mut ce = false;
         // With alpha = 1 one port can take at most half the pool: q <= (B - q).
         let mut admitted = 0;
-        while let Admission::Queued { .. } = a.offer(Instant::ZERO, pkt(admitted, 1000, 0, false), &mut ce, &mut pools) {
+        while let Admission::Queued { .. } = offer(&mut a, Instant::ZERO, pkt(admitted, 1000, 0, false), &mut ce, &mut pools) {
             admitted += 1;
         }
         assert_eq!(admitted, 5);

@@ -2,8 +2,6 @@
 //! flows' state, one per port from the network's counters, the summary, and what the observers
 //! recorded.
 
-use incast_proto::d3::D3_HEADER_BYTES;
-use incast_proto::tcp::TcpConfig;
 use incast_proto::time::{Duration, Instant};
 
 use crate::capture::Capture;
@@ -16,7 +14,7 @@ use crate::observe::Observers;
 use crate::outcome::Outcome;
 use crate::results::{FlowRecord, PortRecord, RunResults, Summary};
 use crate::packet::RouteCursor;
-use crate::scenario::{Protocol, TransportSpec};
+use crate::scenario::TransportSpec;
 
 /// How the run went, as the event loop knows it at the end.
 pub(crate) struct RunEnd<'a> {
@@ -33,6 +31,8 @@ pub(crate) struct RunEnd<'a> {
     pub(crate) transport: &'a TransportSpec,
     /// The summary's counts over every flow's row.
     pub(crate) tally: RecordTally,
+    /// What the ports' processors counted, by name (`transport::port_counters`).
+    pub(crate) port_counters: Vec<(&'static str, u64)>,
 }
 
 /// What the summary counts over the flow table's rows, kept as the rows are made: rows taken
@@ -65,7 +65,7 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, records: Vec<FlowRecord>,
     reserve(&mut ports, net.ports.len(), "the port records")?;
     ports.extend((0..net.ports.len() as u32).map(|p| net.port_record(PortId(p), end.now)));
     let deadlines = end.tally.deadlines;
-    let Observers { counters, sampling, capture, traces, inversions, offer_log, .. } = observers;
+    let Observers { counters, sampling, capture, traces, offer_log, .. } = observers;
     let summary = Summary {
         events: end.events,
         sim_time_s: end.now.as_secs_f64(),
@@ -87,8 +87,7 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, records: Vec<FlowRecord>,
         ecn_remarked: ports.iter().map(|p| p.ecn_remarks).sum(),
         max_queue_bytes: net.max_switch_queue_bytes(),
         timeouts: end.tally.timeouts,
-        d3_requests: inversions.as_ref().map_or(0, |i| i.requests),
-        d3_priority_inversions: inversions.as_ref().map_or(0, |i| i.inversions),
+        port_counters: end.port_counters.clone(),
         transport: serde_json::Value::Object(crate::scenario::effective_transport(end.transport)).to_string(),
         stopped_at_horizon: end.stopped_at_horizon,
     };
@@ -101,26 +100,17 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, records: Vec<FlowRecord>,
 }
 
 /// Flow `id`'s ideal completion time (`crate::ideal`): alone on the idle network along its own
-/// route, with its transport's headers and handshake; `None` for a long-lived flow.
-fn ideal_fct_of(net: &Network, transport: &TransportSpec, id: FlowId, f: &Flow) -> Option<Duration> {
+/// route, with its transport's headers and handshake (`transport::Plugin::ideal`); `None` for a
+/// long-lived flow.
+fn ideal_fct_of(net: &Network, id: FlowId, f: &Flow) -> Option<Duration> {
     let size = f.plan.size_bytes?;
     let links = |r: RouteCursor| {
         net.routes[r.start as usize..r.start as usize + r.len as usize].iter().map(|p| &net.ports[p.idx()].info.link)
     };
     // A later message of a persistent connection rides the connection its first one opened.
     let opens = f.span.is_none_or(|s| s.carrier == id);
-    let tcp = &crate::flow::tcp_config_of(transport, f.protocol);
-    let handshake = if f.protocol.is_explicit_rate() {
-        // D3 Figure 7: the SYN asks for a rate and data waits for its grant; both carry the
-        // 22 B congestion header, and D3's hosts send no SACK.
-        let syn = u64::from(TcpConfig { sack: false, ..*tcp }.syn_header_bytes() + D3_HEADER_BYTES);
-        opens.then_some((syn, syn))
-    } else {
-        let syn = u64::from(tcp.syn_header_bytes());
-        (opens && tcp.handshake).then_some((syn, syn))
-    };
-    let header = u64::from(tcp.data_header_bytes());
-    Some(crate::ideal::ideal_fct(links(f.forward), links(f.reverse), size, tcp.mss(), header, handshake))
+    let packets = net.setups.ideal(f.protocol, opens);
+    Some(crate::ideal::ideal_fct(links(f.forward), links(f.reverse), size, packets.mss, packets.header_bytes, packets.handshake))
 }
 
 /// Flow `id`'s row of the flow table at `now` (the end of the run, or any time after the flow
@@ -131,11 +121,10 @@ pub(crate) fn flow_record(
     f: &Flow,
     outcome: Outcome,
     net: &Network,
-    transport: &TransportSpec,
     now: Instant,
     measured: bool,
 ) -> FlowRecord {
-    let ideal = ideal_fct_of(net, transport, id, f);
+    let ideal = ideal_fct_of(net, id, f);
     let due = f.due();
     let met_deadline = deadline::met_deadline(due, f.finished_at, f.abandoned(), now);
     FlowRecord {
@@ -159,7 +148,7 @@ pub(crate) fn flow_record(
         max_stall_s: (f.started_at.is_some() && f.span.is_none()).then(|| f.stalls.longest_at(now).as_secs_f64()),
         workload: f.plan.workload,
         round: f.plan.round,
-        protocol: protocol_name(f.protocol),
+        protocol: f.protocol.name(),
         priority: f.plan.priority,
         app: f.plan.app,
         background: f.plan.background,
@@ -171,19 +160,5 @@ pub(crate) fn flow_record(
             _ => None,
         },
         measured,
-    }
-}
-
-/// The protocol's name in the flow table.
-fn protocol_name(p: Protocol) -> &'static str {
-    match p {
-        Protocol::Tcp => "tcp",
-        Protocol::Dctcp => "dctcp",
-        Protocol::D2tcp => "d2tcp",
-        Protocol::D3 => "d3",
-        Protocol::Rcpdc => "rcpdc",
-        Protocol::TcpPr => "tcppr",
-        Protocol::Pfabric => "pfabric",
-        Protocol::Pdq => "pdq",
     }
 }

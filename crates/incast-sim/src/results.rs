@@ -119,11 +119,11 @@ pub struct Summary {
     pub max_queue_bytes: u64,
     /// Retransmission timeouts over all flows.
     pub timeouts: u64,
-    /// D3: rate requests of deadline flows (desired rate above zero) seen at switch ports.
-    pub d3_requests: u64,
-    /// D3: of those, denied while a later-deadline flow held a grant at the same port (D2TCP
-    /// Section 4.2.2, Table 1).
-    pub d3_priority_inversions: u64,
+    /// What the transports' port processors counted, summed over the ports, by name, every
+    /// registered counter present (zero in a run without it): D3's `d3_requests` (rate requests
+    /// of deadline flows seen at switch ports) and `d3_priority_inversions` (of those, denied
+    /// while a later-deadline flow held a grant at the same port: D2TCP Section 4.2.2, Table 1).
+    pub port_counters: Vec<(&'static str, u64)>,
     /// The `[transport]` settings in effect, as a JSON object keyed as the scenario file writes
     /// them (the stack's defaults with the file's keys applied).
     pub transport: String,
@@ -143,22 +143,10 @@ pub struct QueueSeries {
     pub time_s: Vec<f64>,
     /// Queue length at each sample, bytes.
     pub queue_bytes: Vec<u64>,
-    /// D3's counters at each sample (N, D, A and C, rates in bytes per second), when the port runs
-    /// a D3 allocator; empty otherwise.
-    pub rate_counters: Vec<RateCounters>,
-}
-
-/// D3's per-port counters at one instant (D3 Section 4.3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RateCounters {
-    /// N: flows traversing the port.
-    pub flows: u64,
-    /// D: sum of the desired rates of deadline flows, bytes per second.
-    pub demand: u64,
-    /// A: sum of the allocated rates, bytes per second.
-    pub allocated: u64,
-    /// C: the capacity the controller hands out, bytes per second.
-    pub capacity: u64,
+    /// What the port's processor sampled at each sample, one vector per column of
+    /// [`port_sample_columns`] (D3's allocator: its counters N, D, A and C), when the port runs
+    /// a processor that samples; empty otherwise.
+    pub processor: Vec<Vec<Option<u64>>>,
 }
 
 /// Per-flow delivered bytes sampled over time.
@@ -284,24 +272,141 @@ pub struct TraceSeries {
     pub flow_id: Vec<u32>,
     /// When, seconds.
     pub time_s: Vec<f64>,
-    /// TCP family: the congestion window, bytes.
-    pub cwnd_bytes: Vec<Option<u64>>,
-    /// TCP family: the slow-start threshold, bytes (none before the first cut).
-    pub ssthresh_bytes: Vec<Option<u64>>,
     /// The smoothed RTT, seconds, once measured.
     pub srtt_s: Vec<Option<f64>>,
     /// The retransmission timeout, back-off included, seconds.
     pub rto_s: Vec<f64>,
-    /// DCTCP and D2TCP: alpha, the estimate of the fraction of marked bytes.
-    pub alpha: Vec<Option<f64>>,
-    /// D2TCP: the deadline imminence d of its last ECN cut (none before the first).
-    pub d2tcp_d: Vec<Option<f64>>,
-    /// D2TCP: the penalty p = alpha^d of its last ECN cut.
-    pub d2tcp_p: Vec<Option<f64>>,
-    /// D3 and RCPdc: the rate the sender sends at, bytes per second.
-    pub d3_rate_bytes_per_s: Vec<Option<u64>>,
-    /// D3: the rate its last request asked for, bytes per second.
-    pub d3_desired_bytes_per_s: Vec<Option<u64>>,
+    /// The transports' own columns ([`trace_columns`]: TCP's window, DCTCP's alpha, the rate of
+    /// D3 and PDQ, ...), in order, null in the rows of other transports' flows.
+    pub columns: Vec<ExtraValues>,
+}
+
+impl TraceSeries {
+    /// The values of the transport column named `name`, if there is one.
+    pub fn column(&self, name: &str) -> Option<&ExtraValues> {
+        trace_columns().iter().position(|c| c.name == name).map(|i| &self.columns[i])
+    }
+
+    /// The values of the integer transport column named `name`.
+    ///
+    /// # Panics
+    /// If no transport declares an integer column of that name.
+    pub fn u64s(&self, name: &str) -> &[Option<u64>] {
+        self.column(name).and_then(ExtraValues::as_u64).unwrap_or_else(|| panic!("no integer trace column {name}"))
+    }
+
+    /// The values of the floating-point transport column named `name`.
+    ///
+    /// # Panics
+    /// If no transport declares a floating-point column of that name.
+    pub fn f64s(&self, name: &str) -> &[Option<f64>] {
+        self.column(name).and_then(ExtraValues::as_f64).unwrap_or_else(|| panic!("no floating-point trace column {name}"))
+    }
+}
+
+impl QueueSeries {
+    /// What the port's processor sampled in the column named `name` (D3's `d3_flows`, ...),
+    /// one value per sample; empty if the port has no processor that samples it.
+    pub fn sampled(&self, name: &str) -> &[Option<u64>] {
+        port_sample_columns().iter().position(|c| c.name == name).and_then(|i| self.processor.get(i)).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A column a transport adds to a table (traces, queue samples), declared once in its plug-in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExtraColumn {
+    /// Its name in the table.
+    pub name: &'static str,
+    /// What it holds, and when it is null.
+    pub doc: &'static str,
+    /// Its values' type.
+    pub kind: ExtraKind,
+}
+
+/// The type of an [`ExtraColumn`]'s values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExtraKind {
+    /// Unsigned integers (bytes, rates in bytes per second).
+    U64,
+    /// Floating-point numbers (estimates, fractions).
+    F64,
+}
+
+impl ExtraKind {
+    /// The type's name as `Column::type_name` writes it.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            ExtraKind::U64 => "u64",
+            ExtraKind::F64 => "f64",
+        }
+    }
+}
+
+/// One value of an [`ExtraColumn`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ExtraValue {
+    /// Of a `U64` column.
+    U64(u64),
+    /// Of an `F64` column.
+    F64(f64),
+}
+
+/// The values of an [`ExtraColumn`], one per row, null where the row's transport has none.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExtraValues {
+    /// Of a `U64` column.
+    U64(Vec<Option<u64>>),
+    /// Of an `F64` column.
+    F64(Vec<Option<f64>>),
+}
+
+impl ExtraValues {
+    /// An empty column of `kind`.
+    pub fn of(kind: ExtraKind) -> ExtraValues {
+        match kind {
+            ExtraKind::U64 => ExtraValues::U64(Vec::new()),
+            ExtraKind::F64 => ExtraValues::F64(Vec::new()),
+        }
+    }
+
+    /// Rows.
+    pub fn len(&self) -> usize {
+        match self {
+            ExtraValues::U64(v) => v.len(),
+            ExtraValues::F64(v) => v.len(),
+        }
+    }
+
+    /// No rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The integer values, if the column holds integers.
+    pub fn as_u64(&self) -> Option<&[Option<u64>]> {
+        match self {
+            ExtraValues::U64(v) => Some(v),
+            ExtraValues::F64(_) => None,
+        }
+    }
+
+    /// The floating-point values, if the column holds them.
+    pub fn as_f64(&self) -> Option<&[Option<f64>]> {
+        match self {
+            ExtraValues::F64(v) => Some(v),
+            ExtraValues::U64(_) => None,
+        }
+    }
+}
+
+/// The columns transports add to the traces table, in the registry's order.
+pub fn trace_columns() -> &'static [ExtraColumn] {
+    crate::transport::trace_columns()
+}
+
+/// The columns transports' port processors add to queue samples, in the registry's order.
+pub fn port_sample_columns() -> &'static [ExtraColumn] {
+    crate::transport::port_samples()
 }
 
 /// A packet capture: a pcap file (nanosecond timestamps, Ethernet) of what the captured ports'

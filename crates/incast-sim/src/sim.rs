@@ -6,29 +6,26 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
-use incast_proto::d3::Grant;
-use incast_proto::pdq::SchedulingHeader;
-use incast_proto::tcp::{AckSegment, DataSegment, SackBlocks};
+use incast_proto::tcp::{AckSegment, DataSegment};
 use incast_proto::time::{Duration, Instant};
 
 use crate::capture::Frame;
 use crate::connection::Connection;
 use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::event::{Event, EventQueue};
-use crate::flow::{Flow, Setup, Transport};
+use crate::flow::Flow;
 use crate::flow_table::{FlowTable, Slot};
-use crate::flow_trace::{TraceState, Traces};
+use crate::flow_trace::Traces;
 use crate::ids::{FlowId, NodeId, PacketId, PortId};
-use crate::inversions::PriorityInversions;
 use crate::network::Network;
 use crate::observe::Observers;
 use crate::offer_log::Offer;
-use crate::packet::{Ext, Packet, PacketArena, PacketKind, RouteCursor};
-use crate::port::{Admission, Arriving};
-use crate::processor::{RateAllocator, Request};
+use crate::packet::{Packet, PacketArena, PacketKind, RouteCursor};
+use crate::port::Admission;
 use crate::report::{RecordTally, RunEnd};
 use crate::results::{FlowRecord, RunResults};
 use crate::scenario::{Protocol, RunSpec, Scenario, TraceSpec, TransportSpec};
+use crate::transport::{port_counters, Arriving, FlowStart, Header, Passage, Processor, Way};
 use crate::workload::{plan, Burst, FlowPlan, LazySource};
 
 /// Where a running simulation is.
@@ -212,8 +209,10 @@ impl Simulation {
             sim.add_flow(FlowId(i), f)?;
         }
         let default = sim.transport.protocol;
-        let protocols = || sim.flows.slots().map(|f| f.protocol).chain(plan.sources.iter().filter_map(|s| s.protocol(default)));
-        let (explicit_rate, pdq) = (protocols().any(Protocol::is_explicit_rate), protocols().any(|p| p == Protocol::Pdq));
+        let mut protocols: Vec<Protocol> =
+            sim.flows.slots().map(|f| f.protocol).chain(plan.sources.iter().filter_map(|s| s.protocol(default))).collect();
+        protocols.sort_unstable();
+        protocols.dedup();
         sim.finite_remaining += plan.sources.iter().map(|s| s.count).sum::<u64>();
         for mut source in plan.sources {
             let next = source.draw();
@@ -222,16 +221,10 @@ impl Simulation {
             }
             sim.sources.push((source, next));
         }
-        if explicit_rate {
-            sim.obs.inversions = Some(PriorityInversions::default());
-            for (port, router) in sim.net.d3_routers(&sim.transport) {
-                sim.attach_processor(port, router);
-            }
-        }
-        if pdq {
-            for (port, scheduler) in sim.net.pdq_ports(&sim.transport) {
-                sim.attach_processor(port, scheduler);
-            }
+        // The ports' processors of the transports the flows run (D3's allocators at switch
+        // ports, PDQ's schedulers at every port).
+        for (port, processor) in sim.net.processors(&protocols) {
+            sim.attach_processor(port, processor);
         }
         sim.schedule_starts();
         if sim.obs.sampling.is_some() {
@@ -267,14 +260,14 @@ impl Simulation {
         Ok(())
     }
 
-    /// Installs an explicit-rate allocator at a switch egress port (before the run starts).
-    pub fn attach_processor(&mut self, port: PortId, processor: Box<dyn RateAllocator>) {
-        assert!(self.event_count == 0, "processors are attached before the run starts");
+    /// Installs a transport's processor at a port (before the run starts), with its timer.
+    fn attach_processor(&mut self, port: PortId, processor: Processor) {
+        debug_assert!(self.event_count == 0, "processors are attached before the run starts");
         if let Some(t) = processor.poll_timeout() {
             self.processor_timer_at[port.idx()] = Some(t);
             self.events.push(t, Event::ProcessorTimer(port));
         }
-        self.net.ports[port.idx()].processor = Some(processor);
+        self.net.ports[port.idx()].processor = Some(Box::new(processor));
     }
 
     /// Processes at most `max_events` events; returns true once the run is over. Fails, and
@@ -356,6 +349,11 @@ impl Simulation {
             }
         }
         records.sort_unstable_by_key(|r| r.flow_id);
+        let names = port_counters();
+        let mut sums = vec![0; names.len()];
+        for processor in self.net.ports.iter().filter_map(|p| p.processor.as_ref()) {
+            processor.count(&mut sums);
+        }
         let end = RunEnd {
             now: self.now,
             events: self.event_count,
@@ -366,6 +364,7 @@ impl Simulation {
             packets_in_network: self.packets.live(),
             transport: &self.transport,
             tally: self.tally,
+            port_counters: names.iter().copied().zip(sums).collect(),
         };
         crate::report::results(&end, &self.net, records, self.obs)
     }
@@ -373,7 +372,7 @@ impl Simulation {
     /// The flow table's row of flow `id` as it stands now (final once the flow has ended).
     fn record_of(&self, id: FlowId, flow: &Flow) -> FlowRecord {
         let outcome = crate::observe::outcome_of(&self.flows, flow);
-        crate::report::flow_record(id, flow, outcome, &self.net, &self.transport, self.now, self.run.measures(flow.plan.start))
+        crate::report::flow_record(id, flow, outcome, &self.net, self.now, self.run.measures(flow.plan.start))
     }
 
     /// Takes flow `id` out of the table if it is over for good: ended (both endpoints freed),
@@ -413,8 +412,7 @@ impl Simulation {
         debug_assert!(f.src != f.dst && f.src.max(f.dst) < self.net.hosts(), "flow {}: {f:?}", id.0);
         let routes = self.net.add_routes(id.idx(), f.src, f.dst)?;
         let protocol = f.protocol.unwrap_or(self.transport.protocol);
-        debug_assert!(!(f.persistent && protocol.is_explicit_rate()), "flow {}: {f:?}", id.0);
-        let plan = FlowPlan { priority: self.net.priority_of(&self.transport, protocol, f), ..*f };
+        let plan = FlowPlan { priority: self.net.priority_of(protocol, f), ..*f };
         Ok(Flow::new(plan, protocol, routes))
     }
 
@@ -641,8 +639,8 @@ impl Simulation {
             flow.span = Some(span);
         }
         let uplink = self.net.topo.ports[self.net.topo.host_nic(flow.plan.src).idx()].link.rate;
-        let setup = Setup { spec: &self.transport, uplink, d3_field: self.net.d3_field };
-        flow.transport = Some(Transport::new(flow.protocol, &setup, &flow.plan, deadline, now));
+        let start = FlowStart { protocol: flow.protocol, plan: &flow.plan, deadline, now, uplink };
+        flow.transport = Some(self.net.setups.endpoints(&start));
         self.pump(id, Ends::Sender);
     }
 
@@ -692,9 +690,8 @@ impl Simulation {
             let Some(out) = transport.poll_transmit(now) else { break };
             let route = self.net.next_forward(id, flow.forward);
             let priority = flow.plan.priority;
-            let rank = if flow.protocol == Protocol::Pfabric { transport.pfabric_rank() } else { 0 };
             flow.in_flight += 1;
-            self.inject(data_packet(id, &out.seg, route, priority, rank, out.ext.as_ref()), out.ext);
+            self.inject(data_packet(id, &out.seg, route, priority, out.header.as_ref()), out.header);
         }
     }
 
@@ -705,11 +702,10 @@ impl Simulation {
             let flow = &mut self.flows[slot];
             let transport = flow.transport.as_mut().expect("pumped flows have started");
             let Some(out) = transport.poll_ack(now) else { break };
-            let ect = transport.ack_ect();
             let route = self.net.next_reverse(id, flow.reverse);
             let priority = flow.plan.priority;
             flow.in_flight += 1;
-            self.inject(ack_packet(id, &out.ack, ect, route, priority, out.ext.as_ref()), out.ext);
+            self.inject(ack_packet(id, &out.ack, out.ect, route, priority, out.header.as_ref()), out.header);
         }
     }
 
@@ -819,9 +815,9 @@ impl Simulation {
     // ---- packets -----------------------------------------------------------------------------
 
     /// A transport hands a packet to its host's NIC.
-    fn inject(&mut self, packet: Packet, ext: Option<Ext>) {
+    fn inject(&mut self, packet: Packet, header: Option<Header>) {
         self.obs.counters.sent += 1;
-        let id = self.packets.alloc(packet, ext);
+        let id = self.packets.alloc(packet, header);
         self.enqueue(id);
     }
 
@@ -851,50 +847,37 @@ impl Simulation {
         }
     }
 
-    /// Offers a packet to the port at its route cursor.
+    /// Offers a packet to the port at its route cursor, after the port's processor, if it has
+    /// one, saw the packet's header.
     fn enqueue(&mut self, id: PacketId) {
         let now = self.now;
         let port_id = self.packets.get(id).current_port(&self.net.routes);
+        let answered = self.net.ports[port_id.idx()].processor.is_some() && self.process(port_id, id);
         let port = &mut self.net.ports[port_id.idx()];
-        let view = port.view();
-        let mut answered = false;
-        if let Some(processor) = port.processor.as_mut() {
-            match self.packets.request_mut(id) {
-                Some((flow, Request::PdqAck(header))) => {
-                    // Algorithm 3 runs at the port whose list holds the flow: the one that
-                    // sends its data from the node this ACK is leaving.
-                    let node = self.net.ports[port_id.idx()].info.node;
-                    pdq_ack_at(&mut self.net, &self.flows, now, flow, node, header);
-                }
-                Some((flow, request)) => {
-                    let grant = processor.on_request(now, flow, request, &view);
-                    answered = grant.took_part();
-                    self.measure_request(port_id, flow, grant);
-                }
-                None => {}
-            }
-        }
-        let port = &mut self.net.ports[port_id.idx()];
-        let pkt = self.packets.get_mut(id);
+        let pkt = self.packets.get(id);
         let arriving = Arriving {
             id,
             wire_bytes: pkt.wire_bytes,
             priority: pkt.priority,
             ect: pkt.ect,
+            ce: pkt.ce,
             payload: pkt.len > 0,
             flow: pkt.flow,
-            rank: pkt.rank,
         };
-        let admission = port.offer(now, arriving, &mut pkt.ce, &mut self.net.pools);
+        let packets = &self.packets;
+        let admission = port.offer(now, arriving, &mut self.net.pools, || packets.header(id));
+        if admission == (Admission::Queued { marked: true }) {
+            self.packets.get_mut(id).ce = true;
+        }
         if port.offers_logged {
             self.log_offer(port_id, id, admission);
         }
         match admission {
             Admission::Dropped => {
                 if answered {
-                    let request = self.packets.ext(id).and_then(Ext::request).expect("it answered the request");
-                    let processor = self.net.ports[port_id.idx()].processor.as_mut().expect("it answered the request");
-                    processor.on_dropped(now, request);
+                    let header = self.packets.header(id).expect("it answered the header");
+                    let processor = self.net.ports[port_id.idx()].processor.as_mut().expect("it answered the header");
+                    processor.on_dropped(now, header);
                 }
                 let flow = self.packets.get(id).flow;
                 self.packets.release(id);
@@ -912,11 +895,28 @@ impl Simulation {
         }
     }
 
-    /// Feeds what the port's allocator just granted a deadline flow's request to the priority
-    /// inversion count.
-    fn measure_request(&mut self, port: PortId, flow: FlowId, grant: Grant) {
-        let (Some(book), Some(deadline)) = (self.obs.inversions.as_mut(), self.flows[flow].deadline_at) else { return };
-        book.on_grant(port, flow, deadline, grant);
+    /// Shows packet `id`'s header, if it has one, to the processors that see it at port
+    /// `port_id` (`transport::Way`): the port's own as the packet leaves through it, or on its
+    /// flow's way back the processor of the port that sends the flow's data from this node.
+    /// Returns whether the port's processor must hear of a drop of the packet.
+    #[inline]
+    fn process(&mut self, port_id: PortId, id: PacketId) -> bool {
+        let (pkt, header) = self.packets.with_header_mut(id);
+        let Some(header) = header else { return false };
+        match header.way(pkt.kind) {
+            Some(Way::Out) => {
+                let port = &mut self.net.ports[port_id.idx()];
+                let view = port.view();
+                let passage = Passage::new(self.now, pkt.flow, &view, &self.flows);
+                port.processor.as_mut().expect("a port with a processor").on_out(&passage, header)
+            }
+            Some(Way::Back) => {
+                let node = self.net.ports[port_id.idx()].info.node;
+                pass_back(&mut self.net, &self.flows, self.now, pkt.flow, node, header);
+                false
+            }
+            None => false,
+        }
     }
 
     fn try_start_service(&mut self, port_id: PortId) {
@@ -959,8 +959,10 @@ impl Simulation {
             self.events.push(t, Event::Arrive(port_id));
         }
         if let Some(capture) = self.obs.capture.as_mut().filter(|c| c.ports[port_id.idx()]) {
-            let plan = &self.flows[self.packets.get(id).flow].plan;
-            let frame = Frame::of(self.packets.get(id), self.packets.ext(id), plan.src, plan.dst, &self.transport.tcp);
+            let pkt = self.packets.get(id);
+            let plan = &self.flows[pkt.flow].plan;
+            let header = self.packets.header(id).map(|h| self.net.setups.capture(h)).unwrap_or_default();
+            let frame = Frame::of(pkt, header, plan.src, plan.dst, &self.transport.tcp);
             capture.record(self.now, &frame);
         }
         let pkt = self.packets.get_mut(id);
@@ -969,17 +971,17 @@ impl Simulation {
             self.enqueue(id);
         } else {
             let pkt = *pkt;
-            let mut ext = self.packets.ext(id).copied();
+            let mut header = self.packets.header(id).copied();
             self.packets.release(id);
-            if let (PacketKind::Ack, Some(Ext::Pdq(header))) = (pkt.kind, ext.as_mut()) {
-                self.pdq_ack_at_sender(pkt.flow, header);
+            if let Some(h) = header.as_mut().filter(|h| h.way(pkt.kind) == Some(Way::Back)) {
+                self.pass_back_at_host(port_id, pkt.flow, h);
             }
-            self.deliver(&pkt, ext.as_ref());
+            self.deliver(&pkt, header.as_ref());
         }
     }
 
     /// A packet reached its destination host.
-    fn deliver(&mut self, pkt: &Packet, ext: Option<&Ext>) {
+    fn deliver(&mut self, pkt: &Packet, header: Option<&Header>) {
         self.obs.counters.delivered += 1;
         let now = self.now;
         let id = pkt.flow;
@@ -993,18 +995,8 @@ impl Simulation {
         };
         let ends = match pkt.kind {
             PacketKind::Data => {
-                let seg = DataSegment {
-                    seq: pkt.seq,
-                    len: pkt.len,
-                    header_bytes: (pkt.wire_bytes - pkt.len) as u16,
-                    ts: pkt.ts,
-                    ect: pkt.ect,
-                    ce: pkt.ce,
-                    retransmission: pkt.retransmission,
-                    syn: pkt.syn,
-                };
                 let before = transport.delivered_bytes();
-                transport.handle_data(now, &seg, ext);
+                transport.handle_data(now, pkt, header);
                 let delivered = transport.delivered_bytes();
                 if delivered > before {
                     flow.stalls.on_progress(now);
@@ -1018,26 +1010,22 @@ impl Simulation {
                 Ends::Receiver
             }
             PacketKind::Ack => {
-                let sack = match ext {
-                    Some(Ext::Sack(s)) => *s,
-                    _ => SackBlocks::EMPTY,
-                };
-                let ack = AckSegment { ack: pkt.seq, ece: pkt.ece, ts_echo: pkt.ts, sack, header_bytes: pkt.wire_bytes as u16 };
-                transport.handle_ack(now, &ack, ext);
+                transport.handle_ack(now, pkt, header);
                 Ends::Sender
             }
         };
         self.pump(id, ends);
     }
 
-    /// The ACK of PDQ flow `id` reached its sender: the sender's own NIC schedules the flow too,
-    /// so its list hears the ACK (Algorithm 3) before the sender does. Out of line: only PDQ
-    /// runs come here, and the others' delivery path stays as small as it was.
+    /// A packet of flow `id` on its way back reached its host over port `port_id`: the host's own
+    /// NIC may send the flow's data too (PDQ schedules it there), so its processor sees the
+    /// header before the endpoint does. Out of line: only transports whose headers travel back
+    /// come here, and the others' delivery path stays as small as it was.
     #[cold]
     #[inline(never)]
-    fn pdq_ack_at_sender(&mut self, id: FlowId, header: &mut SchedulingHeader) {
-        let host = self.net.topo.hosts[self.flows[id].plan.src as usize];
-        pdq_ack_at(&mut self.net, &self.flows, self.now, id, host, header);
+    fn pass_back_at_host(&mut self, port_id: PortId, id: FlowId, header: &mut Header) {
+        let host = self.net.ports[port_id.idx()].info.peer;
+        pass_back(&mut self.net, &self.flows, self.now, id, host, header);
     }
 
     /// The receiver of connection `carrier` holds `delivered` bytes in order: every message
@@ -1063,8 +1051,7 @@ impl Simulation {
             return;
         }
         let Some(transport) = flow.transport.as_ref() else { return };
-        let state = TraceState::of(transport);
-        if let Err(e) = traces.record(id, self.now, state) {
+        if let Err(e) = traces.record(id, self.now, transport.trace()) {
             self.fail(e);
         }
     }
@@ -1105,29 +1092,30 @@ impl Simulation {
     }
 }
 
-/// Algorithm 3 of PDQ for the ACK of flow `id` at `node`: the port that sends the flow's data
-/// from `node` reads the answered `header` back (and may raise its inter-probing time). An ACK
-/// that passes a node the data does not (ECMP hashed the directions apart) is seen by none.
-/// Out of line, so that the enqueue path of D3's requests stays as it was.
+/// A packet of flow `id` with `header` passes `node` on its way back: the processor of the port
+/// that sends the flow's data from `node` sees it (PDQ's Algorithm 3 runs at the port whose list
+/// holds the flow, though the ACK leaves by another). A packet that passes a node the data does
+/// not (ECMP hashed the directions apart) is seen by none. Out of line, so that the enqueue path
+/// of packets whose headers go out stays as it was.
 #[inline(never)]
-fn pdq_ack_at(net: &mut Network, flows: &FlowTable, now: Instant, id: FlowId, node: NodeId, header: &mut SchedulingHeader) {
+fn pass_back(net: &mut Network, flows: &FlowTable, now: Instant, id: FlowId, node: NodeId, header: &mut Header) {
     let r = flows[id].forward;
     let route = &net.routes[r.start as usize..(r.start + u32::from(r.len)) as usize];
     let Some(port) = route.iter().copied().find(|p| net.ports[p.idx()].info.node == node) else { return };
     let port = &mut net.ports[port.idx()];
     let view = port.view();
     if let Some(processor) = port.processor.as_mut() {
-        processor.on_request(now, id, Request::PdqAck(header), &view);
+        processor.on_back(&Passage::new(now, id, &view, flows), header);
     }
 }
 
-fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8, rank: u32, ext: Option<&Ext>) -> Packet {
+fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8, header: Option<&Header>) -> Packet {
     Packet {
         flow,
         kind: PacketKind::Data,
         seq: seg.seq,
         len: seg.len,
-        wire_bytes: seg.wire_bytes() + ext.map_or(0, Ext::wire_bytes),
+        wire_bytes: seg.wire_bytes() + header.map_or(0, Header::wire_bytes),
         ts: seg.ts,
         ect: seg.ect,
         ce: false,
@@ -1135,20 +1123,19 @@ fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8
         retransmission: seg.retransmission,
         syn: seg.syn,
         priority,
-        rank,
         route,
-        has_ext: ext.is_some(),
+        has_header: header.is_some(),
     }
 }
 
-fn ack_packet(flow: FlowId, ack: &AckSegment, ect: bool, route: RouteCursor, priority: u8, ext: Option<&Ext>) -> Packet {
-    let has_ext = ext.is_some();
+fn ack_packet(flow: FlowId, ack: &AckSegment, ect: bool, route: RouteCursor, priority: u8, header: Option<&Header>) -> Packet {
+    let has_header = header.is_some();
     Packet {
         flow,
         kind: PacketKind::Ack,
         seq: ack.ack,
         len: 0,
-        wire_bytes: ack.wire_bytes() + ext.map_or(0, Ext::wire_bytes),
+        wire_bytes: ack.wire_bytes() + header.map_or(0, Header::wire_bytes),
         ts: ack.ts_echo,
         ect,
         ce: false,
@@ -1156,9 +1143,8 @@ fn ack_packet(flow: FlowId, ack: &AckSegment, ect: bool, route: RouteCursor, pri
         retransmission: false,
         syn: false,
         priority,
-        rank: 0,
         route,
-        has_ext,
+        has_header,
     }
 }
 

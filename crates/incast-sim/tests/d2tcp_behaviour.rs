@@ -154,19 +154,17 @@ fn a_trace_follows_the_window_and_alpha_of_the_flows_asked_for() {
     assert!(t.flow_id.iter().all(|&f| f == 1), "only flow 1");
     assert!(t.time_s.windows(2).all(|w| w[0] <= w[1]), "in time order");
     // A row only when something changed.
-    let rows: Vec<_> = (0..t.time_s.len())
-        .map(|i| (t.cwnd_bytes[i], t.ssthresh_bytes[i], t.srtt_s[i], t.rto_s[i], t.alpha[i].map(f64::to_bits)))
-        .collect();
+    let (cwnd, ssthresh, alpha) = (t.u64s("cwnd_bytes"), t.u64s("ssthresh_bytes"), t.f64s("alpha"));
+    let rows: Vec<_> = (0..t.time_s.len()).map(|i| (cwnd[i], ssthresh[i], t.srtt_s[i], t.rto_s[i], alpha[i].map(f64::to_bits))).collect();
     assert!(rows.windows(2).all(|w| w[0] != w[1]));
     // The lax flow (d = 1/2) is marked and cut: its window falls and its alpha moves off 1.
-    let cwnd: Vec<u64> = t.cwnd_bytes.iter().map(|c| c.expect("TCP family")).collect();
+    let cwnd: Vec<u64> = cwnd.iter().map(|c| c.expect("TCP family")).collect();
     assert!(cwnd.windows(2).any(|w| w[1] < w[0]), "a cut");
-    assert!(t.alpha.iter().any(|a| a.is_some_and(|a| a < 1.0)));
-    assert!(t.ssthresh_bytes.iter().any(Option::is_some) && t.d3_rate_bytes_per_s.iter().all(Option::is_none));
+    assert!(alpha.iter().any(|a| a.is_some_and(|a| a < 1.0)));
+    assert!(ssthresh.iter().any(Option::is_some) && t.u64s("rate_bytes_per_s").iter().all(Option::is_none));
     // Its cuts come far from its 200 ms deadline: d at the floor of 1/2.
-    let cuts: Vec<(f64, f64, f64)> = (0..t.time_s.len())
-        .filter_map(|i| Some((t.d2tcp_d[i]?, t.d2tcp_p[i]?, t.alpha[i]?)))
-        .collect();
+    let (d, p) = (t.f64s("d2tcp_d"), t.f64s("d2tcp_p"));
+    let cuts: Vec<(f64, f64, f64)> = (0..t.time_s.len()).filter_map(|i| Some((d[i]?, p[i]?, alpha[i]?))).collect();
     assert!(!cuts.is_empty());
     assert!(cuts.iter().all(|&(d, p, _)| d == 0.5 && (0.0..=1.0).contains(&p)), "{cuts:?}");
 }

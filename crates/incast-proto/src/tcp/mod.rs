@@ -45,4 +45,4 @@ pub(crate) use rtt::RttEstimator;
 pub(crate) use scoreboard::{Resend, Scoreboard};
 pub use segment::{AckSegment, DataSegment, SackBlocks, ACK_WIRE_BYTES, HEADER_BYTES, MSS_BYTES, MTU_BYTES};
 pub use sender::{SenderStats, TcpSender};
-pub use stack::Stack;
+pub use stack::{pfabric_host, Stack};

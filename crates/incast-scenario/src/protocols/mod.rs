@@ -59,6 +59,13 @@ macro_rules! define_protocols {
             /// canonical name comes first among its own.
             pub(crate) const NAMES: &'static [(&'static str, Protocol)] = &[$($($(($name, Protocol::$variant),)+)+)+];
 
+            /// The protocol's name in scenario files and result tables (`"dctcp"`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($(Protocol::$variant => first_name!($($name)+),)+)+
+                }
+            }
+
             /// How figures, tables and messages write the protocol (`"pFabric"`, `"D2TCP"`).
             pub fn label(self) -> &'static str {
                 match self {

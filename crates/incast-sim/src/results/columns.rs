@@ -125,19 +125,13 @@ pub const PORT_COLUMNS: &[Column<[PortRecord]>] = &[
     record!(F64, mean_queue_bytes, "the bytes waiting, averaged over the whole run"),
 ];
 
-/// The traces table (`RunResults::traces`), in order.
+/// The traces table's common columns (`RunResults::traces`), in order; the transports' own
+/// columns follow them (`results::trace_columns`).
 pub const TRACE_COLUMNS: &[Column<TraceSeries>] = &[
     series!(U32, flow_id, "the traced flow"),
     series!(F64, time_s, "when its sender's state changed, seconds"),
-    series!(OptU64, cwnd_bytes, "TCP family: the congestion window, bytes"),
-    series!(OptU64, ssthresh_bytes, "TCP family: the slow-start threshold, bytes; null before the first cut"),
     series!(OptF64, srtt_s, "the smoothed RTT, seconds; null until measured"),
     series!(F64, rto_s, "the retransmission timeout, back-off included, seconds"),
-    series!(OptF64, alpha, "DCTCP and D2TCP: the estimate of the fraction of marked bytes"),
-    series!(OptF64, d2tcp_d, "D2TCP: the deadline imminence d of its last ECN cut"),
-    series!(OptF64, d2tcp_p, "D2TCP: the penalty p = alpha^d of its last ECN cut"),
-    series!(OptU64, d3_rate_bytes_per_s, "D3 and RCPdc: the rate the sender sends at, bytes per second"),
-    series!(OptU64, d3_desired_bytes_per_s, "D3: the rate its last request asked for, bytes per second"),
 ];
 
 /// The offer log (`RunResults::offer_log`), in order.
@@ -258,21 +252,11 @@ mod tests {
     }
 
     #[test]
-    fn trace_columns_are_the_series_fields_in_order() {
-        let t = TraceSeries {
-            flow_id: vec![1],
-            time_s: vec![2.5],
-            cwnd_bytes: vec![Some(3)],
-            ssthresh_bytes: vec![None],
-            srtt_s: vec![Some(4.5)],
-            rto_s: vec![5.5],
-            alpha: vec![Some(0.25)],
-            d2tcp_d: vec![Some(1.5)],
-            d2tcp_p: vec![Some(0.125)],
-            d3_rate_bytes_per_s: vec![Some(6)],
-            d3_desired_bytes_per_s: vec![Some(7)],
-        };
-        assert_eq!(row(TRACE_COLUMNS, &t, 0), fields(&format!("{t:?}")));
+    fn trace_columns_are_the_series_fields_in_order_before_the_transports_own() {
+        let t = TraceSeries { flow_id: vec![1], time_s: vec![2.5], srtt_s: vec![Some(4.5)], rto_s: vec![5.5], columns: vec![] };
+        let mut expected = fields(&format!("{t:?}"));
+        assert_eq!(expected.pop(), Some(("columns".to_owned(), String::new())), "the transports' columns come last");
+        assert_eq!(row(TRACE_COLUMNS, &t, 0), expected);
     }
 
     #[test]

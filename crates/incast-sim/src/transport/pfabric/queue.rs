@@ -21,7 +21,9 @@
 //! Buffers are a few dozen packets (36 KiB in pFabric's configuration), so both rules scan the
 //! queue, as the paper's switch design does over its small buffers.
 
+use super::PfabricHeader;
 use crate::ids::{FlowId, PacketId};
+use crate::transport::{Arriving, Joined, QueueDiscipline};
 
 /// A queued packet as the scheduler sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +75,34 @@ impl PfabricQueue {
     /// Packets waiting.
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
+    }
+}
+
+impl QueueDiscipline for PfabricQueue {
+    type Header = PfabricHeader;
+
+    /// pFabric's admission: the packet joins the queue; if the queue then exceeds its limit, the
+    /// least urgent packet whose removal makes room leaves (the arrival itself, if nothing
+    /// waiting is less urgent).
+    fn offer(&mut self, packet: &Arriving, header: Option<&PfabricHeader>, waiting: u64) -> Joined {
+        self.push(Entry { id: packet.id, flow: packet.flow, rank: PfabricHeader::rank(header), bytes: packet.wire_bytes });
+        let bytes = waiting + u64::from(packet.wire_bytes);
+        match bytes.checked_sub(self.limit).filter(|&excess| excess > 0) {
+            None => Joined::Queued,
+            Some(excess) => {
+                // The queue fitted before this arrival, so removing the arrival always makes room.
+                let victim = self.evict(excess).expect("the arrival itself makes room");
+                Joined::Displaced { victim: victim.id, bytes: victim.bytes }
+            }
+        }
+    }
+
+    fn next(&mut self) -> Option<PacketId> {
+        self.pop().map(|e| e.id)
+    }
+
+    fn len(&self) -> usize {
+        PfabricQueue::len(self)
     }
 }
 

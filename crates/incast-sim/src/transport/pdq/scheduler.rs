@@ -4,14 +4,13 @@
 //! leaves through it, as the ACK passes the port's node on its way back (Algorithm 3). Host NICs
 //! have one too: a host with several flows schedules them on its link as a switch would.
 
+use incast_proto::pdq::{PdqSwitch, SchedulingHeader, SwitchConfig};
 use incast_proto::rate::from_bits_per_sec;
-use incast_proto::d3::Grant;
-use incast_proto::pdq::{PdqSwitch, SwitchConfig};
-use incast_proto::time::Instant;
 
-use crate::ids::{FlowId, PortId};
-use crate::processor::{PortView, RateAllocator, Request};
+use crate::ids::PortId;
+use crate::port::PortView;
 use crate::scenario::PdqSpec;
+use crate::transport::{Passage, PortProcessor};
 
 /// The scheduler of one port.
 pub(crate) struct PdqPort {
@@ -35,18 +34,18 @@ impl PdqPort {
     }
 }
 
-impl RateAllocator for PdqPort {
-    /// PDQ's answers are soft state the next packet refreshes, so a drop needs no undoing:
-    /// always [`Grant::Untouched`].
-    fn on_request(&mut self, now: Instant, flow: FlowId, request: Request<'_>, port: &PortView) -> Grant {
-        match request {
-            Request::PdqData(header) => {
-                self.switch.on_data(now, flow.0, header, port.queue_bytes);
-            }
-            Request::PdqAck(header) => self.switch.on_ack(flow.0, header),
-            // Validation keeps D3 flows off PDQ's networks.
-            Request::D3(_) => {}
-        }
-        Grant::Untouched
+impl PortProcessor for PdqPort {
+    type Header = SchedulingHeader;
+
+    /// PDQ's answers are soft state the next packet refreshes, so a drop needs no undoing.
+    #[inline]
+    fn on_out(&mut self, passage: &Passage<'_>, header: &mut SchedulingHeader) -> bool {
+        self.switch.on_data(passage.now, passage.flow.0, header, passage.port.queue_bytes);
+        false
+    }
+
+    #[inline]
+    fn on_back(&mut self, passage: &Passage<'_>, header: &mut SchedulingHeader) {
+        self.switch.on_ack(passage.flow.0, header);
     }
 }

@@ -2,19 +2,25 @@
 //! packet carries to the port's allocator (`incast_proto::d3::Router`), which writes this hop's
 //! allocation into the header and says what it granted, and takes the allocation back if the
 //! port then drops the packet. The allocator's capacity control runs on the port's timer with
-//! the bytes the port sent and its queue.
+//! the bytes the port sent and its queue. What it granted deadline flows feeds the port's count
+//! of priority inversions (`inversions`).
 
-use incast_proto::d3::{CongestionHeader, Counters, Grant, RateField, Router, RouterConfig};
+use incast_proto::d3::{Grant, RateField, Router, RouterConfig};
 use incast_proto::time::Instant;
 
+use super::inversions::PriorityInversions;
+use super::{D3Header, COUNTERS, SAMPLES};
 use crate::ids::FlowId;
-use crate::processor::{PortView, RateAllocator, Request};
+use crate::port::PortView;
 use crate::scenario::D3Spec;
+use crate::transport::{Passage, PortProcessor};
 
-/// The allocator of one port and what it last saw of the port's byte counter.
+/// The allocator of one port, what it last saw of the port's byte counter, and the priority
+/// inversions of its grants.
 pub(crate) struct D3Port {
     router: Router,
     bytes_seen: u64,
+    inversions: PriorityInversions,
 }
 
 impl D3Port {
@@ -39,7 +45,7 @@ impl D3Port {
             reclaim_dropped: spec.reclaim_dropped,
             ..paper
         };
-        D3Port { router: Router::new(config, Instant::ZERO), bytes_seen: view.bytes_sent }
+        D3Port { router: Router::new(config, Instant::ZERO), bytes_seen: view.bytes_sent, inversions: PriorityInversions::default() }
     }
 }
 
@@ -53,17 +59,27 @@ fn flow_hash(flow: FlowId) -> u32 {
     (z ^ (z >> 31)) as u32
 }
 
-impl RateAllocator for D3Port {
-    fn on_request(&mut self, _now: Instant, flow: FlowId, request: Request<'_>, _port: &PortView) -> Grant {
-        match request {
-            Request::D3(header) => self.router.handle_header(header, flow_hash(flow)),
-            // Validation keeps PDQ flows off D3's networks.
-            Request::PdqData(_) | Request::PdqAck(_) => Grant::Untouched,
+impl PortProcessor for D3Port {
+    type Header = D3Header;
+
+    /// Answers a rate request (only requests are shown it: `D3Header::way`), and counts the
+    /// answer towards the port's priority inversions when the flow has a deadline.
+    #[inline]
+    fn on_out(&mut self, passage: &Passage<'_>, header: &mut D3Header) -> bool {
+        let D3Header::Request(request) = header else { return false };
+        let grant = self.router.handle_header(request, flow_hash(passage.flow));
+        if grant != Grant::Untouched {
+            if let Some(deadline) = passage.deadline() {
+                self.inversions.on_grant(passage.flow, deadline, grant);
+            }
         }
+        grant.took_part()
     }
 
-    fn on_dropped(&mut self, _now: Instant, request: &CongestionHeader) {
-        self.router.handle_drop(request);
+    fn on_dropped(&mut self, _now: Instant, header: &D3Header) {
+        if let D3Header::Request(request) = header {
+            self.router.handle_drop(request);
+        }
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
@@ -76,7 +92,16 @@ impl RateAllocator for D3Port {
         self.router.handle_timeout(now, port.queue_bytes);
     }
 
-    fn counters(&self) -> Option<Counters> {
-        Some(self.router.counters())
+    fn count(&self, sums: &mut [u64]) {
+        debug_assert_eq!(sums.len(), COUNTERS.len());
+        sums[0] += self.inversions.requests;
+        sums[1] += self.inversions.inversions;
+    }
+
+    fn sample(&self, out: &mut [Option<u64>]) -> bool {
+        debug_assert_eq!(out.len(), SAMPLES.len());
+        let c = self.router.counters();
+        out.copy_from_slice(&[Some(c.flows), Some(c.demand), Some(c.allocated), Some(c.capacity)]);
+        true
     }
 }

@@ -1,0 +1,213 @@
+//! D3's transport (D3 Sections 4 and 5), and RCPdc, D3 without deadlines (Section 6.1): hosts
+//! that ask the routers on their path for a rate every RTT in a 22-byte congestion header, and a
+//! router at every switch egress port that allocates it (`router`) and counts its priority
+//! inversions (`inversions`).
+
+mod inversions;
+mod router;
+
+use incast_proto::d3::{CongestionHeader, D3Config, D3Receiver, D3Sender, Feedback, RateField, D3_HEADER_BYTES};
+use incast_proto::rate::from_bits_per_sec;
+use incast_proto::tcp::{SackBlocks, TcpConfig};
+use incast_proto::time::{Duration, Instant};
+use incast_wire::d3::{Packet as D3Packet, HEADER_LEN};
+
+use super::tcp::earliest;
+use super::{
+    CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, TraceRow, Way, WireHeader,
+    SENDING_RATE,
+};
+use crate::outcome::Outcome;
+use crate::packet::{Packet, PacketKind};
+use crate::results::{ExtraColumn, ExtraKind, ExtraValue};
+use crate::scenario::{D3Spec, Protocol, Scenario};
+
+pub(crate) use router::D3Port;
+
+/// The D3 transport.
+pub(crate) struct Plugin;
+
+/// D3's settings for a run: `[d3]`, the TCP its hosts recover losses with, and how its header
+/// carries rates in this network.
+pub(crate) struct Setup {
+    d3: D3Spec,
+    tcp: TcpConfig,
+    /// The 8-bit fields at the scale that covers the fastest host link (D3 Section 5), or exact
+    /// rates without `quantize`: the same for hosts and routers.
+    field: RateField,
+    /// The scale a capture writes rates at.
+    wire_scale: u8,
+}
+
+/// D3's congestion header: a rate request on its way to the receiver, or the allocations an ACK
+/// carries back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum D3Header {
+    /// A rate request, rewritten by every router on the way.
+    Request(CongestionHeader),
+    /// The routers' allocations fed back to the sender on the ACK of a request.
+    Feedback(Feedback),
+}
+
+impl WireHeader for D3Header {
+    fn wire_bytes(&self) -> u32 {
+        D3_HEADER_BYTES
+    }
+
+    /// Routers answer requests on their way out; feedback passes untouched.
+    fn way(&self, _kind: PacketKind) -> Option<Way> {
+        matches!(self, D3Header::Request(_)).then_some(Way::Out)
+    }
+}
+
+/// The rate a D3 sender's last request asked for.
+const DESIRED_RATE: ExtraColumn =
+    ExtraColumn { name: "d3_desired_bytes_per_s", doc: "D3: the rate its last request asked for, bytes per second", kind: ExtraKind::U64 };
+
+/// The counters the routers keep for the summary.
+pub(super) const COUNTERS: &[&str] = &["d3_requests", "d3_priority_inversions"];
+
+/// What a sampled port's router shows (D3 Section 4.3).
+pub(super) const SAMPLES: &[ExtraColumn] = &[
+    ExtraColumn { name: "d3_flows", doc: "D3: N, the flows traversing the port", kind: ExtraKind::U64 },
+    ExtraColumn { name: "d3_demand_bytes_per_s", doc: "D3: D, the sum of deadline flows' desired rates", kind: ExtraKind::U64 },
+    ExtraColumn { name: "d3_allocated_bytes_per_s", doc: "D3: A, the sum of the allocated rates", kind: ExtraKind::U64 },
+    ExtraColumn { name: "d3_capacity_bytes_per_s", doc: "D3: C, the capacity the controller hands out", kind: ExtraKind::U64 },
+];
+
+impl super::Plugin for Plugin {
+    type Header = D3Header;
+    type Endpoints = D3Endpoints;
+    type Processor = D3Port;
+    type Discipline = Never<D3Header>;
+    type Setup = Setup;
+
+    const TRACE_COLUMNS: &'static [ExtraColumn] = &[SENDING_RATE, DESIRED_RATE];
+    const PORT_COUNTERS: &'static [&'static str] = COUNTERS;
+    const PORT_SAMPLES: &'static [ExtraColumn] = SAMPLES;
+
+    fn setup(scenario: &Scenario, net: &NetFacts) -> Setup {
+        let t = &scenario.transport;
+        let fastest = from_bits_per_sec(net.fastest_host_link);
+        Setup { d3: t.d3, tcp: t.tcp, field: RateField::new(t.d3.quantize, fastest), wire_scale: incast_wire::d3::scale_for(fastest) }
+    }
+
+    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> D3Endpoints {
+        let d3 = &setup.d3;
+        let config = D3Config {
+            base_rate: d3.base_rate_bytes_per_sec,
+            base_grant: d3.base_grant,
+            pacing: d3.pacing,
+            field: setup.field,
+            deadline_aware: start.protocol == Protocol::D3,
+            quench: d3.quench,
+            pace_requests: d3.pace_requests,
+            // D3 repairs losses NewReno's way under its rate budget: no SACK.
+            ..D3Config::new(TcpConfig { sack: false, prr: false, ..setup.tcp }, start.uplink)
+        };
+        D3Endpoints {
+            sender: Box::new(D3Sender::new(config, start.plan.size_bytes, start.deadline, start.now)),
+            receiver: Box::new(D3Receiver::new(&setup.tcp)),
+        }
+    }
+
+    /// D3 and RCPdc need an allocator at every switch egress port (D3 Section 4.3).
+    fn processor(setup: &Setup, port: &super::PortFacts) -> Option<D3Port> {
+        (!port.host).then(|| D3Port::new(&setup.d3, &port.view, setup.field))
+    }
+
+    /// D3 Figure 7: the SYN asks for a rate and data waits for its grant; both carry the 22 B
+    /// congestion header, and D3's hosts send no SACK.
+    fn ideal(setup: &Setup, _protocol: Protocol, opens: bool) -> IdealPackets {
+        let syn = u64::from(TcpConfig { sack: false, ..setup.tcp }.syn_header_bytes() + D3_HEADER_BYTES);
+        IdealPackets { handshake: opens.then_some((syn, syn)), ..IdealPackets::of_tcp(&setup.tcp, opens) }
+    }
+
+    /// The header's 22 bytes open the TCP payload (D3 Figure 6, `incast_wire::d3`), its rates at
+    /// the scale that covers the fastest host link.
+    fn capture(setup: &Setup, header: &D3Header) -> CapturedHeader {
+        let (repr, fin) = match header {
+            D3Header::Request(h) => (h.to_wire(setup.wire_scale), h.fin),
+            D3Header::Feedback(f) => (f.to_wire(setup.wire_scale), false),
+        };
+        let mut bytes = [0u8; HEADER_LEN];
+        repr.emit(&mut D3Packet::new_unchecked(&mut bytes[..]));
+        CapturedHeader::payload(&bytes, fin)
+    }
+}
+
+/// A D3 or RCPdc flow's sender and receiver.
+pub(crate) struct D3Endpoints {
+    sender: Box<D3Sender>,
+    receiver: Box<D3Receiver>,
+}
+
+impl Endpoints for D3Endpoints {
+    type Header = D3Header;
+
+    #[inline]
+    fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<D3Header>> {
+        self.sender.poll_transmit(now).map(|out| Outgoing { seg: out.data, header: out.header.map(D3Header::Request) })
+    }
+
+    #[inline]
+    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<D3Header>> {
+        self.receiver.poll_ack(now).map(|(ack, feedback)| OutgoingAck { ack, ect: false, header: feedback.map(D3Header::Feedback) })
+    }
+
+    #[inline]
+    fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&D3Header>) {
+        let request = match header {
+            Some(D3Header::Request(h)) => Some(h),
+            _ => None,
+        };
+        self.receiver.handle_data(now, &packet.data_segment(), request);
+    }
+
+    #[inline]
+    fn handle_ack(&mut self, now: Instant, packet: &Packet, header: Option<&D3Header>) {
+        let feedback = match header {
+            Some(D3Header::Feedback(f)) => Some(f),
+            _ => None,
+        };
+        self.sender.handle_ack(now, &packet.ack_segment(SackBlocks::EMPTY), feedback);
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.sender.handle_timeout(now);
+        self.receiver.handle_timeout(now);
+    }
+
+    #[inline]
+    fn poll_timeout(&self) -> Option<Instant> {
+        earliest(self.sender.poll_timeout(), self.receiver.poll_timeout())
+    }
+
+    #[inline]
+    fn delivered_bytes(&self) -> u64 {
+        self.receiver.bytes_received_in_order()
+    }
+
+    #[inline]
+    fn sender_complete(&self) -> bool {
+        self.sender.is_complete()
+    }
+
+    fn outcome(&self) -> Outcome {
+        let s = self.sender.stats();
+        Outcome {
+            delivered_bytes: self.receiver.bytes_received_in_order(),
+            retransmitted_bytes: s.retransmitted_bytes,
+            timeouts: s.timeouts as u32,
+            quenched: self.sender.quenched(),
+            time_at_base_rate: s.time_at_base_rate,
+        }
+    }
+
+    fn trace(&self, row: &mut TraceRow) {
+        row.srtt_ps = self.sender.srtt().map(Duration::as_ps);
+        row.rto_ps = self.sender.rto().as_ps();
+        row.set(&SENDING_RATE, Some(ExtraValue::U64(self.sender.sending_rate())));
+        row.set(&DESIRED_RATE, Some(ExtraValue::U64(self.sender.desired_rate())));
+    }
+}

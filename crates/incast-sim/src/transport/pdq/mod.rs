@@ -1,0 +1,169 @@
+//! PDQ's transport (Hong, Caesar, Godfrey, SIGCOMM 2012): senders that send at the rate the
+//! ports on their path accept and probe while paused, every packet carrying the scheduling
+//! header, and a scheduler at every egress port, host NICs included (`scheduler`). docs/pdq.md
+//! gives each rule's source.
+
+mod scheduler;
+
+use incast_proto::pdq::{PdqConfig, PdqSender, SchedulingHeader, PDQ_HEADER_BYTES};
+use incast_proto::rate::from_bits_per_sec;
+use incast_proto::tcp::{EchoReceiver, SackBlocks, TcpConfig};
+use incast_proto::time::{Duration, Instant};
+use incast_wire::pdq::{Packet as PdqPacket, HEADER_LEN};
+
+use super::tcp::earliest;
+use super::{
+    CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, PortFacts, TraceRow, Way,
+    WireHeader, SENDING_RATE,
+};
+use crate::outcome::Outcome;
+use crate::packet::{Packet, PacketKind};
+use crate::results::{ExtraColumn, ExtraValue};
+use crate::scenario::{PdqSpec, Protocol, Scenario};
+
+use scheduler::PdqPort;
+
+/// The PDQ transport.
+pub(crate) struct Plugin;
+
+/// PDQ's settings for a run: `[pdq]` and `[transport]`'s TCP, which its hosts recover losses
+/// with.
+pub(crate) struct Setup {
+    pdq: PdqSpec,
+    tcp: TcpConfig,
+}
+
+impl WireHeader for SchedulingHeader {
+    fn wire_bytes(&self) -> u32 {
+        PDQ_HEADER_BYTES
+    }
+
+    /// Every port a data packet or probe leaves by schedules it (Algorithm 1); its ACK confirms
+    /// the schedule at the ports that send the flow's data, as it passes their nodes
+    /// (Algorithm 3).
+    fn way(&self, kind: PacketKind) -> Option<Way> {
+        Some(match kind {
+            PacketKind::Data => Way::Out,
+            PacketKind::Ack => Way::Back,
+        })
+    }
+}
+
+impl super::Plugin for Plugin {
+    type Header = SchedulingHeader;
+    type Endpoints = PdqEndpoints;
+    type Processor = PdqPort;
+    type Discipline = Never<SchedulingHeader>;
+    type Setup = Setup;
+
+    const TRACE_COLUMNS: &'static [ExtraColumn] = &[SENDING_RATE];
+
+    fn setup(scenario: &Scenario, _net: &NetFacts) -> Setup {
+        let t = &scenario.transport;
+        Setup { pdq: t.pdq, tcp: t.tcp }
+    }
+
+    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> PdqEndpoints {
+        // PDQ repairs losses NewReno's way at the accepted rate: no SACK, and every packet is
+        // acknowledged at once (it carries a header to answer).
+        let tcp = TcpConfig { sack: false, prr: false, ..setup.tcp };
+        let config = PdqConfig {
+            tcp,
+            max_rate: from_bits_per_sec(start.uplink),
+            early_termination: setup.pdq.early_termination && start.plan.deadline.is_some(),
+        };
+        PdqEndpoints {
+            sender: Box::new(PdqSender::new(config, start.plan.size_bytes, start.deadline, start.now)),
+            receiver: Box::new(EchoReceiver::new(&tcp)),
+        }
+    }
+
+    /// PDQ needs a scheduler at every egress port, host NICs included (PDQ Section 3.3: each
+    /// link's scheduler; a host's NIC is the first link of its flows).
+    fn processor(setup: &Setup, port: &PortFacts) -> Option<PdqPort> {
+        Some(PdqPort::new(&setup.pdq, port.id, &port.view))
+    }
+
+    /// Counted on `[transport]`'s TCP as it is set, SACK included (whose SYN option PDQ's hosts,
+    /// without SACK, do not send: with timestamps on it fits in their padding, without them the
+    /// ideal counts 4 bytes more per SYN than PDQ sends).
+    fn ideal(setup: &Setup, _protocol: Protocol, opens: bool) -> IdealPackets {
+        IdealPackets::of_tcp(&setup.tcp, opens)
+    }
+
+    /// The header's 20 bytes open the TCP payload (`incast_wire::pdq`); its FIN is TCP's.
+    fn capture(_setup: &Setup, header: &SchedulingHeader) -> CapturedHeader {
+        let mut bytes = [0u8; HEADER_LEN];
+        header.to_wire().emit(&mut PdqPacket::new_unchecked(&mut bytes[..]));
+        CapturedHeader::payload(&bytes, header.fin)
+    }
+}
+
+/// A PDQ flow's sender and receiver.
+pub(crate) struct PdqEndpoints {
+    sender: Box<PdqSender>,
+    receiver: Box<EchoReceiver<SchedulingHeader>>,
+}
+
+impl Endpoints for PdqEndpoints {
+    type Header = SchedulingHeader;
+
+    #[inline]
+    fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<SchedulingHeader>> {
+        self.sender.poll_transmit(now).map(|out| Outgoing { seg: out.data, header: Some(out.header) })
+    }
+
+    #[inline]
+    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<SchedulingHeader>> {
+        self.receiver.poll_ack(now).map(|(ack, echo)| OutgoingAck { ack, ect: false, header: echo })
+    }
+
+    #[inline]
+    fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&SchedulingHeader>) {
+        self.receiver.handle_data(now, &packet.data_segment(), header.copied());
+    }
+
+    #[inline]
+    fn handle_ack(&mut self, now: Instant, packet: &Packet, header: Option<&SchedulingHeader>) {
+        self.sender.handle_ack(now, &packet.ack_segment(SackBlocks::EMPTY), header);
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.sender.handle_timeout(now);
+        self.receiver.handle_timeout(now);
+    }
+
+    #[inline]
+    fn poll_timeout(&self) -> Option<Instant> {
+        earliest(self.sender.poll_timeout(), self.receiver.poll_timeout())
+    }
+
+    #[inline]
+    fn delivered_bytes(&self) -> u64 {
+        self.receiver.bytes_received_in_order()
+    }
+
+    #[inline]
+    fn sender_complete(&self) -> bool {
+        self.sender.is_complete()
+    }
+
+    fn outcome(&self) -> Outcome {
+        let s = self.sender.stats();
+        Outcome {
+            delivered_bytes: self.receiver.bytes_received_in_order(),
+            retransmitted_bytes: s.retransmitted_bytes,
+            timeouts: s.timeouts as u32,
+            // Early Termination, like D3's quenching, gives up on the flow.
+            quenched: self.sender.terminated(),
+            ..Outcome::default()
+        }
+    }
+
+    /// PDQ's accepted rate R_S shares the explicit-rate column (0 while paused).
+    fn trace(&self, row: &mut TraceRow) {
+        row.srtt_ps = self.sender.srtt().map(Duration::as_ps);
+        row.rto_ps = self.sender.rto().as_ps();
+        row.set(&SENDING_RATE, Some(ExtraValue::U64(self.sender.rate())));
+    }
+}

@@ -1,0 +1,388 @@
+//! The engine's side of the registry: incast-scenario's `for_each_transport!` list expanded into
+//! the enums the engine dispatches on, one variant per transport, and the run-wide lists of the
+//! columns and counters transports add to the results. Adding a transport to the list adds its
+//! variant everywhere here; nothing else in the engine changes.
+//!
+//! Dispatch is a `match` on the variant, as the engine's own enums were before transports were
+//! plug-ins: the call inlines into the event loop, and a transport without a processor or a
+//! discipline (`Never`) has a variant that is never built.
+
+use std::sync::OnceLock;
+
+use incast_proto::time::Instant;
+
+use super::{
+    d3, pdq, pfabric, tcp, Arriving, CapturedHeader, Endpoints as _, FlowStart, IdealPackets, Joined, NetFacts, Outgoing,
+    OutgoingAck, Passage, Plugin, PortFacts, PortProcessor as _, QueueDiscipline as _, TraceRow, Way, WireHeader as _,
+};
+use crate::ids::PacketId;
+use crate::outcome::Outcome;
+use crate::packet::{Packet, PacketKind};
+use crate::port::PortView;
+use crate::results::ExtraColumn;
+use crate::scenario::{Protocol, Scenario};
+use crate::workload::FlowPlan;
+
+/// Expands the registry into the dispatch enums. Each arm of each `match` calls the transport's
+/// own type; `header_of!` picks a transport's own header out of the engine's.
+macro_rules! engine_registry {
+    ($($module:ident: $family:ident { $($variant:ident($($name:literal)+) $label:literal),+ })+) => {
+        /// A packet's transport header: the variant of the flow's transport.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub(crate) enum Header {
+            $(
+                #[doc = concat!("A packet of the `", stringify!($module), "` transport.")]
+                $family(<$module::Plugin as Plugin>::Header),
+            )+
+        }
+
+        impl Header {
+            /// Bytes the header adds on the wire.
+            #[inline]
+            pub(crate) fn wire_bytes(&self) -> u32 {
+                match self {
+                    $(Header::$family(h) => h.wire_bytes(),)+
+                }
+            }
+
+            /// Which port processors see a packet of `kind` with this header.
+            #[inline]
+            pub(crate) fn way(&self, kind: PacketKind) -> Option<Way> {
+                match self {
+                    $(Header::$family(h) => h.way(kind),)+
+                }
+            }
+        }
+
+        /// A running flow's endpoints, of whichever transport it runs.
+        pub(crate) enum Transport {
+            $(
+                #[doc = concat!("Endpoints of the `", stringify!($module), "` transport.")]
+                $family(<$module::Plugin as Plugin>::Endpoints),
+            )+
+        }
+
+        impl Transport {
+            /// The sender's next packet.
+            #[inline]
+            pub(crate) fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<Header>> {
+                match self {
+                    $(Transport::$family(e) => e.poll_transmit(now).map(|o| Outgoing { seg: o.seg, header: o.header.map(Header::$family) }),)+
+                }
+            }
+
+            /// The receiver's next ACK.
+            #[inline]
+            pub(crate) fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<Header>> {
+                match self {
+                    $(Transport::$family(e) => e.poll_ack(now).map(|o| OutgoingAck { ack: o.ack, ect: o.ect, header: o.header.map(Header::$family) }),)+
+                }
+            }
+
+            /// A data packet reached the receiver.
+            #[inline]
+            pub(crate) fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&Header>) {
+                match self {
+                    $(Transport::$family(e) => e.handle_data(now, packet, header_of!(header, $family)),)+
+                }
+            }
+
+            /// An ACK reached the sender.
+            #[inline]
+            pub(crate) fn handle_ack(&mut self, now: Instant, packet: &Packet, header: Option<&Header>) {
+                match self {
+                    $(Transport::$family(e) => e.handle_ack(now, packet, header_of!(header, $family)),)+
+                }
+            }
+
+            /// Both endpoints act on their due timers.
+            pub(crate) fn handle_timeout(&mut self, now: Instant) {
+                match self {
+                    $(Transport::$family(e) => e.handle_timeout(now),)+
+                }
+            }
+
+            /// The earliest timer of either endpoint.
+            #[inline]
+            pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+                match self {
+                    $(Transport::$family(e) => e.poll_timeout(),)+
+                }
+            }
+
+            /// Payload bytes the receiver holds in order.
+            #[inline]
+            pub(crate) fn delivered_bytes(&self) -> u64 {
+                match self {
+                    $(Transport::$family(e) => e.delivered_bytes(),)+
+                }
+            }
+
+            /// Whether the sender has nothing left to do.
+            #[inline]
+            pub(crate) fn sender_complete(&self) -> bool {
+                match self {
+                    $(Transport::$family(e) => e.sender_complete(),)+
+                }
+            }
+
+            /// What the flow achieved so far.
+            pub(crate) fn outcome(&self) -> Outcome {
+                match self {
+                    $(Transport::$family(e) => e.outcome(),)+
+                }
+            }
+
+            /// The sender's state for the traces table.
+            pub(crate) fn trace(&self) -> TraceRow {
+                let mut row = TraceRow::new();
+                match self {
+                    $(Transport::$family(e) => e.trace(&mut row),)+
+                }
+                row
+            }
+
+            /// Appends the next message of a persistent connection.
+            pub(crate) fn push_message(&mut self, now: Instant, bytes: u64, deadline: Option<Instant>) {
+                match self {
+                    $(Transport::$family(e) => e.push_message(now, bytes, deadline),)+
+                }
+            }
+        }
+
+        /// What a port runs for one transport's packets.
+        pub(crate) enum Processor {
+            $(
+                #[doc = concat!("A processor of the `", stringify!($module), "` transport.")]
+                $family(<$module::Plugin as Plugin>::Processor),
+            )+
+        }
+
+        impl Processor {
+            /// A packet with `header` leaves through the port; whether a drop must be undone.
+            #[inline]
+            pub(crate) fn on_out(&mut self, passage: &Passage<'_>, header: &mut Header) -> bool {
+                #[allow(unreachable_patterns)] // a registry of one transport
+                match (self, header) {
+                    $((Processor::$family(p), Header::$family(h)) => p.on_out(passage, h),)+
+                    _ => false,
+                }
+            }
+
+            /// A packet with `header` passes the port's node on its flow's way back.
+            #[inline]
+            pub(crate) fn on_back(&mut self, passage: &Passage<'_>, header: &mut Header) {
+                #[allow(unreachable_patterns)]
+                match (self, header) {
+                    $((Processor::$family(p), Header::$family(h)) => p.on_back(passage, h),)+
+                    _ => {}
+                }
+            }
+
+            /// The port dropped a packet whose header `on_out` answered.
+            pub(crate) fn on_dropped(&mut self, now: Instant, header: &Header) {
+                #[allow(unreachable_patterns)]
+                match (self, header) {
+                    $((Processor::$family(p), Header::$family(h)) => p.on_dropped(now, h),)+
+                    _ => {}
+                }
+            }
+
+            /// When the processor next wants `handle_timeout`.
+            pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+                match self {
+                    $(Processor::$family(p) => p.poll_timeout(),)+
+                }
+            }
+
+            /// Called at or after `poll_timeout()`.
+            pub(crate) fn handle_timeout(&mut self, now: Instant, port: &PortView) {
+                match self {
+                    $(Processor::$family(p) => p.handle_timeout(now, port),)+
+                }
+            }
+
+            /// Adds its counters to `sums`, indexed as `port_counters()`.
+            pub(crate) fn count(&self, sums: &mut [u64]) {
+                let names = port_counters();
+                let span = |list: &[&str]| {
+                    let start = names.iter().position(|n| Some(n) == list.first()).unwrap_or(0);
+                    start..start + list.len()
+                };
+                match self {
+                    $(Processor::$family(p) => p.count(&mut sums[span(<$module::Plugin as Plugin>::PORT_COUNTERS)]),)+
+                }
+            }
+
+            /// Its values of `port_samples()` now, if it samples any.
+            pub(crate) fn sample(&self, row: &mut [Option<u64>]) -> bool {
+                let (columns, samples) = (port_samples(), row.len());
+                debug_assert_eq!(columns.len(), samples);
+                let mut own = [None; 16];
+                let sampled = match self {
+                    $(Processor::$family(p) => {
+                        let declared = <$module::Plugin as Plugin>::PORT_SAMPLES;
+                        if p.sample(&mut own[..declared.len()]) {
+                            for (column, value) in declared.iter().zip(own) {
+                                let i = columns.iter().position(|c| c.name == column.name).expect("registered");
+                                row[i] = value;
+                            }
+                            true
+                        } else {
+                            false
+                        }
+                    })+
+                };
+                sampled
+            }
+        }
+
+        /// How a port queues, for a transport with its own discipline.
+        pub(crate) enum Discipline {
+            $(
+                #[doc = concat!("A discipline of the `", stringify!($module), "` transport.")]
+                $family(<$module::Plugin as Plugin>::Discipline),
+            )+
+        }
+
+        impl std::fmt::Debug for Discipline {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match self {
+                    $(Discipline::$family(_) => write!(f, "the {} discipline", stringify!($module)),)+
+                }
+            }
+        }
+
+        impl Discipline {
+            /// A packet arrives and finds `waiting` bytes queued.
+            pub(crate) fn offer(&mut self, packet: &Arriving, header: Option<&Header>, waiting: u64) -> Joined {
+                match self {
+                    $(Discipline::$family(d) => d.offer(packet, header_of!(header, $family), waiting),)+
+                }
+            }
+
+            /// The next packet to serialize.
+            pub(crate) fn next(&mut self) -> Option<PacketId> {
+                match self {
+                    $(Discipline::$family(d) => d.next(),)+
+                }
+            }
+
+            /// Packets waiting.
+            pub(crate) fn len(&self) -> usize {
+                match self {
+                    $(Discipline::$family(d) => d.len(),)+
+                }
+            }
+        }
+
+        /// Every transport's settings for one run.
+        pub(crate) struct Setups {
+            $($module: <$module::Plugin as Plugin>::Setup,)+
+        }
+
+        impl Setups {
+            /// Every transport set up for a run of `scenario` over `net`.
+            pub(crate) fn new(scenario: &Scenario, net: &NetFacts) -> Setups {
+                Setups { $($module: <$module::Plugin as Plugin>::setup(scenario, net),)+ }
+            }
+
+            /// The endpoints of a flow starting as `start` says.
+            pub(crate) fn endpoints(&self, start: &FlowStart<'_>) -> Transport {
+                match start.protocol {
+                    $($(Protocol::$variant)|+ => Transport::$family(<$module::Plugin as Plugin>::endpoints(&self.$module, start)),)+
+                }
+            }
+
+            /// The strict-priority class of flow `plan` of `protocol`.
+            pub(crate) fn priority(&self, protocol: Protocol, plan: &FlowPlan) -> u8 {
+                match protocol {
+                    $($(Protocol::$variant)|+ => <$module::Plugin as Plugin>::priority(&self.$module, protocol, plan),)+
+                }
+            }
+
+            /// What a flow of `protocol`'s ideal completion time counts.
+            pub(crate) fn ideal(&self, protocol: Protocol, opens: bool) -> IdealPackets {
+                match protocol {
+                    $($(Protocol::$variant)|+ => <$module::Plugin as Plugin>::ideal(&self.$module, protocol, opens),)+
+                }
+            }
+
+            /// What a capture shows of `header`.
+            pub(crate) fn capture(&self, header: &Header) -> CapturedHeader {
+                match header {
+                    $(Header::$family(h) => <$module::Plugin as Plugin>::capture(&self.$module, h),)+
+                }
+            }
+
+            /// How `port` queues in a run whose flows run `protocols`: the discipline of the first
+            /// of their transports (in the registry's order) that has one for it.
+            pub(crate) fn discipline(&self, protocols: &[Protocol], port: &PortFacts) -> Option<Discipline> {
+                $(
+                    if protocols.iter().any(|p| matches!(p, $(Protocol::$variant)|+)) {
+                        if let Some(d) = <$module::Plugin as Plugin>::discipline(&self.$module, port) {
+                            return Some(Discipline::$family(d));
+                        }
+                    }
+                )+
+                None
+            }
+
+            /// What `port` runs in a run whose flows run `protocols`: the processor of the first of
+            /// their transports (in the registry's order) that has one for it.
+            pub(crate) fn processor(&self, protocols: &[Protocol], port: &PortFacts) -> Option<Processor> {
+                $(
+                    if protocols.iter().any(|p| matches!(p, $(Protocol::$variant)|+)) {
+                        if let Some(p) = <$module::Plugin as Plugin>::processor(&self.$module, port) {
+                            return Some(Processor::$family(p));
+                        }
+                    }
+                )+
+                None
+            }
+        }
+
+        /// Every transport's trace columns, in the registry's order (each name once).
+        pub(crate) fn trace_columns() -> &'static [ExtraColumn] {
+            static COLUMNS: OnceLock<Vec<ExtraColumn>> = OnceLock::new();
+            COLUMNS.get_or_init(|| union(&[$(<$module::Plugin as Plugin>::TRACE_COLUMNS),+]))
+        }
+
+        /// Every transport's port counters, in the registry's order: the summary's.
+        pub(crate) fn port_counters() -> &'static [&'static str] {
+            static COUNTERS: OnceLock<Vec<&'static str>> = OnceLock::new();
+            COUNTERS.get_or_init(|| [$(<$module::Plugin as Plugin>::PORT_COUNTERS),+].concat())
+        }
+
+        /// Every transport's columns of queue samples, in the registry's order (each name once).
+        pub(crate) fn port_samples() -> &'static [ExtraColumn] {
+            static COLUMNS: OnceLock<Vec<ExtraColumn>> = OnceLock::new();
+            COLUMNS.get_or_init(|| union(&[$(<$module::Plugin as Plugin>::PORT_SAMPLES),+]))
+        }
+    };
+}
+
+/// A transport's own header out of the engine's `Option<&Header>`.
+macro_rules! header_of {
+    ($header:expr, $family:ident) => {
+        match $header {
+            Some(Header::$family(h)) => Some(h),
+            #[allow(unreachable_patterns)] // a registry of one transport
+            _ => None,
+        }
+    };
+}
+
+/// The columns of `lists` in order, a name declared twice kept once (where it was first).
+fn union(lists: &[&[ExtraColumn]]) -> Vec<ExtraColumn> {
+    let mut out: Vec<ExtraColumn> = Vec::new();
+    for column in lists.iter().flat_map(|l| l.iter()) {
+        match out.iter().find(|c| c.name == column.name) {
+            Some(c) => debug_assert!(c.kind == column.kind, "trace column {} declared with two types", c.name),
+            None => out.push(*column),
+        }
+    }
+    out
+}
+
+incast_scenario::for_each_transport!(engine_registry);

@@ -1,0 +1,230 @@
+//! TCP's transport: `tcp` (NewReno), `dctcp`, `d2tcp` and `tcppr` flows on incast-proto's TCP
+//! sender and receiver. The four differ in congestion policy (NewReno, DCTCP and D2TCP over one
+//! window skeleton, `incast_proto::cc`) and, for TCPpr, in the strict-priority class its
+//! deadline picks (D3 Section 6.1.1). Its packets carry SACK blocks, TCP's option, as their
+//! header. The endpoints here are shared with pFabric's hosts, which run the same sender.
+
+use incast_proto::cc::{CcKind, CongestionControl, D2tcpConfig};
+use incast_proto::tcp::{SackBlocks, TcpConfig, TcpReceiver, TcpSender};
+use incast_proto::time::{Duration, Instant};
+
+use super::{Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, TraceRow, WireHeader};
+use crate::outcome::Outcome;
+use crate::packet::Packet;
+use crate::results::{ExtraColumn, ExtraKind, ExtraValue};
+use crate::scenario::{Protocol, Scenario, TcpPrSpec};
+use crate::workload::FlowPlan;
+
+/// The TCP transport.
+pub(crate) struct Plugin;
+
+/// TCP's settings for a run: `[transport]`'s stack and DCTCP keys, `[d2tcp]` and `[tcppr]`.
+pub(crate) struct Setup {
+    tcp: TcpConfig,
+    dctcp_g: f64,
+    dctcp_initial_alpha: f64,
+    d2tcp: D2tcpConfig,
+    tcppr: TcpPrSpec,
+    /// The switches' strict-priority classes, which validation has checked hold TCPpr's.
+    priority_classes: u8,
+}
+
+/// The congestion window, bytes.
+const CWND: ExtraColumn = ExtraColumn { name: "cwnd_bytes", doc: "TCP family: the congestion window, bytes", kind: ExtraKind::U64 };
+/// The slow-start threshold, bytes.
+const SSTHRESH: ExtraColumn = ExtraColumn {
+    name: "ssthresh_bytes",
+    doc: "TCP family: the slow-start threshold, bytes; null before the first cut",
+    kind: ExtraKind::U64,
+};
+/// DCTCP's alpha.
+const ALPHA: ExtraColumn =
+    ExtraColumn { name: "alpha", doc: "DCTCP and D2TCP: the estimate of the fraction of marked bytes", kind: ExtraKind::F64 };
+/// D2TCP's d of its last cut.
+const D2TCP_D: ExtraColumn =
+    ExtraColumn { name: "d2tcp_d", doc: "D2TCP: the deadline imminence d of its last ECN cut", kind: ExtraKind::F64 };
+/// D2TCP's p of its last cut.
+const D2TCP_P: ExtraColumn =
+    ExtraColumn { name: "d2tcp_p", doc: "D2TCP: the penalty p = alpha^d of its last ECN cut", kind: ExtraKind::F64 };
+
+/// The columns a TCP sender adds to the traces table (pFabric's hosts too).
+pub(crate) const TRACE_COLUMNS: &[ExtraColumn] = &[CWND, SSTHRESH, ALPHA, D2TCP_D, D2TCP_P];
+
+impl super::Plugin for Plugin {
+    type Header = SackBlocks;
+    type Endpoints = TcpEndpoints;
+    type Processor = Never<SackBlocks>;
+    type Discipline = Never<SackBlocks>;
+    type Setup = Setup;
+
+    const TRACE_COLUMNS: &'static [ExtraColumn] = TRACE_COLUMNS;
+
+    fn setup(scenario: &Scenario, _net: &NetFacts) -> Setup {
+        let t = &scenario.transport;
+        Setup {
+            tcp: t.tcp,
+            dctcp_g: t.dctcp_g,
+            dctcp_initial_alpha: t.dctcp_initial_alpha,
+            d2tcp: t.d2tcp,
+            tcppr: t.tcppr.clone(),
+            priority_classes: scenario.switch.priority_classes.max(1),
+        }
+    }
+
+    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> TcpEndpoints {
+        let (kind, ect) = match start.protocol {
+            Protocol::Dctcp => (CcKind::Dctcp { g: setup.dctcp_g, initial_alpha: setup.dctcp_initial_alpha }, true),
+            Protocol::D2tcp => (CcKind::D2tcp(setup.d2tcp), true),
+            _ => (CcKind::NewReno, false),
+        };
+        TcpEndpoints::new(setup.tcp, kind, ect, start)
+    }
+
+    /// TCPpr picks the class from the deadline (D3 Section 6.1.1; validation has checked that
+    /// the switches have its classes); the others keep the workload's.
+    fn priority(setup: &Setup, protocol: Protocol, plan: &FlowPlan) -> u8 {
+        match protocol {
+            Protocol::TcpPr => {
+                debug_assert!(setup.tcppr.classes_needed() <= setup.priority_classes);
+                setup.tcppr.class_of(plan.deadline)
+            }
+            _ => plan.priority,
+        }
+    }
+
+    fn ideal(setup: &Setup, _protocol: Protocol, opens: bool) -> IdealPackets {
+        IdealPackets::of_tcp(&setup.tcp, opens)
+    }
+
+    fn capture(_setup: &Setup, sack: &SackBlocks) -> super::CapturedHeader {
+        super::CapturedHeader { sack: Some(*sack), ..super::CapturedHeader::default() }
+    }
+}
+
+/// SACK blocks ride in TCP's header, whose size the ACK counts already.
+impl WireHeader for SackBlocks {
+    fn wire_bytes(&self) -> u32 {
+        0
+    }
+}
+
+/// A TCP flow's sender and receiver, each boxed: a run holds many flows, and a finished flow
+/// frees both while its row waits.
+pub(crate) struct TcpEndpoints {
+    pub(crate) sender: Box<TcpSender>,
+    pub(crate) receiver: Box<TcpReceiver>,
+}
+
+impl TcpEndpoints {
+    /// The endpoints of a flow starting as `start` says, on a stack configured by `config`,
+    /// with the congestion policy `kind`, its data ECN-capable if `ect`.
+    pub(crate) fn new(config: TcpConfig, kind: CcKind, ect: bool, start: &FlowStart<'_>) -> TcpEndpoints {
+        let sender = TcpSender::new(config, CongestionControl::new(kind), start.plan.size_bytes, ect, start.deadline, start.now);
+        TcpEndpoints { sender: Box::new(sender), receiver: Box::new(TcpReceiver::new(&config)) }
+    }
+
+    /// The receiver's next ACK, with its SACK blocks as the header when it has any. The ACK is
+    /// ECN-capable as the sender negotiated (`TcpConfig::ect_control_packets`).
+    #[inline(always)]
+    pub(crate) fn poll_ack_sack(&mut self, now: Instant) -> Option<OutgoingAck<SackBlocks>> {
+        let ack = self.receiver.poll_ack(now)?;
+        let header = (!ack.sack.is_empty()).then_some(ack.sack);
+        Some(OutgoingAck { ack, ect: self.sender.control_ect(), header })
+    }
+
+    /// An ACK reached the sender, with its SACK blocks if it carries any.
+    #[inline(always)]
+    pub(crate) fn handle_ack_sack(&mut self, now: Instant, packet: &Packet, sack: Option<&SackBlocks>) {
+        self.sender.handle_ack(now, &packet.ack_segment(sack.copied().unwrap_or(SackBlocks::EMPTY)));
+    }
+
+    /// What the flow achieved so far.
+    pub(crate) fn outcome(&self) -> Outcome {
+        let s = self.sender.stats();
+        Outcome {
+            delivered_bytes: self.receiver.bytes_received_in_order(),
+            retransmitted_bytes: s.retransmitted_bytes,
+            timeouts: s.timeouts as u32,
+            ..Outcome::default()
+        }
+    }
+
+    /// The sender's window, RTT and congestion estimates.
+    pub(crate) fn trace_into(&self, row: &mut TraceRow) {
+        let sender = &self.sender;
+        row.srtt_ps = sender.srtt().map(Duration::as_ps);
+        row.rto_ps = sender.rto().as_ps();
+        row.set(&CWND, Some(ExtraValue::U64(sender.cwnd_bytes())));
+        row.set(&SSTHRESH, Some(sender.ssthresh_bytes()).filter(|&s| s != u64::MAX).map(ExtraValue::U64));
+        let cc = sender.congestion_control();
+        row.set(&ALPHA, cc.dctcp_alpha().map(ExtraValue::F64));
+        let cut = cc.d2tcp_last_cut();
+        row.set(&D2TCP_D, cut.map(|(d, _)| ExtraValue::F64(d)));
+        row.set(&D2TCP_P, cut.map(|(_, p)| ExtraValue::F64(p)));
+    }
+}
+
+impl Endpoints for TcpEndpoints {
+    type Header = SackBlocks;
+
+    #[inline]
+    fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<SackBlocks>> {
+        self.sender.poll_transmit(now).map(|seg| Outgoing { seg, header: None })
+    }
+
+    #[inline]
+    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<SackBlocks>> {
+        self.poll_ack_sack(now)
+    }
+
+    #[inline]
+    fn handle_data(&mut self, now: Instant, packet: &Packet, _header: Option<&SackBlocks>) {
+        self.receiver.handle_data(now, &packet.data_segment());
+    }
+
+    #[inline]
+    fn handle_ack(&mut self, now: Instant, packet: &Packet, header: Option<&SackBlocks>) {
+        self.handle_ack_sack(now, packet, header);
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.sender.handle_timeout(now);
+        self.receiver.handle_timeout(now);
+    }
+
+    #[inline]
+    fn poll_timeout(&self) -> Option<Instant> {
+        earliest(self.sender.poll_timeout(), self.receiver.poll_timeout())
+    }
+
+    #[inline]
+    fn delivered_bytes(&self) -> u64 {
+        self.receiver.bytes_received_in_order()
+    }
+
+    #[inline]
+    fn sender_complete(&self) -> bool {
+        self.sender.is_complete()
+    }
+
+    fn outcome(&self) -> Outcome {
+        TcpEndpoints::outcome(self)
+    }
+
+    fn trace(&self, row: &mut TraceRow) {
+        self.trace_into(row);
+    }
+
+    fn push_message(&mut self, now: Instant, bytes: u64, deadline: Option<Instant>) {
+        self.sender.push_message(now, bytes, deadline);
+    }
+}
+
+/// The earlier of two optional instants.
+#[inline]
+pub(crate) fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
