@@ -27,6 +27,9 @@ pub mod header;
 pub mod sender;
 pub mod switch;
 
+#[cfg(test)]
+mod harness;
+
 pub use header::{Criticality, PerMilleRtt, SchedulingHeader, SwitchId, PDQ_HEADER_BYTES};
 pub use sender::{PdqConfig, PdqSender, PdqStats};
 pub use switch::{Decision, PdqSwitch, SwitchConfig, SwitchStats};

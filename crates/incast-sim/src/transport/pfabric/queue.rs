@@ -109,6 +109,7 @@ impl QueueDiscipline for PfabricQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn entry(id: u32, flow: u32, rank: u32) -> Entry {
         Entry { id: PacketId(id), flow: FlowId(flow), rank, bytes: 1500 }
@@ -171,5 +172,141 @@ mod tests {
         assert_eq!(q.evict(1500).map(|e| e.id.0), Some(1));
         assert_eq!(q.evict(41).map(|e| e.id.0), Some(0));
         assert_eq!(q.evict(2000), None, "nothing frees 2000 B at once");
+    }
+
+    /// One step of a port's life: a packet arrives (`Port::offer_pfabric`), or the port starts
+    /// serializing its next packet (`Port::next_pfabric`).
+    #[derive(Clone, Copy, Debug)]
+    enum Op {
+        Arrive { flow: u32, rank: u32, bytes: u32 },
+        Depart,
+    }
+
+    /// What a replay saw, for the properties to judge. "Waiting" lists come from a model kept
+    /// beside the queue (every arrival appended, every packet the queue gives back removed), in
+    /// arrival order, so that no check reads the queue's own bookkeeping.
+    #[derive(Debug, Default)]
+    struct Replay {
+        arrivals: usize,
+        /// Bytes waiting after each arrival and the eviction it caused, if any.
+        waiting_bytes: Vec<u64>,
+        /// Each packet that left, and what was waiting when it did.
+        departures: Vec<(Entry, Vec<Entry>)>,
+        /// Each eviction: the excess over the limit, the packet evicted, and what was waiting (the
+        /// arrival included).
+        evictions: Vec<(u64, Entry, Vec<Entry>)>,
+        /// Still waiting at the end, by the queue's count and by the model's.
+        left: usize,
+        left_in_model: usize,
+    }
+
+    /// Drives a queue of `limit` bytes through `ops` as the port does: an arrival joins, and if
+    /// the bytes waiting then exceed the limit, the excess is evicted at once.
+    fn replay(limit: u64, ops: &[Op]) -> Replay {
+        let mut q = PfabricQueue::new(limit);
+        let mut model: Vec<Entry> = Vec::new();
+        let mut r = Replay::default();
+        let take = |model: &mut Vec<Entry>, gone: Entry| {
+            let i = model.iter().position(|e| *e == gone).expect("the queue gives back only packets that wait");
+            model.remove(i);
+        };
+        for &op in ops {
+            match op {
+                Op::Arrive { flow, rank, bytes } => {
+                    let arriving = Entry { id: PacketId(r.arrivals as u32), flow: FlowId(flow), rank, bytes };
+                    r.arrivals += 1;
+                    q.push(arriving);
+                    model.push(arriving);
+                    let waiting: u64 = model.iter().map(|e| u64::from(e.bytes)).sum();
+                    if let Some(excess) = waiting.checked_sub(limit).filter(|&x| x > 0) {
+                        let victim = q.evict(excess).expect("the arrival itself makes room");
+                        r.evictions.push((excess, victim, model.clone()));
+                        take(&mut model, victim);
+                    }
+                    r.waiting_bytes.push(model.iter().map(|e| u64::from(e.bytes)).sum());
+                }
+                Op::Depart => {
+                    if let Some(gone) = q.pop() {
+                        r.departures.push((gone, model.clone()));
+                        take(&mut model, gone);
+                    } else {
+                        assert!(model.is_empty(), "an empty queue while {model:?} wait");
+                    }
+                }
+            }
+        }
+        r.left = q.len();
+        r.left_in_model = model.len();
+        r
+    }
+
+    /// Up to 300 arrivals and departures of four flows, with ranks drawn from a few values so
+    /// that ties are common, packets from 40 B probes to full frames, and limits from none to
+    /// four full frames.
+    fn ops() -> impl Strategy<Value = (u64, Vec<Op>)> {
+        let arrive = (0u32..4, prop_oneof![0u32..6, any::<u32>()], prop_oneof![Just(1500u32), Just(40), 40u32..=1500])
+            .prop_map(|(flow, rank, bytes)| Op::Arrive { flow, rank, bytes });
+        let op = prop_oneof![3 => arrive, 2 => Just(Op::Depart)];
+        (0u64..=6_000, proptest::collection::vec(op, 0..300))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// After every arrival, and the eviction it may cause, the bytes waiting are at most the
+        /// limit.
+        #[test]
+        fn random_ops_waiting_bytes_never_exceed_the_limit((limit, ops) in ops()) {
+            let r = replay(limit, &ops);
+            for (i, &bytes) in r.waiting_bytes.iter().enumerate() {
+                prop_assert!(bytes <= limit, "{} bytes wait after arrival {}, limit {}", bytes, i, limit);
+            }
+        }
+
+        /// A flow is never reordered against itself: its packets leave in the order they came.
+        #[test]
+        fn random_ops_each_flow_leaves_in_arrival_order((limit, ops) in ops()) {
+            let r = replay(limit, &ops);
+            let mut last: [Option<u32>; 4] = [None; 4];
+            for (gone, _) in &r.departures {
+                let previous = &mut last[gone.flow.0 as usize];
+                prop_assert!(previous.is_none_or(|p| p < gone.id.0), "flow {} sent packet {} after {:?}", gone.flow.0, gone.id.0, previous);
+                *previous = Some(gone.id.0);
+            }
+        }
+
+        /// The packet that leaves is the earliest waiting packet of the flow that owns the most
+        /// urgent waiting packet (the smallest rank, the earliest among equals).
+        #[test]
+        fn random_ops_departure_is_the_first_packet_of_the_most_urgent_flow((limit, ops) in ops()) {
+            let r = replay(limit, &ops);
+            for (gone, waiting) in &r.departures {
+                let urgent = waiting.iter().min_by_key(|e| (e.rank, e.id.0)).expect("something waited");
+                let first = waiting.iter().find(|e| e.flow == urgent.flow).expect("its flow waits");
+                prop_assert_eq!(gone, first, "most urgent {:?} among {:?}", urgent, waiting);
+            }
+        }
+
+        /// An eviction removes a packet at least as large as the excess, and no waiting packet
+        /// large enough to make room is less urgent than the one evicted (a larger rank, or the
+        /// same rank and a later arrival).
+        #[test]
+        fn random_ops_eviction_takes_the_least_urgent_packet_that_makes_room((limit, ops) in ops()) {
+            let r = replay(limit, &ops);
+            for (excess, victim, waiting) in &r.evictions {
+                prop_assert!(u64::from(victim.bytes) >= *excess, "evicted {:?} for an excess of {}", victim, excess);
+                for e in waiting.iter().filter(|e| u64::from(e.bytes) >= *excess) {
+                    prop_assert!((e.rank, e.id.0) <= (victim.rank, victim.id.0), "kept {:?}, less urgent than evicted {:?}", e, victim);
+                }
+            }
+        }
+
+        /// Every packet that arrived left, was dropped, or still waits.
+        #[test]
+        fn random_ops_conserve_packets((limit, ops) in ops()) {
+            let r = replay(limit, &ops);
+            prop_assert_eq!(r.left, r.left_in_model);
+            prop_assert_eq!(r.arrivals, r.departures.len() + r.evictions.len() + r.left);
+        }
     }
 }
