@@ -22,7 +22,7 @@ use crate::transport::{Arriving, Discipline, Header, Joined, Processor};
 pub(crate) struct PortView {
     /// Line rate of the port's link.
     pub(crate) rate: BitsPerSec,
-    /// Bytes queued (including the packet being serialized).
+    /// Bytes waiting (the packet being serialized has left the queue: `Port::serve`).
     pub(crate) queue_bytes: u64,
     /// Bytes this port has finished transmitting since the start.
     pub(crate) bytes_sent: u64,
