@@ -62,6 +62,47 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// Data segment `seg` of flow `flow`, with its transport `header`, about to enter its route
+    /// `route` in priority class `priority`.
+    pub(crate) fn data(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8, header: Option<&Header>) -> Packet {
+        Packet {
+            flow,
+            kind: PacketKind::Data,
+            seq: seg.seq,
+            len: seg.len,
+            wire_bytes: seg.wire_bytes() + header.map_or(0, Header::wire_bytes),
+            ts: seg.ts,
+            ect: seg.ect,
+            ce: false,
+            ece: false,
+            retransmission: seg.retransmission,
+            syn: seg.syn,
+            priority,
+            route,
+            has_header: header.is_some(),
+        }
+    }
+
+    /// ACK `ack` of flow `flow`, ECN-capable if `ect`, as `data` does.
+    pub(crate) fn ack(flow: FlowId, ack: &AckSegment, ect: bool, route: RouteCursor, priority: u8, header: Option<&Header>) -> Packet {
+        Packet {
+            flow,
+            kind: PacketKind::Ack,
+            seq: ack.ack,
+            len: 0,
+            wire_bytes: ack.wire_bytes() + header.map_or(0, Header::wire_bytes),
+            ts: ack.ts_echo,
+            ect,
+            ce: false,
+            ece: ack.ece,
+            retransmission: false,
+            syn: false,
+            priority,
+            route,
+            has_header: header.is_some(),
+        }
+    }
+
     /// The egress port the packet is at.
     pub(crate) fn current_port(&self, routes: &[PortId]) -> PortId {
         routes[(self.route.start + self.route.hop as u32) as usize]

@@ -6,7 +6,6 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
-use incast_proto::tcp::{AckSegment, DataSegment};
 use incast_proto::time::{Duration, Instant};
 
 use crate::capture::Frame;
@@ -20,7 +19,7 @@ use crate::ids::{FlowId, NodeId, PacketId, PortId};
 use crate::network::Network;
 use crate::observe::Observers;
 use crate::offer_log::Offer;
-use crate::packet::{Packet, PacketArena, PacketKind, RouteCursor};
+use crate::packet::{Packet, PacketArena, PacketKind};
 use crate::port::Admission;
 use crate::report::{RecordTally, RunEnd};
 use crate::results::{FlowRecord, RunResults};
@@ -691,7 +690,7 @@ impl Simulation {
             let route = self.net.next_forward(id, flow.forward);
             let priority = flow.plan.priority;
             flow.in_flight += 1;
-            self.inject(data_packet(id, &out.seg, route, priority, out.header.as_ref()), out.header);
+            self.inject(Packet::data(id, &out.seg, route, priority, out.header.as_ref()), out.header);
         }
     }
 
@@ -705,7 +704,7 @@ impl Simulation {
             let route = self.net.next_reverse(id, flow.reverse);
             let priority = flow.plan.priority;
             flow.in_flight += 1;
-            self.inject(ack_packet(id, &out.ack, out.ect, route, priority, out.header.as_ref()), out.header);
+            self.inject(Packet::ack(id, &out.ack, out.ect, route, priority, out.header.as_ref()), out.header);
         }
     }
 
@@ -1109,52 +1108,12 @@ fn pass_back(net: &mut Network, flows: &FlowTable, now: Instant, id: FlowId, nod
     }
 }
 
-fn data_packet(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8, header: Option<&Header>) -> Packet {
-    Packet {
-        flow,
-        kind: PacketKind::Data,
-        seq: seg.seq,
-        len: seg.len,
-        wire_bytes: seg.wire_bytes() + header.map_or(0, Header::wire_bytes),
-        ts: seg.ts,
-        ect: seg.ect,
-        ce: false,
-        ece: false,
-        retransmission: seg.retransmission,
-        syn: seg.syn,
-        priority,
-        route,
-        has_header: header.is_some(),
-    }
-}
-
-fn ack_packet(flow: FlowId, ack: &AckSegment, ect: bool, route: RouteCursor, priority: u8, header: Option<&Header>) -> Packet {
-    let has_header = header.is_some();
-    Packet {
-        flow,
-        kind: PacketKind::Ack,
-        seq: ack.ack,
-        len: 0,
-        wire_bytes: ack.wire_bytes() + header.map_or(0, Header::wire_bytes),
-        ts: ack.ts_echo,
-        ect,
-        ce: false,
-        ece: ack.ece,
-        retransmission: false,
-        syn: false,
-        priority,
-        route,
-        has_header,
-    }
-}
-
 /// Runs `scenario` to the end.
 pub fn run(scenario: &Scenario) -> Result<RunResults, Error> {
     let mut sim = Simulation::new(scenario)?;
     while !sim.step(1 << 20)? {}
     Ok(sim.finish()?)
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -24,6 +24,8 @@
 //! state machines in incast-proto. docs/adding-a-transport.md walks through adding one.
 
 mod d3;
+#[cfg(test)]
+mod harness;
 mod pdq;
 mod pfabric;
 mod registry;
