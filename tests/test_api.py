@@ -418,7 +418,8 @@ def test_every_declared_table_has_the_engine_schema() -> None:
     # The engine declares each table's columns once (_core.columns); the tables it hands over
     # and the schemas Python builds from the declaration agree, nullability included.
     scenario = burst(rounds=1)
-    scenario["output"] = {"flow_throughput_interval": "1ms", "trace_flows": [0]}
+    scenario["output"] = {"flow_throughput_interval": "1ms", "trace_flows": [0], "queue_sample_interval": "1ms",
+                          "queue_sample_hosts": [0]}
     result = incast.run(scenario)
     tables = {"flows": result.flows, "ports": result.ports, "traces": result.traces, "throughput": result.throughput}
     for name, t in tables.items():
@@ -431,8 +432,12 @@ def test_every_declared_table_has_the_engine_schema() -> None:
             if not field.nullable:
                 assert t[field.name].null_count == 0, (name, field.name)
     assert flows_schema().equals(table_schema("flows"))
+    # The queue table puts the sampled port's name before the declared columns.
+    declared = [c[0] for c in _core.columns("queues")]
+    assert result.queues.num_rows > 0 and result.queues.column_names == ["port", *declared]
+    assert declared[:3] == ["host", "time_s", "queue_bytes"] and "d3_flows" in declared
     with pytest.raises(ValueError, match="queues"):
-        _core.columns("queues")  # type: ignore[arg-type]
+        _core.columns("nodes")  # type: ignore[arg-type]
 
 
 def test_docs_list_every_declared_column() -> None:

@@ -9,7 +9,8 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypedDic
 # The summary's keys are public (RunResult.summary), so they are declared once, in the package.
 from incast.api import Summary
 
-__all__ = ["ResourceError", "ScenarioError", "Simulation", "check", "columns", "document", "read_trace", "version"]
+__all__ = ["ResourceError", "ScenarioError", "Simulation", "check", "columns", "document", "protocols", "read_trace",
+           "version"]
 
 _PathLike = Union[str, "os.PathLike[str]"]
 
@@ -99,7 +100,9 @@ def check(
     text: str, format: Literal["toml", "json"] = "toml", base_dir: Optional[_PathLike] = None
 ) -> Dict[str, Any]:
     """Parses a scenario without building it; raises ScenarioError naming the bad key. Returns
-    the sections in effect: `transport`, and `d2tcp` when a flow runs D2TCP."""
+    the sections in effect: `transport`, each protocol section its flows read (`d2tcp`, `tcppr`,
+    `d3`, `pfabric`, `pdq`), `topology`, Poisson `arrivals`, and `check`, the blocks `incast
+    check` prints as [heading, keys or None]."""
 
 def columns(table: _Table) -> List[Tuple[str, _ColumnType, bool, str]]:
     """The columns the engine declares for a results table, in order, each as (name, type,
@@ -108,6 +111,18 @@ def columns(table: _Table) -> List[Tuple[str, _ColumnType, bool, str]]:
 def document(text: str, format: Literal["toml", "json"] = "toml") -> Any:
     """The engine's parse of a scenario document, before any schema check, as plain Python objects
     (a dict for a table; TOML datetimes as their text); raises ScenarioError on a syntax error."""
+
+class _ProtocolDict(TypedDict):
+    name: str
+    names: List[str]
+    label: str
+    transport: str
+    sections: List[str]
+
+def protocols() -> List[_ProtocolDict]:
+    """The protocols incast runs, in the registry's order, each with its name, every name a
+    scenario accepts, its label, the transport that runs it and the sections that transport
+    reads."""
 
 def read_trace(written: str, base_dir: Optional[_PathLike] = None, max_bytes: Optional[int] = None) -> bytes:
     """The bytes of a trace file by the engine's rules (inside the directory, a regular file, at

@@ -20,7 +20,6 @@ from typing import (
     List,
     Optional,
     Sequence,
-    Tuple,
     TypedDict,
     Union,
 )
@@ -389,7 +388,6 @@ def _interrupt_between_chunks() -> Iterator[Callable[[], bool]]:
 
 
 def _result(raw: _core._ResultsDict) -> RunResult:
-    import pyarrow as pa
 
     return RunResult(
         flows=_declared_table(raw["flows"], flows_schema()),

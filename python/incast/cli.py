@@ -371,23 +371,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
     except OSError as e:
         raise _read_scenario_error(args.scenario, e) from None
     print(f"{args.scenario}: ok")
-    transport = sections["transport"]
-    if "pfabric" in sections:
-        # Every flow runs pFabric (scenarios cannot mix it), whose hosts use no TCP key.
-        print('[transport] protocol = "pfabric": pFabric\'s hosts use none of [transport]\'s other keys')
-        _print_section("[pfabric] in effect (pFabric's defaults with the file's keys; its hosts send 1460 B "
-                       "segments, SACK, an ACK per packet, no handshake):", sections["pfabric"])
-    else:
-        _print_section(f"[transport] in effect (stack \"{transport['stack']}\" with the file's keys):", transport)
-    if "d2tcp" in sections:
-        _print_section("[d2tcp] in effect (the defaults with the file's keys; g and initial_alpha follow "
-                       "[transport]'s DCTCP keys unless set):", sections["d2tcp"])
-    if "pdq" in sections:
-        _print_section("[pdq] in effect (PDQ's defaults with the file's keys; its hosts use [transport]'s segments "
-                       "and timers without SACK, and every port schedules the flows):", sections["pdq"])
-    if "d3" in sections:
-        _print_section(f"[d3] in effect (variant \"{sections['d3']['variant']}\" with the file's keys; \"paper\" "
-                       "is D3 as printed):", sections["d3"])
+    # The engine lists the sections in effect under their headings: [transport] (or what a
+    # transport whose hosts read none of it says instead), then each protocol's own section.
+    for heading, values in sections["check"]:
+        if values is None:
+            print(heading)
+        else:
+            _print_section(heading, values)
     if "topology" in sections:
         print(topology_line(sections["topology"]))
     for name, a in sections.get("arrivals", {}).items():

@@ -111,10 +111,12 @@ def read_scenario_text(path: Path) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def check_sections(source: Source) -> Dict[str, Dict[str, Any]]:
+def check_sections(source: Source) -> Dict[str, Any]:
     """Checks a scenario in the engine without building it, and returns the sections it runs
-    with, in effect: `transport` (its stack's defaults with its keys applied) and, when a flow
-    runs D2TCP, `d2tcp`. Raises `ScenarioError` naming the bad key."""
+    with, in effect: `transport` (its stack's defaults with its keys applied), each protocol
+    section its flows read (`d2tcp`, `tcppr`, `d3`, `pfabric`, `pdq`), `topology`, Poisson
+    `arrivals`, and `check`, what `incast check` prints: a list of [heading, keys or None].
+    Raises `ScenarioError` naming the bad key."""
     try:
         return dict(_core.check(source.text, source.format, source.base_dir))
     except ScenarioError as e:
@@ -136,7 +138,7 @@ def load_scenario(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
     return load_checked(path)[0]
 
 
-def load_checked(path: Union[str, "os.PathLike[str]"]) -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]]]:
+def load_checked(path: Union[str, "os.PathLike[str]"]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
     """`load_scenario`'s tree, and the sections in effect from the same check (`check_sections`)."""
     path = Path(path)
     text = read_scenario_text(path)

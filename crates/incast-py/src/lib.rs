@@ -592,6 +592,25 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
     Ok(d)
 }
 
+/// The protocols incast runs, in the registry's order (`incast_scenario::for_each_transport!`):
+/// each a dict of `name` (as scenario files and result tables write it), `names` (every name a
+/// file accepts), `label` (as figures write it), `transport` (the engine's transport that runs
+/// it) and `sections` (the file's tables that transport reads). Python's protocol names and
+/// labels come from here (`incast.protocols`).
+#[pyfunction]
+fn protocols(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let rows = scenario::Protocol::ALL.iter().map(|&p| {
+        let d = PyDict::new(py);
+        d.set_item("name", p.name())?;
+        d.set_item("names", p.names())?;
+        d.set_item("label", p.label())?;
+        d.set_item("transport", p.transport())?;
+        d.set_item("sections", p.transport_sections())?;
+        Ok(d)
+    });
+    PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?)
+}
+
 /// The native module behind the `incast` package.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -601,6 +620,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(document, m)?)?;
+    m.add_function(wrap_pyfunction!(protocols, m)?)?;
     m.add_function(wrap_pyfunction!(read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())

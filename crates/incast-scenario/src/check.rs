@@ -188,3 +188,22 @@ pub(crate) fn check_flow(
         _ => Ok(()),
     }
 }
+
+/// A DCTCP-family estimation gain g: finite and in (0, 1] (DCTCP Section 3.1, equation 1).
+pub(crate) fn estimation_gain(path: &str, g: f64) -> Result<f64> {
+    let g = finite(path, g)?;
+    if !(g > 0.0 && g <= 1.0) {
+        return Err(err(path, format!("must be in (0, 1] (found {g})")));
+    }
+    Ok(g)
+}
+
+/// A DCTCP-family alpha for a new flow: finite and in [0, 1], since alpha estimates a fraction of
+/// marked bytes.
+pub(crate) fn initial_alpha(path: &str, alpha: f64) -> Result<f64> {
+    let alpha = finite(path, alpha)?;
+    if !(0.0..=1.0).contains(&alpha) {
+        return Err(err(path, format!("must be in [0, 1] (found {alpha})")));
+    }
+    Ok(alpha)
+}

@@ -1,60 +1,45 @@
-//! The effective transport settings of a loaded scenario, keyed as the file writes them: the
-//! stack's defaults with the file's keys applied, so a user sees what a run used (`incast
-//! check`, `summary.json`) without reading the stack tables; and `incast check`'s sections in
-//! effect, `[transport]` and, for a scenario with D2TCP flows, `[d2tcp]`, with D3 or RCPdc
-//! flows, `[d3]` (its variant's values with the file's keys applied), with pFabric flows,
-//! `[pfabric]`, with PDQ flows, `[pdq]`.
+//! The effective settings of a loaded scenario, keyed as the file writes them: the stack's
+//! defaults with the file's keys applied, so a user sees what a run used (`incast check`,
+//! `summary.json`) without reading the stack tables; and `incast check`'s sections in effect:
+//! `[transport]`, and the protocols' own sections their flows read (`protocols`), each under
+//! the heading `incast check` prints.
 
-use incast_proto::cc::D2tcpConfig;
 use incast_proto::tcp::TcpConfig;
 use incast_proto::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::file::Named;
-use super::{D3Spec, Protocol, Scenario, TopologySpec, TransportSpec, WorkloadSpec};
+use super::{Scenario, TopologySpec, TransportSpec, WorkloadSpec};
 
 /// The sections of `scenario` in effect, as `incast check` shows them: `transport`
-/// ([`effective_transport`]) always, `d2tcp` ([`effective_d2tcp`]) when any flow runs D2TCP and
-/// `d3` ([`effective_d3`]) when any runs D3 or RCPdc (each section is ignored otherwise).
+/// ([`effective_transport`]) always, and each protocol's section its flows read (`d2tcp`,
+/// `tcppr`, `d3`, `pdq`, `pfabric`; a section no flow reads is ignored), then `topology` and
+/// Poisson `arrivals`. `check` lists what `incast check` prints, in order: each block as
+/// `[heading, keys]`, the keys `null` where the heading says it all.
 pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
+    let in_use = scenario.protocols_in_use();
     let mut m = Map::new();
-    m.insert("transport".to_string(), Value::Object(effective_transport(&scenario.transport)));
-    let runs = |wanted: fn(Protocol) -> bool| {
-        wanted(scenario.transport.protocol) || scenario.workloads.iter().any(|w| w.protocols().any(wanted))
-    };
-    if runs(|p| p == Protocol::D2tcp) {
-        m.insert("d2tcp".to_string(), Value::Object(effective_d2tcp(&scenario.transport.d2tcp)));
+    let transport = effective_transport(&scenario.transport);
+    let mut check = Vec::new();
+    // A scenario whose every flow runs a transport that reads no `[transport]` key says so.
+    match in_use.iter().map(|p| p.rules()).find(|r| !r.reads_transport) {
+        Some(rules) if in_use.iter().all(|p| !p.rules().reads_transport) => check.push(json!([rules.instead_of_transport, null])),
+        _ => check.push(json!([
+            format!("[transport] in effect (stack \"{}\" with the file's keys):", scenario.transport.stack.name()),
+            transport.clone()
+        ])),
     }
-    if runs(Protocol::is_explicit_rate) {
-        m.insert("d3".to_string(), Value::Object(effective_d3(&scenario.transport.d3)));
-    }
-    if scenario.runs_pfabric() {
-        let p = &scenario.transport.pfabric;
-        let pfabric = json!({
-            "buffer": format!("{}B", p.buffer_bytes),
-            "initial_window": p.initial_window_segments,
-            "max_window": p.max_window_segments,
-            "rto": time(p.rto),
-            "probe_after": p.probe_after,
-        });
-        m.insert("pfabric".to_string(), pfabric);
-    }
-    if scenario.runs_pdq() {
-        let p = &scenario.transport.pdq;
-        let pdq = json!({
-            "early_termination": p.early_termination,
-            "early_start": p.early_start_rtts,
-            "probe_spacing": p.probe_spacing,
-            "dampening": time(p.dampening),
-            "flow_list": p.flow_list,
-        });
-        m.insert("pdq".to_string(), pdq);
+    m.insert("transport".to_string(), Value::Object(transport));
+    for (name, heading, keys) in scenario.sections.describe(&in_use) {
+        check.push(json!([heading, keys]));
+        m.insert(name.to_string(), Value::Object(keys));
     }
     m.insert("topology".to_string(), topology_summary(&scenario.topology));
     let arrivals = poisson_arrivals(scenario);
     if !arrivals.is_empty() {
         m.insert("arrivals".to_string(), Value::Object(arrivals));
     }
+    m.insert("check".to_string(), Value::Array(check));
     m
 }
 
@@ -114,51 +99,6 @@ pub(crate) fn poisson_arrivals(scenario: &Scenario) -> Map<String, Value> {
     m
 }
 
-/// Every `[d2tcp]` key with the value in effect (`g` and `initial_alpha` follow `[transport]`'s
-/// DCTCP keys unless the section sets its own), in file syntax.
-pub fn effective_d2tcp(c: &D2tcpConfig) -> Map<String, Value> {
-    let mut m = Map::new();
-    let mut put = |key: &str, value: Value| {
-        m.insert(key.to_string(), value);
-    };
-    put("g", json!(c.g));
-    put("initial_alpha", json!(c.initial_alpha));
-    put("d_cap", json!(c.d_cap));
-    put("past_deadline", json!(c.past_deadline.name()));
-    put("nothing_left", json!(c.nothing_left.name()));
-    put("remaining", json!(c.remaining.name()));
-    put("tc_units", json!(c.tc_units.name()));
-    put("clamp", json!(c.clamp.name()));
-    m
-}
-
-/// Every `[d3]` key with the value in effect (`base_rate` in bits per second, as `"…bps"`), in
-/// file syntax.
-pub fn effective_d3(d: &D3Spec) -> Map<String, Value> {
-    let mut m = Map::new();
-    let mut put = |key: &str, value: Value| {
-        m.insert(key.to_string(), value);
-    };
-    put("variant", json!(d.variant.name()));
-    put("quench", json!(d.quench));
-    put("quantize", json!(d.quantize));
-    put("base_rate", json!(format!("{}bps", d.base_rate_bytes_per_sec.saturating_mul(8))));
-    put("base_grant", json!(d.base_grant.name()));
-    put("pacing", json!(d.pacing.name()));
-    put("control_interval", json!(time(d.control_interval)));
-    put("alpha", json!(d.alpha));
-    put("beta", json!(d.beta));
-    put("new_flow_pause", json!(d.new_flow_pause));
-    put("controller", json!(d.controller.name()));
-    put("capacity_min", json!(d.capacity_min));
-    put("capacity_max", json!(d.capacity_max));
-    put("time_slices", json!(d.time_slices));
-    put("carry_remainder", json!(d.carry_remainder));
-    put("reclaim_dropped", json!(d.reclaim_dropped));
-    put("pace_requests", json!(d.pace_requests));
-    m
-}
-
 /// Every `[transport]` key of `spec` with the value in effect, in file syntax (times as unit
 /// strings, names as the file accepts them, `false` for delayed ACKs that are off).
 pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
@@ -211,7 +151,7 @@ pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
 }
 
 /// A duration in the largest unit that writes it exactly (`"10ms"`, `"1500us"`, `"7ps"`).
-fn time(d: Duration) -> String {
+pub(crate) fn time(d: Duration) -> String {
     let ps = d.as_ps();
     for (unit, scale) in [("s", 1_000_000_000_000u64), ("ms", 1_000_000_000), ("us", 1_000_000), ("ns", 1_000)] {
         if ps != 0 && ps.is_multiple_of(scale) {
@@ -260,7 +200,9 @@ mod tests {
         let burst = "[[workload]]\nkind = \"flow-burst\"\nsenders = 1\n";
         let s = parse_toml(&format!("{star}{burst}"), None, &PORTS).unwrap();
         let m = effective_sections(&s);
-        assert_eq!(m.keys().collect::<Vec<_>>(), ["transport", "topology"]);
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["transport", "topology", "check"]);
+        assert_eq!(m["check"][0][0], json!("[transport] in effect (stack \"linux\" with the file's keys):"));
+        assert_eq!(m["check"].as_array().map(Vec::len), Some(1));
         assert_eq!(
             m["topology"],
             json!({"kind": "star", "hosts": 3, "link_rates_bps": [["every link", 1_000_000_000]], "oversubscription": null})
@@ -274,6 +216,19 @@ mod tests {
             json!({"g": 0.125, "initial_alpha": 1.0, "d_cap": 2.0, "past_deadline": "one", "nothing_left": "min",
                    "remaining": "unacked", "tc_units": "seconds", "clamp": "upper"})
         );
+        // `incast check` prints [transport], then the section under its heading.
+        assert_eq!(m["check"][1], json!([
+            "[d2tcp] in effect (the defaults with the file's keys; g and initial_alpha follow [transport]'s DCTCP keys unless set):",
+            m["d2tcp"]
+        ]));
+    }
+
+    #[test]
+    fn effective_sections_of_a_transport_that_reads_no_transport_key_say_so() {
+        let s = parse_toml("[topology]\nkind = \"star\"\nhosts = 3\n[transport]\nprotocol = \"pfabric\"\n[[workload]]\nkind = \"flow-burst\"\n", None, &PORTS).unwrap();
+        let m = effective_sections(&s);
+        assert_eq!(m["check"][0], json!(["[transport] protocol = \"pfabric\": pFabric's hosts use none of [transport]'s other keys", null]));
+        assert_eq!(m["check"][1][1]["initial_window"], json!(12));
     }
 
     #[test]

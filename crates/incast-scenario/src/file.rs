@@ -14,40 +14,46 @@ use std::marker::PhantomData;
 use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
-use incast_proto::cc::{Clamp, FixedD, RemainingBytes, TcUnits};
-use incast_proto::d3::{BaseGrant, Controller, Pacing};
 use incast_proto::tcp::{DctcpLossCut, EcnReduction, LossBasis, Stack, SubSegmentWindow, WindowGrowth};
 
-use super::spec::{Connections, D3Variant, DeadlineVariance, HostNic, LoadBalancing, Protocol, TrafficPattern};
+use super::spec::{Connections, DeadlineVariance, HostNic, LoadBalancing, Protocol, TrafficPattern};
 use super::{named_sizes, units};
 
-/// The whole document.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawScenario {
-    pub(crate) seed: Option<u64>,
-    pub(crate) topology: RawTopology,
-    #[serde(default)]
-    pub(crate) switch: RawSwitch,
-    #[serde(default)]
-    pub(crate) transport: RawTransport,
-    #[serde(default)]
-    pub(crate) d2tcp: RawD2tcp,
-    #[serde(default)]
-    pub(crate) d3: RawD3,
-    #[serde(default)]
-    pub(crate) tcppr: RawTcpPr,
-    /// `None` when the file has no `[pfabric]` (which is an error unless flows run pFabric).
-    pub(crate) pfabric: Option<RawPfabric>,
-    /// `None` when the file has no `[pdq]` (which is an error unless flows run PDQ).
-    pub(crate) pdq: Option<RawPdq>,
-    #[serde(default)]
-    pub(crate) workload: Vec<RawWorkload>,
-    #[serde(default)]
-    pub(crate) run: RawRun,
-    #[serde(default)]
-    pub(crate) output: RawOutput,
+/// Defines [`RawScenario`] with one field per section of the registry's transports.
+macro_rules! raw_scenario {
+    ($($module:ident: $family:ident [$($section:ident)*] { $($protocols:tt)* })+) => {
+        /// The whole document.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub(crate) struct RawScenario {
+            pub(crate) seed: Option<u64>,
+            pub(crate) topology: RawTopology,
+            #[serde(default)]
+            pub(crate) switch: RawSwitch,
+            #[serde(default)]
+            pub(crate) transport: RawTransport,
+            $($(
+                #[doc = concat!("`[", stringify!($section), "]`, `None` when the file has none.")]
+                pub(crate) $section: Option<crate::protocols::$section::Raw>,
+            )*)+
+            #[serde(default)]
+            pub(crate) workload: Vec<RawWorkload>,
+            #[serde(default)]
+            pub(crate) run: RawRun,
+            #[serde(default)]
+            pub(crate) output: RawOutput,
+        }
+
+        impl RawScenario {
+            /// The protocols' sections, taken out of the document.
+            pub(crate) fn take_sections(&mut self) -> crate::protocols::RawSections {
+                crate::protocols::RawSections { $($($section: self.$section.take(),)*)+ }
+            }
+        }
+    };
 }
+
+crate::for_each_transport!(raw_scenario);
 
 /// `[topology]`.
 #[derive(Deserialize)]
@@ -122,73 +128,6 @@ pub(crate) struct RawTransport {
     pub(crate) dctcp_initial_alpha: Option<f64>,
     pub(crate) handshake: Option<bool>,
     pub(crate) restart_after_idle: Option<bool>,
-}
-
-/// `[d2tcp]`: D2TCP's gain, cap on d and the choices the paper leaves open.
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawD2tcp {
-    pub(crate) g: Option<f64>,
-    pub(crate) initial_alpha: Option<f64>,
-    pub(crate) d_cap: Option<f64>,
-    pub(crate) past_deadline: Option<Name<FixedD>>,
-    pub(crate) nothing_left: Option<Name<FixedD>>,
-    pub(crate) remaining: Option<Name<RemainingBytes>>,
-    pub(crate) tc_units: Option<Name<TcUnits>>,
-    pub(crate) clamp: Option<Name<Clamp>>,
-}
-
-/// `[d3]`: D3 and RCPdc hosts and routers.
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawD3 {
-    pub(crate) variant: Option<Name<D3Variant>>,
-    pub(crate) quench: Option<bool>,
-    pub(crate) quantize: Option<bool>,
-    pub(crate) base_rate: Option<Rate>,
-    pub(crate) base_grant: Option<Name<BaseGrant>>,
-    pub(crate) pacing: Option<Name<Pacing>>,
-    pub(crate) control_interval: Option<Time>,
-    pub(crate) alpha: Option<f64>,
-    pub(crate) beta: Option<f64>,
-    pub(crate) new_flow_pause: Option<bool>,
-    pub(crate) controller: Option<Name<Controller>>,
-    pub(crate) capacity_min: Option<f64>,
-    pub(crate) capacity_max: Option<f64>,
-    pub(crate) time_slices: Option<bool>,
-    pub(crate) carry_remainder: Option<bool>,
-    pub(crate) reclaim_dropped: Option<bool>,
-    pub(crate) pace_requests: Option<bool>,
-}
-
-/// `[pfabric]`: pFabric's ports and hosts.
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawPfabric {
-    pub(crate) buffer: Option<Size>,
-    pub(crate) initial_window: Option<u64>,
-    pub(crate) max_window: Option<u64>,
-    pub(crate) rto: Option<Time>,
-    pub(crate) probe_after: Option<u64>,
-}
-
-/// `[pdq]`: PDQ's ports and hosts.
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawPdq {
-    pub(crate) early_termination: Option<bool>,
-    pub(crate) early_start: Option<u64>,
-    pub(crate) probe_spacing: Option<f64>,
-    pub(crate) dampening: Option<Time>,
-    pub(crate) flow_list: Option<u64>,
-}
-
-/// `[tcppr]`: TCPpr's deadline classes.
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawTcpPr {
-    pub(crate) thresholds: Option<Vec<Time>>,
-    pub(crate) background_lowest: Option<bool>,
 }
 
 /// One `[[workload]]`: the union of every kind's keys; `validate` rejects keys of other kinds.
@@ -437,52 +376,6 @@ impl Named for SubSegmentWindow {
 impl Named for WindowGrowth {
     const WHAT: &'static str = "window growth";
     const NAMES: &'static [(&'static str, Self)] = &[("bytes", WindowGrowth::Bytes), ("per-ack", WindowGrowth::PerAck)];
-}
-
-impl Named for Pacing {
-    const WHAT: &'static str = "pacing";
-    const NAMES: &'static [(&'static str, Self)] = &[("burst", Pacing::Burst), ("rate", Pacing::Rate)];
-}
-
-impl Named for D3Variant {
-    const WHAT: &'static str = "D3 variant";
-    const NAMES: &'static [(&'static str, Self)] = &[("paper", D3Variant::Paper), ("repaired", D3Variant::Repaired)];
-}
-
-impl Named for Controller {
-    const WHAT: &'static str = "capacity controller";
-    const NAMES: &'static [(&'static str, Self)] =
-        &[("printed", Controller::Printed), ("link", Controller::Link), ("fixed", Controller::Fixed)];
-}
-
-impl Named for BaseGrant {
-    const WHAT: &'static str = "base grant";
-    const NAMES: &'static [(&'static str, Self)] =
-        &[("header-only", BaseGrant::HeaderOnly), ("one-segment", BaseGrant::OneSegment)];
-}
-
-impl Named for FixedD {
-    const WHAT: &'static str = "fixed d";
-    const NAMES: &'static [(&'static str, Self)] = &[("one", FixedD::One), ("max", FixedD::Max), ("min", FixedD::Min)];
-}
-
-impl Named for TcUnits {
-    const WHAT: &'static str = "Tc unit";
-    const NAMES: &'static [(&'static str, Self)] =
-        &[("seconds", TcUnits::Seconds), ("round-trips", TcUnits::RoundTrips)];
-}
-
-impl Named for Clamp {
-    const WHAT: &'static str = "clamp";
-    const NAMES: &'static [(&'static str, Self)] = &[("both", Clamp::Both), ("upper", Clamp::Upper)];
-}
-
-impl Named for RemainingBytes {
-    const WHAT: &'static str = "remaining-bytes measure";
-    const NAMES: &'static [(&'static str, Self)] = &[
-        ("unacked", RemainingBytes::Unacked),
-        ("unsent", RemainingBytes::Unsent),
-    ];
 }
 
 impl Named for TopologyKind {
@@ -835,7 +728,7 @@ mod tests {
         let err = parse_name::<Protocol>("cubic").unwrap_err();
         assert_eq!(
             err,
-            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"tcppr\", \"d3\", \"rcpdc\", \"pdq\", \"pfabric\""
+            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"tcppr\", \"d3\", \"rcpdc\", \"pfabric\", \"pdq\""
         );
     }
 

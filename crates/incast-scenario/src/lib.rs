@@ -40,7 +40,9 @@ mod tests;
 
 use std::path::Path;
 
-pub use describe::{effective_d2tcp, effective_d3, effective_sections, effective_transport};
+pub use describe::{effective_sections, effective_transport};
+pub use protocols::d2tcp::effective_d2tcp;
+pub use protocols::d3::effective_d3;
 pub use error::{fmt_keyed, ScenarioError};
 pub use output::PortNames;
 pub use trace::read_file as read_trace_file;

@@ -140,12 +140,15 @@ pub(crate) fn workload(
             .map(|a| apps[a].protocol.or(options.protocol).unwrap_or(context.protocol))
             .find(|p| !p.keeps_connections())
         {
+            let keeps: Vec<&str> = Protocol::ALL.iter().filter(|p| p.keeps_connections()).map(|p| p.name()).collect();
+            let not: Vec<&str> = Protocol::ALL.iter().filter(|p| !p.keeps_connections()).map(|p| p.label()).collect();
             return Err(err(
                 at("connections"),
                 format!(
-                    "\"persistent\" needs a TCP-family protocol (tcp, dctcp, d2tcp, tcppr, pfabric), but \
-                     messages would use {}: D3, RCPdc and PDQ open a connection per flow",
-                    protocol.name()
+                    "\"persistent\" needs a TCP-family protocol ({}), but messages would use {}: {} open a connection per flow",
+                    keeps.join(", "),
+                    protocol.name(),
+                    super::protocols::prose(&not, "and")
                 ),
             ));
         }

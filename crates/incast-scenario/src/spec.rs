@@ -2,12 +2,14 @@
 //! in engine units and checked (host indices exist, sizes positive, ...); the file format and its
 //! error messages live in `scenario::file`.
 
-use incast_proto::cc::D2tcpConfig;
-use incast_proto::d3::{BaseGrant, Controller, Pacing};
 use incast_proto::tcp::{Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
-pub use crate::protocols::Protocol;
+pub use crate::protocols::d3::{D3Spec, D3Variant, CAPACITY_MAX, CAPACITY_MIN};
+pub use crate::protocols::pdq::PdqSpec;
+pub use crate::protocols::pfabric::{PfabricSpec, PFABRIC_DEFAULT_BUFFER_BYTES};
+pub use crate::protocols::tcppr::TcpPrSpec;
+pub use crate::protocols::{Protocol, ProtocolSections};
 
 /// A host, numbered 0..hosts in the order the topology builder documents.
 pub type HostIndex = u32;
@@ -23,6 +25,8 @@ pub struct Scenario {
     pub switch: SwitchSpec,
     /// Default transport of every flow (a workload may override the protocol).
     pub transport: TransportSpec,
+    /// The protocols' own sections (`[d3]`, `[pdq]`, ...), defaults where the file has none.
+    pub sections: ProtocolSections,
     /// Traffic sources; their flows are merged.
     pub workloads: Vec<WorkloadSpec>,
     /// When the run stops.
@@ -317,146 +321,30 @@ pub enum HostNic {
     LikeSwitch,
 }
 
-impl Protocol {
-    /// Whether the protocol needs D3 routers at the switch ports.
-    pub fn is_explicit_rate(self) -> bool {
-        matches!(self, Protocol::D3 | Protocol::Rcpdc)
-    }
-
-    /// Whether a connection of the protocol can carry one message after another (persistent
-    /// connections): the TCP sender's families can; D3, RCPdc and PDQ open a connection per flow,
-    /// since their senders ask the network for each flow's rate.
-    pub fn keeps_connections(self) -> bool {
-        !matches!(self, Protocol::D3 | Protocol::Rcpdc | Protocol::Pdq)
-    }
-
-    /// Bytes the protocol's own header adds to a full data packet: D3's congestion header, PDQ's
-    /// scheduling header.
-    pub fn extension_header_bytes(self) -> u32 {
-        match self {
-            Protocol::D3 | Protocol::Rcpdc => incast_proto::d3::D3_HEADER_BYTES,
-            Protocol::Pdq => incast_proto::pdq::PDQ_HEADER_BYTES,
-            _ => 0,
-        }
-    }
-}
-
 impl Scenario {
-    /// Whether the scenario's flows run pFabric (validation lets them all or none), so that its
-    /// ports are pFabric's.
-    pub fn runs_pfabric(&self) -> bool {
-        self.runs(Protocol::Pfabric)
-    }
-
-    /// Whether the scenario's flows run PDQ (validation lets them all or none), so that its
-    /// ports schedule PDQ flows.
-    pub fn runs_pdq(&self) -> bool {
-        self.runs(Protocol::Pdq)
+    /// The protocols the scenario's flows run, in the registry's order (`Protocol::ALL`); the
+    /// default protocol counts only if some workload's flows take it.
+    pub fn protocols_in_use(&self) -> Vec<Protocol> {
+        protocols_in_use(&self.workloads, self.transport.protocol)
     }
 
     /// Whether any flow runs `protocol`.
-    fn runs(&self, protocol: Protocol) -> bool {
+    pub fn runs(&self, protocol: Protocol) -> bool {
         self.workloads.iter().any(|w| w.flow_protocols(self.transport.protocol).contains(&protocol))
     }
 }
 
-/// Which D3 the `[d3]` keys start from: the paper's, or the paper's with incast's repairs. Every
-/// key of the table overrides the variant's value for it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum D3Variant {
-    /// D3 as its paper prints it: the Section 4.4 controller as printed, each grant truncated on
-    /// its own, no time slices, grants of dropped requests not taken back, requests once per RTT.
-    Paper,
-    /// The paper's D3 with incast's repairs (docs/scenario.md, `[d3]`): time slices, the carried
-    /// remainder, reclaimed grants of dropped requests, requests paced to the base rate.
-    Repaired,
+/// The protocols the flows of `workloads` run, `default` for those that name none, in the
+/// registry's order.
+pub(crate) fn protocols_in_use(workloads: &[WorkloadSpec], default: Protocol) -> Vec<Protocol> {
+    let mut in_use: Vec<Protocol> = workloads.iter().flat_map(|w| w.flow_protocols(default)).collect();
+    in_use.sort_unstable();
+    in_use.dedup();
+    in_use
 }
 
-/// Parameters of D3 and RCPdc, hosts and routers (D3 Sections 4.4, 4.5, 5 and 6.1.3).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct D3Spec {
-    /// The variant the other values started from (they already include it).
-    pub variant: D3Variant,
-    /// Terminate flows whose desired rate exceeds the uplink or whose deadline has passed
-    /// (Section 6.1.3).
-    pub quench: bool,
-    /// Round rates as the 8-bit header fields carry them (Section 5); `false` keeps exact rates.
-    pub quantize: bool,
-    /// The rate routers count for a flow at the base-rate grant, in bytes per second: one
-    /// header-only packet per RTT (Section 4.2), or one full packet with `BaseGrant::OneSegment`.
-    pub base_rate_bytes_per_sec: u64,
-    /// What a flow at the base-rate grant sends each RTT: only its request (D3), or one segment
-    /// (the D2TCP paper's D3).
-    pub base_grant: BaseGrant,
-    /// How a host spends an interval's allocation: at once (D3's stack) or paced at the rate.
-    pub pacing: Pacing,
-    /// Capacity control interval T (Section 4.4, footnote 4: 800 us).
-    pub control_interval: Duration,
-    /// Capacity control gain on spare bandwidth (footnote 4: 0.1).
-    pub alpha: f64,
-    /// Capacity control gain on the queue (footnote 4: 1).
-    pub beta: f64,
-    /// New flows get the base rate as their fair-share part for one RTT (Section 4.5).
-    pub new_flow_pause: bool,
-    /// The form of the capacity controller (Section 4.4 as printed, RCP's link form, or fixed).
-    pub controller: Controller,
-    /// Lowest capacity C, as a multiple of the port's link rate (the paper gives none).
-    pub capacity_min: f64,
-    /// Highest capacity C, as a multiple of the port's link rate (the paper gives none).
-    pub capacity_max: f64,
-    /// Time-slice spare capacity when fair shares are below one unit of the field (incast's).
-    pub time_slices: bool,
-    /// Carry what truncation to the field cuts off into the next grant (incast's).
-    pub carry_remainder: bool,
-    /// Take back the grant of a request the port then drops (incast's).
-    pub reclaim_dropped: bool,
-    /// Pace requests to the base rate (incast's).
-    pub pace_requests: bool,
-}
-
-impl D3Spec {
-    /// The values of `variant`, from the paper (footnote 4's gains, Sections 4.2 and 4.5's base
-    /// rate and pause) with or without incast's repairs.
-    pub fn of(variant: D3Variant) -> Self {
-        use incast_proto::d3;
-        let repaired = variant == D3Variant::Repaired;
-        D3Spec {
-            variant,
-            quench: false,
-            quantize: true,
-            base_rate_bytes_per_sec: d3::base_rate(d3::HEADER_ONLY_PACKET_BYTES, d3::TYPICAL_RTT),
-            base_grant: BaseGrant::HeaderOnly,
-            pacing: Pacing::Burst,
-            control_interval: d3::CONTROL_INTERVAL,
-            alpha: d3::ALPHA,
-            beta: d3::BETA,
-            new_flow_pause: true,
-            controller: Controller::Printed,
-            capacity_min: CAPACITY_MIN,
-            capacity_max: CAPACITY_MAX,
-            time_slices: repaired,
-            carry_remainder: repaired,
-            reclaim_dropped: repaired,
-            pace_requests: repaired,
-        }
-    }
-}
-
-/// The default lowest C, the link (incast-proto's `RouterConfig::for_link` says why).
-pub const CAPACITY_MIN: f64 = 1.0;
-/// The default highest C, twice the link (incast-proto's `RouterConfig::for_link` says why).
-pub const CAPACITY_MAX: f64 = 2.0;
-
-impl Default for D3Spec {
-    /// The paper's D3: no quenching, 8-bit rates, base rate one 62 B header-only packet per
-    /// 300 us, T = 800 us, alpha = 0.1, beta = 1, new flows paused one RTT, the controller as
-    /// printed, none of incast's repairs.
-    fn default() -> Self {
-        D3Spec::of(D3Variant::Paper)
-    }
-}
-
-/// Transport configuration.
+/// `[transport]`: the protocol of flows that name none, and the TCP every window-based
+/// transport's hosts run (D3 and PDQ repair losses with it too).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TransportSpec {
     /// Protocol of flows whose workload does not name one.
@@ -469,114 +357,20 @@ pub struct TransportSpec {
     pub dctcp_g: f64,
     /// DCTCP's alpha for a new flow (1 as in Linux; the papers do not say).
     pub dctcp_initial_alpha: f64,
-    /// D2TCP parameters (its own g, the cap on d and the two choices the paper leaves open).
-    pub d2tcp: D2tcpConfig,
-    /// D3 and RCPdc parameters.
-    pub d3: D3Spec,
-    /// TCPpr's mapping from deadlines to priority classes.
-    pub tcppr: TcpPrSpec,
-    /// pFabric's ports and hosts.
-    pub pfabric: PfabricSpec,
-    /// PDQ's ports and hosts.
-    pub pdq: PdqSpec,
 }
 
-/// PDQ's settings (`[pdq]`). The paper's constants as its one public implementation
-/// (SymbioticLab/Aequitas, `ext/pdq_queue.cpp`) cites them: Early Start for flows within K = 2
-/// RTTs of finishing, Suppressed Probing with X = 0.2; that code's 10 us dampening (the paper
-/// prints no value) and its list of 2 x 100 flows (the paper's list is 2κ, κ the flows sending).
-/// docs/pdq.md gives each rule's source.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PdqSpec {
-    /// Early Termination: a flow with a deadline gives up when it cannot meet it.
-    pub early_termination: bool,
-    /// K of Early Start, in RTTs.
-    pub early_start_rtts: u32,
-    /// X of Suppressed Probing, in RTTs per place in a port's list.
-    pub probe_spacing: f64,
-    /// After accepting a paused flow, a port accepts no other paused flow for this long.
-    pub dampening: Duration,
-    /// The most flows a port's list holds.
-    pub flow_list: u32,
-}
-
-impl Default for PdqSpec {
+impl Default for TransportSpec {
+    /// What a file without `[transport]` gets: TCP on the `linux` stack, DCTCP's g = 1/16 and
+    /// the stack's initial alpha.
     fn default() -> Self {
-        PdqSpec { early_termination: true, early_start_rtts: 2, probe_spacing: 0.2, dampening: Duration::from_us(10), flow_list: 200 }
-    }
-}
-
-/// pFabric's settings (`[pfabric]`). The defaults are pFabric's own for its 10 Gbps
-/// leaf-spine, as the YAPS simulator (NetSys/simulator, `py/run_experiments.py`,
-/// `conf_str_pfabric`) configures them: 36 KiB ports (about two bandwidth-delay products), an
-/// initial window of 12 segments (one BDP) capped at 15, and a fixed 45 us retransmission
-/// timeout (about 3 RTTs); probe mode after 5 timeouts in a row, as pFabric's ns-2 agent
-/// (HKUST-SING/PIAS-NS2 `prob_cap_`), which YAPS leaves out.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PfabricSpec {
-    /// Bytes every pFabric port may hold waiting (switch ports, and host NICs that are
-    /// `host_nic = "like-switch"`); `[switch] buffer` and `ecn_threshold` do not apply to them.
-    pub buffer_bytes: u64,
-    /// A flow's first window, in segments.
-    pub initial_window_segments: u32,
-    /// The largest window, in segments.
-    pub max_window_segments: u32,
-    /// The retransmission timeout: fixed, no RTT estimate, no back-off.
-    pub rto: Duration,
-    /// Probe mode after this many timeouts in a row: one-byte probes instead of segments
-    /// until an ACK (pFabric Section 4.2; the ns-2 MinTCP agent's `prob_cap_` 5); 0 never.
-    pub probe_after: u32,
-}
-
-impl Default for PfabricSpec {
-    fn default() -> Self {
-        PfabricSpec {
-            buffer_bytes: PFABRIC_DEFAULT_BUFFER_BYTES,
-            initial_window_segments: 12,
-            max_window_segments: 15,
-            rto: Duration::from_us(45),
-            probe_after: 5,
+        let stack = crate::validate::DEFAULT_STACK;
+        TransportSpec {
+            protocol: Protocol::Tcp,
+            stack,
+            tcp: stack.tcp_config(),
+            dctcp_g: incast_proto::cc::DCTCP_DEFAULT_G,
+            dctcp_initial_alpha: stack.dctcp_initial_alpha(),
         }
-    }
-}
-
-/// YAPS's `queue_size: 36864`, in bytes.
-pub const PFABRIC_DEFAULT_BUFFER_BYTES: u64 = 36_864;
-
-/// How TCPpr maps a flow's deadline to a strict-priority class (D3 Section 6.1.1: "flows with
-/// short deadlines are mapped to the higher priority class").
-#[derive(Clone, Debug, PartialEq)]
-pub struct TcpPrSpec {
-    /// Rising deadline thresholds: a flow whose relative deadline is below `thresholds[i]` (and
-    /// not below an earlier one) gets class i; longer deadlines get class `thresholds.len()`.
-    pub thresholds: Vec<Duration>,
-    /// Flows without a deadline go to a class of their own below every deadline class (D3's
-    /// three-level TCPpr with background flows); otherwise they share the last deadline class.
-    pub background_lowest: bool,
-}
-
-impl Default for TcpPrSpec {
-    /// Two deadline classes split at 30 ms (D3's "moderate" mean deadline; the paper gives no
-    /// threshold), background flows lowest: D3's two and three-level TCPpr.
-    fn default() -> Self {
-        TcpPrSpec { thresholds: vec![Duration::from_ms(30)], background_lowest: true }
-    }
-}
-
-impl TcpPrSpec {
-    /// The class of a flow with relative deadline `deadline`.
-    pub fn class_of(&self, deadline: Option<Duration>) -> u8 {
-        let deadline_classes = self.thresholds.len() as u8;
-        match deadline {
-            Some(d) => self.thresholds.iter().position(|&t| d < t).map_or(deadline_classes, |i| i as u8),
-            None if self.background_lowest => deadline_classes + 1,
-            None => deadline_classes,
-        }
-    }
-
-    /// Priority classes the switches need.
-    pub fn classes_needed(&self) -> u8 {
-        self.thresholds.len() as u8 + 1 + u8::from(self.background_lowest)
     }
 }
 

@@ -128,6 +128,12 @@ fn minimal_scenario_gets_every_default() {
             tcp: Stack::Linux.tcp_config(),
             dctcp_g: 0.0625,
             dctcp_initial_alpha: 1.0,
+        }
+    );
+    assert_eq!(s.transport, TransportSpec::default(), "what a file without [transport] gets");
+    assert_eq!(
+        s.sections,
+        ProtocolSections {
             d2tcp: D2tcpConfig {
                 g: 0.0625,
                 initial_alpha: 1.0,
@@ -360,7 +366,7 @@ fn explicit_values_override_defaults() {
     assert_eq!(tcp.dupack_threshold, 2);
     assert_eq!(s.transport.dctcp_g, 0.125);
     // Not given: D2TCP's g follows DCTCP's, so deadline-free D2TCP is this scenario's DCTCP.
-    assert_eq!(s.transport.d2tcp.g, 0.125);
+    assert_eq!(s.sections.d2tcp.g, 0.125);
     assert_eq!(
         s.workloads[0],
         WorkloadSpec::FlowBurst {
@@ -405,7 +411,7 @@ fn d2tcp_section_and_protocol_names() {
     assert_eq!(s.transport.protocol, Protocol::D2tcp);
     assert_eq!(s.workloads[1].options().protocol, Some(Protocol::D2tcp));
     assert_eq!(
-        s.transport.d2tcp,
+        s.sections.d2tcp,
         D2tcpConfig {
             g: 0.25,
             initial_alpha: 1.0,
@@ -419,10 +425,10 @@ fn d2tcp_section_and_protocol_names() {
     );
     assert_eq!(s.transport.dctcp_g, 0.125, "[d2tcp].g leaves DCTCP's alone");
     let s = toml(concat!(star!(), "[d2tcp]\npast_deadline = \"min\"\n", burst!()));
-    assert_eq!(s.transport.d2tcp.past_deadline, FixedD::Min);
+    assert_eq!(s.sections.d2tcp.past_deadline, FixedD::Min);
     let s = toml(concat!(star!(), "[d2tcp]\nnothing_left = \"max\"\ntc_units = \"seconds\"\nclamp = \"both\"\n", burst!()));
     assert_eq!(
-        (s.transport.d2tcp.nothing_left, s.transport.d2tcp.tc_units, s.transport.d2tcp.clamp),
+        (s.sections.d2tcp.nothing_left, s.sections.d2tcp.tc_units, s.sections.d2tcp.clamp),
         (FixedD::Max, TcUnits::Seconds, Clamp::Both)
     );
 }
@@ -430,9 +436,9 @@ fn d2tcp_section_and_protocol_names() {
 #[test]
 fn initial_alpha_is_shared_by_dctcp_and_d2tcp_unless_d2tcp_sets_its_own() {
     let s = toml(concat!(star!(), "[transport]\ndctcp_initial_alpha = 0.0\n", burst!()));
-    assert_eq!((s.transport.dctcp_initial_alpha, s.transport.d2tcp.initial_alpha), (0.0, 0.0));
+    assert_eq!((s.transport.dctcp_initial_alpha, s.sections.d2tcp.initial_alpha), (0.0, 0.0));
     let s = toml(concat!(star!(), "[transport]\ndctcp_initial_alpha = 0\n[d2tcp]\ninitial_alpha = 0.5\n", burst!()));
-    assert_eq!((s.transport.dctcp_initial_alpha, s.transport.d2tcp.initial_alpha), (0.0, 0.5));
+    assert_eq!((s.transport.dctcp_initial_alpha, s.sections.d2tcp.initial_alpha), (0.0, 0.5));
 }
 
 #[test]
@@ -1139,14 +1145,14 @@ macro_rules! pfabric {
 #[test]
 fn pfabric_keys_override_its_defaults_and_the_window_cap_follows_a_larger_initial_window() {
     let s = toml(concat!(pfabric!(), "buffer = \"72KB\"\ninitial_window = 20\nrto = \"90us\"\nprobe_after = 0\n"));
-    let p = s.transport.pfabric;
+    let p = s.sections.pfabric;
     assert_eq!(
         (p.buffer_bytes, p.initial_window_segments, p.max_window_segments, p.rto, p.probe_after),
         (72_000, 20, 20, Duration::from_us(90), 0)
     );
-    assert!(s.runs_pfabric());
+    assert!(s.runs(Protocol::Pfabric));
     let other = toml(concat!(star!(), burst!()));
-    assert!(!other.runs_pfabric());
+    assert!(!other.runs(Protocol::Pfabric));
 }
 
 malformed! {
@@ -1185,11 +1191,11 @@ macro_rules! pdq {
 fn pdq_keys_override_its_defaults() {
     let s = toml(concat!(pdq!(), "early_termination = false\nearly_start = 0\nprobe_spacing = 0.5\ndampening = \"0s\"\nflow_list = 16\n"));
     assert_eq!(
-        s.transport.pdq,
+        s.sections.pdq,
         PdqSpec { early_termination: false, early_start_rtts: 0, probe_spacing: 0.5, dampening: Duration::ZERO, flow_list: 16 }
     );
-    assert!(s.runs_pdq() && !s.runs_pfabric());
-    assert!(!toml(concat!(star!(), burst!())).runs_pdq());
+    assert!(s.runs(Protocol::Pdq) && !s.runs(Protocol::Pfabric));
+    assert!(!toml(concat!(star!(), burst!())).runs(Protocol::Pdq));
 }
 
 #[test]

@@ -6,10 +6,14 @@
 //! the engine builds without checking it again. docs/scenario.md is the user-facing copy of
 //! these rules.
 //!
+//! The protocols' own sections and the rules their flows follow are `protocols`'s: this module
+//! applies them to the scenario as a whole.
+//!
 //! The validators import one way (besides `error`, `file`, `spec` and `units`):
 //!
 //! ```text
-//! validate ─► traffic, output, context, limits, check
+//! validate ─► protocols, traffic, output, context, limits, check
+//! protocols─► limits, check
 //! traffic  ─► oldi, trace, context, limits, check
 //! oldi     ─► context, limits, check
 //! trace    ─► check
@@ -20,23 +24,18 @@
 
 use std::path::Path;
 
-use incast_proto::cc::{D2tcpConfig, D2TCP_DEFAULT_D_CAP, DCTCP_DEFAULT_G};
-use incast_proto::d3::{self, BaseGrant};
+use incast_proto::cc::DCTCP_DEFAULT_G;
 use incast_proto::tcp::{DelayedAck, Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration};
 
-use super::check::{count, err, finite, only_keys, positive, positive_time, required, Hosts, Result};
+use super::check::{count, err, estimation_gain, finite, initial_alpha, only_keys, positive, positive_time, required, Hosts, Result};
 use super::context::Context;
 use super::error::join;
-use super::file::{
-    Named, QueueLimit, Rate, RawD2tcp, RawD3, RawDelayedAck, RawEcn, RawPdq, RawPfabric, RawScenario, RawSwitch, RawTcpPr,
-    RawTopology,
-    RawTransport, TopologyKind,
-};
+use super::file::{Named, QueueLimit, Rate, RawDelayedAck, RawEcn, RawScenario, RawSwitch, RawTopology, RawTransport, TopologyKind};
+use super::protocols::{prose, Checked, ProtocolSections, SectionContext};
 use super::spec::{
-    BufferSpec, D3Spec, D3Variant, EcnSpec, HostNic, LinkSpec, LoadBalancing, PdqSpec, PfabricSpec, Protocol, RunSpec, Scenario, SwitchSpec, TcpPrSpec,
-    TopologySpec,
-    TransportSpec, WorkloadSpec,
+    protocols_in_use, BufferSpec, EcnSpec, HostNic, LinkSpec, LoadBalancing, Protocol, RunSpec, Scenario, SwitchSpec, TopologySpec, TransportSpec,
+    WorkloadSpec,
 };
 use super::output::PortNames;
 use super::units::QueueSize;
@@ -96,15 +95,13 @@ const MAX_MSS: u64 = 9000;
 const MAX_ECN_CUT_FLOOR: u64 = 64;
 
 /// Converts a whole document; `port_names` names the ports `[output]`'s patterns choose from.
-pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>, port_names: &dyn PortNames) -> Result<Scenario> {
+pub(crate) fn scenario(mut raw: RawScenario, base_dir: Option<&Path>, port_names: &dyn PortNames) -> Result<Scenario> {
+    let raw_sections = raw.take_sections();
     let run = limits::run_spec(&raw.run)?;
     let topology = topology(raw.topology, &run, base_dir)?;
     let switch = switch(raw.switch)?;
-    let pfabric_section = raw.pfabric.is_some();
-    let pdq_section = raw.pdq.is_some();
-    let mut transport = transport(raw.transport, raw.d2tcp, raw.d3, raw.tcppr, &run)?;
-    transport.pfabric = pfabric(raw.pfabric.unwrap_or_default(), &run)?;
-    transport.pdq = pdq(raw.pdq.unwrap_or_default(), &run)?;
+    let transport = transport(raw.transport, &run)?;
+    let (sections, given) = ProtocolSections::validate(raw_sections, &SectionContext { transport: &transport, run: &run })?;
     if raw.workload.is_empty() {
         return Err(err(
             "workload",
@@ -132,32 +129,16 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>, port_names: &d
         .map(|(i, w)| traffic::workload(&format!("workload[{i}]"), w, &context))
         .collect::<Result<Vec<_>>>()?;
     check_run_end(&run, &workloads)?;
-    check_priority_classes(&transport, &switch, &workloads)?;
-    check_alone(&transport, &workloads, Protocol::Pfabric, pfabric_section, "pFabric's ports order packets by a priority only pFabric hosts stamp")?;
-    check_alone(
-        &transport,
-        &workloads,
-        Protocol::Pdq,
-        pdq_section,
-        "PDQ's ports hand out their whole link to the PDQ flows they know of, and only PDQ packets carry the header they schedule by",
-    )?;
-    // What the flows run (a default no workload uses does not count).
-    let mut in_use: Vec<Protocol> = workloads.iter().flat_map(|w| w.flow_protocols(transport.protocol)).collect();
-    in_use.sort_by_key(|p| p.name());
-    in_use.dedup();
+    let in_use = protocols_in_use(&workloads, transport.protocol);
+    let checked = Checked { transport: &transport, switch: &switch, workloads: &workloads };
+    check_alone(&checked)?;
+    sections.check(&given, &in_use, &checked)?;
     if switch.load_balancing == LoadBalancing::Spray {
-        if in_use.iter().any(|p| p.is_explicit_rate()) {
+        if let Some(&p) = in_use.iter().find(|p| p.rules().no_spray.is_some()) {
+            let labels: Vec<&str> = p.siblings().iter().map(|s| s.label()).collect();
             return Err(err(
                 "switch.load_balancing",
-                "\"spray\" cannot carry D3 or RCPdc flows: a D3 request carries the previous grant of each router on its \
-                 path for that router to take back, and a sprayed flow's requests cross different routers each time",
-            ));
-        }
-        if in_use.contains(&Protocol::Pdq) {
-            return Err(err(
-                "switch.load_balancing",
-                "\"spray\" cannot carry PDQ flows: a PDQ port schedules the flows whose packets and ACKs it sees, and a \
-                 sprayed flow's packets cross different ports each time",
+                format!("\"spray\" cannot carry {} flows: {}", prose(&labels, "or"), p.rules().no_spray.unwrap_or_default()),
             ));
         }
     }
@@ -172,13 +153,42 @@ pub(crate) fn scenario(raw: RawScenario, base_dir: Option<&Path>, port_names: &d
         topology,
         switch,
         transport,
+        sections,
         workloads,
         run,
         output,
     })
 }
 
-/// `[topology]`, with the per-kind defaults.
+/// A transport whose ports are its own (`TransportRules::ALONE`: pFabric's order packets by the
+/// remaining bytes only its hosts stamp, PDQ's schedule by a header only its packets carry,
+/// handing the whole link to the flows they know of) would leave a flow of another protocol on
+/// them unscheduled, or starved; so a scenario runs such a protocol for all its flows or for
+/// none.
+fn check_alone(scenario: &Checked<'_>) -> Result<()> {
+    let workloads = scenario.workloads;
+    let protocols: Vec<Vec<Protocol>> = workloads.iter().map(|w| w.flow_protocols(scenario.transport.protocol)).collect();
+    for &protocol in Protocol::ALL {
+        let Some(why) = protocol.rules().alone else { continue };
+        let own = protocols.iter().position(|p| p.contains(&protocol));
+        let other = protocols.iter().enumerate().find_map(|(i, p)| p.iter().find(|&&p| p != protocol).map(|&p| (i, p)));
+        if let (Some(i), Some((j, p))) = (own, other) {
+            return Err(err(
+                // The key that set one of the two: the other protocol's workload if it names it,
+                // else the first one's, else the scenario's default.
+                [j, i].into_iter().find(|&w| workloads[w].protocols().next().is_some()).map_or("transport.protocol".into(), |w| format!("workload[{w}].protocol")),
+                format!(
+                    "{} cannot share a network with other protocols: workload[{i}] runs {} and workload[{j}] runs {}; {why}",
+                    protocol.label(),
+                    protocol.name(),
+                    p.name()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn topology(raw: RawTopology, run: &RunSpec, base_dir: Option<&Path>) -> Result<TopologySpec> {
     let p = "topology";
     let kind = raw.kind.0;
@@ -440,7 +450,7 @@ fn buffer_spec(
 
 /// `[transport]`: a named stack's defaults (`stack`, default [`DEFAULT_STACK`]) with the keys
 /// the file sets on top.
-fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: RawTcpPr, run: &RunSpec) -> Result<TransportSpec> {
+fn transport(raw: RawTransport, run: &RunSpec) -> Result<TransportSpec> {
     let stack = raw.stack.map_or(DEFAULT_STACK, |n| n.0);
     let d = stack.tcp_config();
     let at = |key: &str| join("transport", key);
@@ -456,7 +466,6 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
     if let Some(RawDelayedAck::Table(t)) = &raw.delayed_ack {
         limits::within_horizon(|| at("delayed_ack.timeout"), t.timeout, run)?;
     }
-    limits::within_horizon(|| "d3.control_interval".into(), raw_d3.control_interval, run)?;
     let u32_max = u64::from(u32::MAX);
     let protocol = raw.protocol.map_or(Protocol::Tcp, |n| n.0);
     let mss_bytes = match raw.mss {
@@ -542,17 +551,11 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
         None => d.ecn_cut_floor_segments,
         Some(n) => count(|| at("ecn_cut_floor"), n, 0, MAX_ECN_CUT_FLOOR)?,
     };
-    if protocol.is_explicit_rate() || protocol == Protocol::Pdq {
-        for (key, value) in [("sack", raw.sack), ("prr", raw.prr), ("partial_ack_retransmit", raw.partial_ack_retransmit)] {
-            if value == Some(true) {
-                return Err(err(
-                    at(key),
-                    format!(
-                        "{} recovers losses under its rate budget without SACK or PRR; they apply to TCP-family protocols only",
-                        protocol.name()
-                    ),
-                ));
-            }
+    // Keys the protocol's hosts do without (D3's and PDQ's SACK and PRR), refused when asked for.
+    let (refused, why) = protocol.rules().refuses;
+    for (key, value) in [("sack", raw.sack), ("prr", raw.prr), ("partial_ack_retransmit", raw.partial_ack_retransmit)] {
+        if value == Some(true) && refused.contains(&key) {
+            return Err(err(at(key), format!("{} {why}", protocol.name())));
         }
     }
     let sack = raw.sack.unwrap_or(d.sack);
@@ -612,252 +615,8 @@ fn transport(raw: RawTransport, raw_d2tcp: RawD2tcp, raw_d3: RawD3, raw_tcppr: R
         },
         dctcp_g,
         dctcp_initial_alpha,
-        d2tcp: d2tcp(raw_d2tcp, dctcp_g, dctcp_initial_alpha)?,
-        d3: d3(raw_d3)?,
-        tcppr: tcppr(raw_tcppr)?,
-        pfabric: PfabricSpec::default(),
-        pdq: PdqSpec::default(),
     })
 }
-
-/// The largest pFabric window, in segments: far above any bandwidth-delay product a
-/// datacenter has (1,000 segments is 1.2 ms at 10 Gbps).
-const PFABRIC_MAX_WINDOW: u64 = 100_000;
-
-/// The most timeouts in a row before probe mode: beyond any run (1,000 timeouts of 45 us is
-/// 45 ms of a flow getting nothing through).
-const PFABRIC_MAX_PROBE_AFTER: u64 = 1_000_000;
-
-/// `[pfabric]`, defaults from pFabric's public simulator ([`PfabricSpec`]): a buffer that holds
-/// at least one full packet, windows of at least one segment with the cap at least the initial
-/// one, a positive timeout within the horizon.
-fn pfabric(raw: RawPfabric, run: &RunSpec) -> Result<PfabricSpec> {
-    let at = |key: &str| join("pfabric", key);
-    let d = PfabricSpec::default();
-    let buffer_bytes = raw.buffer.map_or(d.buffer_bytes, |b| b.0);
-    // pFabric's hosts send 1460 B of payload under 40 B of headers.
-    let full_packet = u64::from(incast_proto::tcp::MTU_BYTES);
-    if buffer_bytes < full_packet {
-        return Err(err(at("buffer"), format!("must hold at least one full packet ({full_packet} B; found {buffer_bytes} B)")));
-    }
-    let initial_window_segments = match raw.initial_window {
-        None => d.initial_window_segments,
-        Some(n) => count(|| at("initial_window"), n, 1, PFABRIC_MAX_WINDOW)?,
-    };
-    let max_window_segments = match raw.max_window {
-        None => d.max_window_segments.max(initial_window_segments),
-        Some(n) => count(|| at("max_window"), n, 1, PFABRIC_MAX_WINDOW)?,
-    };
-    if max_window_segments < initial_window_segments {
-        return Err(err(
-            at("max_window"),
-            format!("must not be below initial_window ({max_window_segments} < {initial_window_segments} segments)"),
-        ));
-    }
-    limits::within_horizon(|| at("rto"), raw.rto, run)?;
-    let rto = positive_time(|| at("rto"), raw.rto, d.rto)?;
-    let probe_after = match raw.probe_after {
-        None => d.probe_after,
-        Some(n) => count(|| at("probe_after"), n, 0, PFABRIC_MAX_PROBE_AFTER)?,
-    };
-    Ok(PfabricSpec { buffer_bytes, initial_window_segments, max_window_segments, rto, probe_after })
-}
-
-/// The most flows a PDQ port's list may hold: far above the 2 x 100 of PDQ's public code (each
-/// packet scans the flows ahead of its own in the list).
-const PDQ_MAX_FLOW_LIST: u64 = 100_000;
-
-/// `[pdq]`, defaults from PDQ's public code ([`PdqSpec`]): K and the flow list at least 1
-/// (a list of 0 could schedule nothing), X finite and in [0, 100] RTTs, a dampening time
-/// within the horizon (0 turns Dampening off).
-fn pdq(raw: RawPdq, run: &RunSpec) -> Result<PdqSpec> {
-    let at = |key: &str| join("pdq", key);
-    let d = PdqSpec::default();
-    let early_start_rtts = match raw.early_start {
-        None => d.early_start_rtts,
-        Some(n) => count(|| at("early_start"), n, 0, 1_000)?,
-    };
-    let probe_spacing = finite(&at("probe_spacing"), raw.probe_spacing.unwrap_or(d.probe_spacing))?;
-    if !(0.0..=100.0).contains(&probe_spacing) {
-        return Err(err(at("probe_spacing"), format!("must be between 0 and 100 RTTs (found {probe_spacing})")));
-    }
-    limits::within_horizon(|| at("dampening"), raw.dampening, run)?;
-    let dampening = raw.dampening.map_or(d.dampening, |t| Duration::from_ps(t.0));
-    let flow_list = match raw.flow_list {
-        None => d.flow_list,
-        Some(n) => count(|| at("flow_list"), n, 1, PDQ_MAX_FLOW_LIST)?,
-    };
-    Ok(PdqSpec { early_termination: raw.early_termination.unwrap_or(d.early_termination), early_start_rtts, probe_spacing, dampening, flow_list })
-}
-
-/// pFabric and PDQ own their ports: pFabric's order packets by the remaining bytes only its
-/// hosts stamp, and PDQ's schedule by a header only its packets carry, handing the whole link to
-/// the flows they know of. A flow of another protocol on such a port would go unscheduled, or
-/// starve; so a scenario runs `protocol` for all its flows or for none, and its section
-/// (`[pfabric]`, `[pdq]`) only in the first case. `why` ends the error message.
-fn check_alone(transport: &TransportSpec, workloads: &[WorkloadSpec], protocol: Protocol, section: bool, why: &str) -> Result<()> {
-    let protocols: Vec<Vec<Protocol>> = workloads.iter().map(|w| w.flow_protocols(transport.protocol)).collect();
-    let own = protocols.iter().position(|p| p.contains(&protocol));
-    let other = protocols.iter().enumerate().find_map(|(i, p)| p.iter().find(|&&p| p != protocol).map(|&p| (i, p)));
-    let (name, label) = (protocol.name(), display_name(protocol));
-    match (own, other) {
-        (Some(i), Some((j, p))) => Err(err(
-            // The key that set one of the two: the other protocol's workload if it names it, else
-            // the first one's, else the scenario's default.
-            [j, i].into_iter().find(|&w| workloads[w].protocols().next().is_some()).map_or("transport.protocol".into(), |w| format!("workload[{w}].protocol")),
-            format!(
-                "{label} cannot share a network with other protocols: workload[{i}] runs {name} and workload[{j}] runs {}; {why}",
-                p.name()
-            ),
-        )),
-        (None, _) if section => Err(err(
-            name,
-            format!("is set, but no flow runs {label} (set [transport] protocol = \"{name}\" or a workload's protocol)"),
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// How messages write a protocol's name.
-fn display_name(protocol: Protocol) -> &'static str {
-    match protocol {
-        Protocol::Pfabric => "pFabric",
-        Protocol::Pdq => "PDQ",
-        _ => protocol.name(),
-    }
-}
-
-/// A DCTCP-family estimation gain g: finite and in (0, 1] (DCTCP Section 3.1, equation 1).
-fn estimation_gain(path: &str, g: f64) -> Result<f64> {
-    let g = finite(path, g)?;
-    if !(g > 0.0 && g <= 1.0) {
-        return Err(err(path, format!("must be in (0, 1] (found {g})")));
-    }
-    Ok(g)
-}
-
-/// A DCTCP-family alpha for a new flow: finite and in [0, 1], since alpha estimates a fraction of
-/// marked bytes.
-fn initial_alpha(path: &str, alpha: f64) -> Result<f64> {
-    let alpha = finite(path, alpha)?;
-    if !(0.0..=1.0).contains(&alpha) {
-        return Err(err(path, format!("must be in [0, 1] (found {alpha})")));
-    }
-    Ok(alpha)
-}
-
-/// `[d2tcp]`. `g` and `initial_alpha` default to `[transport]`'s `dctcp_g` and
-/// `dctcp_initial_alpha`, so that deadline-free D2TCP is the same DCTCP a scenario configures
-/// (D2TCP Section 4.2.1: "All DCTCP and D2TCP parameters match"); the cap n defaults to the
-/// paper's 2 (Section 4.2.4) and must exceed 1, since n = 1 is DCTCP itself.
-fn d2tcp(raw: RawD2tcp, dctcp_g: f64, dctcp_initial_alpha: f64) -> Result<D2tcpConfig> {
-    let at = |key: &str| join("d2tcp", key);
-    let d = D2tcpConfig::default();
-    let g = estimation_gain(&at("g"), raw.g.unwrap_or(dctcp_g))?;
-    let initial_alpha = initial_alpha(&at("initial_alpha"), raw.initial_alpha.unwrap_or(dctcp_initial_alpha))?;
-    let d_cap = finite(&at("d_cap"), raw.d_cap.unwrap_or(D2TCP_DEFAULT_D_CAP))?;
-    if d_cap <= 1.0 {
-        return Err(err(
-            at("d_cap"),
-            format!("must be greater than 1: d is clamped to [1/d_cap, d_cap] (found {d_cap})"),
-        ));
-    }
-    Ok(D2tcpConfig {
-        g,
-        initial_alpha,
-        d_cap,
-        past_deadline: raw.past_deadline.map_or(d.past_deadline, |n| n.0),
-        nothing_left: raw.nothing_left.map_or(d.nothing_left, |n| n.0),
-        remaining: raw.remaining.map_or(d.remaining, |n| n.0),
-        tc_units: raw.tc_units.map_or(d.tc_units, |n| n.0),
-        clamp: raw.clamp.map_or(d.clamp, |n| n.0),
-    })
-}
-
-/// `[tcppr]`: rising, positive thresholds, at most 7 (8 classes with background flows).
-fn tcppr(raw: RawTcpPr) -> Result<TcpPrSpec> {
-    let d = TcpPrSpec::default();
-    let thresholds = match raw.thresholds {
-        None => d.thresholds,
-        Some(list) => {
-            if list.is_empty() || list.len() > 7 {
-                return Err(err("tcppr.thresholds", format!("must list 1 to 7 deadlines (found {})", list.len())));
-            }
-            let mut out: Vec<Duration> = Vec::with_capacity(list.len());
-            for (i, t) in list.into_iter().enumerate() {
-                let t = positive_time(|| format!("tcppr.thresholds[{i}]"), Some(t), Duration::ZERO)?;
-                if out.last().is_some_and(|&prev| t <= prev) {
-                    return Err(err(format!("tcppr.thresholds[{i}]"), "thresholds must rise strictly"));
-                }
-                out.push(t);
-            }
-            out
-        }
-    };
-    Ok(TcpPrSpec { thresholds, background_lowest: raw.background_lowest.unwrap_or(d.background_lowest) })
-}
-
-/// `[d3]`, defaults from the paper (D3 Section 4.4 footnote 4, Sections 4.2 and 4.5), or from the
-/// paper with incast's repairs (`variant = "repaired"`); every other key overrides the variant.
-fn d3(raw: RawD3) -> Result<D3Spec> {
-    let at = |key: &str| join("d3", key);
-    let gain = |key: &str, value: Option<f64>, default: f64| -> Result<f64> {
-        let v = finite(&at(key), value.unwrap_or(default))?;
-        if v < 0.0 {
-            return Err(err(at(key), format!("must not be negative (found {v})")));
-        }
-        Ok(v)
-    };
-    let d = D3Spec::of(raw.variant.map_or(D3Variant::Paper, |n| n.0));
-    let base_grant = raw.base_grant.map_or(d.base_grant, |n| n.0);
-    let base_rate_bytes_per_sec = match (raw.base_rate, base_grant) {
-        (Some(r), _) => positive(|| at("base_rate"), r.0 / 8, "bytes per second")?,
-        (None, BaseGrant::HeaderOnly) => d.base_rate_bytes_per_sec,
-        // D3 Section 4.5: "one 1500-byte packet per RTT equates to a send rate of 40Mbps".
-        (None, BaseGrant::OneSegment) => d3::base_rate(d3::FULL_PACKET_BYTES, d3::TYPICAL_RTT),
-    };
-    let capacity_min = gain("capacity_min", raw.capacity_min, d.capacity_min)?;
-    let capacity_max = gain("capacity_max", raw.capacity_max, d.capacity_max)?;
-    if capacity_max == 0.0 {
-        return Err(err(at("capacity_max"), "must be positive: a port with no capacity serves no flow"));
-    }
-    if capacity_min > capacity_max {
-        return Err(err(
-            at("capacity_min"),
-            format!("must not exceed capacity_max ({capacity_min} > {capacity_max})"),
-        ));
-    }
-    if capacity_max > CAPACITY_MAX_LIMIT {
-        return Err(err(
-            at("capacity_max"),
-            format!("must be at most {CAPACITY_MAX_LIMIT} times the link (found {capacity_max})"),
-        ));
-    }
-    Ok(D3Spec {
-        variant: d.variant,
-        quench: raw.quench.unwrap_or(d.quench),
-        quantize: raw.quantize.unwrap_or(d.quantize),
-        base_rate_bytes_per_sec,
-        base_grant,
-        pacing: raw.pacing.map_or(d.pacing, |n| n.0),
-        control_interval: positive_time(|| at("control_interval"), raw.control_interval, d.control_interval)?,
-        alpha: gain("alpha", raw.alpha, d.alpha)?,
-        beta: gain("beta", raw.beta, d.beta)?,
-        new_flow_pause: raw.new_flow_pause.unwrap_or(d.new_flow_pause),
-        controller: raw.controller.map_or(d.controller, |n| n.0),
-        capacity_min,
-        capacity_max,
-        time_slices: raw.time_slices.unwrap_or(d.time_slices),
-        carry_remainder: raw.carry_remainder.unwrap_or(d.carry_remainder),
-        reclaim_dropped: raw.reclaim_dropped.unwrap_or(d.reclaim_dropped),
-        pace_requests: raw.pace_requests.unwrap_or(d.pace_requests),
-    })
-}
-
-/// The largest `capacity_max`, in multiples of the link: far above any use (the header's largest
-/// grant is 255 units, about 2 x the fastest link), low enough that C in bytes per second stays
-/// exact in the controller's float arithmetic at any link rate the topology accepts.
-const CAPACITY_MAX_LIMIT: f64 = 1000.0;
 
 /// What `[run]` needs given the workloads: a duration when some flow never finishes (it caps
 /// the run even with `stop_after_finite_flows`), and finite flows for `stop_after_finite_flows`.
@@ -889,28 +648,4 @@ fn check_run_end(run: &RunSpec, workloads: &[WorkloadSpec]) -> Result<()> {
     Ok(())
 }
 
-/// TCPpr puts each flow in the strict-priority class its deadline picks (D3 Section 6.1.1), so
-/// when some workload's flows run TCPpr the switches need every class `[tcppr]` defines.
-fn check_priority_classes(transport: &TransportSpec, switch: &SwitchSpec, workloads: &[WorkloadSpec]) -> Result<()> {
-    let tcppr = &transport.tcppr;
-    let needed = tcppr.classes_needed();
-    if needed <= switch.priority_classes {
-        return Ok(());
-    }
-    let runs_tcppr = |w: &WorkloadSpec| w.flow_protocols(transport.protocol).contains(&Protocol::TcpPr);
-    let Some(i) = workloads.iter().position(runs_tcppr) else {
-        return Ok(());
-    };
-    let background = if tcppr.background_lowest { ", 1 for flows without a deadline" } else { "" };
-    Err(err(
-        "tcppr.thresholds",
-        format!(
-            "TCPpr, which workload[{i}] runs, needs {needed} priority classes ({} for the deadline classes \
-             its thresholds split{background}), but switch.priority_classes = {}: raise \
-             switch.priority_classes to {needed}, or give fewer thresholds",
-            tcppr.thresholds.len() + 1,
-            switch.priority_classes
-        ),
-    ))
-}
 

@@ -4,7 +4,6 @@
 //! with the paper's settings (rate requests, router allocators at every switch port).
 //! Prints the median of several runs. Run with `cargo bench -p incast-sim --bench engine`.
 
-use incast_proto::cc::D2tcpConfig;
 use incast_proto::tcp::{Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 use incast_sim::scenario::*;
@@ -14,7 +13,7 @@ fn switch(buffer: BufferSpec) -> SwitchSpec {
 }
 
 fn transport() -> TransportSpec {
-    TransportSpec { protocol: Protocol::Dctcp, stack: Stack::D3Testbed, tcp: TcpConfig { min_rto: Duration::from_ms(10), ..TcpConfig::default() }, dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0, d2tcp: D2tcpConfig::default(), d3: D3Spec::default(), tcppr: TcpPrSpec::default(), pfabric: PfabricSpec::default(), pdq: PdqSpec::default() }
+    TransportSpec { protocol: Protocol::Dctcp, stack: Stack::D3Testbed, tcp: TcpConfig { min_rto: Duration::from_ms(10), ..TcpConfig::default() }, dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0 }
 }
 
 fn options() -> FlowOptions {
@@ -29,6 +28,7 @@ fn star_incast() -> Scenario {
         topology: TopologySpec::Star { hosts: 41, link },
         switch: switch(BufferSpec::PerPort { bytes: 128_000 }),
         transport: transport(),
+        sections: ProtocolSections::default(),
         workloads: vec![WorkloadSpec::FlowBurst {
             aggregator: 0,
             workers: (1..=40).collect(),
@@ -82,6 +82,7 @@ fn two_tier_oldi() -> Scenario {
         topology: TopologySpec::TwoTier { racks: 25, hosts_per_rack: 40, host_link, fabric_link },
         switch: SwitchSpec { core_buffer: Some(BufferSpec::PerPort { bytes: 100_000_000 }), ..switch(BufferSpec::Shared { bytes: 4_000_000, alpha: 1.0 }) },
         transport: transport(),
+        sections: ProtocolSections::default(),
         workloads,
         run: RunSpec { duration: Some(Duration::from_ms(500)), ..RunSpec::default() },
         output: OutputSpec::default(),

@@ -113,10 +113,7 @@ impl Network {
         let fastest_host_link =
             (0..hosts as u32).map(|h| topo.ports[topo.host_nic(h).idx()].link.rate).max().unwrap_or(BitsPerSec::GBPS);
         let setups = Setups::new(scenario, &NetFacts { fastest_host_link });
-        let default = scenario.transport.protocol;
-        let mut protocols: Vec<Protocol> = scenario.workloads.iter().flat_map(|w| w.flow_protocols(default)).collect();
-        protocols.sort_unstable();
-        protocols.dedup();
+        let protocols = scenario.protocols_in_use();
         for (p, info) in topo.ports.iter().enumerate() {
             let is_host = matches!(topo.nodes[info.node.idx()].kind, NodeKind::Host(_));
             let view = PortView { rate: info.link.rate, queue_bytes: 0, bytes_sent: 0 };

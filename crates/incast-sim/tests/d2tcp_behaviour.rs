@@ -59,7 +59,7 @@ fn d2tcp_late_flow_follows_past_deadline_choice() {
     // puts it level with the lax flow.
     let late_fct = |past: FixedD| {
         let mut s = two_flows(Protocol::D2tcp, [Some(Duration::from_ms(5)), Some(LAX)]);
-        s.transport.d2tcp = D2tcpConfig { past_deadline: past, ..s.transport.d2tcp };
+        s.sections.d2tcp = D2tcpConfig { past_deadline: past, ..s.sections.d2tcp };
         let r = run(&s);
         assert_eq!(r.flows[0].met_deadline, Some(false));
         fct(&r.flows[0])
@@ -75,7 +75,7 @@ fn d2tcp_tc_in_round_trips_pins_both_flows_at_the_cap_and_shares_like_dctcp() {
     // tight one misses its deadline, as under DCTCP. Once it is late it has d = 1 against the lax
     // one's 2, so it even finishes a little after the lax one (with Tc in time, 20% before it).
     let mut s = two_flows(Protocol::D2tcp, [Some(TIGHT), Some(LAX)]);
-    s.transport.d2tcp = D2tcpConfig { tc_units: TcUnits::RoundTrips, ..s.transport.d2tcp };
+    s.sections.d2tcp = D2tcpConfig { tc_units: TcUnits::RoundTrips, ..s.sections.d2tcp };
     let r = run(&s);
     let (tight, lax) = (fct(&r.flows[0]), fct(&r.flows[1]));
     assert!(tight > lax && tight < 1.05 * lax, "round trips: tight {tight} s vs lax {lax} s");
@@ -88,7 +88,7 @@ fn d2tcp_nothing_left_changes_nothing_once_each_flow_is_its_own_connection() {
     // left; a cut then shapes only what a loss would resend, and without loss nothing at all.
     let table_with = |nothing_left: FixedD| {
         let mut s = two_flows(Protocol::D2tcp, [Some(TIGHT), Some(LAX)]);
-        s.transport.d2tcp = D2tcpConfig { remaining: RemainingBytes::Unsent, nothing_left, ..s.transport.d2tcp };
+        s.sections.d2tcp = D2tcpConfig { remaining: RemainingBytes::Unsent, nothing_left, ..s.sections.d2tcp };
         run(&s)
     };
     let (min, max) = (table_with(FixedD::Min), table_with(FixedD::Max));

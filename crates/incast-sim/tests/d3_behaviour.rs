@@ -11,7 +11,7 @@ use incast_sim::scenario::*;
 
 /// incast's repairs of D3 (docs/scenario.md, `[d3]`): the guarantees the tests below hold them to.
 fn repaired(mut s: Scenario) -> Scenario {
-    s.transport.d3 = D3Spec { quench: s.transport.d3.quench, ..D3Spec::of(D3Variant::Repaired) };
+    s.sections.d3 = D3Spec { quench: s.sections.d3.quench, ..D3Spec::of(D3Variant::Repaired) };
     s
 }
 
@@ -62,7 +62,7 @@ fn small_lax_fan_in(variant: D3Variant) -> Scenario {
         options: options(),
     };
     let mut s = scenario(star(11), Protocol::D3, 128_000, vec![burst]);
-    s.transport.d3 = D3Spec::of(variant);
+    s.sections.d3 = D3Spec::of(variant);
     s.run.duration = Some(Duration::from_secs(1));
     s
 }
@@ -91,11 +91,11 @@ fn d3_paper_with_capacity_below_the_link_livelocks_on_its_own_requests() {
     // rate, for good. No flow finishes in a second. Pacing requests to the base rate (one of
     // incast's repairs) is enough to break the livelock.
     let mut low_floor = small_lax_fan_in(D3Variant::Paper);
-    low_floor.transport.d3.capacity_min = 0.25;
+    low_floor.sections.d3.capacity_min = 0.25;
     let r = run(&low_floor);
     assert_eq!(r.summary.flows_completed, 0);
     assert!(r.summary.packets_delivered > 1_000_000, "the link carries requests: {:?}", r.summary);
-    low_floor.transport.d3.pace_requests = true;
+    low_floor.sections.d3.pace_requests = true;
     let r = run(&low_floor);
     assert_eq!(r.summary.flows_completed, 150);
 }
@@ -161,7 +161,7 @@ fn quenched_flows_end_the_run_and_the_round() {
     // D3 Section 6.1.3: hosts give up on hopeless flows. Their receivers never get every byte,
     // yet the run (which has no duration) must end and later rounds must start.
     let mut s = burst(40, 1, Protocol::D3);
-    s.transport.d3.quench = true;
+    s.sections.d3.quench = true;
     let r = run(&s);
     let quenched = r.flows.iter().filter(|f| f.quenched).count();
     assert!(quenched > 0, "40 senders with exponential deadlines quench some flows");

@@ -52,7 +52,7 @@ fn abandoned_flow_missed_though_its_deadline_lies_past_the_end() {
     // gives up at once, and the run, with nothing left to do, ends before the deadline.
     let flows = vec![flow(1, 0, 10_000_000, 0, 10)];
     let mut s = scenario(star(2), Protocol::D3, 128_000, vec![WorkloadSpec::Flows { flows, options: options() }]);
-    s.transport.d3.quench = true;
+    s.sections.d3.quench = true;
     let r = run(&s);
     let f = &r.flows[0];
     assert!(f.quenched && f.finish_s.is_none(), "{f:?}");

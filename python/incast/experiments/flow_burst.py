@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from incast.api import Progress, run
 from incast.durable import staged_files
+from incast.protocols import label
 
 # The floor under exponential deadlines that makes every deadline feasible on an idle network
 # (derived in docs/results-d3.md; the paper gives none).
@@ -208,21 +209,21 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, (ax_thpt, ax_fct) = plt.subplots(1, 2, figsize=(10, 4))
-    labels = (
-        ("tcp", f"TCP (min RTO {MIN_RTO})"),
-        ("dctcp", f"DCTCP (K={DCTCP_K_PACKETS})"),
-        ("rcpdc", "RCPdc"),
-        ("d3", "D3"),
-        ("pdq", "PDQ"),
-        ("pfabric", f"pFabric ({PFABRIC['buffer']}, RTO {PFABRIC['rto']})"),
+    curves = (
+        ("tcp", f"{label('tcp')} (min RTO {MIN_RTO})"),
+        ("dctcp", f"{label('dctcp')} (K={DCTCP_K_PACKETS})"),
+        ("rcpdc", label("rcpdc")),
+        ("d3", label("d3")),
+        ("pdq", label("pdq")),
+        ("pfabric", f"{label('pfabric')} ({PFABRIC['buffer']}, RTO {PFABRIC['rto']})"),
     )
-    for scheme, label in labels:
+    for scheme, name in curves:
         mine = [r for r in rows if r["scheme"] == scheme]
         xs = [r["senders"] for r in mine]
         thpt = [math.nan if r["app_throughput"] is None else 100 * r["app_throughput"] for r in mine]
         fct = [math.nan if r["p99_fct_ms"] is None else r["p99_fct_ms"] for r in mine]
-        ax_thpt.plot(xs, thpt, marker="o", label=label)
-        ax_fct.plot(xs, fct, marker="o", label=label)
+        ax_thpt.plot(xs, thpt, marker="o", label=name)
+        ax_fct.plot(xs, fct, marker="o", label=name)
     ax_thpt.set(
         xlabel="concurrent senders",
         ylabel="application throughput (%)",

@@ -47,6 +47,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
+from incast.protocols import labels
 from incast.slowdown import PFABRIC_EDGES, by_size
 from incast.sweep import SweepResult, run_sweep, sweep_from_dict
 
@@ -62,7 +63,7 @@ MIN_RTO = "2ms"
 ARRIVALS_MS = 100.0
 WARMUP_SHARE = 0.1
 
-LABELS = {"pfabric": "pFabric", "pdq": "PDQ", "dctcp": "DCTCP", "tcp": "TCP"}
+LABELS = labels(PROTOCOLS)
 
 # The varied keys, as the sweep's columns name them.
 PROTOCOL_KEY = "transport.protocol"

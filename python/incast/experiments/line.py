@@ -25,11 +25,13 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
+from incast.protocols import labels
+
 if TYPE_CHECKING:
     from incast.sweep import Sweep, SweepResult
 
 PROTOCOLS = ("tcp", "dctcp", "d2tcp", "d3", "pdq", "pfabric")
-LABELS = {"tcp": "TCP", "dctcp": "DCTCP", "d2tcp": "D2TCP", "d3": "D3", "pdq": "PDQ", "pfabric": "pFabric"}
+LABELS = labels(PROTOCOLS)
 FAN_INS = (5, 10, 20, 30, 40)
 # pFabric sized for the OLDI network (module docstring).
 PFABRIC = {"initial_window": 18, "max_window": 21, "buffer": "52KB", "rto": "630us"}

@@ -19,6 +19,7 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, Tuple
 
+from incast.protocols import labels
 from incast.reproduce.core import Context, Outcome, Reproduction, line_plot, table, varied_value
 from incast.reproduce.figures import BAR, POINTS, Line, Panel, Plot, Series
 from incast.reproduce.messages import judged_of, latency_quantiles, sweep_means
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
 
 PROTOCOLS = ("tcp", "dctcp", "d3", "d2tcp")
-LABELS = {"tcp": "TCP", "dctcp": "DCTCP", "d3": "D3", "d2tcp": "D2TCP"}
+LABELS = labels(PROTOCOLS)
 VARIANCES = ("low", "medium", "high")
 BASE_DEADLINES_MS = (20, 30, 35, 40, 45)
 PROTOCOL = "transport.protocol"

@@ -41,6 +41,7 @@ import math
 import random
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
+from incast.protocols import labels
 from incast.reproduce import d2tcp_testbed as testbed
 from incast.reproduce.core import Context, Outcome, Reproduction, table
 from incast.reproduce.figures import BAR, Line, Mark, Panel, Plot
@@ -68,7 +69,7 @@ SIMILAR = Tolerance(1.05, "the slides' own measure of similar bandwidth: 'Long-l
                            "under D2TCP (within 5% of TCP)'")
 """How far from the four flows' mean a flow's share may lie and still be "the same b/w"."""
 PROTOCOL = "transport.protocol"
-LABELS = {"dctcp": "DCTCP", "d2tcp": "D2TCP"}
+LABELS = labels(["dctcp", "d2tcp"])
 FIGURE_POINTS = 60
 """About this many points per throughput curve: the figure's bins are whole numbers of samples."""
 MIN_BIN_S = 4 * START_SPREAD_S

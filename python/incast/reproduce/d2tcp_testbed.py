@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
+from incast.protocols import labels
 from incast.reproduce.core import Context, Outcome, Reproduction, size_bytes, table
 from incast.reproduce.figures import POINTS, Panel, Plot, Series
 from incast.reproduce.verdict import NON_NEGATIVE, PERCENT, PRINTED, Claim, Text, condition_claim, ratio_claim
@@ -63,7 +64,7 @@ VARIANTS: Dict[str, Tuple[str, str]] = {
     "d2tcp-past-max": ("d2tcp", "max"),
 }
 """Each scheme as (protocol, d past the deadline); DCTCP ignores the second."""
-LABELS = {"dctcp": "DCTCP", "d2tcp": "D2TCP", "d2tcp-past-max": "D2TCP, d = n past the deadline"}
+LABELS = labels(["dctcp", "d2tcp", "d2tcp-past-max"], {"d2tcp-past-max": "D2TCP, d = n past the deadline"})
 # Section 4.1.3: "At a fan-in of 40, DCTCP-Real misses 15.2% of deadlines, whereas D2-Real misses
 # 12.3%"; "the throughput achieved by D2-Real is 451 Mbps ... 438 Mbps for DCTCP-Real"; Section
 # 4.1.4: "At a fan-in of 30 ... D2TCP achieves 16% reduction in missed deadlines over DCTCP under

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple, cast
 
+from incast.protocols import labels
 from incast.reproduce.core import Context, Outcome, Reproduction, table
 from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
 from incast.reproduce.figures import BAR, Line, Panel, Plot, Scatter, Series
@@ -44,7 +45,7 @@ DEADLINE_NAMES = {"20ms": "tight", "30ms": "moderate", "40ms": "lax"}
 # Each scheme on the switch the paper ran it on (D3 Sections 5 and 6.1.1); TCPpr needs classes
 # for its two deadline levels and, with background flows, a third below them.
 SCHEMES = ("tcp", "tcppr", "rcpdc", "d3")
-SCHEME_LABELS = {"tcp": "TCP", "tcppr": "TCPpr", "rcpdc": "RCPdc", "d3": "D3"}
+SCHEME_LABELS = labels(SCHEMES)
 SCHEME_AXIS: Dict[str, List[Any]] = {
     "transport.protocol": list(SCHEMES),
     "switch.buffer": ["100KB", "100KB", "128KB", "128KB"],

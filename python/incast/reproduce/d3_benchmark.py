@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Tuple
 
+from incast.protocols import labels
 from incast.reproduce.core import Context, Outcome, Reproduction, line_plot, table
 from incast.reproduce.d3 import sweep_flows
 from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
@@ -38,8 +39,8 @@ BENCHMARK_AXIS: Dict[str, List[Any]] = {
     "switch.buffer": ["100KB", "100KB", "128KB", "128KB", "128KB"],
     "d3.quench": [False, False, False, False, True],
 }
-BENCHMARK_LABELS = {"tcp": "TCP", "tcp-10ms": "TCP (10 ms RTO)", "rcpdc": "RCPdc", "d3": "D3",
-                    "d3-quench": "D3 with quenching"}
+BENCHMARK_LABELS = labels(["tcp", "tcp-10ms", "rcpdc", "d3", "d3-quench"],
+                          {"tcp-10ms": "TCP (10 ms RTO)", "d3-quench": "D3 with quenching"})
 RATE = "workload.0.rate"
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
+from incast.protocols import labels
 from incast.reproduce.core import Context, Outcome, Reproduction, table
 from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
 from incast.reproduce.figures import Line, Panel, Plot, Series
@@ -38,7 +39,7 @@ SENDERS = 32
 # (name, protocol, quench)
 SCHEMES = (("rcpdc", "rcpdc", False), ("d3", "d3", False), ("d3-quench", "d3", True))
 VARIANTS = ("paper", "repaired")
-SCHEME_LABELS = {"rcpdc": "RCPdc", "d3": "D3", "d3-quench": "D3 with quenching"}
+SCHEME_LABELS = labels([name for name, _, _ in SCHEMES], {"d3-quench": "D3 with quenching"})
 LABELS = {(scheme, variant): SCHEME_LABELS[scheme] + (", repaired" if variant == "repaired" else "")
           for scheme, _, _ in SCHEMES for variant in VARIANTS}
 SEEDS = (1, 2, 3)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from incast.protocols import labels
 from incast.reproduce.core import Context, Outcome, Reproduction, table
 from incast.reproduce.d3 import application_throughput, senders_supported, sweep_flows
 from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
@@ -54,7 +55,8 @@ if TYPE_CHECKING:
     from incast.sweep import SweepResult
 
 SCHEMES = ("tcp", "rcpdc", "d3", "pdq")
-LABELS = {"tcp": "TCP", "rcpdc": "RCP", "d3": "D3", "pdq": "PDQ"}
+# PDQ compares with RCP (its text names it so); incast runs it as RCPdc.
+LABELS = labels(["tcp", "rcpdc", "d3", "pdq"], {"rcpdc": "RCP"})
 SCHEME_AXIS: Dict[str, List[Any]] = {
     "transport.protocol": list(SCHEMES),
     "switch.buffer": ["100KB", "128KB", "128KB", "128KB"],

@@ -26,7 +26,7 @@ use crate::workload::FlowPlan;
 /// Expands the registry into the dispatch enums. Each arm of each `match` calls the transport's
 /// own type; `header_of!` picks a transport's own header out of the engine's.
 macro_rules! engine_registry {
-    ($($module:ident: $family:ident { $($variant:ident($($name:literal)+) $label:literal),+ })+) => {
+    ($($module:ident: $family:ident [$($section:ident)*] { $($variant:ident($($name:literal)+) $label:literal),+ })+) => {
         /// A packet's transport header: the variant of the flow's transport.
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub(crate) enum Header {

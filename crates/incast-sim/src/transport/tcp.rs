@@ -65,8 +65,8 @@ impl super::Plugin for Plugin {
             tcp: t.tcp,
             dctcp_g: t.dctcp_g,
             dctcp_initial_alpha: t.dctcp_initial_alpha,
-            d2tcp: t.d2tcp,
-            tcppr: t.tcppr.clone(),
+            d2tcp: scenario.sections.d2tcp,
+            tcppr: scenario.sections.tcppr.clone(),
             priority_classes: scenario.switch.priority_classes.max(1),
         }
     }

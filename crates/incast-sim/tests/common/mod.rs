@@ -1,7 +1,6 @@
 //! Scenario builders and checks shared by the integration tests.
 #![allow(dead_code, missing_docs, unreachable_pub)]
 
-use incast_proto::cc::D2tcpConfig;
 use incast_proto::tcp::{Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 use incast_sim::results::RunResults;
@@ -22,7 +21,8 @@ pub fn scenario(topology: TopologySpec, protocol: Protocol, buffer_bytes: u64, w
         seed: 1,
         topology,
         switch: SwitchSpec { buffer: BufferSpec::PerPort { bytes: buffer_bytes }, core_buffer: None, ecn: EcnSpec::Auto, priority_classes: 1, host_nic: HostNic::Backlog, load_balancing: LoadBalancing::Ecmp },
-        transport: TransportSpec { protocol, stack: Stack::D3Testbed, tcp: TcpConfig::default(), dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0, d2tcp: D2tcpConfig::default(), d3: D3Spec::default(), tcppr: TcpPrSpec::default(), pfabric: PfabricSpec::default(), pdq: PdqSpec::default() },
+        transport: TransportSpec { protocol, stack: Stack::D3Testbed, tcp: TcpConfig::default(), dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0 },
+        sections: ProtocolSections::default(),
         workloads,
         run: RunSpec::default(),
         output: OutputSpec::default(),

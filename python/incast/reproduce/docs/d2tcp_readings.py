@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
+from incast.protocols import label, labels
 from incast.reproduce.d2tcp_sensitivity import PANELS, VARIANTS
 from incast.reproduce.docs import cells
 from incast.reproduce.docs.cells import number
@@ -94,7 +95,7 @@ def _sensitivity(r: Reproductions) -> "pa.Table":
 
 
 def _labels() -> Dict[str, str]:
-    return {"dctcp": "DCTCP", **{v.name: f"D2TCP, {v.label}" for v in VARIANTS}}
+    return {**labels(["dctcp"]), **{v.name: f"{label('d2tcp')}, {v.label}" for v in VARIANTS}}
 
 
 def sensitivity_table(r: Reproductions) -> str:

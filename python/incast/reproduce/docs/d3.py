@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from incast.protocols import labels
 from incast.reproduce.core import verdict_text
 from incast.reproduce.d3 import DEADLINE_NAMES, SCHEME_LABELS, SCHEMES, senders_supported
 from incast.reproduce.docs import cells
@@ -369,7 +370,7 @@ BENCHMARK_VALUES = ["flows", "app_throughput", "fct_p1_ms", "fct_p5_ms", "fct_p5
                     "long_flow_mbps"]
 """The measured columns of the benchmark tables (one row per variant and rate)."""
 TABLE1_RATES = (100.0, 500.0, 1000.0, 2000.0, 3000.0, 3500.0, 4000.0)
-TABLE1_LABELS = {"tcp": "TCP", "tcp-10ms": "TCP, 10 ms RTO", "rcpdc": "RCPdc", "d3": "D3"}
+TABLE1_LABELS = labels(["tcp", "tcp-10ms", "rcpdc", "d3"], {"tcp-10ms": "TCP, 10 ms RTO"})
 
 
 def table1_benchmark(r: Reproductions) -> str:

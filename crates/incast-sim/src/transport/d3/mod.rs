@@ -87,9 +87,9 @@ impl super::Plugin for Plugin {
     const PORT_SAMPLES: &'static [ExtraColumn] = SAMPLES;
 
     fn setup(scenario: &Scenario, net: &NetFacts) -> Setup {
-        let t = &scenario.transport;
+        let d3 = scenario.sections.d3;
         let fastest = from_bits_per_sec(net.fastest_host_link);
-        Setup { d3: t.d3, tcp: t.tcp, field: RateField::new(t.d3.quantize, fastest), wire_scale: incast_wire::d3::scale_for(fastest) }
+        Setup { d3, tcp: scenario.transport.tcp, field: RateField::new(d3.quantize, fastest), wire_scale: incast_wire::d3::scale_for(fastest) }
     }
 
     fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> D3Endpoints {

@@ -59,8 +59,7 @@ impl super::Plugin for Plugin {
     const TRACE_COLUMNS: &'static [ExtraColumn] = &[SENDING_RATE];
 
     fn setup(scenario: &Scenario, _net: &NetFacts) -> Setup {
-        let t = &scenario.transport;
-        Setup { pdq: t.pdq, tcp: t.tcp }
+        Setup { pdq: scenario.sections.pdq, tcp: scenario.transport.tcp }
     }
 
     fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> PdqEndpoints {

@@ -70,7 +70,7 @@ impl super::Plugin for Plugin {
     const TRACE_COLUMNS: &'static [ExtraColumn] = TCP_TRACE_COLUMNS;
 
     fn setup(scenario: &Scenario, _net: &NetFacts) -> Setup {
-        let p = &scenario.transport.pfabric;
+        let p = &scenario.sections.pfabric;
         Setup {
             host: pfabric_host(p.initial_window_segments, p.max_window_segments, p.rto, p.probe_after),
             buffer_bytes: p.buffer_bytes,

@@ -1,0 +1,156 @@
+//! pFabric's transport in a scenario (Alizadeh et al., SIGCOMM 2013; docs/pfabric.md): the
+//! `[pfabric]` section of its ports and hosts ([`PfabricSpec`]), and pFabric's rules: ports that
+//! are its own (it runs alone), hosts that run their own TCP and read none of `[transport]`'s
+//! keys.
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use incast_proto::time::Duration;
+
+use super::{Protocol, SectionContext, TransportRules};
+use crate::check::{count, err, positive_time, Result};
+use crate::describe::time;
+use crate::error::join;
+use crate::file::{Size, Time};
+use crate::limits;
+use crate::spec::RunSpec;
+
+/// pFabric's rules.
+pub(crate) struct Rules;
+
+impl TransportRules for Rules {
+    const ALONE: Option<&'static str> = Some("pFabric's ports order packets by a priority only pFabric hosts stamp");
+    const READS_TRANSPORT: bool = false;
+    const INSTEAD_OF_TRANSPORT: &'static str =
+        "[transport] protocol = \"pfabric\": pFabric's hosts use none of [transport]'s other keys";
+}
+
+/// The `[pfabric]` section.
+pub(crate) struct Section;
+
+/// `[pfabric]` checked.
+pub(crate) type Spec = PfabricSpec;
+
+impl super::Section for Section {
+    type Raw = Raw;
+    type Spec = PfabricSpec;
+
+    const ONLY_WITH_ITS_FLOWS: bool = true;
+
+    fn used_by(protocol: Protocol) -> bool {
+        protocol == Protocol::Pfabric
+    }
+
+    fn validate(raw: Raw, context: &SectionContext<'_>) -> Result<PfabricSpec> {
+        validate_pfabric(raw, context.run)
+    }
+
+    fn describe(p: &PfabricSpec) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("buffer".into(), json!(format!("{}B", p.buffer_bytes)));
+        m.insert("initial_window".into(), json!(p.initial_window_segments));
+        m.insert("max_window".into(), json!(p.max_window_segments));
+        m.insert("rto".into(), json!(time(p.rto)));
+        m.insert("probe_after".into(), json!(p.probe_after));
+        m
+    }
+
+    fn heading(_spec: &PfabricSpec) -> String {
+        "[pfabric] in effect (pFabric's defaults with the file's keys; its hosts send 1460 B segments, SACK, an ACK \
+         per packet, no handshake):"
+            .into()
+    }
+}
+
+/// pFabric's settings (`[pfabric]`). The defaults are pFabric's own for its 10 Gbps
+/// leaf-spine, as the YAPS simulator (NetSys/simulator, `py/run_experiments.py`,
+/// `conf_str_pfabric`) configures them: 36 KiB ports (about two bandwidth-delay products), an
+/// initial window of 12 segments (one BDP) capped at 15, and a fixed 45 us retransmission
+/// timeout (about 3 RTTs); probe mode after 5 timeouts in a row, as pFabric's ns-2 agent
+/// (HKUST-SING/PIAS-NS2 `prob_cap_`), which YAPS leaves out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PfabricSpec {
+    /// Bytes every pFabric port may hold waiting (switch ports, and host NICs that are
+    /// `host_nic = "like-switch"`); `[switch] buffer` and `ecn_threshold` do not apply to them.
+    pub buffer_bytes: u64,
+    /// A flow's first window, in segments.
+    pub initial_window_segments: u32,
+    /// The largest window, in segments.
+    pub max_window_segments: u32,
+    /// The retransmission timeout: fixed, no RTT estimate, no back-off.
+    pub rto: Duration,
+    /// Probe mode after this many timeouts in a row: one-byte probes instead of segments
+    /// until an ACK (pFabric Section 4.2; the ns-2 MinTCP agent's `prob_cap_` 5); 0 never.
+    pub probe_after: u32,
+}
+
+impl Default for PfabricSpec {
+    fn default() -> Self {
+        PfabricSpec {
+            buffer_bytes: PFABRIC_DEFAULT_BUFFER_BYTES,
+            initial_window_segments: 12,
+            max_window_segments: 15,
+            rto: Duration::from_us(45),
+            probe_after: 5,
+        }
+    }
+}
+
+/// YAPS's `queue_size: 36864`, in bytes.
+pub const PFABRIC_DEFAULT_BUFFER_BYTES: u64 = 36_864;
+
+/// `[pfabric]` as the file writes it.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Raw {
+    pub(crate) buffer: Option<Size>,
+    pub(crate) initial_window: Option<u64>,
+    pub(crate) max_window: Option<u64>,
+    pub(crate) rto: Option<Time>,
+    pub(crate) probe_after: Option<u64>,
+}
+
+/// The largest pFabric window, in segments: far above any bandwidth-delay product a
+/// datacenter has (1,000 segments is 1.2 ms at 10 Gbps).
+const PFABRIC_MAX_WINDOW: u64 = 100_000;
+
+/// The most timeouts in a row before probe mode: beyond any run (1,000 timeouts of 45 us is
+/// 45 ms of a flow getting nothing through).
+const PFABRIC_MAX_PROBE_AFTER: u64 = 1_000_000;
+
+/// `[pfabric]`, defaults from pFabric's public simulator ([`PfabricSpec`]): a buffer that holds
+/// at least one full packet, windows of at least one segment with the cap at least the initial
+/// one, a positive timeout within the horizon.
+fn validate_pfabric(raw: Raw, run: &RunSpec) -> Result<PfabricSpec> {
+    let at = |key: &str| join("pfabric", key);
+    let d = PfabricSpec::default();
+    let buffer_bytes = raw.buffer.map_or(d.buffer_bytes, |b| b.0);
+    // pFabric's hosts send 1460 B of payload under 40 B of headers.
+    let full_packet = u64::from(incast_proto::tcp::MTU_BYTES);
+    if buffer_bytes < full_packet {
+        return Err(err(at("buffer"), format!("must hold at least one full packet ({full_packet} B; found {buffer_bytes} B)")));
+    }
+    let initial_window_segments = match raw.initial_window {
+        None => d.initial_window_segments,
+        Some(n) => count(|| at("initial_window"), n, 1, PFABRIC_MAX_WINDOW)?,
+    };
+    let max_window_segments = match raw.max_window {
+        None => d.max_window_segments.max(initial_window_segments),
+        Some(n) => count(|| at("max_window"), n, 1, PFABRIC_MAX_WINDOW)?,
+    };
+    if max_window_segments < initial_window_segments {
+        return Err(err(
+            at("max_window"),
+            format!("must not be below initial_window ({max_window_segments} < {initial_window_segments} segments)"),
+        ));
+    }
+    limits::within_horizon(|| at("rto"), raw.rto, run)?;
+    let rto = positive_time(|| at("rto"), raw.rto, d.rto)?;
+    let probe_after = match raw.probe_after {
+        None => d.probe_after,
+        Some(n) => count(|| at("probe_after"), n, 0, PFABRIC_MAX_PROBE_AFTER)?,
+    };
+    Ok(PfabricSpec { buffer_bytes, initial_window_segments, max_window_segments, rto, probe_after })
+}
+
