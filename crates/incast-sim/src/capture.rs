@@ -194,7 +194,10 @@ impl Capture {
         tcp.checksum = checksum_of_zeros(&tcp, &ip, payload);
         let eth = Ethernet2Header { source: mac_of(frame.src), destination: mac_of(frame.dst), ether_type: EtherType::IPV4 };
         tcp.fin = frame.header.fin;
-        let opening = frame.header.payload_bytes();
+        // The transport's header opens the payload, as much of it as the packet's size leaves
+        // room for after the TCP header written (PDQ's probes count no SYN options, which the
+        // frame writes): the frame is never longer than the datagram says.
+        let opening = &frame.header.payload_bytes()[..frame.header.payload_bytes().len().min(payload)];
         let captured = Ethernet2Header::LEN + ip.header_len() + tcp.header_len() + opening.len();
         let original = Ethernet2Header::LEN + ip.header_len() + ip_payload;
         let ns = at.as_ps() / 1000;

@@ -117,3 +117,38 @@ fn d3_packets_carry_their_congestion_header_at_the_start_of_the_payload() {
     }
     assert!(requests > 0 && feedback > 0, "{requests} requests, {feedback} feedback headers");
 }
+
+/// A capture of PDQ's ports: every PDQ packet's 20-byte scheduling header opens its TCP payload
+/// (`incast_wire::pdq`), parsed back as the flow's; the last packet of each flow (its FIN) has
+/// TCP's FIN flag; and no frame is longer than its datagram says, though PDQ's header-only
+/// packets count no SYN options.
+#[test]
+fn a_capture_of_pdq_opens_each_payload_with_its_scheduling_header() {
+    let burst = burst_into_host0(4, 20_000, 1, None);
+    let mut s = scenario(star(5), Protocol::Pdq, 128_000, vec![burst]);
+    s.output.capture = Some(CaptureSpec { ports: vec!["switch->h0".into()], max_packets: 1_000_000 });
+    // Past the last completion, so that the FINs sent after it arrive too.
+    s.run.duration = Some(Duration::from_ms(50));
+    let r = incast_sim::run(&s).expect("valid");
+    assert_eq!(r.summary.packets_in_network, 0, "every packet arrived");
+    let pcap = &r.capture.as_ref().expect("asked for").pcap;
+    let (mut at, mut fins, mut headers) = (24, 0, 0);
+    while at < pcap.len() {
+        let word = |i: usize| u32::from_le_bytes(pcap[at + i..at + i + 4].try_into().unwrap());
+        let (captured, original) = (word(8) as usize, word(12) as usize);
+        assert!(captured <= original, "a frame of {captured} B captured from {original} B");
+        let frame = &pcap[at + 16..at + 16 + captured];
+        let sliced = LaxSlicedPacket::from_ethernet(frame).expect("a frame");
+        let Some(TransportSlice::Tcp(tcp)) = sliced.transport else { panic!("TCP") };
+        let opening = &frame[14 + 20 + tcp.header_len()..];
+        if opening.len() == incast_wire::pdq::HEADER_LEN {
+            let repr = incast_wire::pdq::Repr::parse(&incast_wire::pdq::Packet::new_checked(opening).expect("20 bytes")).expect("a header");
+            assert_eq!(repr.fin, tcp.fin(), "the header's FIN is TCP's");
+            fins += usize::from(tcp.fin());
+            headers += 1;
+        }
+        at += 16 + captured;
+    }
+    assert!(headers > 0, "headers were captured");
+    assert_eq!(fins, 4, "each flow's FIN");
+}
