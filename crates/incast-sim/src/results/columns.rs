@@ -89,7 +89,7 @@ pub const FLOW_COLUMNS: &[Column<[FlowRecord]>] = &[
     record!(U64, retransmitted_bytes, "payload bytes sent more than once"),
     record!(U32, timeouts, "retransmission timeouts"),
     record!(OptF64, lateness_s, "finish_s - deadline_s, negative when early; null without both"),
-    record!(Bool, quenched, "D3 gave up on the flow (D3 Section 6.1.3)"),
+    record!(Bool, quenched, "the sender gave up on the flow (D3's quenching, D3 Section 6.1.3; PDQ's Early Termination)"),
     record!(F64, time_at_base_rate_s, "D3 and RCPdc: seconds paused at the base rate (0 otherwise)"),
     record!(OptF64, max_stall_s, "longest time without a new in-order byte, seconds; null for a flow that never \
                                   started or a message of a persistent connection"),

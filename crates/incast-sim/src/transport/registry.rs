@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use incast_proto::time::Instant;
 
 use super::{
-    d3, pdq, pfabric, tcp, Arriving, CapturedHeader, Endpoints as _, FlowStart, IdealPackets, Joined, NetFacts, Outgoing,
+    Arriving, CapturedHeader, Endpoints as _, FlowStart, IdealPackets, Joined, NetFacts, Outgoing,
     OutgoingAck, Passage, Plugin, PortFacts, PortProcessor as _, QueueDiscipline as _, TraceRow, Way, WireHeader as _,
 };
 use crate::ids::PacketId;
@@ -32,7 +32,7 @@ macro_rules! engine_registry {
         pub(crate) enum Header {
             $(
                 #[doc = concat!("A packet of the `", stringify!($module), "` transport.")]
-                $family(<$module::Plugin as Plugin>::Header),
+                $family(<super::$module::Plugin as Plugin>::Header),
             )+
         }
 
@@ -58,7 +58,7 @@ macro_rules! engine_registry {
         pub(crate) enum Transport {
             $(
                 #[doc = concat!("Endpoints of the `", stringify!($module), "` transport.")]
-                $family(<$module::Plugin as Plugin>::Endpoints),
+                $family(<super::$module::Plugin as Plugin>::Endpoints),
             )+
         }
 
@@ -154,7 +154,7 @@ macro_rules! engine_registry {
         pub(crate) enum Processor {
             $(
                 #[doc = concat!("A processor of the `", stringify!($module), "` transport.")]
-                $family(<$module::Plugin as Plugin>::Processor),
+                $family(<super::$module::Plugin as Plugin>::Processor),
             )+
         }
 
@@ -210,7 +210,7 @@ macro_rules! engine_registry {
                     start..start + list.len()
                 };
                 match self {
-                    $(Processor::$family(p) => p.count(&mut sums[span(<$module::Plugin as Plugin>::PORT_COUNTERS)]),)+
+                    $(Processor::$family(p) => p.count(&mut sums[span(<super::$module::Plugin as Plugin>::PORT_COUNTERS)]),)+
                 }
             }
 
@@ -221,7 +221,7 @@ macro_rules! engine_registry {
                 let mut own = [None; 16];
                 let sampled = match self {
                     $(Processor::$family(p) => {
-                        let declared = <$module::Plugin as Plugin>::PORT_SAMPLES;
+                        let declared = <super::$module::Plugin as Plugin>::PORT_SAMPLES;
                         if p.sample(&mut own[..declared.len()]) {
                             for (column, value) in declared.iter().zip(own) {
                                 let i = columns.iter().position(|c| c.name == column.name).expect("registered");
@@ -241,7 +241,7 @@ macro_rules! engine_registry {
         pub(crate) enum Discipline {
             $(
                 #[doc = concat!("A discipline of the `", stringify!($module), "` transport.")]
-                $family(<$module::Plugin as Plugin>::Discipline),
+                $family(<super::$module::Plugin as Plugin>::Discipline),
             )+
         }
 
@@ -278,40 +278,40 @@ macro_rules! engine_registry {
 
         /// Every transport's settings for one run.
         pub(crate) struct Setups {
-            $($module: <$module::Plugin as Plugin>::Setup,)+
+            $($module: <super::$module::Plugin as Plugin>::Setup,)+
         }
 
         impl Setups {
             /// Every transport set up for a run of `scenario` over `net`.
             pub(crate) fn new(scenario: &Scenario, net: &NetFacts) -> Setups {
-                Setups { $($module: <$module::Plugin as Plugin>::setup(scenario, net),)+ }
+                Setups { $($module: <super::$module::Plugin as Plugin>::setup(scenario, net),)+ }
             }
 
             /// The endpoints of a flow starting as `start` says.
             pub(crate) fn endpoints(&self, start: &FlowStart<'_>) -> Transport {
                 match start.protocol {
-                    $($(Protocol::$variant)|+ => Transport::$family(<$module::Plugin as Plugin>::endpoints(&self.$module, start)),)+
+                    $($(Protocol::$variant)|+ => Transport::$family(<super::$module::Plugin as Plugin>::endpoints(&self.$module, start)),)+
                 }
             }
 
             /// The strict-priority class of flow `plan` of `protocol`.
             pub(crate) fn priority(&self, protocol: Protocol, plan: &FlowPlan) -> u8 {
                 match protocol {
-                    $($(Protocol::$variant)|+ => <$module::Plugin as Plugin>::priority(&self.$module, protocol, plan),)+
+                    $($(Protocol::$variant)|+ => <super::$module::Plugin as Plugin>::priority(&self.$module, protocol, plan),)+
                 }
             }
 
             /// What a flow of `protocol`'s ideal completion time counts.
             pub(crate) fn ideal(&self, protocol: Protocol, opens: bool) -> IdealPackets {
                 match protocol {
-                    $($(Protocol::$variant)|+ => <$module::Plugin as Plugin>::ideal(&self.$module, protocol, opens),)+
+                    $($(Protocol::$variant)|+ => <super::$module::Plugin as Plugin>::ideal(&self.$module, protocol, opens),)+
                 }
             }
 
             /// What a capture shows of `header`.
             pub(crate) fn capture(&self, header: &Header) -> CapturedHeader {
                 match header {
-                    $(Header::$family(h) => <$module::Plugin as Plugin>::capture(&self.$module, h),)+
+                    $(Header::$family(h) => <super::$module::Plugin as Plugin>::capture(&self.$module, h),)+
                 }
             }
 
@@ -320,7 +320,7 @@ macro_rules! engine_registry {
             pub(crate) fn discipline(&self, protocols: &[Protocol], port: &PortFacts) -> Option<Discipline> {
                 $(
                     if protocols.iter().any(|p| matches!(p, $(Protocol::$variant)|+)) {
-                        if let Some(d) = <$module::Plugin as Plugin>::discipline(&self.$module, port) {
+                        if let Some(d) = <super::$module::Plugin as Plugin>::discipline(&self.$module, port) {
                             return Some(Discipline::$family(d));
                         }
                     }
@@ -333,7 +333,7 @@ macro_rules! engine_registry {
             pub(crate) fn processor(&self, protocols: &[Protocol], port: &PortFacts) -> Option<Processor> {
                 $(
                     if protocols.iter().any(|p| matches!(p, $(Protocol::$variant)|+)) {
-                        if let Some(p) = <$module::Plugin as Plugin>::processor(&self.$module, port) {
+                        if let Some(p) = <super::$module::Plugin as Plugin>::processor(&self.$module, port) {
                             return Some(Processor::$family(p));
                         }
                     }
@@ -345,19 +345,19 @@ macro_rules! engine_registry {
         /// Every transport's trace columns, in the registry's order (each name once).
         pub(crate) fn trace_columns() -> &'static [ExtraColumn] {
             static COLUMNS: OnceLock<Vec<ExtraColumn>> = OnceLock::new();
-            COLUMNS.get_or_init(|| union(&[$(<$module::Plugin as Plugin>::TRACE_COLUMNS),+]))
+            COLUMNS.get_or_init(|| union(&[$(<super::$module::Plugin as Plugin>::TRACE_COLUMNS),+]))
         }
 
         /// Every transport's port counters, in the registry's order: the summary's.
         pub(crate) fn port_counters() -> &'static [&'static str] {
             static COUNTERS: OnceLock<Vec<&'static str>> = OnceLock::new();
-            COUNTERS.get_or_init(|| [$(<$module::Plugin as Plugin>::PORT_COUNTERS),+].concat())
+            COUNTERS.get_or_init(|| [$(<super::$module::Plugin as Plugin>::PORT_COUNTERS),+].concat())
         }
 
         /// Every transport's columns of queue samples, in the registry's order (each name once).
         pub(crate) fn port_samples() -> &'static [ExtraColumn] {
             static COLUMNS: OnceLock<Vec<ExtraColumn>> = OnceLock::new();
-            COLUMNS.get_or_init(|| union(&[$(<$module::Plugin as Plugin>::PORT_SAMPLES),+]))
+            COLUMNS.get_or_init(|| union(&[$(<super::$module::Plugin as Plugin>::PORT_SAMPLES),+]))
         }
     };
 }
