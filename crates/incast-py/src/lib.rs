@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use incast_sim::results::{
-    port_sample_columns, trace_columns, Column, ExtraColumn, ExtraValues, QueueSeries, RunResults, Summary, TraceSeries,
-    Values, FLOW_COLUMNS, OFFER_LOG_COLUMNS, PORT_COLUMNS, THROUGHPUT_COLUMNS, TRACE_COLUMNS,
+    Column, ExtraColumn, ExtraValues, QueueSeries, RunResults, Summary, TraceSeries, Values, FLOW_COLUMNS, OFFER_LOG_COLUMNS,
+    PORT_COLUMNS, THROUGHPUT_COLUMNS, TRACE_COLUMNS,
 };
+use incast_sim::{port_sample_columns, trace_columns};
 use incast_sim::scenario::{self, Format, Scenario};
 use incast_sim::{Progress, ResourceError as EngineResourceError, Simulation};
 use pyo3::create_exception;
@@ -470,10 +471,10 @@ fn columns(table: &str) -> PyResult<Vec<ColumnInfo>> {
 fn traces_to_py<'py>(py: Python<'py>, t: &TraceSeries) -> PyResult<Bound<'py, PyDict>> {
     let rows = t.time_s.len();
     let d = table_to_py(py, t, rows, TRACE_COLUMNS)?;
-    for (column, values) in trace_columns().iter().zip(&t.columns) {
-        match values {
-            ExtraValues::U64(v) => put_nullable(&d, column.name, v.iter().copied(), rows)?,
-            ExtraValues::F64(v) => put_nullable(&d, column.name, v.iter().copied(), rows)?,
+    for series in &t.columns {
+        match &series.values {
+            ExtraValues::U64(v) => put_nullable(&d, series.column.name, v.iter().copied(), rows)?,
+            ExtraValues::F64(v) => put_nullable(&d, series.column.name, v.iter().copied(), rows)?,
         }
     }
     Ok(d)

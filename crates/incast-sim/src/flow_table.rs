@@ -9,8 +9,11 @@
 use std::ops::{Index, IndexMut};
 
 use crate::error::{grow_to, reserve, ResourceError};
+use incast_proto::time::Instant;
+
 use crate::flow::Flow;
 use crate::ids::FlowId;
+use crate::transport::FlowFacts;
 
 /// No slot: the flow has not been added yet, or has been released.
 const NO_SLOT: u32 = u32::MAX;
@@ -103,6 +106,13 @@ impl FlowTable {
     /// that they answer as any ended flow would.
     pub(crate) fn slots(&self) -> impl Iterator<Item = &Flow> + '_ {
         self.slots.iter().map(|(_, f)| f)
+    }
+}
+
+/// What a port's processor may ask of a flow passing it.
+impl FlowFacts for FlowTable {
+    fn deadline(&self, flow: FlowId) -> Option<Instant> {
+        self[flow].deadline_at
     }
 }
 

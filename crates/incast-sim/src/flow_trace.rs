@@ -8,7 +8,8 @@ use incast_proto::time::Instant;
 
 use crate::error::{reserve, ResourceError};
 use crate::ids::FlowId;
-use crate::results::{trace_columns, ExtraValue, ExtraValues, TraceSeries};
+use crate::results::{ExtraSeries, ExtraValue, ExtraValues, TraceSeries};
+use crate::transport::trace_columns;
 use crate::scenario::TraceSpec;
 use crate::transport::TraceRow;
 
@@ -33,7 +34,7 @@ impl Traces {
             workloads: spec.workloads.clone(),
             apps: spec.apps.clone(),
             last: HashMap::new(),
-            series: TraceSeries { columns: trace_columns().iter().map(|c| ExtraValues::of(c.kind)).collect(), ..TraceSeries::default() },
+            series: TraceSeries { columns: trace_columns().iter().map(ExtraSeries::of).collect(), ..TraceSeries::default() },
             rows_left: max_rows,
         };
         traces.add_flows(&spec.flows);
@@ -71,8 +72,8 @@ impl Traces {
             reserve(&mut s.time_s, more, "the trace rows")?;
             reserve(&mut s.srtt_s, more, "the trace rows")?;
             reserve(&mut s.rto_s, more, "the trace rows")?;
-            for column in &mut s.columns {
-                match column {
+            for series in &mut s.columns {
+                match &mut series.values {
                     ExtraValues::U64(v) => reserve(v, more, "the trace rows")?,
                     ExtraValues::F64(v) => reserve(v, more, "the trace rows")?,
                 }
@@ -83,8 +84,8 @@ impl Traces {
         s.time_s.push(now.as_secs_f64());
         s.srtt_s.push(state.srtt_ps.map(secs));
         s.rto_s.push(secs(state.rto_ps));
-        for (column, value) in s.columns.iter_mut().zip(&state.values) {
-            match (column, *value) {
+        for (column, series) in trace_columns().iter().zip(s.columns.iter_mut()) {
+            match (&mut series.values, state.get(column.name)) {
                 (ExtraValues::U64(v), Some(ExtraValue::U64(x))) => v.push(Some(x)),
                 (ExtraValues::F64(v), Some(ExtraValue::F64(x))) => v.push(Some(x)),
                 (ExtraValues::U64(v), _) => v.push(None),
@@ -100,12 +101,9 @@ impl Traces {
 mod tests {
     use super::*;
 
-    /// A row whose first transport column (TCP's window) holds `cwnd`.
+    /// A row whose TCP window column holds `cwnd`.
     fn state(cwnd: u64) -> TraceRow {
-        let mut row = TraceRow::new();
-        row.rto_ps = 1;
-        row.values[0] = Some(ExtraValue::U64(cwnd));
-        row
+        TraceRow { srtt_ps: None, rto_ps: 1, values: vec![("cwnd_bytes", ExtraValue::U64(cwnd))] }
     }
 
     #[test]
@@ -121,8 +119,7 @@ mod tests {
         t.record(FlowId(1), at, state(20)).unwrap();
         t.record(FlowId(3), at, state(10)).unwrap();
         assert_eq!(t.series.flow_id, [1, 1, 3]);
-        assert_eq!(trace_columns()[0].name, "cwnd_bytes");
-        assert_eq!(t.series.columns[0].as_u64(), Some(&[Some(10), Some(20), Some(10)][..]));
+        assert_eq!(t.series.u64s("cwnd_bytes"), [Some(10), Some(20), Some(10)]);
         let e = t.record(FlowId(3), at, state(11)).unwrap_err();
         assert!(e.to_string().contains("output.trace_flows"), "{e}");
     }

@@ -9,7 +9,7 @@
 //! from the engine (an `[output]` port pattern must name a port of the topology).
 //!
 //! Layout, one concept per module: `event` (the time-ordered queue, with `calendar` for the
-//! packet events of a large network), `packet` (packets and their arena), `topology` (graph
+//! packet events of a large network), `packet` (the packet), `arena` (where packets and their transport headers live), `topology` (graph
 //! builders, port names), `routing` (shortest paths, ECMP), `port` (queues, buffers, ECN,
 //! links), `network` (the network built from a scenario: the one place that maps the spec to
 //! switch settings), `transport` (transports as plug-ins: the contract, the registry, and one
@@ -20,6 +20,7 @@
 //! `report` and `results` (what a run returns and the columns of its tables), `scenario`
 //! (parsing with the engine's port names).
 
+mod arena;
 mod calendar;
 mod capture;
 mod connection;
@@ -50,3 +51,4 @@ mod workload;
 
 pub use error::{Error, ResourceError};
 pub use sim::{run, Progress, Simulation};
+pub use transport::{port_sample_columns, trace_columns};

@@ -9,12 +9,12 @@ use incast_proto::time::{BitsPerSec, Duration, Instant};
 use crate::error::{grow_to, reserve, try_vec, Error, ResourceError};
 use crate::ids::{FlowId, PortId};
 use crate::packet::RouteCursor;
-use crate::port::{BufferLimit, EcnThreshold, Port, PortView, SharedPool};
+use crate::port::{BufferLimit, EcnThreshold, Port, SharedPool};
 use crate::results::PortRecord;
 use crate::routing::{PathSet, Router, MAX_SPRAY_PATHS};
 use crate::scenario::{BufferSpec, EcnSpec, HostNic, LoadBalancing, Protocol, Scenario, SwitchSpec};
 use crate::topology::{NodeKind, Topology};
-use crate::transport::{NetFacts, PortFacts, Processor, Setups};
+use crate::transport::{NetFacts, PortFacts, PortView, Processor, Setups};
 use crate::workload::FlowPlan;
 
 /// Entries a flow's two routes may add to the route table (a fat-tree route has six hops).

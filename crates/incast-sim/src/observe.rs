@@ -16,7 +16,8 @@ use crate::flow_trace::Traces;
 use crate::ids::PortId;
 use crate::network::Network;
 use crate::port::Port;
-use crate::results::{port_sample_columns, QueueSeries, ThroughputSeries};
+use crate::results::{ExtraSeries, ExtraValues, QueueSeries, ThroughputSeries};
+use crate::transport::port_sample_columns;
 use crate::scenario::Scenario;
 
 /// Packet counters, kept so that sent = delivered + dropped + still in the network (drops and
@@ -140,9 +141,14 @@ impl Sampling {
             if let Some(processor) = port.processor.as_ref() {
                 let mut row = vec![None; port_sample_columns().len()];
                 if processor.sample(&mut row) {
-                    series.processor.resize_with(row.len(), Vec::new);
+                    if series.processor.is_empty() {
+                        series.processor = port_sample_columns().iter().map(ExtraSeries::of).collect();
+                    }
                     for (column, value) in series.processor.iter_mut().zip(row) {
-                        push(column, value)?;
+                        match &mut column.values {
+                            ExtraValues::U64(values) => push(values, value)?,
+                            ExtraValues::F64(values) => push(values, value.map(|v| v as f64))?,
+                        }
                     }
                 }
             }

@@ -11,22 +11,9 @@ use std::collections::VecDeque;
 
 use incast_proto::time::{Duration, Instant};
 
-use incast_proto::time::BitsPerSec;
-
 use crate::ids::PacketId;
 use crate::topology::PortInfo;
-use crate::transport::{Arriving, Discipline, Header, Joined, Processor};
-
-/// What a port's processor may observe of the port it sits on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct PortView {
-    /// Line rate of the port's link.
-    pub(crate) rate: BitsPerSec,
-    /// Bytes waiting (the packet being serialized has left the queue: `Port::serve`).
-    pub(crate) queue_bytes: u64,
-    /// Bytes this port has finished transmitting since the start.
-    pub(crate) bytes_sent: u64,
-}
+use crate::transport::{Arriving, Discipline, Header, Joined, PortView, Processor};
 
 /// How much a port may queue.
 #[derive(Debug)]
@@ -451,6 +438,8 @@ pub(crate) struct Service {
 
 #[cfg(test)]
 mod tests {
+    use incast_proto::time::BitsPerSec;
+
     use super::*;
     use crate::ids::{FlowId, NodeId};
     use crate::scenario::LinkSpec;

@@ -143,10 +143,10 @@ pub struct QueueSeries {
     pub time_s: Vec<f64>,
     /// Queue length at each sample, bytes.
     pub queue_bytes: Vec<u64>,
-    /// What the port's processor sampled at each sample, one vector per column of
-    /// [`port_sample_columns`] (D3's allocator: its counters N, D, A and C), when the port runs
-    /// a processor that samples; empty otherwise.
-    pub processor: Vec<Vec<Option<u64>>>,
+    /// What the port's processor sampled at each sample, one series per column the
+    /// transports' processors declare (`port_sample_columns`; D3's allocator: its counters N, D,
+    /// A and C), when the port runs a processor that samples; empty otherwise.
+    pub processor: Vec<ExtraSeries>,
 }
 
 /// Per-flow delivered bytes sampled over time.
@@ -276,15 +276,15 @@ pub struct TraceSeries {
     pub srtt_s: Vec<Option<f64>>,
     /// The retransmission timeout, back-off included, seconds.
     pub rto_s: Vec<f64>,
-    /// The transports' own columns ([`trace_columns`]: TCP's window, DCTCP's alpha, the rate of
+    /// The transports' own columns (`trace_columns`: TCP's window, DCTCP's alpha, the rate of
     /// D3 and PDQ, ...), in order, null in the rows of other transports' flows.
-    pub columns: Vec<ExtraValues>,
+    pub columns: Vec<ExtraSeries>,
 }
 
 impl TraceSeries {
     /// The values of the transport column named `name`, if there is one.
     pub fn column(&self, name: &str) -> Option<&ExtraValues> {
-        trace_columns().iter().position(|c| c.name == name).map(|i| &self.columns[i])
+        self.columns.iter().find(|c| c.column.name == name).map(|c| &c.values)
     }
 
     /// The values of the integer transport column named `name`.
@@ -308,7 +308,7 @@ impl QueueSeries {
     /// What the port's processor sampled in the column named `name` (D3's `d3_flows`, ...),
     /// one value per sample; empty if the port has no processor that samples it.
     pub fn sampled(&self, name: &str) -> &[Option<u64>] {
-        port_sample_columns().iter().position(|c| c.name == name).and_then(|i| self.processor.get(i)).map_or(&[], Vec::as_slice)
+        self.processor.iter().find(|c| c.column.name == name).and_then(|c| c.values.as_u64()).unwrap_or(&[])
     }
 }
 
@@ -349,6 +349,22 @@ pub enum ExtraValue {
     U64(u64),
     /// Of an `F64` column.
     F64(f64),
+}
+
+/// A column a transport adds, with its values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExtraSeries {
+    /// The column.
+    pub column: ExtraColumn,
+    /// Its values.
+    pub values: ExtraValues,
+}
+
+impl ExtraSeries {
+    /// `column`, empty.
+    pub fn of(column: &ExtraColumn) -> ExtraSeries {
+        ExtraSeries { column: *column, values: ExtraValues::of(column.kind) }
+    }
 }
 
 /// The values of an [`ExtraColumn`], one per row, null where the row's transport has none.
@@ -397,16 +413,6 @@ impl ExtraValues {
             ExtraValues::U64(_) => None,
         }
     }
-}
-
-/// The columns transports add to the traces table, in the registry's order.
-pub fn trace_columns() -> &'static [ExtraColumn] {
-    crate::transport::trace_columns()
-}
-
-/// The columns transports' port processors add to queue samples, in the registry's order.
-pub fn port_sample_columns() -> &'static [ExtraColumn] {
-    crate::transport::port_samples()
 }
 
 /// A packet capture: a pcap file (nanosecond timestamps, Ethernet) of what the captured ports'

@@ -16,9 +16,8 @@ use crate::flow::Flow;
 use crate::flow_table::FlowTable;
 use crate::ids::{FlowId, PortId};
 use crate::packet::{Packet, PacketKind, RouteCursor};
-use crate::port::PortView;
 use crate::scenario::{parse_toml, Protocol};
-use crate::transport::{NetFacts, PortFacts, Setups};
+use crate::transport::{NetFacts, PortFacts, PortView, Setups};
 use crate::workload::FlowPlan;
 
 /// The flow's number.

@@ -13,12 +13,11 @@ use incast_proto::time::Instant;
 
 use super::{
     Arriving, CapturedHeader, Endpoints as _, FlowStart, IdealPackets, Joined, NetFacts, Outgoing,
-    OutgoingAck, Passage, Plugin, PortFacts, PortProcessor as _, QueueDiscipline as _, TraceRow, Way, WireHeader as _,
+    OutgoingAck, Passage, Plugin, PortFacts, PortProcessor as _, PortView, QueueDiscipline as _, TraceRow, Way, WireHeader as _,
 };
 use crate::ids::PacketId;
 use crate::outcome::Outcome;
 use crate::packet::{Packet, PacketKind};
-use crate::port::PortView;
 use crate::results::ExtraColumn;
 use crate::scenario::{Protocol, Scenario};
 use crate::workload::FlowPlan;
@@ -135,7 +134,7 @@ macro_rules! engine_registry {
 
             /// The sender's state for the traces table.
             pub(crate) fn trace(&self) -> TraceRow {
-                let mut row = TraceRow::new();
+                let mut row = TraceRow::default();
                 match self {
                     $(Transport::$family(e) => e.trace(&mut row),)+
                 }
@@ -214,9 +213,9 @@ macro_rules! engine_registry {
                 }
             }
 
-            /// Its values of `port_samples()` now, if it samples any.
+            /// Its values of `port_sample_columns()` now, if it samples any.
             pub(crate) fn sample(&self, row: &mut [Option<u64>]) -> bool {
-                let (columns, samples) = (port_samples(), row.len());
+                let (columns, samples) = (port_sample_columns(), row.len());
                 debug_assert_eq!(columns.len(), samples);
                 let mut own = [None; 16];
                 let sampled = match self {
@@ -342,8 +341,9 @@ macro_rules! engine_registry {
             }
         }
 
-        /// Every transport's trace columns, in the registry's order (each name once).
-        pub(crate) fn trace_columns() -> &'static [ExtraColumn] {
+        /// Every transport's trace columns, in the registry's order (each name once): the
+        /// traces table's columns after its common ones.
+        pub fn trace_columns() -> &'static [ExtraColumn] {
             static COLUMNS: OnceLock<Vec<ExtraColumn>> = OnceLock::new();
             COLUMNS.get_or_init(|| union(&[$(<super::$module::Plugin as Plugin>::TRACE_COLUMNS),+]))
         }
@@ -355,7 +355,7 @@ macro_rules! engine_registry {
         }
 
         /// Every transport's columns of queue samples, in the registry's order (each name once).
-        pub(crate) fn port_samples() -> &'static [ExtraColumn] {
+        pub fn port_sample_columns() -> &'static [ExtraColumn] {
             static COLUMNS: OnceLock<Vec<ExtraColumn>> = OnceLock::new();
             COLUMNS.get_or_init(|| union(&[$(<super::$module::Plugin as Plugin>::PORT_SAMPLES),+]))
         }

@@ -10,7 +10,7 @@ use crate::error::ResourceError;
 use crate::rng::Rng;
 use crate::scenario::{DeadlineDist, FlowOptions, RoundStarts, SizeDist};
 
-use super::{sample_deadline, sample_size, Arrivals, FlowPlan, FlowSink};
+use super::draw::{sample_deadline, sample_size, Arrivals, FlowPlan, FlowSink};
 
 /// What each round of a flow-burst workload draws: one response per worker to the aggregator.
 pub(super) struct Responses {

@@ -9,7 +9,7 @@ use crate::scenario::{Connections, OldiSpec};
 
 use crate::error::ResourceError;
 
-use super::{sample_deadline, Arrivals, FlowPlan, FlowSink};
+use super::draw::{sample_deadline, Arrivals, FlowPlan, FlowSink};
 
 /// One tree of an application: a parent and the leaves that answer it.
 #[derive(Clone, Debug, PartialEq, Eq)]

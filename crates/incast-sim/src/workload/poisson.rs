@@ -14,7 +14,7 @@ use incast_proto::time::Instant;
 use crate::rng::Rng;
 use crate::scenario::{DeadlineDist, FlowOptions, HostIndex, Protocol, RackLocal, SizeDist, TrafficPattern};
 
-use super::{sample_deadline, sample_size, Arrivals, FlowPlan};
+use super::draw::{sample_deadline, sample_size, Arrivals, FlowPlan};
 
 /// A Poisson workload's arrivals: each [`next`](Self::next) draws one flow, in the order, and
 /// with the draws from the workload's random stream, of the eager plan this replaces (arrival

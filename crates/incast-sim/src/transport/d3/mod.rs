@@ -3,10 +3,11 @@
 //! router at every switch egress port that allocates it (`router`) and counts its priority
 //! inversions (`inversions`).
 
+mod header;
 mod inversions;
 mod router;
 
-use incast_proto::d3::{CongestionHeader, D3Config, D3Receiver, D3Sender, Feedback, RateField, D3_HEADER_BYTES};
+use incast_proto::d3::{D3Config, D3Receiver, D3Sender, RateField, D3_HEADER_BYTES};
 use incast_proto::rate::from_bits_per_sec;
 use incast_proto::tcp::{SackBlocks, TcpConfig};
 use incast_proto::time::{Duration, Instant};
@@ -14,15 +15,18 @@ use incast_wire::d3::{Packet as D3Packet, HEADER_LEN};
 
 use super::tcp::earliest;
 use super::{
-    CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, TraceRow, Way, WireHeader,
+    CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, TraceRow,
     SENDING_RATE,
 };
 use crate::outcome::Outcome;
-use crate::packet::{Packet, PacketKind};
-use crate::results::{ExtraColumn, ExtraKind, ExtraValue};
+use crate::packet::Packet;
+use crate::results::{ExtraColumn, ExtraValue};
 use crate::scenario::{D3Spec, Protocol, Scenario};
 
+pub(crate) use header::D3Header;
 pub(crate) use router::D3Port;
+
+use header::{COUNTERS, DESIRED_RATE, SAMPLES};
 
 /// The D3 transport.
 pub(crate) struct Plugin;
@@ -38,42 +42,6 @@ pub(crate) struct Setup {
     /// The scale a capture writes rates at.
     wire_scale: u8,
 }
-
-/// D3's congestion header: a rate request on its way to the receiver, or the allocations an ACK
-/// carries back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum D3Header {
-    /// A rate request, rewritten by every router on the way.
-    Request(CongestionHeader),
-    /// The routers' allocations fed back to the sender on the ACK of a request.
-    Feedback(Feedback),
-}
-
-impl WireHeader for D3Header {
-    fn wire_bytes(&self) -> u32 {
-        D3_HEADER_BYTES
-    }
-
-    /// Routers answer requests on their way out; feedback passes untouched.
-    fn way(&self, _kind: PacketKind) -> Option<Way> {
-        matches!(self, D3Header::Request(_)).then_some(Way::Out)
-    }
-}
-
-/// The rate a D3 sender's last request asked for.
-const DESIRED_RATE: ExtraColumn =
-    ExtraColumn { name: "d3_desired_bytes_per_s", doc: "D3: the rate its last request asked for, bytes per second", kind: ExtraKind::U64 };
-
-/// The counters the routers keep for the summary.
-pub(super) const COUNTERS: &[&str] = &["d3_requests", "d3_priority_inversions"];
-
-/// What a sampled port's router shows (D3 Section 4.3).
-pub(super) const SAMPLES: &[ExtraColumn] = &[
-    ExtraColumn { name: "d3_flows", doc: "D3: N, the flows traversing the port", kind: ExtraKind::U64 },
-    ExtraColumn { name: "d3_demand_bytes_per_s", doc: "D3: D, the sum of deadline flows' desired rates", kind: ExtraKind::U64 },
-    ExtraColumn { name: "d3_allocated_bytes_per_s", doc: "D3: A, the sum of the allocated rates", kind: ExtraKind::U64 },
-    ExtraColumn { name: "d3_capacity_bytes_per_s", doc: "D3: C, the capacity the controller hands out", kind: ExtraKind::U64 },
-];
 
 impl super::Plugin for Plugin {
     type Header = D3Header;

@@ -9,11 +9,10 @@ use incast_proto::d3::{Grant, RateField, Router, RouterConfig};
 use incast_proto::time::Instant;
 
 use super::inversions::PriorityInversions;
-use super::{D3Header, COUNTERS, SAMPLES};
+use super::header::{D3Header, COUNTERS, SAMPLES};
 use crate::ids::FlowId;
-use crate::port::PortView;
 use crate::scenario::D3Spec;
-use crate::transport::{Passage, PortProcessor};
+use crate::transport::{Passage, PortProcessor, PortView};
 
 /// The allocator of one port, what it last saw of the port's byte counter, and the priority
 /// inversions of its grants.

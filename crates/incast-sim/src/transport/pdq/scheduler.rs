@@ -8,9 +8,8 @@ use incast_proto::pdq::{PdqSwitch, SchedulingHeader, SwitchConfig};
 use incast_proto::rate::from_bits_per_sec;
 
 use crate::ids::PortId;
-use crate::port::PortView;
 use crate::scenario::PdqSpec;
-use crate::transport::{Passage, PortProcessor};
+use crate::transport::{Passage, PortProcessor, PortView};
 
 /// The scheduler of one port.
 pub(crate) struct PdqPort {

@@ -3,18 +3,20 @@
 //! rank queue of `queue`, and hosts run a minimal TCP with a fixed window and timeout
 //! (`incast_proto::tcp::pfabric_host`) on the TCP transport's endpoints.
 
+mod header;
 mod queue;
 
-use incast_proto::tcp::{pfabric_host, SackBlocks, TcpConfig};
+use incast_proto::tcp::{pfabric_host, TcpConfig};
 use incast_proto::time::Instant;
 
 use super::tcp::{TcpEndpoints, TRACE_COLUMNS as TCP_TRACE_COLUMNS};
-use super::{CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, PortFacts, TraceRow, WireHeader};
+use super::{CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, PortFacts, TraceRow};
 use crate::outcome::Outcome;
 use crate::packet::Packet;
 use crate::results::ExtraColumn;
 use crate::scenario::{Protocol, Scenario};
 
+pub(crate) use header::PfabricHeader;
 pub(crate) use queue::PfabricQueue;
 
 /// The pFabric transport.
@@ -25,38 +27,6 @@ pub(crate) struct Setup {
     host: TcpConfig,
     /// Bytes a port may hold waiting (switch ports, and host NICs like a switch's).
     buffer_bytes: u64,
-}
-
-/// What a pFabric packet carries beyond TCP's segment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PfabricHeader {
-    /// A data packet's priority: the flow's bytes the receiver had not reported holding when it
-    /// was sent (saturating at `u32::MAX`, so a long-lived flow is the least urgent). Smaller
-    /// is more urgent.
-    Data {
-        /// The priority.
-        rank: u32,
-    },
-    /// An ACK's SACK blocks; an ACK is the most urgent packet (priority 0).
-    Ack(SackBlocks),
-}
-
-impl PfabricHeader {
-    /// The priority a port orders the packet by: a data packet's rank, 0 for an ACK.
-    pub(crate) fn rank(header: Option<&PfabricHeader>) -> u32 {
-        match header {
-            Some(PfabricHeader::Data { rank }) => *rank,
-            _ => 0,
-        }
-    }
-}
-
-/// The priority rides in header bits the packet has anyway (pFabric Section 4.1); SACK blocks
-/// in TCP's header, which the ACK counts already.
-impl WireHeader for PfabricHeader {
-    fn wire_bytes(&self) -> u32 {
-        0
-    }
 }
 
 impl super::Plugin for Plugin {

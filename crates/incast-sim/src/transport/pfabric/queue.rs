@@ -21,7 +21,7 @@
 //! Buffers are a few dozen packets (36 KiB in pFabric's configuration), so both rules scan the
 //! queue, as the paper's switch design does over its small buffers.
 
-use super::PfabricHeader;
+use super::header::PfabricHeader;
 use crate::ids::{FlowId, PacketId};
 use crate::transport::{Arriving, Joined, QueueDiscipline};
 
