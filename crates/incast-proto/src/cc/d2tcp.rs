@@ -28,7 +28,7 @@
 //! `HalveCwnd`, `DecreaseWindow`); ycaoae/D2TCP_Kernel `d2tcp/tcp_d2tcp.c`, `dctcp_ssthresh`.
 
 use super::dctcp::{proportional_cut, AlphaEstimator};
-use super::{CutContext, DCTCP_DEFAULT_G, DCTCP_DEFAULT_INITIAL_ALPHA};
+use super::cut::{CutContext, DCTCP_DEFAULT_G, DCTCP_DEFAULT_INITIAL_ALPHA};
 
 /// The cap n on d (D2TCP Section 4.2.4: d lies in [1/n, n], "In all our experiments we set
 /// n = 2.0"; Figure 15 sweeps n from 1.25 to 3.0 and finds 2.0 the sweet spot).

@@ -1,8 +1,7 @@
 //! DCTCP (Alizadeh et al., SIGCOMM 2010, Section 3.1): estimate the fraction of CE-marked bytes
 //! once per window of data and cut the window in proportion to it, cwnd <- cwnd x (1 - alpha/2).
 
-use super::CutContext;
-use super::{DCTCP_DEFAULT_G, DCTCP_DEFAULT_INITIAL_ALPHA};
+use super::cut::{CutContext, DCTCP_DEFAULT_G, DCTCP_DEFAULT_INITIAL_ALPHA};
 
 /// DCTCP's running estimate alpha of the fraction of marked bytes (DCTCP paper Section 3.1,
 /// equation 1: alpha <- (1 - g) x alpha + g x F).

@@ -1,7 +1,7 @@
 //! NewReno's response to ECN (RFC 3168 Section 6.1.2): an ECN-Echo is treated like a loss and
 //! halves the window; everything else is the shared window skeleton.
 
-use super::CutContext;
+use super::cut::CutContext;
 
 /// The NewReno policy: no estimator, a fixed multiplicative decrease of 1/2.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
