@@ -6,7 +6,7 @@
 use incast_proto::time::Duration;
 
 use super::error::{join, ScenarioError};
-use super::file::Time;
+use super::units::Time;
 use super::spec::ExplicitFlow;
 
 /// Result of a validation step.

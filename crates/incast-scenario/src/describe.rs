@@ -5,10 +5,10 @@
 //! the heading `incast check` prints.
 
 use incast_proto::tcp::TcpConfig;
-use incast_proto::time::Duration;
 use serde_json::{json, Map, Value};
 
-use super::file::Named;
+use super::names::Named;
+use super::units::time_text;
 use super::{Scenario, TopologySpec, TransportSpec, WorkloadSpec};
 
 /// The sections of `scenario` in effect, as `incast check` shows them: `transport`
@@ -113,14 +113,14 @@ pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
     put("timestamps", json!(t.timestamps));
     put("initial_window", json!(t.initial_window_segments));
     put("initial_ssthresh", t.initial_ssthresh_bytes.map_or(Value::Null, |b| json!(format!("{b}B"))));
-    put("min_rto", json!(time(t.min_rto)));
-    put("initial_rto", json!(time(t.initial_rto.unwrap_or(t.min_rto))));
-    put("max_rto", json!(time(t.max_rto)));
-    put("clock_granularity", json!(time(t.clock_granularity)));
+    put("min_rto", json!(time_text(t.min_rto)));
+    put("initial_rto", json!(time_text(t.initial_rto.unwrap_or(t.min_rto))));
+    put("max_rto", json!(time_text(t.max_rto)));
+    put("clock_granularity", json!(time_text(t.clock_granularity)));
     put(
         "delayed_ack",
         t.delayed_ack.map_or(json!(false), |d| {
-            json!({"segments": d.segments, "timeout": time(d.timeout), "quickack": d.quickack})
+            json!({"segments": d.segments, "timeout": time_text(d.timeout), "quickack": d.quickack})
         }),
     );
     put("receive_window", t.receive_window_bytes.map_or(Value::Null, |b| json!(format!("{b}B"))));
@@ -150,16 +150,6 @@ pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
     m
 }
 
-/// A duration in the largest unit that writes it exactly (`"10ms"`, `"1500us"`, `"7ps"`).
-pub(crate) fn time(d: Duration) -> String {
-    let ps = d.as_ps();
-    for (unit, scale) in [("s", 1_000_000_000_000u64), ("ms", 1_000_000_000), ("us", 1_000_000), ("ns", 1_000)] {
-        if ps != 0 && ps.is_multiple_of(scale) {
-            return format!("{}{unit}", ps / scale);
-        }
-    }
-    format!("{ps}ps")
-}
 
 #[cfg(test)]
 mod tests {
@@ -260,11 +250,4 @@ mod tests {
         assert!(!paper.contains_key("d2tcp"));
     }
 
-    #[test]
-    fn time_uses_the_largest_exact_unit() {
-        assert_eq!(time(Duration::from_ms(200)), "200ms");
-        assert_eq!(time(Duration::from_us(1_500)), "1500us");
-        assert_eq!(time(Duration::from_ps(7)), "7ps");
-        assert_eq!(time(Duration::ZERO), "0ps");
-    }
 }

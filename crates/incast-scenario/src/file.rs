@@ -9,14 +9,15 @@
 //! serde-tagged enums: tagged enums buffer their content and lose the key path of errors inside.
 
 use std::fmt;
-use std::marker::PhantomData;
 
 use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
 use incast_proto::tcp::{DctcpLossCut, EcnReduction, LossBasis, Stack, SubSegmentWindow, WindowGrowth};
 
+use super::names::{Name, Named, Pair};
 use super::spec::{Connections, DeadlineVariance, HostNic, LoadBalancing, Protocol, TrafficPattern};
+use super::units::{QueueLimit, Rate, Size, Time};
 use super::{named_sizes, units};
 
 /// Defines [`RawScenario`] with one field per section of the registry's transports.
@@ -317,26 +318,6 @@ pub(crate) enum DeadlineDistKind {
     Exponential,
 }
 
-/// A closed set of names a string key may take. Matching ignores ASCII case and treats `_` like
-/// `-`, so `"DCTCP"` and `"fat_tree"` are accepted; error messages list the canonical names.
-pub(crate) trait Named: Copy + 'static {
-    /// What the name names, for messages ("protocol").
-    const WHAT: &'static str;
-    /// Every accepted name; the first name of each value is its canonical spelling.
-    const NAMES: &'static [(&'static str, Self)];
-
-    /// The canonical name of `self`.
-    fn name(self) -> &'static str
-    where
-        Self: PartialEq,
-    {
-        Self::NAMES
-            .iter()
-            .find(|(_, v)| *v == self)
-            .map_or("?", |(n, _)| n)
-    }
-}
-
 impl Named for Protocol {
     const WHAT: &'static str = "protocol";
     const NAMES: &'static [(&'static str, Self)] = Protocol::NAMES;
@@ -455,139 +436,6 @@ impl Named for DeadlineDistKind {
         ("exponential", DeadlineDistKind::Exponential),
     ];
 }
-
-/// Looks `s` up among `T`'s names.
-pub(crate) fn parse_name<T: Named>(s: &str) -> Result<T, String> {
-    let wanted = s.trim().replace('_', "-");
-    if let Some(&(_, value)) = T::NAMES
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(&wanted))
-    {
-        return Ok(value);
-    }
-    let names: Vec<String> = T::NAMES.iter().map(|(n, _)| format!("\"{n}\"")).collect();
-    Err(format!(
-        "unknown {} {s:?}: expected one of {}",
-        T::WHAT,
-        names.join(", ")
-    ))
-}
-
-/// A name of the closed set `T`, parsed while deserializing.
-pub(crate) struct Name<T>(pub(crate) T);
-
-impl<'de, T: Named> Deserialize<'de> for Name<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(PhantomData<T>);
-        impl<T: Named> Visitor<'_> for V<T> {
-            type Value = T;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "a {} name (a string)", T::WHAT)
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
-                parse_name(v).map_err(E::custom)
-            }
-        }
-        d.deserialize_str(V(PhantomData)).map(Name)
-    }
-}
-
-/// A two-element array such as `[1, 0]` or `["1KB", 0.5]`. Unlike a serde tuple it rejects a
-/// third element in every format (TOML's sequence access would silently drop it).
-pub(crate) struct Pair<A, B>(pub(crate) A, pub(crate) B);
-
-impl<'de, A: Deserialize<'de>, B: Deserialize<'de>> Deserialize<'de> for Pair<A, B> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<A, B>(PhantomData<(A, B)>);
-        impl<'de, A: Deserialize<'de>, B: Deserialize<'de>> Visitor<'de> for V<A, B> {
-            type Value = Pair<A, B>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an array of exactly 2 elements")
-            }
-            fn visit_seq<S: de::SeqAccess<'de>>(self, mut seq: S) -> Result<Pair<A, B>, S::Error> {
-                let a = seq
-                    .next_element()?
-                    .ok_or_else(|| de::Error::invalid_length(0, &self))?;
-                let b = seq
-                    .next_element()?
-                    .ok_or_else(|| de::Error::invalid_length(1, &self))?;
-                let mut len = 2;
-                while seq.next_element::<de::IgnoredAny>()?.is_some() {
-                    len += 1;
-                }
-                if len > 2 {
-                    return Err(de::Error::invalid_length(len, &self));
-                }
-                Ok(Pair(a, b))
-            }
-        }
-        d.deserialize_seq(V(PhantomData))
-    }
-}
-
-/// Defines a newtype parsed from a unit string while deserializing.
-macro_rules! unit_newtype {
-    ($(#[$doc:meta])* $name:ident, $parse:path, $expecting:literal) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub(crate) struct $name(pub(crate) u64);
-
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct V;
-                impl Visitor<'_> for V {
-                    type Value = u64;
-                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                        f.write_str($expecting)
-                    }
-                    fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
-                        $parse(v).map_err(E::custom)
-                    }
-                }
-                d.deserialize_str(V).map($name)
-            }
-        }
-    };
-}
-
-unit_newtype!(
-    /// A size string, in bytes.
-    Size,
-    units::parse_size,
-    "a size string such as \"20KB\" (units B, KB, MB, GB, KiB, MiB, GiB, pkts)"
-);
-/// A queue limit: a size string in bytes, or `"85pkts"` for a count of packets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct QueueLimit(pub(crate) units::QueueSize);
-
-impl<'de> Deserialize<'de> for QueueLimit {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = units::QueueSize;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a size string such as \"128KB\" or a packet count such as \"85pkts\"")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<units::QueueSize, E> {
-                units::parse_queue_size(v).map_err(E::custom)
-            }
-        }
-        d.deserialize_str(V).map(QueueLimit)
-    }
-}
-
-unit_newtype!(
-    /// A time string, in picoseconds.
-    Time,
-    units::parse_time,
-    "a time string such as \"20us\" (units ps, ns, us, ms, s)"
-);
-unit_newtype!(
-    /// A rate string, in bits per second.
-    Rate,
-    units::parse_rate,
-    "a rate string such as \"1Gbps\" (units bps, Kbps, Mbps, Gbps, Tbps)"
-);
 
 impl<'de> Deserialize<'de> for RawEcn {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -708,6 +556,7 @@ impl<'de> Deserialize<'de> for RawDeadlineDist {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::names::parse_name;
 
     #[test]
     fn names_ignore_case_and_underscores() {

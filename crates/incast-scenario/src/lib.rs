@@ -25,11 +25,16 @@ mod file;
 mod graph;
 mod limits;
 pub mod named_sizes;
+mod names;
 mod oldi;
 mod output;
 pub mod port_pattern;
 mod protocols;
+mod registry;
+mod run;
+mod scenario;
 pub mod spec;
+mod text;
 mod trace;
 mod traffic;
 mod units;
@@ -41,14 +46,21 @@ mod tests;
 use std::path::Path;
 
 pub use describe::{effective_sections, effective_transport};
-pub use protocols::d2tcp::effective_d2tcp;
-pub use protocols::d3::effective_d3;
 pub use error::{fmt_keyed, ScenarioError};
 pub use output::PortNames;
 pub use trace::read_file as read_trace_file;
+pub use traffic::named_distribution;
+pub use protocols::d2tcp::effective_d2tcp;
+pub use protocols::d3::{effective_d3, D3Spec, D3Variant, CAPACITY_MAX, CAPACITY_MIN};
+pub use protocols::pdq::PdqSpec;
+pub use protocols::pfabric::{PfabricSpec, PFABRIC_DEFAULT_BUFFER_BYTES};
+pub use protocols::tcppr::TcpPrSpec;
+pub use protocols::ProtocolSections;
+pub use scenario::Scenario;
 pub use spec::*;
 
 use error::join;
+use text::utf8_text;
 use file::RawScenario;
 
 /// Parses a TOML scenario. `base_dir` is the directory relative trace paths are resolved against
@@ -191,21 +203,6 @@ fn toml_to_json(value: toml::Value, path: &str) -> Result<serde_json::Value, Sce
                 })
                 .collect::<Result<_, _>>()?,
         ),
-    })
-}
-
-/// The text of a file's bytes: UTF-8, with a leading byte-order mark dropped (editors on Windows
-/// write one). The error says where the first bad byte is, never what the text around it says.
-pub(crate) fn utf8_text(bytes: &[u8]) -> Result<&str, String> {
-    const BOM: &[u8] = b"\xEF\xBB\xBF";
-    let body = bytes.strip_prefix(BOM).unwrap_or(bytes);
-    std::str::from_utf8(body).map_err(|e| {
-        // The offset counts from the start of the file, byte-order mark included.
-        let at = e.valid_up_to() + (bytes.len() - body.len());
-        format!(
-            "not UTF-8 text: invalid byte 0x{:02X} at offset {at}",
-            bytes[at]
-        )
     })
 }
 

@@ -8,7 +8,9 @@ use incast_proto::time::{Duration, Instant};
 use super::check::{count, err, finite, host_list, positive, positive_time, required, Result};
 use super::context::Context;
 use super::error::join;
-use super::file::{Name, RawWorkload, Size, Time};
+use super::file::RawWorkload;
+use super::names::Name;
+use super::units::{Size, Time};
 use super::limits;
 use super::spec::{
     BackgroundSpec, Connections, DeadlineVariance, FlowOptions, OldiApp, OldiSpec, Protocol, QueryLoad,

@@ -1,39 +1,18 @@
-//! The validated scenario: what the engine builds a simulation from. Every value here is already
-//! in engine units and checked (host indices exist, sizes positive, ...); the file format and its
-//! error messages live in `scenario::file`.
+//! The validated scenario's parts: what the engine builds a simulation from (the whole,
+//! `scenario::Scenario`, adds the protocols' own sections). Every value here is already in engine
+//! units and checked (host indices exist, sizes positive, ...); the file format and its error
+//! messages live in `file`.
 
 use incast_proto::tcp::{Stack, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
-pub use crate::protocols::d3::{D3Spec, D3Variant, CAPACITY_MAX, CAPACITY_MIN};
-pub use crate::protocols::pdq::PdqSpec;
-pub use crate::protocols::pfabric::{PfabricSpec, PFABRIC_DEFAULT_BUFFER_BYTES};
-pub use crate::protocols::tcppr::TcpPrSpec;
-pub use crate::protocols::{Protocol, ProtocolSections};
+pub use crate::registry::Protocol;
+
+/// The TCP stack of a file that names none.
+pub const DEFAULT_STACK: Stack = Stack::Linux;
 
 /// A host, numbered 0..hosts in the order the topology builder documents.
 pub type HostIndex = u32;
-
-/// A complete, validated simulation scenario.
-#[derive(Clone, Debug)]
-pub struct Scenario {
-    /// Seed of every random stream of the run (workload sizes, deadlines, placement, ECMP salt).
-    pub seed: u64,
-    /// The network.
-    pub topology: TopologySpec,
-    /// Switch buffers, ECN marking and priority classes.
-    pub switch: SwitchSpec,
-    /// Default transport of every flow (a workload may override the protocol).
-    pub transport: TransportSpec,
-    /// The protocols' own sections (`[d3]`, `[pdq]`, ...), defaults where the file has none.
-    pub sections: ProtocolSections,
-    /// Traffic sources; their flows are merged.
-    pub workloads: Vec<WorkloadSpec>,
-    /// When the run stops.
-    pub run: RunSpec,
-    /// Optional instrumentation.
-    pub output: OutputSpec,
-}
 
 /// One link speed and propagation delay.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -321,19 +300,6 @@ pub enum HostNic {
     LikeSwitch,
 }
 
-impl Scenario {
-    /// The protocols the scenario's flows run, in the registry's order (`Protocol::ALL`); the
-    /// default protocol counts only if some workload's flows take it.
-    pub fn protocols_in_use(&self) -> Vec<Protocol> {
-        protocols_in_use(&self.workloads, self.transport.protocol)
-    }
-
-    /// Whether any flow runs `protocol`.
-    pub fn runs(&self, protocol: Protocol) -> bool {
-        self.workloads.iter().any(|w| w.flow_protocols(self.transport.protocol).contains(&protocol))
-    }
-}
-
 /// The protocols the flows of `workloads` run, `default` for those that name none, in the
 /// registry's order.
 pub(crate) fn protocols_in_use(workloads: &[WorkloadSpec], default: Protocol) -> Vec<Protocol> {
@@ -363,7 +329,7 @@ impl Default for TransportSpec {
     /// What a file without `[transport]` gets: TCP on the `linux` stack, DCTCP's g = 1/16 and
     /// the stack's initial alpha.
     fn default() -> Self {
-        let stack = crate::validate::DEFAULT_STACK;
+        let stack = DEFAULT_STACK;
         TransportSpec {
             protocol: Protocol::Tcp,
             stack,
@@ -988,18 +954,6 @@ pub struct QueueSampling {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tcppr_maps_short_deadlines_high_and_background_lowest() {
-        let spec = TcpPrSpec { thresholds: vec![Duration::from_ms(20), Duration::from_ms(40)], background_lowest: true };
-        assert_eq!(spec.class_of(Some(Duration::from_ms(5))), 0);
-        assert_eq!(spec.class_of(Some(Duration::from_ms(20))), 1, "a threshold belongs to the next class");
-        assert_eq!(spec.class_of(Some(Duration::from_ms(90))), 2);
-        assert_eq!(spec.class_of(None), 3);
-        assert_eq!(spec.classes_needed(), 4);
-        let shared = TcpPrSpec { background_lowest: false, ..spec };
-        assert_eq!((shared.class_of(None), shared.classes_needed()), (2, 3));
-    }
 
     #[test]
     fn utilization_sets_each_trees_query_rate_from_its_message_size() {

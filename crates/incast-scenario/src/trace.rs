@@ -16,7 +16,8 @@ use incast_proto::time::{Duration, Instant};
 
 use super::check::{check_flow, Hosts};
 use super::spec::ExplicitFlow;
-use super::{units, utf8_text};
+use super::text::utf8_text;
+use super::units;
 
 /// The columns a trace may have; the first four are required.
 const COLUMNS: [&str; 5] = ["src", "dst", "size_bytes", "start_s", "deadline_s"];

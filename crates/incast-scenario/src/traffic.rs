@@ -10,10 +10,9 @@ use super::check::{
 };
 use super::context::Context;
 use super::error::join;
-use super::file::{
-    DeadlineDistKind, Named, Pair, RawDeadlineDist, RawFlow, RawSizeDist, RawWorkload, Size,
-    SizeDistKind, Time, WorkloadKind,
-};
+use super::file::{DeadlineDistKind, RawDeadlineDist, RawFlow, RawSizeDist, RawWorkload, SizeDistKind, WorkloadKind};
+use super::names::{Named, Pair};
+use super::units::{Size, Time};
 use super::limits;
 use super::spec::{
     DeadlineDist, ExplicitFlow, FlowOptions, HostIndex, RackLocal, RoundStarts, RunSpec, SizeDist, TopologySpec, TrafficPattern, WorkloadSpec,
@@ -469,7 +468,7 @@ pub(crate) fn senders_bps(topology: &TopologySpec, senders: &[HostIndex]) -> f64
 fn size_dist(p: &str, raw: RawSizeDist) -> Result<SizeDist> {
     let t = match raw {
         RawSizeDist::Fixed(b) => return Ok(SizeDist::Fixed(positive(|| p.into(), b, "bytes")?)),
-        RawSizeDist::Named(name) => return named_sizes::distribution(p, name),
+        RawSizeDist::Named(name) => return named_distribution(p, name),
         RawSizeDist::Table(t) => t,
     };
     let kind = t.dist.0;
@@ -517,6 +516,31 @@ fn size_dist(p: &str, raw: RawSizeDist) -> Result<SizeDist> {
 /// An empirical CDF table's `points`.
 fn cdf(p: &str, points: Vec<Pair<Size, f64>>) -> Result<SizeDist> {
     cdf_points(p, points.into_iter().map(|Pair(Size(size), prob)| (size, prob)).collect())
+}
+
+/// The shipped distribution named `name` (one of `named_sizes::NAMES`), validated as a `cdf` table would be; an
+/// error names the key `p` (and the shipped file, were one malformed).
+pub fn named_distribution(p: &str, name: &str) -> Result<SizeDist> {
+    let shipped = named_sizes::shipped(name).ok_or_else(|| err(p, format!("no shipped distribution named \"{name}\"")))?;
+    let mut points = Vec::new();
+    for (n, line) in shipped.text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = || err(p, format!("{} line {}: not a size and a probability", shipped.file, n + 1));
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let size: f64 = fields.first().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+        let cdf: f64 = fields.get(shipped.cdf_column).and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+        let bytes = (size * shipped.bytes_per_unit as f64).round() as u64;
+        let prob = if shipped.percent { cdf / 100.0 } else { cdf };
+        // The sampler starts from (0 B, 0) already; a file's own origin point adds nothing.
+        if bytes == 0 && prob == 0.0 {
+            continue;
+        }
+        points.push((bytes, prob));
+    }
+    cdf_points(p, points)
 }
 
 /// An empirical CDF: sizes never falling, probabilities rising to exactly 1. A size repeated
@@ -626,6 +650,30 @@ fn deadline_dist(p: &str, raw: RawDeadlineDist) -> Result<DeadlineDist> {
 #[cfg(test)]
 mod tests {
     use super::super::tests::{assert_bad, burst, malformed, star, toml};
+    use super::named_distribution;
+    use crate::spec::SizeDist;
+
+    /// The means each file's header states (and docs/scenario.md), from the points as incast
+    /// reads them: the HPCC code's 1,711,250 B for web search; for data mining, 5,116.6 packets of
+    /// 1460 B (the pFabric-derived scripts hard-code 5,117).
+    #[test]
+    fn each_named_distribution_has_its_stated_mean() {
+        let mean = |name: &str| named_distribution("size", name).unwrap().mean_bytes();
+        assert!((mean("web-search") - 1_711_250.0).abs() < 1e-6);
+        assert!((mean("data-mining") - 7_470_236.0).abs() < 1.0);
+        assert!((mean("hadoop") - 120_420.75).abs() < 1e-6);
+    }
+
+    /// Data mining keeps the step of its file: half the flows are exactly one packet.
+    #[test]
+    fn data_mining_keeps_its_one_packet_step() {
+        let SizeDist::Cdf(points) = named_distribution("size", "data-mining").unwrap() else {
+            panic!("not a CDF")
+        };
+        assert_eq!(&points[..2], &[(1460, 0.0), (1460, 0.5)]);
+        assert_eq!(points.last(), Some(&(666_667 * 1460, 1.0)));
+    }
+
 
     /// A one-second horizon.
     macro_rules! one_second {

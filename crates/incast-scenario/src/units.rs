@@ -1,9 +1,16 @@
 //! Unit strings of scenario files: sizes (`"128KB"`, `"100pkts"`), times (`"20us"`) and rates
 //! (`"2.5Gbps"`). Numbers are parsed as exact decimals in integer arithmetic, so `"0.1ms"` is
 //! exactly 100 000 000 ps and `"2.5Gbps"` exactly 2 500 000 000 bps, with no float rounding and
-//! no way for a huge value (`"1e30s"`) to wrap around.
+//! no way for a huge value (`"1e30s"`) to wrap around. The newtypes the raw file types parse them
+//! into while deserializing (`Size`, `Time`, `Rate`, `QueueLimit`), and how a time is written
+//! back in file syntax (`time_text`), live here too. A leaf of the scenario modules.
+
+use std::fmt;
 
 use incast_proto::tcp::MTU_BYTES;
+use incast_proto::time::Duration;
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
 
 /// Bytes of one "pkts" unit: a full-sized Ethernet payload, the packet both papers count buffers
 /// and ECN thresholds in (DCTCP's K = 20 packets, D3's "eight full sized packets").
@@ -294,9 +301,92 @@ fn scaled(number: &str, scale: u64, rounding: Rounding) -> Result<u64, NumError>
     u64::try_from(result).map_err(|_| NumError::TooLarge)
 }
 
+/// Defines a newtype parsed from a unit string while deserializing.
+macro_rules! unit_newtype {
+    ($(#[$doc:meta])* $name:ident, $parse:path, $expecting:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) struct $name(pub(crate) u64);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl Visitor<'_> for V {
+                    type Value = u64;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+                        $parse(v).map_err(E::custom)
+                    }
+                }
+                d.deserialize_str(V).map($name)
+            }
+        }
+    };
+}
+
+unit_newtype!(
+    /// A size string, in bytes.
+    Size,
+    parse_size,
+    "a size string such as \"20KB\" (units B, KB, MB, GB, KiB, MiB, GiB, pkts)"
+);
+/// A queue limit: a size string in bytes, or `"85pkts"` for a count of packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct QueueLimit(pub(crate) QueueSize);
+
+impl<'de> Deserialize<'de> for QueueLimit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = QueueSize;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a size string such as \"128KB\" or a packet count such as \"85pkts\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<QueueSize, E> {
+                parse_queue_size(v).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(V).map(QueueLimit)
+    }
+}
+
+unit_newtype!(
+    /// A time string, in picoseconds.
+    Time,
+    parse_time,
+    "a time string such as \"20us\" (units ps, ns, us, ms, s)"
+);
+unit_newtype!(
+    /// A rate string, in bits per second.
+    Rate,
+    parse_rate,
+    "a rate string such as \"1Gbps\" (units bps, Kbps, Mbps, Gbps, Tbps)"
+);
+
+/// A duration in the largest unit that writes it exactly (`"10ms"`, `"1500us"`, `"7ps"`).
+pub(crate) fn time_text(d: Duration) -> String {
+    let ps = d.as_ps();
+    for (unit, scale) in [("s", 1_000_000_000_000u64), ("ms", 1_000_000_000), ("us", 1_000_000), ("ns", 1_000)] {
+        if ps != 0 && ps.is_multiple_of(scale) {
+            return format!("{}{unit}", ps / scale);
+        }
+    }
+    format!("{ps}ps")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_text_uses_the_largest_exact_unit() {
+        assert_eq!(time_text(Duration::from_ms(200)), "200ms");
+        assert_eq!(time_text(Duration::from_us(1_500)), "1500us");
+        assert_eq!(time_text(Duration::from_ps(7)), "7ps");
+        assert_eq!(time_text(Duration::ZERO), "0ps");
+    }
 
     #[test]
     fn sizes_in_every_unit() {

@@ -25,21 +25,25 @@
 use std::path::Path;
 
 use incast_proto::cc::DCTCP_DEFAULT_G;
-use incast_proto::tcp::{DelayedAck, Stack, TcpConfig};
+use incast_proto::tcp::{DelayedAck, TcpConfig};
 use incast_proto::time::{BitsPerSec, Duration};
 
 use super::check::{count, err, estimation_gain, finite, initial_alpha, only_keys, positive, positive_time, required, Hosts, Result};
 use super::context::Context;
 use super::error::join;
-use super::file::{Named, QueueLimit, Rate, RawDelayedAck, RawEcn, RawScenario, RawSwitch, RawTopology, RawTransport, TopologyKind};
+use super::file::{RawDelayedAck, RawEcn, RawScenario, RawSwitch, RawTopology, RawTransport, TopologyKind};
+use super::names::Named;
+use super::units::{QueueLimit, Rate};
 use super::protocols::{prose, Checked, ProtocolSections, SectionContext};
+use super::scenario::Scenario;
 use super::spec::{
-    protocols_in_use, BufferSpec, EcnSpec, HostNic, LinkSpec, LoadBalancing, Protocol, RunSpec, Scenario, SwitchSpec, TopologySpec, TransportSpec,
+    protocols_in_use, BufferSpec, EcnSpec, HostNic, LinkSpec, LoadBalancing, Protocol, RunSpec, SwitchSpec, TopologySpec, TransportSpec,
+    DEFAULT_STACK,
     WorkloadSpec,
 };
 use super::output::PortNames;
 use super::units::QueueSize;
-use super::{graph, limits, output, traffic};
+use super::{graph, limits, output, run, traffic};
 
 /// Seed when the file gives none.
 const DEFAULT_SEED: u64 = 1;
@@ -86,7 +90,6 @@ const DEFAULT_DELAYED_ACK: DelayedAck = DelayedAck {
     quickack: 0,
 };
 /// The TCP stack of a scenario that names none: what a datacenter researcher runs today.
-pub(crate) const DEFAULT_STACK: Stack = Stack::Linux;
 /// Smallest MSS: 88 B of payload leaves a 128 B frame room for headers with every option.
 const MIN_MSS: u64 = 88;
 /// Largest MSS: a 9000 B jumbo frame's payload.
@@ -97,7 +100,7 @@ const MAX_ECN_CUT_FLOOR: u64 = 64;
 /// Converts a whole document; `port_names` names the ports `[output]`'s patterns choose from.
 pub(crate) fn scenario(mut raw: RawScenario, base_dir: Option<&Path>, port_names: &dyn PortNames) -> Result<Scenario> {
     let raw_sections = raw.take_sections();
-    let run = limits::run_spec(&raw.run)?;
+    let run = run::run_spec(&raw.run)?;
     let topology = topology(raw.topology, &run, base_dir)?;
     let switch = switch(raw.switch)?;
     let transport = transport(raw.transport, &run)?;

@@ -378,8 +378,7 @@ mod tests {
     /// (sqrt(rate x T x E[size^2])).
     #[test]
     fn poisson_at_a_load_offers_that_load() {
-        use crate::scenario::named_sizes;
-        let size = named_sizes::distribution("size", "web-search").unwrap();
+        let size = crate::scenario::named_distribution("size", "web-search").unwrap();
         let (load, senders, link_bps, seconds) = (0.5, 16usize, 10e9, 1.0);
         let rate = load * senders as f64 * link_bps / (8.0 * size.mean_bytes());
         let spec = WorkloadSpec::Poisson {

@@ -10,7 +10,7 @@ use incast_proto::cc::{Clamp, D2tcpConfig, FixedD, RemainingBytes, TcUnits, D2TC
 use super::{Protocol, SectionContext};
 use crate::check::{err, estimation_gain, finite, initial_alpha, Result};
 use crate::error::join;
-use crate::file::{Name, Named};
+use crate::names::{Name, Named};
 
 /// The `[d2tcp]` section.
 pub(crate) struct Section;

@@ -12,9 +12,10 @@ use incast_proto::time::Duration;
 
 use super::{Protocol, SectionContext, TransportRules};
 use crate::check::{err, finite, positive, positive_time, Result};
-use crate::describe::time;
+use crate::units::time_text as time;
 use crate::error::join;
-use crate::file::{Name, Named, Rate, Time};
+use crate::names::{Name, Named};
+use crate::units::{Rate, Time};
 use crate::limits;
 use crate::spec::RunSpec;
 

@@ -1,8 +1,7 @@
-//! The transports incast runs, named in one place: the registry [`for_each_transport!`], one line
-//! per transport plug-in, with its sections and the protocols it offers under their file names
-//! and labels; and what each transport's scenario module says about it: its sections' keys,
-//! defaults, checks and what `incast check` shows of them ([`Section`]), and the rules its flows
-//! follow in a scenario ([`TransportRules`]).
+//! What each transport of the registry (`registry::for_each_transport!`) says about itself in a
+//! scenario: its sections' keys, defaults, checks and what `incast check` shows of them
+//! ([`Section`]), and the rules its flows follow ([`TransportRules`]); and, expanded from the
+//! registry, every section of the file ([`ProtocolSections`]) and every protocol's rules.
 //!
 //! A *transport* is one implementation in the engine (its endpoints, what its packets carry, what
 //! its ports do); a *protocol* is a name a scenario file gives to a flow (`protocol = "dctcp"`).
@@ -14,9 +13,9 @@
 //! transport edits the list once (docs/adding-a-transport.md):
 //!
 //! ```text
-//!  for_each_transport!(callback)
-//!     ├─ incast-scenario: Protocol, its names, labels and rules, ProtocolSections (here), the
-//!     │                   sections of the file (file::RawScenario) and their checks (validate)
+//!  for_each_transport!(callback)             (registry.rs)
+//!     ├─ incast-scenario: Protocol, its names and labels (registry.rs); its rules and
+//!     │                   ProtocolSections (here); the file's sections (file::RawScenario)
 //!     └─ incast-sim:      the engine's dispatch over transports (incast-sim/src/transport/registry.rs)
 //! ```
 //!
@@ -33,33 +32,9 @@ pub(crate) mod tcppr;
 use serde_json::{Map, Value};
 
 use crate::check::{err, Result};
+use crate::registry::Protocol;
 use crate::spec::{SwitchSpec, TransportSpec, WorkloadSpec};
 use crate::RunSpec;
-
-/// The registry of transports: expands `$callback!` with one entry per transport, in the order
-/// tables and messages list them:
-///
-/// ```text
-/// module: Family [section ...] { Variant("name" "alias" ...) "Label", ... }
-/// ```
-///
-/// `module` names the transport's modules (this crate's `protocols::module`, with its
-/// [`TransportRules`]; incast-sim's `transport::module`, its engine adapter); `Family` its
-/// variant in the engine's dispatch enums; each `section` a table of the file the transport
-/// reads (this crate's `protocols::section`, a [`Section`]); each `Variant` a [`Protocol`] with
-/// the names a scenario file accepts for it (the first is canonical) and the label figures and
-/// messages use.
-#[macro_export]
-macro_rules! for_each_transport {
-    ($callback:ident) => {
-        $callback! {
-            tcp: Tcp [d2tcp tcppr] { Tcp("tcp" "newreno") "TCP", Dctcp("dctcp") "DCTCP", D2tcp("d2tcp") "D2TCP", TcpPr("tcppr") "TCPpr" }
-            d3: D3 [d3] { D3("d3") "D3", Rcpdc("rcpdc") "RCPdc" }
-            pfabric: Pfabric [pfabric] { Pfabric("pfabric") "pFabric" }
-            pdq: Pdq [pdq] { Pdq("pdq") "PDQ" }
-        }
-    };
-}
 
 /// What checking a section may read: `[transport]` and `[run]`, checked before it.
 pub(crate) struct SectionContext<'a> {
@@ -135,70 +110,10 @@ pub(crate) trait TransportRules {
     const INSTEAD_OF_TRANSPORT: &'static str = "";
 }
 
-/// Defines [`Protocol`], its rules and [`ProtocolSections`] from the registry.
-macro_rules! define_protocols {
+/// Defines the protocols' rules and [`ProtocolSections`] from the registry.
+macro_rules! define_sections {
     ($($module:ident: $family:ident [$($section:ident)*] { $($variant:ident($($name:literal)+) $label:literal),+ })+) => {
-        /// A transport protocol, as a scenario names it (`[transport] protocol`, a workload's
-        /// `protocol`). The registry ([`for_each_transport!`]) lists them; each one's rules and
-        /// sections are documented in docs/scenario.md.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Protocol {
-            $($(
-                #[doc = concat!("`", first_name!($($name)+), "`: ", $label, ", on the `", stringify!($module), "` transport.")]
-                $variant,
-            )+)+
-        }
-
         impl Protocol {
-            /// Every protocol, in the registry's order.
-            pub const ALL: &'static [Protocol] = &[$($(Protocol::$variant,)+)+];
-
-            /// Every name a scenario file accepts, with the protocol it names; a protocol's
-            /// canonical name comes first among its own.
-            pub(crate) const NAMES: &'static [(&'static str, Protocol)] = &[$($($(($name, Protocol::$variant),)+)+)+];
-
-            /// The protocol's name in scenario files and result tables (`"dctcp"`).
-            pub fn name(self) -> &'static str {
-                match self {
-                    $($(Protocol::$variant => first_name!($($name)+),)+)+
-                }
-            }
-
-            /// Every name a scenario file accepts for the protocol, the canonical one first.
-            pub fn names(self) -> &'static [&'static str] {
-                match self {
-                    $($(Protocol::$variant => &[$($name),+],)+)+
-                }
-            }
-
-            /// How figures, tables and messages write the protocol (`"pFabric"`, `"D2TCP"`).
-            pub fn label(self) -> &'static str {
-                match self {
-                    $($(Protocol::$variant => $label,)+)+
-                }
-            }
-
-            /// The transport that runs it: the engine adapter's module (`"tcp"` for DCTCP).
-            pub fn transport(self) -> &'static str {
-                match self {
-                    $($(Protocol::$variant => stringify!($module),)+)+
-                }
-            }
-
-            /// The sections of the file its transport reads (`["d2tcp", "tcppr"]` for TCP's).
-            pub fn transport_sections(self) -> &'static [&'static str] {
-                match self {
-                    $($(Protocol::$variant)|+ => &[$(stringify!($section)),*],)+
-                }
-            }
-
-            /// The other protocols of its transport, itself included, in the registry's order.
-            pub fn siblings(self) -> &'static [Protocol] {
-                match self {
-                    $($(Protocol::$variant)|+ => &[$(Protocol::$variant),+],)+
-                }
-            }
-
             /// Bytes the protocol's own header adds to a full data packet (D3's congestion
             /// header, PDQ's scheduling header).
             pub fn extension_header_bytes(self) -> u32 {
@@ -294,14 +209,7 @@ macro_rules! define_protocols {
     };
 }
 
-/// The first of a protocol's names: its canonical one.
-macro_rules! first_name {
-    ($first:literal $($rest:literal)*) => {
-        $first
-    };
-}
-
-for_each_transport!(define_protocols);
+crate::for_each_transport!(define_sections);
 
 /// A transport's [`TransportRules`] as values.
 #[derive(Clone, Copy, Debug)]
@@ -341,27 +249,6 @@ pub(crate) fn prose(labels: &[&str], last: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_protocol_has_one_canonical_name_first_among_its_names() {
-        for &p in Protocol::ALL {
-            let names: Vec<&str> = Protocol::NAMES.iter().filter(|(_, q)| *q == p).map(|(n, _)| *n).collect();
-            assert!(!names.is_empty(), "{p:?}");
-            assert_eq!(p.name(), names[0]);
-        }
-        let mut all: Vec<&str> = Protocol::NAMES.iter().map(|(n, _)| *n).collect();
-        all.sort_unstable();
-        all.dedup();
-        assert_eq!(all.len(), Protocol::NAMES.len(), "no name names two protocols");
-    }
-
-    #[test]
-    fn labels_transports_and_sections_come_from_the_registry() {
-        assert_eq!((Protocol::Pfabric.label(), Protocol::Pfabric.transport()), ("pFabric", "pfabric"));
-        assert_eq!((Protocol::D2tcp.label(), Protocol::D2tcp.transport()), ("D2TCP", "tcp"));
-        assert_eq!(Protocol::Rcpdc.siblings(), [Protocol::D3, Protocol::Rcpdc]);
-        assert_eq!(Protocol::Dctcp.transport_sections(), ["d2tcp", "tcppr"]);
-    }
 
     #[test]
     fn prose_joins_labels() {

@@ -10,9 +10,9 @@ use incast_proto::time::Duration;
 
 use super::{Protocol, SectionContext, TransportRules};
 use crate::check::{count, err, finite, Result};
-use crate::describe::time;
+use crate::units::time_text as time;
 use crate::error::join;
-use crate::file::Time;
+use crate::units::Time;
 use crate::limits;
 use crate::spec::RunSpec;
 

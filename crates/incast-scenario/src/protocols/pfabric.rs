@@ -10,9 +10,9 @@ use incast_proto::time::Duration;
 
 use super::{Protocol, SectionContext, TransportRules};
 use crate::check::{count, err, positive_time, Result};
-use crate::describe::time;
+use crate::units::time_text as time;
 use crate::error::join;
-use crate::file::{Size, Time};
+use crate::units::{Size, Time};
 use crate::limits;
 use crate::spec::RunSpec;
 

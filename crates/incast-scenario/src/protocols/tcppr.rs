@@ -8,8 +8,8 @@ use incast_proto::time::Duration;
 
 use super::{Checked, Protocol, SectionContext};
 use crate::check::{err, positive_time, Result};
-use crate::describe::time;
-use crate::file::Time;
+use crate::units::time_text as time;
+use crate::units::Time;
 
 /// The `[tcppr]` section.
 pub(crate) struct Section;
@@ -138,4 +138,21 @@ fn check_priority_classes(tcppr: &TcpPrSpec, scenario: &Checked<'_>) -> Result<(
             switch.priority_classes
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tcppr_maps_short_deadlines_high_and_background_lowest() {
+        let spec = TcpPrSpec { thresholds: vec![Duration::from_ms(20), Duration::from_ms(40)], background_lowest: true };
+        assert_eq!(spec.class_of(Some(Duration::from_ms(5))), 0);
+        assert_eq!(spec.class_of(Some(Duration::from_ms(20))), 1, "a threshold belongs to the next class");
+        assert_eq!(spec.class_of(Some(Duration::from_ms(90))), 2);
+        assert_eq!(spec.class_of(None), 3);
+        assert_eq!(spec.classes_needed(), 4);
+        let shared = TcpPrSpec { background_lowest: false, ..spec };
+        assert_eq!((shared.class_of(None), shared.classes_needed()), (2, 3));
+    }
 }

@@ -176,7 +176,7 @@ mod tests {
     fn named_distributions_draw_their_stated_means() {
         use crate::scenario::named_sizes;
         for (k, name) in named_sizes::NAMES.iter().enumerate() {
-            let dist = named_sizes::distribution("size", name).unwrap();
+            let dist = crate::scenario::named_distribution("size", name).unwrap();
             let mut rng = Rng::new(7, k as u64);
             let n = 400_000;
             let draws: Vec<f64> = (0..n).map(|_| sample_size(&dist, &mut rng) as f64).collect();
