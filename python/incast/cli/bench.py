@@ -1,0 +1,60 @@
+"""`incast bench`: the speed and memory benchmarks, each scenario of a benchmark directory run a
+few times in a child process of its own (incast.bench), one row of medians each, then each
+benchmark's cost per event against the reference benchmark's; `--json` also writes them out."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from incast.cli.common import CliError, positive_int
+
+if TYPE_CHECKING:
+    from incast.cli.common import Subparsers
+
+
+def add_parsers(sub: Subparsers) -> None:
+    """`incast bench`."""
+    p = sub.add_parser("bench", help="speed and memory benchmarks (scenarios in benches/)")
+    p.add_argument(
+        "--repeat", type=positive_int, default=3, metavar="N", help="runs per benchmark; the median is shown"
+    )
+    p.add_argument(
+        "--dir", metavar="DIR", help="directory of benchmark scenarios (default: the repository's benches/)"
+    )
+    p.add_argument("--only", metavar="NAME", action="append", help="run only this benchmark (repeatable)")
+    p.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
+    p.set_defaults(handler=_cmd_bench)
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from incast import bench
+
+    directory = bench.find_bench_dir(args.dir)
+    if directory is None:
+        raise CliError(
+            "--dir: no benchmark directory found "
+            "(looked for benches/ beside the package and in the current directory)"
+        )
+    names = bench.discover(directory)
+    if args.only:
+        unknown = sorted(set(args.only) - set(names))
+        if unknown:
+            raise CliError(f"--only: unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(names)}")
+        names = [n for n in names if n in args.only]
+    if not names:
+        raise CliError(f"--dir: no *.toml benchmark scenarios in {str(directory)!r}")
+    print(bench.HEADER, flush=True)
+    results = []
+    for name in names:
+        try:
+            results.append(bench.measure(directory / f"{name}.toml", repeat=args.repeat))
+        except bench.BenchError as e:
+            raise CliError(f"benchmark {name}: {e}") from None
+        print(bench.format_row(results[-1]), flush=True)
+    for line in bench.compare_to_reference(results):
+        print(line)
+    if args.json:
+        bench.write_json(results, Path(args.json))
+    return 0

@@ -1,0 +1,101 @@
+"""What several `incast` commands share: the user error and the exit statuses, the argument
+types and the `--jobs` option more than one command takes, the `--out` check, and the slowdown
+table that `incast run --slowdown` and `incast sweep --slowdown` print."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    # What `build_parser` hands each command group's `add_parsers`.
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+EXIT_INTERNAL = 70
+
+
+class CliError(Exception):
+    """A user error: reported as one line, exit status 2."""
+
+
+def _int_at_least(text: str, least: int, what: str) -> int:
+    """An integer >= `least` from `text`, else an argparse error saying it must be `what`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {what}, not {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be {what}, not {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return _int_at_least(text, 1, "a positive integer")
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    return _int_at_least(text, 0, "a non-negative integer")
+
+
+def add_jobs_option(p: argparse.ArgumentParser, what: str) -> None:
+    """`--jobs N`, one per CPU by default; `what` says what runs N at a time."""
+    p.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
+                   help=f"{what} (default: one per CPU)")
+
+
+def one_line(e: BaseException) -> str:
+    """An exception's message on one line."""
+    return " ".join(str(e).split())
+
+
+def os_error(e: OSError) -> str:
+    """An OSError's errno text (pyarrow's carry it only in their message)."""
+    return e.strerror or one_line(e) or type(e).__name__
+
+
+def check_out_dir(out: str) -> Path:
+    """Fails early, before a long run, if results could not be written to `out`.
+
+    Creates nothing: the directory is made only when there are results to put in it.
+    """
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise CliError(f"--out {out!r} exists and is not a directory")
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise CliError(f"--out {out!r}: {str(existing)!r} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise CliError(f"--out {out!r}: {str(existing)!r} is not writable")
+    return path
+
+
+def slowdown_lines(buckets: "pa.Table") -> str:
+    """`incast run --slowdown` and `incast sweep --slowdown`: one line per row of
+    `incast.slowdown.by_size`, led by its group columns (a sweep's varied keys) when it has any."""
+    names = buckets.column_names
+    groups = names[:names.index("bucket")]
+    rows = buckets.to_pylist()
+    # Each group column as wide as its name or its widest value, so that rows line up.
+    widths = [max([len(name)] + [len(str(r[name])) for r in rows]) for name in groups]
+
+    def num(v: Optional[float]) -> str:
+        return "-" if v is None else f"{v:.2f}"
+
+    lead = "".join(f"{name:<{w}}  " for name, w in zip(groups, widths))
+    lines = [f"{lead}{'flow size':>16} {'flows':>7} {'unfinished':>10} {'mean':>8} {'p50':>8} {'p99':>8}  slowdown"]
+    for r in rows:
+        lead = "".join(f"{str(r[name]):<{w}}  " for name, w in zip(groups, widths))
+        lines.append(f"{lead}{r['bucket']:>16} {r['flows']:>7,} {r['unfinished']:>10,} {num(r['mean']):>8} "
+                     f"{num(r['p50']):>8} {num(r['p99']):>8}")
+    return "\n".join(lines)
