@@ -26,6 +26,7 @@ from typing import (
 
 from incast import _core
 from incast.durable import replace_dir
+from incast.progress import Progress
 from incast.scenario import ScenarioLike, check_source, load_scenario, source_of
 from incast.slowdown import PFABRIC_EDGES, by_size
 
@@ -40,31 +41,6 @@ Ctrl-C and progress bars react promptly while the per-call overhead stays neglig
 
 _U64_END = 1 << 64
 """Integers the engine takes as a u64 (a seed, `chunk_events`) are below this."""
-
-
-@dataclass(frozen=True)
-class Progress:
-    """Where a running simulation is, as passed to a `run(progress=...)` callback."""
-
-    sim_time_s: float
-    """Simulated time reached, seconds."""
-    end_time_s: Optional[float]
-    """Simulated time at which the run stops, if the scenario sets `run.duration`."""
-    events: int
-    """Events processed so far."""
-    flows_completed: int
-    """Flows completed so far."""
-    flows_total: int
-    """Flows in the scenario."""
-
-    @property
-    def fraction(self) -> Optional[float]:
-        """Share of the run done, by simulated time when the end is known, else by flows."""
-        if self.end_time_s:
-            return min(1.0, self.sim_time_s / self.end_time_s)
-        if self.flows_total:
-            return self.flows_completed / self.flows_total
-        return None
 
 
 ProgressCallback = Callable[[Progress], None]

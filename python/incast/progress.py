@@ -1,12 +1,37 @@
-"""A progress bar for long runs: silent for short ones, simulated time when the end is known."""
+"""Where a running simulation is (`Progress`, what a `run(progress=...)` callback receives), and a
+progress bar for long runs: silent for short ones, simulated time when the end is known."""
 
 from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from typing import IO, Any, Optional
 
-from incast.api import Progress
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a running simulation is, as passed to a `run(progress=...)` callback."""
+
+    sim_time_s: float
+    """Simulated time reached, seconds."""
+    end_time_s: Optional[float]
+    """Simulated time at which the run stops, if the scenario sets `run.duration`."""
+    events: int
+    """Events processed so far."""
+    flows_completed: int
+    """Flows completed so far."""
+    flows_total: int
+    """Flows in the scenario."""
+
+    @property
+    def fraction(self) -> Optional[float]:
+        """Share of the run done, by simulated time when the end is known, else by flows."""
+        if self.end_time_s:
+            return min(1.0, self.sim_time_s / self.end_time_s)
+        if self.flows_total:
+            return self.flows_completed / self.flows_total
+        return None
 
 
 class ProgressBar:

@@ -41,6 +41,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
+from incast.crosscheck.targets import VARIANTS, relative
+
 LINK_DELAY_NS = 20_000
 LINK_BPS = 1_000_000_000
 FABRIC_BPS = 10_000_000_000
@@ -54,9 +56,6 @@ SIZE_RANGE = (2_000, 50_000)
 DEADLINE_MEAN_NS = 20_000_000
 DEADLINE_FLOOR_NS = 3_000_000
 SEED = 1
-FCT_TARGET = 0.10
-MARKS_TARGET = 0.10
-DROPS_TARGET = 0.15
 
 
 # The D2TCP paper's fabric and OLDI workload (Section 4.2.1), queried at a fixed period.
@@ -333,23 +332,6 @@ def _fcts(flows: Sequence[Dict[str, int]], finish_s: Sequence[float]) -> List[fl
     return [round((fin - f["start_ns"] / 1e9) * 1e3, 4) if fin >= 0 else -1.0 for f, fin in zip(flows, finish_s)]
 
 
-def relative(ours: float, ref: float) -> float:
-    """(ours - ref) / ref; 0 when both are 0, infinite when only ref is."""
-    if ref == 0:
-        return 0.0 if ours == 0 else math.inf
-    return (ours - ref) / ref
-
-
-#: incast beside ns-3 with one of ns-3's choices undone, to measure what it costs on DCTCP: loss
-#: recovery during ECN reductions, as Linux does (`recovery_in_cwr`), the ECN cut floored at
-#: two segments (Linux's `dctcp_ssthresh`), as issue 24 patched ns-3, which ends the stall of a
-#: sub-segment window after a timeout, and the RFCs' bookkeeping instead of ns-3's
-#: (`ns3_bookkeeping = false`, docs/crosscheck/marks-gap.md).
-VARIANTS: Dict[str, Dict[str, Any]] = {
-    "recovery in CWR (Linux)": {"recovery_in_cwr": True},
-    "ECN cut floored at 2 segments": {"ecn_cut_floor": 2},
-    "RFC bookkeeping": {"ns3_bookkeeping": False},
-}
 
 
 def port_groups(ports: Dict[str, Dict[str, int]]) -> Dict[str, Dict[str, int]]:

@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 from typing import Any, Dict, List
 
-from incast.crosscheck import DROPS_TARGET, FCT_TARGET, MARKS_TARGET, VARIANTS, relative
+from incast.crosscheck.targets import DROPS_TARGET, FCT_TARGET, MARKS_TARGET, VARIANTS, relative
 
 FCT_KEYS = ("fct_mean_ms", "fct_p50_ms", "fct_p90_ms", "fct_p99_ms")
 #: Bins of the flow-time table, ms: the clusters a timeout makes (one near the 10 ms minimum RTO,
