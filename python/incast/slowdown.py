@@ -14,6 +14,8 @@ import bisect
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
+from incast.units import bytes_
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -26,12 +28,7 @@ LOG_BUCKETS = 16
 
 
 def _label(low: float, high: float) -> str:
-    def size(b: float) -> str:
-        for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-            if b >= scale:
-                return f"{b / scale:g} {unit}"
-        return f"{b:g} B"
-    return f"({size(low)}, {size(high)}]" if math.isfinite(high) else f"> {size(low)}"
+    return f"({bytes_(low)}, {bytes_(high)}]" if math.isfinite(high) else f"> {bytes_(low)}"
 
 
 def _quantile(ordered: Sequence[float], q: float) -> float:

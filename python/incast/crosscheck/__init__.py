@@ -41,6 +41,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
+from incast import units
+
 LINK_DELAY_NS = 20_000
 LINK_BPS = 1_000_000_000
 FABRIC_BPS = 10_000_000_000
@@ -534,9 +536,9 @@ def sender_traces(out: Path, name: str, *, quick: bool = False) -> Path:
 
 def settings() -> Dict[str, Any]:
     """The shared settings, for the report."""
-    return {"link": f"{LINK_BPS / 1e9:g} Gbps, {LINK_DELAY_NS / 1e3:g} us", "fabric": f"{FABRIC_BPS / 1e9:g} Gbps",
+    return {"link": f"{units.rate(LINK_BPS)}, {units.seconds(LINK_DELAY_NS / 1e9)}", "fabric": units.rate(FABRIC_BPS),
             "oldi": {"racks": OLDI_RACKS, "hosts_per_rack": OLDI_HOSTS_PER_RACK,
-                     "fabric": f"{OLDI_FABRIC_BPS / 1e9:g} Gbps",
+                     "fabric": units.rate(OLDI_FABRIC_BPS),
                      "queue_packets": OLDI_QUEUE_PACKETS, "trees_per_app": OLDI_TREES_PER_APP, "fan_in": OLDI_FAN_IN,
                      "message_sizes": list(OLDI_MESSAGE_SIZES), "deadlines_ms": [d / 1e6 for d in OLDI_DEADLINES_NS],
                      "query_gap_ms": OLDI_QUERY_GAP_NS / 1e6},
