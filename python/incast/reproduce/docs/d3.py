@@ -21,6 +21,7 @@ from incast.reproduce.docs.errors import DocsError
 from incast.reproduce.docs.seeds import estimate, per_seed, seed_means, seed_tables
 from incast.reproduce.ideal_allocators import flows_supported
 from incast.reproduce.verdict import NON_NEGATIVE, Estimate
+from incast.stats import INDEX, quantile
 from incast.units import bytes_
 
 if TYPE_CHECKING:
@@ -260,7 +261,7 @@ def _lateness(r: Reproductions) -> Dict[Tuple[str, str], Estimate]:
             out[(scheme, "missed")] = s["missed"] / s["total"]
             out[(scheme, "late")] = float(len(over))
             if over:
-                out[(scheme, "p95")] = over[min(len(over) - 1, int(0.95 * len(over)))]
+                out[(scheme, "p95")] = quantile(over, 0.95, INDEX)
                 out[(scheme, "mean")] = sum(over) / len(over)
         return out
 
