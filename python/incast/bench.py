@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
+
+from incast.stats import quantile
 
 HEADER = (
     f"{'benchmark':<28} {'events/s':>10} {'hops/s':>10} {'sim s/wall s':>12} "
@@ -56,7 +57,7 @@ def measure(scenario: Path, repeat: int) -> Dict[str, Any]:
     runs = [_run_child(scenario) for _ in range(repeat)]
 
     def med(key: str) -> float:
-        return statistics.median(r[key] for r in runs)
+        return quantile((r[key] for r in runs), 0.5)
 
     events = runs[0]["events"]
     return {

@@ -14,6 +14,9 @@ import bisect
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
+from incast.stats import quantiles
+from incast.units import bytes_
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -26,29 +29,16 @@ LOG_BUCKETS = 16
 
 
 def _label(low: float, high: float) -> str:
-    def size(b: float) -> str:
-        for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-            if b >= scale:
-                return f"{b / scale:g} {unit}"
-        return f"{b:g} B"
-    return f"({size(low)}, {size(high)}]" if math.isfinite(high) else f"> {size(low)}"
-
-
-def _quantile(ordered: Sequence[float], q: float) -> float:
-    """The q-quantile of sorted values with linear interpolation (numpy's default)."""
-    position = q * (len(ordered) - 1)
-    lo = math.floor(position)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (position - lo)
+    return f"({bytes_(low)}, {bytes_(high)}]" if math.isfinite(high) else f"> {bytes_(low)}"
 
 
 def _stats(values: List[float]) -> Dict[str, Optional[float]]:
-    """`mean`, `p50` and `p99` of one bucket's slowdowns; all None for a bucket without any."""
+    """`mean`, `p50` and `p99` of one bucket's slowdowns (quantiles `incast.stats.LINEAR`); all
+    None for a bucket without any."""
     if not values:
         return {"mean": None, "p50": None, "p99": None}
-    ordered = sorted(values)
-    return {"mean": math.fsum(ordered) / len(ordered), "p50": _quantile(ordered, 0.5),
-            "p99": _quantile(ordered, 0.99)}
+    p50, p99 = quantiles(values, (0.5, 0.99))
+    return {"mean": math.fsum(values) / len(values), "p50": p50, "p99": p99}
 
 
 def _bounds(edges: Sequence[float]) -> List[float]:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Optional
 
+from incast import units
 from incast.cli.common import CliError, check_out_dir, non_negative_int, os_error, slowdown_lines
 
 if TYPE_CHECKING:
@@ -119,13 +120,7 @@ def _print_section(heading: str, values: Dict[str, Any]) -> None:
 def topology_line(t: Dict[str, Any]) -> str:
     """`incast check`'s line about the network: hosts, the rate of each tier of links and the
     racks' oversubscription."""
-    def rate(bps: int) -> str:
-        for unit, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
-            if bps >= scale:
-                return f"{bps / scale:.4g} {unit}"
-        return f"{bps} bps"
-
-    tiers = ", ".join(f"{what} {rate(bps)}".strip() for what, bps in t["link_rates_bps"])
+    tiers = ", ".join(f"{what} {units.rate(bps, '.4g')}".strip() for what, bps in t["link_rates_bps"])
     line = f"topology: {t['kind']}, {t['hosts']:,} hosts; links: {tiers}"
     if t.get("oversubscription") is not None:
         line += f"; racks' uplinks oversubscribed {t['oversubscription']:.3g}:1"

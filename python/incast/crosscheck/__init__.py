@@ -41,7 +41,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
+from incast import units
 from incast.crosscheck.targets import VARIANTS, relative
+from incast.stats import quantile, quantiles
 
 LINK_DELAY_NS = 20_000
 LINK_BPS = 1_000_000_000
@@ -284,26 +286,17 @@ def run_incast(case: Case, flows: Sequence[Dict[str, int]],
 MARK_KINDS = ("first_data", "first_control", "remarks", "marked_then_dropped")
 
 
-def _quantile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return math.nan
-    pos = q * (len(ordered) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
-
-
 def summarize(flows: Sequence[Dict[str, int]], finish_s: Sequence[float], timeouts: Sequence[int],
               retransmitted: Sequence[int], drops: int, marks: Dict[str, int]) -> Dict[str, Any]:
     """The numbers a case is judged on, for one simulator; `marks` by `MARK_KINDS`."""
     fct = [(fin - f["start_ns"] / 1e9) for f, fin in zip(flows, finish_s) if fin >= 0]
     met = sum(1 for f, fin in zip(flows, finish_s) if fin >= 0 and fin - f["start_ns"] / 1e9 <= f["deadline_ns"] / 1e9)
+    # Linear quantiles (`incast.stats.LINEAR`), the same for both simulators.
+    p50, p90, p99 = quantiles(fct, (0.5, 0.9, 0.99)) if fct else [math.nan] * 3
     return {
         "flows": len(flows), "completed": len(fct),
         "fct_mean_ms": 1e3 * statistics.fmean(fct) if fct else math.nan,
-        "fct_p50_ms": 1e3 * _quantile(fct, 0.5), "fct_p90_ms": 1e3 * _quantile(fct, 0.9),
-        "fct_p99_ms": 1e3 * _quantile(fct, 0.99),
+        "fct_p50_ms": 1e3 * p50, "fct_p90_ms": 1e3 * p90, "fct_p99_ms": 1e3 * p99,
         "deadlines_met": met / len(flows), "drops": drops, "marks": marks["first_data"],
         "marks_all": sum(marks[k] for k in MARK_KINDS), "mark_kinds": {k: marks[k] for k in MARK_KINDS},
         "timeouts": sum(timeouts), "retransmitted_segments": sum(retransmitted) / MSS,
@@ -324,7 +317,8 @@ def agreement(flows: Sequence[Dict[str, int]], a: Sequence[float], b: Sequence[f
             rel.append(abs(x - y) / y)
             pairs.append((x, y))
     corr = statistics.correlation([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) > 2 else math.nan
-    return {"median_abs_rel_diff": _quantile(rel, 0.5), "within_10pct": sum(r <= 0.1 for r in rel) / max(len(rel), 1),
+    return {"median_abs_rel_diff": quantile(rel, 0.5) if rel else math.nan,
+            "within_10pct": sum(r <= 0.1 for r in rel) / max(len(rel), 1),
             "fct_correlation": corr, "deadline_agreement": same / len(flows)}
 
 
@@ -516,9 +510,9 @@ def sender_traces(out: Path, name: str, *, quick: bool = False) -> Path:
 
 def settings() -> Dict[str, Any]:
     """The shared settings, for the report."""
-    return {"link": f"{LINK_BPS / 1e9:g} Gbps, {LINK_DELAY_NS / 1e3:g} us", "fabric": f"{FABRIC_BPS / 1e9:g} Gbps",
+    return {"link": f"{units.rate(LINK_BPS)}, {units.seconds(LINK_DELAY_NS / 1e9)}", "fabric": units.rate(FABRIC_BPS),
             "oldi": {"racks": OLDI_RACKS, "hosts_per_rack": OLDI_HOSTS_PER_RACK,
-                     "fabric": f"{OLDI_FABRIC_BPS / 1e9:g} Gbps",
+                     "fabric": units.rate(OLDI_FABRIC_BPS),
                      "queue_packets": OLDI_QUEUE_PACKETS, "trees_per_app": OLDI_TREES_PER_APP, "fan_in": OLDI_FAN_IN,
                      "message_sizes": list(OLDI_MESSAGE_SIZES), "deadlines_ms": [d / 1e6 for d in OLDI_DEADLINES_NS],
                      "query_gap_ms": OLDI_QUERY_GAP_NS / 1e6},

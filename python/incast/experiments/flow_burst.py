@@ -21,7 +21,7 @@ import math
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, cast
 
 from incast.api import Progress, run
 from incast.durable import staged_files
@@ -30,6 +30,7 @@ from incast.protocols import label
 # The floor under exponential deadlines that makes every deadline feasible on an idle network
 # (derived in docs/results-d3.md; the paper gives none).
 from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
+from incast.stats import quantile
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -160,7 +161,7 @@ def summarize(flows: "pa.Table", senders: Sequence[int], seeds: int, rounds: int
                     "flows": t.num_rows,
                     "app_throughput": met / judged if judged else None,
                     "timeouts_per_burst": (pc.sum(t["timeouts"]).as_py() or 0) / (seeds * rounds),
-                    "p99_fct_ms": pc.quantile(fct_ms, q=0.99).to_pylist()[0] if done.num_rows else None,
+                    "p99_fct_ms": quantile(cast(List[float], fct_ms.to_pylist()), 0.99) if done.num_rows else None,
                 }
             )
     return rows

@@ -30,6 +30,7 @@ from incast.reproduce.verdict import (
     range_claim,
     ratio_claim,
 )
+from incast.stats import INDEX, quantile, quantiles
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -465,12 +466,15 @@ def figure11(ctx: Context) -> Outcome:
             s["missed"] += 1
             if fct is not None:
                 s["overshoot"].append((fct - allowed) / allowed)
+    # The 95th percentile is an `INDEX` quantile (incast.stats: the committed reports and pins
+    # were computed with it; incast.reproduce.docs.d3's `_lateness` recomputes it from the table
+    # the same way).
     stats = {}
     for scheme, s in per.items():
         over = sorted(s["overshoot"])
         stats[scheme] = {
             "missed": s["missed"] / s["total"],
-            "p95": over[min(len(over) - 1, int(0.95 * len(over)))] if over else 0.0,
+            "p95": quantile(over, 0.95, INDEX) if over else 0.0,
             "mean": sum(over) / len(over) if over else 0.0,
         }
 
@@ -550,14 +554,15 @@ def figure16(ctx: Context) -> Outcome:
     queues = result.dataset("queues").to_table().to_pylist()
     def point(pacing: str, n: int) -> Dict[str, Any]:
         delivered = sum(f["delivered_bytes"] for f in flows if f["topology.hosts"] == n + 1 and f[PACING] == pacing)
-        q = sorted(r["queue_bytes"] for r in queues if r["topology.hosts"] == n + 1 and r[PACING] == pacing)
+        q = [r["queue_bytes"] for r in queues if r["topology.hosts"] == n + 1 and r[PACING] == pacing]
+        median, p99 = quantiles(q, (0.5, 0.99), INDEX)  # as committed and pinned (incast.stats)
         return {
             "pacing": pacing,
             "flows": n,
             "goodput_gbps": delivered * 8 / duration / 1e9,
             "queue_mean_kb": sum(q) / len(q) / 1e3,
-            "queue_median_kb": q[len(q) // 2] / 1e3,
-            "queue_p99_kb": q[int(0.99 * len(q))] / 1e3,
+            "queue_median_kb": median / 1e3,
+            "queue_p99_kb": p99 / 1e3,
         }
 
     rows, rows_paced = ([point(pacing, n) for n in counts] for pacing in PACINGS)

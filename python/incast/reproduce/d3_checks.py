@@ -28,6 +28,7 @@ from typing import Any, Dict, List, Tuple, cast
 
 from incast.api import run
 from incast.fluid import FluidFlow, deadlines_met, fair_share
+from incast.stats import INDEX, quantile, quantiles
 
 # D3 Section 6.2: "the first three flows achieved an average network throughput of 302 Mbps each,
 # while the average throughput for the last flow was 595 Mbps".
@@ -70,12 +71,13 @@ def long_flows(flows: int, duration_s: float = 0.2) -> Dict[str, float]:
     )
     # Columns without nulls.
     delivered = sum(cast(List[int], result.flows["delivered_bytes"].to_pylist()))
-    queue = sorted(cast(List[int], result.queues["queue_bytes"].to_pylist()))
+    queue = cast(List[int], result.queues["queue_bytes"].to_pylist())
+    median, p99 = quantiles(queue, (0.5, 0.99), INDEX)  # as incast.reproduce.d3.figure16
     return {
         "goodput_gbps": delivered * 8 / duration_s / 1e9,
         "queue_mean_kb": statistics.fmean(queue) / 1e3,
-        "queue_median_kb": queue[len(queue) // 2] / 1e3,
-        "queue_p99_kb": queue[int(len(queue) * 0.99)] / 1e3,
+        "queue_median_kb": median / 1e3,
+        "queue_p99_kb": p99 / 1e3,
     }
 
 
@@ -113,10 +115,9 @@ def burst_lateness(protocol: str, seeds: int = 5, deadline_min: str = DEADLINE_F
                     allowed = f["deadline_s"] - f["start_s"]
                     if f["finish_s"] is not None and allowed > 0:
                         overshoot.append((f["finish_s"] - f["deadline_s"]) / allowed)
-    overshoot.sort()
     return {
         "missed": missed / total,
-        "p95_overshoot": overshoot[int(len(overshoot) * 0.95)] if overshoot else 0.0,
+        "p95_overshoot": quantile(overshoot, 0.95, INDEX) if overshoot else 0.0,
         "mean_overshoot": statistics.fmean(overshoot) if overshoot else 0.0,
     }
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, Sequence, Tuple
 
+from incast import stats
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -93,8 +95,9 @@ def latency_quantiles(result: "SweepResult", by: Tuple[str, str],
                       quantiles: Sequence[int] = (50, 90, 99)) -> Dict[Tuple[str, int], Dict[str, float]]:
     """Per value of the two `by` columns (protocol and fan-in), the given percentiles (`p50`...) of
     each judged message's latency over the time its deadline allowed; a message unfinished at the
-    end of its run took at least until then. In numpy: a full sweep holds millions of messages;
-    the percentile is the sorted value at index int(q/100 n), as the figures always took it."""
+    end of its run took at least until then. In numpy: a full sweep holds millions of messages.
+    The percentiles are `incast.stats.INDEX` quantiles (the sorted value at index int(q/100 n)),
+    as the committed reports and pins of Figure 12 took them."""
     import numpy as np
 
     end = {r["point"]: r["sim_time_s"] for r in result.summary().select(["point", "sim_time_s"]).to_pylist()}
@@ -112,5 +115,6 @@ def latency_quantiles(result: "SweepResult", by: Tuple[str, str],
     groups = t.select([by[0], by[1]]).group_by([by[0], by[1]]).aggregate([]).to_pylist()
     for p, n in sorted((str(r[by[0]]), int(r[by[1]])) for r in groups):
         values = np.sort(ratio[(protocols == p) & (fans == n)])
-        out[(p, n)] = {f"p{k}": float(values[min(len(values) - 1, int(k / 100 * len(values)))]) for k in quantiles}
+        at = stats.quantiles(values, [k / 100 for k in quantiles], stats.INDEX, presorted=True)
+        out[(p, n)] = {f"p{k}": float(v) for k, v in zip(quantiles, at)}
     return out

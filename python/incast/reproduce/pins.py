@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from incast.reproduce.verdict import half_width
+from incast.stats import half_width
 
 RELATIVE_FLOOR = 1e-9
 """The tolerance of a number without spread, relative to its size: float rounding only."""

@@ -36,6 +36,8 @@ import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from incast.stats import half_width
+
 MATCHES = "matches"
 DEVIATES = "deviates"
 NOT_EXERCISED = "not exercised"
@@ -75,23 +77,6 @@ FRACTION = (0.0, 1.0)
 """A share as a fraction."""
 NON_NEGATIVE = (0.0, math.inf)
 """A count, a rate, a completion time, a ratio of two of them."""
-
-# Two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom; beyond 30, the normal's.
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-         2.045, 2.042)
-
-
-def half_width(values: Sequence[float]) -> float:
-    """The half-width of the 95% confidence interval of the mean of `values` (Student's t; at
-    least two values)."""
-    n = len(values)
-    if n < 2:
-        raise ValueError("an interval needs at least two values")
-    mean = math.fsum(values) / n
-    variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
-    t = _T975[n - 2] if n - 1 <= len(_T975) else 1.960
-    return t * math.sqrt(variance / n)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from incast.reproduce.docs.errors import DocsError
 from incast.reproduce.docs.seeds import estimate, per_seed, seed_means, seed_tables
 from incast.reproduce.ideal_allocators import flows_supported
 from incast.reproduce.verdict import NON_NEGATIVE, Estimate
+from incast.stats import INDEX, quantile
+from incast.units import bytes_
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -259,7 +261,7 @@ def _lateness(r: Reproductions) -> Dict[Tuple[str, str], Estimate]:
             out[(scheme, "missed")] = s["missed"] / s["total"]
             out[(scheme, "late")] = float(len(over))
             if over:
-                out[(scheme, "p95")] = over[min(len(over) - 1, int(0.95 * len(over)))]
+                out[(scheme, "p95")] = quantile(over, 0.95, INDEX)
                 out[(scheme, "mean")] = sum(over) / len(over)
         return out
 
@@ -622,7 +624,7 @@ def rcpdc_ps_by_size(r: Reproductions) -> str:
 
     def name(lo: float, hi: Optional[float]) -> str:
         def size(kb: float) -> str:
-            return f"{kb / 1000:g} MB" if kb >= 1000 else f"{kb:g} KB"
+            return bytes_(kb * 1e3)
         return f"under {size(hi)}" if lo == 0 and hi is not None else f"{size(lo)} and more" if hi is None \
             else f"{size(lo)} to {size(hi)}"
 
