@@ -1,5 +1,5 @@
 """D3 and RCPdc under sustained load: ten seconds of Poisson arrivals into one 1 Gbps port, the
-setting of the `d3-sustained` reproduction (python/incast/reproduce/d3_sustained.py).
+setting of the `d3-sustained` reproduction (python/incast/reproduce/d3/sustained.py).
 
 The repaired D3 must deliver what is offered at every load up to 0.9, for RCPdc and for D3 hosts
 whose flows have no deadline; with deadlines and without quenching D3 keeps up to 0.8 (beyond,
@@ -16,7 +16,7 @@ from typing import Any, Dict
 import pytest
 
 from incast.api import run
-from incast.reproduce.d3_sustained import KEPT_UP, LINK_BYTES_PER_S, MEAN_SIZE, scenario
+from incast.reproduce.d3.sustained import KEPT_UP, LINK_BYTES_PER_S, MEAN_SIZE, scenario
 
 ARRIVALS_S = 10.0
 

@@ -121,7 +121,7 @@ def test_unknown_allocator_is_named() -> None:
 
 
 def test_figure5_deadline_aware_allocators_support_more_flows_than_fair_share() -> None:
-    from incast.reproduce import ideal_allocators as fig5
+    from incast.reproduce.d3 import ideal_allocators as fig5
 
     curves = {a: {n: fig5.application_throughput(a, n, 0.030, trials=20) for n in (2, 10, 30)}
               for a in ("fair-share", "edf", "reservation")}

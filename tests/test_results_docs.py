@@ -18,8 +18,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from incast.reproduce.docs import DEFAULT_FILES, RENDERERS, DocsError, Reproductions, check, generate, main, write
-from incast.reproduce.docs.cells import number, percent
-from incast.reproduce.docs.seeds import per_seed, seed_means, seed_tables
+from incast.reproduce.rendering.cells import number, percent
+from incast.reproduce.rendering.seeds import per_seed, seed_means, seed_tables
 from incast.reproduce.verdict import Estimate
 
 from conftest import REPO

@@ -16,7 +16,7 @@ Quantiles have two definitions, both of the sorted values x[0] <= ... <= x[n-1]:
   Numbers already published were computed with it, and keep it: the D3 reproductions'
   completion-time percentiles (Table 1, Figures 14 and 15), late flows' 95th-percentile
   overshoot (Figure 11) and queue median and 99th percentile (Figure 16), also in
-  `incast.reproduce.d3_checks`; D2TCP's latency percentiles (Figure 12); the crosscheck
+  `incast.reproduce.d3.checks`; D2TCP's latency percentiles (Figure 12); the crosscheck
   report's median ratio of processor times. Their committed reports (docs/reproductions/,
   docs/crosscheck/) and the pins of the quick runs (tests/reproduce_pins.json) hold these
   numbers, and `LINEAR` would move them: nine pinned values of D3's Figures 11 and 14 and

@@ -29,7 +29,7 @@ from incast.protocols import label
 
 # The floor under exponential deadlines that makes every deadline feasible on an idle network
 # (derived in docs/results-d3.md; the paper gives none).
-from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
+from incast.reproduce.d3.settings import DEADLINE_FLOOR, STACK
 from incast.stats import quantile
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 2011), PDQ (SIGCOMM 2012) and pFabric (SIGCOMM 2013) on the same 1000-host two-tier network and the
 same messages, missed deadlines against fan-in. No paper ran all of them side by side.
 
-The workload is D2TCP Figure 10's (Section 4.2.1; `incast.reproduce.d2tcp.oldi_scenario`): 25 racks
+The workload is D2TCP Figure 10's (Section 4.2.1; `incast.reproduce.d2tcp.oldi.oldi_scenario`): 25 racks
 of 40 hosts, 1 Gbps links of 20 us, five applications of five trees, 2-18 KB messages with base
 deadlines of 20-45 ms at medium variance, query arrivals at 15% of each parent's downlink, TCP's
 minimum RTO 20 ms, D3's base rate one segment per RTT. The switches are the reproduction's
@@ -46,7 +46,7 @@ def sweep_trees(seeds: int, fan_ins: Sequence[int] = FAN_INS,
     network's ports, and "pfabric" with its `[pfabric]` section. Each sweep's runs go in a
     directory of their own (a sweep's results are every file of its directory)."""
     from incast.reproduce.core import Context
-    from incast.reproduce.d2tcp import PER_PORT_SWITCH, PRINTED_SETTING, oldi_scenario
+    from incast.reproduce.d2tcp.oldi import PER_PORT_SWITCH, PRINTED_SETTING, oldi_scenario
 
     # The full-length run (the context's directories are not used by the scenario builder).
     base = oldi_scenario(Context(out=Path("."), runs=Path(".")), PRINTED_SETTING, sensitivity=True)
@@ -75,7 +75,7 @@ def sweeps(seeds: int, fan_ins: Sequence[int] = FAN_INS,
 
 def per_seed(results: Sequence["SweepResult"]) -> List[Dict[str, Any]]:
     """Missed deadlines (of the messages each run could judge) per protocol, fan-in and seed."""
-    from incast.reproduce.messages import judged_of, mean_by
+    from incast.reproduce.d2tcp.messages import judged_of, mean_by
 
     rows: List[Dict[str, Any]] = []
     for result in results:

@@ -11,6 +11,17 @@ and `report.md` / `report.json`: the paper's claims as printed, our numbers, and
 stated rule. Simulations run as sweeps cached under `DIR/runs/`, so an interrupted reproduction
 resumes where it stopped and reproductions sharing runs (D3 Figures 9 and 10) compute them once.
 How to add one: docs/reproduce.md.
+
+Three layers, each importing only those below it:
+
+- the framework every reproduction is written with: `core` (the context, a reproduction, running
+  it over seeds, writing its report), `verdict` (the rules), `figures`, `pins`, `html` (the
+  report page) and `rendering` (what a generator of the results docs' tables is made of);
+- one package per paper, `d3`, `d2tcp`, `pdq`, `pfabric`: its settings, reproductions and docs
+  generators;
+- this registry, and `docs`, which gathers the papers' generators and rewrites or checks the docs.
+
+Experiments (`incast.experiments`) run on the papers' settings; nothing here imports one.
 """
 
 from __future__ import annotations
@@ -19,30 +30,14 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-from incast.reproduce import (
-    d2tcp,
-    d2tcp_load,
-    d2tcp_map,
-    d2tcp_scheduling,
-    d2tcp_sensitivity,
-    d2tcp_testbed,
-    d3,
-    d3_benchmark,
-    d3_sustained,
-    pdq,
-    pfabric,
-    rcpdc_ps,
-)
+from incast.reproduce import d2tcp, d3, pdq, pfabric
 from incast.reproduce.core import Context, Outcome, Reproduction, run_over_seeds, write_outcome
 from incast.reproduce.verdict import Claim
 
 REPRODUCTIONS: Dict[str, Reproduction] = {
-    r.id: r for r in (*d3.REPRODUCTIONS, *d3_benchmark.REPRODUCTIONS, *rcpdc_ps.REPRODUCTIONS,
-                      *d3_sustained.REPRODUCTIONS, *d2tcp_testbed.REPRODUCTIONS, *d2tcp_scheduling.REPRODUCTIONS,
-                      *d2tcp.REPRODUCTIONS,
-                      *d2tcp_load.REPRODUCTIONS, *d2tcp_sensitivity.REPRODUCTIONS, *d2tcp.NS3_REPRODUCTIONS,
-                      *d2tcp_map.REPRODUCTIONS, *pdq.REPRODUCTIONS, *pfabric.REPRODUCTIONS)
+    r.id: r for r in (*d3.REPRODUCTIONS, *d2tcp.REPRODUCTIONS, *pdq.REPRODUCTIONS, *pfabric.REPRODUCTIONS)
 }
+"""Every reproduction by its ID, paper by paper (D3, D2TCP, then their successors PDQ and pFabric)."""
 
 
 def reproduction_ids() -> List[str]:

@@ -2,8 +2,8 @@
 
 The tables of docs/results-d3.md, docs/results-d2tcp.md and docs/results-line.md (the successors'
 reproductions), and the summary figures the README and
-docs/reproductions/README.md quote, sit in generated blocks (`blocks`): each names a renderer,
-a function from the committed reproductions (`committed.Reproductions`: every `report.json`, the
+docs/reproductions/README.md quote, sit in generated blocks (`rendering.blocks`): each names a renderer,
+a function from the committed reproductions (`rendering.committed.Reproductions`: every `report.json`, the
 Parquet tables beside it and `run.json`) to markdown. Regenerating rewrites the text inside the
 blocks and nothing else; checking tells which blocks the reports no longer match.
 
@@ -22,15 +22,22 @@ import sys
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from incast.reproduce.docs import d2tcp, d2tcp_readings, d3, successors, summary, variants
-from incast.reproduce.docs.blocks import Block, regenerate
-from incast.reproduce.docs.committed import Reproductions
-from incast.reproduce.docs.errors import DocsError
+from incast.reproduce.d2tcp import docs as d2tcp_docs
+from incast.reproduce.d2tcp import docs_readings as d2tcp_readings
+from incast.reproduce.d3 import docs as d3_docs
+from incast.reproduce.d3 import docs_variants as d3_variants
+from incast.reproduce.docs import summary
+from incast.reproduce.pdq import docs as pdq_docs
+from incast.reproduce.pfabric import docs as pfabric_docs
+from incast.reproduce.rendering.blocks import Block, regenerate
+from incast.reproduce.rendering.committed import Reproductions
+from incast.reproduce.rendering.errors import DocsError
 
 Renderer = Callable[[Reproductions], str]
 
-RENDERERS: Dict[str, Renderer] = {**summary.RENDERERS, **d3.RENDERERS, **d2tcp.RENDERERS, **d2tcp_readings.RENDERERS,
-                                  **variants.RENDERERS, **successors.RENDERERS}
+RENDERERS: Dict[str, Renderer] = {**summary.RENDERERS, **d3_docs.RENDERERS, **d2tcp_docs.RENDERERS,
+                                  **d2tcp_readings.RENDERERS, **d3_variants.RENDERERS, **pfabric_docs.RENDERERS,
+                                  **pdq_docs.RENDERERS}
 """Every renderer a block may name."""
 DEFAULT_FILES = ("README.md", "docs/results-d3.md", "docs/results-d2tcp.md", "docs/results-line.md",
                  "docs/reproductions/README.md")

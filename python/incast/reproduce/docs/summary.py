@@ -13,9 +13,9 @@ from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple, Union
 
 from incast.reproduce import REPRODUCTIONS
 from incast.reproduce.core import wall_time
-from incast.reproduce.docs import cells
-from incast.reproduce.docs.committed import RUN_FILE, Reproductions
-from incast.reproduce.docs.errors import DocsError
+from incast.reproduce.rendering import cells
+from incast.reproduce.rendering.committed import RUN_FILE, Reproductions
+from incast.reproduce.rendering.errors import DocsError
 from incast.reproduce.verdict import Tally
 
 
@@ -100,21 +100,15 @@ def separate_run_time(r: Reproductions) -> str:
                      f"{run['date']}, {_temperature(run)})" for run in runs)
 
 
-def tally_of(reports: List[Mapping[str, Any]], what: str = "reproductions") -> str:
-    """The verdicts over every claim of `reports`, and how many `what` they are."""
-    claims = [c for rep in reports for c in rep.get("claims", ())]
-    return f"{Tally.of(claims)}, over the {len(reports)} {what}"
-
-
 def tally(r: Reproductions) -> str:
     """Inline: the verdicts over every claim of every report."""
-    return tally_of(r.reports())
+    return cells.tally_of(r.reports())
 
 
 def paper_tally(paper: str) -> Callable[[Reproductions], str]:
     """Inline: the verdicts over every claim of one paper's reproductions."""
     def render(r: Reproductions) -> str:
-        return tally_of([rep for rep in r.reports() if rep.get("paper") == paper], f"{paper} reproductions")
+        return cells.tally_of([rep for rep in r.reports() if rep.get("paper") == paper], f"{paper} reproductions")
 
     return render
 

@@ -269,7 +269,7 @@ def figure7(ctx: Context) -> Outcome:
              "deadlines uniform in [5, 25] ms; Poisson queries at 10% of the root's 10 Gbps downlink; two 10 MB "
              "flows to the root every 80 ms; `linux` stack with DCTCP's alpha starting at 0. D2TCP with d = n "
              "past the deadline (the 2013 ns-3 port's choice) is drawn beside our d = 1. The module docstring "
-             "of `incast.reproduce.d2tcp_testbed` gives every source.")
+             "of `incast.reproduce.d2tcp.testbed` gives every source.")
     return Outcome(claims=claims, tables={"figure7": table(rows), "past_deadline": table(past_deadline_rows(at, fans))},
                    figure=fig, notes=notes)
 

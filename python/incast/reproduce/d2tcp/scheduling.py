@@ -7,7 +7,7 @@ deadline; D2TCP -> Near-deadline flows get more bandwidth". The section of the p
 is missing from our copy, so the setting below is the testbed of Section 4.1.3 and the slides
 ("Real Implementation") with our assumptions for everything the slide does not show:
 
-- The testbed as `d2tcp-fig7` runs it (`incast.reproduce.d2tcp_testbed`): 16 machines on one
+- The testbed as `d2tcp-fig7` runs it (`incast.reproduce.d2tcp.testbed`): 16 machines on one
   ToR with 10 Gbps ports and a 4 MB shared buffer, DCTCP's K for 10 Gbps (65 packets), 25 us per
   link (an assumption of that reproduction), the `linux` stack with DCTCP's alpha starting at 0
   (the DCTCP patch the testbed ran), g = 1/16, n = 2.
@@ -42,8 +42,8 @@ import random
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple
 
 from incast.protocols import labels
-from incast.reproduce import d2tcp_testbed as testbed
 from incast.reproduce.core import Context, Outcome, Reproduction, table
+from incast.reproduce.d2tcp import testbed
 from incast.reproduce.figures import BAR, Line, Mark, Panel, Plot
 from incast.reproduce.figures import Series as Curve
 from incast.reproduce.verdict import NON_NEGATIVE, Claim, Text, Tolerance, every, order_claim, ratio_claim
@@ -272,7 +272,7 @@ def figure(ctx: Context) -> Outcome:
              "lines, in each flow's line style, are the deadlines (counted from time 0; each flow's runs from its "
              f"start, within {START_SPREAD_S * 1e6:g} us). The lower panels are the numbers the claims judge, the "
              "mean over the seeds with its 95% interval as an error bar. The module docstring of "
-             "`incast.reproduce.d2tcp_scheduling` gives every assumption; the "
+             "`incast.reproduce.d2tcp.scheduling` gives every assumption; the "
              "slide prints no setting.")
     return Outcome(claims=claims, tables={"shares": table(share_rows), "throughput": table(series_rows)}, figure=fig,
                    notes=notes)

@@ -1,7 +1,7 @@
 """A sensitivity study of the D2TCP paper's Figures 9-11 and Table 2 (not a figure of the
 paper): missed deadlines and background bandwidth as the OLDI load on every parent's downlink
 rises from the paper's 15% to 95%, under both readings of DCTCP's initial alpha. The workload is
-`incast.reproduce.d2tcp`'s, under the paper's printed settings."""
+`incast.reproduce.d2tcp.oldi`'s, under the paper's printed settings."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from incast.reproduce.core import Context, Outcome, Reproduction, table
-from incast.reproduce.d2tcp import (
+from incast.reproduce.d2tcp.messages import background_flows, judged_messages
+from incast.reproduce.d2tcp.oldi import (
     FAN_IN,
     LABELS,
     PAPER_TABLE2_ALL_TCP_MBPS,
@@ -18,7 +19,6 @@ from incast.reproduce.d2tcp import (
     oldi_scenario,
 )
 from incast.reproduce.figures import Line, Panel, Plot, Series
-from incast.reproduce.messages import background_flows, judged_messages
 from incast.reproduce.verdict import NON_NEGATIVE, PERCENT, PRINTED, Text, condition_claim, range_claim
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, 
 
 from incast.protocols import labels
 from incast.reproduce.core import Context, Outcome, Reproduction, line_plot, table, varied_value
+from incast.reproduce.d2tcp.messages import judged_of, latency_quantiles, sweep_means
 from incast.reproduce.figures import BAR, POINTS, Line, Panel, Plot, Series
-from incast.reproduce.messages import judged_of, latency_quantiles, sweep_means
 from incast.reproduce.verdict import (
     NON_NEGATIVE,
     PERCENT,

@@ -29,7 +29,7 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 from incast.protocols import labels
 from incast.reproduce.core import Context, Outcome, Reproduction, table
-from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
+from incast.reproduce.d3.settings import DEADLINE_FLOOR, STACK
 from incast.reproduce.figures import Line, Panel, Plot, Series
 from incast.reproduce.verdict import PERCENT, Estimate, bound_claim, every
 

@@ -1,7 +1,7 @@
 """D3 Section 3, Figure 5: application throughput of the ideal fair-share, EDF and rate-reservation
 allocators on one 1 Gbps link as the number of concurrent flows grows.
 
-Run with `python -m incast.reproduce.ideal_allocators`. The model is `incast.fluid` (exact,
+Run with `python -m incast.reproduce.d3.ideal_allocators`. The model is `incast.fluid` (exact,
 no packets). The flows, "chosen to be consistent with typical datacenters [5]" (the DCTCP
 measurements, which the paper cites for sizes and for "the fraction of short and long flows"):
 
@@ -23,7 +23,7 @@ import random
 from typing import Dict, List, Sequence
 
 from incast.fluid import ALLOCATORS, FluidFlow, completion_times, deadlines_met
-from incast.reproduce.d3_checks import DEADLINE_FLOOR_S
+from incast.reproduce.d3.settings import DEADLINE_FLOOR_S
 
 LINK_BYTES_PER_S = 125e6
 DEADLINE_MEANS_MS = (20, 30, 40)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
-from incast.reproduce.docs.errors import DocsError
+from incast.reproduce.rendering.errors import DocsError
 from incast.reproduce.verdict import Estimate
 
 if TYPE_CHECKING:

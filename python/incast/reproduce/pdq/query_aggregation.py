@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 
 from incast.protocols import labels
 from incast.reproduce.core import Context, Outcome, Reproduction, table
-from incast.reproduce.d3 import application_throughput, senders_supported, sweep_flows
-from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
+from incast.reproduce.d3.microbenchmarks import application_throughput, senders_supported, sweep_flows
+from incast.reproduce.d3.settings import DEADLINE_FLOOR, STACK
 from incast.reproduce.figures import BAR, Line, Panel, Plot, Series
 from incast.reproduce.verdict import (
     NON_NEGATIVE,

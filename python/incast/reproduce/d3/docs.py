@@ -1,5 +1,5 @@
 """The generated blocks of docs/results-d3.md: D3's figures and tables, the multi-bottleneck case
-and `rcpdc-ps`, from the reports of `incast.reproduce.d3` and `incast.reproduce.rcpdc_ps`.
+and `rcpdc-ps`, from the reports of `incast.reproduce.d3.microbenchmarks` and `incast.reproduce.d3.rcpdc_ps`.
 
 Each renderer reads one reproduction's tables (or claims) and writes a table or a clause in the
 shape the doc had when it was typed by hand. Numbers measured over several seeds carry their 95%
@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 
 from incast.protocols import labels
 from incast.reproduce.core import verdict_text
-from incast.reproduce.d3 import DEADLINE_NAMES, SCHEME_LABELS, SCHEMES, senders_supported
-from incast.reproduce.docs import cells
-from incast.reproduce.docs.cells import number, percent
-from incast.reproduce.docs.committed import Reproductions
-from incast.reproduce.docs.errors import DocsError
-from incast.reproduce.docs.seeds import estimate, per_seed, seed_means, seed_tables
-from incast.reproduce.ideal_allocators import flows_supported
+from incast.reproduce.d3.ideal_allocators import flows_supported
+from incast.reproduce.d3.microbenchmarks import DEADLINE_NAMES, SCHEME_LABELS, SCHEMES, senders_supported
+from incast.reproduce.rendering import cells
+from incast.reproduce.rendering.cells import number, percent
+from incast.reproduce.rendering.committed import Reproductions
+from incast.reproduce.rendering.errors import DocsError
+from incast.reproduce.rendering.seeds import estimate, per_seed, seed_means, seed_tables
 from incast.reproduce.verdict import NON_NEGATIVE, Estimate
 from incast.stats import INDEX, quantile
 from incast.units import bytes_
@@ -243,7 +243,7 @@ def fig10_ours(r: Reproductions) -> str:
 
 def _lateness(r: Reproductions) -> Dict[Tuple[str, str], Estimate]:
     """Per scheme, over each seed's flows: the missed fraction, the 95th percentile and mean of
-    late flows' overshoot (as `incast.reproduce.d3.figure11` computes them) and the late count."""
+    late flows' overshoot (as `incast.reproduce.d3.microbenchmarks.figure11` computes them) and the late count."""
     def stats(rows: "pa.Table") -> Dict[Tuple[str, str], float]:
         per: Dict[str, Dict[str, Any]] = {}
         for f in rows.to_pylist():
@@ -514,7 +514,7 @@ def fig16_goodput(r: Reproductions) -> str:
     m = seed_means(r.table("d3-fig16", "figure16"), FIG16_VALUES)
     counts = m.levels("flows")
     goodput = {n: 100 * m.of("goodput_gbps", pacing="burst", flows=n).mean for n in counts}
-    # The claim's range (incast.reproduce.d3.figure16): the paper's 0.95 Gbps printed to two
+    # The claim's range (incast.reproduce.d3.microbenchmarks.figure16): the paper's 0.95 Gbps printed to two
     # digits, its low end read as payload in case the paper counted headers.
     low, high = 100 * 0.945 * 1460 / 1500, 95.5
     inside = [str(n) for n in counts if low <= goodput[n] <= high]
@@ -640,7 +640,7 @@ def rcpdc_ps_by_size(r: Reproductions) -> str:
 def sustained_delivered(r: Reproductions) -> str:
     """d3-sustained: the share of offered bytes delivered within 1 s of the last arrival, and the
     flows left unfinished, per scheme, variant and load (each the mean over its seeds)."""
-    from incast.reproduce.d3_sustained import LABELS
+    from incast.reproduce.d3.sustained import LABELS
 
     m = seed_means(r.table("d3-sustained", "sustained"),
                    ["flows", "finished", "quenched", "delivered_share", "mean_fct_ms"],

@@ -9,9 +9,9 @@ passed, what it is once nothing is left to send, and which ends of [1/n, n] clam
 variant below is one choice (or one implementation's whole combination) against our defaults,
 D2TCP against DCTCP on the same runs, at the settings where the paper states its headline:
 
-- Figure 7, the 10 Gbps testbed (`incast.reproduce.d2tcp_testbed`), at fan-in 40: "DCTCP-Real
+- Figure 7, the 10 Gbps testbed (`incast.reproduce.d2tcp.testbed`), at fan-in 40: "DCTCP-Real
   misses 15.2% of deadlines, whereas D2-Real misses 12.3%";
-- Figure 10, the 1000-host OLDI workload at fan-in 40, medium variance (`incast.reproduce.d2tcp`):
+- Figure 10, the 1000-host OLDI workload at fan-in 40, medium variance (`incast.reproduce.d2tcp.oldi`):
   the slides' "At fan-in of 40, both DCTCP and D3 miss ~25% deadlines; D2TCP misses ~7%", under
   both stacks the reproductions use, each with its sensitivity panel: the paper's printed settings
   on the d3-testbed stack (4 MB shared ToR buffers; 100 KB per port), and ns-3 of 2012's defaults
@@ -26,8 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence
 
-from incast.reproduce import d2tcp, d2tcp_testbed, figures, messages
+from incast.reproduce import figures
 from incast.reproduce.core import Context, Outcome, Reproduction, table
+from incast.reproduce.d2tcp import messages, oldi, testbed
 from incast.reproduce.figures import BAR, Plot
 from incast.reproduce.verdict import PERCENT, Claim, Text, condition_claim
 
@@ -113,11 +114,11 @@ def panels(ctx: Context) -> List[Panel]:
 def _zips(chosen: Sequence[Variant]) -> Dict[str, List[str]]:
     """DCTCP, then D2TCP under each variant, as lock-step sweep keys."""
     rows = [("dctcp", DEFAULTS)] + [("d2tcp", v.options()) for v in chosen]
-    return {d2tcp.PROTOCOL: [p for p, _ in rows], **{f"d2tcp.{k}": [o[k] for _, o in rows] for k in OPTIONS}}
+    return {oldi.PROTOCOL: [p for p, _ in rows], **{f"d2tcp.{k}": [o[k] for _, o in rows] for k in OPTIONS}}
 
 
 def _variant_of(row: Mapping[str, Any], chosen: Sequence[Variant]) -> str:
-    if row[d2tcp.PROTOCOL] == "dctcp":
+    if row[oldi.PROTOCOL] == "dctcp":
         return "dctcp"
     options = {k: row[f"d2tcp.{k}"] for k in OPTIONS}
     return next(v.name for v in chosen if v.options() == options)
@@ -125,24 +126,24 @@ def _variant_of(row: Mapping[str, Any], chosen: Sequence[Variant]) -> str:
 
 def _missed(flows: "pa.Table", chosen: Sequence[Variant]) -> Dict[str, float]:
     """Missed deadlines (%) per variant ("dctcp" for DCTCP) over the messages the run could judge."""
-    keys = [d2tcp.PROTOCOL, *(f"d2tcp.{k}" for k in OPTIONS)]
+    keys = [oldi.PROTOCOL, *(f"d2tcp.{k}" for k in OPTIONS)]
     return {_variant_of(dict(zip(keys, k)), chosen): 100 * v for k, v in messages.missed_fraction(flows, keys).items()}
 
 
 def _run_fig7(ctx: Context, chosen: Sequence[Variant]) -> Dict[str, float]:
     queries = 50 if ctx.quick else 1000
-    smallest = d2tcp_testbed.SMALLEST_RESPONSES[0]
-    rate = d2tcp_testbed.query_rate(FAN_IN, smallest)
-    scenario = d2tcp_testbed.testbed_scenario(queries)
+    smallest = testbed.SMALLEST_RESPONSES[0]
+    rate = testbed.query_rate(FAN_IN, smallest)
+    scenario = testbed.testbed_scenario(queries)
     scenario["workload"][0].update(senders=FAN_IN, query_rate=rate)
-    scenario["workload"][1]["rounds"] = d2tcp_testbed.long_flow_rounds(queries, rate)
+    scenario["workload"][1]["rounds"] = testbed.long_flow_rounds(queries, rate)
     return _missed(ctx.sweep("d2tcp-sensitivity-testbed", scenario, zips=[_zips(chosen)]).flows(), chosen)
 
 
 def _run_fig10(ctx: Context, panel: str, chosen: Sequence[Variant]) -> Dict[str, float]:
-    setting = d2tcp.NS3_2012 if "ns3" in panel else d2tcp.PRINTED_SETTING
+    setting = oldi.NS3_2012 if "ns3" in panel else oldi.PRINTED_SETTING
     sensitivity = panel.endswith(("perport", "nodelack"))
-    scenario = d2tcp.oldi_scenario(ctx, setting, sensitivity=sensitivity)
+    scenario = oldi.oldi_scenario(ctx, setting, sensitivity=sensitivity)
     scenario["workload"][0]["fan_in"] = FAN_IN
     return _missed(ctx.sweep(f"d2tcp-sensitivity-{panel}", scenario, zips=[_zips(chosen)]).flows(), chosen)
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Collection, List, Tuple
 
-from incast.reproduce.docs.errors import DocsError
+from incast.reproduce.rendering.errors import DocsError
 
 START = re.compile(r"<!--\s*generated:\s*(.*?)\s*-->")
 END = re.compile(r"<!--\s*end generated\s*-->")

@@ -1,7 +1,7 @@
 """The generated blocks of docs/results-d2tcp.md on D2TCP's deadline imminence d: the slides'
-deadline-aware scheduling figure (`d2tcp-scheduling`, `incast.reproduce.d2tcp_scheduling`) and
+deadline-aware scheduling figure (`d2tcp-scheduling`, `incast.reproduce.d2tcp.scheduling`) and
 D2TCP under each reading of d that public implementations make (`d2tcp-sensitivity`,
-`incast.reproduce.d2tcp_sensitivity`), from their reports.
+`incast.reproduce.d2tcp.sensitivity`), from their reports.
 """
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 from incast.protocols import label, labels
-from incast.reproduce.d2tcp_sensitivity import PANELS, VARIANTS
-from incast.reproduce.docs import cells
-from incast.reproduce.docs.cells import number
-from incast.reproduce.docs.committed import Reproductions
-from incast.reproduce.docs.errors import DocsError
-from incast.reproduce.docs.seeds import per_seed, seed_means
+from incast.reproduce.d2tcp.sensitivity import PANELS, VARIANTS
+from incast.reproduce.rendering import cells
+from incast.reproduce.rendering.cells import number
+from incast.reproduce.rendering.committed import Reproductions
+from incast.reproduce.rendering.errors import DocsError
+from incast.reproduce.rendering.seeds import per_seed, seed_means
 from incast.reproduce.verdict import Estimate
 
 if TYPE_CHECKING:

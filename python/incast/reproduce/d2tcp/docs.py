@@ -1,6 +1,6 @@
 """The generated blocks of docs/results-d2tcp.md (and the README's summary of it): the D2TCP
-paper's testbed experiment (Figure 7, `incast.reproduce.d2tcp_testbed`), its OLDI figures and
-tables and the `d2tcp-load` sensitivity run (`incast.reproduce.d2tcp`), from their reports.
+paper's testbed experiment (Figure 7, `incast.reproduce.d2tcp.testbed`), its OLDI figures and
+tables and the `d2tcp-load` sensitivity run (`incast.reproduce.d2tcp.oldi`), from their reports.
 
 Missed fractions are shown in percent to two decimals, and as a bare `0` when nothing at all
 was missed, so that "no message missed" reads apart from "a few in a hundred thousand".
@@ -12,14 +12,13 @@ import functools
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from incast.reproduce.core import size_bytes, verdict_text
-from incast.reproduce.d2tcp import LABELS, MIX_LABELS, NS3_2012, PROTOCOLS
-from incast.reproduce.d2tcp_testbed import LABELS as TESTBED_LABELS
-from incast.reproduce.d2tcp_testbed import PAPER_LONG_MBPS_40, PAPER_MISSED_40, SMALLEST_RESPONSES, VARIANTS
-from incast.reproduce.docs import cells
-from incast.reproduce.docs.cells import number, percent
-from incast.reproduce.docs.committed import Reproductions
-from incast.reproduce.docs.seeds import SeedMeans, per_seed, seed_means
-from incast.reproduce.docs.summary import tally_of
+from incast.reproduce.d2tcp.oldi import LABELS, MIX_LABELS, NS3_2012, PROTOCOLS
+from incast.reproduce.d2tcp.testbed import LABELS as TESTBED_LABELS
+from incast.reproduce.d2tcp.testbed import PAPER_LONG_MBPS_40, PAPER_MISSED_40, SMALLEST_RESPONSES, VARIANTS
+from incast.reproduce.rendering import cells
+from incast.reproduce.rendering.cells import number, percent
+from incast.reproduce.rendering.committed import Reproductions
+from incast.reproduce.rendering.seeds import SeedMeans, per_seed, seed_means
 from incast.reproduce.verdict import NON_NEGATIVE, Estimate
 
 if TYPE_CHECKING:
@@ -426,7 +425,7 @@ def _paired(t: "pa.Table", panel: str) -> List[float]:
 
 def _tally_of(prefix: str) -> Callable[[Reproductions], str]:
     def render(r: Reproductions) -> str:
-        return tally_of([rep for rep in r.reports() if str(rep.get("id", "")).startswith(prefix)])
+        return cells.tally_of([rep for rep in r.reports() if str(rep.get("id", "")).startswith(prefix)])
 
     render.__doc__ = f"Inline: the verdicts over every claim of the reproductions `{prefix}*`."
     return render

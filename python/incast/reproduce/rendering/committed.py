@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
-from incast.reproduce.docs.errors import DocsError
+from incast.reproduce.rendering.errors import DocsError
 
 if TYPE_CHECKING:
     import pyarrow as pa

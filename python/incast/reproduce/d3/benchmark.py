@@ -1,7 +1,7 @@
 """Reproductions of the D3 paper's benchmark traffic (Wilson et al., SIGCOMM 2011, Sections 6.1.2
 and 6.1.3): Table 1, Figures 14 and 15, all drawn from one sweep. Poisson responses from the two
 other hosts of a rack to its aggregator, with a long flow from each of them, on the settings of
-`incast.reproduce.d3` (its module docstring gives them).
+`incast.reproduce.d3.microbenchmarks` (its module docstring gives them).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Tuple
 
 from incast.protocols import labels
 from incast.reproduce.core import Context, Outcome, Reproduction, line_plot, table
-from incast.reproduce.d3 import sweep_flows
-from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
+from incast.reproduce.d3.microbenchmarks import sweep_flows
+from incast.reproduce.d3.settings import DEADLINE_FLOOR, STACK
 from incast.reproduce.figures import BAR, Line, Panel, Plot, Series
 from incast.reproduce.verdict import (
     NON_NEGATIVE,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Sequence, Tuple, cas
 
 from incast.protocols import labels
 from incast.reproduce.core import Context, Outcome, Reproduction, table
-from incast.reproduce.d3_checks import DEADLINE_FLOOR, STACK
+from incast.reproduce.d3.settings import DEADLINE_FLOOR, STACK
 from incast.reproduce.figures import BAR, Line, Panel, Plot, Scatter, Series
 from incast.reproduce.verdict import (
     NON_NEGATIVE,
@@ -135,7 +135,7 @@ def senders_supported(curve: Mapping[int, float], level: float) -> int:
 
 def figure5(ctx: Context) -> Outcome:
     from incast.fluid import ALLOCATORS
-    from incast.reproduce import ideal_allocators as ideal
+    from incast.reproduce.d3 import ideal_allocators as ideal
 
     counts = (1, 2, 5, 10, 20, 30, 40, 60, 80, 100, 150) if ctx.quick else ideal.FLOW_COUNTS
     trials = 20 if ctx.quick else 200
@@ -153,7 +153,7 @@ def figure5(ctx: Context) -> Outcome:
     claims: List[Claim] = []
     why_edf = ("EDF is optimal while every deadline is feasible, so its margin over fair share grows as deadlines "
                "relax; the paper gives one range for both allocators and all three deadline settings, on a mix "
-               "(flows, background, deadline floor) that we reconstructed (`incast.reproduce.ideal_allocators`)")
+               "(flows, background, deadline floor) that we reconstructed (`incast.reproduce.d3.ideal_allocators`)")
     for mean in ideal.DEADLINE_MEANS_MS:
         fair = ideal.flows_supported(result["fair-share"][mean])
         for allocator in ("edf", "reservation"):
@@ -166,7 +166,7 @@ def figure5(ctx: Context) -> Outcome:
     notes = (
         "Exact fluid model (`incast.fluid`): n deadline flows of uniform [2 KB, 50 KB] arriving "
         "together with two long background flows, deadlines exponential (3 ms floor); "
-        f"{trials} draws per point. The module docstring of `incast.reproduce.ideal_allocators` "
+        f"{trials} draws per point. The module docstring of `incast.reproduce.d3.ideal_allocators` "
         "gives the mix and its sources."
     )
     supported = [{"allocator": a, "deadline_mean_ms": m, "flows_supported": ideal.flows_supported(curve)}
@@ -402,7 +402,7 @@ def _fair_share_curves(flows: "pa.Table") -> Dict[str, Dict[int, float]]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from incast.reproduce.d3_checks import FAIR_SHARE_OVERHEAD_S, PAYLOAD_RATE
+    from incast.reproduce.d3.settings import FAIR_SHARE_OVERHEAD_S, PAYLOAD_RATE
 
     rcpdc = flows.filter(pc.equal(flows[PROTOCOL], pa.scalar("rcpdc")))
     if rcpdc.num_rows == 0:
@@ -467,7 +467,7 @@ def figure11(ctx: Context) -> Outcome:
             if fct is not None:
                 s["overshoot"].append((fct - allowed) / allowed)
     # The 95th percentile is an `INDEX` quantile (incast.stats: the committed reports and pins
-    # were computed with it; incast.reproduce.docs.d3's `_lateness` recomputes it from the table
+    # were computed with it; incast.reproduce.d3.docs's `_lateness` recomputes it from the table
     # the same way).
     stats = {}
     for scheme, s in per.items():

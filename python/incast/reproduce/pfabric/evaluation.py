@@ -2,7 +2,7 @@
 SIGCOMM 2013), Section 5's headline experiment: FCT slowdown by flow size on its 144-host
 leaf-spine under Poisson all-to-all web-search and data-mining traffic at loads 0.1 to 0.8, for
 pFabric, PDQ, DCTCP and TCP. The settings are those of `incast experiment leaf-spine`
-(`incast.experiments.leaf_spine`, whose docstring gives the source of each: the public
+(`incast.reproduce.pfabric.settings`, whose docstring gives the source of each: the public
 pFabric-derived simulators, NetSys/simulator and HKUST-SING/PIAS-NS2) with every load from 0.1 to
 0.8; slowdown is each flow's completion time over its ideal, its completion time alone on the
 idle network, the paper's normalisation (`incast.slowdown`).
@@ -16,20 +16,20 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
-from incast.experiments import leaf_spine
 from incast.reproduce.core import Context, Outcome, Reproduction, table
 from incast.reproduce.figures import Panel, Plot, Series
+from incast.reproduce.pfabric import settings
 from incast.reproduce.verdict import NON_NEGATIVE, ROUGH, Claim, every, order_claim, ratio_claim
 from incast.slowdown import PFABRIC_EDGES, by_size
 
-PROTOCOLS = leaf_spine.PROTOCOLS
-LABELS = leaf_spine.LABELS
+PROTOCOLS = settings.PROTOCOLS
+LABELS = settings.LABELS
 OTHERS = tuple(p for p in PROTOCOLS if p != "pfabric")
 LOADS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 QUICK_LOADS = (0.2, 0.6)
 QUICK_ARRIVALS_MS = 10.0
-PROTOCOL = leaf_spine.PROTOCOL_KEY
-LOAD = leaf_spine.LOAD_KEY
+PROTOCOL = settings.PROTOCOL_KEY
+LOAD = settings.LOAD_KEY
 SHORT, LONG = 0, 2
 """Indices of (0, 100 KB] and > 10 MB among pFabric's three buckets (`PFABRIC_EDGES`)."""
 
@@ -42,8 +42,8 @@ def _slowdowns(ctx: Context, workload: str) -> Tuple[List[Dict[str, Any]], List[
     """One row per (protocol, load, bucket) of this seed's runs: finished and unfinished flows,
     mean, median and 99th percentile of the slowdown."""
     loads = QUICK_LOADS if ctx.quick else LOADS
-    arrivals = QUICK_ARRIVALS_MS if ctx.quick else leaf_spine.ARRIVALS_MS
-    scenario = leaf_spine.sweep_tree(1, arrivals_ms=arrivals)["scenario"]
+    arrivals = QUICK_ARRIVALS_MS if ctx.quick else settings.ARRIVALS_MS
+    scenario = settings.sweep_tree(1, arrivals_ms=arrivals)["scenario"]
     # The stack named, as every reproduction names its own: incast's default may change, these
     # results should not.
     scenario = {**scenario, "transport": {**scenario["transport"], "stack": "linux"},
@@ -98,7 +98,7 @@ def _lowest(rows: Sequence[Mapping[str, Any]], loads: Sequence[float], bucket: i
 
 def _slowdown_figure(rows: Sequence[Mapping[str, Any]], loads: Sequence[float], title: str) -> Plot:
     panels = []
-    for bucket, stat, name in leaf_spine.PANELS:
+    for bucket, stat, name in settings.PANELS:
         panels.append(Panel(name, "load", "FCT slowdown", yscale="log", series=[
             Series(LABELS[p], {load: _cell(rows, p, load, bucket, stat) for load in loads
                                if _cell(rows, p, load, bucket, stat) is not None}, within=NON_NEGATIVE)
@@ -130,7 +130,7 @@ def _slowdown_reproduction(workload: str, figure: str) -> Reproduction:
         ]
         notes = (f"The 144-host leaf-spine of `incast experiment leaf-spine` (docs/results-leaf-spine.md gives every "
                  f"setting and its source), {workload} flow sizes, Poisson all-to-all arrivals at each load for "
-                 f"{QUICK_ARRIVALS_MS if ctx.quick else leaf_spine.ARRIVALS_MS:g} ms (the first 10% a warm-up, not "
+                 f"{QUICK_ARRIVALS_MS if ctx.quick else settings.ARRIVALS_MS:g} ms (the first 10% a warm-up, not "
                  "counted), every run until its last flow finished. The paper's values could not be read (only its "
                  "abstract is available): the claims are its abstract's, judged by direction or against the ideal "
                  "slowdown 1.")

@@ -31,8 +31,8 @@ import math
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Tuple
 
 from incast.reproduce.core import Context, Outcome, Reproduction, size_bytes, table, varied_value
+from incast.reproduce.d2tcp.messages import judged_messages
 from incast.reproduce.figures import Heatmap, Plot
-from incast.reproduce.messages import judged_messages
 from incast.reproduce.verdict import Claim, Text, bound_claim
 
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ def d2tcp_map(ctx: Context) -> Outcome:
     notes = ("Not a figure of the paper: D2TCP's missed deadlines minus DCTCP's, in points, per response size, "
              "deadline slack (each deadline uniform in [s/2, 3s/2] x T, T the burst's idle-network completion "
              f"time), fan-in, link rate and DCTCP's initial alpha; at least {FLOWS_PER_POINT} responses per cell. "
-             "The module docstring of `incast.reproduce.d2tcp_map` gives the setting and its sources.")
+             "The module docstring of `incast.reproduce.d2tcp.advantage` gives the setting and its sources.")
     return Outcome(claims=claims, tables={"map": table(rows)}, figure=fig, notes=notes)
 
 

@@ -1,21 +1,12 @@
 """Quick checks of D3's headline numbers (D3 Sections 6.1.1 and 6.2) against this simulator.
 
-Run with `python -m incast.reproduce.d3_checks`. Each check prints the paper's number as printed
+Run with `python -m incast.reproduce.d3.checks`. Each check prints the paper's number as printed
 and ours, on the paper's settings as far as the text gives them (d3-testbed or a single switch,
 1 Gbps, 128 KB router buffers, exponential deadlines). These are checks, not the full
 reproductions (those sweep 200 runs per point; see the reproduction harness): a few seeds,
 seconds of wall time, except `--figure9`.
 
-Deadlines are exponential with the paper's means and a floor of `DEADLINE_FLOOR` (3 ms). The paper
-gives no floor, but its metric needs one: on the testbed (propagation RTT about 500 us, D3
-Section 6) a response takes 1.3 to 2.5 ms on an idle network, and an exponential deadline of mean
-20 ms falls below that for 8-10% of flows, so with no floor no protocol reaches 99% even with one
-sender (measured: TCP 90.0%, D3 91.8% at one sender, 400 bursts), while the paper reports 99%
-at tens of senders. The floor is the completion time of the largest response (50 KB, 35
-segments) for the paper's TCP on an idle testbed: one RTT of handshake and five of slow start
-from a window of two segments (2+4+8+16+5), 6 x 500 us = 3 ms, so that every deadline is feasible
-for every protocol when the network is idle, the regime the paper's metric starts from ("the
-network can satisfy almost all flow deadlines"). `--figure9 0ms` prints the paper-literal case.
+Deadlines are floored at `settings.DEADLINE_FLOOR` (3 ms; `incast.reproduce.d3.settings` says why).
 """
 
 from __future__ import annotations
@@ -28,20 +19,12 @@ from typing import Any, Dict, List, Tuple, cast
 
 from incast.api import run
 from incast.fluid import FluidFlow, deadlines_met, fair_share
+from incast.reproduce.d3.settings import DEADLINE_FLOOR, DEADLINE_FLOOR_S, FAIR_SHARE_OVERHEAD_S, PAYLOAD_RATE, STACK
 from incast.stats import INDEX, quantile, quantiles
 
 # D3 Section 6.2: "the first three flows achieved an average network throughput of 302 Mbps each,
 # while the average throughput for the last flow was 595 Mbps".
 PAPER_MULTI_BOTTLENECK_MBPS = (302, 302, 302, 595)
-
-# See the module docstring: the largest response's completion time on the idle testbed. The
-# one value every D3 experiment floors its deadlines at, as a scenario time and in seconds.
-# The TCP stack these checks and the D3 reproductions run on, stated so that incast's default
-# stack (linux) can change without changing them: the Windows-era stacks of the D3 testbed as
-# incast first modelled them (IW 2, no SACK, no delayed ACKs, instant ECN cuts; docs/scenario.md).
-STACK = "d3-testbed"
-DEADLINE_FLOOR = "3ms"
-DEADLINE_FLOOR_S = 0.003
 
 
 def multi_bottleneck(duration_s: float = 0.3) -> List[float]:
@@ -72,7 +55,7 @@ def long_flows(flows: int, duration_s: float = 0.2) -> Dict[str, float]:
     # Columns without nulls.
     delivered = sum(cast(List[int], result.flows["delivered_bytes"].to_pylist()))
     queue = cast(List[int], result.queues["queue_bytes"].to_pylist())
-    median, p99 = quantiles(queue, (0.5, 0.99), INDEX)  # as incast.reproduce.d3.figure16
+    median, p99 = quantiles(queue, (0.5, 0.99), INDEX)  # as incast.reproduce.d3.microbenchmarks.figure16
     return {
         "goodput_gbps": delivered * 8 / duration_s / 1e9,
         "queue_mean_kb": statistics.fmean(queue) / 1e3,
@@ -195,13 +178,6 @@ def application_throughput(protocol: str, senders: int, deadline_mean: str = "30
     with ThreadPoolExecutor(threads) as pool:
         results = list(pool.map(burst, range(1, runs + 1)))
     return sum(m for m, _ in results) / sum(t for _, t in results)
-
-
-# The payload rate of a 1 Gbps link with 1460 B of payload per 1500 B on the wire.
-PAYLOAD_RATE = 125e6 * 1460 / 1500
-# What a fair-share packet protocol pays on top of the fluid ideal: the handshake RTT and D3's
-# one-RTT pause of a new flow, on the testbed's ~500 us RTT.
-FAIR_SHARE_OVERHEAD_S = 0.001
 
 
 def fair_share_reference(senders: int, deadline_min: str = DEADLINE_FLOOR, runs: int = 200) -> Tuple[float, float]:

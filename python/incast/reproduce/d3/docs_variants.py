@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
 
 from incast.reproduce.core import verdict_text
-from incast.reproduce.docs.committed import Reproductions
-from incast.reproduce.docs.errors import DocsError
+from incast.reproduce.rendering.committed import Reproductions
+from incast.reproduce.rendering.errors import DocsError
 from incast.reproduce.verdict import Tally
 
 Renderer = Callable[[Reproductions], str]

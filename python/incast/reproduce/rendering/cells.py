@@ -1,13 +1,14 @@
 """How the generated blocks write numbers and tables: a number measured over several seeds is
 its mean with its 95% confidence interval in parentheses, `18 (15-21)`, so that a reader sees
 how far it can be trusted; from one seed, or from seeds that all gave the same number to the
-precision shown, it is the number alone, as the papers print theirs."""
+precision shown, it is the number alone, as the papers print theirs. A tally of verdicts counts
+them over a set of reports (`tally_of`)."""
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, List, Mapping, Optional, Sequence
 
-from incast.reproduce.verdict import FRACTION, Estimate, Range
+from incast.reproduce.verdict import FRACTION, Estimate, Range, Tally
 
 
 def number(e: Optional[Estimate], spec: str = "{:.1f}", *, scale: float = 1.0, unit: str = "",
@@ -60,3 +61,9 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def tally_of(reports: List[Mapping[str, Any]], what: str = "reproductions") -> str:
+    """The verdicts over every claim of `reports`, and how many `what` they are."""
+    claims = [c for rep in reports for c in rep.get("claims", ())]
+    return f"{Tally.of(claims)}, over the {len(reports)} {what}"
