@@ -123,3 +123,21 @@ def test_the_checker_runs_on_this_repository() -> None:
     done = subprocess.run([sys.executable, str(CHECKER)], capture_output=True, text=True, timeout=60)
     assert done.returncode in (0, 1), done.stderr
     assert done.stdout.splitlines()[-1].startswith("check_layers: ")
+
+
+def test_nested_subpackages_importing_each_other_fail(tmp_path: Path) -> None:
+    # Inside incast.reproduce, a paper's docs module uses the docs orchestrator's helper while the
+    # orchestrator gathers the paper's renderers: no two modules form a circle, the two
+    # subpackages do.
+    nested = {
+        **LAYERED,
+        "python/incast/reproduce/d3/__init__.py": "",
+        "python/incast/reproduce/d3/docs.py": "from incast.reproduce.docs.summary import tally\n",
+        "python/incast/reproduce/docs/__init__.py": "from incast.reproduce.d3 import docs\n",
+        "python/incast/reproduce/docs/summary.py": "tally = 0\n",
+    }
+    done = check(tmp_path, nested)
+    assert done.returncode == 1, done.stdout + done.stderr
+    ring = "incast.reproduce.d3 -> incast.reproduce.docs -> incast.reproduce.d3"
+    assert f"python incast.reproduce, subpackages: {ring}" in done.stdout
+    assert "check_layers: 1 import circle " in done.stdout

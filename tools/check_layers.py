@@ -39,9 +39,10 @@ Python (python/<package>). Each .py file is a module (__init__.py its package). 
 `import incast.x`, `from incast.x import y` and relative imports, deferred into functions or not
 (marked `deferred`: they still tie the two together), but not under `if TYPE_CHECKING:` nor from .pyi
 stubs, which never run. `from p import y` goes to p.y if that is a module, else to p; importing p.y
-does not count as importing p/__init__.py. Circles are reported among modules, then among
-subpackages (all of incast/x/ is the node incast.x; top-level modules and incast/__init__.py are
-nodes of their own) unless the same as a circle among modules.
+does not count as importing p/__init__.py. Circles are reported among modules, then, in each
+package, among its children with each subpackage whole (in incast, all of incast/x/ is the node
+incast.x; in incast.x, all of incast/x/y/ is incast.x.y), unless the same as a circle among modules:
+two subpackages importing each other are a circle even when no two modules are.
 """
 from __future__ import annotations
 
@@ -370,15 +371,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         total += check_crate(Crate(src.parent.name, lib, root), opts.list) if lib.is_file() else 0
     for init in sorted(root.glob("python/*/__init__.py")):
         pkg, edges = init.parent.name, python_edges(init.parent, root)
-        grouped: Edges = defaultdict(list)
+        packages = sorted({".".join(p.relative_to(root / "python").parts[:-1]) for p in init.parent.rglob("__init__.py")})
+        grouped: Dict[str, Edges] = {p: defaultdict(list) for p in packages}
         for (a, b), refs in sorted(edges.items()):
             if opts.list:
                 print(f"  {pkg}: {a} -> {b} {refs[0].file}:{refs[0].line}")
-            top_a, top_b = (".".join(m.split(".")[:2]) for m in (a, b))
-            if top_a != top_b:
-                grouped[top_a, top_b] += refs
+            for p in packages:  # each package's children: its modules, and its subpackages whole
+                depth = p.count(".") + 2
+                child_a, child_b = (".".join(m.split(".")[:depth]) for m in (a, b))
+                if a.startswith(p + ".") and b.startswith(p + ".") and child_a != child_b:
+                    grouped[p][child_a, child_b] += refs
         found = report(f"python {pkg}, modules", edges)
-        total += len(found) + len(report(f"python {pkg}, subpackages", grouped, skip=found))
+        for p in packages:
+            total += len(report(f"python {p}, subpackages", grouped[p], skip=found))
+        total += len(found)
     took = time.perf_counter() - started
     print(f"check_layers: {total or 'no'} import circle{'s' * (total != 1)} ({took:.2f} s)")
     return 1 if total else 0
