@@ -371,7 +371,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         total += check_crate(Crate(src.parent.name, lib, root), opts.list) if lib.is_file() else 0
     for init in sorted(root.glob("python/*/__init__.py")):
         pkg, edges = init.parent.name, python_edges(init.parent, root)
-        packages = sorted({".".join(p.relative_to(root / "python").parts[:-1]) for p in init.parent.rglob("__init__.py")})
+        inits = init.parent.rglob("__init__.py")
+        packages = sorted({".".join(p.relative_to(root / "python").parts[:-1]) for p in inits})
         grouped: Dict[str, Edges] = {p: defaultdict(list) for p in packages}
         for (a, b), refs in sorted(edges.items()):
             if opts.list:
