@@ -2,7 +2,8 @@
 #
 #   make demo    set up .venv, build the engine (release), run the D3 flow-burst demo into demo-out/
 #   make test    set up the same way, then the static checks (make lint), cargo tests and pytest
-#   make lint    clippy with warnings as errors, ruff and mypy --strict (configured in pyproject.toml)
+#   make lint    clippy with warnings as errors, ruff and mypy --strict (configured in pyproject.toml),
+#                and the layering check: no import circles between modules (tools/check_layers.py)
 #   make bench   the speed and memory benchmarks of benches/
 #   make pins    rerun the quick reproductions and pin their numbers (tests/reproduce_pins.json)
 #   make crosscheck  install ns-3 (pip, ~200 MB) into .venv and compare incast with it (docs/crosscheck/)
@@ -29,7 +30,7 @@ RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
 	@echo "make test   static checks + cargo test + pytest"
-	@echo "make lint   cargo clippy -D warnings, ruff check, mypy --strict"
+	@echo "make lint   cargo clippy -D warnings, ruff check, mypy --strict, no import circles"
 	@echo "make bench  speed and memory benchmarks"
 	@echo "make pins  rerun the quick reproductions and pin their numbers (after an intended change)"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
@@ -65,7 +66,9 @@ CLIPPY_TOOLCHAIN := 1.95
 
 # Static checks. clippy covers every crate, incast-py included (it only type-checks, so PyO3's
 # extension module needs no linking); ruff and mypy come with the dev extra and read their
-# settings from pyproject.toml (mypy: the stubs of pyarrow and tqdm).
+# settings from pyproject.toml (mypy: the stubs of pyarrow and tqdm). Last, tools/check_layers.py
+# fails on import circles between the modules of a crate or of the Python package (its docstring
+# has the rules; `--list` prints every edge).
 lint: setup
 	@if rustc --version | grep -q "^rustc $(CLIPPY_TOOLCHAIN)\."; then \
 		echo "cargo clippy --workspace --all-targets -- -D warnings"; \
@@ -74,8 +77,9 @@ lint: setup
 		echo "rustc is not $(CLIPPY_TOOLCHAIN).x: clippy's findings are shown, not enforced (Makefile, CLIPPY_TOOLCHAIN)"; \
 		cargo clippy --workspace --all-targets; \
 	fi
-	$(VENV)/bin/ruff check python tests
-	$(VENV)/bin/mypy --strict python/incast
+	$(VENV)/bin/ruff check python tests tools
+	$(VENV)/bin/mypy --strict python/incast tools/check_layers.py
+	$(VPY) tools/check_layers.py
 
 test-rust:
 	cargo test --workspace --exclude incast-py
