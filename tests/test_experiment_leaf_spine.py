@@ -26,7 +26,8 @@ def test_the_experiment_writes_its_table_and_figures_and_resumes(tmp_path: Path)
         (w, p, f"{load:.2f}") for w in ("web-search", "data-mining") for p in ("pfabric", "pdq", "dctcp", "tcp")
         for load in (0.3, 0.6))
     assert "16 runs: 16 run, 0 already done" in proc.stdout
-    for name in ("slowdown.png", "slowdown.pdf", "slowdown.parquet", "slowdown-per-seed.parquet"):
+    for name in ("slowdown.png", "slowdown.pdf", "slowdown-by-size.png", "slowdown-by-size.pdf", "slowdown.parquet",
+                 "slowdown-per-seed.parquet"):
         assert (out / name).stat().st_size > 0, name
     assert (out / "slowdown.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (out / "slowdown.pdf").read_bytes()[:5] == b"%PDF-"
@@ -58,3 +59,29 @@ def test_summary_averages_seeds_and_keeps_their_range() -> None:
     assert (r["flows"], r["unfinished"]) == (150, 2)
     assert (r["mean"], r["mean_min"], r["mean_max"]) == (3.0, 2.0, 4.0)
     assert (r["p99"], r["p99_min"], r["p99_max"]) == (20.0, 10.0, 30.0)
+
+
+def test_the_experiment_narrows_to_protocols_workloads_and_loads(tmp_path: Path) -> None:
+    out = tmp_path / "exp"
+    proc = incast("experiment", "leaf-spine", "--out", str(out), "--seeds", "1", "--arrivals", "2", "--loads", "0.5",
+                  "--protocols", "dctcp,tcp", "--workloads", "hadoop", timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split()[:3] for line in proc.stdout.splitlines() if line.startswith("hadoop")]
+    assert sorted(rows) == [["hadoop", "dctcp", "0.50"], ["hadoop", "tcp", "0.50"]]
+    assert "2 runs: 2 run, 0 already done" in proc.stdout
+    assert (out / "slowdown-by-size.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "slowdown-by-size.pdf").read_bytes()[:5] == b"%PDF-"
+    summary = pq.read_table(out / "slowdown.parquet").to_pylist()
+    assert {(r["workload"], r["protocol"]) for r in summary} == {("hadoop", "dctcp"), ("hadoop", "tcp")}
+
+
+def test_narrowing_to_what_the_experiment_has_no_settings_for_exits_2(tmp_path: Path) -> None:
+    for option, value, needle in (("--protocols", "dctcp,d3", "no settings for d3"),
+                                  ("--workloads", "web-search,cache", 'unknown size distribution "cache"'),
+                                  ("--protocols", "tcp,tcp", "more than once")):
+        proc = incast("experiment", "leaf-spine", "--out", str(tmp_path / "x"), option, value)
+        assert proc.returncode == 2 and option in proc.stderr and needle in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    proc = incast("experiment", "line", "--out", str(tmp_path / "x"), "--protocols", "tcp")
+    assert proc.returncode == 2 and "--protocols does not apply to experiment line" in proc.stderr
+    assert not (tmp_path / "x").exists()

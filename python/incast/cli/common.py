@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -84,18 +84,41 @@ def slowdown_lines(buckets: "pa.Table") -> str:
     """`incast run --slowdown` and `incast sweep --slowdown`: one line per row of
     `incast.slowdown.by_size`, led by its group columns (a sweep's varied keys) when it has any."""
     names = buckets.column_names
-    groups = names[:names.index("bucket")]
-    rows = buckets.to_pylist()
-    # Each group column as wide as its name or its widest value, so that rows line up.
-    widths = [max([len(name)] + [len(str(r[name])) for r in rows]) for name in groups]
 
     def num(v: Optional[float]) -> str:
         return "-" if v is None else f"{v:.2f}"
 
+    return _grouped_lines(
+        buckets, names[:names.index("bucket")],
+        f"{'flow size':>16} {'flows':>7} {'unfinished':>10} {'mean':>8} {'p50':>8} {'p99':>8}  slowdown",
+        lambda r: f"{r['bucket']:>16} {r['flows']:>7,} {r['unfinished']:>10,} {num(r['mean']):>8} "
+                  f"{num(r['p50']):>8} {num(r['p99']):>8}")
+
+
+def _grouped_lines(table: "pa.Table", groups: Sequence[str], header: str,
+                   cells: Callable[[Dict[str, Any]], str]) -> str:
+    """One line per row of `table`, led by its `groups` columns, each as wide as its name or its
+    widest value so that rows line up; `header` and `cells` give the rest of the heading and
+    of each row."""
+    rows = table.to_pylist()
+    widths = [max([len(name)] + [len(str(r[name])) for r in rows]) for name in groups]
     lead = "".join(f"{name:<{w}}  " for name, w in zip(groups, widths))
-    lines = [f"{lead}{'flow size':>16} {'flows':>7} {'unfinished':>10} {'mean':>8} {'p50':>8} {'p99':>8}  slowdown"]
+    lines = [f"{lead}{header}"]
     for r in rows:
-        lead = "".join(f"{str(r[name]):<{w}}  " for name, w in zip(groups, widths))
-        lines.append(f"{lead}{r['bucket']:>16} {r['flows']:>7,} {r['unfinished']:>10,} {num(r['mean']):>8} "
-                     f"{num(r['p50']):>8} {num(r['p99']):>8}")
+        lines.append("".join(f"{str(r[name]):<{w}}  " for name, w in zip(groups, widths)) + cells(r))
     return "\n".join(lines)
+
+
+def deadline_lines(table: "pa.Table") -> str:
+    """`incast sweep --deadlines`: one line per row of `incast.deadlines.by_group`, led by its
+    group columns (a sweep's varied keys and the protocol)."""
+    names = table.column_names
+    groups = names[:names.index("deadline_flows")]
+
+    def share(v: Optional[float]) -> str:
+        return "-" if v is None else f"{100 * v:.2f}%"
+
+    return _grouped_lines(
+        table, groups, f"{'judged':>9} {'met':>9} {'missed':>9} {'unknown':>8} {'app thpt':>9} {'% missed':>8}",
+        lambda r: f"{r['deadline_flows']:>9,} {r['met']:>9,} {r['missed']:>9,} {r['unknown']:>8,} "
+                  f"{share(r['app_throughput']):>9} {share(r['missed_share']):>8}")

@@ -47,6 +47,17 @@ def fan_in_list(text: str) -> List[int]:
     return values
 
 
+def name_list(text: str) -> List[str]:
+    """argparse type: comma-separated names, at least one, none repeated."""
+    values = [part.strip() for part in text.split(",") if part.strip()]
+    if not values:
+        raise argparse.ArgumentTypeError(f"must be comma-separated names such as a,b, not {text!r}")
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise argparse.ArgumentTypeError(f"names {', '.join(repeated)} more than once")
+    return values
+
+
 def add_parsers(sub: Subparsers) -> None:
     """`incast experiment`."""
     p = sub.add_parser("experiment", help="the field's experiments: FCT slowdown on pFabric's leaf-spine, the "
@@ -60,6 +71,11 @@ def add_parsers(sub: Subparsers) -> None:
     p.add_argument("--seeds", type=positive_int, default=3, metavar="N", help="seeds per point (default: 3)")
     p.add_argument("--loads", type=load_list, metavar="LIST",
                    help="leaf-spine: offered loads, fractions of each host's link (default: 0.2,0.4,0.6,0.8)")
+    p.add_argument("--protocols", type=name_list, metavar="LIST",
+                   help="leaf-spine: the protocols to run, among pfabric,pdq,dctcp,tcp (default: all four)")
+    p.add_argument("--workloads", type=name_list, metavar="LIST",
+                   help="leaf-spine: flow-size distributions, named as `size` in scenario files: web-search, "
+                        "data-mining, hadoop (default: web-search,data-mining)")
     p.add_argument("--arrivals", type=positive_float, metavar="MS",
                    help="leaf-spine: milliseconds of Poisson arrivals per run, the first 10%% a warm-up (default: 100)")
     p.add_argument("--fan-ins", type=fan_in_list, metavar="LIST",
@@ -74,26 +90,37 @@ def add_parsers(sub: Subparsers) -> None:
 
 def _cmd_experiment(args: argparse.Namespace) -> int:
     started = time.monotonic()
-    own = {"leaf-spine": ("loads", "arrivals"), "line": ("fan_ins",)}[args.name]
-    for key in ("loads", "arrivals", "fan_ins"):
+    own = {"leaf-spine": ("loads", "arrivals", "protocols", "workloads"), "line": ("fan_ins",)}[args.name]
+    for key in ("loads", "arrivals", "protocols", "workloads", "fan_ins"):
         if key not in own and getattr(args, key) is not None:
             raise CliError(f"--{key.replace('_', '-')} does not apply to experiment {args.name}")
     out = check_out_dir(args.out)
     if args.name == "line":
         return _experiment_line(args, out, started)
     from incast.experiments import leaf_spine
-    from incast.sweep import sweep_from_dict
+    from incast.sweep import SweepError, sweep_from_dict
 
     loads = args.loads or list(leaf_spine.LOADS)
     arrivals = args.arrivals or leaf_spine.ARRIVALS_MS
-    sweep = sweep_from_dict(leaf_spine.sweep_tree(args.seeds, arrivals, loads))
+    protocols = args.protocols or list(leaf_spine.PROTOCOLS)
+    unknown = [p for p in protocols if p not in leaf_spine.PROTOCOLS]
+    if unknown:
+        raise CliError(f"--protocols: the experiment has no settings for {', '.join(unknown)}; "
+                       f"choose among {','.join(leaf_spine.PROTOCOLS)}")
+    workloads = args.workloads or list(leaf_spine.WORKLOADS)
+    try:
+        sweep = sweep_from_dict(leaf_spine.sweep_tree(args.seeds, arrivals, loads, workloads, protocols))
+    except SweepError as e:
+        # A workload the engine does not ship: the scenario's own error names it.
+        raise CliError(f"--workloads: {e}") from None
     result = run_points(sweep, out / "runs", args, f"experiment {args.name}")
     if result is None:
         return EXIT_FAILED
     table = leaf_spine.per_seed(result)
     rows = leaf_spine.summarize(table)
+    flows = result.dataset("flows").to_table(columns=list(leaf_spine.BY_SIZE_COLUMNS))
     try:
-        written = leaf_spine.save(table, rows, out)
+        written = leaf_spine.save(table, rows, out, flows)
     except OSError as e:
         raise CliError(f"--out {args.out!r}: cannot write results: {os_error(e)}") from None
     if not args.quiet:

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from incast.cli.common import EXIT_FAILED, CliError, add_jobs_option, check_out_dir, slowdown_lines
+from incast.cli.common import EXIT_FAILED, CliError, add_jobs_option, check_out_dir, deadline_lines, slowdown_lines
 
 if TYPE_CHECKING:
     from incast.cli.common import Subparsers
@@ -34,6 +34,9 @@ def add_parsers(sub: Subparsers) -> None:
     p.add_argument("--slowdown", action="store_true",
                    help="also print the FCT slowdown by flow size for each combination of the varied keys, "
                         "seeds pooled (pFabric's buckets: docs/python.md, 'Slowdown')")
+    p.add_argument("--deadlines", action="store_true",
+                   help="also print the deadlines met and missed (application throughput) for each combination of "
+                        "the varied keys and each protocol, seeds pooled (docs/python.md, 'Deadlines')")
     p.set_defaults(handler=_cmd_sweep)
 
 
@@ -58,6 +61,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         )
         if args.slowdown:
             print(slowdown_lines(result.slowdown()))
+        if args.deadlines:
+            print(deadline_lines(result.deadlines()))
     return 0
 
 

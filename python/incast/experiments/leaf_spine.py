@@ -46,12 +46,14 @@ def run(
     seeds: int = 3,
     arrivals_ms: float = ARRIVALS_MS,
     loads: Sequence[float] = LOADS,
+    workloads: Sequence[str] = WORKLOADS,
+    protocols: Sequence[str] = PROTOCOLS,
     jobs: Optional[int] = None,
     scheduler: Optional[str] = None,
     progress: bool = False,
 ) -> SweepResult:
     """Runs (or resumes) the sweep into `out/runs`: points already there are not run again."""
-    sweep = sweep_from_dict(sweep_tree(seeds, arrivals_ms, loads))
+    sweep = sweep_from_dict(sweep_tree(seeds, arrivals_ms, loads, workloads, protocols))
     return run_sweep(sweep, out / "runs", jobs=jobs, scheduler=scheduler, progress=progress)
 
 
@@ -125,7 +127,7 @@ def plot(rows: List[Dict[str, Any]], *outputs: Tuple[Path, Optional[str]]) -> No
     import matplotlib.pyplot as plt
 
     labels = list(dict.fromkeys(r["bucket"] for r in rows))
-    workloads = [w for w in WORKLOADS if any(r["workload"] == w for r in rows)]
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))  # in `summarize`'s order
     styles = {"pfabric": (":", "^", "0.3"), "pdq": ("-.", "D", "0.2"), "dctcp": ("-", "o", "0.1"),
               "tcp": ("--", "s", "0.45")}
     fig, axes = plt.subplots(len(workloads), len(PANELS), figsize=(4 * len(PANELS), 3.2 * len(workloads)),
@@ -161,6 +163,46 @@ def plot(rows: List[Dict[str, Any]], *outputs: Tuple[Path, Optional[str]]) -> No
     plt.close(fig)
 
 
+BY_SIZE_COLUMNS = (PROTOCOL_KEY, SIZE_KEY, LOAD_KEY, "size_bytes", "slowdown", "measured")
+"""The columns of the sweep's flows `plot_by_size` reads."""
+
+
+def plot_by_size(flows: "pa.Table", *outputs: Tuple[Path, Optional[str]]) -> None:
+    """The median and 99th-percentile slowdown against flow size (`incast.plots.slowdown`), a
+    panel per workload and load (rows and columns), a line per protocol with its seeds pooled,
+    drawn once and saved to each (path, format) of `outputs`. This is the figure a single load
+    asks for: `plot` draws one point per panel then. `flows` needs `BY_SIZE_COLUMNS`."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pyarrow.compute as pc
+
+    from incast import plots
+
+    def values(column: str, order: Sequence[Any] = ()) -> List[Any]:
+        present = set(flows.column(column).unique().to_pylist())
+        return [v for v in order if v in present] + sorted(present - set(order), key=str)
+
+    workloads, loads = values(SIZE_KEY, WORKLOADS), values(LOAD_KEY)
+    protocols = values(PROTOCOL_KEY, PROTOCOLS)
+    fig, axes = plt.subplots(len(workloads), len(loads), figsize=(4.2 * len(loads), 3.4 * len(workloads)),
+                             squeeze=False)
+    for i, w in enumerate(workloads):
+        for j, load in enumerate(loads):
+            ax = axes[i][j]
+            here = flows.filter(pc.and_(pc.equal(flows[SIZE_KEY], w), pc.equal(flows[LOAD_KEY], load)))
+            runs = {LABELS.get(p, p): here.filter(pc.equal(here[PROTOCOL_KEY], p)) for p in protocols}
+            plots.slowdown({label: t for label, t in runs.items() if t.num_rows}, ax=ax)
+            ax.set_title(f"{w}, load {load:g}", fontsize=10)
+            if (i, j) != (0, 0) and ax.get_legend() is not None:
+                ax.get_legend().remove()
+    fig.tight_layout()
+    for path, fmt in outputs:
+        fig.savefig(path, format=fmt)
+    plt.close(fig)
+
+
 def describe(seeds: int, arrivals_ms: float) -> str:
     """The heading printed above the table."""
     return (
@@ -173,20 +215,26 @@ def describe(seeds: int, arrivals_ms: float) -> str:
     )
 
 
-def save(per_seed_table: "pa.Table", rows: List[Dict[str, Any]], out: Path) -> List[Path]:
-    """Writes the per-seed table, the summary and the figure (PNG and PDF) into `out`."""
+def save(per_seed_table: "pa.Table", rows: List[Dict[str, Any]], out: Path,
+         flows: Optional["pa.Table"] = None) -> List[Path]:
+    """Writes the per-seed table, the summary and the figure against load (PNG and PDF) into
+    `out`, and with the sweep's `flows` (`BY_SIZE_COLUMNS`) the figure against flow size."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from incast.durable import staged_files
 
     written = [out / "slowdown-per-seed.parquet", out / "slowdown.parquet", out / "slowdown.png", out / "slowdown.pdf"]
+    if flows is not None:
+        written += [out / "slowdown-by-size.png", out / "slowdown-by-size.pdf"]
     with staged_files() as stage:
         pq.write_table(per_seed_table, stage(written[0]))
         pq.write_table(pa.Table.from_pylist(rows), stage(written[1]))
         plot(rows, (stage(written[2]), "png"), (stage(written[3]), "pdf"))
+        if flows is not None:
+            plot_by_size(flows, (stage(written[4]), "png"), (stage(written[5]), "pdf"))
     return written
 
 
-__all__ = ["ARRIVALS_MS", "LABELS", "LOADS", "PANELS", "PROTOCOLS", "WORKLOADS", "describe", "format_rows", "per_seed",
-           "plot", "run", "save", "summarize", "sweep_tree"]
+__all__ = ["ARRIVALS_MS", "BY_SIZE_COLUMNS", "LABELS", "LOADS", "PANELS", "PROTOCOLS", "WORKLOADS", "describe",
+           "format_rows", "per_seed", "plot", "plot_by_size", "run", "save", "summarize", "sweep_tree"]

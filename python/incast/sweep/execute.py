@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from incast import ScenarioError, __version__, api
+from incast import ScenarioError, __version__, api, deadlines
 from incast.api import Progress, RunResult
 from incast.slowdown import PFABRIC_EDGES, by_size
 from incast.sweep.spec import Point, Sweep, SweepError, build_version, load_sweep
@@ -116,6 +116,22 @@ class SweepResult:
         wanted = {*by, "size_bytes", "slowdown", "measured"}
         flows = dataset.to_table(columns=[name for name in names if name in wanted])
         return by_size(flows, edges, by=by)
+
+    def deadlines(self, by: Optional[Sequence[str]] = None) -> "pa.Table":
+        """Deadlines met and missed (`incast.deadlines.by_group`: application throughput and the
+        share missed, over the flows each run could judge) for each combination of the varied
+        keys and each protocol the flows ran (a workload may set its own), every seed of it
+        pooled. `by` groups on other columns instead; add "seed" to see each seed apart. Reads
+        only the columns it needs."""
+        dataset = self.dataset("flows")
+        names = dataset.schema.names
+        by = [*self.sweep.columns, "protocol"] if by is None else list(by)
+        unknown = [name for name in by if name not in names]
+        if unknown:
+            raise ValueError(f"by: no column {', '.join(map(repr, unknown))} in the sweep's flows; "
+                             f"it varies {', '.join(self.sweep.columns) or 'nothing'} over seeds")
+        wanted = {*by, *deadlines.NEEDED}
+        return deadlines.by_group(dataset.to_table(columns=[name for name in names if name in wanted]), by)
 
 
 SweepProgressCallback = Callable[[SweepProgress], None]
