@@ -55,6 +55,7 @@ setup: $(VENV)/.built
 
 demo: setup
 	$(VENV_ENV) incast demo --out demo-out
+	@echo "incast is installed in .venv: 'source .venv/bin/activate' puts it on your PATH (or run .venv/bin/incast)"
 
 test: lint test-rust test-python
 
@@ -81,11 +82,16 @@ lint: setup
 	$(VENV)/bin/mypy --strict python/incast tools/check_layers.py
 	$(VPY) tools/check_layers.py
 
+# Each phase says how long it took (bash's `time`). pytest runs on every core (pytest-xdist,
+# PYTEST_WORKERS=0 to run them in one process), a test file per worker so that a file's module fixtures (the
+# quick run of every reproduction) are computed once; --durations names the slowest tests.
+PYTEST_WORKERS ?= auto
+
 test-rust:
-	cargo test --workspace --exclude incast-py
+	time cargo test --workspace --exclude incast-py
 
 test-python: setup
-	$(VENV_ENV) $(VPY) -m pytest -q tests
+	time $(VENV_ENV) $(VPY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --durations=5 tests
 
 bench: setup
 	$(VENV_ENV) incast bench
