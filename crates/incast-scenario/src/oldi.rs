@@ -282,7 +282,7 @@ fn expected_flows(spec: &OldiSpec) -> f64 {
 mod tests {
     use incast_proto::time::{BitsPerSec, Duration, Instant};
 
-    use super::super::tests::{assert_bad, malformed, toml, PORTS};
+    use crate::fixtures::{malformed, toml, PORTS};
     use crate::{
         BackgroundSpec, Connections, DeadlineVariance, FlowOptions, OldiApp, OldiSpec, Protocol, QueryLoad, WorkloadSpec,
     };

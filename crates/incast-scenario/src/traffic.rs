@@ -649,7 +649,7 @@ fn deadline_dist(p: &str, raw: RawDeadlineDist) -> Result<DeadlineDist> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_bad, burst, malformed, star, toml};
+    use crate::fixtures::{burst, malformed, star, toml};
     use super::named_distribution;
     use crate::spec::SizeDist;
 
