@@ -39,6 +39,7 @@ mod trace;
 mod traffic;
 mod units;
 mod validate;
+mod workloads;
 
 #[cfg(test)]
 mod fixtures;
@@ -60,6 +61,7 @@ pub use protocols::tcppr::TcpPrSpec;
 pub use protocols::ProtocolSections;
 pub use scenario::Scenario;
 pub use spec::*;
+pub use workloads::{FlowBurstWorkload, FlowListWorkload, LongFlowsWorkload, PoissonWorkload};
 
 use error::join;
 use text::utf8_text;

@@ -346,7 +346,7 @@ mod tests {
                 }),
                 start: Instant::ZERO + Duration::from_ms(1),
                 stop: Instant::ZERO + Duration::from_ms(50),
-                options: FlowOptions { protocol: Some(Protocol::Dctcp), priority: 0 },
+                options: FlowOptions { protocol: Some(Protocol::Dctcp), ..FlowOptions::default() },
                 connections: Connections::Persistent,
             }
         );

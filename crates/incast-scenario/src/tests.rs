@@ -131,6 +131,11 @@ fn minimal_scenario_gets_every_default() {
     );
     assert_eq!(s.run, RunSpec::default());
     assert_eq!(s.output, OutputSpec::default());
+    // What code that builds a scenario starts from is what a file gets.
+    assert_eq!(s.switch, SwitchSpec::default(), "what a file without [switch] gets");
+    assert_eq!(s.workloads, vec![FlowBurstWorkload::new(0, vec![1, 2, 3]).into()]);
+    let built = Scenario::new(s.topology.clone(), s.workloads.clone());
+    assert_eq!(format!("{built:?}"), format!("{s:?}"));
 }
 
 #[test]
@@ -311,19 +316,16 @@ fn explicit_values_override_defaults() {
     assert_eq!(s.sections.d2tcp.g, 0.125);
     assert_eq!(
         s.workloads[0],
-        WorkloadSpec::FlowBurst {
-            aggregator: 2,
-            workers: vec![0, 1, 0, 1, 0],
+        FlowBurstWorkload {
             size: SizeDist::Fixed(10_000),
             deadline: Some(DeadlineDist::Fixed(Duration::from_ms(25))),
             start: Instant::from_ps(1_000_000_000),
             rounds: 2,
             round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(3) },
-            options: FlowOptions {
-                protocol: Some(Protocol::Tcp),
-                priority: 2
-            },
+            options: FlowOptions { protocol: Some(Protocol::Tcp), priority: 2 },
+            ..FlowBurstWorkload::new(2, vec![0, 1, 0, 1, 0])
         }
+        .into()
     );
     assert_eq!(s.run.duration, Some(Duration::from_secs(1)));
     assert_eq!(
@@ -455,6 +457,7 @@ fn stack_sets_defaults_and_keys_override_them() {
         let t = with(&format!("stack = \"{}\"", stack.name()));
         assert_eq!((t.stack, t.tcp), (stack, stack.tcp_config()), "{}", stack.name());
         assert_eq!(t.dctcp_initial_alpha, stack.dctcp_initial_alpha());
+        assert_eq!(t, TransportSpec::for_stack(stack), "what code that builds a scenario on the stack gets");
     }
     let t = with("stack = \"ns3\"\nmss = 1448\ninitial_window = 4\nsack = false\nwindow_growth = \"bytes\"\necn_reduction = \"instant\"");
     assert_eq!((t.tcp.mss_bytes, t.tcp.initial_window_segments), (1448, 4));
@@ -574,32 +577,10 @@ fn long_flows_poisson_and_flows() {
         "[[workload]]\nkind = \"flows\"\nflows = [{ src = 1, dst = 0, size = \"20KB\", start = \"1ms\", deadline = \"10ms\" }, { src = 3, dst = 2 }]\n",
         "[run]\nduration = \"50ms\"\n",
     ));
-    assert_eq!(
-        s.workloads[0],
-        WorkloadSpec::LongFlows {
-            pairs: vec![(1, 0), (2, 0)],
-            start: Instant::ZERO,
-            options: FlowOptions {
-                protocol: Some(Protocol::Dctcp),
-                priority: 0
-            },
-        }
-    );
-    match &s.workloads[1] {
-        WorkloadSpec::Poisson {
-            from_load: false,
-            rack_local: None,
-            rate_per_sec,
-            hosts,
-            stop,
-            ..
-        } => {
-            assert_eq!(*rate_per_sec, 1000.0);
-            assert_eq!(hosts, &vec![0, 1, 2, 3]);
-            assert_eq!(*stop, Instant::from_ps(10_000_000_000));
-        }
-        other => panic!("{other:?}"),
-    }
+    let options = FlowOptions { protocol: Some(Protocol::Dctcp), ..FlowOptions::default() };
+    assert_eq!(s.workloads[0], LongFlowsWorkload { options, ..LongFlowsWorkload::new(vec![(1, 0), (2, 0)]) }.into());
+    // Every key the file leaves out as the builders default it.
+    assert_eq!(s.workloads[1], PoissonWorkload::new(1000.0, vec![0, 1, 2, 3], Instant::from_ps(10_000_000_000)).into());
     match &s.workloads[2] {
         WorkloadSpec::Flows { flows, .. } => {
             assert_eq!(
@@ -613,6 +594,7 @@ fn long_flows_poisson_and_flows() {
                 }
             );
             assert_eq!(flows[1].size_bytes, None);
+            assert_eq!(s.workloads[2], FlowListWorkload::new(flows.clone()).into());
             assert!(s.workloads[2].has_long_lived_flows());
         }
         other => panic!("{other:?}"),
