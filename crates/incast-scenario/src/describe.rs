@@ -155,7 +155,7 @@ pub fn effective_transport(spec: &TransportSpec) -> Map<String, Value> {
 mod tests {
     use super::*;
     use crate::parse_toml;
-    use crate::tests::PORTS;
+    use crate::fixtures::PORTS;
 
     #[test]
     fn effective_transport_shows_stack_defaults_and_overrides() {

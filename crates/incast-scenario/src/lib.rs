@@ -39,7 +39,10 @@ mod trace;
 mod traffic;
 mod units;
 mod validate;
+mod workloads;
 
+#[cfg(test)]
+mod fixtures;
 #[cfg(test)]
 mod tests;
 
@@ -58,6 +61,7 @@ pub use protocols::tcppr::TcpPrSpec;
 pub use protocols::ProtocolSections;
 pub use scenario::Scenario;
 pub use spec::*;
+pub use workloads::{FlowBurstWorkload, FlowListWorkload, LongFlowsWorkload, PoissonWorkload};
 
 use error::join;
 use text::utf8_text;
@@ -282,105 +286,5 @@ fn json_error(path: String, e: &serde_json::Error) -> ScenarioError {
                 e.column()
             ),
         ),
-    }
-}
-
-/// Reading files ([`load`], [`utf8_text`]) and the syntax tree of [`document`].
-#[cfg(test)]
-mod reading_tests {
-    use super::*;
-    use crate::tests::PORTS;
-
-    const SCENARIO: &str =
-        "[topology]\nkind = \"star\"\nhosts = 4\n[[workload]]\nkind = \"flow-burst\"\n";
-
-    /// `text` written to a fresh file `name`.
-    fn file(name: &str, text: &[u8]) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("incast-load-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-
-    #[test]
-    fn a_byte_order_mark_is_dropped() {
-        let toml = file("bom.toml", format!("\u{feff}{SCENARIO}").as_bytes());
-        load(&toml, &PORTS).unwrap();
-        let json =
-            r#"{"topology": {"kind": "star", "hosts": 4}, "workload": [{"kind": "flow-burst"}]}"#;
-        let json = file("bom.json", format!("\u{feff}{json}").as_bytes());
-        load(&json, &PORTS).unwrap();
-    }
-
-    #[test]
-    fn text_that_is_not_utf8_names_the_byte_and_its_offset() {
-        let path = file("latin1.toml", b"# caf\xe9\n[topology]\n");
-        let e = load(&path, &PORTS).unwrap_err();
-        assert_eq!(e.path, "");
-        assert_eq!(
-            e.message,
-            format!(
-                "scenario file {}: not UTF-8 text: invalid byte 0xE9 at offset 5",
-                path.display()
-            )
-        );
-        // Offsets count the byte-order mark.
-        assert_eq!(
-            utf8_text(b"\xEF\xBB\xBFab\xff").unwrap_err(),
-            "not UTF-8 text: invalid byte 0xFF at offset 5"
-        );
-        // A sequence cut short at the end of the file names its first byte.
-        assert_eq!(
-            utf8_text(b"ab\xE2\x82").unwrap_err(),
-            "not UTF-8 text: invalid byte 0xE2 at offset 2"
-        );
-        assert_eq!(utf8_text(b"\xEF\xBB\xBF").unwrap(), "");
-    }
-
-    #[test]
-    fn document_reads_what_parse_toml_reads() {
-        // TOML 1.1: newlines and a trailing comma in an inline table.
-        let text = "[topology]\nkind = \"star\"\nhosts = 4\n[[workload]]\nkind = \"flow-burst\"\n\
-                    size = {\n  dist = \"fixed\",\n  value = \"2KB\",\n}\n";
-        parse_toml(text, None, &PORTS).unwrap();
-        let tree = document(text, Format::Toml).unwrap();
-        assert_eq!(tree["workload"][0]["size"]["value"], "2KB");
-        assert_eq!(tree["topology"]["hosts"], 4);
-        let when = document("t = 1979-05-27T07:32:00Z\n", Format::Toml).unwrap();
-        assert_eq!(when["t"], "1979-05-27T07:32:00Z");
-    }
-
-    #[test]
-    fn document_gives_the_engines_syntax_errors() {
-        for text in ["[topology\n", "a = 1\na = 2\n", "x = [1, }\n"] {
-            let from_parse = parse_toml(text, None, &PORTS).unwrap_err();
-            assert_eq!(
-                document(text, Format::Toml).unwrap_err(),
-                from_parse,
-                "{text}"
-            );
-        }
-        for text in ["{\"seed\": }", "{\"seed\": 1,}", "{\"seed\" 1}"] {
-            let from_parse = parse_json(text, None, &PORTS).unwrap_err();
-            assert_eq!(
-                document(text, Format::Json).unwrap_err(),
-                from_parse,
-                "{text}"
-            );
-        }
-        let e = document("[a]\nb = [1.0, nan]\n", Format::Toml).unwrap_err();
-        assert_eq!(e.to_string(), "`a.b[1]`: NaN is not a finite number");
-    }
-
-    #[test]
-    fn a_json_scenario_is_an_object() {
-        // serde would read the array as a struct by position and blame `topology`.
-        for text in ["[1, 2]", "\n  \"star\"", "3"] {
-            let e = parse_json(text, None, &PORTS).unwrap_err();
-            assert_eq!(e.path, "", "{text}");
-            assert!(e.message.starts_with("a JSON scenario is an object of sections, at line"), "{e}");
-        }
-        assert_eq!(parse_json("\n  [1]", None, &PORTS).unwrap_err().message, "a JSON scenario is an object of sections, at line 2, column 3");
     }
 }

@@ -210,7 +210,7 @@ pub(crate) fn samples(output: &OutputSpec, run: &RunSpec, long_lived: u64) -> Re
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_bad, burst, malformed, star, toml};
+    use crate::fixtures::{burst, malformed, star, toml};
     use super::*;
     /// A Poisson workload of 1000 flows a second for one second.
     macro_rules! poisson {

@@ -282,7 +282,7 @@ fn expected_flows(spec: &OldiSpec) -> f64 {
 mod tests {
     use incast_proto::time::{BitsPerSec, Duration, Instant};
 
-    use super::super::tests::{assert_bad, malformed, toml, PORTS};
+    use crate::fixtures::{malformed, toml, PORTS};
     use crate::{
         BackgroundSpec, Connections, DeadlineVariance, FlowOptions, OldiApp, OldiSpec, Protocol, QueryLoad, WorkloadSpec,
     };
@@ -346,7 +346,7 @@ mod tests {
                 }),
                 start: Instant::ZERO + Duration::from_ms(1),
                 stop: Instant::ZERO + Duration::from_ms(50),
-                options: FlowOptions { protocol: Some(Protocol::Dctcp), priority: 0 },
+                options: FlowOptions { protocol: Some(Protocol::Dctcp), ..FlowOptions::default() },
                 connections: Connections::Persistent,
             }
         );

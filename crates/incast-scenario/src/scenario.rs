@@ -26,6 +26,32 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The seed of a file that gives none.
+    pub const DEFAULT_SEED: u64 = 1;
+
+    /// `workloads` on `topology`, every other part as a file without its section gets it: seed
+    /// [`Scenario::DEFAULT_SEED`], [`SwitchSpec::default`], [`TransportSpec::default`], the
+    /// protocols' default sections, [`RunSpec::default`] and no instrumentation.
+    ///
+    /// For code that builds a scenario instead of parsing one (the engine's tests and benchmark,
+    /// programs that generate scenarios): change what differs by assigning fields or with struct
+    /// update syntax (`Scenario { seed: 7, ..Scenario::new(topology, workloads) }`), so that a new
+    /// part or key changes only the defaults, not every such scenario. Nothing validates it, so
+    /// it must hold what validation would have checked (hosts that exist, a `run.duration` for
+    /// long-lived flows, ...).
+    pub fn new(topology: TopologySpec, workloads: Vec<WorkloadSpec>) -> Scenario {
+        Scenario {
+            seed: Scenario::DEFAULT_SEED,
+            topology,
+            switch: SwitchSpec::default(),
+            transport: TransportSpec::default(),
+            sections: ProtocolSections::default(),
+            workloads,
+            run: RunSpec::default(),
+            output: OutputSpec::default(),
+        }
+    }
+
     /// The protocols the scenario's flows run, in the registry's order (`Protocol::ALL`); the
     /// default protocol counts only if some workload's flows take it.
     pub fn protocols_in_use(&self) -> Vec<Protocol> {

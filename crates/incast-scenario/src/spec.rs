@@ -274,6 +274,27 @@ pub struct SwitchSpec {
     pub load_balancing: LoadBalancing,
 }
 
+/// D3 Section 5: "the router has a buffer of 128KB per NIC".
+const DEFAULT_BUFFER_BYTES: u64 = 128_000;
+
+impl Default for SwitchSpec {
+    /// What a file without `[switch]` gets, and what validation starts from for the keys a
+    /// `[switch]` leaves out: D3's 128 KB per port at every switch, ECN marking at DCTCP's
+    /// threshold for the link rate, one priority class, host NICs that hold back their senders
+    /// as Linux does, per-flow ECMP. Code that builds a scenario (tests, benchmarks) starts from
+    /// it too, so that a new key changes only this.
+    fn default() -> Self {
+        SwitchSpec {
+            buffer: BufferSpec::PerPort { bytes: DEFAULT_BUFFER_BYTES },
+            core_buffer: None,
+            ecn: EcnSpec::Auto,
+            priority_classes: 1,
+            host_nic: HostNic::default(),
+            load_balancing: LoadBalancing::default(),
+        }
+    }
+}
+
 /// How traffic spreads over a network's equal-cost shortest paths.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LoadBalancing {
@@ -325,11 +346,12 @@ pub struct TransportSpec {
     pub dctcp_initial_alpha: f64,
 }
 
-impl Default for TransportSpec {
-    /// What a file without `[transport]` gets: TCP on the `linux` stack, DCTCP's g = 1/16 and
-    /// the stack's initial alpha.
-    fn default() -> Self {
-        let stack = DEFAULT_STACK;
+impl TransportSpec {
+    /// What a file whose `[transport]` sets only `stack` gets: TCP on that stack's defaults,
+    /// DCTCP's g = 1/16 and the stack's initial alpha. For code that builds a scenario on a
+    /// stack other than the default one (the engine's tests run the D3 testbed's) without
+    /// spelling out every field, so that a new field changes only this.
+    pub fn for_stack(stack: Stack) -> Self {
         TransportSpec {
             protocol: Protocol::Tcp,
             stack,
@@ -339,6 +361,18 @@ impl Default for TransportSpec {
         }
     }
 }
+
+impl Default for TransportSpec {
+    /// What a file without `[transport]` gets: [`TransportSpec::for_stack`] on
+    /// [`DEFAULT_STACK`].
+    fn default() -> Self {
+        TransportSpec::for_stack(DEFAULT_STACK)
+    }
+}
+
+/// The flow sizes of a flow-burst or Poisson workload that gives none. D3 Section 6.1.1:
+/// "response flow lengths are uniformly distributed across [2KB, 50KB]".
+pub const DEFAULT_RESPONSE_SIZE: SizeDist = SizeDist::Uniform { lo: 2_000, hi: 50_000 };
 
 /// A distribution of flow sizes in bytes.
 #[derive(Clone, Debug, PartialEq)]
@@ -442,6 +476,15 @@ pub struct FlowOptions {
     pub protocol: Option<Protocol>,
     /// Strict-priority class of the flow's packets (0 is highest).
     pub priority: u8,
+}
+
+impl Default for FlowOptions {
+    /// What a workload that sets neither `protocol` nor `priority` gets: the scenario's
+    /// transport, in the first class. Code that builds a workload starts from it, so that a new
+    /// option changes only this.
+    fn default() -> Self {
+        FlowOptions { protocol: None, priority: 0 }
+    }
 }
 
 /// A source of flows.
@@ -766,7 +809,7 @@ impl OldiSpec {
             background: None,
             start: Instant::ZERO,
             stop,
-            options: FlowOptions { protocol: None, priority: 0 },
+            options: FlowOptions::default(),
             connections: Connections::PerMessage,
         }
     }

@@ -1,5 +1,6 @@
 //! Scenario loading end to end: defaults, the example files, JSON/TOML parity, traces, and one
-//! test per malformed-scenario rule asserting the key path and the message.
+//! test per malformed-scenario rule asserting the key path and the message; reading files and
+//! documents (`reading`). The fixtures other modules' tests share are in `fixtures`.
 
 use std::path::{Path, PathBuf};
 
@@ -8,66 +9,7 @@ use incast_proto::tcp::{DelayedAck, EcnReduction, Stack, SubSegmentWindow, Windo
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use super::*;
-
-/// A 4-host star, the smallest valid topology section.
-macro_rules! star {
-    () => {
-        "[topology]\nkind = \"star\"\nhosts = 4\n"
-    };
-}
-/// A flow-burst workload header; keys written after it belong to the workload.
-macro_rules! burst {
-    () => {
-        "[[workload]]\nkind = \"flow-burst\"\n"
-    };
-}
-// Shared with the tests of the other scenario modules (limits.rs).
-pub(super) use {burst, star};
-
-/// The port names the tests check `[output]` patterns against. This crate cannot name the ports
-/// of a topology (the engine does, and its tests check patterns against the real names): a
-/// fixed list, which `ports_named` sets and [`PORTS`] gives as two ports of `star!()`.
-pub(super) struct Named(pub(super) &'static [&'static str]);
-
-impl PortNames for Named {
-    fn port_names(&self, _: &TopologySpec) -> Result<Vec<String>, String> {
-        Ok(self.0.iter().map(|&name| name.to_owned()).collect())
-    }
-}
-
-/// Two ports of the 4-host star `star!()`, named as the engine names them.
-pub(super) const PORTS: Named = Named(&["h0->switch", "switch->h0"]);
-
-pub(super) fn toml(text: &str) -> Scenario {
-    parse_toml(text, None, &PORTS).unwrap_or_else(|e| panic!("rejected: {e}\n{text}"))
-}
-
-#[track_caller]
-pub(super) fn assert_bad(text: &str, path: &str, needle: &str) {
-    let e = match parse_toml(text, None, &PORTS) {
-        Ok(_) => panic!("accepted a malformed scenario:\n{text}"),
-        Err(e) => e,
-    };
-    assert_eq!(e.path, path, "wrong path in: {e}");
-    assert!(
-        e.message.contains(needle),
-        "message {:?} lacks {needle:?}",
-        e.message
-    );
-}
-
-/// One test per rule: `malformed!(name, toml text, expected path, message substring)`.
-macro_rules! malformed {
-    ($($name:ident: $text:expr, $path:expr, $needle:expr;)*) => {
-        $(
-            #[test]
-            fn $name() {
-                assert_bad($text, $path, $needle);
-            }
-        )*
-    };
-}
-pub(super) use malformed;
+use crate::fixtures::{burst, malformed, star, toml, FixedPortNames, PORTS};
 
 #[test]
 fn flow_burst_rounds_are_a_closed_loop_unless_a_query_rate_or_interval_schedules_them() {
@@ -189,6 +131,11 @@ fn minimal_scenario_gets_every_default() {
     );
     assert_eq!(s.run, RunSpec::default());
     assert_eq!(s.output, OutputSpec::default());
+    // What code that builds a scenario starts from is what a file gets.
+    assert_eq!(s.switch, SwitchSpec::default(), "what a file without [switch] gets");
+    assert_eq!(s.workloads, vec![FlowBurstWorkload::new(0, vec![1, 2, 3]).into()]);
+    let built = Scenario::new(s.topology.clone(), s.workloads.clone());
+    assert_eq!(format!("{built:?}"), format!("{s:?}"));
 }
 
 #[test]
@@ -369,19 +316,16 @@ fn explicit_values_override_defaults() {
     assert_eq!(s.sections.d2tcp.g, 0.125);
     assert_eq!(
         s.workloads[0],
-        WorkloadSpec::FlowBurst {
-            aggregator: 2,
-            workers: vec![0, 1, 0, 1, 0],
+        FlowBurstWorkload {
             size: SizeDist::Fixed(10_000),
             deadline: Some(DeadlineDist::Fixed(Duration::from_ms(25))),
             start: Instant::from_ps(1_000_000_000),
             rounds: 2,
             round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(3) },
-            options: FlowOptions {
-                protocol: Some(Protocol::Tcp),
-                priority: 2
-            },
+            options: FlowOptions { protocol: Some(Protocol::Tcp), priority: 2 },
+            ..FlowBurstWorkload::new(2, vec![0, 1, 0, 1, 0])
         }
+        .into()
     );
     assert_eq!(s.run.duration, Some(Duration::from_secs(1)));
     assert_eq!(
@@ -513,6 +457,7 @@ fn stack_sets_defaults_and_keys_override_them() {
         let t = with(&format!("stack = \"{}\"", stack.name()));
         assert_eq!((t.stack, t.tcp), (stack, stack.tcp_config()), "{}", stack.name());
         assert_eq!(t.dctcp_initial_alpha, stack.dctcp_initial_alpha());
+        assert_eq!(t, TransportSpec::for_stack(stack), "what code that builds a scenario on the stack gets");
     }
     let t = with("stack = \"ns3\"\nmss = 1448\ninitial_window = 4\nsack = false\nwindow_growth = \"bytes\"\necn_reduction = \"instant\"");
     assert_eq!((t.tcp.mss_bytes, t.tcp.initial_window_segments), (1448, 4));
@@ -632,32 +577,10 @@ fn long_flows_poisson_and_flows() {
         "[[workload]]\nkind = \"flows\"\nflows = [{ src = 1, dst = 0, size = \"20KB\", start = \"1ms\", deadline = \"10ms\" }, { src = 3, dst = 2 }]\n",
         "[run]\nduration = \"50ms\"\n",
     ));
-    assert_eq!(
-        s.workloads[0],
-        WorkloadSpec::LongFlows {
-            pairs: vec![(1, 0), (2, 0)],
-            start: Instant::ZERO,
-            options: FlowOptions {
-                protocol: Some(Protocol::Dctcp),
-                priority: 0
-            },
-        }
-    );
-    match &s.workloads[1] {
-        WorkloadSpec::Poisson {
-            from_load: false,
-            rack_local: None,
-            rate_per_sec,
-            hosts,
-            stop,
-            ..
-        } => {
-            assert_eq!(*rate_per_sec, 1000.0);
-            assert_eq!(hosts, &vec![0, 1, 2, 3]);
-            assert_eq!(*stop, Instant::from_ps(10_000_000_000));
-        }
-        other => panic!("{other:?}"),
-    }
+    let options = FlowOptions { protocol: Some(Protocol::Dctcp), ..FlowOptions::default() };
+    assert_eq!(s.workloads[0], LongFlowsWorkload { options, ..LongFlowsWorkload::new(vec![(1, 0), (2, 0)]) }.into());
+    // Every key the file leaves out as the builders default it.
+    assert_eq!(s.workloads[1], PoissonWorkload::new(1000.0, vec![0, 1, 2, 3], Instant::from_ps(10_000_000_000)).into());
     match &s.workloads[2] {
         WorkloadSpec::Flows { flows, .. } => {
             assert_eq!(
@@ -671,6 +594,7 @@ fn long_flows_poisson_and_flows() {
                 }
             );
             assert_eq!(flows[1].size_bytes, None);
+            assert_eq!(s.workloads[2], FlowListWorkload::new(flows.clone()).into());
             assert!(s.workloads[2].has_long_lived_flows());
         }
         other => panic!("{other:?}"),
@@ -1088,7 +1012,7 @@ mod port_names {
     use super::*;
 
     /// Ports of a two-tier topology, in the order the engine lists them.
-    const TWO_TIER: Named = Named(&["tor0->fabric", "fabric->tor0", "h0->tor0", "tor0->h0", "h1->tor0"]);
+    const TWO_TIER: FixedPortNames = FixedPortNames(&["tor0->fabric", "fabric->tor0", "h0->tor0", "tor0->h0", "h1->tor0"]);
 
     /// Port names no test should need.
     struct Unasked;
@@ -1219,4 +1143,102 @@ malformed! {
     pdq_with_sack: concat!(star!(), burst!(), "[transport]\nprotocol = \"pdq\"\nsack = true\n"), "transport.sack", "pdq recovers losses under its rate budget without SACK or PRR";
     spray_with_pdq_flows: concat!(star!(), "[switch]\nload_balancing = \"spray\"\n", burst!(), "protocol = \"pdq\"\n"), "switch.load_balancing", "cannot carry PDQ flows";
     buffer_below_a_pdq_packet: concat!(star!(), "[switch]\nbuffer = \"1510B\"\n", burst!(), "protocol = \"pdq\"\n"), "switch.buffer", "(1520 B on the wire";
+}
+
+/// Reading files ([`load`], [`utf8_text`]) and the syntax tree of [`document`].
+mod reading {
+    use super::*;
+
+    const SCENARIO: &str =
+        "[topology]\nkind = \"star\"\nhosts = 4\n[[workload]]\nkind = \"flow-burst\"\n";
+
+    /// `text` written to a fresh file `name`.
+    fn file(name: &str, text: &[u8]) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("incast-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        let toml = file("bom.toml", format!("\u{feff}{SCENARIO}").as_bytes());
+        load(&toml, &PORTS).unwrap();
+        let json =
+            r#"{"topology": {"kind": "star", "hosts": 4}, "workload": [{"kind": "flow-burst"}]}"#;
+        let json = file("bom.json", format!("\u{feff}{json}").as_bytes());
+        load(&json, &PORTS).unwrap();
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_names_the_byte_and_its_offset() {
+        let path = file("latin1.toml", b"# caf\xe9\n[topology]\n");
+        let e = load(&path, &PORTS).unwrap_err();
+        assert_eq!(e.path, "");
+        assert_eq!(
+            e.message,
+            format!(
+                "scenario file {}: not UTF-8 text: invalid byte 0xE9 at offset 5",
+                path.display()
+            )
+        );
+        // Offsets count the byte-order mark.
+        assert_eq!(
+            utf8_text(b"\xEF\xBB\xBFab\xff").unwrap_err(),
+            "not UTF-8 text: invalid byte 0xFF at offset 5"
+        );
+        // A sequence cut short at the end of the file names its first byte.
+        assert_eq!(
+            utf8_text(b"ab\xE2\x82").unwrap_err(),
+            "not UTF-8 text: invalid byte 0xE2 at offset 2"
+        );
+        assert_eq!(utf8_text(b"\xEF\xBB\xBF").unwrap(), "");
+    }
+
+    #[test]
+    fn document_reads_what_parse_toml_reads() {
+        // TOML 1.1: newlines and a trailing comma in an inline table.
+        let text = "[topology]\nkind = \"star\"\nhosts = 4\n[[workload]]\nkind = \"flow-burst\"\n\
+                    size = {\n  dist = \"fixed\",\n  value = \"2KB\",\n}\n";
+        parse_toml(text, None, &PORTS).unwrap();
+        let tree = document(text, Format::Toml).unwrap();
+        assert_eq!(tree["workload"][0]["size"]["value"], "2KB");
+        assert_eq!(tree["topology"]["hosts"], 4);
+        let when = document("t = 1979-05-27T07:32:00Z\n", Format::Toml).unwrap();
+        assert_eq!(when["t"], "1979-05-27T07:32:00Z");
+    }
+
+    #[test]
+    fn document_gives_the_engines_syntax_errors() {
+        for text in ["[topology\n", "a = 1\na = 2\n", "x = [1, }\n"] {
+            let from_parse = parse_toml(text, None, &PORTS).unwrap_err();
+            assert_eq!(
+                document(text, Format::Toml).unwrap_err(),
+                from_parse,
+                "{text}"
+            );
+        }
+        for text in ["{\"seed\": }", "{\"seed\": 1,}", "{\"seed\" 1}"] {
+            let from_parse = parse_json(text, None, &PORTS).unwrap_err();
+            assert_eq!(
+                document(text, Format::Json).unwrap_err(),
+                from_parse,
+                "{text}"
+            );
+        }
+        let e = document("[a]\nb = [1.0, nan]\n", Format::Toml).unwrap_err();
+        assert_eq!(e.to_string(), "`a.b[1]`: NaN is not a finite number");
+    }
+
+    #[test]
+    fn a_json_scenario_is_an_object() {
+        // serde would read the array as a struct by position and blame `topology`.
+        for text in ["[1, 2]", "\n  \"star\"", "3"] {
+            let e = parse_json(text, None, &PORTS).unwrap_err();
+            assert_eq!(e.path, "", "{text}");
+            assert!(e.message.starts_with("a JSON scenario is an object of sections, at line"), "{e}");
+        }
+        assert_eq!(parse_json("\n  [1]", None, &PORTS).unwrap_err().message, "a JSON scenario is an object of sections, at line 2, column 3");
+    }
 }

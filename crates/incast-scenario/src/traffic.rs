@@ -15,15 +15,9 @@ use super::names::{Named, Pair};
 use super::units::{Size, Time};
 use super::limits;
 use super::spec::{
-    DeadlineDist, ExplicitFlow, FlowOptions, HostIndex, RackLocal, RoundStarts, RunSpec, SizeDist, TopologySpec, TrafficPattern, WorkloadSpec,
+    DeadlineDist, ExplicitFlow, FlowOptions, DEFAULT_RESPONSE_SIZE, HostIndex, RackLocal, RoundStarts, RunSpec, SizeDist, TopologySpec, TrafficPattern, WorkloadSpec,
 };
 use super::{named_sizes, oldi, trace, units};
-
-/// D3 Section 6.1.1: "response flow lengths are uniformly distributed across [2KB, 50KB]".
-const DEFAULT_RESPONSE_SIZE: SizeDist = SizeDist::Uniform {
-    lo: 2_000,
-    hi: 50_000,
-};
 
 /// Converts the workload at key path `p` (`workload[i]`).
 pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Result<WorkloadSpec> {
@@ -82,7 +76,8 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
     };
     let what = format!("kind = \"{}\"", kind.name());
     only_keys(p, &what, &given, allowed)?;
-    let priority = raw.priority.unwrap_or(0);
+    let default = FlowOptions::default();
+    let priority = raw.priority.unwrap_or(u64::from(default.priority));
     if priority >= u64::from(switch.priority_classes) {
         return Err(err(
             join(p, "priority"),
@@ -94,7 +89,7 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
         ));
     }
     let options = FlowOptions {
-        protocol: raw.protocol.as_ref().map(|n| n.0),
+        protocol: raw.protocol.as_ref().map(|n| n.0).or(default.protocol),
         priority: priority as u8,
     };
     let start = Instant::from_ps(raw.start.map_or(0, |t| t.0));
@@ -649,7 +644,7 @@ fn deadline_dist(p: &str, raw: RawDeadlineDist) -> Result<DeadlineDist> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_bad, burst, malformed, star, toml};
+    use crate::fixtures::{burst, malformed, star, toml};
     use super::named_distribution;
     use crate::spec::SizeDist;
 

@@ -45,8 +45,6 @@ use super::output::PortNames;
 use super::units::QueueSize;
 use super::{graph, limits, output, run, traffic};
 
-/// Seed when the file gives none.
-const DEFAULT_SEED: u64 = 1;
 /// Host link rate of both papers' testbeds and of D2TCP's simulations (D3 Section 6, D2TCP
 /// Section 4.2.1).
 const DEFAULT_LINK_RATE: BitsPerSec = BitsPerSec::GBPS;
@@ -75,8 +73,6 @@ const DEFAULT_RACKS: u64 = 25;
 const DEFAULT_HOSTS_PER_RACK: u64 = 40;
 /// The smallest fat-tree with more than one host per edge switch.
 const DEFAULT_FAT_TREE_K: u64 = 4;
-/// D3 Section 5: "the router has a buffer of 128KB per NIC".
-const DEFAULT_BUFFER_BYTES: u64 = 128_000;
 /// Choudhury and Hahne's dynamic threshold factor; 1 lets one port take half the free buffer.
 const DEFAULT_DT_ALPHA: f64 = 1.0;
 /// Strict-priority classes per port: 8 is the number of 802.1p classes.
@@ -152,7 +148,7 @@ pub(crate) fn scenario(mut raw: RawScenario, base_dir: Option<&Path>, port_names
     let long_lived: u64 = workloads.iter().map(WorkloadSpec::long_lived_flows).sum();
     limits::samples(&output, &run, long_lived)?;
     Ok(Scenario {
-        seed: raw.seed.unwrap_or(DEFAULT_SEED),
+        seed: raw.seed.unwrap_or(Scenario::DEFAULT_SEED),
         topology,
         switch,
         transport,
@@ -358,36 +354,37 @@ fn rack_counts(raw: &RawTopology, run: &RunSpec, default_racks: u64, default_per
     Ok((racks, per_rack))
 }
 
-/// `[switch]`.
+/// `[switch]`: the keys it sets over [`SwitchSpec::default`].
 fn switch(raw: RawSwitch) -> Result<SwitchSpec> {
+    let default = SwitchSpec::default();
     let buffer = buffer_spec(
         ["buffer", "shared_buffer", "dt_alpha"],
         raw.buffer,
         raw.shared_buffer,
         raw.dt_alpha,
     )?
-    .unwrap_or(BufferSpec::PerPort {
-        bytes: DEFAULT_BUFFER_BYTES,
-    });
+    .unwrap_or(default.buffer);
     let core_buffer = buffer_spec(
         ["core_buffer", "core_shared_buffer", "core_dt_alpha"],
         raw.core_buffer,
         raw.core_shared_buffer,
         raw.core_dt_alpha,
-    )?;
+    )?
+    .or(default.core_buffer);
     let ecn = match raw.ecn_threshold {
-        None | Some(RawEcn::Auto) => EcnSpec::Auto,
+        None => default.ecn,
+        Some(RawEcn::Auto) => EcnSpec::Auto,
         Some(RawEcn::Off) => EcnSpec::Off,
         Some(RawEcn::Bytes(b)) => EcnSpec::Bytes(b),
         Some(RawEcn::Packets(n)) => EcnSpec::Packets(n),
     };
     let classes = count(
         || "switch.priority_classes".into(),
-        raw.priority_classes.unwrap_or(1),
+        raw.priority_classes.unwrap_or(u64::from(default.priority_classes)),
         1,
         MAX_PRIORITY_CLASSES,
     )?;
-    let host_nic = raw.host_nic.map_or(HostNic::Backlog, |n| n.0);
+    let host_nic = raw.host_nic.map_or(default.host_nic, |n| n.0);
     if host_nic == HostNic::LikeSwitch && matches!(buffer, BufferSpec::Shared { .. }) {
         return Err(err(
             "switch.host_nic",
@@ -400,7 +397,7 @@ fn switch(raw: RawSwitch) -> Result<SwitchSpec> {
         ecn,
         priority_classes: classes as u8,
         host_nic,
-        load_balancing: raw.load_balancing.map_or(LoadBalancing::Ecmp, |n| n.0),
+        load_balancing: raw.load_balancing.map_or(default.load_balancing, |n| n.0),
     })
 }
 

@@ -5,42 +5,29 @@
 //! Prints the median of several runs. Run with `cargo bench -p incast-sim --bench engine`.
 
 use incast_proto::tcp::{Stack, TcpConfig};
-use incast_proto::time::{BitsPerSec, Duration, Instant};
+use incast_proto::time::{BitsPerSec, Duration};
 use incast_sim::scenario::*;
 
-fn switch(buffer: BufferSpec) -> SwitchSpec {
-    SwitchSpec { buffer, core_buffer: None, ecn: EcnSpec::Auto, priority_classes: 1, host_nic: HostNic::Backlog, load_balancing: LoadBalancing::Ecmp }
-}
-
+/// DCTCP on the D3 testbed's TCP with a 10 ms minimum RTO.
 fn transport() -> TransportSpec {
-    TransportSpec { protocol: Protocol::Dctcp, stack: Stack::D3Testbed, tcp: TcpConfig { min_rto: Duration::from_ms(10), ..TcpConfig::default() }, dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0 }
-}
-
-fn options() -> FlowOptions {
-    FlowOptions { protocol: None, priority: 0 }
+    let tcp = TcpConfig { min_rto: Duration::from_ms(10), ..TcpConfig::default() };
+    TransportSpec { protocol: Protocol::Dctcp, tcp, ..TransportSpec::for_stack(Stack::D3Testbed) }
 }
 
 /// (a) Star incast.
 fn star_incast() -> Scenario {
     let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(10) };
+    let burst = FlowBurstWorkload {
+        size: SizeDist::Uniform { lo: 2_000, hi: 50_000 },
+        deadline: Some(DeadlineDist::Exponential { mean: Duration::from_ms(20), min: Duration::ZERO }),
+        rounds: 200,
+        round_starts: RoundStarts::AfterCompletion { gap: Duration::from_us(100) },
+        ..FlowBurstWorkload::new(0, (1..=40).collect())
+    };
     Scenario {
-        seed: 1,
-        topology: TopologySpec::Star { hosts: 41, link },
-        switch: switch(BufferSpec::PerPort { bytes: 128_000 }),
+        switch: SwitchSpec { buffer: BufferSpec::PerPort { bytes: 128_000 }, ..SwitchSpec::default() },
         transport: transport(),
-        sections: ProtocolSections::default(),
-        workloads: vec![WorkloadSpec::FlowBurst {
-            aggregator: 0,
-            workers: (1..=40).collect(),
-            size: SizeDist::Uniform { lo: 2_000, hi: 50_000 },
-            deadline: Some(DeadlineDist::Exponential { mean: Duration::from_ms(20), min: Duration::ZERO }),
-            start: Instant::ZERO,
-            rounds: 200,
-            round_starts: RoundStarts::AfterCompletion { gap: Duration::from_us(100) },
-            options: options(),
-        }],
-        run: RunSpec::default(),
-        output: OutputSpec::default(),
+        ..Scenario::new(TopologySpec::Star { hosts: 41, link }, vec![burst.into()])
     }
 }
 
@@ -65,27 +52,26 @@ fn two_tier_oldi() -> Scenario {
         .map(|_| {
             let parent = next(1000);
             let workers = (0..40).map(|_| loop { let h = next(1000); if h != parent { break h; } }).collect();
-            WorkloadSpec::FlowBurst {
-                aggregator: parent,
-                workers,
+            FlowBurstWorkload {
                 size: SizeDist::Uniform { lo: 2_000, hi: 18_000 },
                 deadline: Some(DeadlineDist::Fixed(Duration::from_ms(30))),
-                start: Instant::ZERO,
                 rounds: 10_000,
                 round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(2) },
-                options: options(),
+                ..FlowBurstWorkload::new(parent, workers)
             }
+            .into()
         })
         .collect();
+    let topology = TopologySpec::TwoTier { racks: 25, hosts_per_rack: 40, host_link, fabric_link };
     Scenario {
-        seed: 1,
-        topology: TopologySpec::TwoTier { racks: 25, hosts_per_rack: 40, host_link, fabric_link },
-        switch: SwitchSpec { core_buffer: Some(BufferSpec::PerPort { bytes: 100_000_000 }), ..switch(BufferSpec::Shared { bytes: 4_000_000, alpha: 1.0 }) },
+        switch: SwitchSpec {
+            buffer: BufferSpec::Shared { bytes: 4_000_000, alpha: 1.0 },
+            core_buffer: Some(BufferSpec::PerPort { bytes: 100_000_000 }),
+            ..SwitchSpec::default()
+        },
         transport: transport(),
-        sections: ProtocolSections::default(),
-        workloads,
         run: RunSpec { duration: Some(Duration::from_ms(500)), ..RunSpec::default() },
-        output: OutputSpec::default(),
+        ..Scenario::new(topology, workloads)
     }
 }
 

@@ -11,6 +11,7 @@ pub use incast_scenario::{
     named_distribution, named_sizes, D3Spec, D3Variant, PdqSpec, PfabricSpec, ProtocolSections, Scenario, TcpPrSpec,
     PFABRIC_DEFAULT_BUFFER_BYTES,
 };
+pub use incast_scenario::{FlowBurstWorkload, FlowListWorkload, LongFlowsWorkload, PoissonWorkload};
 pub use incast_scenario::{document, effective_sections, effective_transport, read_trace_file, Format, ScenarioError};
 
 use crate::topology::Topology;

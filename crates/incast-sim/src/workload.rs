@@ -184,19 +184,20 @@ mod tests {
     use incast_proto::time::{Duration, Instant};
 
     use super::*;
-    use crate::scenario::{DeadlineDist, FlowOptions, RackLocal, RoundStarts, SizeDist, TrafficPattern};
+    use crate::scenario::{
+        DeadlineDist, ExplicitFlow, FlowBurstWorkload, FlowListWorkload, PoissonWorkload, RackLocal, RoundStarts, SizeDist,
+        TrafficPattern,
+    };
 
     fn burst(rounds: u32) -> WorkloadSpec {
-        WorkloadSpec::FlowBurst {
-            aggregator: 0,
-            workers: vec![1, 2, 1],
+        FlowBurstWorkload {
             size: SizeDist::Uniform { lo: 2_000, hi: 50_000 },
             deadline: Some(DeadlineDist::Exponential { mean: Duration::from_ms(20), min: Duration::ZERO }),
-            start: Instant::ZERO,
             rounds,
             round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
-            options: FlowOptions { protocol: None, priority: 0 },
+            ..FlowBurstWorkload::new(0, vec![1, 2, 1])
         }
+        .into()
     }
 
     #[test]
@@ -231,19 +232,11 @@ mod tests {
 
     #[test]
     fn poisson_never_sends_to_self_and_stops_in_time() {
-        let spec = WorkloadSpec::Poisson {
-            from_load: false,
-            rack_local: None,
-            rate_per_sec: 10_000.0,
-            hosts: vec![3, 4, 5],
-            destinations: None,
-            pattern: TrafficPattern::Random,
+        let spec = PoissonWorkload {
             size: SizeDist::Fixed(1000),
-            deadline: None,
-            start: Instant::ZERO,
-            stop: Instant::ZERO + Duration::from_ms(100),
-            options: FlowOptions { protocol: None, priority: 0 },
-        };
+            ..PoissonWorkload::new(10_000.0, vec![3, 4, 5], Instant::ZERO + Duration::from_ms(100))
+        }
+        .into();
         let flows = plan(&[spec], 2, u64::MAX).unwrap().expanded();
         assert!((800..1200).contains(&flows.len()), "{} arrivals", flows.len());
         assert!(flows.iter().all(|f| f.src != f.dst && f.start < Instant::ZERO + Duration::from_ms(100)));
@@ -256,19 +249,12 @@ mod tests {
     #[test]
     fn a_permutation_gives_every_host_one_partner_in_one_cycle() {
         let hosts: Vec<u32> = (10..26).collect();
-        let spec = WorkloadSpec::Poisson {
-            from_load: false,
-            rack_local: None,
-            rate_per_sec: 20_000.0,
-            hosts: hosts.clone(),
-            destinations: None,
+        let spec = PoissonWorkload {
             pattern: TrafficPattern::Permutation,
             size: SizeDist::Fixed(1000),
-            deadline: None,
-            start: Instant::ZERO,
-            stop: Instant::ZERO + Duration::from_ms(100),
-            options: FlowOptions { protocol: None, priority: 0 },
-        };
+            ..PoissonWorkload::new(20_000.0, hosts.clone(), Instant::ZERO + Duration::from_ms(100))
+        }
+        .into();
         let flows = plan(&[spec], 4, u64::MAX).unwrap().expanded();
         let mut partner = std::collections::HashMap::new();
         for f in &flows {
@@ -292,19 +278,12 @@ mod tests {
 
     #[test]
     fn poisson_with_destinations_sends_only_to_them_and_never_to_self() {
-        let spec = WorkloadSpec::Poisson {
-            from_load: false,
-            rack_local: None,
-            rate_per_sec: 10_000.0,
-            hosts: vec![0, 1, 2],
+        let spec = PoissonWorkload {
             destinations: Some(vec![0, 1]),
-            pattern: TrafficPattern::Random,
             size: SizeDist::Fixed(1000),
-            deadline: None,
-            start: Instant::ZERO,
-            stop: Instant::ZERO + Duration::from_ms(100),
-            options: FlowOptions { protocol: None, priority: 0 },
-        };
+            ..PoissonWorkload::new(10_000.0, vec![0, 1, 2], Instant::ZERO + Duration::from_ms(100))
+        }
+        .into();
         let flows = plan(&[spec], 3, u64::MAX).unwrap().expanded();
         assert!(flows.iter().all(|f| [0, 1].contains(&f.dst) && f.src != f.dst));
         // Host 2 sends to both, hosts 0 and 1 only to each other: every pair shows up.
@@ -319,19 +298,12 @@ mod tests {
     #[test]
     fn rack_local_share_of_flows_stays_in_the_rack() {
         let racks: Vec<u32> = (0..16).map(|h| h / 4).collect();
-        let spec = WorkloadSpec::Poisson {
-            from_load: false,
+        let spec = PoissonWorkload {
             rack_local: Some(RackLocal { share: 0.3, racks: racks.clone() }),
-            rate_per_sec: 1e6,
-            hosts: (0..16).collect(),
-            destinations: None,
-            pattern: TrafficPattern::Random,
             size: SizeDist::Fixed(1000),
-            deadline: None,
-            start: Instant::ZERO,
-            stop: Instant::ZERO + Duration::from_ms(40),
-            options: FlowOptions { protocol: None, priority: 0 },
-        };
+            ..PoissonWorkload::new(1e6, (0..16).collect(), Instant::ZERO + Duration::from_ms(40))
+        }
+        .into();
         let flows = plan(&[spec], 5, u64::MAX).unwrap().expanded();
         let n = flows.len() as f64;
         assert!(flows.iter().all(|f| f.src != f.dst));
@@ -349,27 +321,18 @@ mod tests {
 
     #[test]
     fn poisson_generation_stops_at_the_flow_limit_whatever_the_draws() {
-        let mut spec = WorkloadSpec::Poisson {
-            from_load: false,
-            rack_local: None,
-            rate_per_sec: 1e6,
-            hosts: vec![0, 1],
-            destinations: None,
-            pattern: TrafficPattern::Random,
+        let arrivals = PoissonWorkload {
             size: SizeDist::Fixed(1000),
-            deadline: None,
-            start: Instant::ZERO,
-            stop: Instant::ZERO + Duration::from_ms(10),
-            options: FlowOptions { protocol: None, priority: 0 },
+            ..PoissonWorkload::new(1e6, vec![0, 1], Instant::ZERO + Duration::from_ms(10))
         };
-        assert!(plan(std::slice::from_ref(&spec), 1, 20_000).is_ok());
-        let e = plan(std::slice::from_ref(&spec), 1, 1_000).err().expect("10 000 expected arrivals pass a limit of 1000");
+        let spec = [arrivals.clone().into()];
+        assert!(plan(&spec, 1, 20_000).is_ok());
+        let e = plan(&spec, 1, 1_000).err().expect("10 000 expected arrivals pass a limit of 1000");
         assert_eq!(e.path, "workload[0].rate");
         assert!(e.message.contains("limit of 1000 flows (`run.max_flows`"), "{e}");
         // A rate that came from `load` is blamed on that key.
-        let WorkloadSpec::Poisson { from_load, .. } = &mut spec else { unreachable!() };
-        *from_load = true;
-        assert_eq!(plan(&[spec], 1, 1_000).err().expect("over the limit").path, "workload[0].load");
+        let from_load = PoissonWorkload { from_load: true, ..arrivals };
+        assert_eq!(plan(&[from_load.into()], 1, 1_000).err().expect("over the limit").path, "workload[0].load");
     }
 
     /// A Poisson workload at the rate `load = 0.5` implies for 16 senders at 10 Gbps in web-search
@@ -381,19 +344,8 @@ mod tests {
         let size = crate::scenario::named_distribution("size", "web-search").unwrap();
         let (load, senders, link_bps, seconds) = (0.5, 16usize, 10e9, 1.0);
         let rate = load * senders as f64 * link_bps / (8.0 * size.mean_bytes());
-        let spec = WorkloadSpec::Poisson {
-            from_load: false,
-            rack_local: None,
-            rate_per_sec: rate,
-            hosts: (0..senders as u32).collect(),
-            destinations: None,
-            pattern: TrafficPattern::Random,
-            size,
-            deadline: None,
-            start: Instant::ZERO,
-            stop: Instant::ZERO + Duration::from_ms(1000),
-            options: FlowOptions { protocol: None, priority: 0 },
-        };
+        let stop = Instant::ZERO + Duration::from_ms(1000);
+        let spec = PoissonWorkload { size, ..PoissonWorkload::new(rate, (0..senders as u32).collect(), stop) }.into();
         let flows = plan(&[spec], 11, u64::MAX).unwrap().expanded();
         let sizes: Vec<f64> = flows.iter().map(|f| f.size_bytes.unwrap() as f64).collect();
         let offered: f64 = sizes.iter().sum();
@@ -411,23 +363,15 @@ mod tests {
     /// the range after the first list's, the second list's come after them.
     #[test]
     fn poisson_flows_are_numbered_in_workload_order_though_drawn_later() {
-        let list = |src: u32| WorkloadSpec::Flows {
-            flows: (0..3).map(|i| crate::scenario::ExplicitFlow { src, dst: 0, size_bytes: Some(1_000 + i), start: Instant::ZERO, deadline: None }).collect(),
-            options: FlowOptions { protocol: None, priority: 0 },
+        let list = |src: u32| {
+            let flows = (0..3).map(|i| ExplicitFlow { src, dst: 0, size_bytes: Some(1_000 + i), start: Instant::ZERO, deadline: None });
+            FlowListWorkload::new(flows.collect()).into()
         };
-        let poisson = WorkloadSpec::Poisson {
-            rate_per_sec: 1_000.0,
-            hosts: vec![0, 1, 2],
-            destinations: None,
-            pattern: TrafficPattern::Random,
-            rack_local: None,
-            from_load: false,
+        let poisson = PoissonWorkload {
             size: SizeDist::Fixed(500),
-            deadline: None,
-            start: Instant::ZERO,
-            stop: Instant::ZERO + Duration::from_ms(20),
-            options: FlowOptions { protocol: None, priority: 0 },
-        };
+            ..PoissonWorkload::new(1_000.0, vec![0, 1, 2], Instant::ZERO + Duration::from_ms(20))
+        }
+        .into();
         let p = plan(&[list(1), poisson, list(2)], 7, u64::MAX).unwrap();
         let n = p.sources[0].count;
         assert!(n > 5 && p.total() == 6 + n, "{n} arrivals");

@@ -21,7 +21,7 @@ fn run(s: &Scenario) -> RunResults {
 fn two_flows(protocol: Protocol, deadlines: [Option<Duration>; 2]) -> Scenario {
     let flow = |src, deadline| ExplicitFlow { src, dst: 0, size_bytes: Some(2_000_000), start: Instant::ZERO, deadline };
     let flows = vec![flow(1, deadlines[0]), flow(2, deadlines[1])];
-    scenario(star(3), protocol, 1_000_000, vec![WorkloadSpec::Flows { flows, options: options() }])
+    scenario(star(3), protocol, 1_000_000, vec![FlowListWorkload::new(flows).into()])
 }
 
 fn fct(f: &FlowRecord) -> f64 {
@@ -104,16 +104,13 @@ fn table(r: &RunResults) -> Vec<FlowRecord> {
 #[test]
 fn d2tcp_without_deadlines_is_dctcp_bit_for_bit() {
     // Two long transfers, and 20-sender incast rounds whose marks make every flow cut.
-    let burst = WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: (1..=20).collect(),
+    let burst = FlowBurstWorkload {
         size: SizeDist::Uniform { lo: 2_000, hi: 50_000 },
-        deadline: None,
-        start: Instant::ZERO,
         rounds: 5,
         round_starts: RoundStarts::AfterCompletion { gap: Duration::from_us(100) },
-        options: options(),
-    };
+        ..FlowBurstWorkload::new(0, (1..=20).collect())
+    }
+    .into();
     for workload in [two_flows(Protocol::Dctcp, [None, None]).workloads.remove(0), burst] {
         let mut s = scenario(star(21), Protocol::Dctcp, 100_000, vec![workload]);
         let dctcp = run(&s);
@@ -134,9 +131,9 @@ fn d2tcp_coexists_with_tcp_through_the_workload_override() {
     // D2TCP Section 4.2.5 mixes TCP and D2TCP applications: here a TCP flow and a D2TCP flow
     // with a deadline, each workload naming its protocol.
     let flow = |src| ExplicitFlow { src, dst: 0, size_bytes: Some(500_000), start: Instant::ZERO, deadline: Some(LAX) };
-    let workload = |src, protocol| WorkloadSpec::Flows {
-        flows: vec![flow(src)],
-        options: FlowOptions { protocol: Some(protocol), ..options() },
+    let workload = |src, protocol| {
+        let options = FlowOptions { protocol: Some(protocol), ..FlowOptions::default() };
+        FlowListWorkload { options, ..FlowListWorkload::new(vec![flow(src)]) }.into()
     };
     let s = scenario(star(3), Protocol::Dctcp, 1_000_000, vec![workload(1, Protocol::Tcp), workload(2, Protocol::D2tcp)]);
     let r = run(&s);

@@ -22,16 +22,14 @@ fn run(s: &Scenario) -> RunResults {
 }
 
 fn burst(senders: u32, seed: u64, protocol: Protocol) -> Scenario {
-    let burst = WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: (1..=senders).collect(),
+    let burst = FlowBurstWorkload {
         size: SizeDist::Uniform { lo: 2_000, hi: 50_000 },
         deadline: Some(DeadlineDist::Exponential { mean: Duration::from_ms(30), min: Duration::ZERO }),
-        start: Instant::ZERO,
         rounds: 5,
         round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
-        options: options(),
-    };
+        ..FlowBurstWorkload::new(0, (1..=senders).collect())
+    }
+    .into();
     let mut s = scenario(star(senders + 1), protocol, 128_000, vec![burst]);
     s.seed = seed;
     s
@@ -51,16 +49,13 @@ fn d3_flow_burst_of_40_senders_loses_nothing_and_completes() {
 /// A fan-in of 150 six-kilobyte responses with 40 ms deadlines into host 0 of a 20 us star: each
 /// asks for 150 KB/s, which the 8-bit header rounds up to its smallest unit (8 Mbps at 1 Gbps).
 fn small_lax_fan_in(variant: D3Variant) -> Scenario {
-    let burst = WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: (1..=150).map(|i| 1 + i % 10).collect(),
+    let burst = FlowBurstWorkload {
         size: SizeDist::Fixed(6_000),
         deadline: Some(DeadlineDist::Fixed(Duration::from_ms(40))),
-        start: Instant::ZERO,
-        rounds: 1,
         round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
-        options: options(),
-    };
+        ..FlowBurstWorkload::new(0, (1..=150).map(|i| 1 + i % 10).collect())
+    }
+    .into();
     let mut s = scenario(star(11), Protocol::D3, 128_000, vec![burst]);
     s.sections.d3 = D3Spec::of(variant);
     s.run.duration = Some(Duration::from_secs(1));
@@ -120,7 +115,7 @@ fn multi_bottleneck_flows_share_each_bottleneck() {
         TopologySpec::D3Testbed { link },
         Protocol::D3,
         128_000,
-        vec![WorkloadSpec::LongFlows { pairs, start: Instant::ZERO, options: options() }],
+        vec![LongFlowsWorkload::new(pairs).into()],
     );
     s.run.duration = Some(Duration::from_ms(300));
     let r = run(&s);
@@ -178,19 +173,13 @@ fn quenched_flows_end_the_run_and_the_round() {
 fn poisson_into_host0(protocol: Protocol, load: f64) -> Scenario {
     let deadline = (protocol == Protocol::D3)
         .then_some(DeadlineDist::Exponential { mean: Duration::from_ms(20), min: Duration::from_ms(3) });
-    let arrivals = WorkloadSpec::Poisson {
-        from_load: false,
-        rack_local: None,
-        rate_per_sec: load * 125e6 / 100e3,
-        hosts: (1..=32).collect(),
+    let arrivals = PoissonWorkload {
         destinations: Some(vec![0]),
-        pattern: TrafficPattern::Random,
         size: SizeDist::Exponential { mean: 100_000 },
         deadline,
-        start: Instant::ZERO,
-        stop: Instant::ZERO + Duration::from_ms(300),
-        options: options(),
-    };
+        ..PoissonWorkload::new(load * 125e6 / 100e3, (1..=32).collect(), Instant::ZERO + Duration::from_ms(300))
+    }
+    .into();
     let link = LinkSpec { rate: GBPS, delay: Duration::from_us(125) };
     let mut s = scenario(TopologySpec::Star { hosts: 33, link }, protocol, 0, vec![arrivals]);
     s.switch.buffer = BufferSpec::PerPortPackets { packets: 1000 };
@@ -279,7 +268,7 @@ fn repaired_rcpdc_many_long_flows_on_the_testbed_all_progress_and_keep_half_the_
         let flows = (0..n)
             .map(|i| ExplicitFlow { src: 1 + i % 2, dst: 0, size_bytes: None, start: Instant::ZERO, deadline: None })
             .collect();
-        let workload = WorkloadSpec::Flows { flows, options: options() };
+        let workload = FlowListWorkload::new(flows).into();
         let mut s = scenario(TopologySpec::D3Testbed { link }, Protocol::Rcpdc, 128_000, vec![workload]);
         s.run.duration = Some(Duration::from_ms(300));
         let r = run(&repaired(s));

@@ -35,7 +35,7 @@ fn run_judges_what_it_saw_and_leaves_deadlines_past_its_end_unknown() {
         flow(8, 9, 100_000, 30, 5), // never started: due 35 ms, past the end: unknown
         ExplicitFlow { deadline: None, ..flow(2, 1, 100_000, 0, 0) }, // no deadline
     ];
-    let mut s = scenario(star(10), Protocol::Dctcp, 1_000_000, vec![WorkloadSpec::Flows { flows, options: options() }]);
+    let mut s = scenario(star(10), Protocol::Dctcp, 1_000_000, vec![FlowListWorkload::new(flows).into()]);
     s.run.duration = Some(Duration::from_ms(20));
     let r = run(&s);
     assert_eq!(r.summary.sim_time_s, 0.02);
@@ -51,7 +51,7 @@ fn abandoned_flow_missed_though_its_deadline_lies_past_the_end() {
     // D3 quenching (Section 6.1.3): 10 MB in 10 ms needs 8 Gbps from a 1 Gbps NIC, so the host
     // gives up at once, and the run, with nothing left to do, ends before the deadline.
     let flows = vec![flow(1, 0, 10_000_000, 0, 10)];
-    let mut s = scenario(star(2), Protocol::D3, 128_000, vec![WorkloadSpec::Flows { flows, options: options() }]);
+    let mut s = scenario(star(2), Protocol::D3, 128_000, vec![FlowListWorkload::new(flows).into()]);
     s.sections.d3.quench = true;
     let r = run(&s);
     let f = &r.flows[0];

@@ -16,10 +16,8 @@ use incast_sim::{Error, Simulation};
 fn slow_flow() -> Scenario {
     let mut s = scenario(star(2), Protocol::Tcp, 128_000, vec![]);
     s.topology = TopologySpec::Star { hosts: 2, link: LinkSpec { rate: BitsPerSec(1_000_000), delay: Duration::from_us(10) } };
-    s.workloads = vec![WorkloadSpec::Flows {
-        flows: vec![ExplicitFlow { src: 1, dst: 0, size_bytes: Some(1_000_000), start: Instant::ZERO, deadline: None }],
-        options: options(),
-    }];
+    let flow = ExplicitFlow { src: 1, dst: 0, size_bytes: Some(1_000_000), start: Instant::ZERO, deadline: None };
+    s.workloads = vec![FlowListWorkload::new(vec![flow]).into()];
     s
 }
 
@@ -110,19 +108,11 @@ fn sample_rows_past_the_limit_fail_the_step_with_the_interval_named() {
 #[test]
 fn random_arrivals_beyond_max_flows_are_a_resource_error_naming_the_rate() {
     let mut s = slow_flow();
-    s.workloads = vec![WorkloadSpec::Poisson {
-        from_load: false,
-        rack_local: None,
-        rate_per_sec: 1e6,
-        hosts: vec![0, 1],
-        destinations: None,
-        pattern: TrafficPattern::Random,
+    let arrivals = PoissonWorkload {
         size: SizeDist::Fixed(1_000),
-        deadline: None,
-        start: Instant::ZERO,
-        stop: Instant::ZERO + Duration::from_ms(10),
-        options: options(),
-    }];
+        ..PoissonWorkload::new(1e6, vec![0, 1], Instant::ZERO + Duration::from_ms(10))
+    };
+    s.workloads = vec![arrivals.into()];
     s.run.max_flows = 100;
     match Simulation::new(&s).err().expect("10 000 arrivals expected") {
         Error::Resource(e) => {

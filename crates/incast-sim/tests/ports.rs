@@ -72,7 +72,7 @@ fn two_tier_sampled(patterns: &[&str]) -> Result<RunResults, incast_sim::Error> 
     let link = LinkSpec { rate: GBPS, delay: Duration::from_us(10) };
     let topology = TopologySpec::TwoTier { racks: 2, hosts_per_rack: 3, host_link: link, fabric_link: link };
     let flow = ExplicitFlow { src: 0, dst: 4, size_bytes: Some(200_000), start: Instant::ZERO, deadline: None };
-    let mut s = scenario(topology, Protocol::Dctcp, 100_000, vec![WorkloadSpec::Flows { flows: vec![flow], options: options() }]);
+    let mut s = scenario(topology, Protocol::Dctcp, 100_000, vec![FlowListWorkload::new(vec![flow]).into()]);
     s.output.queue_samples = Some(QueueSampling {
         interval: Duration::from_us(100),
         host_downlinks: vec![4],

@@ -75,16 +75,13 @@ fn newreno_long_flows_fill_the_buffer() {
 /// min RTO 10 ms; 50 closed-loop rounds. Returns (timeouts, rounds that saw a timeout).
 fn incast(protocol: Protocol, senders: u32) -> (u64, usize) {
     let rounds = 50;
-    let burst = WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: (1..=senders).collect(),
+    let burst = FlowBurstWorkload {
         size: SizeDist::Uniform { lo: 2_000, hi: 50_000 },
-        deadline: None,
-        start: Instant::ZERO,
         rounds,
         round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
-        options: options(),
-    };
+        ..FlowBurstWorkload::new(0, (1..=senders).collect())
+    }
+    .into();
     let mut s = scenario(star(senders + 1), protocol, 100 * 1500, vec![burst]);
     s.transport.tcp.min_rto = Duration::from_ms(10);
     let r = run(&s);
@@ -108,16 +105,14 @@ fn incast_newreno_times_out_beyond_about_ten_senders_while_dctcp_holds() {
 
 #[test]
 fn same_seed_gives_identical_flow_table_and_another_seed_differs() {
-    let burst = WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: (1..=20).collect(),
+    let burst = FlowBurstWorkload {
         size: SizeDist::Uniform { lo: 2_000, hi: 50_000 },
         deadline: Some(DeadlineDist::Exponential { mean: Duration::from_ms(20), min: Duration::ZERO }),
-        start: Instant::ZERO,
         rounds: 5,
         round_starts: RoundStarts::AfterCompletion { gap: Duration::from_us(100) },
-        options: options(),
-    };
+        ..FlowBurstWorkload::new(0, (1..=20).collect())
+    }
+    .into();
     let s = scenario(star(21), Protocol::Dctcp, 100_000, vec![burst]);
     let bits = |r: &RunResults| -> Vec<String> { r.flows.iter().map(|f| format!("{f:?}")).collect() };
     let a = run(&s);
@@ -133,7 +128,7 @@ fn same_seed_gives_identical_flow_table_and_another_seed_differs() {
 fn handshake_costs_tcp_one_round_trip() {
     let one_flow = |handshake: bool| {
         let flow = ExplicitFlow { src: 1, dst: 0, size_bytes: Some(10_000), start: Instant::ZERO, deadline: None };
-        let mut s = scenario(star(2), Protocol::Tcp, 100_000, vec![WorkloadSpec::Flows { flows: vec![flow], options: options() }]);
+        let mut s = scenario(star(2), Protocol::Tcp, 100_000, vec![FlowListWorkload::new(vec![flow]).into()]);
         s.transport.tcp.handshake = handshake;
         run(&s).flows[0].finish_s.unwrap()
     };
@@ -150,16 +145,14 @@ fn handshake_costs_tcp_one_round_trip() {
 fn tcppr_serves_short_deadlines_first() {
     // D3 Section 6.1.1's TCPpr: two deadline classes split at 30 ms; under a 30-sender burst the
     // high class (deadlines below 30 ms) completes sooner than the low one.
-    let burst = WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: (1..=30).collect(),
+    let burst = FlowBurstWorkload {
         size: SizeDist::Fixed(20_000),
         deadline: Some(DeadlineDist::Uniform { lo: Duration::from_ms(10), hi: Duration::from_ms(50) }),
-        start: Instant::ZERO,
         rounds: 10,
         round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
-        options: options(),
-    };
+        ..FlowBurstWorkload::new(0, (1..=30).collect())
+    }
+    .into();
     let mut s = scenario(star(31), Protocol::TcpPr, 100_000, vec![burst]);
     s.switch.priority_classes = 3;
     s.transport.tcp.min_rto = Duration::from_ms(10);
@@ -187,17 +180,15 @@ fn tcppr_serves_short_deadlines_first() {
 fn stop_after_finite_flows_ends_with_the_last_burst_despite_a_long_flow() {
     // D3 Figures 12 and 13: bursts over a background flow; the run ends with the bursts, not at
     // the duration, which only caps it.
-    let burst = WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: vec![1, 2, 3],
+    let burst = FlowBurstWorkload {
         size: SizeDist::Fixed(20_000),
-        deadline: None,
         start: Instant::ZERO + Duration::from_ms(5),
         rounds: 3,
         round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
-        options: options(),
-    };
-    let background = WorkloadSpec::LongFlows { pairs: vec![(4, 0)], start: Instant::ZERO, options: options() };
+        ..FlowBurstWorkload::new(0, vec![1, 2, 3])
+    }
+    .into();
+    let background = LongFlowsWorkload::new(vec![(4, 0)]).into();
     let mut s = scenario(star(5), Protocol::Dctcp, 128_000, vec![burst, background]);
     s.run.duration = Some(Duration::from_secs(1));
     let capped = incast_sim::run(&s).unwrap();
@@ -215,23 +206,21 @@ fn stop_after_finite_flows_ends_with_the_last_burst_despite_a_long_flow() {
 /// A 40-sender incast on one stack: NewReno or DCTCP, 20 bursts, 85-packet queues, K = 20,
 /// min RTO 10 ms, with `tcp` adjusting the stack's settings.
 fn stack_incast(stack: Stack, protocol: Protocol, seed: u64, tcp: impl Fn(TcpConfig) -> TcpConfig) -> RunResults {
-    let burst = WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: (1..=40).collect(),
+    let burst = FlowBurstWorkload {
         size: SizeDist::Uniform { lo: 2_000, hi: 50_000 },
         deadline: Some(DeadlineDist::Exponential { mean: Duration::from_ms(20), min: Duration::ZERO }),
-        start: Instant::ZERO,
         rounds: 20,
         round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
-        options: options(),
-    };
+        ..FlowBurstWorkload::new(0, (1..=40).collect())
+    }
+    .into();
     let mut s = scenario(star(41), protocol, 0, vec![burst]);
     s.seed = seed;
     s.switch.buffer = BufferSpec::PerPortPackets { packets: 85 };
     s.switch.ecn = if protocol == Protocol::Dctcp { EcnSpec::Packets(20) } else { EcnSpec::Off };
-    s.transport.stack = stack;
-    s.transport.tcp = tcp(TcpConfig { min_rto: Duration::from_ms(10), ..stack.tcp_config() });
-    s.transport.dctcp_initial_alpha = stack.dctcp_initial_alpha();
+    let on_stack = TransportSpec::for_stack(stack);
+    let tcp = tcp(TcpConfig { min_rto: Duration::from_ms(10), ..on_stack.tcp });
+    s.transport = TransportSpec { protocol, tcp, ..on_stack };
     run(&s)
 }
 
@@ -272,11 +261,11 @@ fn sack_repairs_an_incast_with_fewer_retransmissions_than_go_back_n() {
 /// D2TCP evaluation's 20 ms min RTO, with the stack's delayed ACKs or without them.
 fn ns3_2012_message(delayed_ack: bool) -> FlowRecord {
     let flow = ExplicitFlow { src: 1, dst: 0, size_bytes: Some(2_000), start: Instant::ZERO, deadline: None };
-    let mut s = scenario(star(2), Protocol::Dctcp, 1_000_000, vec![WorkloadSpec::Flows { flows: vec![flow], options: options() }]);
-    s.transport.stack = Stack::Ns3_2012;
-    let tcp = Stack::Ns3_2012.tcp_config();
-    s.transport.tcp = TcpConfig { min_rto: Duration::from_ms(20), delayed_ack: if delayed_ack { tcp.delayed_ack } else { None }, ..tcp };
-    s.transport.dctcp_initial_alpha = Stack::Ns3_2012.dctcp_initial_alpha();
+    let mut s = scenario(star(2), Protocol::Dctcp, 1_000_000, vec![FlowListWorkload::new(vec![flow]).into()]);
+    let on_stack = TransportSpec::for_stack(Stack::Ns3_2012);
+    let delayed_ack = if delayed_ack { on_stack.tcp.delayed_ack } else { None };
+    let tcp = TcpConfig { min_rto: Duration::from_ms(20), delayed_ack, ..on_stack.tcp };
+    s.transport = TransportSpec { protocol: s.transport.protocol, tcp, ..on_stack };
     run(&s).flows.remove(0)
 }
 

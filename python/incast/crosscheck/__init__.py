@@ -486,7 +486,7 @@ ALL_FLOWS = -2
 def sender_traces(out: Path, name: str, *, quick: bool = False) -> Path:
     """Runs one case in ns-3 and writes every flow's sender log (segments sent, ACKs received
     with their SACK blocks and ECN-Echo, congestion states) in the form incast's replay test
-    reads (`crates/incast-proto/src/tcp/ns3_replay.rs`): for each flow a line
+    reads (`crates/incast-proto/src/tcp/tests/ns3_replay.rs`): for each flow a line
     `flow <index> <size> <protocol> <start_ns>`, then its log. Replaying ns-3's ACKs into
     incast's `ns3` stack shows, flow by flow, the first segment the two senders would send
     differently."""

@@ -38,6 +38,8 @@ pub mod router;
 
 #[cfg(test)]
 mod harness;
+#[cfg(test)]
+mod tests;
 
 pub use capacity::{Controller, ALPHA, BETA, CONTROL_INTERVAL};
 pub use field::{RateField, BASE_GRANT};

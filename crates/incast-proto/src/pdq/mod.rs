@@ -29,6 +29,8 @@ pub mod switch;
 
 #[cfg(test)]
 mod harness;
+#[cfg(test)]
+mod tests;
 
 pub use header::{Criticality, PerMilleRtt, SchedulingHeader, SwitchId, PDQ_HEADER_BYTES};
 pub use sender::{PdqConfig, PdqSender, PdqStats};

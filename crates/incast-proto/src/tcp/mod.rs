@@ -31,11 +31,7 @@ mod stack;
 #[cfg(test)]
 mod harness;
 #[cfg(test)]
-mod ns3_tests;
-#[cfg(test)]
-mod ns3_replay;
-#[cfg(test)]
-mod sack_tests;
+mod tests;
 
 pub use config::{DctcpLossCut, DelayedAck, EcnReduction, LossBasis, SubSegmentWindow, TcpConfig, WindowGrowth};
 pub use echo::EchoReceiver;

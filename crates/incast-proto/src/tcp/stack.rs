@@ -214,88 +214,87 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), Stack::ALL.len());
     }
-}
 
-/// pFabric's host preset on the TCP sender: its window, its fixed timeout and its probes.
-#[cfg(test)]
-mod pfabric_host_tests {
-    use super::*;
-    use crate::cc::{CcKind, CongestionControl};
-    use crate::tcp::{AckSegment, DataSegment, SackBlocks, TcpSender, MSS_BYTES};
-    use crate::time::Instant;
+    /// pFabric's host preset on the TCP sender: its window, its fixed timeout and its probes.
+    mod pfabric_host {
+        use super::*;
+        use crate::cc::{CcKind, CongestionControl};
+        use crate::tcp::{AckSegment, DataSegment, SackBlocks, TcpSender, MSS_BYTES};
+        use crate::time::Instant;
 
-    const MSS: u64 = MSS_BYTES as u64;
+        const MSS: u64 = MSS_BYTES as u64;
 
-    fn at_us(us: u64) -> Instant {
-        Instant::ZERO + Duration::from_us(us)
-    }
-
-    /// A sender of `size` bytes with pFabric's defaults (YAPS's: a window of 12 segments capped
-    /// at 15, a 45 us timeout, probes after 5 timeouts in a row).
-    fn pfabric_sender(size: u64) -> TcpSender {
-        let config = pfabric_host(12, 15, Duration::from_us(45), 5);
-        TcpSender::new(config, CongestionControl::new(CcKind::NewReno), Some(size), false, None, Instant::ZERO)
-    }
-
-    fn drain(s: &mut TcpSender, now: Instant) -> Vec<u64> {
-        std::iter::from_fn(|| s.poll_transmit(now)).map(|seg| seg.seq / MSS).collect()
-    }
-
-    fn ack(s: &mut TcpSender, now: Instant, segments: u64, sack: &[(u64, u64)]) {
-        let blocks = SackBlocks::from_slice(&sack.iter().map(|&(a, b)| (a * MSS, b * MSS)).collect::<Vec<_>>());
-        s.handle_ack(now, &AckSegment { sack: blocks, ..AckSegment::plain(segments * MSS, false, Instant::ZERO) });
-    }
-
-    #[test]
-    fn pfabric_host_starts_at_its_window_and_grows_to_the_cap_only() {
-        let mut s = pfabric_sender(100 * MSS);
-        assert_eq!(drain(&mut s, Instant::ZERO), (0..12).collect::<Vec<_>>(), "12 segments at once, no handshake");
-        for n in 1..=12 {
-            ack(&mut s, at_us(10), n, &[]);
+        fn at_us(us: u64) -> Instant {
+            Instant::ZERO + Duration::from_us(us)
         }
-        assert_eq!(s.cwnd_bytes(), 15 * MSS, "one segment per ACK of new data, up to 15");
-    }
 
-    #[test]
-    fn pfabric_host_never_fast_retransmits_and_times_out_at_a_fixed_interval() {
-        let mut s = pfabric_sender(100 * MSS);
-        drain(&mut s, Instant::ZERO);
-        // Segment 0 is lost: eleven ACKs SACK everything above it, no retransmission follows.
-        for n in 1..12 {
-            ack(&mut s, at_us(10), 0, &[(1, n + 1)]);
+        /// A sender of `size` bytes with pFabric's defaults (YAPS's: a window of 12 segments capped
+        /// at 15, a 45 us timeout, probes after 5 timeouts in a row).
+        fn pfabric_sender(size: u64) -> TcpSender {
+            let config = pfabric_host(12, 15, Duration::from_us(45), 5);
+            TcpSender::new(config, CongestionControl::new(CcKind::NewReno), Some(size), false, None, Instant::ZERO)
         }
-        assert!(drain(&mut s, at_us(10)).iter().all(|&seq| seq >= 12), "new data only, no resend of segment 0");
-        assert_eq!(s.unreported_bytes(), Some(89 * MSS), "100 segments less the 11 SACKed");
-        // The RTO is 45 us from the first send (duplicate ACKs do not restart it), and again
-        // 45 us after the timeout: no back-off.
-        let first = s.poll_timeout().expect("data in flight");
-        assert_eq!(first, at_us(45));
-        s.handle_timeout(first);
-        assert_eq!(s.cwnd_bytes(), MSS, "a timeout leaves one segment");
-        assert_eq!(drain(&mut s, first), [0], "the hole, not what was SACKed");
-        assert_eq!(s.poll_timeout(), Some(first + Duration::from_us(45)));
-        s.handle_timeout(first + Duration::from_us(45));
-        assert_eq!(s.poll_timeout(), Some(first + Duration::from_us(90)));
-    }
 
-    #[test]
-    fn pfabric_host_probes_with_one_byte_after_five_timeouts_in_a_row_until_an_ack() {
-        let mut s = pfabric_sender(100 * MSS);
-        drain(&mut s, Instant::ZERO);
-        let len = |s: &mut TcpSender, now| std::iter::from_fn(|| s.poll_transmit(now)).map(|seg| seg.len).collect::<Vec<_>>();
-        let mut now = Instant::ZERO;
-        let mut sent = Vec::new();
-        for _ in 0..6 {
-            now = s.poll_timeout().expect("armed");
-            s.handle_timeout(now);
-            sent.push(len(&mut s, now));
+        fn drain(s: &mut TcpSender, now: Instant) -> Vec<u64> {
+            std::iter::from_fn(|| s.poll_transmit(now)).map(|seg| seg.seq / MSS).collect()
         }
-        // Four timeouts resend a segment each; the fifth and sixth, in probe mode, one byte.
-        assert_eq!(sent, [vec![1460], vec![1460], vec![1460], vec![1460], vec![1], vec![1]]);
-        // The probe's ACK ends probe mode: the window (one segment after the timeouts) sends
-        // a full segment from the byte after the probe.
-        s.handle_ack(now, &AckSegment::plain(1, false, Instant::ZERO));
-        let next: Vec<DataSegment> = std::iter::from_fn(|| s.poll_transmit(now)).collect();
-        assert_eq!(next.first().map(|seg| (seg.seq, seg.len)), Some((1, 1460)));
+
+        fn ack(s: &mut TcpSender, now: Instant, segments: u64, sack: &[(u64, u64)]) {
+            let blocks = SackBlocks::from_slice(&sack.iter().map(|&(a, b)| (a * MSS, b * MSS)).collect::<Vec<_>>());
+            s.handle_ack(now, &AckSegment { sack: blocks, ..AckSegment::plain(segments * MSS, false, Instant::ZERO) });
+        }
+
+        #[test]
+        fn pfabric_host_starts_at_its_window_and_grows_to_the_cap_only() {
+            let mut s = pfabric_sender(100 * MSS);
+            assert_eq!(drain(&mut s, Instant::ZERO), (0..12).collect::<Vec<_>>(), "12 segments at once, no handshake");
+            for n in 1..=12 {
+                ack(&mut s, at_us(10), n, &[]);
+            }
+            assert_eq!(s.cwnd_bytes(), 15 * MSS, "one segment per ACK of new data, up to 15");
+        }
+
+        #[test]
+        fn pfabric_host_never_fast_retransmits_and_times_out_at_a_fixed_interval() {
+            let mut s = pfabric_sender(100 * MSS);
+            drain(&mut s, Instant::ZERO);
+            // Segment 0 is lost: eleven ACKs SACK everything above it, no retransmission follows.
+            for n in 1..12 {
+                ack(&mut s, at_us(10), 0, &[(1, n + 1)]);
+            }
+            assert!(drain(&mut s, at_us(10)).iter().all(|&seq| seq >= 12), "new data only, no resend of segment 0");
+            assert_eq!(s.unreported_bytes(), Some(89 * MSS), "100 segments less the 11 SACKed");
+            // The RTO is 45 us from the first send (duplicate ACKs do not restart it), and again
+            // 45 us after the timeout: no back-off.
+            let first = s.poll_timeout().expect("data in flight");
+            assert_eq!(first, at_us(45));
+            s.handle_timeout(first);
+            assert_eq!(s.cwnd_bytes(), MSS, "a timeout leaves one segment");
+            assert_eq!(drain(&mut s, first), [0], "the hole, not what was SACKed");
+            assert_eq!(s.poll_timeout(), Some(first + Duration::from_us(45)));
+            s.handle_timeout(first + Duration::from_us(45));
+            assert_eq!(s.poll_timeout(), Some(first + Duration::from_us(90)));
+        }
+
+        #[test]
+        fn pfabric_host_probes_with_one_byte_after_five_timeouts_in_a_row_until_an_ack() {
+            let mut s = pfabric_sender(100 * MSS);
+            drain(&mut s, Instant::ZERO);
+            let len = |s: &mut TcpSender, now| std::iter::from_fn(|| s.poll_transmit(now)).map(|seg| seg.len).collect::<Vec<_>>();
+            let mut now = Instant::ZERO;
+            let mut sent = Vec::new();
+            for _ in 0..6 {
+                now = s.poll_timeout().expect("armed");
+                s.handle_timeout(now);
+                sent.push(len(&mut s, now));
+            }
+            // Four timeouts resend a segment each; the fifth and sixth, in probe mode, one byte.
+            assert_eq!(sent, [vec![1460], vec![1460], vec![1460], vec![1460], vec![1], vec![1]]);
+            // The probe's ACK ends probe mode: the window (one segment after the timeouts) sends
+            // a full segment from the byte after the probe.
+            s.handle_ack(now, &AckSegment::plain(1, false, Instant::ZERO));
+            let next: Vec<DataSegment> = std::iter::from_fn(|| s.poll_transmit(now)).collect();
+            assert_eq!(next.first().map(|seg| (seg.seq, seg.len)), Some((1, 1460)));
+        }
     }
 }

@@ -3,9 +3,9 @@
 //! them, joined by an ideal path of fixed one-way delay through two ports (the sender's NIC and a
 //! switch port), whose processors (D3's routers, PDQ's schedulers) the plug-in sets up and see
 //! every header as the engine shows it: on the way out at each port, on the way back at each
-//! node. The link neither queues nor serializes; a script drops chosen packets. Each test below
-//! runs for every protocol of the registry, so a transport added to it is scripted here with no
-//! line of its own.
+//! node. The link neither queues nor serializes; a script drops chosen packets. The tests
+//! (`transport::tests`) run it for every protocol of the registry, so a transport added to it is
+//! scripted with no line of its own.
 
 use std::collections::VecDeque;
 
@@ -37,7 +37,6 @@ struct InFlight {
 
 /// One flow of `protocol` between two hosts, and the packets between them.
 pub(crate) struct Pair {
-    protocol: Protocol,
     transport: Transport,
     /// The ports on the way, sender's NIC first, with the processors the plug-in put there.
     ports: [(PortView, Option<Processor>); 2],
@@ -85,7 +84,6 @@ impl Pair {
         let mut flows = FlowTable::default();
         flows.insert(FLOW, Flow::placeholder()).expect("memory for one flow");
         Pair {
-            protocol,
             transport,
             ports: [port(0, true), port(1, false)],
             flows,
@@ -184,47 +182,5 @@ impl Pair {
             PacketKind::Data => self.transport.handle_data(self.now, &p.packet, p.header.as_ref()),
             PacketKind::Ack => self.transport.handle_ack(self.now, &p.packet, p.header.as_ref()),
         }
-    }
-}
-
-/// Sizes that cover a header-only flow's neighbours, one segment, a few, and many windows.
-const SIZES: [u64; 5] = [1, 1_000, 1_460, 20_000, 300_000];
-
-#[test]
-fn every_transport_delivers_every_byte_over_a_lossless_path() {
-    for &protocol in Protocol::ALL {
-        for size in SIZES {
-            let mut pair = Pair::new(protocol, size);
-            assert!(pair.run(Duration::from_secs(1)), "{protocol:?} {size} B: the sender never finished");
-            assert_eq!(pair.delivered(), size, "{protocol:?} {size} B");
-            assert_eq!(pair.retransmitted(), 0, "{protocol:?} {size} B: nothing was lost");
-            assert!(pair.log.iter().any(|&(k, ..)| k == PacketKind::Ack), "{protocol:?}: acknowledged");
-        }
-    }
-}
-
-#[test]
-fn every_transport_sends_again_what_the_path_lost() {
-    for &protocol in Protocol::ALL {
-        // The handshake's or the first window's second packet, and a later one.
-        let mut pair = Pair::new(protocol, 300_000).dropping(&[1, 7]);
-        assert!(pair.run(Duration::from_secs(5)), "{protocol:?}: the sender never finished");
-        assert_eq!(pair.delivered(), 300_000, "{protocol:?}: every byte, in order");
-        let protocol_name = pair.protocol.name();
-        let data: Vec<u64> = pair.log.iter().filter(|&&(k, _, len, _)| k == PacketKind::Data && len > 0).map(|&(_, seq, ..)| seq).collect();
-        let mut seen = std::collections::HashSet::new();
-        assert!(data.iter().any(|seq| !seen.insert(seq)), "{protocol_name}: some data was sent twice");
-    }
-}
-
-#[test]
-fn every_transport_sends_the_same_packets_for_the_same_script() {
-    for &protocol in Protocol::ALL {
-        let script = || {
-            let mut pair = Pair::new(protocol, 50_000).dropping(&[3]);
-            assert!(pair.run(Duration::from_secs(5)), "{protocol:?}");
-            pair.log
-        };
-        assert_eq!(script(), script(), "{protocol:?}");
     }
 }

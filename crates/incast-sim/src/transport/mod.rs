@@ -31,6 +31,8 @@ mod pdq;
 mod pfabric;
 mod registry;
 mod tcp;
+#[cfg(test)]
+mod tests;
 
 pub(crate) use contract::*;
 pub(crate) use registry::{port_counters, Discipline, Header, Processor, Setups, Transport};

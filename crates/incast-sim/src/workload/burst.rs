@@ -136,22 +136,21 @@ pub(super) fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::WorkloadSpec;
+    use crate::scenario::{FlowBurstWorkload, WorkloadSpec};
     use crate::workload::plan as plan_all;
 
     /// Three workers (hosts 1, 2, 1) answering host 0 with random sizes and deadlines, `rounds`
     /// rounds starting as `round_starts` says, the first at 1 ms.
     fn burst(rounds: u32, round_starts: RoundStarts) -> WorkloadSpec {
-        WorkloadSpec::FlowBurst {
-            aggregator: 0,
-            workers: vec![1, 2, 1],
+        FlowBurstWorkload {
             size: SizeDist::Uniform { lo: 2_000, hi: 50_000 },
             deadline: Some(DeadlineDist::Exponential { mean: Duration::from_ms(20), min: Duration::ZERO }),
             start: Instant::ZERO + Duration::from_ms(1),
             rounds,
             round_starts,
-            options: FlowOptions { protocol: None, priority: 0 },
+            ..FlowBurstWorkload::new(0, vec![1, 2, 1])
         }
+        .into()
     }
 
     const EVERY_80_MS: RoundStarts = RoundStarts::Periodic { interval: Duration::from_ms(80) };

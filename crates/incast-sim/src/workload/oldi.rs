@@ -333,7 +333,7 @@ mod tests {
     #[test]
     fn per_app_and_background_protocols_override_the_workloads() {
         let mut spec = paper(5, 300);
-        spec.options = FlowOptions { protocol: Some(Protocol::Dctcp), priority: 0 };
+        spec.options = FlowOptions { protocol: Some(Protocol::Dctcp), ..FlowOptions::default() };
         spec.apps[1].protocol = Some(Protocol::Tcp);
         spec.background = Some(BackgroundSpec { protocol: Some(Protocol::Tcp), ..BackgroundSpec::default() });
         let f = flows(&spec, 11);

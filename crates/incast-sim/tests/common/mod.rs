@@ -1,8 +1,8 @@
 //! Scenario builders and checks shared by the integration tests.
 #![allow(dead_code, missing_docs, unreachable_pub)]
 
-use incast_proto::tcp::{Stack, TcpConfig};
-use incast_proto::time::{BitsPerSec, Duration, Instant};
+use incast_proto::tcp::Stack;
+use incast_proto::time::{BitsPerSec, Duration};
 use incast_sim::results::RunResults;
 use incast_sim::scenario::*;
 
@@ -12,41 +12,32 @@ pub fn star(hosts: u32) -> TopologySpec {
     TopologySpec::Star { hosts, link: LinkSpec { rate: GBPS, delay: Duration::from_us(10) } }
 }
 
-pub fn options() -> FlowOptions {
-    FlowOptions { protocol: None, priority: 0 }
-}
-
+/// `workloads` on `topology`, their flows on `protocol` over the D3 testbed's TCP, every switch
+/// port holding `buffer_bytes`; the rest as a scenario file leaves it.
 pub fn scenario(topology: TopologySpec, protocol: Protocol, buffer_bytes: u64, workloads: Vec<WorkloadSpec>) -> Scenario {
     Scenario {
-        seed: 1,
-        topology,
-        switch: SwitchSpec { buffer: BufferSpec::PerPort { bytes: buffer_bytes }, core_buffer: None, ecn: EcnSpec::Auto, priority_classes: 1, host_nic: HostNic::Backlog, load_balancing: LoadBalancing::Ecmp },
-        transport: TransportSpec { protocol, stack: Stack::D3Testbed, tcp: TcpConfig::default(), dctcp_g: 1.0 / 16.0, dctcp_initial_alpha: 1.0 },
-        sections: ProtocolSections::default(),
-        workloads,
-        run: RunSpec::default(),
-        output: OutputSpec::default(),
+        switch: SwitchSpec { buffer: BufferSpec::PerPort { bytes: buffer_bytes }, ..SwitchSpec::default() },
+        transport: TransportSpec { protocol, ..TransportSpec::for_stack(Stack::D3Testbed) },
+        ..Scenario::new(topology, workloads)
     }
 }
 
 /// Hosts 1..=`workers` answer host 0 with `size_bytes` each at once, `rounds` closed-loop rounds
 /// 1 ms apart.
 pub fn burst_into_host0(workers: u32, size_bytes: u64, rounds: u32, deadline: Option<DeadlineDist>) -> WorkloadSpec {
-    WorkloadSpec::FlowBurst {
-        aggregator: 0,
-        workers: (1..=workers).collect(),
+    FlowBurstWorkload {
         size: SizeDist::Fixed(size_bytes),
         deadline,
-        start: Instant::ZERO,
         rounds,
         round_starts: RoundStarts::AfterCompletion { gap: Duration::from_ms(1) },
-        options: options(),
+        ..FlowBurstWorkload::new(0, (1..=workers).collect())
     }
+    .into()
 }
 
 /// `n` long-lived flows from hosts 1..=n into host 0.
 pub fn long_flows_into_host0(n: u32) -> WorkloadSpec {
-    WorkloadSpec::LongFlows { pairs: (1..=n).map(|s| (s, 0)).collect(), start: Instant::ZERO, options: options() }
+    LongFlowsWorkload::new((1..=n).map(|s| (s, 0)).collect()).into()
 }
 
 /// Every packet a transport injected is delivered, dropped, or still in the network.

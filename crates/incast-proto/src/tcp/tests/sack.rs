@@ -6,8 +6,8 @@
 //!
 //! Segment numbers are in MSS units throughout: segment `n` is bytes `[n x MSS, (n + 1) x MSS)`.
 
-use super::harness::{limit, Pair};
-use super::{
+use crate::tcp::harness::{limit, Pair};
+use crate::tcp::{
     AckSegment, DataSegment, DelayedAck, EcnReduction, SackBlocks, TcpConfig, TcpReceiver, TcpSender, MSS_BYTES,
 };
 use crate::cc::{CaState, CcKind, CongestionControl};

@@ -18,9 +18,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{AckSegment, SackBlocks, TcpConfig, TcpSender};
 use crate::cc::{CcKind, CongestionControl};
-use crate::tcp::Stack;
+use crate::tcp::{AckSegment, SackBlocks, Stack, TcpConfig, TcpSender};
 use crate::time::{Duration, Instant};
 
 /// The MSS of the crosscheck, in which the log numbers sequence offsets.
@@ -174,7 +173,7 @@ fn diverging(text: &str, config: TcpConfig) -> Vec<(u64, Divergence)> {
     parse(text).iter().filter_map(|f| replay(f, config).map(|d| (f.id, d))).collect()
 }
 
-const COMMITTED: &str = include_str!("testdata/ns3_sender_traces.txt");
+const COMMITTED: &str = include_str!("../testdata/ns3_sender_traces.txt");
 
 /// Every flow of the committed log, replayed into the `ns3` stack, sends what ns-3 sent.
 #[test]

@@ -6,9 +6,8 @@
 //! the 22-23 ms cluster of ns-3's flow times on the D2TCP paper's fabric. Scripted exchanges
 //! in smoltcp's style; segment numbers are in MSS units.
 
-use super::{AckSegment, DataSegment, SubSegmentWindow, TcpConfig, TcpReceiver, TcpSender, MSS_BYTES};
 use crate::cc::{CaState, CcKind, CongestionControl};
-use crate::tcp::Stack;
+use crate::tcp::{AckSegment, DataSegment, Stack, SubSegmentWindow, TcpConfig, TcpReceiver, TcpSender, MSS_BYTES};
 use crate::time::{Duration, Instant};
 
 const MSS: u64 = MSS_BYTES as u64;
