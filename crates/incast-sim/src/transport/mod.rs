@@ -27,6 +27,7 @@ mod contract;
 mod d3;
 #[cfg(test)]
 mod harness;
+mod homa;
 mod pdq;
 mod pfabric;
 mod registry;

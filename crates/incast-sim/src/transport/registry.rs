@@ -15,7 +15,7 @@ use super::{
     Arriving, CapturedHeader, Endpoints as _, FlowStart, IdealPackets, Joined, NetFacts, Outgoing,
     OutgoingAck, Passage, Plugin, PortFacts, PortProcessor as _, PortView, QueueDiscipline as _, TraceRow, Way, WireHeader as _,
 };
-use crate::ids::PacketId;
+use crate::ids::{FlowId, PacketId};
 use crate::outcome::Outcome;
 use crate::packet::{Packet, PacketKind};
 use crate::results::ExtraColumn;
@@ -41,6 +41,14 @@ macro_rules! engine_registry {
             pub(crate) fn wire_bytes(&self) -> u32 {
                 match self {
                     $(Header::$family(h) => h.wire_bytes(),)+
+                }
+            }
+
+            /// The class its sender chose for the packet, if it chose one.
+            #[inline]
+            pub(crate) fn priority(&self) -> Option<u8> {
+                match self {
+                    $(Header::$family(h) => h.priority(),)+
                 }
             }
 
@@ -139,6 +147,14 @@ macro_rules! engine_registry {
                     $(Transport::$family(e) => e.trace(&mut row),)+
                 }
                 row
+            }
+
+            /// Another flow a call on this one's receiver gave something to send.
+            #[inline]
+            pub(crate) fn poll_wake(&mut self) -> Option<FlowId> {
+                match self {
+                    $(Transport::$family(e) => e.poll_wake(),)+
+                }
             }
 
             /// Appends the next message of a persistent connection.
