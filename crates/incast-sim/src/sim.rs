@@ -665,7 +665,7 @@ impl Simulation {
         }
         if ends != Ends::Sender {
             self.send_acks(id, slot);
-            self.wake_others(slot);
+            self.wake_others();
         }
         if self.obs.traces.is_some() {
             self.trace(id);
@@ -746,42 +746,47 @@ impl Simulation {
 
     /// Makes sure the next timer of a running flow has an event.
     fn arm_timer(&mut self, id: FlowId, slot: Slot) {
-        let flow = &self.flows[slot];
-        let transport = flow.transport.as_ref().expect("pumped flows have started");
-        if let Some(due) = transport.poll_timeout() {
-            self.timer_due(id, slot, due);
-        }
-    }
-
-    /// Gives flow `id` (at `slot`) a timer event at `due`, or just after now, unless one is
-    /// pending earlier.
-    #[inline]
-    fn timer_due(&mut self, id: FlowId, slot: Slot, due: Instant) {
         let now = self.now;
         let flow = &mut self.flows[slot];
-        // Lazy timers: keep an earlier pending event (it re-arms when it finds nothing due);
-        // schedule only when the new deadline is earlier than what is pending.
-        let due = due.max(now + Duration::from_ps(1));
-        if flow.timer_at.is_none_or(|t| due < t) {
-            flow.timer_at = Some(due);
-            self.events.push(due, Event::FlowTimer(id));
-            if self.events.timers_pending() >= self.purge_timers_at {
-                self.purge_timers();
+        let transport = flow.transport.as_ref().expect("pumped flows have started");
+        if let Some(due) = transport.poll_timeout() {
+            // Lazy timers: keep an earlier pending event (it re-arms when it finds nothing due);
+            // schedule only when the new deadline is earlier than what is pending.
+            let due = due.max(now + Duration::from_ps(1));
+            if flow.timer_at.is_none_or(|t| due < t) {
+                flow.timer_at = Some(due);
+                self.timer_event(id, due);
             }
         }
     }
 
-    /// Wakes the flows a call on the receiver at `slot` gave something to send
-    /// (`Endpoints::poll_wake`): each runs as if a timer were due at the next instant.
+    /// Queues flow `id`'s timer event at `due` (its `timer_at` now).
+    #[inline(always)]
+    fn timer_event(&mut self, id: FlowId, due: Instant) {
+        self.events.push(due, Event::FlowTimer(id));
+        if self.events.timers_pending() >= self.purge_timers_at {
+            self.purge_timers();
+        }
+    }
+
+    /// Wakes the flows a call on a receiver gave something to send (`Plugin::poll_wake`): each
+    /// runs as if a timer were due at the next instant.
     #[inline]
-    fn wake_others(&mut self, slot: Slot) {
-        loop {
-            let transport = self.flows[slot].transport.as_mut().expect("pumped flows have started");
-            let Some(other) = transport.poll_wake() else { break };
-            if self.flows.get(other).is_some_and(|f| f.transport.is_some()) {
-                let other_slot = self.flows.slot(other);
-                self.timer_due(other, other_slot, self.now);
-            }
+    fn wake_others(&mut self) {
+        while let Some(other) = self.net.setups.poll_wake() {
+            self.wake(other);
+        }
+    }
+
+    /// Flow `other`'s timer event at the next instant, if it is still running and has none
+    /// earlier (the lazy timers of `arm_timer`).
+    #[cold]
+    fn wake(&mut self, other: FlowId) {
+        let due = self.now + Duration::from_ps(1);
+        let Some(flow) = self.flows.get_mut(other).filter(|f| f.transport.is_some()) else { return };
+        if flow.timer_at.is_none_or(|t| due < t) {
+            flow.timer_at = Some(due);
+            self.timer_event(other, due);
         }
     }
 

@@ -78,6 +78,17 @@ pub(crate) trait Plugin {
     /// persistent one).
     fn ideal(setup: &Self::Setup, protocol: Protocol, opens: bool) -> IdealPackets;
 
+    /// A flow to which a call on another flow's receiver gave something to send, for a
+    /// transport whose flows share state (Homa's receiver schedules every message into its host,
+    /// and grants the next one when a message needs no more grants). The engine asks after each
+    /// time it hands a receiver a packet or a timer, and wakes each flow named as a due timer
+    /// would, at the next instant: its timers run and both ends are polled. The shared state
+    /// lives where the setup hands it to the flows' endpoints.
+    fn poll_wake(setup: &Self::Setup) -> Option<FlowId> {
+        let _ = setup;
+        None
+    }
+
     /// What a capture shows of `header` (`crate::capture`).
     fn capture(setup: &Self::Setup, header: &Self::Header) -> CapturedHeader {
         let _ = (setup, header);
@@ -168,16 +179,6 @@ pub(crate) trait Endpoints {
     /// The sender's state for the traces table: its smoothed RTT and RTO, and the transport's
     /// own columns (`Plugin::TRACE_COLUMNS`) set in `row`.
     fn trace(&self, row: &mut TraceRow);
-
-    /// Another flow of the transport that a call on this one's receiver gave something to send
-    /// (Homa's receiver, scheduling every message into its host, grants the next message when
-    /// one needs no more grants). Asked after each time the receiver is handed a packet or a
-    /// timer; the engine wakes each flow named as a due timer would, at the next instant: its
-    /// timers run and both ends are polled. Endpoints of different flows that share state (a
-    /// host's scheduler) keep it where their plug-in's setup hands it out.
-    fn poll_wake(&mut self) -> Option<FlowId> {
-        None
-    }
 
     /// Appends the next message of a persistent connection to the sender's byte stream.
     /// Validation lets only transports that keep connections carry persistent flows.

@@ -37,6 +37,7 @@ struct InFlight {
 
 /// One flow of `protocol` between two hosts, and the packets between them.
 pub(crate) struct Pair {
+    setups: Setups,
     transport: Transport,
     /// The ports on the way, sender's NIC first, with the processors the plug-in put there.
     ports: [(PortView, Option<Processor>); 2],
@@ -85,9 +86,11 @@ impl Pair {
         let transport = setups.endpoints(&start);
         let mut flows = FlowTable::default();
         flows.insert(FLOW, Flow::placeholder()).expect("memory for one flow");
+        let ports = [port(0, true), port(1, false)];
         Pair {
+            setups,
             transport,
-            ports: [port(0, true), port(1, false)],
+            ports,
             flows,
             now: Instant::ZERO,
             wire: VecDeque::new(),
@@ -177,7 +180,7 @@ impl Pair {
             self.wire.push_back(InFlight { arrives: self.now + DELAY, packet, header });
         }
         // The one flow is the only one a wake can name; its ends were just polled.
-        while self.transport.poll_wake().is_some() {}
+        while self.setups.poll_wake().is_some() {}
     }
 
     /// A packet reaches its end.

@@ -149,14 +149,6 @@ macro_rules! engine_registry {
                 row
             }
 
-            /// Another flow a call on this one's receiver gave something to send.
-            #[inline]
-            pub(crate) fn poll_wake(&mut self) -> Option<FlowId> {
-                match self {
-                    $(Transport::$family(e) => e.poll_wake(),)+
-                }
-            }
-
             /// Appends the next message of a persistent connection.
             pub(crate) fn push_message(&mut self, now: Instant, bytes: u64, deadline: Option<Instant>) {
                 match self {
@@ -321,6 +313,17 @@ macro_rules! engine_registry {
                 match protocol {
                     $($(Protocol::$variant)|+ => <super::$module::Plugin as Plugin>::ideal(&self.$module, protocol, opens),)+
                 }
+            }
+
+            /// A flow a call on another flow's receiver gave something to send, of any transport.
+            #[inline]
+            pub(crate) fn poll_wake(&self) -> Option<FlowId> {
+                $(
+                    if let Some(flow) = <super::$module::Plugin as Plugin>::poll_wake(&self.$module) {
+                        return Some(flow);
+                    }
+                )+
+                None
             }
 
             /// What a capture shows of `header`.

@@ -7,13 +7,14 @@
 //! What flows of one host share (the receiver, the NIC's queue) lives in the run's `Setup`, which
 //! hands each flow's endpoints a handle: the engine runs one thread, the locks are never
 //! contended and only make the shared state `Send`. When a call on one message gives another
-//! something to send (a GRANT), `poll_wake` names it and the engine polls it.
+//! something to send (a GRANT), the setup's `poll_wake` names it and the engine polls it.
 
 mod nic;
 mod packet;
 mod sizes;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use incast_proto::homa::{HomaConfig, HomaHeader, HomaReceiver, HomaSender, MessageId, Priorities};
@@ -42,6 +43,41 @@ pub(crate) struct Setup {
     receivers: Mutex<BTreeMap<u32, Arc<Mutex<HomaReceiver>>>>,
     /// Each host NIC's queue, by port.
     nics: Mutex<BTreeMap<PortId, Arc<Mutex<NicQueue>>>>,
+    /// Flows a call on another flow's receiver gave something to send.
+    wakes: Arc<Wakes>,
+}
+
+/// The flows to wake, with a flag the engine reads after every receiver's call: most calls wake
+/// nobody, and then cost one load.
+#[derive(Default)]
+struct Wakes {
+    pending: AtomicBool,
+    flows: Mutex<VecDeque<FlowId>>,
+}
+
+impl Wakes {
+    /// Queues the messages `receiver` woke.
+    fn take_from(&self, receiver: &mut HomaReceiver) {
+        let mut flows = None;
+        while let Some(m) = receiver.poll_wake() {
+            flows.get_or_insert_with(|| lock(&self.flows)).push_back(FlowId(m as u32));
+        }
+        if flows.is_some() {
+            self.pending.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn pop(&self) -> Option<FlowId> {
+        if !self.pending.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut flows = lock(&self.flows);
+        let next = flows.pop_front();
+        if flows.is_empty() {
+            self.pending.store(false, Ordering::Relaxed);
+        }
+        next
+    }
 }
 
 impl Setup {
@@ -93,7 +129,7 @@ impl super::Plugin for Plugin {
     fn setup(scenario: &Scenario, net: &NetFacts) -> Setup {
         let spec = &scenario.sections.homa;
         let config = scenario.protocols_in_use().contains(&Protocol::Homa).then(|| config_of(spec, scenario, net));
-        Setup { config, strip: spec.strip_priorities, receivers: Mutex::default(), nics: Mutex::default() }
+        Setup { config, strip: spec.strip_priorities, receivers: Mutex::default(), nics: Mutex::default(), wakes: Arc::default() }
     }
 
     fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> HomaEndpoints {
@@ -109,6 +145,7 @@ impl super::Plugin for Plugin {
             sender: HomaSender::new(config, size, start.now),
             receiver,
             nic,
+            wakes: setup.wakes.clone(),
             ack: config.ack,
             strip: setup.strip,
             control_bytes: config.control_bytes as u16,
@@ -132,6 +169,10 @@ impl super::Plugin for Plugin {
         IdealPackets { mss: u64::from(mss), header_bytes: u64::from(header), handshake: None }
     }
 
+    fn poll_wake(setup: &Setup) -> Option<FlowId> {
+        setup.wakes.pop()
+    }
+
     fn capture(_setup: &Setup, _header: &HomaPacket) -> CapturedHeader {
         CapturedHeader::default()
     }
@@ -148,6 +189,7 @@ struct Ends {
     sender: HomaSender,
     receiver: Arc<Mutex<HomaReceiver>>,
     nic: Option<Arc<Mutex<NicQueue>>>,
+    wakes: Arc<Wakes>,
     ack: bool,
     strip: bool,
     control_bytes: u16,
@@ -203,6 +245,7 @@ impl Endpoints for HomaEndpoints {
             HomaHeader::Busy => r.handle_busy(now, self.0.id),
             HomaHeader::Grant { .. } | HomaHeader::Resend { .. } | HomaHeader::Ack => {}
         }
+        self.0.wakes.take_from(&mut r);
     }
 
     fn handle_ack(&mut self, now: Instant, _packet: &Packet, header: Option<&HomaPacket>) {
@@ -221,7 +264,9 @@ impl Endpoints for HomaEndpoints {
 
     fn handle_timeout(&mut self, now: Instant) {
         self.0.sender.handle_timeout(now);
-        lock(&self.0.receiver).handle_timeout(now, self.0.id);
+        let mut r = lock(&self.0.receiver);
+        r.handle_timeout(now, self.0.id);
+        self.0.wakes.take_from(&mut r);
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
@@ -250,10 +295,6 @@ impl Endpoints for HomaEndpoints {
     }
 
     fn trace(&self, _row: &mut TraceRow) {}
-
-    fn poll_wake(&mut self) -> Option<FlowId> {
-        lock(&self.0.receiver).poll_wake().map(|m| FlowId(m as u32))
-    }
 }
 
 #[cfg(test)]
