@@ -17,7 +17,7 @@ use crate::results::ExtraColumn;
 use crate::scenario::{Protocol, Scenario};
 
 pub(crate) use header::PfabricHeader;
-pub(crate) use queue::{Entry as RankEntry, PfabricQueue};
+pub(crate) use queue::PfabricQueue;
 
 /// The pFabric transport.
 pub(crate) struct Plugin;
