@@ -7,6 +7,8 @@
 #   make bench   the speed and memory benchmarks of benches/
 #   make pins    rerun the quick reproductions and pin their numbers (tests/reproduce_pins.json)
 #   make crosscheck  install ns-3 (pip, ~200 MB) into .venv and compare incast with it (docs/crosscheck/)
+#   make crosscheck-homa  incast's Homa against its authors' simulation results (docs/crosscheck/homa/;
+#                about 15 minutes on one core)
 #   make docs    regenerate the results docs' tables and quoted numbers from the committed reports (docs/reproduce.md)
 #   make clean   remove .venv, build outputs and demo output
 #
@@ -25,7 +27,7 @@ VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: help setup demo test lint test-rust test-python bench pins crosscheck docs clean
+.PHONY: help setup demo test lint test-rust test-python bench pins crosscheck crosscheck-homa docs clean
 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
@@ -34,6 +36,7 @@ help:
 	@echo "make bench  speed and memory benchmarks"
 	@echo "make pins  rerun the quick reproductions and pin their numbers (after an intended change)"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
+	@echo "make crosscheck-homa  incast's Homa against the authors' OMNeT++ results (committed reference)"
 	@echo "make docs   regenerate the results docs' tables from docs/reproductions/ (no simulation)"
 	@echo "make clean  remove .venv, build outputs and demo output"
 
@@ -112,6 +115,11 @@ $(VENV)/.crosscheck: $(VENV)/.built
 
 crosscheck: $(VENV)/.crosscheck
 	$(VENV_ENV) incast crosscheck --out docs/crosscheck
+
+# The reference is committed (docs/crosscheck/homa/original-raw-data-from-paper.homa.txt);
+# tests/test_crosscheck_homa.py checks the committed report against it without running.
+crosscheck-homa: setup
+	$(VENV_ENV) $(VPY) -m incast.crosscheck.homa --out docs/crosscheck/homa
 
 # The generated blocks of the README, docs/results-*.md and docs/reproductions/README.md, from the
 # committed reports (pyarrow and json only: no simulation); `--check` is in the tests.

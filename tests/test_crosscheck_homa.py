@@ -47,3 +47,39 @@ def test_shipped_points_have_the_engines_means() -> None:
 
     assert mean("homa-w1") == pytest.approx(182.342, abs=1e-3)
     assert mean("homa-w5") / 1442 == pytest.approx(1744.70, abs=0.01)
+
+
+def test_committed_reference_is_the_authors_homa_rows_for_w1_to_w5() -> None:
+    bins = homa.parse_reference(homa.REFERENCE.read_text())
+    for _, name, _ in homa.WORKLOADS.values():
+        for load in homa.LOADS:
+            assert (name, load) in bins, (name, load)
+    # The table's first rows (the ns-3 port's file at 3cac711): W1 at 50% load, messages of 1 B.
+    first = bins[("FACEBOOK_KEY_VALUE", 0.5)][0]
+    assert (first.bound, first.share, first.ref_mean, first.ref_p99) == (1, 0.58299, 1.15990539466, 1.71072126235)
+    # Every range's shares of messages add up to the whole, as the authors' simulator counted them.
+    for key, rows in bins.items():
+        assert sum(b.share for b in rows) == pytest.approx(100.0, abs=0.05), key
+
+
+def test_committed_report_is_the_committed_reference_beside_incasts_results() -> None:
+    out = homa.REFERENCE.parent
+    cases, command = homa.load(out)
+    reference = homa.parse_reference(homa.REFERENCE.read_text())
+    assert cases, "docs/crosscheck/homa/results.json holds no case"
+    for case in cases:
+        ref = reference[(homa.WORKLOADS[case.workload][1], case.load)]
+        assert [(b.bound, b.share, b.ref_mean, b.ref_p99) for b in case.bins] == [
+            (b.bound, b.share, b.ref_mean, b.ref_p99) for b in ref
+        ], case.name
+        assert case.messages == sum(b.samples for b in case.bins), case.name
+        sizes = homa.sizes_of(homa._named_points(homa.WORKLOADS[case.workload][0])[1])
+        assert case.message_load == pytest.approx(homa.message_load(case.load, sizes)), case.name
+    # The report is these numbers, as the harness writes them.
+    assert (out / "report.md").read_text() == homa.report(cases, command)
+
+
+def test_times_need_their_unit() -> None:
+    assert [homa.seconds(t) for t in ("40ms", "1s", "500us")] == [0.04, 1.0, 0.0005]
+    with pytest.raises(ValueError):
+        homa.seconds("40")

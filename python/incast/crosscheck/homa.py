@@ -4,21 +4,27 @@ The reference is the table of per-size message slowdowns behind the Homa paper's
 (Montazeri et al., SIGCOMM 2018), from the authors' OMNeT++ simulator (PlatformLab/HomaSimulation):
 for W1-W5 at 50% and 80% network load, the mean, median and 99th percentile slowdown of the
 messages of each size range. It ships as `inputs/homa-paper-reproduction/original-raw-data-from-
-paper.txt` in the ns-3 port's repository (serhatarslan-hub/HomaL4Protocol-ns-3 @3cac711), not in
-this one; point `--reference` at a copy.
+paper.txt` in the ns-3 port's repository (serhatarslan-hub/HomaL4Protocol-ns-3 @3cac711); its Homa
+rows, verbatim, are committed beside the report (`REFERENCE`), and `--reference` reads another copy.
 
 incast runs the paper's setting (its Section 5.1 and HomaSimulation's `omnetpp.ini` and
 `homaTransportConfig.ini`): 144 hosts in 9 racks of 16 under 4 spines, 10 Gbps host links and
-40 Gbps fabric links, packets sprayed over the spines, the simulator's fixed delays (0.5 us at
-each host, 0.25 us in each switch: 1.75 us between racks) spread over the links (437.5 ns each;
-1.25 us in the simulator within a rack, 0.875 us in incast), 8 priority levels, 9,328 B unscheduled,
+40 Gbps fabric links, packets sprayed over the spines, the simulator's fixed delays (1.5 us in
+the hosts, 0.25 us in each switch: 2.25 us between racks, as its `idealMsgEndToEndDelay` counts
+them) spread over the links (562.5 ns each; within a rack 1.75 us in the simulator, 1.125 us in
+incast), 8 priority levels, 9,328 B unscheduled,
 the authors' division of the levels per workload; Poisson messages from every host to others
 chosen uniformly, with the network load counted on the wire as the paper counts it. Each message
 is binned by the reference's size ranges (the smallest range bound at or above its size), and the
 two simulators' slowdowns compared per bin.
 
-    python -m incast.crosscheck.homa --reference PATH [--out DIR] [--cases W5-0.5,...]
-        [--arrivals 20ms] [--warmup 2ms]
+    python -m incast.crosscheck.homa [--reference PATH] [--out DIR] [--cases W5-0.5,...]
+        [--arrivals W1=2ms,W5=40ms]
+    python -m incast.crosscheck.homa --rewrite [--out DIR]   (the report again from results.json)
+
+Each case's arrivals last `ARRIVALS` (or `--arrivals`); the messages that arrive in its first
+tenth are the warm-up and those of its last 40% are run but not measured, so that every measured
+message has the load behind it until it is delivered.
 """
 
 from __future__ import annotations
@@ -33,6 +39,13 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from incast.stats import quantile
+
+#: The repository's root, and the reference's committed Homa rows.
+ROOT = Path(__file__).resolve().parents[3]
+REFERENCE = ROOT / "docs" / "crosscheck" / "homa" / "original-raw-data-from-paper.homa.txt"
+#: The sha256 of the whole original file (every transport's rows), from which `REFERENCE` keeps the
+#: header and the lines whose first field is `Homa`.
+ORIGINAL_SHA256 = "70b3d66e68a74710445c56a202bede5c30b454f762757919e99d7bfdffc7a087"
 
 #: The paper's workloads: incast's named sizes, the reference's names, and the authors'
 #: unscheduled levels (8 - `adaptiveSchedPrioLevels` in `homaTransportConfig.ini`).
@@ -79,12 +92,15 @@ class Bin:
 
 @dataclass
 class Case:
-    """One workload at one load."""
+    """One workload at one load: arrivals for `arrivals_s`, the messages that arrive in
+    [`warmup_s`, `measured_s`) measured, so that each has a steady load behind it while it runs
+    (the run goes on until every message is delivered)."""
 
     workload: str
     load: float
     arrivals_s: float
     warmup_s: float
+    measured_s: float
     message_load: float = 0.0
     messages: int = 0
     unfinished: int = 0
@@ -160,15 +176,16 @@ def scenario(case: Case) -> Dict[str, Any]:
             "spines": 4,
             "link_rate": "10Gbps",
             "fabric_rate": "40Gbps",
-            # HomaSimulation: 0.5 us at each host's NIC, 0.25 us in each switch, none on the wires:
-            # 1.75 us between racks, over incast's 4 links.
-            "link_delay": "437.5ns",
+            # HomaSimulation: 1.5 us in the hosts (two turnarounds of 0.5 us and the NIC's 0.5 us
+            # think time) and 0.25 us in each switch, none on the wires: 2.25 us between racks,
+            # over incast's 4 links.
+            "link_delay": "562.5ns",
         },
         "switch": {"priority_classes": 8, "buffer": "10MB", "load_balancing": "spray"},
         "transport": {"protocol": "homa"},
         "homa": {"unscheduled_bytes": f"{UNSCHEDULED_BYTES}B", "unscheduled_priorities": unscheduled},
         "workload": [{"kind": "poisson", "load": case.message_load, "size": named, "stop": f"{stop}s"}],
-        "run": {"warmup": f"{case.warmup_s}s", "measure_until": f"{stop}s", "horizon": "10s"},
+        "run": {"warmup": f"{case.warmup_s}s", "measure_until": f"{case.measured_s}s", "horizon": "30s"},
     }
 
 
@@ -223,7 +240,7 @@ def _named_points(name: str) -> Tuple[str, List[Tuple[int, float]]]:
     """A shipped distribution's points as incast reads them: sizes in bytes, a step CDF, W1's
     Pareto tail discretized as HomaSimulation's `WorkloadEstimator` does (and incast's
     `traffic::named_distribution`)."""
-    root = Path(__file__).resolve().parents[3] / "crates" / "incast-scenario" / "data" / "sizes"
+    root = ROOT / "crates" / "incast-scenario" / "data" / "sizes"
     unit = PAYLOAD if name == "homa-w5" else 1
     points: List[Tuple[int, float]] = []
     for line in (root / f"{name}.txt").read_text().splitlines():
@@ -286,6 +303,7 @@ def summarize(case: Case) -> Dict[str, Any]:
     """How many bins meet the 10% target, for the mean and the 99th percentile."""
     judged = [b for b in case.bins if b.samples >= MIN_SAMPLES]
     p99_gaps = [g for g in (b.gap(b.p99, b.ref_p99) for b in judged) if g is not None]
+    bin_mean_gaps = [g for g in (b.gap(b.mean, b.ref_mean) for b in judged) if g is not None]
     mean_gaps = [g.gap for g in groups(case) if g.gap is not None]
 
     def within(gaps: List[float]) -> str:
@@ -297,6 +315,7 @@ def summarize(case: Case) -> Dict[str, Any]:
         "bins": len(case.bins),
         "judged": len(judged),
         "mean_within_10": within(mean_gaps),
+        "bin_mean_within_10": within(bin_mean_gaps),
         "p99_within_10": within(p99_gaps),
         # Over all messages: the mean slowdown.
         "mean_all_ref": sum(b.share * b.ref_mean for b in case.bins) / total,
@@ -311,20 +330,22 @@ def report(cases: List[Case], command: str) -> str:
         "",
         f"Generated by `{command}` (`incast.crosscheck.homa`; docs/homa.md). The reference: the per-size "
         "slowdowns behind the Homa paper's Figure 12, from the authors' OMNeT++ simulator (the ns-3 port's "
-        "`inputs/homa-paper-reproduction/original-raw-data-from-paper.txt` at 3cac711). Slowdown: a message's "
+        "`inputs/homa-paper-reproduction/original-raw-data-from-paper.txt` at 3cac711, sha256 "
+        f"{ORIGINAL_SHA256[:16]}...; its Homa rows, verbatim, are `{REFERENCE.name}` here). Slowdown: a message's "
         "completion time over its ideal on the idle network. A bin is a size range of the reference "
         f"(the messages of sizes up to its bound, above the previous one); bins with fewer than {MIN_SAMPLES} of "
-        "incast's messages are not judged.",
+        "incast's messages are not judged. Why the two differ: docs/homa.md, \"Cross-check\".",
         "",
-        "| case | arrivals | message load | messages | unfinished | groups' mean within 10% | bins' p99 within 10% | "
-        "mean slowdown, reference / incast | events | wall |",
+        "| case | arrivals (measured) | message load | messages | unfinished | groups' mean within 10% | "
+        "bins' mean within 10% | bins' p99 within 10% | mean slowdown, reference / incast | events | wall |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for c in cases:
         s = summarize(c)
         lines.append(
-            f"| {c.name} | {c.arrivals_s * 1e3:g} ms | {c.message_load:.3f} | {c.messages} | {c.unfinished} | "
-            f"{s['mean_within_10']} | {s['p99_within_10']} | "
+            f"| {c.name} | {c.arrivals_s * 1e3:g} ms ({c.warmup_s * 1e3:g}-{c.measured_s * 1e3:g}) | "
+            f"{c.message_load:.3f} | {c.messages} | {c.unfinished} | "
+            f"{s['mean_within_10']} | {s['bin_mean_within_10']} | {s['p99_within_10']} | "
             f"{s['mean_all_ref']:.2f} / {s['mean_all_incast']:.2f} | {c.events} | {c.wall_s:.0f} s |"
         )
     def pct(g: Optional[float]) -> str:
@@ -339,15 +360,16 @@ def report(cases: List[Case], command: str) -> str:
             lines.append(
                 f"| {g.low}-{g.high} | {g.share:.1f}% | {g.ref_mean:.2f} | {mean} | {pct(g.gap)} | {g.samples} |"
             )
-        lines += ["", f"99th percentile by size range, ranges with at least {MIN_SAMPLES} of incast's messages:", "",
-                  "| size up to (B) | share | p99 ref | p99 incast | gap | mean ref | mean incast | messages |",
-                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        lines += ["", f"Mean and 99th percentile by size range, ranges with at least {MIN_SAMPLES} of incast's "
+                  "messages:", "",
+                  "| size up to (B) | share | mean ref | mean incast | gap | p99 ref | p99 incast | gap | messages |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for b in c.bins:
             if b.samples < MIN_SAMPLES or b.p99 is None or b.mean is None:
                 continue
             lines.append(
-                f"| {b.bound} | {b.share:.2f}% | {b.ref_p99:.2f} | {b.p99:.2f} | {pct(b.gap(b.p99, b.ref_p99))} | "
-                f"{b.ref_mean:.2f} | {b.mean:.2f} | {b.samples} |"
+                f"| {b.bound} | {b.share:.2f}% | {b.ref_mean:.2f} | {b.mean:.2f} | {pct(b.gap(b.mean, b.ref_mean))} | "
+                f"{b.ref_p99:.2f} | {b.p99:.2f} | {pct(b.gap(b.p99, b.ref_p99))} | {b.samples} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -377,43 +399,73 @@ def figure(cases: List[Case], path: Path) -> None:
     plt.close(fig)
 
 
+def seconds(text: str) -> float:
+    """A time with its unit (`40ms`, `1s`, `500us`) in seconds."""
+    for unit, scale in (("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * scale
+    raise ValueError(f"{text!r}: a time needs its unit (us, ms or s)")
+
+
+def save(cases: List[Case], command: str, out: Path) -> None:
+    """The report, its data (`results.json`: the command and every case's bins) and its figure."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.md").write_text(report(cases, command))
+    data = {"command": command, "cases": [asdict(c) for c in cases]}
+    (out / "results.json").write_text(json.dumps(data, indent=1) + "\n")
+    if len(cases) > 1:
+        figure(cases, out / "slowdown.png")
+
+
+def load(out: Path) -> Tuple[List[Case], str]:
+    """The cases and the command of a committed `results.json`."""
+    data = json.loads((out / "results.json").read_text())
+    cases = []
+    for c in data["cases"]:
+        bins = [Bin(**b) for b in c.pop("bins")]
+        cases.append(Case(**c, bins=bins))
+    return cases, str(data["command"])
+
+
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reference", required=True, help="original-raw-data-from-paper.txt")
+    parser.add_argument("--reference", default=str(REFERENCE), help="original-raw-data-from-paper.txt "
+                        "(default: its Homa rows committed beside the report)")
     parser.add_argument("--out", default="docs/crosscheck/homa", help="directory of the report")
     parser.add_argument("--cases", default="", help="comma-separated, e.g. W5-0.5 (default: all ten)")
     parser.add_argument("--arrivals", default="", help="per-case arrivals window, e.g. W1=2ms,W5=40ms")
+    parser.add_argument("--rewrite", action="store_true", help="write the report again from results.json")
     args = parser.parse_args(argv)
+    out = Path(args.out)
+    if args.rewrite:
+        cases, command = load(out)
+        save(cases, command, out)
+        return 0
     reference = parse_reference(Path(args.reference).read_text())
     windows = dict(ARRIVALS)
     for item in filter(None, args.arrivals.split(",")):
         name, value = item.split("=")
-        windows[name] = float(value.rstrip("ms")) / 1e3
+        windows[name] = seconds(value)
     wanted = [c for c in args.cases.split(",") if c]
     cases = []
     for w in WORKLOADS:
-        for load in LOADS:
-            case = Case(w, load, windows[w], windows[w] / 10)
+        for load_ in LOADS:
+            case = Case(w, load_, windows[w], windows[w] / 10, windows[w] * 0.6)
             if wanted and case.name not in wanted:
                 continue
             began = time.monotonic()
-            run_case(case, reference[(WORKLOADS[w][1], load)])
+            run_case(case, reference[(WORKLOADS[w][1], load_)])
             took = time.monotonic() - began
             print(f"{case.name}: {case.messages} messages, {took:.0f} s", file=sys.stderr, flush=True)
             cases.append(case)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    command = "python -m incast.crosscheck.homa " + " ".join(argv)
-    (out / "report.md").write_text(report(cases, command))
-    (out / "results.json").write_text(json.dumps([asdict(c) for c in cases], indent=1) + "\n")
-    if len(cases) > 1:
-        figure(cases, out / "slowdown.png")
+    save(cases, "python -m incast.crosscheck.homa " + " ".join(argv), out)
     return 0
 
 
 #: Arrivals per case, seconds: long enough for a few hundred thousand messages of the small
-#: workloads, and for the large messages of W4 and W5 to come hundreds of times.
-ARRIVALS = {"W1": 0.002, "W2": 0.004, "W3": 0.02, "W4": 0.1, "W5": 0.2}
+#: workloads, and for W4's and W5's large messages to come hundreds of times and finish, at 80%
+#: load, while the load is still on (the last 40% of the arrivals are not measured).
+ARRIVALS = {"W1": 0.005, "W2": 0.008, "W3": 0.04, "W4": 0.4, "W5": 1.0}
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
