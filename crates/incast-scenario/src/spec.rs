@@ -938,13 +938,15 @@ pub const MAX_HORIZON: Duration = Duration::from_secs(10_000_000);
 /// it runs, so ten million flows stay within a few GB.
 pub const DEFAULT_MAX_FLOWS: u64 = 10_000_000;
 
-/// Default `run.max_hosts`: 2^20 hosts, a star of which builds in about 1 GB; how large a network
-/// of them may be is `run.max_network_bytes`'s to say (the largest fat-tree of this size, k =
-/// 160 with 1 024 000 hosts, needs about 5 GB and so a raised `max_network_bytes`).
+/// Default `run.max_hosts`: 2^20 hosts, a star of which takes about 1.4 GB; how much memory a
+/// network of them may take is `run.max_network_bytes`'s to say (the largest fat-tree of this
+/// size, k = 160 with 1 024 000 hosts, takes about 4.1 GB with a few flows).
 pub const DEFAULT_MAX_HOSTS: u64 = 1 << 20;
 
-/// Default `run.max_network_bytes`: 4 GiB, what a laptop can spare. It admits fat trees up to
-/// k = 128 (about 2.6 GB) and a million hosts on a star.
+/// Default `run.max_network_bytes`: 4 GiB, what a laptop can spare. It admits every fat tree
+/// `max_hosts` does with a few flows (k = 160: 4.26 GB estimated), a star of 2^20 hosts and a
+/// leaf-spine of a million spines over two racks; not k = 160 with a flow from every host (5.3
+/// GB: a routing table per edge switch).
 pub const DEFAULT_MAX_NETWORK_BYTES: u64 = 1 << 32;
 
 /// Default `run.max_samples`: each row is 16 to 48 bytes, so 10^8 rows stay within a few GB.
