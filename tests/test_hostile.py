@@ -692,6 +692,109 @@ RUN_LIMITS = [
     ),
 ]
 
+# Issue 39: graphs deeper than the engine counts, and networks whose memory passes
+# `run.max_network_bytes` (estimated before the run; nothing here is built that large).
+GRAPH: Keys = {"kind": '"graph"', "hosts": None, "file": '"net.graph"'}
+ONE_FLOW = flows('{ src = 0, dst = 1, size = "10KB" }')
+FAT_TREE_160: Keys = {"kind": '"fat-tree"', "hosts": None, "k": "160"}
+MILLION_SPINES: Keys = {"kind": '"leaf-spine"', "hosts": None, "racks": "2", "hosts_per_rack": "2", "spines": "1000000"}
+
+
+def chain(switches: int, host_every: int = 0) -> str:
+    """A graph file: a line of `switches` switches, hosts a and b on the first, and one more
+    host on every `host_every`-th switch (none when 0)."""
+    names = [f"s{i}" for i in range(switches)]
+    lines = ["switch " + " ".join(names), "host a b", "link a s0 1Gbps 1us", "link b s0 1Gbps 1us"]
+    lines += [f"link s{i} s{i + 1} 1Gbps 1us" for i in range(switches - 1)]
+    for i in range(host_every, switches, host_every or switches):
+        lines += [f"host x{i}", f"link x{i} s{i} 1Gbps 1us"]
+    return "\n".join(lines) + "\n"
+
+
+NETWORK = [
+    # Issue 39: tiers were a u8 that saturated and queued the switch again (2 GB, then an abort).
+    error(
+        "graph-switch-299-hops-above-a-host",
+        toml(topology=GRAPH, workloads=[ONE_FLOW]),
+        "topology.file",
+        files=files(net__graph=chain(300)),
+        needle='switch "s299" is 299 hops from the nearest switch with a host; at most 254 are supported',
+    ),
+    ok(
+        "graph-switch-254-hops-above-a-host",
+        toml(topology=GRAPH, workloads=[ONE_FLOW]),
+        files=files(net__graph=chain(255)),
+    ),
+    # Routing distances and route lengths are 16-bit: a line of 70 000 switches wrapped them (16 GB
+    # and no end). Hosts every 100 switches keep the tiers low; the reach from host 0 is the bound.
+    error(
+        "graph-switch-1100-hops-from-host-0",
+        toml(topology=GRAPH, workloads=[ONE_FLOW]),
+        "topology.file",
+        files=files(net__graph=chain(1101, host_every=100)),
+        needle='switch "s1100" is 1100 hops from host "a"\'s switch; at most 1023 are supported',
+    ),
+    # A route across 1000 switches (1001 ports) runs.
+    ok(
+        "graph-route-across-1000-switches",
+        toml(topology=GRAPH, workloads=[flows('{ src = 0, dst = 10, size = "10KB" }')]),
+        files=files(net__graph=chain(1001, host_every=100)),
+    ),
+    # Issue 39: k = 160 needed 4.1 GB with no estimate. A flow from every host needs a routing
+    # table per edge switch besides: about 5.3 GB, above the default 4 GiB.
+    error(
+        "fat-tree-k160-every-host-sending",
+        toml(topology=FAT_TREE_160, workloads=[burst(senders="1023999")]),
+        "topology.k",
+        needle="above the limit of 4294967296 bytes (`run.max_network_bytes`; raise it to run anyway)",
+    ),
+    error(
+        "fat-tree-k160-above-lowered-network-limit",
+        toml(topology=FAT_TREE_160, run={"max_network_bytes": "1000000000"}),
+        "topology.k",
+        needle="the network needs about 4.3 GB (6144000 ports",
+    ),
+    # Issue 39: a million spines were accepted with no estimate (2.5 GB).
+    error(
+        "leaf-spine-million-spines-four-racks",
+        toml(topology={**MILLION_SPINES, "racks": "4"}),
+        "topology.spines",
+        needle="(8000016 ports, 1000004 switches and 8 hosts",
+    ),
+    error(
+        "leaf-spine-million-spines-above-lowered-limit",
+        toml(topology=MILLION_SPINES, workloads=[ONE_FLOW], run={"max_network_bytes": "2000000000"}),
+        "topology.spines",
+    ),
+    error(
+        "star-above-lowered-network-limit",
+        toml(topology={"hosts": "1000"}, run={"max_network_bytes": "1000000"}),
+        "topology.hosts",
+    ),
+    error(
+        "two-tier-above-lowered-network-limit",
+        toml(topology={**TWO_TIER, "racks": "2000"}, run={"max_network_bytes": "10000000"}),
+        "topology.racks",
+    ),
+    error(
+        "graph-above-lowered-network-limit",
+        toml(topology=GRAPH, workloads=[ONE_FLOW], run={"max_network_bytes": "1000"}),
+        "topology.file",
+        files=files(net__graph=chain(3)),
+    ),
+    # Routes and events of 10^8 flows (7.2 GB) on four hosts: the workload's key is named.
+    error(
+        "flows-routes-above-network-limit",
+        toml(workloads=[poisson(rate="1e8", stop='"1s"')], run={"max_flows": "200000000"}),
+        "workload[0].rate",
+        needle="routes and events of 100000000 flows",
+    ),
+    ok("within-raised-network-limit", toml(run={"max_network_bytes": "100000000000"})),
+    error("max-network-bytes-zero", toml(run={"max_network_bytes": "0"}), "run.max_network_bytes"),
+    error("max-network-bytes-negative", toml(run={"max_network_bytes": "-1"}), "run.max_network_bytes"),
+    error("max-network-bytes-string", toml(run={"max_network_bytes": '"4GiB"'}), "run.max_network_bytes"),
+]
+
 HORIZON = [
     error("horizon-zero", toml(run={"horizon": '"0s"'}), "run.horizon"),
     error("horizon-negative", toml(run={"horizon": '"-1s"'}), "run.horizon"),
@@ -973,6 +1076,7 @@ GROUPS: Dict[str, List[Case]] = {
     "d3-d2tcp-tcppr": PROTOCOL_SECTIONS,
     "output": OUTPUT,
     "run-limits": RUN_LIMITS,
+    "network": NETWORK,
     "horizon": HORIZON,
     "traces": TRACES,
     "paths": PATHS,
@@ -1429,6 +1533,55 @@ def test_cli_check_dict_as_json(case: DictCase, tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stderr
     else:
         assert_cli_error(proc, scenario, case.key, "", case.unknown_key)
+
+
+# Issue 39: a network the estimate admits but the process's address space cannot hold. Each
+# case is a scenario and an address-space cap (`ulimit -v`, set in the child before it starts):
+# `incast run` must exit 70 with one line, never abort with "memory allocation ... failed".
+# The caps leave the interpreter and its libraries room (about 1 GB of address space) and fail
+# the network's tables, which take some GB.
+K160_ROOMY = toml(topology=FAT_TREE_160, workloads=[ONE_FLOW], run={"max_network_bytes": "8000000000"})
+OUT_OF_ADDRESS_SPACE = [
+    # Fails building the ports (their queue tables), and at 3 GiB taking their rows of results.
+    ("fat-tree-k160-2gib", K160_ROOMY, 2 << 30),
+    ("fat-tree-k160-3gib", K160_ROOMY, 3 << 30),
+    ("leaf-spine-million-spines-2gib", toml(topology=MILLION_SPINES, workloads=[ONE_FLOW]), 2 << 30),
+]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="address-space limits as Linux applies them")
+@pytest.mark.parametrize(
+    ("scenario", "cap"), [c[1:] for c in OUT_OF_ADDRESS_SPACE], ids=[c[0] for c in OUT_OF_ADDRESS_SPACE]
+)
+def test_cli_run_out_of_address_space(scenario: str, cap: int, tmp_path: Path) -> None:
+    import resource
+
+    path = tmp_path / "scenario.toml"
+    path.write_text(scenario)
+    out = tmp_path / "out"
+    # The estimate admits it: `check` builds nothing and says ok.
+    assert cli("check", str(path), cwd=tmp_path).returncode == 0
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "incast", "run", str(path), "--out", str(out), "--quiet"],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=120,
+            cwd=tmp_path,
+            env=hostile_env(),
+            stdin=subprocess.DEVNULL,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (cap, cap)),
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("`incast run` under an address-space cap did not finish within 120 s")
+    output = proc.stdout + proc.stderr
+    assert_no_leak(output)
+    assert proc.returncode == 70, f"exit {proc.returncode}, expected 70:\n{output[-3000:]}"
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("incast: error: "), output[-3000:]
+    assert "out of memory" in lines[0], lines[0]
+    assert not out.exists(), "a failed run created its output directory"
 
 
 @pytest.mark.parametrize("chunk_events", [0, -1, 2.5, "1000"], ids=["zero", "negative", "float", "string"])

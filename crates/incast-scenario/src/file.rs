@@ -201,6 +201,7 @@ pub(crate) struct RawRun {
     pub(crate) max_hosts: Option<u64>,
     pub(crate) max_samples: Option<u64>,
     pub(crate) max_trace_bytes: Option<u64>,
+    pub(crate) max_network_bytes: Option<u64>,
 }
 
 /// `[output]`.

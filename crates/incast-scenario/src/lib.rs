@@ -22,6 +22,7 @@ mod context;
 mod describe;
 mod error;
 mod file;
+pub mod footprint;
 mod graph;
 mod limits;
 pub mod named_sizes;

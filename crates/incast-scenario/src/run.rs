@@ -6,7 +6,7 @@ use incast_proto::time::{Duration, Instant};
 use super::check::{err, positive_time, Result};
 use super::file::RawRun;
 use super::limits::seconds;
-use super::spec::{RunSpec, DEFAULT_HORIZON, DEFAULT_MAX_FLOWS, DEFAULT_MAX_HOSTS, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TRACE_BYTES, MAX_HORIZON};
+use super::spec::{RunSpec, DEFAULT_HORIZON, DEFAULT_MAX_FLOWS, DEFAULT_MAX_HOSTS, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_NETWORK_BYTES, MAX_HORIZON};
 use super::units::Time;
 
 /// Largest `run.max_flows`: flow ids are 32-bit.
@@ -82,6 +82,7 @@ pub(crate) fn run_spec(raw: &RawRun) -> Result<RunSpec> {
         max_hosts: limit("max_hosts", raw.max_hosts, DEFAULT_MAX_HOSTS, MAX_MAX_HOSTS)?,
         max_samples: limit("max_samples", raw.max_samples, DEFAULT_MAX_SAMPLES, u64::MAX)?,
         max_trace_bytes: limit("max_trace_bytes", raw.max_trace_bytes, DEFAULT_MAX_TRACE_BYTES, u64::MAX)?,
+        max_network_bytes: limit("max_network_bytes", raw.max_network_bytes, DEFAULT_MAX_NETWORK_BYTES, u64::MAX)?,
     })
 }
 

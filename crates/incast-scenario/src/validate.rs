@@ -143,6 +143,8 @@ pub(crate) fn scenario(mut raw: RawScenario, base_dir: Option<&Path>, port_names
     }
     let extension = in_use.iter().map(|p| p.extension_header_bytes()).max().unwrap_or(0);
     limits::network(&topology, &switch, limits::full_packet_bytes(&transport, extension), &run)?;
+    // Before `[output]`, whose port patterns are checked against the ports of the network built.
+    limits::network_memory(&topology, &switch, &context.flows, &run)?;
     let apps = workloads.iter().filter_map(WorkloadSpec::oldi).map(|o| o.apps.len()).max().unwrap_or(0);
     let output = output::section(raw.output, &topology, port_names, &hosts, &run, workloads.len(), apps)?;
     let long_lived: u64 = workloads.iter().map(WorkloadSpec::long_lived_flows).sum();

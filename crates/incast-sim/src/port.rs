@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 
 use incast_proto::time::{Duration, Instant};
 
+use crate::error::ResourceError;
 use crate::ids::PacketId;
 use crate::topology::PortInfo;
 use crate::transport::{Arriving, Discipline, Header, Joined, PortView, Processor};
@@ -227,10 +228,17 @@ impl Port {
         self.classes[0].front().copied()
     }
 
-    pub(crate) fn new(info: PortInfo, limit: BufferLimit, ecn: EcnThreshold, classes: u8) -> Port {
-        Port {
+    /// A port of `classes` strict-priority queues (at least one). Fails if the queues' table
+    /// cannot be had: a network builds one per port, millions on a large one.
+    pub(crate) fn new(info: PortInfo, limit: BufferLimit, ecn: EcnThreshold, classes: u8) -> Result<Port, ResourceError> {
+        let count = usize::from(classes.max(1));
+        let mut queues = Vec::new();
+        // Exact, as many queues as classes (an amortized reservation would hold four).
+        queues.try_reserve_exact(count).map_err(|_| ResourceError::allocation::<VecDeque<PacketId>>("the ports' queues", count))?;
+        queues.resize(count, VecDeque::new());
+        Ok(Port {
             info,
-            classes: (0..classes.max(1)).map(|_| VecDeque::new()).collect(),
+            classes: queues,
             queued_bytes: 0,
             queued_packets: 0,
             limit,
@@ -248,12 +256,12 @@ impl Port {
             counters: PortCounters::default(),
             processor: None,
             offers_logged: false,
-        }
+        })
     }
 
     /// A port that queues by a transport's `discipline` (pFabric's): it never marks ECN, and
     /// its strict-priority class stays empty.
-    pub(crate) fn plugged(info: PortInfo, discipline: Discipline) -> Port {
+    pub(crate) fn plugged(info: PortInfo, discipline: Discipline) -> Result<Port, ResourceError> {
         Port::new(info, BufferLimit::Plugged(Box::new(discipline)), EcnThreshold::NEVER, 1)
     }
 
@@ -469,7 +477,7 @@ mod tests {
 
     fn port_ecn(limit: BufferLimit, ecn: EcnThreshold, classes: u8) -> Port {
         let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
-        Port::new(PortInfo { node: NodeId(0), peer: NodeId(1), link }, limit, ecn, classes)
+        Port::new(PortInfo { node: NodeId(0), peer: NodeId(1), link }, limit, ecn, classes).unwrap()
     }
 
     #[test]

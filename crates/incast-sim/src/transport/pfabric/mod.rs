@@ -147,7 +147,7 @@ mod tests {
     /// A pFabric port that holds `limit` bytes waiting.
     fn pfabric_port(limit: u64) -> Port {
         let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
-        Port::plugged(PortInfo { node: NodeId(0), peer: NodeId(1), link }, Discipline::Pfabric(PfabricQueue::new(limit)))
+        Port::plugged(PortInfo { node: NodeId(0), peer: NodeId(1), link }, Discipline::Pfabric(PfabricQueue::new(limit))).unwrap()
     }
 
     /// Packet `id` (a data packet, ECN-capable) of flow `flow` with pFabric priority `rank`.
