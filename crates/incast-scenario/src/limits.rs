@@ -121,6 +121,12 @@ impl FlowBudget {
     }
 }
 
+/// `1 switch`, `2 switches`: a count with its noun.
+fn counted(n: u64, noun: &str) -> String {
+    let plural = if noun.ends_with("ch") { "es" } else { "s" };
+    format!("{n} {noun}{}", if n == 1 { "" } else { plural })
+}
+
 /// Errs if the network's memory, estimated from its size and its flows (`footprint`), is above
 /// `run.max_network_bytes`. The error names the topology's key when the network's size costs
 /// more than its flows' routes and events, else the workload key that planned the most flows.
@@ -134,11 +140,11 @@ pub(crate) fn network_memory(topology: &TopologySpec, switch: &SwitchSpec, flows
     }
     let ports = 2 * shape.links;
     let found = format!(
-        "the network needs about {} ({} ports, {} switches and {} hosts: {}; routes and events of {} flows: {})",
+        "the network needs about {} ({}, {} and {}: {}; routes and events of {} flows: {})",
         bytes(total),
-        ports,
-        shape.switches,
-        shape.hosts,
+        counted(ports, "port"),
+        counted(shape.switches, "switch"),
+        counted(shape.hosts, "host"),
         bytes(footprint.network),
         amount(planned),
         bytes(footprint.flows)
