@@ -31,10 +31,11 @@ pub(crate) struct Given<'a> {
     pub(crate) packet_bytes: u64,
 }
 
-/// An RTO floor more than this many times the base RTT is warned about. The papers' tuned
-/// datacenter settings sit near 450 (pFabric's leaf-spine experiment's 2 ms on a 4.6 us base RTT,
-/// D2TCP's testbed's 10 ms on 22 us, in `examples/`); Linux's 200 ms and 1 s on a 10 Gbps fabric
-/// are 10^3 to 10^5, where one lost SYN or tail outweighs every other flow's completion time.
+/// An RTO floor more than this many times the base RTT is warned about. The tuned floors of
+/// incast's own 10 Gbps examples sit near 450 (`leaf-spine-web-search.toml`'s 2 ms on a 4.6 us
+/// base RTT, `open-loop-queries.toml`'s 10 ms on 22 us); Linux's 200 ms and 1 s on a 10 Gbps
+/// fabric are 10^3 to 10^5, where one lost SYN or tail outweighs every other flow's completion
+/// time.
 pub(crate) const RTO_RATIO: u64 = 1000;
 
 /// Host links at least this fast count as a datacenter fabric for the RTO warning: the papers'
