@@ -2,9 +2,12 @@
 
 Each case is one concept: an input, what `incast check` and `incast run` must answer (exit 2 for
 the scenario's fault, naming its key in one `incast: error:` line; exit 0 where the input is
-legitimately accepted, or where the run stops at its simulated-time horizon with a warning) and
-what the Python API must do with the same input (`incast.ScenarioError` whose `.path` is that
-key, never another exception). The cases are data, in one table per group below; trace files,
+legitimately accepted, with nothing on stderr, or with one `incast: warning:` line naming the key
+where it runs but does something its file may not mean (issue 39), or where the run stops at its
+simulated-time horizon with a warning) and what the Python API must do with the same input
+(`incast.ScenarioError` whose `.path` is that key, never another exception; an
+`incast.ScenarioWarning` at that key, issued and in `RunResult.warnings`, and none for the other
+accepted inputs). The cases are data, in one table per group below; trace files,
 FIFOs, symlinks and Parquet files are laid out by `lay_out` next to the scenario.
 
 Every case runs in subprocesses with a timeout, the Python API included: an input that hangs or
@@ -176,8 +179,9 @@ class Case:
     scenario: Union[str, bytes, Directory]
     """The scenario file's content (text is written as UTF-8)."""
     expect: str
-    """`error`: exit 2 naming `key`; `ok`: runs to completion; `horizon`: runs and stops at its
-    simulated-time horizon (exit 0, a warning); `error-or-horizon`: either, consistently."""
+    """`error`: exit 2 naming `key`; `ok`: runs to completion, warning of nothing; `warn`: runs to
+    completion with one warning, at `key`; `horizon`: runs and stops at its simulated-time horizon
+    (exit 0, a warning); `error-or-horizon`: either, consistently."""
     key: Optional[KeySpec] = None
     suffix: str = ".toml"
     files: Tuple[Tuple[str, FileContent], ...] = ()
@@ -185,7 +189,8 @@ class Case:
     directory and `@OUT@` a sibling directory outside it, holding `secret.csv` (the canary),
     `flows.csv` and `flows.parquet` (valid traces)."""
     needle: str = ""
-    """Further text the error line must hold (for errors of the whole document: what and where)."""
+    """Further text the error (or warning) line must hold (for errors of the whole document: what
+    and where)."""
     unknown_key: bool = False
     """The case is about a key the schema does not have; otherwise an `unknown key` error means
     the case tests nothing (a typo, or a key not implemented yet)."""
@@ -203,6 +208,11 @@ def error(name: str, scenario: Union[str, bytes, Directory], key: KeySpec, **kw:
 
 def ok(name: str, scenario: Union[str, bytes], **kw: Any) -> Case:
     return Case(name, scenario, "ok", **kw)
+
+
+def warn(name: str, scenario: Union[str, bytes], key: str, needle: str = "", **kw: Any) -> Case:
+    """A case that runs to completion with one warning, at `key`, holding `needle`."""
+    return Case(name, scenario, "warn", key, needle=needle, **kw)
 
 
 def files(**named: FileContent) -> Tuple[Tuple[str, FileContent], ...]:
@@ -1011,6 +1021,161 @@ PARQUET = [
 ]
 
 
+# Issue 39, "never abort, hang or mislead": what the docs refuse is refused wherever a protocol is
+# named; sections and keys no flow reads, ECN transports on ports that never mark and Linux's RTOs
+# on a 10 Gbps fabric are warned; valid input is accepted and errors name the key the file wrote.
+GRAPH_NAMES = (
+    "switch rack_1.tor:a\nhost h_0 h.1 h:2\n"
+    "link h_0 rack_1.tor:a 1Gbps 1us\nlink h.1 rack_1.tor:a 1Gbps 1us\nlink h:2 rack_1.tor:a 1Gbps 1us\n"
+)
+GRAPH: Keys = {"kind": '"graph"', "hosts": None, "file": '"g.graph"'}
+FAT_TREE_10G: Keys = {"kind": '"fat-tree"', "hosts": None, "link_rate": '"10Gbps"'}
+ECN_OFF: Keys = {"ecn_threshold": '"off"'}
+
+RULES = [
+    # A protocol's refused keys, wherever the protocol is named (PDQ with `sack = true` on a
+    # workload ran); beside flows that use them they are accepted.
+    error(
+        "pdq-workload-with-sack",
+        toml(transport={"sack": "true"}, workloads=[burst(protocol='"pdq"')]),
+        "transport.sack",
+        needle="every flow runs pdq (workload[0].protocol)",
+    ),
+    error(
+        "rcpdc-workload-with-prr",
+        toml(transport={"prr": "true"}, workloads=[burst(protocol='"rcpdc"')]),
+        "transport.prr",
+    ),
+    error(
+        "d3-workload-with-partial-ack-retransmit",
+        toml(transport={"partial_ack_retransmit": "true"}, workloads=[burst(protocol='"d3"')]),
+        "transport.partial_ack_retransmit",
+    ),
+    error("pdq-transport-with-sack", toml(transport={"protocol": '"pdq"', "sack": "true"}), "transport.sack"),
+    ok("d3-workload-beside-tcp-with-sack", toml(transport={"sack": "true"}, workloads=[BURST, burst(protocol='"d3"')])),
+    # A section no flow reads is warned, every protocol's alike (`[d3]` was silently ignored,
+    # `[pdq]` and `[pfabric]` refused).
+    warn("d2tcp-section-without-d2tcp-flows", toml(d2tcp={"d_cap": "3.0"}), "d2tcp", "no flow runs D2TCP"),
+    warn("tcppr-section-without-tcppr-flows", toml(tcppr={"thresholds": '["5ms"]'}), "tcppr", "no flow runs TCPpr"),
+    warn("d3-section-without-d3-flows", toml(d3={"alpha": "0.2"}), "d3", "no flow runs D3 or RCPdc"),
+    warn("pdq-section-without-pdq-flows", toml(pdq={"flow_list": "8"}), "pdq", "no flow runs PDQ"),
+    warn("pfabric-section-without-pfabric-flows", toml(pfabric={"rto": '"50us"'}), "pfabric", "no flow runs pFabric"),
+    # TCP keys with pFabric: `check` said they were unused, `run` nothing.
+    warn(
+        "pfabric-transport-with-tcp-keys",
+        toml(transport={"protocol": '"pfabric"', "sack": "true", "min_rto": '"10ms"'}),
+        "transport",
+        "sets sack and min_rto, which no flow reads: every flow runs pFabric",
+    ),
+    warn(
+        "pfabric-workload-with-tcp-keys",
+        toml(transport={"stack": '"ns3"'}, workloads=[burst(protocol='"pfabric"')]),
+        "transport",
+        "sets stack, which no flow reads",
+    ),
+    ok("pfabric-without-tcp-keys", toml(transport={"protocol": '"pfabric"'})),
+    # Persistent connections: pFabric keeps them (documented), D3, RCPdc and PDQ do not.
+    ok(
+        "persistent-pfabric-oldi",
+        toml(
+            topology=TWO_TIER_40,
+            transport={"protocol": '"pfabric"'},
+            workloads=[oldi(connections='"persistent"', stop='"5ms"')],
+            run={"duration": '"50ms"'},
+        ),
+    ),
+    error(
+        "persistent-pdq-oldi",
+        toml(
+            topology=TWO_TIER_40,
+            workloads=[oldi(connections='"persistent"', protocol='"pdq"')],
+            run={"duration": '"50ms"'},
+        ),
+        "workload[0].connections",
+        needle="needs a protocol that keeps its connections",
+    ),
+    # Port patterns take every character a graph node name may have.
+    ok(
+        "graph-names-in-port-patterns",
+        toml(
+            topology=GRAPH,
+            output={
+                "queue_sample_interval": '"1ms"',
+                "queue_sample_ports": '["rack_1.tor:a->h_0", "h:?->*"]',
+                "capture_ports": '["*->h.1"]',
+                "offer_log_ports": '["rack_1.tor:a->*"]',
+            },
+        ),
+        files=files(g__graph=GRAPH_NAMES),
+    ),
+    error(
+        "port-pattern-with-a-slash",
+        toml(output={"capture_ports": '["switch->h/0"]'}),
+        "output.capture_ports[0]",
+        needle="which no port name has",
+    ),
+    error(
+        "port-pattern-of-a-name-no-port-has",
+        toml(output={"offer_log_ports": '["switch->h_0"]'}),
+        "output.offer_log_ports[0]",
+        needle="matches no port",
+    ),
+    # A graph file opening with a byte-order mark reads as a scenario file does.
+    ok("graph-with-bom", toml(topology=GRAPH), files=files(g__graph=b"\xef\xbb\xbf" + GRAPH_NAMES.encode())),
+    error(
+        "graph-latin1",
+        toml(topology=GRAPH),
+        "topology.file",
+        needle="not UTF-8 text: invalid byte 0xE9",
+        files=files(g__graph=GRAPH_NAMES.encode() + b"# caf\xe9\n"),
+    ),
+    # Errors name the key the file wrote: `oversubscription`, not `fabric_rate`.
+    error(
+        "oversubscription-1e12",
+        toml(topology={**TWO_TIER, "oversubscription": "1e12"}),
+        "topology.oversubscription",
+        needle="must be at most 4e9 here (found 1000000000000)",
+    ),
+    error(
+        "oversubscription-too-slow-for-horizon",
+        toml(topology={**TWO_TIER, "oversubscription": "1e8"}, run={"horizon": '"100s"'}),
+        "topology.oversubscription",
+    ),
+    # DCTCP and D2TCP on ports that never mark run as loss-based TCP.
+    warn(
+        "dctcp-with-ecn-off",
+        toml(switch=ECN_OFF, transport={"protocol": '"dctcp"'}),
+        "switch.ecn_threshold",
+        "the DCTCP flows (transport.protocol) never see a mark",
+    ),
+    warn(
+        "d2tcp-workload-with-ecn-off",
+        toml(switch=ECN_OFF, workloads=[burst(protocol='"d2tcp"')]),
+        "switch.ecn_threshold",
+        "the D2TCP flows (workload[0].protocol)",
+    ),
+    ok("tcp-with-ecn-off", toml(switch=ECN_OFF)),
+    # Linux's RTOs on a 10 Gbps fat tree of 10 us links (a base RTT of 127.2 us).
+    warn(
+        "linux-rtos-on-a-10g-fat-tree",
+        toml(topology=FAT_TREE_10G),
+        "transport.min_rto",
+        'is 1572 times this network\'s base RTT, 127us',
+    ),
+    warn(
+        "linux-initial-rto-on-a-10g-fat-tree",
+        toml(topology=FAT_TREE_10G, transport={"min_rto": '"1ms"'}),
+        "transport.initial_rto",
+        '1s (the "linux" stack\'s) is 7861 times',
+    ),
+    ok(
+        "tuned-rtos-on-a-10g-fat-tree",
+        toml(topology=FAT_TREE_10G, transport={"min_rto": '"1ms"', "initial_rto": '"1ms"'}),
+    ),
+    ok("linux-rtos-on-a-1g-fat-tree", toml(topology={**FAT_TREE_10G, "link_rate": '"1Gbps"'})),
+]
+
+
 def _deep(opening: str, closing: str, depth: int) -> str:
     return opening * depth + closing * depth
 
@@ -1082,6 +1247,7 @@ GROUPS: Dict[str, List[Case]] = {
     "paths": PATHS,
     "parquet": PARQUET,
     "encodings": ENCODINGS,
+    "rules": RULES,
 }
 CASES = [(f"{group}-{case.name}", case) for group, cases in GROUPS.items() for case in cases]
 
@@ -1193,6 +1359,12 @@ DICTS = [
     DictCase("poisson-rate-1e18", lambda: _poisson(rate=1e18, stop="1s"), "workload[0].rate"),
     DictCase("buffer-100B", lambda: small_tree(switch={"buffer": "100B"}), "switch.buffer"),
     DictCase("receive-window-1B", lambda: small_tree(transport={"receive_window": "1B"}), "transport.receive_window"),
+    # Issue 39: a protocol's refused keys wherever the protocol is named, in a dict too.
+    DictCase("pdq-workload-with-sack", lambda: small_tree(
+        transport={"sack": True}, workload=[{"kind": "flow-burst", "protocol": "pdq"}]), "transport.sack"),
+    DictCase("oversubscription-1e12", lambda: small_tree(
+        topology={"kind": "two-tier", "racks": 2, "hosts_per_rack": 2, "oversubscription": 1e12}),
+        "topology.oversubscription"),
 ]
 DICTS_BY_NAME = {case.name: case for case in DICTS}
 
@@ -1331,6 +1503,20 @@ def assert_run_at_horizon(summary: Mapping[str, Any], finish: Sequence[Optional[
 HORIZON_WARNING = "incast: warning: the run reached its simulated-time horizon ([run] horizon = "
 
 
+def warning_lines(stderr: str, scenario: Path, case: Case) -> List[str]:
+    """The scenario warning lines on stderr: none, except for a `warn` case one, naming its key
+    (as an error line would: file, then key) and holding its needle."""
+    lines = [line for line in stderr.strip().splitlines() if not line.startswith(HORIZON_WARNING)]
+    if case.expect != "warn":
+        assert lines == [], f"expected no warning:\n{stderr[:3000]}"
+        return lines
+    assert isinstance(case.key, str)
+    assert len(lines) == 1, f"expected one warning line:\n{stderr[:3000]}"
+    assert lines[0].startswith(f"incast: warning: {scenario}: `{case.key}`: "), lines[0]
+    assert case.needle in lines[0], f"{case.needle!r} not in {lines[0]!r}"
+    return lines
+
+
 @pytest.fixture
 def laid_out(request: pytest.FixtureRequest, tmp_path: Path) -> Tuple[Case, Path]:
     case: Case = request.param
@@ -1349,6 +1535,7 @@ def test_cli_check(laid_out: Tuple[Case, Path]) -> None:
     assert_no_leak(output)
     assert proc.returncode == 0, f"exit {proc.returncode}, expected 0:\n{output[:3000]}"
     assert proc.stdout.splitlines()[0] == f"{scenario}: ok", output[:3000]
+    warning_lines(proc.stderr, scenario, case)
 
 
 @pytest.mark.parametrize("laid_out", [c for _, c in CASES], ids=[i for i, _ in CASES], indirect=True)
@@ -1369,9 +1556,13 @@ def test_cli_run(laid_out: Tuple[Case, Path]) -> None:
     assert_no_leak(output)
     assert proc.returncode == 0, f"exit {proc.returncode}, expected 0:\n{output[:3000]}"
     summary, finish = read_run_output(out)
-    if case.expect == "ok":
-        assert proc.stderr == "", proc.stderr
+    if case.expect in ("ok", "warn"):
+        warned = warning_lines(proc.stderr, scenario, case)
         assert_run_ok(summary, finish, case.horizon_s)
+        if warned:
+            # `check` says the same, in the same words.
+            check = cli("check", str(scenario), cwd=scenario.parent)
+            assert warning_lines(check.stderr, scenario, case) == warned
     else:
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(HORIZON_WARNING), proc.stderr
@@ -1398,24 +1589,29 @@ def outcome(step, call):
         record = {"step": step, "raised": None, **value}
     print(json.dumps(record), flush=True)
 
-def ran(result):
+def ran(call):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
     finish = result.flows.column("finish_s").to_pylist()
     s = result.summary
     return {"summary": {k: s.get(k) for k in ("stopped_at_horizon", "sim_time_s", "flows", "flows_completed")},
-            "finish": finish}
+            "finish": finish, "warnings": [w.path for w in result.warnings],
+            "issued": [getattr(w.message, "path", w.category.__name__) for w in caught]}
 
 mode, arg = sys.argv[2], sys.argv[3]
 if mode == "file":
     outcome("load_scenario", lambda: (incast.load_scenario(arg), {})[1])
-    outcome("run", lambda: ran(incast.run(arg)))
+    outcome("run", lambda: ran(lambda: incast.run(arg)))
 elif mode == "dict":
     import test_hostile
     build = lambda: test_hostile.resolve_placeholders(test_hostile.DICTS_BY_NAME[arg].build(), sys.argv[4])
     outcome("effective_transport", lambda: (incast.effective_transport(build()), {})[1])
-    outcome("run", lambda: ran(incast.run(build())))
+    outcome("run", lambda: ran(lambda: incast.run(build())))
 else:
     from conftest import small_scenario
-    outcome("run", lambda: ran(incast.run(small_scenario(), chunk_events=json.loads(arg))))
+    outcome("run", lambda: ran(lambda: incast.run(small_scenario(), chunk_events=json.loads(arg))))
 """
 
 
@@ -1463,12 +1659,17 @@ def assert_api_error(step: Mapping[str, Any], key: KeySpec, unknown_key: bool, e
         assert "unknown key" not in step["message"], f"rejected for an unknown key: {step['message']}"
 
 
-def assert_api_ran(step: Mapping[str, Any], expect: str, horizon_s: float) -> None:
+def assert_api_ran(step: Mapping[str, Any], expect: str, horizon_s: float, key: Optional[KeySpec] = None) -> None:
+    """A run that ended as `expect` says, having issued (`warnings.warn`) and listed
+    (`RunResult.warnings`) the warning at `key` for a `warn` case, and none otherwise."""
     assert step["raised"] is None, f"{step['step']} raised {step['raised']}: {step['message']}"
-    if expect == "ok":
+    if expect in ("ok", "warn"):
         assert_run_ok(step["summary"], step["finish"], horizon_s)
     else:
         assert_run_at_horizon(step["summary"], step["finish"], horizon_s)
+    warned = [key] if expect == "warn" else []
+    assert step["warnings"] == warned, step["warnings"]
+    assert step["issued"] == warned, step["issued"]
 
 
 @pytest.mark.parametrize("laid_out", [c for _, c in CASES], ids=[i for i, _ in CASES], indirect=True)
@@ -1483,7 +1684,8 @@ def test_python_api(laid_out: Tuple[Case, Path]) -> None:
         assert_api_error(run, case.key, case.unknown_key, case.api_error)
         return
     assert load["raised"] is None, f"load_scenario raised {load['raised']}: {load['message']}"
-    assert_api_ran(run, "ok" if case.expect == "ok" else "horizon", case.horizon_s)
+    expect = case.expect if case.expect in ("ok", "warn") else "horizon"
+    assert_api_ran(run, expect, case.horizon_s, case.key)
 
 
 @pytest.mark.parametrize("case", DICTS, ids=[c.name for c in DICTS])
@@ -1499,7 +1701,7 @@ def test_python_api_dict(case: DictCase, tmp_path: Path) -> None:
         else:
             assert_api_error(step, case.key, case.unknown_key)
     if case.key is None:
-        assert_run_ok(steps[1]["summary"], steps[1]["finish"], DEFAULT_HORIZON_S)
+        assert_api_ran(steps[1], "ok", DEFAULT_HORIZON_S)
 
 
 def _json_text(case: DictCase, outside: Path) -> Optional[str]:
@@ -1578,7 +1780,8 @@ def test_cli_run_out_of_address_space(scenario: str, cap: int, tmp_path: Path) -
     output = proc.stdout + proc.stderr
     assert_no_leak(output)
     assert proc.returncode == 70, f"exit {proc.returncode}, expected 70:\n{output[-3000:]}"
-    lines = proc.stderr.strip().splitlines()
+    # The scenario's own warnings (Linux's RTOs on 10 Gbps links) come first; then one error.
+    lines = [line for line in proc.stderr.strip().splitlines() if not line.startswith("incast: warning: ")]
     assert len(lines) == 1 and lines[0].startswith("incast: error: "), output[-3000:]
     assert "out of memory" in lines[0], lines[0]
     assert not out.exists(), "a failed run created its output directory"

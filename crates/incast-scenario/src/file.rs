@@ -90,45 +90,71 @@ pub(crate) struct RawSwitch {
     pub(crate) load_balancing: Option<Name<LoadBalancing>>,
 }
 
-/// `[transport]`.
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawTransport {
-    pub(crate) protocol: Option<Name<Protocol>>,
-    pub(crate) stack: Option<Name<Stack>>,
-    pub(crate) mss: Option<u64>,
-    pub(crate) timestamps: Option<bool>,
-    pub(crate) sack: Option<bool>,
-    pub(crate) rescue_retransmission: Option<bool>,
-    pub(crate) partial_ack_retransmit: Option<bool>,
-    pub(crate) prr: Option<bool>,
-    pub(crate) ecn_reduction: Option<Name<EcnReduction>>,
-    pub(crate) limited_transmit: Option<bool>,
-    pub(crate) window_growth: Option<Name<WindowGrowth>>,
-    pub(crate) cwnd_validation: Option<bool>,
-    pub(crate) recovery_in_cwr: Option<bool>,
-    pub(crate) loss_basis: Option<Name<LossBasis>>,
-    pub(crate) dctcp_loss_cut: Option<Name<DctcpLossCut>>,
-    pub(crate) ecn_cut_floor: Option<u64>,
-    pub(crate) ecn_cut_after_timeout: Option<bool>,
-    pub(crate) sub_segment_window: Option<Name<SubSegmentWindow>>,
-    pub(crate) ce_sequence_check: Option<bool>,
-    pub(crate) ect_control_packets: Option<bool>,
-    pub(crate) ns3_bookkeeping: Option<bool>,
-    pub(crate) handshake_ack: Option<bool>,
-    pub(crate) initial_ssthresh: Option<Size>,
-    pub(crate) initial_window: Option<u64>,
-    pub(crate) min_rto: Option<Time>,
-    pub(crate) initial_rto: Option<Time>,
-    pub(crate) max_rto: Option<Time>,
-    pub(crate) clock_granularity: Option<Time>,
-    pub(crate) delayed_ack: Option<RawDelayedAck>,
-    pub(crate) receive_window: Option<Size>,
-    pub(crate) dupack_threshold: Option<u64>,
-    pub(crate) dctcp_g: Option<f64>,
-    pub(crate) dctcp_initial_alpha: Option<f64>,
-    pub(crate) handshake: Option<bool>,
-    pub(crate) restart_after_idle: Option<bool>,
+/// Defines a table of optional keys whose [`given`](RawTransport::given) lists the keys the file
+/// sets, so that the list cannot miss a key.
+macro_rules! optional_keys {
+    ($(#[$meta:meta])* pub(crate) struct $name:ident { $(pub(crate) $key:ident: Option<$type:ty>,)+ }) => {
+        $(#[$meta])*
+        pub(crate) struct $name {
+            $(pub(crate) $key: Option<$type>,)+
+        }
+
+        impl $name {
+            /// The keys the file sets, in declaration order.
+            pub(crate) fn given(&self) -> Vec<&'static str> {
+                let mut keys = Vec::new();
+                $(
+                    if self.$key.is_some() {
+                        keys.push(stringify!($key));
+                    }
+                )+
+                keys
+            }
+        }
+    };
+}
+
+optional_keys! {
+    /// `[transport]`.
+    #[derive(Deserialize, Default)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct RawTransport {
+        pub(crate) protocol: Option<Name<Protocol>>,
+        pub(crate) stack: Option<Name<Stack>>,
+        pub(crate) mss: Option<u64>,
+        pub(crate) timestamps: Option<bool>,
+        pub(crate) sack: Option<bool>,
+        pub(crate) rescue_retransmission: Option<bool>,
+        pub(crate) partial_ack_retransmit: Option<bool>,
+        pub(crate) prr: Option<bool>,
+        pub(crate) ecn_reduction: Option<Name<EcnReduction>>,
+        pub(crate) limited_transmit: Option<bool>,
+        pub(crate) window_growth: Option<Name<WindowGrowth>>,
+        pub(crate) cwnd_validation: Option<bool>,
+        pub(crate) recovery_in_cwr: Option<bool>,
+        pub(crate) loss_basis: Option<Name<LossBasis>>,
+        pub(crate) dctcp_loss_cut: Option<Name<DctcpLossCut>>,
+        pub(crate) ecn_cut_floor: Option<u64>,
+        pub(crate) ecn_cut_after_timeout: Option<bool>,
+        pub(crate) sub_segment_window: Option<Name<SubSegmentWindow>>,
+        pub(crate) ce_sequence_check: Option<bool>,
+        pub(crate) ect_control_packets: Option<bool>,
+        pub(crate) ns3_bookkeeping: Option<bool>,
+        pub(crate) handshake_ack: Option<bool>,
+        pub(crate) initial_ssthresh: Option<Size>,
+        pub(crate) initial_window: Option<u64>,
+        pub(crate) min_rto: Option<Time>,
+        pub(crate) initial_rto: Option<Time>,
+        pub(crate) max_rto: Option<Time>,
+        pub(crate) clock_granularity: Option<Time>,
+        pub(crate) delayed_ack: Option<RawDelayedAck>,
+        pub(crate) receive_window: Option<Size>,
+        pub(crate) dupack_threshold: Option<u64>,
+        pub(crate) dctcp_g: Option<f64>,
+        pub(crate) dctcp_initial_alpha: Option<f64>,
+        pub(crate) handshake: Option<bool>,
+        pub(crate) restart_after_idle: Option<bool>,
+    }
 }
 
 /// One `[[workload]]`: the union of every kind's keys; `validate` rejects keys of other kinds.

@@ -19,6 +19,8 @@ use std::path::Path;
 use incast_proto::time::{BitsPerSec, Duration};
 
 use super::error::ScenarioError;
+use super::port_pattern::is_name_char;
+use super::text::utf8_text;
 use super::spec::{BufferSpec, GraphLink, GraphNode, GraphSpec, LinkSpec, RunSpec};
 use super::units::{self, QueueSize};
 use super::{limits, trace};
@@ -30,9 +32,8 @@ const KEY: &str = "topology.file";
 /// rules of trace paths).
 pub(crate) fn read(written: &str, base_dir: Option<&Path>, run: &RunSpec) -> Result<GraphSpec, ScenarioError> {
     let bytes = trace::read_named_file("graph", written, base_dir, run.max_trace_bytes).map_err(|m| ScenarioError::new(KEY, m))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        ScenarioError::new(KEY, format!("graph file {written:?} is not UTF-8 text (invalid byte at offset {})", e.valid_up_to()))
-    })?;
+    // UTF-8 as a scenario file: a leading byte-order mark dropped (editors on Windows write one).
+    let text = utf8_text(&bytes).map_err(|m| ScenarioError::new(KEY, format!("graph file {written:?}: {m}")))?;
     parse(written, text, run)
 }
 
@@ -175,9 +176,10 @@ fn check_depth(graph: &GraphSpec, declared: &HashMap<&str, (u32, u32)>) -> Resul
     }
 }
 
-/// A node name: letters, digits and `_ . : -`, so that a port's name (`a->b`) reads unambiguously.
+/// A node name: letters, digits and `_ . : -` ([`is_name_char`], which `[output]`'s port
+/// patterns accept too), so that a port's name (`a->b`) reads unambiguously.
 fn check_name(at: &At<'_>, name: &str) -> Result<(), ScenarioError> {
-    if name.chars().all(|c| c.is_ascii_alphanumeric() || "_.:-".contains(c)) {
+    if name.chars().all(is_name_char) {
         Ok(())
     } else {
         Err(at.err(format!("node name {name:?}: use letters, digits and _ . : - only")))

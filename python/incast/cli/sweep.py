@@ -9,7 +9,15 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from incast.cli.common import EXIT_FAILED, CliError, add_jobs_option, check_out_dir, deadline_lines, slowdown_lines
+from incast.cli.common import (
+    EXIT_FAILED,
+    CliError,
+    add_jobs_option,
+    check_out_dir,
+    deadline_lines,
+    print_warnings,
+    slowdown_lines,
+)
 
 if TYPE_CHECKING:
     from incast.cli.common import Subparsers
@@ -51,6 +59,9 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     except SweepError as e:
         raise CliError(f"{args.sweep}: {e}") from None
     out = check_out_dir(args.out)
+    # What the points' scenarios will do that their files may not mean: once each, with how many
+    # points it applies to, before anything runs (the runs do not repeat them).
+    print_warnings(args.sweep, sweep.warnings, points=len(sweep.points))
     result = run_points(sweep, out, args, args.sweep)
     if result is None:
         return EXIT_FAILED

@@ -279,7 +279,7 @@ def _run_threads(todo: List[Point], store: Store, jobs: int, report: _Reporter) 
 
     def one(point: Point) -> Optional[PointFailure]:
         try:
-            result = api.run(point.scenario, progress=check_stop)
+            result = api.run(point.scenario, progress=check_stop, warn=False)
         except (_Cancelled, KeyboardInterrupt, SystemExit):
             raise
         except BaseException as e:  # noqa: BLE001 - the engine's PanicException is a BaseException
@@ -311,7 +311,7 @@ def _run_threads(todo: List[Point], store: Store, jobs: int, report: _Reporter) 
 
 def run_point(scenario: Dict[str, Any]) -> Tuple[str, RunResult]:
     """One point as a Dask task: runs in the worker, returns its incast version and results."""
-    return build_version(), api.run(scenario)
+    return build_version(), api.run(scenario, warn=False)
 
 
 def _import_distributed() -> Any:

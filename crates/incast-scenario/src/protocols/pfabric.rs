@@ -22,8 +22,7 @@ pub(crate) struct Rules;
 impl TransportRules for Rules {
     const ALONE: Option<&'static str> = Some("pFabric's ports order packets by a priority only pFabric hosts stamp");
     const READS_TRANSPORT: bool = false;
-    const INSTEAD_OF_TRANSPORT: &'static str =
-        "[transport] protocol = \"pfabric\": pFabric's hosts use none of [transport]'s other keys";
+    const INSTEAD_OF_TRANSPORT: &'static str = "pFabric's hosts run their own TCP, set by [pfabric]";
 }
 
 /// The `[pfabric]` section.
@@ -35,8 +34,6 @@ pub(crate) type Spec = PfabricSpec;
 impl super::Section for Section {
     type Raw = Raw;
     type Spec = PfabricSpec;
-
-    const ONLY_WITH_ITS_FLOWS: bool = true;
 
     fn used_by(protocol: Protocol) -> bool {
         protocol == Protocol::Pfabric

@@ -72,12 +72,14 @@ impl super::Plugin for Plugin {
     }
 
     fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> TcpEndpoints {
-        let (kind, ect) = match start.protocol {
-            Protocol::Dctcp => (CcKind::Dctcp { g: setup.dctcp_g, initial_alpha: setup.dctcp_initial_alpha }, true),
-            Protocol::D2tcp => (CcKind::D2tcp(setup.d2tcp), true),
-            _ => (CcKind::NewReno, false),
+        let kind = match start.protocol {
+            Protocol::Dctcp => CcKind::Dctcp { g: setup.dctcp_g, initial_alpha: setup.dctcp_initial_alpha },
+            Protocol::D2tcp => CcKind::D2tcp(setup.d2tcp),
+            _ => CcKind::NewReno,
         };
-        TcpEndpoints::new(setup.tcp, kind, ect, start)
+        // ECN-capable exactly when the scenario's rules say the protocol reacts to marks (its
+        // warning about ports that never mark rests on the same rule).
+        TcpEndpoints::new(setup.tcp, kind, start.protocol.reacts_to_ecn(), start)
     }
 
     /// TCPpr picks the class from the deadline (D3 Section 6.1.1; validation has checked that
