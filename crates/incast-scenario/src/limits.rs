@@ -246,7 +246,7 @@ mod tests {
         let s = toml(concat!(
             star!(),
             burst!(),
-            "[run]\nduration = \"2s\"\nhorizon = \"3s\"\nmax_flows = 7\nmax_hosts = 9\nmax_samples = 11\nmax_trace_bytes = 13\n",
+            "[run]\nduration = \"2s\"\nhorizon = \"3s\"\nmax_flows = 7\nmax_hosts = 9\nmax_samples = 11\nmax_trace_bytes = 13\nstall_after = \"1s\"\n",
         ));
         assert_eq!(
             s.run,
@@ -260,6 +260,7 @@ mod tests {
                 max_hosts: 9,
                 max_samples: 11,
                 max_trace_bytes: 13,
+                stall_after: crate::spec::StallAfter::After(Duration::from_secs(1)),
             }
         );
         assert_eq!(s.run.end(), Instant::ZERO + Duration::from_secs(2));

@@ -33,7 +33,7 @@ use serde_json::{Map, Value};
 
 use crate::check::{err, Result};
 use crate::registry::Protocol;
-use crate::spec::{SwitchSpec, TransportSpec, WorkloadSpec};
+use crate::spec::{SwitchSpec, TopologySpec, TransportSpec, WorkloadSpec};
 use crate::RunSpec;
 
 /// What checking a section may read: `[transport]` and `[run]`, checked before it.
@@ -44,6 +44,7 @@ pub(crate) struct SectionContext<'a> {
 
 /// What a section's whole-scenario check may read, once the workloads are checked.
 pub(crate) struct Checked<'a> {
+    pub(crate) topology: &'a TopologySpec,
     pub(crate) transport: &'a TransportSpec,
     pub(crate) switch: &'a SwitchSpec,
     pub(crate) workloads: &'a [WorkloadSpec],
@@ -53,6 +54,11 @@ impl Checked<'_> {
     /// The first workload some of whose flows run `protocol`.
     pub(crate) fn first_running(&self, protocol: Protocol) -> Option<usize> {
         self.workloads.iter().position(|w| w.flow_protocols(self.transport.protocol).contains(&protocol))
+    }
+
+    /// Whether some flow runs `protocol`, or one of its siblings on the same transport.
+    pub(crate) fn runs_transport_of(&self, protocol: Protocol) -> bool {
+        protocol.siblings().iter().any(|&p| self.first_running(p).is_some())
     }
 }
 
