@@ -4,10 +4,10 @@ Each case is one concept: an input, what `incast check` and `incast run` must an
 the scenario's fault, naming its key in one `incast: error:` line; exit 0 where the input is
 legitimately accepted, with nothing on stderr, or with one `incast: warning:` line naming the key
 where it runs but does something its file may not mean (issue 39), or where the run stops at its
-simulated-time horizon with a warning) and what the Python API must do with the same input
-(`incast.ScenarioError` whose `.path` is that key, never another exception; an
-`incast.ScenarioWarning` at that key, issued and in `RunResult.warnings`, and none for the other
-accepted inputs). The cases are data, in one table per group below; trace files,
+simulated-time horizon or as stalled by the progress watchdog, with a warning) and what the Python
+API must do with the same input (`incast.ScenarioError` whose `.path` is that key, never another
+exception; an `incast.ScenarioWarning` at that key, issued and in `RunResult.warnings`, and none
+for the other accepted inputs). The cases are data, in one table per group below; trace files,
 FIFOs, symlinks and Parquet files are laid out by `lay_out` next to the scenario.
 
 Every case runs in subprocesses with a timeout, the Python API included: an input that hangs or
@@ -181,7 +181,8 @@ class Case:
     expect: str
     """`error`: exit 2 naming `key`; `ok`: runs to completion, warning of nothing; `warn`: runs to
     completion with one warning, at `key`; `horizon`: runs and stops at its simulated-time horizon
-    (exit 0, a warning); `error-or-horizon`: either, consistently."""
+    (exit 0, a warning); `error-or-horizon`: either, consistently; `stalled`: runs and the progress
+    watchdog stops it (exit 0, a warning naming `key`, issue 39)."""
     key: Optional[KeySpec] = None
     suffix: str = ".toml"
     files: Tuple[Tuple[str, FileContent], ...] = ()
@@ -204,6 +205,11 @@ class Case:
 
 def error(name: str, scenario: Union[str, bytes, Directory], key: KeySpec, **kw: Any) -> Case:
     return Case(name, scenario, "error", key, **kw)
+
+
+def stalled(name: str, scenario: str, key: str, **kw: Any) -> Case:
+    """A valid run that never moves: stopped as stalled, `key` among the likely keys."""
+    return Case(name, scenario, "stalled", key, **kw)
 
 
 def ok(name: str, scenario: Union[str, bytes], **kw: Any) -> Case:
@@ -585,6 +591,69 @@ PROTOCOL_SECTIONS = [
         toml(tcppr={"thresholds": "[" + ", ".join(f'"{i}ms"' for i in range(1, 9)) + "]"}),
         "tcppr.thresholds",
     ),
+]
+
+D3 = {"protocol": '"d3"'}
+PFABRIC = {"protocol": '"pfabric"'}
+
+# Issue 39, "never hang or mislead": settings the docs allowed made runs that never end and never
+# said why. Timers faster than a packet and capacities that grant nothing are refused with the
+# bound; what still cannot move is stopped by the progress watchdog ([run] stall_after).
+D3_STARVED = {"capacity_min": "0.01", "capacity_max": "0.01"}
+WATCHDOG = [
+    # 40 M timer events per 20 us simulated.
+    error("pfabric-rto-1ps", toml(transport=PFABRIC, pfabric={"rto": '"1ps"'}), "pfabric.rto", needle="12us"),
+    error("pfabric-rto-just-below-a-packet", toml(transport=PFABRIC, pfabric={"rto": '"11999ns"'}), "pfabric.rto"),
+    # At the bound the timer fires many times per round trip (500 us here) and the flows still
+    # finish: nothing to stop.
+    ok("pfabric-rto-at-one-packet", toml(transport=PFABRIC, pfabric={"rto": '"12us"'})),
+    # pFabric's own 45 us is shorter than a packet at 100 Mbps (120 us).
+    error(
+        "pfabric-default-rto-at-100mbps",
+        toml(topology={"link_rate": '"100Mbps"'}, transport=PFABRIC),
+        "pfabric.rto",
+    ),
+    error("d3-control-interval-1ps", toml(transport=D3, d3={"control_interval": '"1ps"'}), "d3.control_interval"),
+    # A cap below one unit of the header's field (1 MB/s at 1 Gbps): only the base grant.
+    error(
+        "d3-capacity-below-one-unit",
+        toml(transport=D3, d3={"capacity_min": "0.0", "capacity_max": "0.001"}),
+        "d3.capacity_max",
+        needle="give at least 0.008",
+    ),
+    error("d3-base-rate-above-every-grant", toml(transport=D3, d3={"base_rate": '"3Gbps"'}), "d3.base_rate"),
+    # 1.25 units: one flow alone could be granted one, three share less than one each, so every
+    # grant truncates to the base grant and no flow ever sends a byte (the default horizon was
+    # hours of wall time of it).
+    stalled(
+        "d3-capacity-three-flows-below-a-unit-each",
+        toml(transport=D3, d3=D3_STARVED),
+        "d3.capacity_max",
+    ),
+    stalled(
+        "d3-capacity-stalled-sooner",
+        toml(transport=D3, d3=D3_STARVED, run={"stall_after": '"100ms"'}),
+        "d3.capacity_max",
+    ),
+    Case(
+        "d3-capacity-stalled-watchdog-off",
+        toml(transport=D3, d3=D3_STARVED, run={"stall_after": '"off"', "horizon": '"20s"'}),
+        "horizon",
+        horizon_s=20.0,
+    ),
+    # An idle gap is no stall: nothing runs for 30 s, three times the watchdog's span.
+    ok(
+        "flows-30s-apart",
+        toml(workloads=[flows("{ src = 1, dst = 0, size_bytes = 20000, start_s = 0.0 }",
+                              "{ src = 2, dst = 0, size_bytes = 20000, start_s = 30.0 }")]),
+    ),
+    ok("open-loop-rounds-20s-apart", toml(workloads=[burst(rounds="3", query_interval='"20s"')])),
+    ok("stall-after-off", toml(run={"stall_after": '"off"'})),
+    ok("stall-after-auto", toml(run={"stall_after": '"auto"'})),
+    error("stall-after-zero", toml(run={"stall_after": '"0s"'}), "run.stall_after"),
+    error("stall-after-past-horizon", toml(run={"stall_after": '"2s"', "horizon": '"1s"'}), "run.stall_after"),
+    error("stall-after-word", toml(run={"stall_after": '"never"'}), "run.stall_after"),
+    error("stall-after-number", toml(run={"stall_after": "10"}), "run.stall_after"),
 ]
 
 OUTPUT = [
@@ -1243,6 +1312,7 @@ GROUPS: Dict[str, List[Case]] = {
     "run-limits": RUN_LIMITS,
     "network": NETWORK,
     "horizon": HORIZON,
+    "watchdog": WATCHDOG,
     "traces": TRACES,
     "paths": PATHS,
     "parquet": PARQUET,
@@ -1486,21 +1556,34 @@ def read_run_output(out: Path) -> Tuple[Dict[str, Any], List[Optional[float]]]:
 
 
 def assert_run_ok(summary: Mapping[str, Any], finish: Sequence[Optional[float]], horizon_s: float) -> None:
-    """A run that ended on its own: every flow finished, not stopped at the horizon."""
+    """A run that ended on its own: every flow finished, not stopped at the horizon or stalled
+    (a scenario with a `duration` ends there, its flows done before it)."""
     assert summary["flows_completed"] == summary["flows"], summary
     assert all(f is not None and f <= horizon_s for f in finish), finish
     assert summary.get("stopped_at_horizon") is False, summary
+    assert summary.get("status") in ("flows-ended", "duration"), summary
 
 
 def assert_run_at_horizon(summary: Mapping[str, Any], finish: Sequence[Optional[float]], horizon_s: float) -> None:
     """A run stopped at its horizon: flagged, no time beyond it, some flow left unfinished."""
     assert summary.get("stopped_at_horizon") is True, summary
+    assert summary.get("status") == "horizon", summary
     assert summary["sim_time_s"] <= horizon_s, summary
     assert all(f is None or f <= horizon_s for f in finish), [f for f in finish if f is not None and f > horizon_s]
     assert any(f is None for f in finish), "stopped at the horizon with every flow finished"
 
 
+def assert_run_stalled(summary: Mapping[str, Any], finish: Sequence[Optional[float]], key: KeySpec) -> None:
+    """A run the progress watchdog stopped: flagged, with why and `key` among the likely keys,
+    some flow left unfinished."""
+    assert summary.get("status") == "stalled" and summary.get("stopped_at_horizon") is False, summary
+    assert isinstance(key, str) and key in summary["stall_keys"], summary
+    assert key in summary["stall_reason"] and "run.stall_after" in summary["stall_reason"], summary
+    assert any(f is None for f in finish), "stalled with every flow finished"
+
+
 HORIZON_WARNING = "incast: warning: the run reached its simulated-time horizon ([run] horizon = "
+STALL_WARNING = "incast: warning: the run stalled at "
 
 
 def warning_lines(stderr: str, scenario: Path, case: Case) -> List[str]:
@@ -1563,6 +1646,11 @@ def test_cli_run(laid_out: Tuple[Case, Path]) -> None:
             # `check` says the same, in the same words.
             check = cli("check", str(scenario), cwd=scenario.parent)
             assert warning_lines(check.stderr, scenario, case) == warned
+    elif case.expect == "stalled":
+        assert case.key is not None
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(STALL_WARNING) and str(case.key) in lines[0], proc.stderr
+        assert_run_stalled(summary, finish, case.key)
     else:
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(HORIZON_WARNING), proc.stderr
@@ -1596,7 +1684,8 @@ def ran(call):
         result = call()
     finish = result.flows.column("finish_s").to_pylist()
     s = result.summary
-    return {"summary": {k: s.get(k) for k in ("stopped_at_horizon", "sim_time_s", "flows", "flows_completed")},
+    keys = ("stopped_at_horizon", "status", "stall_reason", "stall_keys", "sim_time_s", "flows", "flows_completed")
+    return {"summary": {k: s.get(k) for k in keys},
             "finish": finish, "warnings": [w.path for w in result.warnings],
             "issued": [getattr(w.message, "path", w.category.__name__) for w in caught]}
 
@@ -1661,10 +1750,14 @@ def assert_api_error(step: Mapping[str, Any], key: KeySpec, unknown_key: bool, e
 
 def assert_api_ran(step: Mapping[str, Any], expect: str, horizon_s: float, key: Optional[KeySpec] = None) -> None:
     """A run that ended as `expect` says, having issued (`warnings.warn`) and listed
-    (`RunResult.warnings`) the warning at `key` for a `warn` case, and none otherwise."""
+    (`RunResult.warnings`) the warning at `key` for a `warn` case, and none otherwise (a stall,
+    like the horizon, is in the summary, not a warning)."""
     assert step["raised"] is None, f"{step['step']} raised {step['raised']}: {step['message']}"
     if expect in ("ok", "warn"):
         assert_run_ok(step["summary"], step["finish"], horizon_s)
+    elif expect == "stalled":
+        assert key is not None
+        assert_run_stalled(step["summary"], step["finish"], key)
     else:
         assert_run_at_horizon(step["summary"], step["finish"], horizon_s)
     warned = [key] if expect == "warn" else []
@@ -1684,7 +1777,7 @@ def test_python_api(laid_out: Tuple[Case, Path]) -> None:
         assert_api_error(run, case.key, case.unknown_key, case.api_error)
         return
     assert load["raised"] is None, f"load_scenario raised {load['raised']}: {load['message']}"
-    expect = case.expect if case.expect in ("ok", "warn") else "horizon"
+    expect = case.expect if case.expect in ("ok", "warn", "stalled") else "horizon"
     assert_api_ran(run, expect, case.horizon_s, case.key)
 
 

@@ -91,6 +91,14 @@ class Summary(TypedDict):
     """The `[transport]` settings in effect, as `effective_transport` gives them (a JSON tree)."""
     stopped_at_horizon: bool
     """The run reached its simulated-time horizon (`[run] horizon`) before its end and stopped there."""
+    status: str
+    """How the run ended: "flows-ended" (every finite flow ended), "duration" (it ran to `[run] duration`),
+    "horizon" (it reached `[run] horizon` with work left) or "stalled" (the progress watchdog stopped it,
+    `[run] stall_after`, or no flow could act again; `stall_reason` says why)."""
+    stall_reason: str
+    """Why the run stalled, in one line naming the likely keys; "" unless `status` is "stalled"."""
+    stall_keys: List[str]
+    """The scenario keys most likely behind the stall, most likely first; empty unless stalled."""
 
 
 @dataclass(frozen=True)

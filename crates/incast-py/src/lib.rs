@@ -530,6 +530,9 @@ fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDic
     }
     d.set_item("transport", json_loads(py, &s.transport)?)?;
     d.set_item("stopped_at_horizon", s.stopped_at_horizon)?;
+    d.set_item("status", s.status.name())?;
+    d.set_item("stall_reason", s.stall.as_ref().map_or("", |st| st.reason.as_str()))?;
+    d.set_item("stall_keys", PyList::new(py, s.stall.as_ref().map_or(&[][..], |st| st.keys.as_slice()))?)?;
     Ok(d)
 }
 

@@ -228,6 +228,14 @@ pub(crate) struct RawRun {
     pub(crate) max_samples: Option<u64>,
     pub(crate) max_trace_bytes: Option<u64>,
     pub(crate) max_network_bytes: Option<u64>,
+    pub(crate) stall_after: Option<RawStallAfter>,
+}
+
+/// `stall_after`: a time string, `"auto"` or `"off"`.
+pub(crate) enum RawStallAfter {
+    Auto,
+    Off,
+    After(u64),
 }
 
 /// `[output]`.
@@ -498,6 +506,26 @@ impl<'de> Deserialize<'de> for RawEcn {
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawStallAfter {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RawStallAfter;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a time string such as \"10s\" (units ps, ns, us, ms, s), \"auto\" or \"off\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawStallAfter, E> {
+                match v.trim().to_ascii_lowercase().as_str() {
+                    "auto" => Ok(RawStallAfter::Auto),
+                    "off" => Ok(RawStallAfter::Off),
+                    _ => units::parse_time(v).map(RawStallAfter::After).map_err(|e| E::custom(format!("{e}; or \"auto\" or \"off\""))),
+                }
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 

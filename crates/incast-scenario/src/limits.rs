@@ -304,7 +304,7 @@ mod tests {
         let s = toml(concat!(
             star!(),
             burst!(),
-            "[run]\nduration = \"2s\"\nhorizon = \"3s\"\nmax_flows = 7\nmax_hosts = 9\nmax_samples = 11\nmax_trace_bytes = 13\nmax_network_bytes = 17000000000\n",
+            "[run]\nduration = \"2s\"\nhorizon = \"3s\"\nmax_flows = 7\nmax_hosts = 9\nmax_samples = 11\nmax_trace_bytes = 13\nmax_network_bytes = 17000000000\nstall_after = \"1s\"\n",
         ));
         assert_eq!(
             s.run,
@@ -319,6 +319,7 @@ mod tests {
                 max_samples: 11,
                 max_trace_bytes: 13,
                 max_network_bytes: 17_000_000_000,
+                stall_after: crate::spec::StallAfter::After(Duration::from_secs(1)),
             }
         );
         assert_eq!(s.run.end(), Instant::ZERO + Duration::from_secs(2));

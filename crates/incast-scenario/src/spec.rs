@@ -275,6 +275,19 @@ impl TopologySpec {
         }
     }
 
+    /// Rate of the fastest link of the network, hosts' or switches': no packet crosses any link
+    /// faster than it serializes there.
+    pub fn fastest_link_rate(&self) -> BitsPerSec {
+        match *self {
+            TopologySpec::Star { link, .. } | TopologySpec::D3Testbed { link } => link.rate,
+            TopologySpec::TwoTier { host_link, fabric_link, .. } | TopologySpec::LeafSpine { host_link, fabric_link, .. } => {
+                host_link.rate.max(fabric_link.rate)
+            }
+            TopologySpec::FatTree { host_link, agg_link, core_link, .. } => host_link.rate.max(agg_link.rate).max(core_link.rate),
+            TopologySpec::Graph(ref g) => g.links.iter().map(|l| l.link.rate).max().unwrap_or(BitsPerSec(0)),
+        }
+    }
+
     /// Rate of host `host`'s link: a `load` is a fraction of it for each sender.
     pub fn host_rate(&self, host: HostIndex) -> BitsPerSec {
         match self {
@@ -967,6 +980,23 @@ pub struct RunSpec {
     /// nodes, ports and their results rows, routing tables, routes and pending events
     /// (`run.max_network_bytes`).
     pub max_network_bytes: u64,
+    /// The progress watchdog (`run.stall_after`): a run without a duration whose unfinished
+    /// flows get no byte through for this long stops, flagged `stalled`, as does any run whose
+    /// timers fire faster than packets can move.
+    pub stall_after: StallAfter,
+}
+
+/// `run.stall_after`: how long a run's flows may get nothing through before it is stopped as
+/// stalled (docs/scenario.md, "The progress watchdog").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StallAfter {
+    /// The engine's default for the network and its timers: [`DEFAULT_STALL_AFTER`], or longer
+    /// where the slowest link or the first retransmission timeout needs it.
+    Auto,
+    /// This long.
+    After(Duration),
+    /// Never: no watchdog.
+    Off,
 }
 
 /// The default horizon: one simulated day, far beyond any datacenter experiment (the papers'
@@ -998,6 +1028,12 @@ pub const DEFAULT_MAX_SAMPLES: u64 = 100_000_000;
 /// Default `run.max_trace_bytes`: 1 GiB of CSV is about 30 million flows, above `max_flows`.
 pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
 
+/// The least `run.stall_after` of `"auto"`, its default: 33 times the longest time any run of
+/// examples/, benches/, the reproductions or the hostile inputs went without a byte through
+/// while a flow ran (0.3 s, a 300 ms RTO), and longer than a flow that loses its first three
+/// packets waits on Linux's timers (1 + 2 + 4 s) or its first two on ns-3's (3 + 6 s).
+pub const DEFAULT_STALL_AFTER: Duration = Duration::from_secs(10);
+
 impl Default for RunSpec {
     /// No duration, the default horizon and limits.
     fn default() -> Self {
@@ -1012,6 +1048,7 @@ impl Default for RunSpec {
             max_samples: DEFAULT_MAX_SAMPLES,
             max_trace_bytes: DEFAULT_MAX_TRACE_BYTES,
             max_network_bytes: DEFAULT_MAX_NETWORK_BYTES,
+            stall_after: StallAfter::Auto,
         }
     }
 }

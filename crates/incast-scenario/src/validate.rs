@@ -138,7 +138,7 @@ pub(crate) fn scenario(mut raw: RawScenario, base_dir: Option<&Path>, port_names
         .collect::<Result<Vec<_>>>()?;
     check_run_end(&run, &workloads)?;
     let in_use = protocols_in_use(&workloads, transport.protocol);
-    let checked = Checked { transport: &transport, switch: &switch, workloads: &workloads };
+    let checked = Checked { topology: &topology, transport: &transport, switch: &switch, workloads: &workloads };
     check_alone(&checked)?;
     check_refused(&checked, &in_use, &explicit)?;
     sections.check(&checked)?;

@@ -198,6 +198,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             streamed.discard()
     if result.summary["stopped_at_horizon"]:
         print(f"incast: warning: {horizon_warning(result.summary)}", file=sys.stderr)
+    if result.summary["status"] == "stalled":
+        print(f"incast: warning: {stall_warning(result.summary)}", file=sys.stderr)
     if result.capture is not None and result.capture.missed:
         print(f"incast: warning: the capture holds the first {result.capture.packets:,} packets of the ports it "
               f"watched and left out {result.capture.missed:,} more ([output] capture_max_packets)", file=sys.stderr)
@@ -267,6 +269,16 @@ def horizon_warning(s: Summary) -> str:
     return (
         f"the run reached its simulated-time horizon ([run] horizon = {s['sim_time_s']:g} s) "
         f"with {unfinished} of {flows} flows unfinished"
+    )
+
+
+def stall_warning(s: Summary) -> str:
+    """What the progress watchdog saw in a run it stopped (docs/scenario.md, [run] stall_after)."""
+    flows = s["flows"]
+    unfinished = flows - s["flows_completed"]
+    return (
+        f"the run stalled at {s['sim_time_s']:g} s with {unfinished} of {flows} flows unfinished: "
+        f"{s['stall_reason']}"
     )
 
 

@@ -65,6 +65,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     result = run_points(sweep, out, args, args.sweep)
     if result is None:
         return EXIT_FAILED
+    if result.stalled:
+        print(f"incast: warning: {stalled_points(result)}", file=sys.stderr)
     if not args.quiet:
         print(
             f"{len(sweep.points)} points: {sweep_counts(result)}, "
@@ -99,7 +101,17 @@ def run_points(sweep: "Sweep", out: Path, args: argparse.Namespace, source: str)
             f"kept in {out}/; rerun to retry the failed ones",
             file=sys.stderr,
         )
+        if r.stalled:
+            print(f"incast: warning: {stalled_points(r)}", file=sys.stderr)
         return None
+
+
+def stalled_points(r: "SweepResult") -> str:
+    """How many of the points a sweep call ran stalled, and where to read why."""
+    return (
+        f"{r.stalled} of the {r.ran} points run stalled ([run] stall_after): kept, with status \"stalled\" and "
+        "stall_reason in their summary rows"
+    )
 
 
 def sweep_counts(r: "SweepResult") -> str:

@@ -34,7 +34,7 @@ use serde_json::{Map, Value};
 use crate::check::Result;
 use crate::error::Warning;
 use crate::registry::Protocol;
-use crate::spec::{SwitchSpec, TransportSpec, WorkloadSpec};
+use crate::spec::{SwitchSpec, TopologySpec, TransportSpec, WorkloadSpec};
 use crate::RunSpec;
 
 /// What checking a section may read: `[transport]` and `[run]`, checked before it.
@@ -45,6 +45,7 @@ pub(crate) struct SectionContext<'a> {
 
 /// What a section's whole-scenario check may read, once the workloads are checked.
 pub(crate) struct Checked<'a> {
+    pub(crate) topology: &'a TopologySpec,
     pub(crate) transport: &'a TransportSpec,
     pub(crate) switch: &'a SwitchSpec,
     pub(crate) workloads: &'a [WorkloadSpec],
@@ -61,6 +62,11 @@ impl Checked<'_> {
     /// `background_protocol`, else `[transport] protocol`; `None` if no flow runs it.
     pub(crate) fn named_at(&self, protocol: Protocol) -> Option<String> {
         named_at(self.workloads, self.transport.protocol, protocol)
+    }
+
+    /// Whether some flow runs `protocol`, or one of its siblings on the same transport.
+    pub(crate) fn runs_transport_of(&self, protocol: Protocol) -> bool {
+        protocol.siblings().iter().any(|&p| self.first_running(p).is_some())
     }
 }
 

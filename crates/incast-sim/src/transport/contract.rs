@@ -46,6 +46,10 @@ pub(crate) trait Plugin {
     const PORT_COUNTERS: &'static [&'static str] = &[];
     /// Columns its processors add to a sampled port's queue series.
     const PORT_SAMPLES: &'static [ExtraColumn] = &[];
+    /// The scenario keys most likely behind a stall of its flows, most likely first: what the
+    /// progress watchdog (`[run] stall_after`, `crate::watchdog`) names when they deliver
+    /// nothing for the span, or their timers fire faster than packets can move.
+    const STALL_KEYS: &'static [&'static str];
 
     /// Its settings for a run of `scenario` over `net`.
     fn setup(scenario: &Scenario, net: &NetFacts) -> Self::Setup;

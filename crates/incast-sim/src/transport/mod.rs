@@ -35,5 +35,5 @@ mod tcp;
 mod tests;
 
 pub(crate) use contract::*;
-pub(crate) use registry::{port_counters, Discipline, Header, Processor, Setups, Transport};
+pub(crate) use registry::{port_counters, stall_keys, Discipline, Header, Processor, Setups, Transport};
 pub use registry::{port_sample_columns, trace_columns};

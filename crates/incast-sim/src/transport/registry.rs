@@ -341,6 +341,14 @@ macro_rules! engine_registry {
             }
         }
 
+        /// The scenario keys most likely behind a stall of `protocol`'s flows, most likely first
+        /// (its transport's `Plugin::STALL_KEYS`).
+        pub(crate) fn stall_keys(protocol: Protocol) -> &'static [&'static str] {
+            match protocol {
+                $($(Protocol::$variant)|+ => <super::$module::Plugin as Plugin>::STALL_KEYS,)+
+            }
+        }
+
         /// Every transport's trace columns, in the registry's order (each name once): the
         /// traces table's columns after its common ones.
         pub fn trace_columns() -> &'static [ExtraColumn] {
@@ -386,3 +394,26 @@ fn union(lists: &[&[ExtraColumn]]) -> Vec<ExtraColumn> {
 }
 
 incast_scenario::for_each_transport!(engine_registry);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_transports_stall_keys_are_keys_of_the_scenario_file() {
+        for &protocol in Protocol::ALL {
+            let keys = stall_keys(protocol);
+            assert!(!keys.is_empty(), "{protocol:?} names no key");
+            for key in keys {
+                let (section, name) = key.split_once('.').expect("section.key");
+                // A value of no key's type: the error names the key, and not as unknown.
+                let text = format!(
+                    "[topology]\nkind = \"star\"\nhosts = 4\n[{section}]\n{name} = []\n[[workload]]\nkind = \"flow-burst\"\n"
+                );
+                let e = crate::scenario::parse_toml(&text, None).expect_err(key);
+                assert_eq!(e.path, *key, "{e}");
+                assert!(!e.message.contains("unknown"), "{key}: {e}");
+            }
+        }
+    }
+}

@@ -58,6 +58,9 @@ impl super::Plugin for Plugin {
     type Setup = Setup;
 
     const TRACE_COLUMNS: &'static [ExtraColumn] = TRACE_COLUMNS;
+    /// A TCP flow gets nothing through for long only when its packets keep being lost and its
+    /// timer backs off (from the initial RTO, doubling up to the maximum).
+    const STALL_KEYS: &'static [&'static str] = &["switch.buffer", "transport.initial_rto", "transport.max_rto"];
 
     fn setup(scenario: &Scenario, _net: &NetFacts) -> Setup {
         let t = &scenario.transport;

@@ -38,6 +38,9 @@ impl super::Plugin for Plugin {
 
     /// pFabric's hosts run TCP's sender: its columns.
     const TRACE_COLUMNS: &'static [ExtraColumn] = TCP_TRACE_COLUMNS;
+    /// pFabric's fixed timer never backs off: one far below the round trip resends and probes
+    /// every timeout (issue 39).
+    const STALL_KEYS: &'static [&'static str] = &["pfabric.rto", "pfabric.buffer"];
 
     fn setup(scenario: &Scenario, _net: &NetFacts) -> Setup {
         let p = &scenario.sections.pfabric;
