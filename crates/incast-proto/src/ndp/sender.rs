@@ -235,6 +235,11 @@ impl NdpSender {
         self.cum_ack
     }
 
+    /// The timeout.
+    pub fn rto(&self) -> Duration {
+        self.config.rto
+    }
+
     /// What the sender counted.
     pub fn stats(&self) -> NdpStats {
         self.stats

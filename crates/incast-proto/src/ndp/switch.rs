@@ -32,10 +32,12 @@ pub enum Offered<T> {
     /// It waits as it came.
     Queued,
     /// It waits, and `packet` (the arrival, or the newest waiting data packet) lost its payload:
-    /// it waits as a header of `header_bytes`.
+    /// it waits as a header.
     Trimmed {
         /// The packet trimmed.
         packet: T,
+        /// Its size before.
+        bytes: u32,
     },
     /// `packet` was dropped: a header that found the header queue full (the arrival's, or the
     /// one it trimmed from the data queue). `bytes` is its size as it was queued or offered.
@@ -106,19 +108,19 @@ impl<T: Copy> TrimmingQueue<T> {
     }
 
     /// A packet `id` of `bytes` arrives at `now`; `data` if it carries payload (a header
-    /// otherwise); `coin` is a fair coin the caller drew for it.
-    pub fn offer(&mut self, now: Instant, id: T, bytes: u32, data: bool, coin: bool) -> Offered<T> {
+    /// otherwise); `coin` tosses a fair coin, when the data queue is full.
+    pub fn offer(&mut self, now: Instant, id: T, bytes: u32, data: bool, coin: impl FnOnce() -> bool) -> Offered<T> {
         let mut outcome = Offered::Queued;
         if data {
             let fits = self.counted(now, Class::Data) + u64::from(bytes) <= self.limit;
             // The coin may spare the arrival only if a waiting packet can be trimmed instead
             // (htsim asserts one waits, line 145; with a limit below two packets it may not).
-            if fits || (coin && !self.data.is_empty()) {
+            if fits || (coin() && !self.data.is_empty()) {
                 if !fits {
                     let (victim, victim_bytes) = self.data.pop_back().expect("a data packet waits");
                     self.data_bytes -= u64::from(victim_bytes);
                     outcome = match self.header(now, victim) {
-                        true => Offered::Trimmed { packet: victim },
+                        true => Offered::Trimmed { packet: victim, bytes: victim_bytes },
                         false => Offered::Dropped { packet: victim, bytes: victim_bytes },
                     };
                 }
@@ -128,7 +130,7 @@ impl<T: Copy> TrimmingQueue<T> {
             }
             // The arrival itself is trimmed.
             return match self.header(now, id) {
-                true => Offered::Trimmed { packet: id },
+                true => Offered::Trimmed { packet: id, bytes },
                 false => Offered::Dropped { packet: id, bytes },
             };
         }
@@ -207,12 +209,12 @@ mod tests {
     fn data_limit_counts_bytes_so_eight_packets_hold_seven_full_ones() {
         let mut q = queue();
         for id in 0..7 {
-            assert_eq!(q.offer(Instant::ZERO, id, FULL, true, false), Offered::Queued);
+            assert_eq!(q.offer(Instant::ZERO, id, FULL, true, || false), Offered::Queued);
         }
         // 7 x 9064 + 9064 > 72000: the eighth is trimmed (coin false: the arrival).
-        assert_eq!(q.offer(Instant::ZERO, 7, FULL, true, false), Offered::Trimmed { packet: 7 });
+        assert_eq!(q.offer(Instant::ZERO, 7, FULL, true, || false), Offered::Trimmed { packet: 7, bytes: FULL });
         // Coin true: the newest waiting packet is trimmed and the arrival takes its place.
-        assert_eq!(q.offer(Instant::ZERO, 8, FULL, true, true), Offered::Trimmed { packet: 6 });
+        assert_eq!(q.offer(Instant::ZERO, 8, FULL, true, || true), Offered::Trimmed { packet: 6, bytes: FULL });
         let order: Vec<u32> = std::iter::from_fn(|| q.next(Instant::ZERO)).collect();
         assert_eq!(order, [7, 6, 0, 1, 2, 3, 4, 5, 8], "headers first, then data in order");
     }
@@ -221,13 +223,13 @@ mod tests {
     fn data_limit_counts_the_packet_being_sent_until_it_has_left() {
         let mut q = queue();
         for id in 0..7 {
-            q.offer(Instant::ZERO, id, FULL, true, false);
+            q.offer(Instant::ZERO, id, FULL, true, || false);
         }
         assert_eq!(q.next(Instant::ZERO), Some(0));
         // Packet 0 is on the wire for 9064 x 8 / 10 Gbps = 7251.2 ns: it still counts.
-        assert_eq!(q.offer(Instant::ZERO, 7, FULL, true, false), Offered::Trimmed { packet: 7 });
+        assert_eq!(q.offer(Instant::ZERO, 7, FULL, true, || false), Offered::Trimmed { packet: 7, bytes: FULL });
         let sent = Instant::ZERO + RATE.tx_time(u64::from(FULL));
-        assert_eq!(q.offer(sent, 8, FULL, true, false), Offered::Queued, "gone: room for one");
+        assert_eq!(q.offer(sent, 8, FULL, true, || false), Offered::Queued, "gone: room for one");
     }
 
     #[test]
@@ -235,25 +237,25 @@ mod tests {
         let mut q = TrimmingQueue::new(128, 64, RATE);
         // 2 x 128 B of headers: four 64 B headers fit.
         for id in 0..4 {
-            assert_eq!(q.offer(Instant::ZERO, id, 64, false, false), Offered::Queued);
+            assert_eq!(q.offer(Instant::ZERO, id, 64, false, || false), Offered::Queued);
         }
-        assert_eq!(q.offer(Instant::ZERO, 4, 64, false, false), Offered::Dropped { packet: 4, bytes: 64 });
+        assert_eq!(q.offer(Instant::ZERO, 4, 64, false, || false), Offered::Dropped { packet: 4, bytes: 64 });
         // A data packet that does not fit is trimmed, and its header has no room either.
-        assert_eq!(q.offer(Instant::ZERO, 5, FULL, true, false), Offered::Dropped { packet: 5, bytes: FULL });
+        assert_eq!(q.offer(Instant::ZERO, 5, FULL, true, || false), Offered::Dropped { packet: 5, bytes: FULL });
     }
 
     #[test]
     fn coin_cannot_spare_the_arrival_when_no_packet_waits_to_be_trimmed() {
         let mut q = TrimmingQueue::new(9000, 64, RATE);
-        assert_eq!(q.offer(Instant::ZERO, 0, FULL, true, true), Offered::Trimmed { packet: 0 });
+        assert_eq!(q.offer(Instant::ZERO, 0, FULL, true, || true), Offered::Trimmed { packet: 0, bytes: FULL });
     }
 
     #[test]
     fn service_lets_one_data_packet_through_per_hundred_thousand_headers() {
         let mut q = TrimmingQueue::new(u64::MAX / 4, 64, RATE);
-        q.offer(Instant::ZERO, 0, FULL, true, false);
+        q.offer(Instant::ZERO, 0, FULL, true, || false);
         for id in 1..=100_001 {
-            q.offer(Instant::ZERO, id, 64, false, false);
+            q.offer(Instant::ZERO, id, 64, false, || false);
         }
         let order: Vec<u32> = std::iter::from_fn(|| q.next(Instant::ZERO)).take(100_001).collect();
         assert_eq!(order.iter().position(|&id| id == 0), Some(100_000 - 1), "the data packet after 99,999 headers");
@@ -270,7 +272,7 @@ mod tests {
             for (i, &(arrive, data, coin)) in ops.iter().enumerate() {
                 let now = Instant::ZERO + crate::time::Duration::from_ns(i as u64 * 800);
                 if arrive {
-                    match q.offer(now, offered, if data { FULL } else { 64 }, data, coin) {
+                    match q.offer(now, offered, if data { FULL } else { 64 }, data, || coin) {
                         Offered::Dropped { .. } => dropped += 1,
                         Offered::Queued | Offered::Trimmed { .. } => {}
                     }

@@ -24,6 +24,7 @@
 
 pub(crate) mod d2tcp;
 pub(crate) mod d3;
+pub(crate) mod ndp;
 pub(crate) mod pdq;
 pub(crate) mod pfabric;
 pub(crate) mod tcp;

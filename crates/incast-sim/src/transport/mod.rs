@@ -27,6 +27,7 @@ mod contract;
 mod d3;
 #[cfg(test)]
 mod harness;
+mod ndp;
 mod pdq;
 mod pfabric;
 mod registry;

@@ -1,0 +1,164 @@
+//! NDP's transport (Handley et al., SIGCOMM 2017; docs/ndp.md): senders that start at line rate
+//! and then send a packet per PULL, receivers that answer every arrival and pull through their
+//! host's pacer, switch ports that trim past a small data queue, and host NICs that pace the
+//! PULLs of every flow their host receives (`queue`). incast-proto's `ndp` holds the state
+//! machines; this module joins them to the engine.
+
+mod queue;
+
+use incast_proto::ndp::{NdpConfig, NdpHeader, NdpReceiver, NdpSender, NDP_HEADER_BYTES};
+use incast_proto::tcp::{AckSegment, SackBlocks};
+use incast_proto::time::{Duration, Instant};
+
+use super::{Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, PortFacts, TraceRow, WireHeader};
+use crate::outcome::Outcome;
+use crate::packet::Packet;
+use crate::scenario::{Protocol, Scenario};
+
+pub(crate) use queue::NdpQueue;
+
+/// The NDP transport.
+pub(crate) struct Plugin;
+
+/// NDP's settings for a run (`[ndp]`), and the run's seed for its ports' coins.
+pub(crate) struct Setup {
+    config: NdpConfig,
+    /// A port's data queue, bytes (htsim's `memFromPkt(queue)`: packets of the payload size).
+    queue_bytes: u64,
+    pull_rate: f64,
+    seed: u64,
+}
+
+/// The 64 B of an NDP packet are its whole header on the wire: the segment counts them
+/// (`NDP_HEADER_BYTES`), so the header adds nothing more.
+impl WireHeader for NdpHeader {
+    fn wire_bytes(&self) -> u32 {
+        0
+    }
+}
+
+impl super::Plugin for Plugin {
+    type Header = NdpHeader;
+    type Endpoints = NdpEndpoints;
+    type Processor = Never<NdpHeader>;
+    type Discipline = NdpQueue;
+    type Setup = Setup;
+
+    fn setup(scenario: &Scenario, _net: &NetFacts) -> Setup {
+        let n = &scenario.sections.ndp;
+        Setup {
+            config: NdpConfig { mss: n.mtu_bytes, initial_window: n.initial_window, rto: n.rto },
+            queue_bytes: u64::from(n.queue_packets) * u64::from(n.mtu_bytes),
+            pull_rate: n.pull_rate,
+            seed: scenario.seed,
+        }
+    }
+
+    /// No `[transport]` key applies: NDP's hosts run NDP's own sender and receiver.
+    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> NdpEndpoints {
+        NdpEndpoints {
+            sender: Box::new(NdpSender::new(setup.config, start.plan.size_bytes, start.now)),
+            receiver: Box::new(NdpReceiver::new()),
+        }
+    }
+
+    /// Every port of an NDP network is NDP's: switch ports trim (`TrimmingQueue`), host NICs
+    /// queue by priority and pace their host's PULLs (`HostQueue`), as htsim gives every host a
+    /// `FairPriorityQueue` and a pacer (`main_ndp.cpp`), whatever `[switch] host_nic` says.
+    fn discipline(setup: &Setup, port: &PortFacts) -> Option<NdpQueue> {
+        let rate = port.view.rate;
+        Some(if port.host {
+            // One full packet's time at the pull rate (`NdpPullPacer`, `ndp.cpp` line 1817:
+            // the packet's time in whole picoseconds, then divided by the rate modifier).
+            let packet = rate.tx_time(u64::from(setup.config.mss + NDP_HEADER_BYTES)).as_ps();
+            NdpQueue::host(Duration::from_ps((packet as f64 / setup.pull_rate) as u64))
+        } else {
+            NdpQueue::switch(setup.queue_bytes, rate, setup.seed, port.id)
+        })
+    }
+
+    fn ideal(setup: &Setup, _protocol: Protocol, _opens: bool) -> IdealPackets {
+        IdealPackets { mss: u64::from(setup.config.mss), header_bytes: u64::from(NDP_HEADER_BYTES), handshake: None }
+    }
+}
+
+/// An NDP flow's sender and receiver.
+pub(crate) struct NdpEndpoints {
+    sender: Box<NdpSender>,
+    receiver: Box<NdpReceiver>,
+}
+
+impl Endpoints for NdpEndpoints {
+    type Header = NdpHeader;
+
+    fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<NdpHeader>> {
+        let s = self.sender.poll_transmit(now)?;
+        let seg = incast_proto::tcp::DataSegment {
+            seq: s.seq,
+            len: s.len,
+            header_bytes: NDP_HEADER_BYTES as u16,
+            ts: now,
+            ect: false,
+            ce: false,
+            retransmission: s.retransmission,
+            syn: false,
+        };
+        Some(Outgoing { seg, header: Some(NdpHeader::Data { last: s.last }) })
+    }
+
+    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<NdpHeader>> {
+        let answer = self.receiver.poll_answer()?;
+        let cum_ack = match answer {
+            NdpHeader::Ack { cum_ack, .. } | NdpHeader::Nack { cum_ack, .. } | NdpHeader::Pull { cum_ack, .. } => cum_ack,
+            NdpHeader::Data { .. } => unreachable!("a receiver answers with ACKs, NACKs and PULLs"),
+        };
+        let ack = AckSegment { ack: cum_ack, ece: false, ts_echo: now, sack: SackBlocks::EMPTY, header_bytes: NDP_HEADER_BYTES as u16 };
+        Some(OutgoingAck { ack, ect: false, header: Some(answer) })
+    }
+
+    fn handle_data(&mut self, _now: Instant, packet: &Packet, header: Option<&NdpHeader>) {
+        let last = matches!(header, Some(NdpHeader::Data { last: true }));
+        self.receiver.handle_data(packet.seq, packet.len, last);
+    }
+
+    fn handle_ack(&mut self, now: Instant, _packet: &Packet, header: Option<&NdpHeader>) {
+        match header {
+            Some(&NdpHeader::Ack { seq, cum_ack, .. }) => self.sender.handle_ack(now, seq, cum_ack),
+            Some(&NdpHeader::Nack { seq, cum_ack, pull_no }) => self.sender.handle_nack(now, seq, cum_ack, pull_no),
+            Some(&NdpHeader::Pull { pull_no, cum_ack }) => self.sender.handle_pull(now, pull_no, cum_ack),
+            Some(NdpHeader::Data { .. }) | None => {}
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.sender.handle_timeout(now);
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.sender.poll_timeout()
+    }
+
+    fn delivered_bytes(&self) -> u64 {
+        self.receiver.in_order()
+    }
+
+    fn sender_complete(&self) -> bool {
+        self.sender.is_complete()
+    }
+
+    fn outcome(&self) -> Outcome {
+        let s = self.sender.stats();
+        Outcome {
+            delivered_bytes: self.receiver.in_order(),
+            retransmitted_bytes: s.retransmitted_bytes,
+            timeouts: s.timeouts as u32,
+            ..Outcome::default()
+        }
+    }
+
+    /// NDP keeps no RTT estimate: the traces show its fixed timeout.
+    fn trace(&self, row: &mut TraceRow) {
+        row.srtt_ps = None;
+        row.rto_ps = self.sender.rto().as_ps();
+    }
+}
