@@ -162,3 +162,60 @@ impl Endpoints for NdpEndpoints {
         row.rto_ps = self.sender.rto().as_ps();
     }
 }
+
+/// NDP through the whole engine: a star incast whose receiver's link is the bottleneck.
+#[cfg(test)]
+mod tests {
+    use incast_proto::time::BitsPerSec;
+
+    use crate::results::{OfferLogSeries, RunResults};
+    use crate::scenario::parse_toml;
+
+    /// `senders` flows of `size` bytes into host 0 of a 10 Gbps star (1 us links), NDP with its
+    /// defaults and the `[ndp]` keys `ndp`, every offer to the receiver's downlink logged.
+    fn incast(senders: u32, size: u64, ndp: &str) -> RunResults {
+        let text = format!(
+            "[topology]\nkind = \"star\"\nhosts = {}\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n\
+             [transport]\nprotocol = \"ndp\"\n[ndp]\n{ndp}\n[[workload]]\nkind = \"flow-burst\"\nsenders = {senders}\nsize = \"{size}B\"\n\
+             [output]\noffer_log_ports = [\"switch->h0\"]\n",
+            senders + 1
+        );
+        crate::run(&parse_toml(&text, None).expect("valid")).expect("runs")
+    }
+
+    fn outcomes(r: &RunResults, outcome: u8) -> usize {
+        r.offer_log.as_ref().expect("logged").outcome.iter().filter(|&&o| o == outcome).count()
+    }
+
+    #[test]
+    fn incast_trims_instead_of_dropping_and_resends_each_trimmed_packet_once() {
+        let r = incast(4, 450_000, "");
+        assert!(r.flows.iter().all(|f| f.delivered_bytes == 450_000 && f.finish_s.is_some()));
+        assert_eq!(r.summary.packets_dropped, 0, "headers never fill 16 packets' worth of bytes here");
+        let trimmed = outcomes(&r, OfferLogSeries::TRIMMING);
+        // The four first windows (92 packets) arrive at 40 Gbps into a 10 Gbps port.
+        assert!(trimmed > 30, "{trimmed} trims");
+        let resent: u64 = r.flows.iter().map(|f| f.retransmitted_bytes).sum();
+        assert_eq!(resent, trimmed as u64 * 9000, "every trimmed packet, and only those, sent again");
+        assert!(r.flows.iter().all(|f| f.timeouts == 0));
+    }
+
+    #[test]
+    fn incast_finishes_at_the_pull_rate_of_the_receivers_link() {
+        let r = incast(4, 450_000, "");
+        let last = r.flows.iter().filter_map(|f| f.finish_s).fold(0.0, f64::max);
+        // 200 packets of 9064 B cross the receiver's 10 Gbps link: 1.450 ms at line rate. The
+        // pacer pulls one per 9064 B at 99% of it (7.324 us) once the first windows are in,
+        // headers and answers ride in between: a few percent above line rate, and no more.
+        let line = BitsPerSec(10_000_000_000).tx_time(200 * 9064).as_secs_f64();
+        assert!(last > line && last < line * 1.06, "last flow done at {last} s, line rate {line} s");
+    }
+
+    #[test]
+    fn queue_key_sets_where_trimming_starts() {
+        // A queue of 50 packets holds much of the four first windows; one of 2 trims nearly all.
+        let few = outcomes(&incast(4, 450_000, "queue = 50\n"), OfferLogSeries::TRIMMING);
+        let many = outcomes(&incast(4, 450_000, "queue = 2\n"), OfferLogSeries::TRIMMING);
+        assert!(few < many, "{few} trims with 50 packets, {many} with 2");
+    }
+}
