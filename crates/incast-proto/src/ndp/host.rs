@@ -1,16 +1,16 @@
 //! An NDP host's NIC queue (htsim's `FairPriorityQueue`, `queue.cpp` lines 381-552, the host
-//! queue `main_ndp.cpp` gives every host, line 102) and the host's PULL pacer (htsim's
+//! queue `main_ndp.cpp` gives every host, line 107) and the host's PULL pacer (htsim's
 //! `NdpPullPacer`, `ndp.cpp` lines 1814-2071; NDP Section 3.3), which every flow the host
 //! receives shares.
 //!
 //! - **Classes.** Headers, ACKs and PULLs go first; data packets and NACKs wait at low priority
 //!   (each packet's `priority()`, `ndppacket.h` lines 98-103, 161, 218, 274). Within a class the
 //!   flows take turns ([`FairQueue`]). The queue has no limit (htsim's only prints past it,
-//!   line 458): the sender's window and the PULLs bound it.
+//!   line 477): the sender's window and the PULLs bound it.
 //! - **Pacing.** The pacer lets one PULL go per `drain` (a full packet's time at the pull rate:
-//!   `(data_packet_size + ACKSIZE) x 8 / linkspeed / 0.99`, lines 1814-1818 and `main_ndp.cpp`
-//!   line 634), taking turns among flows (htsim's pull queue, see [`PullPacer`]); a PULL that
-//!   finds the pacer idle for a `drain` or more goes at once (lines 1893-1924). A PULL the pacer
+//!   `(data_packet_size + ACKSIZE) x 8 / linkspeed / 0.99`, line 1817 and `main_ndp.cpp`
+//!   line 553), taking turns among flows (htsim's pull queue, see [`PullPacer`]); a PULL that
+//!   finds the pacer idle for a `drain` or more goes at once (line 1901). A PULL the pacer
 //!   lets go joins the NIC's first class.
 //!
 //! The pacer runs on the NIC's clock lazily: every call brings it up to `now` first, releasing

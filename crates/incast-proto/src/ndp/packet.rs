@@ -11,7 +11,7 @@ pub const NDP_HEADER_BYTES: u32 = 64;
 pub enum NdpHeader {
     /// A data packet (its payload, or none once a switch trimmed it).
     Data {
-        /// The flow's last packet (htsim's `_last_packet`, `ndppacket.h` line 116): the receiver
+        /// The flow's last packet (htsim's `_last_packet`, `ndppacket.h` lines 40 and 64): the receiver
         /// learns where the flow ends from it.
         last: bool,
     },
@@ -24,7 +24,7 @@ pub enum NdpHeader {
         /// The receiver's PULLs so far, this arrival's included (htsim's `_pull_no`).
         pull_no: u64,
         /// The receiver holds the whole flow: its host lets the flow's waiting PULLs go, as they
-        /// would pull nothing (htsim's `release_pulls`, `ndp.cpp` lines 1595-1599 and 1983).
+        /// would pull nothing (htsim's `release_pulls`, `ndp.cpp` lines 1592-1593 and 1983).
         done: bool,
     },
     /// The packet starting at `seq` arrived trimmed: send it again.

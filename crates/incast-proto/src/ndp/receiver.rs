@@ -43,7 +43,7 @@ impl NdpReceiver {
     pub fn handle_data(&mut self, seq: u64, len: u32, last: bool) {
         self.pull_no += 1;
         if len == 0 {
-            // A header: NACK it so that it comes again, and pull (`send_nack`, lines 1480-1500).
+            // A header: NACK it so that it comes again, and pull (`send_nack`, lines 1483-1498).
             self.out.push_back(NdpHeader::Nack { seq, cum_ack: self.in_order, pull_no: self.pull_no });
             self.out.push_back(NdpHeader::Pull { pull_no: self.pull_no, cum_ack: self.in_order });
             return;

@@ -1,7 +1,7 @@
 //! NDP's sender (NDP Section 3.2; htsim's `NdpSrc`, `ndp.cpp`): it sends its first window at line
 //! rate, then one packet for each PULL the receiver paces out, a packet the receiver NACKed before
 //! any new one. htsim's sender has no timer (`rtx_timer_hook` returns at once unless built with
-//! `RESEND_ON_TIMEOUT`, `ndp.cpp` lines 1141-1146): a packet that the network loses outright (a
+//! `RESEND_ON_TIMEOUT`, `ndp.cpp` lines 1141-1145): a packet that the network loses outright (a
 //! header past a full header queue, a PULL) is never sent again there. incast's sender keeps one
 //! timer for that case, so that every flow ends (docs/ndp.md).
 //!
@@ -59,7 +59,7 @@ pub struct NdpSender {
     size: Option<u64>,
     /// The first byte never sent (htsim's `_highest_sent`).
     next_new: u64,
-    /// Packets of the first window not sent yet (`startflow`, `ndp.cpp` lines 286-291).
+    /// Packets of the first window not sent yet (`startflow`, `ndp.cpp` line 288).
     window_left: u32,
     /// PULLs acted on, and the highest PULL number heard (`_last_pull`, `_max_pull`): the sender
     /// may send `max_pull - last_pull` packets now.
@@ -68,7 +68,7 @@ pub struct NdpSender {
     /// Packets the timer lets go now, beyond the window and the PULLs.
     timer_credit: u32,
     /// NACKed packets waiting to be sent again, by first byte, the lowest first (htsim's
-    /// `_rtx_queue`, a map by sequence number: `ndp.cpp` lines 561 and 880).
+    /// `_rtx_queue`, a map by sequence number: `ndp.cpp` lines 564 and 879-881).
     resend: BTreeSet<u64>,
     /// Packets sent and neither ACKed nor NACKed since: first byte, length and when sent.
     unanswered: BTreeMap<u64, (u32, Instant)>,
@@ -88,7 +88,7 @@ impl NdpSender {
             config,
             size,
             next_new: 0,
-            // The first window is at most the flow (`_flight_size < _flow_size`, line 287).
+            // The first window is at most the flow (`_flight_size < _flow_size`, line 288).
             window_left: packets.min(u64::from(config.initial_window)) as u32,
             last_pull: 0,
             max_pull: 0,
@@ -110,7 +110,7 @@ impl NdpSender {
         if !credit {
             return None;
         }
-        // A NACKed packet goes before new data (`send_packet`, lines 880-883).
+        // A NACKed packet goes before new data (`send_packet`, lines 879-881).
         let segment = if let Some(seq) = self.resend.pop_first() {
             let len = self.len_at(seq);
             self.stats.retransmitted_bytes += u64::from(len);
@@ -225,7 +225,7 @@ impl NdpSender {
         }
     }
 
-    /// Whether the receiver holds every byte (`cum_ackno >= _flow_size`, line 665).
+    /// Whether the receiver holds every byte (`cum_ackno >= _flow_size`, line 660).
     pub fn is_complete(&self) -> bool {
         self.size.is_some_and(|s| self.cum_ack >= s)
     }

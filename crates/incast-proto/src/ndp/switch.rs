@@ -2,18 +2,18 @@
 //! `compositequeue.cpp`): a small queue of data packets and a queue of headers served first.
 //!
 //! - **Admission.** A data packet joins the data queue if the bytes there, the packet being
-//!   sent included, and its own fit the limit (line 139: `_queuesize_low + pkt.size() <=
-//!   _maxsize`; htsim's queue keeps the packet in service until it has left, lines 90-93). Else a
+//!   sent included, and its own fit the limit (line 142: `_queuesize_low + pkt.size() <=
+//!   _maxsize`; htsim's queue keeps the packet in service until it has left, line 84). Else a
 //!   coin decides (`drand() < 0.5`, same line): the arrival loses its payload, or the newest
-//!   waiting data packet does (`pop_front`, line 155) and the arrival takes its place. The coin
+//!   waiting data packet does (`pop_front`, line 157) and the arrival takes its place. The coin
 //!   keeps a flow whose packets arrive in step with another's from always being the one
 //!   trimmed (NDP Section 3.1).
 //! - **Headers.** A trimmed packet, an ACK, a NACK or a PULL joins the header queue unless the
 //!   headers there, in service included, and its own pass twice the data limit (lines 168 and
-//!   208: `_queuesize_high + size > 2*_maxsize`); then it is dropped (or, with return-to-sender,
+//!   225: `_queuesize_high + size > 2*_maxsize`); then it is dropped (or, with return-to-sender,
 //!   bounced: left out here, docs/ndp.md).
 //! - **Service.** Headers first, in a weighted round robin of 100,000 headers to one data packet
-//!   while both wait (`_ratio_high`, `_ratio_low`, lines 14-15 and 33-52), so that data is never
+//!   while both wait (`_ratio_high`, `_ratio_low`, lines 12-13 and 35-57), so that data is never
 //!   starved outright.
 //!
 //! Generic over what identifies a packet, so the engine queues its packet numbers and the tests
@@ -114,7 +114,7 @@ impl<T: Copy> TrimmingQueue<T> {
         if data {
             let fits = self.counted(now, Class::Data) + u64::from(bytes) <= self.limit;
             // The coin may spare the arrival only if a waiting packet can be trimmed instead
-            // (htsim asserts one waits, line 145; with a limit below two packets it may not).
+            // (htsim asserts one waits, line 153; with a limit below two packets it may not).
             if fits || (coin() && !self.data.is_empty()) {
                 if !fits {
                     let (victim, victim_bytes) = self.data.pop_back().expect("a data packet waits");
