@@ -132,7 +132,7 @@ def websearch_flows(seed: int) -> List[Dict[str, int]]:
     scenario["transport"] = {"protocol": "dctcp"}
     del scenario["ndp"]
     scenario["switch"] = {"load_balancing": "spray"}
-    scenario["run"] = {"horizon": "1ms"}
+    scenario["run"] = {"duration": "1us"}
     flows = incast.run(scenario).flows.to_pylist()
     return [
         {"src": f["src"], "dst": f["dst"], "size": math.ceil(f["size_bytes"] / MTU) * MTU, "start_ps": ps_start(f["start_s"])}

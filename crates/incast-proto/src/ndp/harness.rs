@@ -212,12 +212,7 @@ impl Incast {
                     while let Some(answer) = self.receivers[d.flow].poll_answer() {
                         let a = self.answers.len();
                         self.answers.push((d.flow, answer));
-                        let class = match answer {
-                            NdpHeader::Pull { .. } => HostClass::Pull,
-                            NdpHeader::Nack { .. } => HostClass::Low,
-                            _ => HostClass::High,
-                        };
-                        self.nic.offer(t, d.flow as u32, a, class);
+                        self.nic.offer(t, d.flow as u32, a, HostClass::of(&answer, false));
                         if let NdpHeader::Ack { done: true, .. } = answer {
                             self.nic.release_flow(t, d.flow as u32);
                         }

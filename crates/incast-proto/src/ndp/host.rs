@@ -1,6 +1,6 @@
 //! An NDP host's NIC queue (htsim's `FairPriorityQueue`, `queue.cpp` lines 381-552, the host
 //! queue `main_ndp.cpp` gives every host, line 107) and the host's PULL pacer (htsim's
-//! `NdpPullPacer`, `ndp.cpp` lines 1814-2071; NDP Section 3.3), which every flow the host
+//! `NdpPullPacer`, `ndp.cpp` lines 1814-2070), which every flow the host
 //! receives shares.
 //!
 //! - **Classes.** Headers, ACKs and PULLs go first; data packets and NACKs wait at low priority
@@ -18,6 +18,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::packet::NdpHeader;
 use crate::time::{Duration, Instant};
 
 /// Round robin over flows, each with its own FIFO (htsim's `FairPullQueue`,
@@ -173,6 +174,20 @@ pub enum HostClass {
     Low,
     /// A PULL: through the pacer, then first.
     Pull,
+}
+
+impl HostClass {
+    /// The class of a packet with `header`, `whole` if it carries its payload: data packets and
+    /// NACKs low (htsim's `PRIO_LO`, `ndppacket.h` lines 102 and 218), PULLs through the pacer,
+    /// ACKs and trimmed packets high (lines 100, 161, 274).
+    pub fn of(header: &NdpHeader, whole: bool) -> HostClass {
+        match header {
+            NdpHeader::Pull { .. } => HostClass::Pull,
+            NdpHeader::Nack { .. } => HostClass::Low,
+            NdpHeader::Data { .. } if whole => HostClass::Low,
+            NdpHeader::Data { .. } | NdpHeader::Ack { .. } => HostClass::High,
+        }
+    }
 }
 
 /// An NDP host's NIC queue with the host's PULL pacer.

@@ -45,11 +45,3 @@ pub enum NdpHeader {
         cum_ack: u64,
     },
 }
-
-impl NdpHeader {
-    /// Whether a host NIC queues the packet at low priority with data: data packets and NACKs
-    /// (htsim's `PRIO_LO`, `ndppacket.h` lines 98-103 and 218), the other answers at high.
-    pub fn low_priority_at_host(&self) -> bool {
-        matches!(self, NdpHeader::Data { .. } | NdpHeader::Nack { .. })
-    }
-}

@@ -1,4 +1,4 @@
-//! NDP's receiver (NDP Section 3.3; htsim's `NdpSink::receivePacket`, `ndp.cpp` lines
+//! NDP's receiver (htsim's `NdpSink::receivePacket`, `ndp.cpp` lines
 //! 1441-1601): every arrival is answered at once, a whole packet with an ACK and a trimmed one
 //! with a NACK, and each asks for one more packet with a PULL, which the host's pacer sends out
 //! at its link's rate ([`super::PullPacer`]).

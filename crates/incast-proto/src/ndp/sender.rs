@@ -1,4 +1,4 @@
-//! NDP's sender (NDP Section 3.2; htsim's `NdpSrc`, `ndp.cpp`): it sends its first window at line
+//! NDP's sender (htsim's `NdpSrc`, `ndp.cpp`): it sends its first window at line
 //! rate, then one packet for each PULL the receiver paces out, a packet the receiver NACKed before
 //! any new one. htsim's sender has no timer (`rtx_timer_hook` returns at once unless built with
 //! `RESEND_ON_TIMEOUT`, `ndp.cpp` lines 1141-1145): a packet that the network loses outright (a

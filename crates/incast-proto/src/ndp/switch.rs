@@ -1,4 +1,4 @@
-//! An NDP switch port's queue (NDP Section 3.1; htsim's `CompositeQueue`,
+//! An NDP switch port's queue (htsim's `CompositeQueue`,
 //! `compositequeue.cpp`): a small queue of data packets and a queue of headers served first.
 //!
 //! - **Admission.** A data packet joins the data queue if the bytes there, the packet being
@@ -6,8 +6,8 @@
 //!   _maxsize`; htsim's queue keeps the packet in service until it has left, line 84). Else a
 //!   coin decides (`drand() < 0.5`, same line): the arrival loses its payload, or the newest
 //!   waiting data packet does (`pop_front`, line 157) and the arrival takes its place. The coin
-//!   keeps a flow whose packets arrive in step with another's from always being the one
-//!   trimmed (NDP Section 3.1).
+//!   breaks up phase effects: a flow whose packets arrive in step with another's is not always
+//!   the one trimmed (the paper's talk gives this as one of NDP's changes to Cut Payload).
 //! - **Headers.** A trimmed packet, an ACK, a NACK or a PULL joins the header queue unless the
 //!   headers there, in service included, and its own pass twice the data limit (lines 168 and
 //!   225: `_queuesize_high + size > 2*_maxsize`); then it is dropped (or, with return-to-sender,

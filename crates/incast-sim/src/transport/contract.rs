@@ -294,7 +294,7 @@ pub(crate) enum Joined {
 }
 
 /// How a port queues, picks the next packet and drops, for a transport that has its own
-/// (pFabric Section 4.1, NDP Section 3.1). The port keeps the accounting (bytes and packets
+/// (pFabric Section 4.1, NDP's trimming). The port keeps the accounting (bytes and packets
 /// waiting, counters, the serializer and the wire); the discipline holds the waiting packets and
 /// the policy. It reads the clock: a discipline may hold waiting packets back until a time of
 /// its own (NDP's PULL pacer), which `held_until` gives.

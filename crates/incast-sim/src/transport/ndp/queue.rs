@@ -58,12 +58,7 @@ impl QueueDiscipline for NdpQueue {
             }
             NdpQueue::Host(queue) => {
                 let flow = packet.flow.0;
-                let class = match header {
-                    Some(NdpHeader::Pull { .. }) => HostClass::Pull,
-                    // A trimmed packet is a header, and goes first.
-                    Some(h) if h.low_priority_at_host() && (packet.payload || !matches!(h, NdpHeader::Data { .. })) => HostClass::Low,
-                    _ => HostClass::High,
-                };
+                let class = header.map_or(HostClass::High, |h| HostClass::of(h, packet.payload));
                 queue.offer(now, flow, packet.id, class);
                 if let Some(NdpHeader::Ack { done: true, .. }) = header {
                     queue.release_flow(now, flow);
