@@ -193,7 +193,10 @@ def htsim_command(htsim: str, directory: Path, case: str, end_us: int) -> List[s
     ]
 
 
-FINISHED = re.compile(r"^Flow \S+ flow_id (\d+) finished at ([0-9.e+-]+) total bytes (\d+)")
+#: htsim's line for a finished flow (`NdpSrc::processAck`); its progress dots may precede it.
+FINISHED = re.compile(r"Flow \S+ flow_id (\d+) finished at ([0-9.e+-]+) total bytes (\d+)")
+#: htsim's last line (`main_ndp.cpp`): data packets sent new and again, and headers bounced.
+TOTALS = re.compile(r"New: (\d+) Rtx: (\d+) Bounced: (\d+)")
 
 
 def run_htsim(htsim: str, out: Path, case: str, flows: Sequence[Dict[str, int]]) -> float:
@@ -202,7 +205,8 @@ def run_htsim(htsim: str, out: Path, case: str, flows: Sequence[Dict[str, int]])
     (out / "topology.txt").write_text(topology_file())
     (out / f"htsim_{case}.cm").write_text(connection_matrix(flows))
     cmd = htsim_command(htsim, out, case, end_us=2_000_000)
-    (out / f"htsim_{case}.cmd").write_text(" ".join(shlex.quote(c) for c in cmd) + "\n")
+    shown = ["htsim_ndp", *cmd[1:]]  # the binary's path is the machine's, not the run's
+    (out / f"htsim_{case}.cmd").write_text(" ".join(shlex.quote(c) for c in shown) + "\n")
     t = time.time()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     wall = time.time() - t
@@ -210,9 +214,12 @@ def run_htsim(htsim: str, out: Path, case: str, flows: Sequence[Dict[str, int]])
         raise CrosscheckError(f"htsim exited {proc.returncode} on {case}: {proc.stderr[-400:]}")
     rows = ["flow_id,finish_us,total_bytes"]
     for line in proc.stdout.splitlines():
-        m = FINISHED.match(line)
+        m = FINISHED.search(line)
         if m:
             rows.append(f"{m.group(1)},{m.group(2)},{m.group(3)}")
+        m = TOTALS.search(line)
+        if m:
+            (out / f"htsim_{case}.totals").write_text(f"new,rtx,bounced\n{m.group(1)},{m.group(2)},{m.group(3)}\n")
     (out / f"htsim_{case}.fct").write_text("\n".join(rows) + "\n")
     (out / f"htsim_{case}.log").unlink(missing_ok=True)
     return wall
@@ -232,9 +239,9 @@ def read_htsim(out: Path, case: str, flows: Sequence[Dict[str, int]]) -> List[Op
     return fct
 
 
-def run_incast(flows: Sequence[Dict[str, int]]) -> Tuple[List[Optional[float]], float]:
+def run_incast(flows: Sequence[Dict[str, int]]) -> Tuple[List[Optional[float]], float, int]:
     """incast's completion time of each flow, seconds, with the final ACK's unloaded trip back
-    added; and the wall time."""
+    added; the wall time; and the data packets it sent again."""
     import incast
 
     with tempfile.TemporaryDirectory() as d:
@@ -248,22 +255,24 @@ def run_incast(flows: Sequence[Dict[str, int]]) -> Tuple[List[Optional[float]], 
         hops = 2 if rack_of(spec["src"]) == rack_of(spec["dst"]) else 4
         back = hops * ACK_HOP_NS * 1e-9
         out.append(None if f["finish_s"] is None else f["finish_s"] - f["start_s"] + back)
-    return out, wall
+    return out, wall, sum(f["retransmitted_bytes"] for f in rows) // MTU
 
 
-def bucket_stats(flows: Sequence[Dict[str, int]], fct: Sequence[Optional[float]]) -> Dict[str, Dict[str, float]]:
-    """Per size bucket: flows, those finished, and the mean and 99th percentile FCT, ms."""
+def bucket_stats(flows: Sequence[Dict[str, int]], fct: Sequence[Optional[float]], both: Sequence[bool]) -> Dict[str, Dict[str, float]]:
+    """Per size bucket: the flows, those finished, and the mean and 99th percentile FCT (ms) of
+    those finished in both simulators (`both`)."""
     stats: Dict[str, Dict[str, float]] = {}
     lower = 0.0
     for name, upper in BUCKETS:
-        times = [t for f, t in zip(flows, fct) if lower < f["size"] <= upper and t is not None]
-        count = sum(1 for f in flows if lower < f["size"] <= upper)
+        inside = [i for i, f in enumerate(flows) if lower < f["size"] <= upper]
         lower = upper
-        if count == 0:
+        if not inside:
             continue
+        times = [t for i in inside if both[i] and (t := fct[i]) is not None]
         stats[name] = {
-            "flows": count,
-            "finished": len(times),
+            "flows": len(inside),
+            "finished": sum(1 for i in inside if fct[i] is not None),
+            "compared": len(times),
             "mean_ms": 1e3 * sum(times) / len(times) if times else math.nan,
             "p99_ms": 1e3 * quantile(times, 0.99) if times else math.nan,
         }
@@ -274,14 +283,20 @@ def compare(out: Path, case: str, htsim: Optional[str]) -> Dict[str, Any]:
     flows = flows_for(case)
     htsim_wall = run_htsim(htsim, out, case, flows) if htsim else None
     ref = read_htsim(out, case, flows)
-    ours, wall = run_incast(flows)
-    h, i = bucket_stats(flows, ref), bucket_stats(flows, ours)
+    ours, wall, resent = run_incast(flows)
+    both = [a is not None and b is not None for a, b in zip(ref, ours)]
+    h, i = bucket_stats(flows, ref, both), bucket_stats(flows, ours, both)
     buckets = {
         b: {"htsim": h[b], "incast": i[b], "gap_mean": relative(i[b]["mean_ms"], h[b]["mean_ms"]),
             "gap_p99": relative(i[b]["p99_ms"], h[b]["p99_ms"])}
         for b in h
     }
-    return {"case": case, "flows": len(flows), "buckets": buckets, "incast_wall_s": wall, "htsim_wall_s": htsim_wall}
+    totals = out / f"htsim_{case}.totals"
+    htsim_resent = int(totals.read_text().splitlines()[1].split(",")[1]) if totals.exists() else None
+    return {
+        "case": case, "flows": len(flows), "packets": sum(f["size"] for f in flows) // MTU, "buckets": buckets,
+        "resent": {"htsim": htsim_resent, "incast": resent}, "incast_wall_s": wall, "htsim_wall_s": htsim_wall,
+    }
 
 
 def _pct(x: float) -> str:
@@ -304,12 +319,25 @@ def write_report(out: Path, results: List[Dict[str, Any]]) -> None:
     for r in results:
         for b, s in r["buckets"].items():
             h, i = s["htsim"], s["incast"]
-            flows = f"{h['flows']}" + ("" if h["finished"] == i["finished"] == h["flows"] else f" ({h['finished']}/{i['finished']} done)")
+            done = h["finished"] == i["finished"] == h["flows"]
+            flows = f"{h['flows']}" + ("" if done else f" (done: htsim {h['finished']}, incast {i['finished']})")
             lines.append(
                 f"| {r['case']} | {b} | {flows} | {h['mean_ms']:.3f} | {i['mean_ms']:.3f} | {_pct(s['gap_mean'])} "
                 f"| {h['p99_ms']:.3f} | {i['p99_ms']:.3f} | {_pct(s['gap_p99'])} |"
             )
+    lines += [
+        "",
+        "Data packets sent again (after a NACK: each was trimmed once), of all the data packets:",
+        "",
+        "| case | packets | htsim | incast |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for r in results:
+        lines.append(f"| {r['case']} | {r['packets']} | {r['resent']['htsim']} | {r['resent']['incast']} |")
     lines.append("")
+    notes = out / "gaps.md"
+    if notes.exists():
+        lines += ["", notes.read_text()]
     (out / "report.md").write_text("\n".join(lines))
 
 
