@@ -71,6 +71,8 @@ BUCKETS: Tuple[Tuple[str, float], ...] = (
     ("<= 100 KB", 100_000), ("100 KB - 1 MB", 1_000_000), ("1 - 10 MB", 10_000_000), ("> 10 MB", math.inf)
 )
 DEFAULT_OUT = Path("docs/crosscheck/ndp")
+#: htsim's end of the run, us: far past the last flow's end.
+END_US = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -186,7 +188,7 @@ def htsim_command(htsim: str, directory: Path, case: str, end_us: int) -> List[s
     packets), the pacers at the 10 Gbps host links (`-linkspeed` in Mbps: main_ndp's default is
     100 Gbps), the network of `topology.txt`."""
     return [
-        htsim, "-o", str(directory / f"htsim_{case}.log"), "-nodes", str(HOSTS), "-topo", str(directory / "topology.txt"),
+        htsim, "-o", "htsim.log", "-nodes", str(HOSTS), "-topo", str(directory / "topology.txt"),
         "-tm", str(directory / f"htsim_{case}.cm"), "-cwnd", str(INITIAL_WINDOW), "-q", str(QUEUE_PACKETS),
         "-strat", "perm", "-linkspeed", str(LINK_BPS // 1_000_000), "-mtu", str(MTU), "-seed", str(SEED),
         "-end", str(end_us),
@@ -204,11 +206,13 @@ def run_htsim(htsim: str, out: Path, case: str, flows: Sequence[Dict[str, int]])
     wall time."""
     (out / "topology.txt").write_text(topology_file())
     (out / f"htsim_{case}.cm").write_text(connection_matrix(flows))
-    cmd = htsim_command(htsim, out, case, end_us=2_000_000)
-    shown = ["htsim_ndp", *cmd[1:]]  # the binary's path is the machine's, not the run's
+    shown = htsim_command("htsim_ndp", out, case, END_US)
     (out / f"htsim_{case}.cmd").write_text(" ".join(shlex.quote(c) for c in shown) + "\n")
     t = time.time()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    # htsim writes files of its own (its log, `idmap.txt`) into its working directory: a scratch one.
+    with tempfile.TemporaryDirectory() as scratch:
+        cmd = htsim_command(htsim, out.resolve(), case, END_US)
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=scratch)
     wall = time.time() - t
     if proc.returncode != 0:
         raise CrosscheckError(f"htsim exited {proc.returncode} on {case}: {proc.stderr[-400:]}")
@@ -221,7 +225,6 @@ def run_htsim(htsim: str, out: Path, case: str, flows: Sequence[Dict[str, int]])
         if m:
             (out / f"htsim_{case}.totals").write_text(f"new,rtx,bounced\n{m.group(1)},{m.group(2)},{m.group(3)}\n")
     (out / f"htsim_{case}.fct").write_text("\n".join(rows) + "\n")
-    (out / f"htsim_{case}.log").unlink(missing_ok=True)
     return wall
 
 
