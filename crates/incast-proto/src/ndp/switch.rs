@@ -158,8 +158,9 @@ impl<T: Copy> TrimmingQueue<T> {
             (false, true) => Class::Header,
             (true, false) => Class::Data,
             (false, false) => {
+                // htsim: `if (_crt >= _ratio_high + _ratio_low) _crt = 0`, the low ratio being 1.
                 self.turn += 1;
-                if self.turn >= HEADERS_PER_DATA + 1 {
+                if self.turn > HEADERS_PER_DATA {
                     self.turn = 0;
                 }
                 if self.turn < HEADERS_PER_DATA { Class::Header } else { Class::Data }
