@@ -11,7 +11,8 @@ import incast
 from incast.crosscheck import htsim_ndp
 from incast.crosscheck.targets import FCT_TARGET
 
-from conftest import incast as incast_cli, write
+from conftest import incast as incast_cli
+from conftest import write
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -39,7 +40,8 @@ def test_check_shows_ndp_keys_in_effect(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("[ndp] in effect")) + 1
-    assert lines[start:start + 5] == ['  mtu = "9000B"', "  queue = 15", "  initial_window = 23", "  pull_rate = 0.99", '  rto = "10ms"']
+    keys = ['  mtu = "9000B"', "  queue = 15", "  initial_window = 23", "  pull_rate = 0.99", '  rto = "10ms"']
+    assert lines[start:start + 5] == keys
 
 
 def test_bad_ndp_input_is_one_line_naming_the_key(tmp_path: Path) -> None:

@@ -137,7 +137,8 @@ def websearch_flows(seed: int) -> List[Dict[str, int]]:
     scenario["run"] = {"duration": "1us"}
     flows = incast.run(scenario).flows.to_pylist()
     return [
-        {"src": f["src"], "dst": f["dst"], "size": math.ceil(f["size_bytes"] / MTU) * MTU, "start_ps": ps_start(f["start_s"])}
+        {"src": f["src"], "dst": f["dst"], "size": math.ceil(f["size_bytes"] / MTU) * MTU,
+         "start_ps": ps_start(f["start_s"])}
         for f in sorted(flows, key=lambda f: f["flow_id"])
     ]
 
@@ -261,7 +262,9 @@ def run_incast(flows: Sequence[Dict[str, int]]) -> Tuple[List[Optional[float]], 
     return out, wall, sum(f["retransmitted_bytes"] for f in rows) // MTU
 
 
-def bucket_stats(flows: Sequence[Dict[str, int]], fct: Sequence[Optional[float]], both: Sequence[bool]) -> Dict[str, Dict[str, float]]:
+def bucket_stats(
+    flows: Sequence[Dict[str, int]], fct: Sequence[Optional[float]], both: Sequence[bool]
+) -> Dict[str, Dict[str, float]]:
     """Per size bucket: the flows, those finished, and the mean and 99th percentile FCT (ms) of
     those finished in both simulators (`both`)."""
     stats: Dict[str, Dict[str, float]] = {}
