@@ -179,6 +179,7 @@ impl Endpoints for NdpEndpoints {
 mod tests {
     use incast_proto::time::BitsPerSec;
 
+    use super::*;
     use crate::results::{OfferLogSeries, RunResults};
     use crate::scenario::parse_toml;
 
@@ -220,6 +221,72 @@ mod tests {
         // headers and answers ride in between: a few percent above line rate, and no more.
         let line = BitsPerSec(10_000_000_000).tx_time(200 * 9064).as_secs_f64();
         assert!(last > line && last < line * 1.06, "last flow done at {last} s, line rate {line} s");
+    }
+
+    /// A host NIC of 1 Gbps (a 64 B answer takes 512 ns) whose pacer lets a PULL go every 7 us,
+    /// driven as the engine drives a port: `serve` after each offer and at each wake the port
+    /// asks for, a stale wake ignored. Returns when each packet started on the wire.
+    fn nic_sends(offers: &[(u64, u32, NdpHeader)]) -> Vec<(u64, u32)> {
+        use crate::ids::{FlowId, NodeId, PacketId};
+        use crate::port::Port;
+        use crate::scenario::LinkSpec;
+        use crate::topology::PortInfo;
+        use crate::transport::{Arriving, Discipline, Header};
+
+        let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
+        let info = PortInfo { node: NodeId(0), peer: NodeId(1), link };
+        let mut port = Port::plugged(info, Discipline::Ndp(NdpQueue::host(Duration::from_us(7))));
+        let ns = |t: u64| Instant::ZERO + Duration::from_ns(t);
+        let mut wakes: Vec<Instant> = Vec::new();
+        let mut sent = Vec::new();
+        let mut serve = |port: &mut Port, now: Instant, wakes: &mut Vec<Instant>, sent: &mut Vec<(u64, u32)>| {
+            let before = port.bytes_sent;
+            let service = port.serve(now, &mut [], |_| NDP_HEADER_BYTES);
+            if port.bytes_sent > before {
+                sent.push((now.as_ps() / 1000, port.pop_arrival().0 .0));
+            }
+            wakes.extend(service.wake);
+        };
+        let mut next_offer = 0;
+        loop {
+            let offer_at = offers.get(next_offer).map(|&(t, ..)| ns(t));
+            let wake_at = wakes.iter().copied().min();
+            match (offer_at, wake_at) {
+                (Some(o), w) if w.is_none_or(|w| o <= w) => {
+                    let (_, id, header) = offers[next_offer];
+                    next_offer += 1;
+                    let arriving = Arriving {
+                        id: PacketId(id),
+                        wire_bytes: NDP_HEADER_BYTES,
+                        priority: 0,
+                        ect: false,
+                        ce: false,
+                        payload: false,
+                        flow: FlowId(id),
+                    };
+                    let header = Header::Ndp(header);
+                    let _ = port.offer(o, arriving, &mut [], || Some(&header));
+                    serve(&mut port, o, &mut wakes, &mut sent);
+                }
+                (_, Some(w)) => {
+                    wakes.retain(|&x| x != w);
+                    if port.woken(w) {
+                        serve(&mut port, w, &mut wakes, &mut sent);
+                    }
+                }
+                (_, None) => return sent,
+            }
+        }
+    }
+
+    #[test]
+    fn host_nic_sends_an_answer_at_once_while_the_pacer_holds_a_pull_back() {
+        let pull = |n| NdpHeader::Pull { pull_no: n, cum_ack: 0 };
+        let ack = NdpHeader::Ack { seq: 0, cum_ack: 0, pull_no: 1, done: false };
+        // PULL 1 finds the pacer idle and goes at once; PULL 2 waits for 107 us. The ACKs that come
+        // meanwhile do not wait for it: the first goes at once, the second as the first ends.
+        let sent = nic_sends(&[(100_000, 1, pull(1)), (100_000, 2, pull(2)), (101_000, 3, ack), (101_200, 4, ack)]);
+        assert_eq!(sent, [(100_000, 1), (101_000, 3), (101_512, 4), (107_000, 2)]);
     }
 
     #[test]
