@@ -239,7 +239,7 @@ mod tests {
         let ns = |t: u64| Instant::ZERO + Duration::from_ns(t);
         let mut wakes: Vec<Instant> = Vec::new();
         let mut sent = Vec::new();
-        let mut serve = |port: &mut Port, now: Instant, wakes: &mut Vec<Instant>, sent: &mut Vec<(u64, u32)>| {
+        let serve = |port: &mut Port, now: Instant, wakes: &mut Vec<Instant>, sent: &mut Vec<(u64, u32)>| {
             let before = port.bytes_sent;
             let service = port.serve(now, &mut [], |_| NDP_HEADER_BYTES);
             if port.bytes_sent > before {
