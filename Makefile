@@ -7,6 +7,8 @@
 #   make bench   the speed and memory benchmarks of benches/
 #   make pins    rerun the quick reproductions and pin their numbers (tests/reproduce_pins.json)
 #   make crosscheck  install ns-3 (pip, ~200 MB) into .venv and compare incast with it (docs/crosscheck/)
+#   make crosscheck-ndp  incast's NDP against htsim's committed outputs (docs/crosscheck/ndp/);
+#                HTSIM=path/to/htsim_ndp runs htsim first (htsim is not part of this repository)
 #   make docs    regenerate the results docs' tables and quoted numbers from the committed reports (docs/reproduce.md)
 #   make clean   remove .venv, build outputs and demo output
 #
@@ -25,7 +27,7 @@ VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: help setup demo test lint test-rust test-python bench pins crosscheck docs clean
+.PHONY: help setup demo test lint test-rust test-python bench pins crosscheck crosscheck-ndp docs clean
 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
@@ -34,6 +36,7 @@ help:
 	@echo "make bench  speed and memory benchmarks"
 	@echo "make pins  rerun the quick reproductions and pin their numbers (after an intended change)"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
+	@echo "make crosscheck-ndp  incast's NDP against htsim's (HTSIM=path runs htsim, else its committed outputs)"
 	@echo "make docs   regenerate the results docs' tables from docs/reproductions/ (no simulation)"
 	@echo "make clean  remove .venv, build outputs and demo output"
 
@@ -112,6 +115,9 @@ $(VENV)/.crosscheck: $(VENV)/.built
 
 crosscheck: $(VENV)/.crosscheck
 	$(VENV_ENV) incast crosscheck --out docs/crosscheck
+
+crosscheck-ndp: setup
+	$(VENV_ENV) $(VPY) -m incast.crosscheck.htsim_ndp --out docs/crosscheck/ndp $(if $(HTSIM),--htsim $(HTSIM))
 
 # The generated blocks of the README, docs/results-*.md and docs/reproductions/README.md, from the
 # committed reports (pyarrow and json only: no simulation); `--check` is in the tests.

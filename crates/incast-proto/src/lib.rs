@@ -10,3 +10,4 @@ pub mod tcp;
 pub mod cc;
 pub mod d3;
 pub mod pdq;
+pub mod ndp;

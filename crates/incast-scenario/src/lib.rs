@@ -62,6 +62,7 @@ pub use traffic::named_distribution;
 pub use protocols::d2tcp::effective_d2tcp;
 pub use protocols::d3::{effective_d3, D3Spec, D3Variant, CAPACITY_MAX, CAPACITY_MIN};
 pub use protocols::pdq::PdqSpec;
+pub use protocols::ndp::NdpSpec;
 pub use protocols::pfabric::{PfabricSpec, PFABRIC_DEFAULT_BUFFER_BYTES};
 pub use protocols::tcppr::TcpPrSpec;
 pub use protocols::ProtocolSections;

@@ -270,7 +270,7 @@ mod tests {
     fn a_scenario_as_the_docs_write_it_has_none() {
         assert!(warned(concat!(star!(), burst!())).is_empty());
         // Each section with flows that read it.
-        for (section, protocol) in [("d2tcp", "d2tcp"), ("tcppr", "tcppr"), ("d3", "rcpdc"), ("pdq", "pdq"), ("pfabric", "pfabric")] {
+        for (section, protocol) in [("d2tcp", "d2tcp"), ("tcppr", "tcppr"), ("d3", "rcpdc"), ("pdq", "pdq"), ("pfabric", "pfabric"), ("ndp", "ndp")] {
             let text = format!("{}{}protocol = \"{protocol}\"\n[{section}]\n", star!(), burst!());
             let text = if section == "tcppr" { format!("{text}[switch]\npriority_classes = 3\n") } else { text };
             assert!(warned(&text).is_empty(), "{text}: {:?}", warned(&text));
@@ -285,6 +285,7 @@ mod tests {
             ("d3", "no flow runs D3 or RCPdc", "\"d3\""),
             ("pdq", "no flow runs PDQ", "\"pdq\""),
             ("pfabric", "no flow runs pFabric", "\"pfabric\""),
+            ("ndp", "no flow runs NDP", "\"ndp\""),
         ];
         for (section, runs, name) in cases {
             let w = one(&format!("{}{}[{section}]\n", star!(), burst!()), section, runs);

@@ -303,8 +303,10 @@ impl OfferLogSeries {
     pub const DROPPED: u8 = 2;
     /// Queued at a pFabric port by dropping a less urgent waiting packet.
     pub const EVICTING: u8 = 3;
+    /// Queued at an NDP port, the arrival or a waiting packet trimmed to its headers.
+    pub const TRIMMING: u8 = 4;
     /// The outcomes' names, by index.
-    pub const OUTCOMES: [&'static str; 4] = ["queued", "marked", "dropped", "queued-evicting"];
+    pub const OUTCOMES: [&'static str; 5] = ["queued", "marked", "dropped", "queued-evicting", "queued-trimming"];
 }
 
 /// Traced flows' sender state, one row each time any of it changed (and one when the flow

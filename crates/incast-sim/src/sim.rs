@@ -947,6 +947,11 @@ impl Simulation {
             Admission::QueuedEvicting { victim } => {
                 queued_bytes = queued_bytes + u64::from(self.packets.get(victim).wire_bytes) - u64::from(pkt.wire_bytes);
             }
+            // Logged before the payload leaves the packet: it joined whole, then lost `cut`.
+            Admission::Trimmed { cut, .. } => {
+                queued_packets -= 1;
+                queued_bytes = queued_bytes + u64::from(cut) - u64::from(pkt.wire_bytes);
+            }
         }
         let ce_on_arrival = pkt.ce && admission != (Admission::Queued { marked: true });
         let offer = Offer { port, flow: pkt.flow, seq: pkt.seq, payload_bytes: pkt.len, queued_packets, queued_bytes, ce_on_arrival };
@@ -1000,6 +1005,13 @@ impl Simulation {
                 self.packet_gone(flow);
                 self.try_start_service(port_id);
             }
+            Admission::Trimmed { packet, cut } => {
+                let pkt = self.packets.get_mut(packet);
+                debug_assert_eq!(cut, pkt.len, "a trimmed packet loses its payload");
+                pkt.wire_bytes -= cut;
+                pkt.len = 0;
+                self.try_start_service(port_id);
+            }
         }
     }
 
@@ -1039,7 +1051,9 @@ impl Simulation {
     }
 
     fn on_tx_done(&mut self, port_id: PortId) {
-        self.net.ports[port_id.idx()].woken();
+        if !self.net.ports[port_id.idx()].woken(self.now) {
+            return; // superseded by an earlier wake (a port whose discipline paces)
+        }
         self.try_start_service(port_id);
         let host = self.net.host_of_port[port_id.idx()];
         if host != u32::MAX {

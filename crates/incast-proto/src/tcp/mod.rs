@@ -24,7 +24,7 @@ mod rtt;
 mod scoreboard;
 pub mod segment;
 mod ns3_bookkeeping;
-mod ranges;
+pub(crate) mod ranges;
 mod sender;
 mod stack;
 

@@ -24,6 +24,7 @@
 
 pub(crate) mod d2tcp;
 pub(crate) mod d3;
+pub(crate) mod ndp;
 pub(crate) mod pdq;
 pub(crate) mod pfabric;
 pub(crate) mod tcp;
@@ -158,7 +159,7 @@ macro_rules! define_sections {
             /// (persistent connections): those on the TCP sender can (TCP's family, and pFabric,
             /// whose packets then carry the connection's remaining bytes: docs/pfabric.md); D3,
             /// RCPdc and PDQ open a connection per flow, since their senders ask the network for
-            /// each flow's rate.
+            /// each flow's rate, and so does NDP, whose receivers pull each flow's packets.
             pub fn keeps_connections(self) -> bool {
                 self.rules().keeps_connections
             }

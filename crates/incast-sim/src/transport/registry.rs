@@ -253,17 +253,24 @@ macro_rules! engine_registry {
         }
 
         impl Discipline {
-            /// A packet arrives and finds `waiting` bytes queued.
-            pub(crate) fn offer(&mut self, packet: &Arriving, header: Option<&Header>, waiting: u64) -> Joined {
+            /// A packet arrives at `now` and finds `waiting` bytes queued.
+            pub(crate) fn offer(&mut self, now: Instant, packet: &Arriving, header: Option<&Header>, waiting: u64) -> Joined {
                 match self {
-                    $(Discipline::$family(d) => d.offer(packet, header_of!(header, $family), waiting),)+
+                    $(Discipline::$family(d) => d.offer(now, packet, header_of!(header, $family), waiting),)+
                 }
             }
 
-            /// The next packet to serialize.
-            pub(crate) fn next(&mut self) -> Option<PacketId> {
+            /// The next packet to serialize at `now`.
+            pub(crate) fn next(&mut self, now: Instant) -> Option<PacketId> {
                 match self {
-                    $(Discipline::$family(d) => d.next(),)+
+                    $(Discipline::$family(d) => d.next(now),)+
+                }
+            }
+
+            /// When a packet held back may go.
+            pub(crate) fn held_until(&self) -> Option<Instant> {
+                match self {
+                    $(Discipline::$family(d) => d.held_until(),)+
                 }
             }
 

@@ -185,8 +185,8 @@ mod tests {
         let mut sent = Vec::new();
         let mut t = Instant::ZERO;
         for _ in 0..2 {
-            p.woken();
             t += Duration::from_us(20);
+            let _ = p.woken(t);
             let _ = p.serve(t, &mut [], |id| if id == PacketId(5) { 40 } else { 1500 });
         }
         while let Some((id, _)) = (p.packets_held() > 0).then(|| p.pop_arrival()) {
