@@ -120,20 +120,12 @@ fn within_horizon_at(key: &str, value: Option<Time>, horizon: Duration) -> Resul
 mod tests {
     use incast_proto::time::Duration;
 
-    use crate::{parse_toml, PortNames, Scenario, ScenarioError, StallAfter, TopologySpec};
-
-    /// No `[output]` pattern is checked here.
-    struct NoPorts;
-
-    impl PortNames for NoPorts {
-        fn port_names(&self, _: &TopologySpec) -> Result<Vec<String>, String> {
-            Ok(Vec::new())
-        }
-    }
+    use crate::fixtures::PORTS;
+    use crate::{parse_toml, Scenario, ScenarioError, StallAfter};
 
     fn parse(run: &str) -> Result<Scenario, ScenarioError> {
         let text = format!("[topology]\nkind = \"star\"\nhosts = 4\n[run]\n{run}\n[[workload]]\nkind = \"flow-burst\"\n");
-        parse_toml(&text, None, &NoPorts)
+        parse_toml(&text, None, &PORTS)
     }
 
     #[test]

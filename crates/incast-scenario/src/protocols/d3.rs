@@ -382,26 +382,17 @@ impl Named for BaseGrant {
         &[("header-only", BaseGrant::HeaderOnly), ("one-segment", BaseGrant::OneSegment)];
 }
 
-
 #[cfg(test)]
 mod tests {
-    use crate::{parse_toml, PortNames, Scenario, ScenarioError, TopologySpec};
-
-    /// No `[output]` pattern is checked here.
-    struct NoPorts;
-
-    impl PortNames for NoPorts {
-        fn port_names(&self, _: &TopologySpec) -> Result<Vec<String>, String> {
-            Ok(Vec::new())
-        }
-    }
+    use crate::fixtures::PORTS;
+    use crate::{parse_toml, Scenario, ScenarioError};
 
     /// A flow burst of `protocol` on the 4-host 1 Gbps star (or `topology`), with `[d3]` keys `d3`.
     fn parse_on(topology: &str, protocol: &str, d3: &str) -> Result<Scenario, ScenarioError> {
         let text = format!(
             "[topology]\n{topology}\n[transport]\nprotocol = \"{protocol}\"\n[d3]\n{d3}\n[[workload]]\nkind = \"flow-burst\"\n"
         );
-        parse_toml(&text, None, &NoPorts)
+        parse_toml(&text, None, &PORTS)
     }
 
     fn parse(d3: &str) -> Result<Scenario, ScenarioError> {

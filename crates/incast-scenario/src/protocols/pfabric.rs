@@ -187,19 +187,10 @@ fn validate_pfabric(raw: Raw, run: &RunSpec) -> Result<PfabricSpec> {
     Ok(PfabricSpec { buffer_bytes, initial_window_segments, max_window_segments, rto, probe_after })
 }
 
-
 #[cfg(test)]
 mod tests {
-    use crate::{parse_toml, PortNames, Scenario, ScenarioError, TopologySpec};
-
-    /// No `[output]` pattern is checked here.
-    struct NoPorts;
-
-    impl PortNames for NoPorts {
-        fn port_names(&self, _: &TopologySpec) -> Result<Vec<String>, String> {
-            Ok(Vec::new())
-        }
-    }
+    use crate::fixtures::PORTS;
+    use crate::{parse_toml, Scenario, ScenarioError};
 
     /// A pFabric flow burst on a 4-host star of `link_rate`, with `[pfabric]` keys `pfabric`.
     fn parse(link_rate: &str, pfabric: &str) -> Result<Scenario, ScenarioError> {
@@ -207,7 +198,7 @@ mod tests {
             "[topology]\nkind = \"star\"\nhosts = 4\nlink_rate = \"{link_rate}\"\n[transport]\nprotocol = \"pfabric\"\n\
              [pfabric]\n{pfabric}\n[[workload]]\nkind = \"flow-burst\"\n"
         );
-        parse_toml(&text, None, &NoPorts)
+        parse_toml(&text, None, &PORTS)
     }
 
     #[test]
