@@ -7,8 +7,10 @@
 #   make bench   the speed and memory benchmarks of benches/
 #   make pins    rerun the quick reproductions and pin their numbers (tests/reproduce_pins.json)
 #   make crosscheck  install ns-3 (pip, ~200 MB) into .venv and compare incast with it (docs/crosscheck/)
+#   make crosscheck-ndp  incast's NDP against htsim's committed outputs (docs/crosscheck/ndp/);
+#                HTSIM=path/to/htsim_ndp runs htsim first (htsim is not part of this repository)
 #   make crosscheck-homa  incast's Homa against its authors' simulation results (docs/crosscheck/homa/;
-#                about 15 minutes on one core)
+#                about 12 minutes on one core)
 #   make docs    regenerate the results docs' tables and quoted numbers from the committed reports (docs/reproduce.md)
 #   make clean   remove .venv, build outputs and demo output
 #
@@ -27,7 +29,7 @@ VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: help setup demo test lint test-rust test-python bench pins crosscheck crosscheck-homa docs clean
+.PHONY: help setup demo test lint test-rust test-python bench pins crosscheck crosscheck-ndp crosscheck-homa docs clean
 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
@@ -36,6 +38,7 @@ help:
 	@echo "make bench  speed and memory benchmarks"
 	@echo "make pins  rerun the quick reproductions and pin their numbers (after an intended change)"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
+	@echo "make crosscheck-ndp  incast's NDP against htsim's (HTSIM=path runs htsim, else its committed outputs)"
 	@echo "make crosscheck-homa  incast's Homa against the authors' OMNeT++ results (committed reference)"
 	@echo "make docs   regenerate the results docs' tables from docs/reproductions/ (no simulation)"
 	@echo "make clean  remove .venv, build outputs and demo output"
@@ -115,6 +118,9 @@ $(VENV)/.crosscheck: $(VENV)/.built
 
 crosscheck: $(VENV)/.crosscheck
 	$(VENV_ENV) incast crosscheck --out docs/crosscheck
+
+crosscheck-ndp: setup
+	$(VENV_ENV) $(VPY) -m incast.crosscheck.htsim_ndp --out docs/crosscheck/ndp $(if $(HTSIM),--htsim $(HTSIM))
 
 # The reference is committed (docs/crosscheck/homa/original-raw-data-from-paper.homa.txt);
 # tests/test_crosscheck_homa.py checks the committed report against it without running.

@@ -27,6 +27,9 @@ REPO = Path(__file__).resolve().parent.parent
 LARGE = {"fat_tree_k16_web_search_dctcp", "fat_tree_k32_web_search_dctcp", "star_flows_1m_dctcp"}
 # Columns renamed since a build one may compare with: digested under their new names.
 RENAMED = {"d3_rate_bytes_per_s": "rate_bytes_per_s"}
+# Summary keys added since a build one may compare with: left out of the summary's digest (a run
+# that stalls shows in its events and tables anyway).
+ADDED = {"status", "stall_reason", "stall_keys"}
 
 
 def table_digest(table: Any) -> str:
@@ -39,7 +42,7 @@ def table_digest(table: Any) -> str:
 
 def digests(path: Path) -> Dict[str, Any]:
     result = incast.run(str(path))
-    summary = {k: v for k, v in result.summary.items() if k != "wall_time_s"}
+    summary = {k: v for k, v in result.summary.items() if k != "wall_time_s" and k not in ADDED}
     capture = result.capture.pcap if result.capture is not None else b""
     return {
         "events": summary["events"],

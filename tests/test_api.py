@@ -45,6 +45,9 @@ SUMMARY_KEYS = {
     "d3_priority_inversions",
     "transport",
     "stopped_at_horizon",
+    "status",
+    "stall_reason",
+    "stall_keys",
 }
 FLOW_COLUMNS = [
     "flow_id",
@@ -208,6 +211,7 @@ def test_summary_keys_and_consistency() -> None:
     result = incast.run(burst())
     s = result.summary
     assert set(s) == SUMMARY_KEYS
+    assert (s["status"], s["stall_reason"], s["stall_keys"]) == ("flows-ended", "", [])
     assert s["flows"] == result.flows.num_rows == 24
     assert s["flows_completed"] == 24
     assert s["deadline_flows"] == 24
@@ -220,6 +224,27 @@ def test_summary_keys_and_consistency() -> None:
     # The settings in effect: the default stack, with the keys the scenario gave.
     assert s["transport"]["stack"] == "linux" and s["transport"]["protocol"] == burst()["transport"]["protocol"]
     assert s["transport"] == incast.effective_transport(burst())
+
+
+def test_a_run_that_never_moves_stops_stalled_and_says_why() -> None:
+    """Issue 39: D3 ports whose capacity (1.25 units of the header's field) leaves each of three
+    flows less than a unit: every grant is the base grant and no flow sends a byte. The progress
+    watchdog stops the run after 10 s of that, instead of a simulated day."""
+    tree = {
+        "topology": {"kind": "star", "hosts": 4},
+        "transport": {"protocol": "d3"},
+        "d3": {"capacity_min": 0.01, "capacity_max": 0.01},
+        "workload": [{"kind": "flow-burst", "senders": 3, "size": "2KB"}],
+    }
+    s = incast.run(tree).summary
+    assert (s["status"], s["sim_time_s"], s["flows_completed"], s["stopped_at_horizon"]) == ("stalled", 10.0, 0, False)
+    assert s["stall_keys"] == ["d3.capacity_max", "d3.capacity_min", "d3.base_rate"]
+    assert s["stall_reason"].startswith("no flow got a byte through for 10 s (none since the start) while 3 unfinished")
+    # The same run without the watchdog goes on to its horizon; with a duration, to that.
+    off = incast.run({**tree, "run": {"stall_after": "off", "horizon": "20s"}}).summary
+    assert (off["status"], off["sim_time_s"], off["stall_reason"], off["stall_keys"]) == ("horizon", 20.0, "", [])
+    timed = incast.run({**tree, "run": {"duration": "20s"}}).summary
+    assert (timed["status"], timed["sim_time_s"]) == ("duration", 20.0)
 
 
 def test_same_seed_same_flows_different_seed_differs() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyarrow as pa
@@ -396,6 +397,27 @@ def test_out_of_memory_is_one_line_and_status_70(
     assert captured.out == ""
     assert captured.err == f"incast: error: {message or 'out of memory'}\n"
     assert not out.exists()
+
+
+def test_a_stalled_run_warns_naming_the_likely_keys_and_succeeds(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from incast.cli import main
+
+    scenario = write(
+        tmp_path / "stuck.toml",
+        '[topology]\nkind = "star"\nhosts = 4\n[transport]\nprotocol = "d3"\n[d3]\ncapacity_min = 0.01\n'
+        'capacity_max = 0.01\n[[workload]]\nkind = "flow-burst"\nsenders = 3\nsize = "2KB"\n',
+    )
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "incast: warning: the run stalled at 10 s with 3 of 3 flows unfinished: no flow got a byte through for 10 s "
+        "(none since the start) while 3 unfinished flows of D3 ran; likely keys: d3.capacity_max, d3.capacity_min or "
+        'd3.base_rate (run.stall_after = "10s": raise it, or set it to "off", to wait longer)\n'
+    )
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "stalled" and summary["stall_keys"][0] == "d3.capacity_max"
 
 
 def test_a_run_stopped_at_its_horizon_warns_and_succeeds(

@@ -2,9 +2,12 @@
 
 Each case is one concept: an input, what `incast check` and `incast run` must answer (exit 2 for
 the scenario's fault, naming its key in one `incast: error:` line; exit 0 where the input is
-legitimately accepted, or where the run stops at its simulated-time horizon with a warning) and
-what the Python API must do with the same input (`incast.ScenarioError` whose `.path` is that
-key, never another exception). The cases are data, in one table per group below; trace files,
+legitimately accepted, with nothing on stderr, or with one `incast: warning:` line naming the key
+where it runs but does something its file may not mean (issue 39), or where the run stops at its
+simulated-time horizon or as stalled by the progress watchdog, with a warning) and what the Python
+API must do with the same input (`incast.ScenarioError` whose `.path` is that key, never another
+exception; an `incast.ScenarioWarning` at that key, issued and in `RunResult.warnings`, and none
+for the other accepted inputs). The cases are data, in one table per group below; trace files,
 FIFOs, symlinks and Parquet files are laid out by `lay_out` next to the scenario.
 
 Every case runs in subprocesses with a timeout, the Python API included: an input that hangs or
@@ -176,8 +179,10 @@ class Case:
     scenario: Union[str, bytes, Directory]
     """The scenario file's content (text is written as UTF-8)."""
     expect: str
-    """`error`: exit 2 naming `key`; `ok`: runs to completion; `horizon`: runs and stops at its
-    simulated-time horizon (exit 0, a warning); `error-or-horizon`: either, consistently."""
+    """`error`: exit 2 naming `key`; `ok`: runs to completion, warning of nothing; `warn`: runs to
+    completion with one warning, at `key`; `horizon`: runs and stops at its simulated-time horizon
+    (exit 0, a warning); `error-or-horizon`: either, consistently; `stalled`: runs and the progress
+    watchdog stops it (exit 0, a warning naming `key`, issue 39)."""
     key: Optional[KeySpec] = None
     suffix: str = ".toml"
     files: Tuple[Tuple[str, FileContent], ...] = ()
@@ -185,7 +190,8 @@ class Case:
     directory and `@OUT@` a sibling directory outside it, holding `secret.csv` (the canary),
     `flows.csv` and `flows.parquet` (valid traces)."""
     needle: str = ""
-    """Further text the error line must hold (for errors of the whole document: what and where)."""
+    """Further text the error (or warning) line must hold (for errors of the whole document: what
+    and where)."""
     unknown_key: bool = False
     """The case is about a key the schema does not have; otherwise an `unknown key` error means
     the case tests nothing (a typo, or a key not implemented yet)."""
@@ -201,8 +207,18 @@ def error(name: str, scenario: Union[str, bytes, Directory], key: KeySpec, **kw:
     return Case(name, scenario, "error", key, **kw)
 
 
+def stalled(name: str, scenario: str, key: str, **kw: Any) -> Case:
+    """A valid run that never moves: stopped as stalled, `key` among the likely keys."""
+    return Case(name, scenario, "stalled", key, **kw)
+
+
 def ok(name: str, scenario: Union[str, bytes], **kw: Any) -> Case:
     return Case(name, scenario, "ok", **kw)
+
+
+def warn(name: str, scenario: Union[str, bytes], key: str, needle: str = "", **kw: Any) -> Case:
+    """A case that runs to completion with one warning, at `key`, holding `needle`."""
+    return Case(name, scenario, "warn", key, needle=needle, **kw)
 
 
 def files(**named: FileContent) -> Tuple[Tuple[str, FileContent], ...]:
@@ -577,6 +593,69 @@ PROTOCOL_SECTIONS = [
     ),
 ]
 
+D3 = {"protocol": '"d3"'}
+PFABRIC = {"protocol": '"pfabric"'}
+
+# Issue 39, "never hang or mislead": settings the docs allowed made runs that never end and never
+# said why. Timers faster than a packet and capacities that grant nothing are refused with the
+# bound; what still cannot move is stopped by the progress watchdog ([run] stall_after).
+D3_STARVED = {"capacity_min": "0.01", "capacity_max": "0.01"}
+WATCHDOG = [
+    # 40 M timer events per 20 us simulated.
+    error("pfabric-rto-1ps", toml(transport=PFABRIC, pfabric={"rto": '"1ps"'}), "pfabric.rto", needle="12us"),
+    error("pfabric-rto-just-below-a-packet", toml(transport=PFABRIC, pfabric={"rto": '"11999ns"'}), "pfabric.rto"),
+    # At the bound the timer fires many times per round trip (500 us here) and the flows still
+    # finish: nothing to stop.
+    ok("pfabric-rto-at-one-packet", toml(transport=PFABRIC, pfabric={"rto": '"12us"'})),
+    # pFabric's own 45 us is shorter than a packet at 100 Mbps (120 us).
+    error(
+        "pfabric-default-rto-at-100mbps",
+        toml(topology={"link_rate": '"100Mbps"'}, transport=PFABRIC),
+        "pfabric.rto",
+    ),
+    error("d3-control-interval-1ps", toml(transport=D3, d3={"control_interval": '"1ps"'}), "d3.control_interval"),
+    # A cap below one unit of the header's field (1 MB/s at 1 Gbps): only the base grant.
+    error(
+        "d3-capacity-below-one-unit",
+        toml(transport=D3, d3={"capacity_min": "0.0", "capacity_max": "0.001"}),
+        "d3.capacity_max",
+        needle="give at least 0.008",
+    ),
+    error("d3-base-rate-above-every-grant", toml(transport=D3, d3={"base_rate": '"3Gbps"'}), "d3.base_rate"),
+    # 1.25 units: one flow alone could be granted one, three share less than one each, so every
+    # grant truncates to the base grant and no flow ever sends a byte (the default horizon was
+    # hours of wall time of it).
+    stalled(
+        "d3-capacity-three-flows-below-a-unit-each",
+        toml(transport=D3, d3=D3_STARVED),
+        "d3.capacity_max",
+    ),
+    stalled(
+        "d3-capacity-stalled-sooner",
+        toml(transport=D3, d3=D3_STARVED, run={"stall_after": '"100ms"'}),
+        "d3.capacity_max",
+    ),
+    Case(
+        "d3-capacity-stalled-watchdog-off",
+        toml(transport=D3, d3=D3_STARVED, run={"stall_after": '"off"', "horizon": '"20s"'}),
+        "horizon",
+        horizon_s=20.0,
+    ),
+    # An idle gap is no stall: nothing runs for 30 s, three times the watchdog's span.
+    ok(
+        "flows-30s-apart",
+        toml(workloads=[flows("{ src = 1, dst = 0, size_bytes = 20000, start_s = 0.0 }",
+                              "{ src = 2, dst = 0, size_bytes = 20000, start_s = 30.0 }")]),
+    ),
+    ok("open-loop-rounds-20s-apart", toml(workloads=[burst(rounds="3", query_interval='"20s"')])),
+    ok("stall-after-off", toml(run={"stall_after": '"off"'})),
+    ok("stall-after-auto", toml(run={"stall_after": '"auto"'})),
+    error("stall-after-zero", toml(run={"stall_after": '"0s"'}), "run.stall_after"),
+    error("stall-after-past-horizon", toml(run={"stall_after": '"2s"', "horizon": '"1s"'}), "run.stall_after"),
+    error("stall-after-word", toml(run={"stall_after": '"never"'}), "run.stall_after"),
+    error("stall-after-number", toml(run={"stall_after": "10"}), "run.stall_after"),
+]
+
 OUTPUT = [
     # Issue 12: 10^12 queue samples on a 1 s run aborted the process.
     error(
@@ -690,6 +769,109 @@ RUN_LIMITS = [
         "workload[0].path",
         files=files(flows__csv=VALID_TRACE),
     ),
+]
+
+# Issue 39: graphs deeper than the engine counts, and networks whose memory passes
+# `run.max_network_bytes` (estimated before the run; nothing here is built that large).
+GRAPH: Keys = {"kind": '"graph"', "hosts": None, "file": '"net.graph"'}
+ONE_FLOW = flows('{ src = 0, dst = 1, size = "10KB" }')
+FAT_TREE_160: Keys = {"kind": '"fat-tree"', "hosts": None, "k": "160"}
+MILLION_SPINES: Keys = {"kind": '"leaf-spine"', "hosts": None, "racks": "2", "hosts_per_rack": "2", "spines": "1000000"}
+
+
+def chain(switches: int, host_every: int = 0) -> str:
+    """A graph file: a line of `switches` switches, hosts a and b on the first, and one more
+    host on every `host_every`-th switch (none when 0)."""
+    names = [f"s{i}" for i in range(switches)]
+    lines = ["switch " + " ".join(names), "host a b", "link a s0 1Gbps 1us", "link b s0 1Gbps 1us"]
+    lines += [f"link s{i} s{i + 1} 1Gbps 1us" for i in range(switches - 1)]
+    for i in range(host_every, switches, host_every or switches):
+        lines += [f"host x{i}", f"link x{i} s{i} 1Gbps 1us"]
+    return "\n".join(lines) + "\n"
+
+
+NETWORK = [
+    # Issue 39: tiers were a u8 that saturated and queued the switch again (2 GB, then an abort).
+    error(
+        "graph-switch-299-hops-above-a-host",
+        toml(topology=GRAPH, workloads=[ONE_FLOW]),
+        "topology.file",
+        files=files(net__graph=chain(300)),
+        needle='switch "s299" is 299 hops from the nearest switch with a host; at most 254 are supported',
+    ),
+    ok(
+        "graph-switch-254-hops-above-a-host",
+        toml(topology=GRAPH, workloads=[ONE_FLOW]),
+        files=files(net__graph=chain(255)),
+    ),
+    # Routing distances and route lengths are 16-bit: a line of 70 000 switches wrapped them (16 GB
+    # and no end). Hosts every 100 switches keep the tiers low; the reach from host 0 is the bound.
+    error(
+        "graph-switch-1100-hops-from-host-0",
+        toml(topology=GRAPH, workloads=[ONE_FLOW]),
+        "topology.file",
+        files=files(net__graph=chain(1101, host_every=100)),
+        needle='switch "s1100" is 1100 hops from host "a"\'s switch; at most 1023 are supported',
+    ),
+    # A route across 1000 switches (1001 ports) runs.
+    ok(
+        "graph-route-across-1000-switches",
+        toml(topology=GRAPH, workloads=[flows('{ src = 0, dst = 10, size = "10KB" }')]),
+        files=files(net__graph=chain(1001, host_every=100)),
+    ),
+    # Issue 39: k = 160 needed 4.1 GB with no estimate. A flow from every host needs a routing
+    # table per edge switch besides: about 5.3 GB, above the default 4 GiB.
+    error(
+        "fat-tree-k160-every-host-sending",
+        toml(topology=FAT_TREE_160, workloads=[burst(senders="1023999")]),
+        "topology.k",
+        needle="above the limit of 4294967296 bytes (`run.max_network_bytes`; raise it to run anyway)",
+    ),
+    error(
+        "fat-tree-k160-above-lowered-network-limit",
+        toml(topology=FAT_TREE_160, run={"max_network_bytes": "1000000000"}),
+        "topology.k",
+        needle="the network needs about 4.3 GB (6144000 ports",
+    ),
+    # Issue 39: a million spines were accepted with no estimate (2.5 GB).
+    error(
+        "leaf-spine-million-spines-four-racks",
+        toml(topology={**MILLION_SPINES, "racks": "4"}),
+        "topology.spines",
+        needle="(8000016 ports, 1000004 switches and 8 hosts",
+    ),
+    error(
+        "leaf-spine-million-spines-above-lowered-limit",
+        toml(topology=MILLION_SPINES, workloads=[ONE_FLOW], run={"max_network_bytes": "2000000000"}),
+        "topology.spines",
+    ),
+    error(
+        "star-above-lowered-network-limit",
+        toml(topology={"hosts": "1000"}, run={"max_network_bytes": "1000000"}),
+        "topology.hosts",
+    ),
+    error(
+        "two-tier-above-lowered-network-limit",
+        toml(topology={**TWO_TIER, "racks": "2000"}, run={"max_network_bytes": "10000000"}),
+        "topology.racks",
+    ),
+    error(
+        "graph-above-lowered-network-limit",
+        toml(topology=GRAPH, workloads=[ONE_FLOW], run={"max_network_bytes": "1000"}),
+        "topology.file",
+        files=files(net__graph=chain(3)),
+    ),
+    # Routes and events of 10^8 flows (7.2 GB) on four hosts: the workload's key is named.
+    error(
+        "flows-routes-above-network-limit",
+        toml(workloads=[poisson(rate="1e8", stop='"1s"')], run={"max_flows": "200000000"}),
+        "workload[0].rate",
+        needle="routes and events of 100000000 flows",
+    ),
+    ok("within-raised-network-limit", toml(run={"max_network_bytes": "100000000000"})),
+    error("max-network-bytes-zero", toml(run={"max_network_bytes": "0"}), "run.max_network_bytes"),
+    error("max-network-bytes-negative", toml(run={"max_network_bytes": "-1"}), "run.max_network_bytes"),
+    error("max-network-bytes-string", toml(run={"max_network_bytes": '"4GiB"'}), "run.max_network_bytes"),
 ]
 
 HORIZON = [
@@ -908,6 +1090,161 @@ PARQUET = [
 ]
 
 
+# Issue 39, "never abort, hang or mislead": what the docs refuse is refused wherever a protocol is
+# named; sections and keys no flow reads, ECN transports on ports that never mark and Linux's RTOs
+# on a 10 Gbps fabric are warned; valid input is accepted and errors name the key the file wrote.
+GRAPH_NAMES = (
+    "switch rack_1.tor:a\nhost h_0 h.1 h:2\n"
+    "link h_0 rack_1.tor:a 1Gbps 1us\nlink h.1 rack_1.tor:a 1Gbps 1us\nlink h:2 rack_1.tor:a 1Gbps 1us\n"
+)
+GRAPH: Keys = {"kind": '"graph"', "hosts": None, "file": '"g.graph"'}
+FAT_TREE_10G: Keys = {"kind": '"fat-tree"', "hosts": None, "link_rate": '"10Gbps"'}
+ECN_OFF: Keys = {"ecn_threshold": '"off"'}
+
+RULES = [
+    # A protocol's refused keys, wherever the protocol is named (PDQ with `sack = true` on a
+    # workload ran); beside flows that use them they are accepted.
+    error(
+        "pdq-workload-with-sack",
+        toml(transport={"sack": "true"}, workloads=[burst(protocol='"pdq"')]),
+        "transport.sack",
+        needle="every flow runs pdq (workload[0].protocol)",
+    ),
+    error(
+        "rcpdc-workload-with-prr",
+        toml(transport={"prr": "true"}, workloads=[burst(protocol='"rcpdc"')]),
+        "transport.prr",
+    ),
+    error(
+        "d3-workload-with-partial-ack-retransmit",
+        toml(transport={"partial_ack_retransmit": "true"}, workloads=[burst(protocol='"d3"')]),
+        "transport.partial_ack_retransmit",
+    ),
+    error("pdq-transport-with-sack", toml(transport={"protocol": '"pdq"', "sack": "true"}), "transport.sack"),
+    ok("d3-workload-beside-tcp-with-sack", toml(transport={"sack": "true"}, workloads=[BURST, burst(protocol='"d3"')])),
+    # A section no flow reads is warned, every protocol's alike (`[d3]` was silently ignored,
+    # `[pdq]` and `[pfabric]` refused).
+    warn("d2tcp-section-without-d2tcp-flows", toml(d2tcp={"d_cap": "3.0"}), "d2tcp", "no flow runs D2TCP"),
+    warn("tcppr-section-without-tcppr-flows", toml(tcppr={"thresholds": '["5ms"]'}), "tcppr", "no flow runs TCPpr"),
+    warn("d3-section-without-d3-flows", toml(d3={"alpha": "0.2"}), "d3", "no flow runs D3 or RCPdc"),
+    warn("pdq-section-without-pdq-flows", toml(pdq={"flow_list": "8"}), "pdq", "no flow runs PDQ"),
+    warn("pfabric-section-without-pfabric-flows", toml(pfabric={"rto": '"50us"'}), "pfabric", "no flow runs pFabric"),
+    # TCP keys with pFabric: `check` said they were unused, `run` nothing.
+    warn(
+        "pfabric-transport-with-tcp-keys",
+        toml(transport={"protocol": '"pfabric"', "sack": "true", "min_rto": '"10ms"'}),
+        "transport",
+        "sets sack and min_rto, which no flow reads: every flow runs pFabric",
+    ),
+    warn(
+        "pfabric-workload-with-tcp-keys",
+        toml(transport={"stack": '"ns3"'}, workloads=[burst(protocol='"pfabric"')]),
+        "transport",
+        "sets stack, which no flow reads",
+    ),
+    ok("pfabric-without-tcp-keys", toml(transport={"protocol": '"pfabric"'})),
+    # Persistent connections: pFabric keeps them (documented), D3, RCPdc and PDQ do not.
+    ok(
+        "persistent-pfabric-oldi",
+        toml(
+            topology=TWO_TIER_40,
+            transport={"protocol": '"pfabric"'},
+            workloads=[oldi(connections='"persistent"', stop='"5ms"')],
+            run={"duration": '"50ms"'},
+        ),
+    ),
+    error(
+        "persistent-pdq-oldi",
+        toml(
+            topology=TWO_TIER_40,
+            workloads=[oldi(connections='"persistent"', protocol='"pdq"')],
+            run={"duration": '"50ms"'},
+        ),
+        "workload[0].connections",
+        needle="needs a protocol that keeps its connections",
+    ),
+    # Port patterns take every character a graph node name may have.
+    ok(
+        "graph-names-in-port-patterns",
+        toml(
+            topology=GRAPH,
+            output={
+                "queue_sample_interval": '"1ms"',
+                "queue_sample_ports": '["rack_1.tor:a->h_0", "h:?->*"]',
+                "capture_ports": '["*->h.1"]',
+                "offer_log_ports": '["rack_1.tor:a->*"]',
+            },
+        ),
+        files=files(g__graph=GRAPH_NAMES),
+    ),
+    error(
+        "port-pattern-with-a-slash",
+        toml(output={"capture_ports": '["switch->h/0"]'}),
+        "output.capture_ports[0]",
+        needle="which no port name has",
+    ),
+    error(
+        "port-pattern-of-a-name-no-port-has",
+        toml(output={"offer_log_ports": '["switch->h_0"]'}),
+        "output.offer_log_ports[0]",
+        needle="matches no port",
+    ),
+    # A graph file opening with a byte-order mark reads as a scenario file does.
+    ok("graph-with-bom", toml(topology=GRAPH), files=files(g__graph=b"\xef\xbb\xbf" + GRAPH_NAMES.encode())),
+    error(
+        "graph-latin1",
+        toml(topology=GRAPH),
+        "topology.file",
+        needle="not UTF-8 text: invalid byte 0xE9",
+        files=files(g__graph=GRAPH_NAMES.encode() + b"# caf\xe9\n"),
+    ),
+    # Errors name the key the file wrote: `oversubscription`, not `fabric_rate`.
+    error(
+        "oversubscription-1e12",
+        toml(topology={**TWO_TIER, "oversubscription": "1e12"}),
+        "topology.oversubscription",
+        needle="must be at most 4e9 here (found 1000000000000)",
+    ),
+    error(
+        "oversubscription-too-slow-for-horizon",
+        toml(topology={**TWO_TIER, "oversubscription": "1e8"}, run={"horizon": '"100s"'}),
+        "topology.oversubscription",
+    ),
+    # DCTCP and D2TCP on ports that never mark run as loss-based TCP.
+    warn(
+        "dctcp-with-ecn-off",
+        toml(switch=ECN_OFF, transport={"protocol": '"dctcp"'}),
+        "switch.ecn_threshold",
+        "the DCTCP flows (transport.protocol) never see a mark",
+    ),
+    warn(
+        "d2tcp-workload-with-ecn-off",
+        toml(switch=ECN_OFF, workloads=[burst(protocol='"d2tcp"')]),
+        "switch.ecn_threshold",
+        "the D2TCP flows (workload[0].protocol)",
+    ),
+    ok("tcp-with-ecn-off", toml(switch=ECN_OFF)),
+    # Linux's RTOs on a 10 Gbps fat tree of 10 us links (a base RTT of 127.2 us).
+    warn(
+        "linux-rtos-on-a-10g-fat-tree",
+        toml(topology=FAT_TREE_10G),
+        "transport.min_rto",
+        'is 1572 times this network\'s base RTT, 127us',
+    ),
+    warn(
+        "linux-initial-rto-on-a-10g-fat-tree",
+        toml(topology=FAT_TREE_10G, transport={"min_rto": '"1ms"'}),
+        "transport.initial_rto",
+        '1s (the "linux" stack\'s) is 7861 times',
+    ),
+    ok(
+        "tuned-rtos-on-a-10g-fat-tree",
+        toml(topology=FAT_TREE_10G, transport={"min_rto": '"1ms"', "initial_rto": '"1ms"'}),
+    ),
+    ok("linux-rtos-on-a-1g-fat-tree", toml(topology={**FAT_TREE_10G, "link_rate": '"1Gbps"'})),
+]
+
+
 def _deep(opening: str, closing: str, depth: int) -> str:
     return opening * depth + closing * depth
 
@@ -973,11 +1310,14 @@ GROUPS: Dict[str, List[Case]] = {
     "d3-d2tcp-tcppr": PROTOCOL_SECTIONS,
     "output": OUTPUT,
     "run-limits": RUN_LIMITS,
+    "network": NETWORK,
     "horizon": HORIZON,
+    "watchdog": WATCHDOG,
     "traces": TRACES,
     "paths": PATHS,
     "parquet": PARQUET,
     "encodings": ENCODINGS,
+    "rules": RULES,
 }
 CASES = [(f"{group}-{case.name}", case) for group, cases in GROUPS.items() for case in cases]
 
@@ -1089,6 +1429,12 @@ DICTS = [
     DictCase("poisson-rate-1e18", lambda: _poisson(rate=1e18, stop="1s"), "workload[0].rate"),
     DictCase("buffer-100B", lambda: small_tree(switch={"buffer": "100B"}), "switch.buffer"),
     DictCase("receive-window-1B", lambda: small_tree(transport={"receive_window": "1B"}), "transport.receive_window"),
+    # Issue 39: a protocol's refused keys wherever the protocol is named, in a dict too.
+    DictCase("pdq-workload-with-sack", lambda: small_tree(
+        transport={"sack": True}, workload=[{"kind": "flow-burst", "protocol": "pdq"}]), "transport.sack"),
+    DictCase("oversubscription-1e12", lambda: small_tree(
+        topology={"kind": "two-tier", "racks": 2, "hosts_per_rack": 2, "oversubscription": 1e12}),
+        "topology.oversubscription"),
 ]
 DICTS_BY_NAME = {case.name: case for case in DICTS}
 
@@ -1210,21 +1556,48 @@ def read_run_output(out: Path) -> Tuple[Dict[str, Any], List[Optional[float]]]:
 
 
 def assert_run_ok(summary: Mapping[str, Any], finish: Sequence[Optional[float]], horizon_s: float) -> None:
-    """A run that ended on its own: every flow finished, not stopped at the horizon."""
+    """A run that ended on its own: every flow finished, not stopped at the horizon or stalled
+    (a scenario with a `duration` ends there, its flows done before it)."""
     assert summary["flows_completed"] == summary["flows"], summary
     assert all(f is not None and f <= horizon_s for f in finish), finish
     assert summary.get("stopped_at_horizon") is False, summary
+    assert summary.get("status") in ("flows-ended", "duration"), summary
 
 
 def assert_run_at_horizon(summary: Mapping[str, Any], finish: Sequence[Optional[float]], horizon_s: float) -> None:
     """A run stopped at its horizon: flagged, no time beyond it, some flow left unfinished."""
     assert summary.get("stopped_at_horizon") is True, summary
+    assert summary.get("status") == "horizon", summary
     assert summary["sim_time_s"] <= horizon_s, summary
     assert all(f is None or f <= horizon_s for f in finish), [f for f in finish if f is not None and f > horizon_s]
     assert any(f is None for f in finish), "stopped at the horizon with every flow finished"
 
 
+def assert_run_stalled(summary: Mapping[str, Any], finish: Sequence[Optional[float]], key: KeySpec) -> None:
+    """A run the progress watchdog stopped: flagged, with why and `key` among the likely keys,
+    some flow left unfinished."""
+    assert summary.get("status") == "stalled" and summary.get("stopped_at_horizon") is False, summary
+    assert isinstance(key, str) and key in summary["stall_keys"], summary
+    assert key in summary["stall_reason"] and "run.stall_after" in summary["stall_reason"], summary
+    assert any(f is None for f in finish), "stalled with every flow finished"
+
+
 HORIZON_WARNING = "incast: warning: the run reached its simulated-time horizon ([run] horizon = "
+STALL_WARNING = "incast: warning: the run stalled at "
+
+
+def warning_lines(stderr: str, scenario: Path, case: Case) -> List[str]:
+    """The scenario warning lines on stderr: none, except for a `warn` case one, naming its key
+    (as an error line would: file, then key) and holding its needle."""
+    lines = [line for line in stderr.strip().splitlines() if not line.startswith(HORIZON_WARNING)]
+    if case.expect != "warn":
+        assert lines == [], f"expected no warning:\n{stderr[:3000]}"
+        return lines
+    assert isinstance(case.key, str)
+    assert len(lines) == 1, f"expected one warning line:\n{stderr[:3000]}"
+    assert lines[0].startswith(f"incast: warning: {scenario}: `{case.key}`: "), lines[0]
+    assert case.needle in lines[0], f"{case.needle!r} not in {lines[0]!r}"
+    return lines
 
 
 @pytest.fixture
@@ -1245,6 +1618,7 @@ def test_cli_check(laid_out: Tuple[Case, Path]) -> None:
     assert_no_leak(output)
     assert proc.returncode == 0, f"exit {proc.returncode}, expected 0:\n{output[:3000]}"
     assert proc.stdout.splitlines()[0] == f"{scenario}: ok", output[:3000]
+    warning_lines(proc.stderr, scenario, case)
 
 
 @pytest.mark.parametrize("laid_out", [c for _, c in CASES], ids=[i for i, _ in CASES], indirect=True)
@@ -1265,9 +1639,18 @@ def test_cli_run(laid_out: Tuple[Case, Path]) -> None:
     assert_no_leak(output)
     assert proc.returncode == 0, f"exit {proc.returncode}, expected 0:\n{output[:3000]}"
     summary, finish = read_run_output(out)
-    if case.expect == "ok":
-        assert proc.stderr == "", proc.stderr
+    if case.expect in ("ok", "warn"):
+        warned = warning_lines(proc.stderr, scenario, case)
         assert_run_ok(summary, finish, case.horizon_s)
+        if warned:
+            # `check` says the same, in the same words.
+            check = cli("check", str(scenario), cwd=scenario.parent)
+            assert warning_lines(check.stderr, scenario, case) == warned
+    elif case.expect == "stalled":
+        assert case.key is not None
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(STALL_WARNING) and str(case.key) in lines[0], proc.stderr
+        assert_run_stalled(summary, finish, case.key)
     else:
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(HORIZON_WARNING), proc.stderr
@@ -1294,24 +1677,30 @@ def outcome(step, call):
         record = {"step": step, "raised": None, **value}
     print(json.dumps(record), flush=True)
 
-def ran(result):
+def ran(call):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
     finish = result.flows.column("finish_s").to_pylist()
     s = result.summary
-    return {"summary": {k: s.get(k) for k in ("stopped_at_horizon", "sim_time_s", "flows", "flows_completed")},
-            "finish": finish}
+    keys = ("stopped_at_horizon", "status", "stall_reason", "stall_keys", "sim_time_s", "flows", "flows_completed")
+    return {"summary": {k: s.get(k) for k in keys},
+            "finish": finish, "warnings": [w.path for w in result.warnings],
+            "issued": [getattr(w.message, "path", w.category.__name__) for w in caught]}
 
 mode, arg = sys.argv[2], sys.argv[3]
 if mode == "file":
     outcome("load_scenario", lambda: (incast.load_scenario(arg), {})[1])
-    outcome("run", lambda: ran(incast.run(arg)))
+    outcome("run", lambda: ran(lambda: incast.run(arg)))
 elif mode == "dict":
     import test_hostile
     build = lambda: test_hostile.resolve_placeholders(test_hostile.DICTS_BY_NAME[arg].build(), sys.argv[4])
     outcome("effective_transport", lambda: (incast.effective_transport(build()), {})[1])
-    outcome("run", lambda: ran(incast.run(build())))
+    outcome("run", lambda: ran(lambda: incast.run(build())))
 else:
     from conftest import small_scenario
-    outcome("run", lambda: ran(incast.run(small_scenario(), chunk_events=json.loads(arg))))
+    outcome("run", lambda: ran(lambda: incast.run(small_scenario(), chunk_events=json.loads(arg))))
 """
 
 
@@ -1359,12 +1748,21 @@ def assert_api_error(step: Mapping[str, Any], key: KeySpec, unknown_key: bool, e
         assert "unknown key" not in step["message"], f"rejected for an unknown key: {step['message']}"
 
 
-def assert_api_ran(step: Mapping[str, Any], expect: str, horizon_s: float) -> None:
+def assert_api_ran(step: Mapping[str, Any], expect: str, horizon_s: float, key: Optional[KeySpec] = None) -> None:
+    """A run that ended as `expect` says, having issued (`warnings.warn`) and listed
+    (`RunResult.warnings`) the warning at `key` for a `warn` case, and none otherwise (a stall,
+    like the horizon, is in the summary, not a warning)."""
     assert step["raised"] is None, f"{step['step']} raised {step['raised']}: {step['message']}"
-    if expect == "ok":
+    if expect in ("ok", "warn"):
         assert_run_ok(step["summary"], step["finish"], horizon_s)
+    elif expect == "stalled":
+        assert key is not None
+        assert_run_stalled(step["summary"], step["finish"], key)
     else:
         assert_run_at_horizon(step["summary"], step["finish"], horizon_s)
+    warned = [key] if expect == "warn" else []
+    assert step["warnings"] == warned, step["warnings"]
+    assert step["issued"] == warned, step["issued"]
 
 
 @pytest.mark.parametrize("laid_out", [c for _, c in CASES], ids=[i for i, _ in CASES], indirect=True)
@@ -1379,7 +1777,8 @@ def test_python_api(laid_out: Tuple[Case, Path]) -> None:
         assert_api_error(run, case.key, case.unknown_key, case.api_error)
         return
     assert load["raised"] is None, f"load_scenario raised {load['raised']}: {load['message']}"
-    assert_api_ran(run, "ok" if case.expect == "ok" else "horizon", case.horizon_s)
+    expect = case.expect if case.expect in ("ok", "warn", "stalled") else "horizon"
+    assert_api_ran(run, expect, case.horizon_s, case.key)
 
 
 @pytest.mark.parametrize("case", DICTS, ids=[c.name for c in DICTS])
@@ -1395,7 +1794,7 @@ def test_python_api_dict(case: DictCase, tmp_path: Path) -> None:
         else:
             assert_api_error(step, case.key, case.unknown_key)
     if case.key is None:
-        assert_run_ok(steps[1]["summary"], steps[1]["finish"], DEFAULT_HORIZON_S)
+        assert_api_ran(steps[1], "ok", DEFAULT_HORIZON_S)
 
 
 def _json_text(case: DictCase, outside: Path) -> Optional[str]:
@@ -1429,6 +1828,56 @@ def test_cli_check_dict_as_json(case: DictCase, tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stderr
     else:
         assert_cli_error(proc, scenario, case.key, "", case.unknown_key)
+
+
+# Issue 39: a network the estimate admits but the process's address space cannot hold. Each
+# case is a scenario and an address-space cap (`ulimit -v`, set in the child before it starts):
+# `incast run` must exit 70 with one line, never abort with "memory allocation ... failed".
+# The caps leave the interpreter and its libraries room (about 1 GB of address space) and fail
+# the network's tables, which take some GB.
+K160_ROOMY = toml(topology=FAT_TREE_160, workloads=[ONE_FLOW], run={"max_network_bytes": "8000000000"})
+OUT_OF_ADDRESS_SPACE = [
+    # Fails building the ports (their queue tables), and at 3 GiB taking their rows of results.
+    ("fat-tree-k160-2gib", K160_ROOMY, 2 << 30),
+    ("fat-tree-k160-3gib", K160_ROOMY, 3 << 30),
+    ("leaf-spine-million-spines-2gib", toml(topology=MILLION_SPINES, workloads=[ONE_FLOW]), 2 << 30),
+]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="address-space limits as Linux applies them")
+@pytest.mark.parametrize(
+    ("scenario", "cap"), [c[1:] for c in OUT_OF_ADDRESS_SPACE], ids=[c[0] for c in OUT_OF_ADDRESS_SPACE]
+)
+def test_cli_run_out_of_address_space(scenario: str, cap: int, tmp_path: Path) -> None:
+    import resource
+
+    path = tmp_path / "scenario.toml"
+    path.write_text(scenario)
+    out = tmp_path / "out"
+    # The estimate admits it: `check` builds nothing and says ok.
+    assert cli("check", str(path), cwd=tmp_path).returncode == 0
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "incast", "run", str(path), "--out", str(out), "--quiet"],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=120,
+            cwd=tmp_path,
+            env=hostile_env(),
+            stdin=subprocess.DEVNULL,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (cap, cap)),
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("`incast run` under an address-space cap did not finish within 120 s")
+    output = proc.stdout + proc.stderr
+    assert_no_leak(output)
+    assert proc.returncode == 70, f"exit {proc.returncode}, expected 70:\n{output[-3000:]}"
+    # The scenario's own warnings (Linux's RTOs on 10 Gbps links) come first; then one error.
+    lines = [line for line in proc.stderr.strip().splitlines() if not line.startswith("incast: warning: ")]
+    assert len(lines) == 1 and lines[0].startswith("incast: error: "), output[-3000:]
+    assert "out of memory" in lines[0], lines[0]
+    assert not out.exists(), "a failed run created its output directory"
 
 
 @pytest.mark.parametrize("chunk_events", [0, -1, 2.5, "1000"], ids=["zero", "negative", "float", "string"])

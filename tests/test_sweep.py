@@ -597,6 +597,37 @@ def test_importing_incast_does_not_import_dask() -> None:
     assert proc.returncode == 0, proc.stderr
 
 
+def test_a_stalled_point_is_a_result_kept_and_not_run_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 39: a point whose run stalls (D3 capacity too small to grant three flows anything but
+    the base rate) is recorded as stalled, like any result, and the sweep says so."""
+    body = (
+        'seeds = 1\n[scenario]\ntopology = { kind = "star", hosts = 4 }\ntransport = { protocol = "d3" }\n'
+        "d3 = { capacity_min = 0.01 }\n"
+        '[[scenario.workload]]\nkind = "flow-burst"\nsenders = 3\nsize = "2KB"\n'
+        '[vary.grid]\n"d3.capacity_max" = [0.01, 2.0]\n'
+    )
+    path = write(tmp_path / "s.toml", body)
+    out = tmp_path / "out"
+    assert main(["sweep", str(path), "--out", str(out), "--quiet"]) == 0
+    assert capsys.readouterr().err == (
+        'incast: warning: 1 of the 2 points run stalled ([run] stall_after): kept, with status "stalled" and '
+        "stall_reason in their summary rows\n"
+    )
+    summary = table(out, "summary").sort_by("d3.capacity_max").to_pylist()
+    assert [(r["d3.capacity_max"], r["status"], r["flows_completed"]) for r in summary] == [
+        (0.01, "stalled", 0),
+        (2.0, "flows-ended", 3),
+    ]
+    assert "d3.capacity_max" in summary[0]["stall_reason"] and summary[1]["stall_reason"] == ""
+    # Done: a rerun runs neither point.
+    sweep = load_sweep(path)
+    calls = record_runs(monkeypatch, sweep)
+    again = run_sweep(sweep, out)
+    assert (again.ran, again.stalled, calls) == (0, 0, [])
+
+
 def test_run_sweep_rejects_zero_jobs(tmp_path: Path) -> None:
     sweep = load_sweep(sweep_file(tmp_path, SMALL_SWEEP))
     with pytest.raises(SweepError) as info:

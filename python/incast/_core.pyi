@@ -91,6 +91,9 @@ class Simulation:
         """The flow rows of the flows that have left the run since the last call (the layout of
         `finish()["flows"]`), in the order they left it; `finish` returns only the rows not
         taken, and its summary counts every flow."""
+    def warnings(self) -> List[Tuple[str, str]]:
+        """The scenario's warnings (docs/scenario.md, "Warnings"), each once, as (key, message)
+        pairs: what `check` returns under "warnings"."""
     def finish(self) -> _ResultsDict:
         """Ends the run and returns its results as columns (the flow rows not taken by
         `take_flows`, in flow id order); the object cannot be used again. Raises ResourceError if
@@ -102,7 +105,8 @@ def check(
     """Parses a scenario without building it; raises ScenarioError naming the bad key. Returns
     the sections in effect: `transport`, each protocol section its flows read (`d2tcp`, `tcppr`,
     `d3`, `pfabric`, `pdq`), `topology`, Poisson `arrivals`, and `check`, the blocks `incast
-    check` prints as [heading, keys or None]."""
+    check` prints as [heading, keys or None]; and `warnings`, the scenario's warnings as [key,
+    message] pairs (docs/scenario.md, "Warnings")."""
 
 def columns(table: _Table) -> List[Tuple[str, _ColumnType, bool, str]]:
     """The columns the engine declares for a results table, in order, each as (name, type,
@@ -118,11 +122,14 @@ class _ProtocolDict(TypedDict):
     label: str
     transport: str
     sections: List[str]
+    keeps_connections: bool
+    reacts_to_ecn: bool
 
 def protocols() -> List[_ProtocolDict]:
     """The protocols incast runs, in the registry's order, each with its name, every name a
-    scenario accepts, its label, the transport that runs it and the sections that transport
-    reads."""
+    scenario accepts, its label, the transport that runs it, the sections that transport reads,
+    whether its connections may carry one message after another (`connections = "persistent"`)
+    and whether its senders react to ECN marks."""
 
 def read_trace(written: str, base_dir: Optional[_PathLike] = None, max_bytes: Optional[int] = None) -> bytes:
     """The bytes of a trace file by the engine's rules (inside the directory, a regular file, at

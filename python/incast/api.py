@@ -9,6 +9,7 @@ import math
 import os
 import signal
 import threading
+import warnings as _warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import (
@@ -20,6 +21,7 @@ from typing import (
     List,
     Optional,
     Sequence,
+    Tuple,
     TypedDict,
     Union,
 )
@@ -27,13 +29,14 @@ from typing import (
 from incast import _core
 from incast.durable import replace_dir
 from incast.progress import Progress
-from incast.scenario import ScenarioLike, check_source, load_scenario, source_of
+from incast.scenario import ScenarioLike, ScenarioWarning, check_source, load_scenario, scenario_warnings, source_of
 from incast.slowdown import PFABRIC_EDGES, by_size
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Progress", "RunResult", "Summary", "effective_transport", "load_scenario", "run", "CHUNK_EVENTS"]
+__all__ = ["Progress", "RunResult", "ScenarioWarning", "Summary", "effective_transport", "load_scenario", "run",
+           "CHUNK_EVENTS"]
 
 CHUNK_EVENTS = 1 << 18
 """Events per engine call between progress reports: a few tens of milliseconds of work, so that
@@ -88,6 +91,14 @@ class Summary(TypedDict):
     """The `[transport]` settings in effect, as `effective_transport` gives them (a JSON tree)."""
     stopped_at_horizon: bool
     """The run reached its simulated-time horizon (`[run] horizon`) before its end and stopped there."""
+    status: str
+    """How the run ended: "flows-ended" (every finite flow ended), "duration" (it ran to `[run] duration`),
+    "horizon" (it reached `[run] horizon` with work left) or "stalled" (the progress watchdog stopped it,
+    `[run] stall_after`, or no flow could act again; `stall_reason` says why)."""
+    stall_reason: str
+    """Why the run stalled, in one line naming the likely keys; "" unless `status` is "stalled"."""
+    stall_keys: List[str]
+    """The scenario keys most likely behind the stall, most likely first; empty unless stalled."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +131,8 @@ class RunResult:
     `traces` the traced flows' sender state, a row at each change, and `offers` every packet offered
     to the ports `[output] offer_log_ports` names, with what it found there and what the port did
     (each None unless asked for; `offers_missed` counts the offers past `offer_log_max_rows`).
+    `warnings` are the scenario's warnings (`ScenarioWarning`s, docs/scenario.md, "Warnings"),
+    which `run` also issued with `warnings.warn`.
     """
 
     flows: "pa.Table"
@@ -131,6 +144,7 @@ class RunResult:
     traces: Optional["pa.Table"] = None
     offers: Optional["pa.Table"] = None
     offers_missed: int = 0
+    warnings: Tuple[ScenarioWarning, ...] = ()
 
     def slowdown(self, edges: Sequence[float] = PFABRIC_EDGES, *, by: Sequence[str] = ()) -> "pa.Table":
         """The FCT slowdown of this run's flows by size bucket: `incast.slowdown.by_size(self.flows,
@@ -232,6 +246,7 @@ def run(
     trace_flows: Sequence[int] = (),
     trace_slowest: int = 0,
     on_flows: Optional[Callable[["pa.Table"], None]] = None,
+    warn: bool = True,
 ) -> RunResult:
     """Runs a scenario to its end.
 
@@ -256,6 +271,11 @@ def run(
     per-flow throughput, stays to the end), so the memory of a long run follows the flows in
     flight rather than all its flows (`incast run --stream-flows`; docs/engine.md).
 
+    What the scenario will do that its file may not mean (docs/scenario.md, "Warnings") is issued
+    before the run starts, each warning once, with `warnings.warn` as an `incast.ScenarioWarning`
+    (`warn=False` leaves that out, as sweeps do, which report them once for all their points), and
+    is in the result's `warnings` either way.
+
     The engine runs with the GIL released, so runs in several threads proceed in parallel; Ctrl-C
     interrupts within one chunk. Raises `ScenarioError` (a ValueError) naming the offending key,
     ValueError for a `chunk_events` that is not a positive integer or a flow id the run does not
@@ -272,16 +292,21 @@ def run(
     if on_flows is not None and not callable(on_flows):
         raise ValueError(f"on_flows must be callable, not {type(on_flows).__name__}")
     traced = [int(i) for i in trace_flows]
-    if trace_slowest:
-        first = _drive(simulation(scenario, seed=seed), progress, chunk_events)
-        traced += slowest_flows(first.flows, int(trace_slowest))
     sim = simulation(scenario, seed=seed)
+    warned = tuple(scenario_warnings(sim.warnings()))
+    if warn:
+        for w in warned:
+            _warnings.warn(w, stacklevel=2)
+    if trace_slowest:
+        first = _drive(sim, progress, chunk_events)
+        traced += slowest_flows(first.flows, int(trace_slowest))
+        sim = simulation(scenario, seed=seed)
     if traced:
         try:
             sim.trace_flows(traced)
         except ValueError as e:
             raise ValueError(f"trace_flows: {e}") from None
-    return _drive(sim, progress, chunk_events, on_flows)
+    return dataclasses.replace(_drive(sim, progress, chunk_events, on_flows), warnings=warned)
 
 
 def slowest_flows(flows: "pa.Table", n: int) -> List[int]:

@@ -35,6 +35,41 @@ MAX_DEPTH = 64
 """How deeply a dict passed to `run` may nest; a scenario needs five levels."""
 
 
+class ScenarioWarning(UserWarning):
+    """What a valid scenario will do that its file may not mean (docs/scenario.md, "Warnings"): a
+    protocol's section no flow reads, `[transport]` keys no host uses, DCTCP or D2TCP on ports that
+    never mark, an RTO floor far above the network's round trip. The run goes ahead.
+
+    `path` names the key it is about (`switch.ecn_threshold`), `message` says what will happen and
+    what to set instead; `str()` gives both, as `ScenarioError` does. `incast.run` issues each
+    with `warnings.warn` (so the `warnings` module's filters apply: `-W error::incast.ScenarioWarning`
+    makes them errors) and lists them in `RunResult.warnings`."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"`{path}`: {message}" if path else message)
+        self.path = path
+        self.message = message
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ScenarioWarning) and (self.path, self.message) == (other.path, other.message)
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.message))
+
+    def __repr__(self) -> str:
+        return f"ScenarioWarning({self.path!r}, {self.message!r})"
+
+    def __reduce__(self) -> Tuple[Any, Tuple[str, str]]:
+        # Pickled by its fields (a result crossing to a Dask client holds some).
+        return (ScenarioWarning, (self.path, self.message))
+
+
+def scenario_warnings(pairs: Any) -> List[ScenarioWarning]:
+    """The engine's warnings (`_core.check(...)["warnings"]`, `Simulation.warnings()`), [key,
+    message] pairs, as `ScenarioWarning`s."""
+    return [ScenarioWarning(str(path), str(message)) for path, message in pairs]
+
+
 def scenario_error(path: str, message: str) -> ScenarioError:
     """A `ScenarioError` raised from Python, formatted like the engine's."""
     err = ScenarioError(f"`{path}`: {message}" if path else message)
@@ -115,8 +150,9 @@ def check_sections(source: Source) -> Dict[str, Any]:
     """Checks a scenario in the engine without building it, and returns the sections it runs
     with, in effect: `transport` (its stack's defaults with its keys applied), each protocol
     section its flows read (`d2tcp`, `tcppr`, `d3`, `pfabric`, `pdq`), `topology`, Poisson
-    `arrivals`, and `check`, what `incast check` prints: a list of [heading, keys or None].
-    Raises `ScenarioError` naming the bad key."""
+    `arrivals`, and `check`, what `incast check` prints: a list of [heading, keys or None]; and
+    `warnings`, the scenario's warnings as [key, message] pairs (`scenario_warnings` makes them
+    `ScenarioWarning`s). Raises `ScenarioError` naming the bad key."""
     try:
         return dict(_core.check(source.text, source.format, source.base_dir))
     except ScenarioError as e:

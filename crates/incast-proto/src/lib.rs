@@ -11,3 +11,4 @@ pub mod cc;
 pub mod d3;
 pub mod pdq;
 pub mod homa;
+pub mod ndp;

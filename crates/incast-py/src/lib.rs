@@ -83,6 +83,8 @@ fn poisoned() -> PyErr {
 #[pyclass(module = "incast._core", name = "Simulation")]
 struct PySimulation {
     inner: Mutex<Option<Simulation>>,
+    /// The scenario's warnings, as (key, message) pairs.
+    warnings: Vec<(String, String)>,
 }
 
 /// A scenario parser: text and the directory relative paths resolve against.
@@ -107,21 +109,28 @@ fn format_named(name: &str) -> PyResult<Format> {
     }
 }
 
+/// A scenario's warnings as (key, message) pairs, as `_core.check` and `Simulation.warnings`
+/// return them.
+fn warning_pairs(warnings: &[scenario::Warning]) -> Vec<(String, String)> {
+    warnings.iter().map(|w| (w.path.clone(), w.message.clone())).collect()
+}
+
 /// Parses and builds, without the GIL (a large trace takes a while); `seed` overrides the file's.
+/// Returns the simulation and the scenario's warnings.
 fn build(
     py: Python<'_>,
     text: String,
     format: &str,
     base_dir: Option<PathBuf>,
     seed: Option<u64>,
-) -> PyResult<Simulation> {
+) -> PyResult<(Simulation, Vec<(String, String)>)> {
     let parse = parser(format)?;
     py.detach(move || {
         let mut sc = parse(&text, base_dir.as_deref())?;
         if let Some(seed) = seed {
             sc.seed = seed;
         }
-        Simulation::new(&sc)
+        Ok((Simulation::new(&sc)?, warning_pairs(&sc.warnings)))
     })
     .map_err(|e: incast_sim::Error| engine_error(py, &e))
 }
@@ -139,10 +148,17 @@ impl PySimulation {
         base_dir: Option<PathBuf>,
         seed: Option<u64>,
     ) -> PyResult<Self> {
-        let sim = build(py, text, format, base_dir, seed)?;
+        let (sim, warnings) = build(py, text, format, base_dir, seed)?;
         Ok(PySimulation {
             inner: Mutex::new(Some(sim)),
+            warnings,
         })
+    }
+
+    /// What the scenario will do that its file may not mean (docs/scenario.md, "Warnings"): a
+    /// list of (key, message) pairs, each once, the same `check` returns under "warnings".
+    fn warnings(&self) -> Vec<(String, String)> {
+        self.warnings.clone()
     }
 
     /// Processes at most `max_events` events with the GIL released; True once the run is over.
@@ -213,14 +229,21 @@ impl PySimulation {
 }
 
 /// Parses a scenario without building it; raises `ScenarioError` naming the bad key. Returns
-/// the sections in effect: `transport` (the stack's defaults with the file's keys applied) and,
-/// when a flow runs D2TCP, `d2tcp`.
+/// the sections in effect (`incast_scenario::effective_sections`: `transport`, the protocols'
+/// sections the flows read, `topology`, `arrivals`, and `check`, what `incast check` prints) and
+/// `warnings`, the scenario's warnings as [key, message] pairs (docs/scenario.md, "Warnings").
 #[pyfunction]
 #[pyo3(signature = (text, format = "toml", base_dir = None))]
 fn check<'py>(py: Python<'py>, text: String, format: &str, base_dir: Option<PathBuf>) -> PyResult<Bound<'py, PyAny>> {
     let parse = parser(format)?;
     let sections = py
-        .detach(move || parse(&text, base_dir.as_deref()).map(|s| scenario::effective_sections(&s)))
+        .detach(move || {
+            parse(&text, base_dir.as_deref()).map(|s| {
+                let mut sections = scenario::effective_sections(&s);
+                sections.insert("warnings".into(), serde_json::json!(warning_pairs(&s.warnings)));
+                sections
+            })
+        })
         .map_err(|e| scenario_error(py, &e))?;
     json_loads(py, &serde_json::Value::Object(sections).to_string())
 }
@@ -507,6 +530,9 @@ fn summary_to_py<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDic
     }
     d.set_item("transport", json_loads(py, &s.transport)?)?;
     d.set_item("stopped_at_horizon", s.stopped_at_horizon)?;
+    d.set_item("status", s.status.name())?;
+    d.set_item("stall_reason", s.stall.as_ref().map_or("", |st| st.reason.as_str()))?;
+    d.set_item("stall_keys", PyList::new(py, s.stall.as_ref().map_or(&[][..], |st| st.keys.as_slice()))?)?;
     Ok(d)
 }
 
@@ -597,7 +623,8 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
 /// each a dict of `name` (as scenario files and result tables write it), `names` (every name a
 /// file accepts), `label` (as figures write it), `transport` (the engine's transport that runs
 /// it) and `sections` (the file's tables that transport reads). Python's protocol names and
-/// labels come from here (`incast.protocols`).
+/// labels come from here (`incast.protocols`). Also `keeps_connections` (whether an OLDI workload's
+/// `connections = "persistent"` may carry it) and `reacts_to_ecn` (DCTCP, D2TCP).
 #[pyfunction]
 fn protocols(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let rows = scenario::Protocol::ALL.iter().map(|&p| {
@@ -607,6 +634,8 @@ fn protocols(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("label", p.label())?;
         d.set_item("transport", p.transport())?;
         d.set_item("sections", p.transport_sections())?;
+        d.set_item("keeps_connections", p.keeps_connections())?;
+        d.set_item("reacts_to_ecn", p.reacts_to_ecn())?;
         Ok(d)
     });
     PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?)

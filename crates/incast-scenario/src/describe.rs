@@ -8,6 +8,8 @@ use incast_proto::tcp::TcpConfig;
 use serde_json::{json, Map, Value};
 
 use super::names::Named;
+use super::protocols::prose;
+use super::spec::Protocol;
 use super::units::time_text;
 use super::{Scenario, TopologySpec, TransportSpec, WorkloadSpec};
 
@@ -22,9 +24,9 @@ pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
     let transport = effective_transport(&scenario.transport);
     let mut check = Vec::new();
     // A scenario whose every flow runs a transport that reads no `[transport]` key says so.
-    match in_use.iter().map(|p| p.rules()).find(|r| !r.reads_transport) {
-        Some(rules) if in_use.iter().all(|p| !p.rules().reads_transport) => check.push(json!([rules.instead_of_transport, null])),
-        _ => check.push(json!([
+    match transport_unread(&in_use) {
+        Some(why) => check.push(json!([format!("[transport] not in effect: {why}"), null])),
+        None => check.push(json!([
             format!("[transport] in effect (stack \"{}\" with the file's keys):", scenario.transport.stack.name()),
             transport.clone()
         ])),
@@ -41,6 +43,18 @@ pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
     }
     m.insert("check".to_string(), Value::Array(check));
     m
+}
+
+/// Why no `[transport]` key but `protocol` applies, when every protocol `in_use` runs on hosts that
+/// read none (pFabric's): "every flow runs pFabric; pFabric's hosts run their own TCP, ...".
+pub(crate) fn transport_unread(in_use: &[Protocol]) -> Option<String> {
+    if in_use.is_empty() || in_use.iter().any(|p| p.rules().reads_transport) {
+        return None;
+    }
+    let labels: Vec<&str> = in_use.iter().map(|p| p.label()).collect();
+    let mut why: Vec<&str> = in_use.iter().map(|p| p.rules().instead_of_transport).collect();
+    why.dedup();
+    Some(format!("every flow runs {}; {}", prose(&labels, "or"), why.join("; ")))
 }
 
 /// The network in a few numbers, so a user sees what `oversubscription` or a graph file gave:
@@ -217,7 +231,10 @@ mod tests {
     fn effective_sections_of_a_transport_that_reads_no_transport_key_say_so() {
         let s = parse_toml("[topology]\nkind = \"star\"\nhosts = 3\n[transport]\nprotocol = \"pfabric\"\n[[workload]]\nkind = \"flow-burst\"\n", None, &PORTS).unwrap();
         let m = effective_sections(&s);
-        assert_eq!(m["check"][0], json!(["[transport] protocol = \"pfabric\": pFabric's hosts use none of [transport]'s other keys", null]));
+        assert_eq!(
+            m["check"][0],
+            json!(["[transport] not in effect: every flow runs pFabric; pFabric's hosts run their own TCP, set by [pfabric]", null])
+        );
         assert_eq!(m["check"][1][1]["initial_window"], json!(12));
     }
 

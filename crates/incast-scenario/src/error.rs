@@ -1,6 +1,7 @@
 //! The one error type of scenario loading: a key path plus a sentence, so that a user (or the
 //! Python layer, which turns it into an exception) can see at once which key of which file is
-//! wrong and why.
+//! wrong and why; and its counterpart for a scenario that runs, a [`Warning`] about a key whose
+//! effect the file may not mean.
 
 use std::fmt;
 
@@ -45,6 +46,34 @@ pub fn fmt_keyed(f: &mut fmt::Formatter<'_>, path: &str, message: &str) -> fmt::
 }
 
 impl std::error::Error for ScenarioError {}
+
+/// What a valid scenario will do that its file may not mean: a section no flow reads, keys no
+/// host uses, an ECN-based transport on ports that never mark, an RTO floor far above the
+/// network's round trip. The run goes ahead; `incast check`, `incast run`, `incast sweep` and
+/// the Python API say so, one line each (docs/scenario.md, "Warnings").
+///
+/// `path` names the key the warning is about as [`ScenarioError`] does; `message` is one
+/// sentence that says what will happen and what to set instead.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Warning {
+    /// Dotted key path, e.g. `"switch.ecn_threshold"`.
+    pub path: String,
+    /// What the run will do, and the key to set otherwise.
+    pub message: String,
+}
+
+impl Warning {
+    /// A warning about the key at `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Warning { path: path.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_keyed(f, &self.path, &self.message)
+    }
+}
 
 /// Appends `key` to a key path: `join("workload[0]", "size")` is `"workload[0].size"`, and an
 /// index key (`"[3]"`) attaches without a dot.

@@ -90,45 +90,71 @@ pub(crate) struct RawSwitch {
     pub(crate) load_balancing: Option<Name<LoadBalancing>>,
 }
 
-/// `[transport]`.
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawTransport {
-    pub(crate) protocol: Option<Name<Protocol>>,
-    pub(crate) stack: Option<Name<Stack>>,
-    pub(crate) mss: Option<u64>,
-    pub(crate) timestamps: Option<bool>,
-    pub(crate) sack: Option<bool>,
-    pub(crate) rescue_retransmission: Option<bool>,
-    pub(crate) partial_ack_retransmit: Option<bool>,
-    pub(crate) prr: Option<bool>,
-    pub(crate) ecn_reduction: Option<Name<EcnReduction>>,
-    pub(crate) limited_transmit: Option<bool>,
-    pub(crate) window_growth: Option<Name<WindowGrowth>>,
-    pub(crate) cwnd_validation: Option<bool>,
-    pub(crate) recovery_in_cwr: Option<bool>,
-    pub(crate) loss_basis: Option<Name<LossBasis>>,
-    pub(crate) dctcp_loss_cut: Option<Name<DctcpLossCut>>,
-    pub(crate) ecn_cut_floor: Option<u64>,
-    pub(crate) ecn_cut_after_timeout: Option<bool>,
-    pub(crate) sub_segment_window: Option<Name<SubSegmentWindow>>,
-    pub(crate) ce_sequence_check: Option<bool>,
-    pub(crate) ect_control_packets: Option<bool>,
-    pub(crate) ns3_bookkeeping: Option<bool>,
-    pub(crate) handshake_ack: Option<bool>,
-    pub(crate) initial_ssthresh: Option<Size>,
-    pub(crate) initial_window: Option<u64>,
-    pub(crate) min_rto: Option<Time>,
-    pub(crate) initial_rto: Option<Time>,
-    pub(crate) max_rto: Option<Time>,
-    pub(crate) clock_granularity: Option<Time>,
-    pub(crate) delayed_ack: Option<RawDelayedAck>,
-    pub(crate) receive_window: Option<Size>,
-    pub(crate) dupack_threshold: Option<u64>,
-    pub(crate) dctcp_g: Option<f64>,
-    pub(crate) dctcp_initial_alpha: Option<f64>,
-    pub(crate) handshake: Option<bool>,
-    pub(crate) restart_after_idle: Option<bool>,
+/// Defines a table of optional keys whose [`given`](RawTransport::given) lists the keys the file
+/// sets, so that the list cannot miss a key.
+macro_rules! optional_keys {
+    ($(#[$meta:meta])* pub(crate) struct $name:ident { $(pub(crate) $key:ident: Option<$type:ty>,)+ }) => {
+        $(#[$meta])*
+        pub(crate) struct $name {
+            $(pub(crate) $key: Option<$type>,)+
+        }
+
+        impl $name {
+            /// The keys the file sets, in declaration order.
+            pub(crate) fn given(&self) -> Vec<&'static str> {
+                let mut keys = Vec::new();
+                $(
+                    if self.$key.is_some() {
+                        keys.push(stringify!($key));
+                    }
+                )+
+                keys
+            }
+        }
+    };
+}
+
+optional_keys! {
+    /// `[transport]`.
+    #[derive(Deserialize, Default)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct RawTransport {
+        pub(crate) protocol: Option<Name<Protocol>>,
+        pub(crate) stack: Option<Name<Stack>>,
+        pub(crate) mss: Option<u64>,
+        pub(crate) timestamps: Option<bool>,
+        pub(crate) sack: Option<bool>,
+        pub(crate) rescue_retransmission: Option<bool>,
+        pub(crate) partial_ack_retransmit: Option<bool>,
+        pub(crate) prr: Option<bool>,
+        pub(crate) ecn_reduction: Option<Name<EcnReduction>>,
+        pub(crate) limited_transmit: Option<bool>,
+        pub(crate) window_growth: Option<Name<WindowGrowth>>,
+        pub(crate) cwnd_validation: Option<bool>,
+        pub(crate) recovery_in_cwr: Option<bool>,
+        pub(crate) loss_basis: Option<Name<LossBasis>>,
+        pub(crate) dctcp_loss_cut: Option<Name<DctcpLossCut>>,
+        pub(crate) ecn_cut_floor: Option<u64>,
+        pub(crate) ecn_cut_after_timeout: Option<bool>,
+        pub(crate) sub_segment_window: Option<Name<SubSegmentWindow>>,
+        pub(crate) ce_sequence_check: Option<bool>,
+        pub(crate) ect_control_packets: Option<bool>,
+        pub(crate) ns3_bookkeeping: Option<bool>,
+        pub(crate) handshake_ack: Option<bool>,
+        pub(crate) initial_ssthresh: Option<Size>,
+        pub(crate) initial_window: Option<u64>,
+        pub(crate) min_rto: Option<Time>,
+        pub(crate) initial_rto: Option<Time>,
+        pub(crate) max_rto: Option<Time>,
+        pub(crate) clock_granularity: Option<Time>,
+        pub(crate) delayed_ack: Option<RawDelayedAck>,
+        pub(crate) receive_window: Option<Size>,
+        pub(crate) dupack_threshold: Option<u64>,
+        pub(crate) dctcp_g: Option<f64>,
+        pub(crate) dctcp_initial_alpha: Option<f64>,
+        pub(crate) handshake: Option<bool>,
+        pub(crate) restart_after_idle: Option<bool>,
+    }
 }
 
 /// One `[[workload]]`: the union of every kind's keys; `validate` rejects keys of other kinds.
@@ -201,6 +227,15 @@ pub(crate) struct RawRun {
     pub(crate) max_hosts: Option<u64>,
     pub(crate) max_samples: Option<u64>,
     pub(crate) max_trace_bytes: Option<u64>,
+    pub(crate) max_network_bytes: Option<u64>,
+    pub(crate) stall_after: Option<RawStallAfter>,
+}
+
+/// `stall_after`: a time string, `"auto"` or `"off"`.
+pub(crate) enum RawStallAfter {
+    Auto,
+    Off,
+    After(u64),
 }
 
 /// `[output]`.
@@ -474,6 +509,26 @@ impl<'de> Deserialize<'de> for RawEcn {
     }
 }
 
+impl<'de> Deserialize<'de> for RawStallAfter {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RawStallAfter;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a time string such as \"10s\" (units ps, ns, us, ms, s), \"auto\" or \"off\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawStallAfter, E> {
+                match v.trim().to_ascii_lowercase().as_str() {
+                    "auto" => Ok(RawStallAfter::Auto),
+                    "off" => Ok(RawStallAfter::Off),
+                    _ => units::parse_time(v).map(RawStallAfter::After).map_err(|e| E::custom(format!("{e}; or \"auto\" or \"off\""))),
+                }
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
 impl<'de> Deserialize<'de> for RawDelayedAck {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -577,7 +632,7 @@ mod tests {
         let err = parse_name::<Protocol>("cubic").unwrap_err();
         assert_eq!(
             err,
-            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"tcppr\", \"d3\", \"rcpdc\", \"pfabric\", \"pdq\", \"homa\""
+            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"tcppr\", \"d3\", \"rcpdc\", \"pfabric\", \"pdq\", \"ndp\", \"homa\""
         );
     }
 

@@ -19,6 +19,8 @@ use std::path::Path;
 use incast_proto::time::{BitsPerSec, Duration};
 
 use super::error::ScenarioError;
+use super::port_pattern::is_name_char;
+use super::text::utf8_text;
 use super::spec::{BufferSpec, GraphLink, GraphNode, GraphSpec, LinkSpec, RunSpec};
 use super::units::{self, QueueSize};
 use super::{limits, trace};
@@ -30,9 +32,8 @@ const KEY: &str = "topology.file";
 /// rules of trace paths).
 pub(crate) fn read(written: &str, base_dir: Option<&Path>, run: &RunSpec) -> Result<GraphSpec, ScenarioError> {
     let bytes = trace::read_named_file("graph", written, base_dir, run.max_trace_bytes).map_err(|m| ScenarioError::new(KEY, m))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        ScenarioError::new(KEY, format!("graph file {written:?} is not UTF-8 text (invalid byte at offset {})", e.valid_up_to()))
-    })?;
+    // UTF-8 as a scenario file: a leading byte-order mark dropped (editors on Windows write one).
+    let text = utf8_text(&bytes).map_err(|m| ScenarioError::new(KEY, format!("graph file {written:?}: {m}")))?;
     parse(written, text, run)
 }
 
@@ -162,12 +163,23 @@ pub(crate) fn parse(file: &str, text: &str, run: &RunSpec) -> Result<GraphSpec, 
     }
     let graph = GraphSpec { file: file.to_owned(), nodes, links, host_links };
     check_connected(&graph, &declared, hosts[0])?;
+    check_depth(&graph, &declared)?;
     Ok(graph)
 }
 
-/// A node name: letters, digits and `_ . : -`, so that a port's name (`a->b`) reads unambiguously.
+/// The graph within the engine's counts ([`GraphSpec::too_deep`]); else the error names the
+/// farthest switch and the line that declares it.
+fn check_depth(graph: &GraphSpec, declared: &HashMap<&str, (u32, u32)>) -> Result<(), ScenarioError> {
+    match graph.too_deep() {
+        Some(deep) => Err(ScenarioError::new(KEY, format!("{}:{}: {deep}", graph.file, declared[deep.name.as_str()].1))),
+        None => Ok(()),
+    }
+}
+
+/// A node name: letters, digits and `_ . : -` ([`is_name_char`], which `[output]`'s port
+/// patterns accept too), so that a port's name (`a->b`) reads unambiguously.
 fn check_name(at: &At<'_>, name: &str) -> Result<(), ScenarioError> {
-    if name.chars().all(|c| c.is_ascii_alphanumeric() || "_.:-".contains(c)) {
+    if name.chars().all(is_name_char) {
         Ok(())
     } else {
         Err(at.err(format!("node name {name:?}: use letters, digits and _ . : - only")))
@@ -298,5 +310,82 @@ link tor1 c 25Gbps 500ns
         let run = RunSpec { horizon: Duration::from_ms(1), ..run() };
         let e = parse("g", "switch s\nhost a b\nlink a s 1Gbps 2ms\nlink b s 1Gbps 1us\n", &run).unwrap_err();
         assert!(e.message.starts_with("g:3: delay: 0.002 s is beyond the run's horizon"), "{}", e.message);
+    }
+
+    /// Text of a graph of `levels` levels of switches: level 0 is one switch, each level above
+    /// `width` switches, each linked to every switch of the levels next to it (a deep, wide
+    /// tree of ECMP choices); two hosts on level 0, and one on each switch of every `every`-th
+    /// level (none above level 0 when `every` is 0).
+    fn layered(levels: u32, width: u32, every: u32) -> String {
+        let name = |level: u32, i: u32| format!("s{level}_{i}");
+        let width_of = |level: u32| if level == 0 { 1 } else { width };
+        let mut text = String::from("host h0 h1\nlink h0 s0_0 1Gbps 1us\nlink h1 s0_0 1Gbps 1us\n");
+        for level in 0..levels {
+            for i in 0..width_of(level) {
+                text += &format!("switch {}\n", name(level, i));
+                if level > 0 {
+                    for j in 0..width_of(level - 1) {
+                        text += &format!("link {} {} 1Gbps 1us\n", name(level - 1, j), name(level, i));
+                    }
+                }
+            }
+            if level > 0 && every > 0 && level.is_multiple_of(every) {
+                for i in 0..width_of(level) {
+                    text += &format!("host x{level}_{i}\nlink x{level}_{i} {} 1Gbps 1us\n", name(level, i));
+                }
+            }
+        }
+        text
+    }
+
+    #[test]
+    fn a_switch_above_tier_254_is_refused_naming_it() {
+        parse_ok(&layered(255, 1, 0));
+        let e = parse_err(&layered(256, 1, 0));
+        assert!(e.starts_with("net.graph:"), "{e}");
+        assert!(
+            e.ends_with(": switch \"s255_0\" is 255 hops from the nearest switch with a host; at most 254 are supported (the engine counts switch tiers in 8 bits)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_switch_farther_than_1023_hops_from_host_0_is_refused_naming_it() {
+        // A host every 100 levels keeps every tier below 100.
+        parse_ok(&layered(1024, 1, 100));
+        let e = parse_err(&layered(1025, 1, 100));
+        assert!(e.ends_with(": switch \"s1024_0\" is 1024 hops from host \"h0\"'s switch; at most 1023 are supported (so that every route between two hosts fits the engine's hop counts)"), "{e}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// On deep and wide graphs the tiers and distances are exact (no count saturates), and
+        /// a graph is refused exactly when a switch lies past a bound, naming the farthest.
+        #[test]
+        fn deep_and_wide_graphs_are_bounded_exactly(levels in 1u32..1300, width in 1u32..4, every in 0u32..400) {
+            let g = parse("net.graph", &layered(levels, width, every), &run());
+            let host_level = |level: u32| level == 0 || (every > 0 && level.is_multiple_of(every));
+            let tier = |level: u32| (0..levels).filter(|&l| host_level(l)).map(|l| l.abs_diff(level)).min().unwrap_or(0);
+            let deepest = (0..levels).max_by_key(|&l| (tier(l), std::cmp::Reverse(l))).unwrap_or(0);
+            let expected = if tier(deepest) > GraphSpec::MAX_TIER {
+                Some(format!("switch \"s{deepest}_0\" is {} hops from the nearest switch with a host", tier(deepest)))
+            } else if levels - 1 > GraphSpec::MAX_REACH {
+                Some(format!("switch \"s{}_0\" is {} hops from host \"h0\"'s switch", levels - 1, levels - 1))
+            } else {
+                None
+            };
+            match (g, expected) {
+                (Ok(g), None) => {
+                    let (tiers, reach) = (g.tiers(), g.reach());
+                    for (n, node) in g.nodes.iter().enumerate().filter(|(_, n)| !n.host) {
+                        let level: u32 = node.name[1..].split('_').next().unwrap().parse().unwrap();
+                        proptest::prop_assert_eq!((tiers[n], reach[n]), (tier(level), level), "{}", node.name);
+                    }
+                }
+                (Err(e), Some(needle)) => proptest::prop_assert!(e.message.contains(&needle), "{} lacks {}", e.message, needle),
+                (g, expected) => proptest::prop_assert!(false, "parsed {:?}, expected {:?}", g.map(|_| "ok"), expected),
+            }
+        }
     }
 }

@@ -13,6 +13,10 @@
 //!                                                 shared checks: check)
 //! ```
 //!
+//! What a valid scenario will do that its file may not mean (a section no flow reads, DCTCP on
+//! ports that never mark, Linux's RTOs on a 10 Gbps fabric) is not an error: validation lists it
+//! in [`Scenario::warnings`] (module `warnings`, docs/scenario.md "Warnings").
+//!
 //! One check needs the engine: whether an `[output]` port pattern names a port, for only the
 //! engine knows what the ports of a topology are called. The parsers take those names through
 //! [`PortNames`]; `incast_sim::scenario` wraps them with the engine's, and is what callers use.
@@ -22,6 +26,7 @@ mod context;
 mod describe;
 mod error;
 mod file;
+pub mod footprint;
 mod graph;
 mod limits;
 pub mod named_sizes;
@@ -39,6 +44,7 @@ mod trace;
 mod traffic;
 mod units;
 mod validate;
+mod warnings;
 mod workloads;
 
 #[cfg(test)]
@@ -49,7 +55,7 @@ mod tests;
 use std::path::Path;
 
 pub use describe::{effective_sections, effective_transport};
-pub use error::{fmt_keyed, ScenarioError};
+pub use error::{fmt_keyed, ScenarioError, Warning};
 pub use output::PortNames;
 pub use trace::read_file as read_trace_file;
 pub use traffic::named_distribution;
@@ -57,6 +63,7 @@ pub use protocols::d2tcp::effective_d2tcp;
 pub use protocols::d3::{effective_d3, D3Spec, D3Variant, CAPACITY_MAX, CAPACITY_MIN};
 pub use protocols::homa::{HomaModel, HomaPackets, HomaSpec};
 pub use protocols::pdq::PdqSpec;
+pub use protocols::ndp::NdpSpec;
 pub use protocols::pfabric::{PfabricSpec, PFABRIC_DEFAULT_BUFFER_BYTES};
 pub use protocols::tcppr::TcpPrSpec;
 pub use protocols::ProtocolSections;

@@ -3,11 +3,12 @@
 //! hold a scenario to them. Each error names the key that produced the excess and the `[run]` key
 //! that would allow it; docs/scenario.md ("The `[run]` section") is the user-facing copy.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use incast_proto::time::{Duration, Instant};
 
 use super::check::{err, Result};
+use super::footprint::{size_key, Footprint, Shape};
 use super::units::Time;
 use super::spec::{
     BufferSpec, LinkSpec, OutputSpec, RunSpec, SwitchSpec, TopologySpec, TransportSpec,
@@ -82,12 +83,20 @@ pub(crate) fn start_before_horizon(path: impl FnOnce() -> String, start: Instant
 pub(crate) struct FlowBudget {
     limit: u64,
     planned: Cell<f64>,
+    /// The key that planned the most flows, and how many: what an error about the flows'
+    /// memory names (`network_memory`).
+    largest: RefCell<Option<(String, f64)>>,
 }
 
 impl FlowBudget {
     /// An empty budget of `run.max_flows`.
     pub(crate) fn new(run: &RunSpec) -> Self {
-        FlowBudget { limit: run.max_flows, planned: Cell::new(0.0) }
+        FlowBudget { limit: run.max_flows, planned: Cell::new(0.0), largest: RefCell::new(None) }
+    }
+
+    /// Flows planned so far (expected, for random arrivals).
+    pub(crate) fn planned(&self) -> f64 {
+        self.planned.get()
     }
 
     /// Adds a workload's `flows` (an expectation for random arrivals); errs at `path` when the
@@ -95,15 +104,64 @@ impl FlowBudget {
     pub(crate) fn charge(&self, path: impl FnOnce() -> String, flows: f64, what: impl FnOnce(&str) -> String) -> Result<()> {
         let before = self.planned.get();
         let total = before + flows;
+        let path = path();
         if total > self.limit as f64 {
             let mut found = what(&amount(flows));
             if before > 0.0 {
                 found = format!("{found} (plus {} from the workloads before it)", amount(before));
             }
-            return Err(err(path(), above_limit(&found, self.limit, "flows", "max_flows")));
+            return Err(err(path, above_limit(&found, self.limit, "flows", "max_flows")));
         }
         self.planned.set(total);
+        let mut largest = self.largest.borrow_mut();
+        if largest.as_ref().is_none_or(|&(_, most)| flows > most) {
+            *largest = Some((path, flows));
+        }
         Ok(())
+    }
+}
+
+/// `1 switch`, `2 switches`: a count with its noun.
+fn counted(n: u64, noun: &str) -> String {
+    let plural = if noun.ends_with("ch") { "es" } else { "s" };
+    format!("{n} {noun}{}", if n == 1 { "" } else { plural })
+}
+
+/// Errs if the network's memory, estimated from its size and its flows (`footprint`), is above
+/// `run.max_network_bytes`. The error names the topology's key when the network's size costs
+/// more than its flows' routes and events, else the workload key that planned the most flows.
+pub(crate) fn network_memory(topology: &TopologySpec, switch: &SwitchSpec, flows: &FlowBudget, run: &RunSpec) -> Result<()> {
+    let shape = Shape::of(topology);
+    let planned = flows.planned();
+    let footprint = Footprint::of(&shape, switch, planned);
+    let total = footprint.total();
+    if total <= run.max_network_bytes as f64 {
+        return Ok(());
+    }
+    let ports = 2 * shape.links;
+    let found = format!(
+        "the network needs about {} ({}, {} and {}: {}; routes and events of {} flows: {})",
+        bytes(total),
+        counted(ports, "port"),
+        counted(shape.switches, "switch"),
+        counted(shape.hosts, "host"),
+        bytes(footprint.network),
+        amount(planned),
+        bytes(footprint.flows)
+    );
+    let path = match &*flows.largest.borrow() {
+        Some((path, _)) if footprint.flows > footprint.network => path.clone(),
+        _ => size_key(topology).to_string(),
+    };
+    Err(err(path, above_limit(&found, run.max_network_bytes, "bytes", "max_network_bytes")))
+}
+
+/// A size in bytes for messages, in decimal units.
+fn bytes(n: f64) -> String {
+    match n {
+        n if n >= 1e9 => format!("{:.1} GB", n / 1e9),
+        n if n >= 1e6 => format!("{:.0} MB", n / 1e6),
+        n => format!("{:.0} kB", (n / 1e3).ceil()),
     }
 }
 
@@ -235,8 +293,8 @@ mod tests {
         let s = toml(concat!(star!(), burst!()));
         assert_eq!(s.run.horizon, Duration::from_secs(86_400));
         assert_eq!(
-            (s.run.max_flows, s.run.max_hosts, s.run.max_samples, s.run.max_trace_bytes),
-            (10_000_000, 1_048_576, 100_000_000, 1_073_741_824)
+            (s.run.max_flows, s.run.max_hosts, s.run.max_samples, s.run.max_trace_bytes, s.run.max_network_bytes),
+            (10_000_000, 1_048_576, 100_000_000, 1_073_741_824, 4_294_967_296)
         );
         assert_eq!(s.run.end(), Instant::ZERO + Duration::from_secs(86_400));
     }
@@ -246,7 +304,7 @@ mod tests {
         let s = toml(concat!(
             star!(),
             burst!(),
-            "[run]\nduration = \"2s\"\nhorizon = \"3s\"\nmax_flows = 7\nmax_hosts = 9\nmax_samples = 11\nmax_trace_bytes = 13\n",
+            "[run]\nduration = \"2s\"\nhorizon = \"3s\"\nmax_flows = 7\nmax_hosts = 9\nmax_samples = 11\nmax_trace_bytes = 13\nmax_network_bytes = 17000000000\nstall_after = \"1s\"\n",
         ));
         assert_eq!(
             s.run,
@@ -260,6 +318,8 @@ mod tests {
                 max_hosts: 9,
                 max_samples: 11,
                 max_trace_bytes: 13,
+                max_network_bytes: 17_000_000_000,
+                stall_after: crate::spec::StallAfter::After(Duration::from_secs(1)),
             }
         );
         assert_eq!(s.run.end(), Instant::ZERO + Duration::from_secs(2));
@@ -271,6 +331,8 @@ mod tests {
         toml(concat!("[topology]\nkind = \"star\"\nhosts = 2000000\n[run]\nmax_hosts = 2000000\n", burst!(), "senders = 3\n"));
         toml(concat!(sampled!(), "queue_sample_interval = \"1us\"\nqueue_sample_hosts = [0]\n", one_second!(), "max_samples = 2000000\n"));
         toml(concat!(star!(), "[run]\nhorizon = \"1000000s\"\n", burst!(), "start = \"100000s\"\n"));
+        // The largest fat tree `max_hosts` admits, with room for it (as validated: nothing built).
+        toml(concat!("[topology]\nkind = \"fat-tree\"\nk = 160\n", burst!(), "[run]\nmax_network_bytes = 6000000000\n"));
         // A Poisson rate beyond the default flow limit, with the limit raised for it.
         toml(concat!(star!(), "[run]\nmax_flows = 20000000\n[[workload]]\nkind = \"poisson\"\nrate = 1e7\nstop = \"1s\"\n"));
     }
@@ -327,6 +389,12 @@ mod tests {
         throughput_samples_every_nanosecond: concat!(sampled!(), "flow_throughput_interval = \"1ns\"\n", one_second!()), "output.flow_throughput_interval", "about 1.00e9 sample rows";
         samples_above_a_lowered_limit: concat!(sampled!(), "queue_sample_interval = \"1ms\"\nqueue_sample_hosts = [0, 1]\n", one_second!(), "max_samples = 1000\n"), "output.queue_sample_interval", "about 2002 sample rows";
         sample_interval_past_horizon: concat!(star!(), burst!(), "[output]\nqueue_sample_interval = \"1e6s\"\nqueue_sample_hosts = [0]\n"), "output.queue_sample_interval", "longer than the run's horizon";
+        zero_max_network_bytes: concat!(star!(), burst!(), "[run]\nmax_network_bytes = 0\n"), "run.max_network_bytes", "must be a positive integer (found 0)";
+        fat_tree_k160_above_network_limit: concat!("[topology]\nkind = \"fat-tree\"\nk = 160\n", burst!()), "topology.k", "the network needs about 5.3 GB (6144000 ports, 32000 switches and 1024000 hosts: 5.1 GB; routes and events of 1023999 flows: 205 MB), above the limit of 4294967296 bytes (`run.max_network_bytes`; raise it to run anyway)";
+        million_spines_four_racks: concat!("[topology]\nkind = \"leaf-spine\"\nracks = 4\nhosts_per_rack = 2\nspines = 1000000\n", burst!()), "topology.spines", "(8000016 ports, 1000004 switches and 8 hosts";
+        star_above_lowered_network_limit: concat!(star!(), burst!(), "[run]\nmax_network_bytes = 1000000\n"), "topology.hosts", "the network needs about 16 MB";
+        two_tier_racks_above_network_limit: concat!("[topology]\nkind = \"two-tier\"\nracks = 1000\nhosts_per_rack = 2\n", burst!(), "[run]\nmax_network_bytes = 2000000\n"), "topology.racks", "above the limit of 2000000 bytes";
+        flows_routes_above_network_limit: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 1e8\nstop = \"1s\"\n[run]\nmax_flows = 200000000\n"), "workload[0].rate", "routes and events of 100000000 flows: 7.2 GB)";
         throughput_interval_past_horizon: concat!(star!(), burst!(), "[output]\nflow_throughput_interval = \"1e6s\"\n"), "output.flow_throughput_interval", "longer than the run's horizon";
     }
 

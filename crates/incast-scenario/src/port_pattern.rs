@@ -34,16 +34,24 @@ pub(crate) fn first_unmatched(patterns: &[String], names: &[String]) -> Option<u
     patterns.iter().position(|pattern| !names.iter().any(|name| matches(pattern, name)))
 }
 
-/// Why `pattern` cannot name a port, if it cannot: port names are made of letters, digits, `-`
-/// and `>`.
+/// Whether `c` may appear in a node's name: letters, digits and `_ . : -`. The built topologies
+/// name their nodes with letters, digits and `-` (`tor3`, `h0`); graph files may use all of
+/// these (`graph::check_name`). A port's name is two node names joined by `->`.
+pub(crate) fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-')
+}
+
+/// Why `pattern` cannot name a port, if it cannot: port names are made of the characters of node
+/// names ([`is_name_char`]) and `>`.
 pub(crate) fn check(pattern: &str) -> Result<(), String> {
     if pattern.is_empty() {
         return Err("is empty; a port is named `{node}->{peer}`, e.g. \"switch->h0\" or \"tor*->fabric\"".into());
     }
-    match pattern.chars().find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '>' | '*' | '?'))) {
+    match pattern.chars().find(|&c| !(is_name_char(c) || matches!(c, '>' | '*' | '?'))) {
         Some(c) => Err(format!(
             "{pattern:?} has {c:?}, which no port name has: ports are named `{{node}}->{{peer}}` (\"switch->h0\", \
-             \"tor3->fabric\"), with `*` for any run of characters and `?` for one"
+             \"tor3->fabric\"), node names having letters, digits and _ . : -, with `*` for any run of characters \
+             and `?` for one"
         )),
         None => Ok(()),
     }
@@ -82,5 +90,19 @@ mod tests {
         assert!(check("").unwrap_err().contains("is empty"));
         assert!(check("tor 1").unwrap_err().contains("' '"));
         assert!(check("tor[1]").unwrap_err().contains("'['"));
+        assert!(check("h/0").unwrap_err().contains("'/'"));
+    }
+
+    #[test]
+    fn every_character_a_graph_node_name_may_have_is_accepted() {
+        // Graph files name nodes with letters, digits and _ . : - (docs/scenario.md).
+        for pattern in ["rack_1.tor:a->*", "*->h_0", "spine.0->leaf:1", "?_*"] {
+            assert_eq!(check(pattern), Ok(()), "{pattern}");
+        }
+        assert!(matches("rack_1.tor:a->*", "rack_1.tor:a->spine-2"));
+        for c in "_.:-".chars() {
+            assert!(is_name_char(c), "{c}");
+        }
+        assert!(!is_name_char('>') && !is_name_char(' '));
     }
 }

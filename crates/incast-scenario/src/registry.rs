@@ -25,6 +25,7 @@ macro_rules! for_each_transport {
             d3: D3 [d3] { D3("d3") "D3", Rcpdc("rcpdc") "RCPdc" }
             pfabric: Pfabric [pfabric] { Pfabric("pfabric") "pFabric" }
             pdq: Pdq [pdq] { Pdq("pdq") "PDQ" }
+            ndp: Ndp [ndp] { Ndp("ndp") "NDP" }
             homa: Homa [homa] { Homa("homa") "Homa" }
         }
     };

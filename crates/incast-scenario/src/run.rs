@@ -4,9 +4,9 @@
 use incast_proto::time::{Duration, Instant};
 
 use super::check::{err, positive_time, Result};
-use super::file::RawRun;
+use super::file::{RawRun, RawStallAfter};
 use super::limits::seconds;
-use super::spec::{RunSpec, DEFAULT_HORIZON, DEFAULT_MAX_FLOWS, DEFAULT_MAX_HOSTS, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TRACE_BYTES, MAX_HORIZON};
+use super::spec::{RunSpec, DEFAULT_HORIZON, DEFAULT_MAX_FLOWS, DEFAULT_MAX_HOSTS, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_NETWORK_BYTES, MAX_HORIZON, StallAfter};
 use super::units::Time;
 
 /// Largest `run.max_flows`: flow ids are 32-bit.
@@ -72,6 +72,24 @@ pub(crate) fn run_spec(raw: &RawRun) -> Result<RunSpec> {
         Some(Time(ps)) => Some(Instant::from_ps(ps)),
         None => None,
     };
+    let stall_after = match raw.stall_after {
+        None | Some(RawStallAfter::Auto) => StallAfter::Auto,
+        Some(RawStallAfter::Off) => StallAfter::Off,
+        Some(RawStallAfter::After(0)) => {
+            return Err(err("run.stall_after", "must be positive (found 0 s); \"off\" turns the watchdog off"))
+        }
+        Some(RawStallAfter::After(ps)) if Duration::from_ps(ps) > horizon => {
+            return Err(err(
+                "run.stall_after",
+                format!(
+                    "is past the run's horizon ({} > run.horizon = {}): no run could wait that long; \"off\" turns the watchdog off",
+                    seconds(Duration::from_ps(ps)),
+                    seconds(horizon)
+                ),
+            ))
+        }
+        Some(RawStallAfter::After(ps)) => StallAfter::After(Duration::from_ps(ps)),
+    };
     Ok(RunSpec {
         duration,
         stop_after_finite_flows: raw.stop_after_finite_flows.unwrap_or(d.stop_after_finite_flows),
@@ -82,6 +100,8 @@ pub(crate) fn run_spec(raw: &RawRun) -> Result<RunSpec> {
         max_hosts: limit("max_hosts", raw.max_hosts, DEFAULT_MAX_HOSTS, MAX_MAX_HOSTS)?,
         max_samples: limit("max_samples", raw.max_samples, DEFAULT_MAX_SAMPLES, u64::MAX)?,
         max_trace_bytes: limit("max_trace_bytes", raw.max_trace_bytes, DEFAULT_MAX_TRACE_BYTES, u64::MAX)?,
+        max_network_bytes: limit("max_network_bytes", raw.max_network_bytes, DEFAULT_MAX_NETWORK_BYTES, u64::MAX)?,
+        stall_after,
     })
 }
 
@@ -93,5 +113,40 @@ fn within_horizon_at(key: &str, value: Option<Time>, horizon: Duration) -> Resul
             format!("is past the run's horizon ({} > run.horizon = {})", seconds(Duration::from_ps(ps)), seconds(horizon)),
         )),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use incast_proto::time::Duration;
+
+    use crate::fixtures::PORTS;
+    use crate::{parse_toml, Scenario, ScenarioError, StallAfter};
+
+    fn parse(run: &str) -> Result<Scenario, ScenarioError> {
+        let text = format!("[topology]\nkind = \"star\"\nhosts = 4\n[run]\n{run}\n[[workload]]\nkind = \"flow-burst\"\n");
+        parse_toml(&text, None, &PORTS)
+    }
+
+    #[test]
+    fn stall_after_is_auto_a_time_or_off() {
+        assert_eq!(parse("").expect("valid").run.stall_after, StallAfter::Auto);
+        assert_eq!(parse("stall_after = \"AUTO\"").expect("valid").run.stall_after, StallAfter::Auto);
+        assert_eq!(parse("stall_after = \"off\"").expect("valid").run.stall_after, StallAfter::Off);
+        assert_eq!(parse("stall_after = \"250ms\"").expect("valid").run.stall_after, StallAfter::After(Duration::from_ms(250)));
+    }
+
+    #[test]
+    fn stall_after_is_positive_within_the_horizon() {
+        for (run, needle) in [
+            ("stall_after = \"0s\"", "must be positive"),
+            ("stall_after = \"2s\"\nhorizon = \"1s\"", "is past the run's horizon (2 s > run.horizon = 1 s)"),
+            ("stall_after = \"soon\"", "or \"auto\" or \"off\""),
+            ("stall_after = 10", "a time string such as \"10s\""),
+        ] {
+            let e = parse(run).expect_err(run);
+            assert_eq!(e.path, "run.stall_after", "{e}");
+            assert!(e.message.contains(needle), "{needle:?} not in {e}");
+        }
     }
 }

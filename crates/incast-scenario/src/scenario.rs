@@ -1,6 +1,7 @@
 //! The validated scenario as a whole: its parts (`spec`) and the protocols' own sections
 //! (`protocols`), what the engine builds a simulation from.
 
+use crate::error::Warning;
 use crate::protocols::ProtocolSections;
 use crate::spec::{protocols_in_use, OutputSpec, Protocol, RunSpec, SwitchSpec, TopologySpec, TransportSpec, WorkloadSpec};
 
@@ -23,6 +24,9 @@ pub struct Scenario {
     pub run: RunSpec,
     /// Optional instrumentation.
     pub output: OutputSpec,
+    /// What validation found the run will do that the file may not mean (docs/scenario.md,
+    /// "Warnings"), each once; none for a scenario built in code.
+    pub warnings: Vec<Warning>,
 }
 
 impl Scenario {
@@ -31,7 +35,7 @@ impl Scenario {
 
     /// `workloads` on `topology`, every other part as a file without its section gets it: seed
     /// [`Scenario::DEFAULT_SEED`], [`SwitchSpec::default`], [`TransportSpec::default`], the
-    /// protocols' default sections, [`RunSpec::default`] and no instrumentation.
+    /// protocols' default sections, [`RunSpec::default`], no instrumentation and no warnings.
     ///
     /// For code that builds a scenario instead of parsing one (the engine's tests and benchmark,
     /// programs that generate scenarios): change what differs by assigning fields or with struct
@@ -49,6 +53,7 @@ impl Scenario {
             workloads,
             run: RunSpec::default(),
             output: OutputSpec::default(),
+            warnings: Vec::new(),
         }
     }
 

@@ -96,6 +96,27 @@ pub struct GraphSpec {
     pub host_links: Vec<u32>,
 }
 
+/// A switch of a graph file beyond the engine's bounds ([`GraphSpec::too_deep`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooDeep {
+    /// The switch's name in the file.
+    pub name: String,
+    /// Its distance, in switch hops, from `from`.
+    pub hops: u32,
+    /// The most hops supported.
+    pub max: u32,
+    /// What the hops are counted from.
+    pub from: String,
+    /// Why the bound is there.
+    pub why: &'static str,
+}
+
+impl std::fmt::Display for TooDeep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "switch {:?} is {} hops from {}; at most {} are supported ({})", self.name, self.hops, self.from, self.max, self.why)
+    }
+}
+
 /// A node of a graph file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GraphNode {
@@ -141,6 +162,77 @@ impl GraphSpec {
     pub fn switch_of(&self, host: u32) -> Option<u32> {
         self.host_link(host).map(|l| l.b)
     }
+
+    /// Each switch's tier: its distance in switch hops from the nearest switch with a host (0
+    /// for those), which is what a ToR, an aggregation and a core switch are in the trees the
+    /// other topologies build. Hosts' entries are [`GraphSpec::UNREACHED`].
+    pub fn tiers(&self) -> Vec<u32> {
+        self.switch_hops(self.links.iter().filter(|l| self.nodes[l.a as usize].host).map(|l| l.b))
+    }
+
+    /// Each switch's distance in switch hops from the switch of host 0 (hosts' entries are
+    /// [`GraphSpec::UNREACHED`]). Every route between two hosts passes through at most
+    /// `2 x max + 1` switches, `max` the largest of these: a bound found in one walk, where the
+    /// longest route itself would take a walk from every switch.
+    pub fn reach(&self) -> Vec<u32> {
+        self.switch_hops(self.switch_of(0))
+    }
+
+    /// The distance of each switch, in hops over links between switches, from the nearest of
+    /// `sources`, counted in 32 bits: a graph file of up to `run.max_trace_bytes` has fewer
+    /// switches than that, so no count saturates or wraps whatever the graph.
+    fn switch_hops(&self, sources: impl IntoIterator<Item = u32>) -> Vec<u32> {
+        let neighbours = self.neighbours();
+        let mut hops = vec![Self::UNREACHED; self.nodes.len()];
+        let mut frontier = std::collections::VecDeque::new();
+        for s in sources {
+            if hops[s as usize] != 0 {
+                hops[s as usize] = 0;
+                frontier.push_back(s);
+            }
+        }
+        while let Some(n) = frontier.pop_front() {
+            let next = hops[n as usize] + 1;
+            for &m in &neighbours[n as usize] {
+                if !self.nodes[m as usize].host && hops[m as usize] == Self::UNREACHED {
+                    hops[m as usize] = next;
+                    frontier.push_back(m);
+                }
+            }
+        }
+        hops
+    }
+
+    /// The farthest switch past the engine's bounds (the first in the file of those as far),
+    /// if any: above tier [`MAX_TIER`](Self::MAX_TIER), or farther than
+    /// [`MAX_REACH`](Self::MAX_REACH) hops from host 0's switch. Graph files are checked when
+    /// read; the engine checks a graph built by hand.
+    pub fn too_deep(&self) -> Option<TooDeep> {
+        let first_host = self.host_link(0).map_or("", |l| self.nodes[l.a as usize].name.as_str());
+        let bounds = [
+            (self.tiers(), Self::MAX_TIER, "the nearest switch with a host".to_string(), "the engine counts switch tiers in 8 bits"),
+            (self.reach(), Self::MAX_REACH, format!("host {first_host:?}'s switch"), "so that every route between two hosts fits the engine's hop counts"),
+        ];
+        bounds.into_iter().find_map(|(hops, max, from, why)| {
+            let reached = (0..hops.len()).filter(|&n| hops[n] != Self::UNREACHED);
+            let farthest = reached.max_by_key(|&n| (hops[n], std::cmp::Reverse(n)))?;
+            (hops[farthest] > max).then(|| TooDeep { name: self.nodes[farthest].name.clone(), hops: hops[farthest], max, from, why })
+        })
+    }
+
+    /// A node [`tiers`](Self::tiers) and [`reach`](Self::reach) do not reach: a host.
+    pub const UNREACHED: u32 = u32::MAX;
+
+    /// The highest tier a switch may have: the engine counts a node's level (its tier plus one,
+    /// hosts being level 0) in 8 bits, as the ports table's `tier` column does.
+    pub const MAX_TIER: u32 = 254;
+
+    /// The farthest a switch may lie from host 0's switch, in switch hops. A route between two
+    /// hosts then crosses at most 2 x 1023 + 1 switches (2048 ports, with the first host's
+    /// NIC): far inside the engine's 16-bit hop counts and routing distances, and a bound on the
+    /// routes' memory (`footprint`). A datacenter network is a few tiers deep; a ring, line or
+    /// mesh of a few hundred switches fits.
+    pub const MAX_REACH: u32 = 1023;
 }
 
 impl TopologySpec {
@@ -180,6 +272,19 @@ impl TopologySpec {
             TopologySpec::Graph(ref g) => {
                 g.links.iter().filter(|l| g.nodes[l.a as usize].host).map(|l| l.link.rate).max().unwrap_or(BitsPerSec(0))
             }
+        }
+    }
+
+    /// Rate of the fastest link of the network, hosts' or switches': no packet crosses any link
+    /// faster than it serializes there.
+    pub fn fastest_link_rate(&self) -> BitsPerSec {
+        match *self {
+            TopologySpec::Star { link, .. } | TopologySpec::D3Testbed { link } => link.rate,
+            TopologySpec::TwoTier { host_link, fabric_link, .. } | TopologySpec::LeafSpine { host_link, fabric_link, .. } => {
+                host_link.rate.max(fabric_link.rate)
+            }
+            TopologySpec::FatTree { host_link, agg_link, core_link, .. } => host_link.rate.max(agg_link.rate).max(core_link.rate),
+            TopologySpec::Graph(ref g) => g.links.iter().map(|l| l.link.rate).max().unwrap_or(BitsPerSec(0)),
         }
     }
 
@@ -871,6 +976,27 @@ pub struct RunSpec {
     pub max_samples: u64,
     /// Largest trace file a workload may read, bytes (`run.max_trace_bytes`).
     pub max_trace_bytes: u64,
+    /// Most memory the network may take, bytes, as estimated before the run (`footprint`):
+    /// nodes, ports and their results rows, routing tables, routes and pending events
+    /// (`run.max_network_bytes`).
+    pub max_network_bytes: u64,
+    /// The progress watchdog (`run.stall_after`): a run without a duration whose unfinished
+    /// flows get no byte through for this long stops, flagged `stalled`, as does any run whose
+    /// timers fire faster than packets can move.
+    pub stall_after: StallAfter,
+}
+
+/// `run.stall_after`: how long a run's flows may get nothing through before it is stopped as
+/// stalled (docs/scenario.md, "The progress watchdog").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StallAfter {
+    /// The engine's default for the network and its timers: [`DEFAULT_STALL_AFTER`], or longer
+    /// where the slowest link or the first retransmission timeout needs it.
+    Auto,
+    /// This long.
+    After(Duration),
+    /// Never: no watchdog.
+    Off,
 }
 
 /// The default horizon: one simulated day, far beyond any datacenter experiment (the papers'
@@ -885,15 +1011,28 @@ pub const MAX_HORIZON: Duration = Duration::from_secs(10_000_000);
 /// it runs, so ten million flows stay within a few GB.
 pub const DEFAULT_MAX_FLOWS: u64 = 10_000_000;
 
-/// Default `run.max_hosts`: 2^20 hosts (the largest fat-tree of this size, k = 160, has 1 024 000)
-/// build in well under a few GB.
+/// Default `run.max_hosts`: 2^20 hosts, a star of which takes about 1.4 GB; how much memory a
+/// network of them may take is `run.max_network_bytes`'s to say (the largest fat-tree of this
+/// size, k = 160 with 1 024 000 hosts, takes about 4.1 GB with a few flows).
 pub const DEFAULT_MAX_HOSTS: u64 = 1 << 20;
+
+/// Default `run.max_network_bytes`: 4 GiB, what a laptop can spare. It admits every fat tree
+/// `max_hosts` does with a few flows (k = 160: 4.26 GB estimated), a star of 2^20 hosts and a
+/// leaf-spine of a million spines over two racks; not k = 160 with a flow from every host (5.3
+/// GB: a routing table per edge switch).
+pub const DEFAULT_MAX_NETWORK_BYTES: u64 = 1 << 32;
 
 /// Default `run.max_samples`: each row is 16 to 48 bytes, so 10^8 rows stay within a few GB.
 pub const DEFAULT_MAX_SAMPLES: u64 = 100_000_000;
 
 /// Default `run.max_trace_bytes`: 1 GiB of CSV is about 30 million flows, above `max_flows`.
 pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
+
+/// The least `run.stall_after` of `"auto"`, its default: 33 times the longest time any run of
+/// examples/, benches/, the reproductions or the hostile inputs went without a byte through
+/// while a flow ran (0.3 s, a 300 ms RTO), and longer than a flow that loses its first three
+/// packets waits on Linux's timers (1 + 2 + 4 s) or its first two on ns-3's (3 + 6 s).
+pub const DEFAULT_STALL_AFTER: Duration = Duration::from_secs(10);
 
 impl Default for RunSpec {
     /// No duration, the default horizon and limits.
@@ -908,6 +1047,8 @@ impl Default for RunSpec {
             max_hosts: DEFAULT_MAX_HOSTS,
             max_samples: DEFAULT_MAX_SAMPLES,
             max_trace_bytes: DEFAULT_MAX_TRACE_BYTES,
+            max_network_bytes: DEFAULT_MAX_NETWORK_BYTES,
+            stall_after: StallAfter::Auto,
         }
     }
 }

@@ -108,6 +108,7 @@ fn minimal_scenario_gets_every_default() {
             tcppr: TcpPrSpec { thresholds: vec![Duration::from_ms(30)], background_lowest: true },
             pfabric: PfabricSpec { buffer_bytes: 36_864, initial_window_segments: 12, max_window_segments: 15, rto: Duration::from_us(45), probe_after: 5 },
             pdq: PdqSpec { early_termination: true, early_start_rtts: 2, probe_spacing: 0.2, dampening: Duration::from_us(10), flow_list: 200 },
+            ndp: NdpSpec { mtu_bytes: 9000, queue_packets: 8, initial_window: 23, pull_rate: 0.99, rto: Duration::from_ms(10) },
             homa: HomaSpec {
                 model: HomaModel::Paper,
                 unscheduled_bytes: None,
@@ -230,6 +231,30 @@ fn oversubscription_sets_the_uplinks_from_the_host_rate() {
     assert_eq!(rates("kind = \"leaf-spine\"\noversubscription = 3"), [10 * G, 13_333_333_333]);
 }
 
+#[test]
+fn refused_keys_beside_flows_that_use_them_are_accepted() {
+    // TCP flows use the SACK that D3's do without: the key is not ignored, so not refused.
+    let s = toml(concat!(star!(), "[transport]\nsack = true\n", burst!(), burst!(), "protocol = \"d3\"\n"));
+    assert!(s.transport.tcp.sack && s.warnings.is_empty());
+    // `[transport] protocol` names a protocol no flow runs: its rule does not apply.
+    let s = toml(concat!(star!(), "[transport]\nprotocol = \"d3\"\nsack = true\n", burst!(), "protocol = \"tcp\"\n"));
+    assert!(s.transport.tcp.sack && !s.runs(Protocol::D3));
+}
+
+malformed! {
+    // Issue 39: `oversubscription = 1e12` was refused as a problem of `fabric_rate`, unset.
+    oversubscription_leaves_the_uplinks_below_1_bps: concat!("[topology]\nkind = \"two-tier\"\noversubscription = 1e12\n", burst!()), "topology.oversubscription", "must be at most 8e10 here (found 1000000000000)";
+    leaf_spine_oversubscription_below_1_bps: concat!("[topology]\nkind = \"leaf-spine\"\noversubscription = 1e12\n", burst!()), "topology.oversubscription", "must be at most 8e10 here";
+    fat_tree_oversubscription_below_1_bps: concat!("[topology]\nkind = \"fat-tree\"\noversubscription = 1e12\n", burst!()), "topology.oversubscription", "must be at most 2e9 here";
+    // The fabric it implies, too slow for the horizon: its key, not fabric_rate's (nor core_rate's,
+    // which follows it in a fat tree).
+    oversubscription_too_slow_for_the_horizon: concat!("[topology]\nkind = \"two-tier\"\nracks = 2\nhosts_per_rack = 2\noversubscription = 1e8\n", burst!(), "[run]\nhorizon = \"100s\"\n"), "topology.oversubscription", "the fabric_rate it implies: 20 bps takes";
+    fat_tree_oversubscription_too_slow_for_the_horizon: concat!("[topology]\nkind = \"fat-tree\"\noversubscription = 1e8\n", burst!(), "[run]\nhorizon = \"100s\"\n"), "topology.oversubscription", "the fabric_rate it implies: 10 bps";
+    fat_tree_core_following_a_slow_fabric_rate: concat!("[topology]\nkind = \"fat-tree\"\nfabric_rate = \"10bps\"\n", burst!(), "[run]\nhorizon = \"100s\"\n"), "topology.fabric_rate", "10 bps takes";
+    fat_tree_core_following_a_fast_fabric_is_its_own: concat!("[topology]\nkind = \"fat-tree\"\ncore_rate = \"10bps\"\n", burst!(), "[run]\nhorizon = \"100s\"\n"), "topology.core_rate", "10 bps takes";
+    fabric_rate_too_slow_is_its_own_fault: concat!("[topology]\nkind = \"two-tier\"\nfabric_rate = \"20bps\"\n", burst!(), "[run]\nhorizon = \"100s\"\n"), "topology.fabric_rate", "20 bps takes";
+}
+
 /// A graph file is read relative to the scenario file, its hosts counted in declaration order,
 /// and its rates are what `load` is a fraction of (sender by sender).
 #[test]
@@ -262,6 +287,23 @@ fn graph_topology_reads_its_file_beside_the_scenario() {
     assert!(e.message.starts_with("cannot read graph file \"nope.graph\""), "{e}");
     let e = crate::parse_toml("[topology]\nkind = \"graph\"\nfile = \"net.graph\"\nlink_rate = \"1Gbps\"\n[[workload]]\nkind = \"flow-burst\"\n", Some(&dir), &PORTS).unwrap_err();
     assert_eq!(e.path, "topology.link_rate");
+    // Issue 39: a graph file opening with a byte-order mark is read as a scenario file is, and one
+    // that is not UTF-8 says where, as a scenario file does.
+    let graph = std::fs::read(dir.join("net.graph")).unwrap();
+    std::fs::write(dir.join("bom.graph"), [b"\xEF\xBB\xBF".as_slice(), &graph].concat()).unwrap();
+    let bom = crate::parse_toml(&text.replace("net.graph", "bom.graph"), Some(&dir), &PORTS).unwrap_or_else(|e| panic!("{e}"));
+    match (&bom.topology, &s.topology) {
+        (TopologySpec::Graph(b), TopologySpec::Graph(g)) => {
+            assert_eq!((&b.nodes, &b.links, &b.host_links, b.file.as_str()), (&g.nodes, &g.links, &g.host_links, "bom.graph"));
+        }
+        other => panic!("{other:?}"),
+    }
+    std::fs::write(dir.join("latin1.graph"), [graph.as_slice(), b"# caf\xE9\n"].concat()).unwrap();
+    let e = crate::parse_toml(&text.replace("net.graph", "latin1.graph"), Some(&dir), &PORTS).unwrap_err();
+    assert_eq!(
+        (e.path.as_str(), e.message.as_str()),
+        ("topology.file", format!("graph file \"latin1.graph\": not UTF-8 text: invalid byte 0xE9 at offset {}", graph.len() + 5).as_str())
+    );
 }
 
 #[test]
@@ -792,7 +834,7 @@ malformed! {
     mss_too_large: concat!(star!(), "[transport]\nmss = 9001\n", burst!()), "transport.mss", "between 88 and 9000";
     mss_string: concat!(star!(), "[transport]\nmss = \"1448B\"\n", burst!()), "transport.mss", "invalid type: string";
     prr_without_sack: concat!(star!(), "[transport]\nsack = false\nprr = true\n", burst!()), "transport.prr", "needs sack = true";
-    sack_with_d3: concat!(star!(), "[transport]\nprotocol = \"d3\"\nsack = true\n", burst!()), "transport.sack", "d3 recovers losses under its rate budget";
+    sack_with_d3: concat!(star!(), "[transport]\nprotocol = \"d3\"\nsack = true\n", burst!()), "transport.sack", "every flow runs d3 (transport.protocol), which recovers losses under its rate budget";
     prr_with_rcpdc: concat!(star!(), "[transport]\nprotocol = \"rcpdc\"\nprr = true\n", burst!()), "transport.prr", "TCP-family protocols only";
     partial_ack_with_d3: concat!(star!(), "[transport]\nprotocol = \"d3\"\npartial_ack_retransmit = true\n", burst!()), "transport.partial_ack_retransmit", "TCP-family";
     ecn_cut_floor_too_large: concat!(star!(), "[transport]\necn_cut_floor = 65\n", burst!()), "transport.ecn_cut_floor", "between 0 and 64";
@@ -1100,7 +1142,6 @@ malformed! {
     pfabric_rto_past_horizon: concat!(pfabric!(), "rto = \"2s\"\n[run]\nhorizon = \"1s\"\n"), "pfabric.rto", "could never elapse";
     pfabric_unknown_key: concat!(pfabric!(), "probe = true\n"), "pfabric.probe", "unknown key; expected one of `buffer`, `initial_window`, `max_window`, `rto`, `probe_after`";
     pfabric_negative_probe_after: concat!(pfabric!(), "probe_after = -1\n"), "pfabric.probe_after", "expected a whole number of at least 0";
-    pfabric_section_without_pfabric_flows: concat!(star!(), burst!(), "[pfabric]\nrto = \"50us\"\n"), "pfabric", "is set, but no flow runs pFabric";
     pfabric_beside_another_protocol: concat!(star!(), burst!(), "[transport]\nprotocol = \"pfabric\"\n", burst!(), "protocol = \"dctcp\"\n"), "workload[1].protocol", "workload[0] runs pfabric and workload[1] runs dctcp";
     pfabric_workload_beside_the_default_protocol: concat!(star!(), burst!(), "protocol = \"pfabric\"\n", burst!()), "workload[0].protocol", "pFabric cannot share a network with other protocols";
 }
@@ -1151,9 +1192,12 @@ malformed! {
     pdq_nan_probe_spacing: concat!(pdq!(), "probe_spacing = nan\n"), "pdq.probe_spacing", "must be a finite number";
     pdq_dampening_past_horizon: concat!(pdq!(), "dampening = \"2s\"\n[run]\nhorizon = \"1s\"\n"), "pdq.dampening", "could never elapse";
     pdq_unknown_key: concat!(pdq!(), "kappa = 100\n"), "pdq.kappa", "unknown key; expected one of `early_termination`, `early_start`, `probe_spacing`, `dampening`, `flow_list`";
-    pdq_section_without_pdq_flows: concat!(star!(), burst!(), "[pdq]\nflow_list = 8\n"), "pdq", "is set, but no flow runs PDQ (set [transport] protocol = \"pdq\" or a workload's protocol)";
     pdq_beside_pfabric: concat!(star!(), burst!(), "protocol = \"pdq\"\n", burst!(), "protocol = \"pfabric\"\n"), "workload[0].protocol", "workload[1] runs pfabric and workload[0] runs pdq";
-    pdq_with_sack: concat!(star!(), burst!(), "[transport]\nprotocol = \"pdq\"\nsack = true\n"), "transport.sack", "pdq recovers losses under its rate budget without SACK or PRR";
+    pdq_with_sack: concat!(star!(), burst!(), "[transport]\nprotocol = \"pdq\"\nsack = true\n"), "transport.sack", "every flow runs pdq (transport.protocol), which recovers losses under its rate budget without SACK or PRR; they apply to TCP-family protocols only";
+    // Issue 39: a protocol's refused keys were refused only when `[transport]` named it.
+    pdq_workload_with_sack: concat!(star!(), burst!(), "protocol = \"pdq\"\n[transport]\nsack = true\n"), "transport.sack", "every flow runs pdq (workload[0].protocol)";
+    d3_and_rcpdc_workloads_with_prr: concat!(star!(), burst!(), "protocol = \"d3\"\n", burst!(), "protocol = \"rcpdc\"\n[transport]\nprr = true\n"), "transport.prr", "every flow runs d3 or rcpdc (workload[0].protocol), which recovers losses";
+    oldi_d3_applications_with_sack: concat!("[topology]\nkind = \"two-tier\"\nracks = 2\nhosts_per_rack = 20\n[transport]\nsack = true\n", "[[workload]]\nkind = \"oldi\"\nfan_in = 5\nutilization = 0.1\nprotocols = [\"d3\", \"d3\", \"d3\", \"d3\", \"rcpdc\"]\n", "[run]\nduration = \"10ms\"\n"), "transport.sack", "every flow runs d3 or rcpdc (workload[0].protocols[0])";
     spray_with_pdq_flows: concat!(star!(), "[switch]\nload_balancing = \"spray\"\n", burst!(), "protocol = \"pdq\"\n"), "switch.load_balancing", "cannot carry PDQ flows";
     buffer_below_a_pdq_packet: concat!(star!(), "[switch]\nbuffer = \"1510B\"\n", burst!(), "protocol = \"pdq\"\n"), "switch.buffer", "(1520 B on the wire";
 }

@@ -376,9 +376,29 @@ pub(crate) fn time_text(d: Duration) -> String {
     format!("{ps}ps")
 }
 
+/// A rate in the largest unit that writes it exactly (`"10Gbps"`, `"1500Mbps"`, `"7bps"`).
+pub(crate) fn rate_text(rate: incast_proto::time::BitsPerSec) -> String {
+    let bps = rate.0;
+    for (unit, scale) in [("Tbps", 1_000_000_000_000u64), ("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("Kbps", 1_000)] {
+        if bps != 0 && bps.is_multiple_of(scale) {
+            return format!("{}{unit}", bps / scale);
+        }
+    }
+    format!("{bps}bps")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rate_text_uses_the_largest_exact_unit() {
+        use incast_proto::time::BitsPerSec;
+        assert_eq!(rate_text(BitsPerSec(10_000_000_000)), "10Gbps");
+        assert_eq!(rate_text(BitsPerSec(1_500_000_000)), "1500Mbps");
+        assert_eq!(rate_text(BitsPerSec(13_333_333_333)), "13333333333bps");
+        assert_eq!(rate_text(BitsPerSec(0)), "0bps");
+    }
 
     #[test]
     fn time_text_uses_the_largest_exact_unit() {

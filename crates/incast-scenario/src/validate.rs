@@ -2,7 +2,8 @@
 //! documented defaults (each cited to the paper it comes from) and naming the key path of every
 //! semantic error. This module holds the network and transport sections and the checks across
 //! sections; `traffic` the workloads, `output` the `[output]` section, `limits` the `[run]`
-//! bounds, `check` the primitive checks they all share. A scenario validation accepts is one
+//! bounds, `check` the primitive checks they all share, `warnings` what the scenario will do
+//! that its file may not mean. A scenario validation accepts is one
 //! the engine builds without checking it again. docs/scenario.md is the user-facing copy of
 //! these rules.
 //!
@@ -12,7 +13,8 @@
 //! The validators import one way (besides `error`, `file`, `spec` and `units`):
 //!
 //! ```text
-//! validate ─► protocols, traffic, output, context, limits, check
+//! validate ─► warnings, protocols, traffic, output, context, limits, check
+//! warnings ─► describe, protocols
 //! protocols─► limits, check
 //! traffic  ─► oldi, trace, context, limits, check
 //! oldi     ─► context, limits, check
@@ -30,7 +32,7 @@ use incast_proto::time::{BitsPerSec, Duration};
 
 use super::check::{count, err, estimation_gain, finite, initial_alpha, only_keys, positive, positive_time, required, Hosts, Result};
 use super::context::Context;
-use super::error::join;
+use super::error::{join, ScenarioError};
 use super::file::{RawDelayedAck, RawEcn, RawScenario, RawSwitch, RawTopology, RawTransport, TopologyKind};
 use super::names::Named;
 use super::units::{QueueLimit, Rate};
@@ -43,7 +45,7 @@ use super::spec::{
 };
 use super::output::PortNames;
 use super::units::QueueSize;
-use super::{graph, limits, output, run, traffic};
+use super::{graph, limits, output, run, traffic, warnings};
 
 /// Host link rate of both papers' testbeds and of D2TCP's simulations (D3 Section 6, D2TCP
 /// Section 4.2.1).
@@ -97,10 +99,17 @@ const MAX_ECN_CUT_FLOOR: u64 = 64;
 pub(crate) fn scenario(mut raw: RawScenario, base_dir: Option<&Path>, port_names: &dyn PortNames) -> Result<Scenario> {
     let raw_sections = raw.take_sections();
     let run = run::run_spec(&raw.run)?;
-    let topology = topology(raw.topology, &run, base_dir)?;
+    let topology_keys: Vec<&str> = topology_keys(&raw.topology).into_iter().filter_map(|(k, set)| set.then_some(k)).collect();
+    let topology = topology(raw.topology, &run, base_dir).map_err(|e| written_key(e, &topology_keys))?;
     let switch = switch(raw.switch)?;
+    let transport_keys = raw.transport.given();
+    let explicit = [
+        ("sack", raw.transport.sack),
+        ("prr", raw.transport.prr),
+        ("partial_ack_retransmit", raw.transport.partial_ack_retransmit),
+    ];
     let transport = transport(raw.transport, &run)?;
-    let (sections, given) = ProtocolSections::validate(raw_sections, &SectionContext { transport: &transport, run: &run })?;
+    let (sections, given_sections) = ProtocolSections::validate(raw_sections, &SectionContext { transport: &transport, run: &run })?;
     if raw.workload.is_empty() {
         return Err(err(
             "workload",
@@ -129,9 +138,10 @@ pub(crate) fn scenario(mut raw: RawScenario, base_dir: Option<&Path>, port_names
         .collect::<Result<Vec<_>>>()?;
     check_run_end(&run, &workloads)?;
     let in_use = protocols_in_use(&workloads, transport.protocol);
-    let checked = Checked { transport: &transport, switch: &switch, workloads: &workloads };
+    let checked = Checked { topology: &topology, transport: &transport, switch: &switch, workloads: &workloads };
     check_alone(&checked)?;
-    sections.check(&given, &in_use, &checked)?;
+    check_refused(&checked, &in_use, &explicit)?;
+    sections.check(&checked)?;
     if switch.load_balancing == LoadBalancing::Spray {
         if let Some(&p) = in_use.iter().find(|p| p.rules().no_spray.is_some()) {
             let labels: Vec<&str> = p.siblings().iter().map(|s| s.label()).collect();
@@ -142,12 +152,15 @@ pub(crate) fn scenario(mut raw: RawScenario, base_dir: Option<&Path>, port_names
         }
     }
     let extension = in_use.iter().map(|p| p.extension_header_bytes()).max().unwrap_or(0);
-    limits::network(&topology, &switch, limits::full_packet_bytes(&transport, extension), &run)?;
+    let packet_bytes = limits::full_packet_bytes(&transport, extension);
+    limits::network(&topology, &switch, packet_bytes, &run).map_err(|e| written_key(e, &topology_keys))?;
+    // Before `[output]`, whose port patterns are checked against the ports of the network built.
+    limits::network_memory(&topology, &switch, &context.flows, &run)?;
     let apps = workloads.iter().filter_map(WorkloadSpec::oldi).map(|o| o.apps.len()).max().unwrap_or(0);
     let output = output::section(raw.output, &topology, port_names, &hosts, &run, workloads.len(), apps)?;
     let long_lived: u64 = workloads.iter().map(WorkloadSpec::long_lived_flows).sum();
     limits::samples(&output, &run, long_lived)?;
-    Ok(Scenario {
+    let mut scenario = Scenario {
         seed: raw.seed.unwrap_or(Scenario::DEFAULT_SEED),
         topology,
         switch,
@@ -156,7 +169,51 @@ pub(crate) fn scenario(mut raw: RawScenario, base_dir: Option<&Path>, port_names
         workloads,
         run,
         output,
-    })
+        warnings: Vec::new(),
+    };
+    scenario.warnings = warnings::of(&scenario, &warnings::Given { sections: &given_sections, transport: &transport_keys, packet_bytes });
+    Ok(scenario)
+}
+
+/// `[transport]` keys a protocol does without (`TransportRules::REFUSES`: SACK and PRR for D3,
+/// RCPdc and PDQ), set `true` in `explicit` while every flow runs such a protocol, wherever it is
+/// named (`[transport]`, a workload, an OLDI application): no flow would use them. Beside flows
+/// of a TCP-family protocol, which use them, they are accepted.
+fn check_refused(scenario: &Checked<'_>, in_use: &[Protocol], explicit: &[(&str, Option<bool>)]) -> Result<()> {
+    for &(key, value) in explicit {
+        if value != Some(true) {
+            continue;
+        }
+        let refusing: Vec<Protocol> = in_use.iter().copied().filter(|p| p.rules().refuses.0.contains(&key)).collect();
+        let Some(&first) = refusing.first() else { continue };
+        if refusing.len() < in_use.len() {
+            continue;
+        }
+        let names: Vec<&str> = refusing.iter().map(|p| p.name()).collect();
+        let at = scenario.named_at(first).unwrap_or_else(|| "transport.protocol".into());
+        return Err(err(
+            join("transport", key),
+            format!("every flow runs {} ({at}), which {}", prose(&names, "or"), first.rules().refuses.1),
+        ));
+    }
+    Ok(())
+}
+
+/// `e` at the key the file wrote, when it is about a rate the topology derived: `core_rate`
+/// follows `fabric_rate` (fat tree), which follows `oversubscription` or else `link_rate`. An
+/// error about a rate the file did not set is the fault of the first key it did set along that
+/// chain, and says which rate it implied.
+fn written_key(mut e: ScenarioError, given: &[&str]) -> ScenarioError {
+    const CHAIN: [&str; 4] = ["core_rate", "fabric_rate", "oversubscription", "link_rate"];
+    let Some(at) = CHAIN[..2].iter().position(|&k| e.path == join("topology", k)) else { return e };
+    if given.contains(&CHAIN[at]) {
+        return e;
+    }
+    if let Some(&key) = CHAIN[at + 1..].iter().find(|&&k| given.contains(&k)) {
+        e.message = format!("the {} it implies: {}", CHAIN[at], e.message);
+        e.path = join("topology", key);
+    }
+    e
 }
 
 /// A transport whose ports are its own (`TransportRules::ALONE`: pFabric's order packets by the
@@ -191,19 +248,7 @@ fn check_alone(scenario: &Checked<'_>) -> Result<()> {
 fn topology(raw: RawTopology, run: &RunSpec, base_dir: Option<&Path>) -> Result<TopologySpec> {
     let p = "topology";
     let kind = raw.kind.0;
-    let given = [
-        ("hosts", raw.hosts.is_some()),
-        ("racks", raw.racks.is_some()),
-        ("hosts_per_rack", raw.hosts_per_rack.is_some()),
-        ("k", raw.k.is_some()),
-        ("spines", raw.spines.is_some()),
-        ("link_rate", raw.link_rate.is_some()),
-        ("link_delay", raw.link_delay.is_some()),
-        ("fabric_rate", raw.fabric_rate.is_some()),
-        ("core_rate", raw.core_rate.is_some()),
-        ("oversubscription", raw.oversubscription.is_some()),
-        ("file", raw.file.is_some()),
-    ];
+    let given = topology_keys(&raw);
     let allowed: &[&str] = match kind {
         TopologyKind::Star => &["hosts", "link_rate", "link_delay"],
         TopologyKind::D3Testbed => &["link_rate", "link_delay"],
@@ -255,7 +300,7 @@ fn topology(raw: RawTopology, run: &RunSpec, base_dir: Option<&Path>) -> Result<
             // oversubscribed unless asked.
             let fabric_rate = match fabric_rate {
                 Some(r) => r,
-                None => uplink_rate(rate, per_rack, 1, oversubscription.unwrap_or(1.0))?,
+                None => uplink_rate(rate, per_rack, 1, oversubscription)?,
             };
             TopologySpec::TwoTier { racks, hosts_per_rack: per_rack, host_link: link, fabric_link: LinkSpec { rate: fabric_rate, delay } }
         }
@@ -271,7 +316,7 @@ fn topology(raw: RawTopology, run: &RunSpec, base_dir: Option<&Path>) -> Result<
             // host rate over the uplink rate. The aggregation tier passes on what it receives.
             let agg_rate = match fabric_rate {
                 Some(r) => r,
-                None => uplink_rate(rate, 1, 1, oversubscription.unwrap_or(1.0))?,
+                None => uplink_rate(rate, 1, 1, oversubscription)?,
             };
             let core_rate = given_rate("core_rate", raw.core_rate)?.unwrap_or(agg_rate);
             TopologySpec::FatTree {
@@ -288,7 +333,7 @@ fn topology(raw: RawTopology, run: &RunSpec, base_dir: Option<&Path>) -> Result<
                 Some(r) => r,
                 None if raw.link_rate.is_none() && oversubscription.is_none() => LEAF_SPINE_FABRIC_RATE,
                 // A leaf's uplinks carry what its hosts can send, over the oversubscription.
-                None => uplink_rate(rate, per_rack, spines, oversubscription.unwrap_or(1.0))?,
+                None => uplink_rate(rate, per_rack, spines, oversubscription)?,
             };
             TopologySpec::LeafSpine {
                 racks,
@@ -300,6 +345,23 @@ fn topology(raw: RawTopology, run: &RunSpec, base_dir: Option<&Path>) -> Result<
         }
         TopologyKind::Graph => unreachable!("returned above"),
     })
+}
+
+/// Each optional `[topology]` key, with whether the file sets it.
+fn topology_keys(raw: &RawTopology) -> [(&'static str, bool); 11] {
+    [
+        ("hosts", raw.hosts.is_some()),
+        ("racks", raw.racks.is_some()),
+        ("hosts_per_rack", raw.hosts_per_rack.is_some()),
+        ("k", raw.k.is_some()),
+        ("spines", raw.spines.is_some()),
+        ("link_rate", raw.link_rate.is_some()),
+        ("link_delay", raw.link_delay.is_some()),
+        ("fabric_rate", raw.fabric_rate.is_some()),
+        ("core_rate", raw.core_rate.is_some()),
+        ("oversubscription", raw.oversubscription.is_some()),
+        ("file", raw.file.is_some()),
+    ]
 }
 
 /// `topology.oversubscription`: a ratio of at least 1, not given together with `fabric_rate`
@@ -321,16 +383,30 @@ fn oversubscription(value: Option<f64>, fabric_rate_given: bool) -> Result<Optio
 }
 
 /// The rate of each of a switch's `uplinks` uplinks when `hosts` hosts at `host_rate` sit below
-/// it and the uplinks carry `1 / oversubscription` of what they can send, to the nearest bps.
-fn uplink_rate(host_rate: BitsPerSec, hosts: u32, uplinks: u32, oversubscription: f64) -> Result<BitsPerSec> {
-    let bps = (host_rate.0 as f64 * f64::from(hosts) / f64::from(uplinks) / oversubscription).round();
-    if !(1.0..=u64::MAX as f64).contains(&bps) {
-        return Err(err(
-            "topology.fabric_rate",
-            format!("the uplink rate the topology implies ({bps} bps) is out of range; set fabric_rate"),
-        ));
+/// it and the uplinks carry `1 / oversubscription` of what they can send, to the nearest bps. Out
+/// of range, the error names the key that made it so: `oversubscription` when the file gives one
+/// and the rate falls below 1 bps (its bound in the message), else the host rate (`link_rate`).
+fn uplink_rate(host_rate: BitsPerSec, hosts: u32, uplinks: u32, oversubscription: Option<f64>) -> Result<BitsPerSec> {
+    let unoversubscribed = host_rate.0 as f64 * f64::from(hosts) / f64::from(uplinks);
+    let bps = (unoversubscribed / oversubscription.unwrap_or(1.0)).round();
+    if (1.0..=u64::MAX as f64).contains(&bps) {
+        return Ok(BitsPerSec(bps as u64));
     }
-    Ok(BitsPerSec(bps as u64))
+    Err(match oversubscription {
+        // Rounded below 1 bps: the ratio is at most twice the unoversubscribed rate.
+        Some(r) if bps < 1.0 => err(
+            "topology.oversubscription",
+            format!(
+                "must be at most {:e} here (found {r}): the uplinks' rate, hosts x link_rate / uplinks / \
+                 oversubscription, would be {bps} bps",
+                unoversubscribed * 2.0
+            ),
+        ),
+        _ => err(
+            "topology.link_rate",
+            format!("the uplink rate it implies ({bps} bps: hosts x link_rate / uplinks) is out of range; set fabric_rate"),
+        ),
+    })
 }
 
 /// A `[topology]` count at `key`, `default` when not given: at least 1, within `run.max_hosts`.
@@ -551,13 +627,8 @@ fn transport(raw: RawTransport, run: &RunSpec) -> Result<TransportSpec> {
         None => d.ecn_cut_floor_segments,
         Some(n) => count(|| at("ecn_cut_floor"), n, 0, MAX_ECN_CUT_FLOOR)?,
     };
-    // Keys the protocol's hosts do without (D3's and PDQ's SACK and PRR), refused when asked for.
-    let (refused, why) = protocol.rules().refuses;
-    for (key, value) in [("sack", raw.sack), ("prr", raw.prr), ("partial_ack_retransmit", raw.partial_ack_retransmit)] {
-        if value == Some(true) && refused.contains(&key) {
-            return Err(err(at(key), format!("{} {why}", protocol.name())));
-        }
-    }
+    // Keys the protocols' hosts do without (D3's and PDQ's SACK and PRR) are checked against the
+    // flows, wherever their protocols are named: `check_refused`.
     let sack = raw.sack.unwrap_or(d.sack);
     // Without SACK the stack's PRR falls away with it; asked for explicitly, it is an error.
     let prr = match raw.prr {

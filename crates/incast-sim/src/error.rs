@@ -98,6 +98,16 @@ pub(crate) fn reserve<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Resul
     v.try_reserve(additional).map_err(|_| ResourceError::allocation::<T>(what, v.len().saturating_add(additional)))
 }
 
+/// `text` in a box of its own, or a [`ResourceError`] naming `what`: for names, one per node of
+/// a graph file, which are many small allocations on a large network.
+pub(crate) fn try_boxed_str(text: &str, what: &str) -> Result<Box<str>, ResourceError> {
+    let mut s = String::new();
+    // Exact, so that boxing keeps the allocation instead of shrinking it.
+    s.try_reserve_exact(text.len()).map_err(|_| ResourceError::allocation::<u8>(what, text.len()))?;
+    s.push_str(text);
+    Ok(s.into_boxed_str())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -137,6 +137,12 @@ impl Flow {
         self.deadline_at.or_else(|| Some(self.plan.start + self.plan.deadline?))
     }
 
+    /// The flow has started and not ended: it still has bytes to get across (a long-lived flow
+    /// always has).
+    pub(crate) fn running(&self) -> bool {
+        self.started_at.is_some() && self.finished_at.is_none() && self.outcome.is_none()
+    }
+
     /// The host gave up on the flow (D3 quenching): it retired without the receiver holding
     /// every byte, so it will never finish.
     pub(crate) fn abandoned(&self) -> bool {

@@ -15,7 +15,8 @@
 //! switch settings), `transport` (transports as plug-ins: the contract, the registry, and one
 //! adapter per transport, the only modules that name a protocol), `workload` (flows of a run),
 //! `flow` (a flow's state), `connection` (messages of a persistent connection), `outcome` (the
-//! counters a flow reports), `sim` (the event loop, with `prefetch`, its cache hints), `observe`
+//! counters a flow reports), `sim` (the event loop, with `prefetch`, its cache hints, and
+//! `watchdog`, which stops a run that no longer moves), `observe`
 //! (counters, sampling, traces, capture), `deadline` (whether a flow met its deadline),
 //! `report` and `results` (what a run returns and the columns of its tables), `scenario`
 //! (parsing with the engine's port names).
@@ -47,6 +48,7 @@ pub mod scenario;
 mod sim;
 mod topology;
 mod transport;
+mod watchdog;
 mod workload;
 
 pub use error::{Error, ResourceError};

@@ -12,13 +12,18 @@ use crate::packet::RouteCursor;
 use crate::port::{BufferLimit, EcnThreshold, Port, SharedPool};
 use crate::results::PortRecord;
 use crate::routing::{PathSet, Router, MAX_SPRAY_PATHS};
-use crate::scenario::{BufferSpec, EcnSpec, HostNic, LoadBalancing, Protocol, Scenario, SwitchSpec};
+use crate::scenario::{BufferSpec, EcnSpec, GraphSpec, HostNic, LoadBalancing, Protocol, Scenario, SwitchSpec};
 use crate::topology::{NodeKind, Topology};
 use crate::transport::{NetFacts, PortFacts, PortView, Processor, Setups};
 use crate::workload::FlowPlan;
 
 /// Entries a flow's two routes may add to the route table (a fat-tree route has six hops).
 pub(crate) const MAX_ROUTE_HOPS: usize = 16;
+
+/// Entries the route table may hold before a flow's routes are added: what a 32-bit offset
+/// reaches, less what one flow may add (every sprayed path of a pair each way, each at most
+/// 2 x `GraphSpec::MAX_REACH` + 2 ports long).
+const ROUTE_TABLE_ROOM: usize = u32::MAX as usize - 2 * MAX_SPRAY_PATHS * (2 * GraphSpec::MAX_REACH as usize + 2);
 
 /// A full-size frame: a host NIC always holds at least one.
 const FULL_FRAME_BYTES: u64 = 1500;
@@ -119,7 +124,7 @@ impl Network {
             let view = PortView { rate: info.link.rate, queue_bytes: 0, bytes_sent: 0 };
             let facts = PortFacts { id: PortId(p as u32), host: is_host, like_switch, view };
             if let Some(discipline) = setups.discipline(&protocols, &facts) {
-                ports.push(Port::plugged(*info, discipline));
+                ports.push(Port::plugged(*info, discipline)?);
                 continue;
             }
             let (limit, ecn) = match topo.nodes[info.node.idx()].kind {
@@ -144,7 +149,7 @@ impl Network {
                     (limit, ecn_threshold(scenario.switch.ecn, info.link.rate))
                 }
             };
-            ports.push(Port::new(*info, limit, ecn, classes));
+            ports.push(Port::new(*info, limit, ecn, classes)?);
         }
 
         let mut host_backlog_bytes = try_vec(hosts, 0, "the host table")?;
@@ -210,6 +215,13 @@ impl Network {
     /// ideal completion time). `i` is the flow's number (its ECMP key); flows drawn during the run
     /// come in start order, not number order.
     pub(crate) fn add_routes(&mut self, i: usize, src: u32, dst: u32) -> Result<Routes, ResourceError> {
+        // A route is found by its 32-bit offset in the table (`RouteCursor`).
+        if self.routes.len() > ROUTE_TABLE_ROOM {
+            return Err(ResourceError::new(
+                "",
+                format!("out of memory: the route table is full ({} entries, the most a 32-bit offset reaches)", self.routes.len()),
+            ));
+        }
         if self.load_balancing == LoadBalancing::Spray {
             let mut paths = |from, to| -> Result<PathSet, ResourceError> {
                 reserve(&mut self.routes, MAX_SPRAY_PATHS * MAX_ROUTE_HOPS, "the route table")?;

@@ -1,6 +1,6 @@
 //! The offer log (`[output] offer_log_ports`): every packet offered to a logged port, with what
 //! it found there (the packets and bytes waiting) and what the port did with it (queued, queued
-//! and marked CE, dropped, or queued by evicting another). Where the ports table gives a port's
+//! and marked CE, dropped, queued by evicting another, or queued with a packet trimmed). Where the ports table gives a port's
 //! totals, this gives each decision, so that two simulators' ports can be set side by side packet
 //! by packet (docs/crosscheck/marks-gap.md is what it was made for).
 //!
@@ -58,6 +58,7 @@ impl OfferLog {
             Admission::Queued { marked: true } => OfferLogSeries::MARKED,
             Admission::Dropped => OfferLogSeries::DROPPED,
             Admission::QueuedEvicting { .. } => OfferLogSeries::EVICTING,
+            Admission::Trimmed { .. } => OfferLogSeries::TRIMMING,
         });
     }
 

@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 
 use incast_proto::time::{Duration, Instant};
 
+use crate::error::ResourceError;
 use crate::ids::PacketId;
 use crate::topology::PortInfo;
 use crate::transport::{Arriving, Discipline, Header, Joined, PortView, Processor};
@@ -61,6 +62,14 @@ pub(crate) enum Admission {
         /// The packet dropped from the queue.
         victim: PacketId,
     },
+    /// Queued by a port whose discipline cut `packet` (the arrival, or one waiting) to its
+    /// headers (NDP's trimming), `cut` bytes of payload: the driver drops them from the packet.
+    Trimmed {
+        /// The packet trimmed.
+        packet: PacketId,
+        /// Payload bytes it lost.
+        cut: u32,
+    },
     /// No room: dropped.
     Dropped,
 }
@@ -94,8 +103,11 @@ pub(crate) struct Port {
     ps_per_byte: Option<u64>,
     /// When the serializer finishes the packet it is sending.
     busy_until: Instant,
-    /// Whether a "serializer free" event is scheduled.
-    wake_pending: bool,
+    /// When the port's "serializer free" event is due (`Instant::NEVER`: none is): the
+    /// serializer's end, or, at a port whose discipline holds packets back (a pacer), when they
+    /// may go. An earlier wake supersedes a later one, which then finds the port not expecting
+    /// it.
+    wake_at: Instant,
     /// Packets on the wire, with their arrival times at the far end (FIFO: constant delay).
     pipe: VecDeque<(Instant, PacketId)>,
     pub(crate) bytes_sent: u64,
@@ -227,10 +239,17 @@ impl Port {
         self.classes[0].front().copied()
     }
 
-    pub(crate) fn new(info: PortInfo, limit: BufferLimit, ecn: EcnThreshold, classes: u8) -> Port {
-        Port {
+    /// A port of `classes` strict-priority queues (at least one). Fails if the queues' table
+    /// cannot be had: a network builds one per port, millions on a large one.
+    pub(crate) fn new(info: PortInfo, limit: BufferLimit, ecn: EcnThreshold, classes: u8) -> Result<Port, ResourceError> {
+        let count = usize::from(classes.max(1));
+        let mut queues = Vec::new();
+        // Exact, as many queues as classes (an amortized reservation would hold four).
+        queues.try_reserve_exact(count).map_err(|_| ResourceError::allocation::<VecDeque<PacketId>>("the ports' queues", count))?;
+        queues.resize(count, VecDeque::new());
+        Ok(Port {
             info,
-            classes: (0..classes.max(1)).map(|_| VecDeque::new()).collect(),
+            classes: queues,
             queued_bytes: 0,
             queued_packets: 0,
             limit,
@@ -241,19 +260,19 @@ impl Port {
                 (rate > 0 && ps_per_bit_second.is_multiple_of(rate)).then(|| ps_per_bit_second / rate)
             },
             busy_until: Instant::ZERO,
-            wake_pending: false,
+            wake_at: Instant::NEVER,
             pipe: VecDeque::new(),
             bytes_sent: 0,
             max_queue_bytes: 0,
             counters: PortCounters::default(),
             processor: None,
             offers_logged: false,
-        }
+        })
     }
 
     /// A port that queues by a transport's `discipline` (pFabric's): it never marks ECN, and
     /// its strict-priority class stays empty.
-    pub(crate) fn plugged(info: PortInfo, discipline: Discipline) -> Port {
+    pub(crate) fn plugged(info: PortInfo, discipline: Discipline) -> Result<Port, ResourceError> {
         Port::new(info, BufferLimit::Plugged(Box::new(discipline)), EcnThreshold::NEVER, 1)
     }
 
@@ -329,7 +348,7 @@ impl Port {
     #[inline(never)]
     fn offer_plugged(&mut self, now: Instant, packet: Arriving, header: Option<&Header>) -> Admission {
         let BufferLimit::Plugged(discipline) = &mut self.limit else { unreachable!("a port with its own discipline") };
-        let joined = discipline.offer(&packet, header, self.queued_bytes);
+        let joined = discipline.offer(now, &packet, header, self.queued_bytes);
         let size = u64::from(packet.wire_bytes);
         self.counters.entered += PortCounters::weigh(size, now);
         self.queued_bytes += size;
@@ -343,24 +362,45 @@ impl Port {
                 self.queued_packets -= 1;
                 if victim == packet.id { Admission::Dropped } else { Admission::QueuedEvicting { victim } }
             }
+            Joined::Trimmed { packet, cut } => {
+                self.counters.left += PortCounters::weigh(u64::from(cut), now);
+                self.queued_bytes -= u64::from(cut);
+                Admission::Trimmed { packet, cut }
+            }
         };
         self.max_queue_bytes = self.max_queue_bytes.max(self.queued_bytes);
         admission
     }
 
-    /// The next packet to serialize: the head of the most urgent class, or at a port with a
-    /// discipline of its own (whose class stays empty) the discipline's choice.
+    /// The next packet to serialize at `now`: the head of the most urgent class, or at a port
+    /// with a discipline of its own (whose class stays empty) the discipline's choice.
     #[inline]
-    fn next_to_send(&mut self) -> Option<PacketId> {
-        self.classes.iter_mut().find_map(VecDeque::pop_front).or_else(|| self.next_plugged())
+    fn next_to_send(&mut self, now: Instant) -> Option<PacketId> {
+        self.classes.iter_mut().find_map(VecDeque::pop_front).or_else(|| self.next_plugged(now))
     }
 
     #[cold]
     #[inline(never)]
-    fn next_plugged(&mut self) -> Option<PacketId> {
+    fn next_plugged(&mut self, now: Instant) -> Option<PacketId> {
         match &mut self.limit {
-            BufferLimit::Plugged(discipline) => discipline.next(),
+            BufferLimit::Plugged(discipline) => discipline.next(now),
             _ => None,
+        }
+    }
+
+    /// When packets that wait behind an idle serializer may go: at a port whose discipline holds
+    /// them back, when it says (after `now`); elsewhere packets never wait behind an idle
+    /// serializer, and this is the serializer's end as before.
+    #[cold]
+    #[inline(never)]
+    fn held_until(&self, now: Instant) -> Instant {
+        match &self.limit {
+            BufferLimit::Plugged(discipline) => {
+                let at = discipline.held_until();
+                debug_assert!(at.is_some(), "{discipline:?} holds packets without saying until when");
+                at.unwrap_or(self.busy_until).max(now + Duration::from_ps(1))
+            }
+            _ => self.busy_until,
         }
     }
 
@@ -371,7 +411,7 @@ impl Port {
     pub(crate) fn serve(&mut self, now: Instant, pools: &mut [SharedPool], size_of: impl Fn(PacketId) -> u32) -> Service {
         let mut service = Service::default();
         if self.busy_until <= now {
-            if let Some(id) = self.next_to_send() {
+            if let Some(id) = self.next_to_send(now) {
                 let size = u64::from(size_of(id));
                 self.counters.left += PortCounters::weigh(size, now);
                 self.counters.packets_sent += 1;
@@ -393,16 +433,24 @@ impl Port {
                 self.pipe.push_back((arrival, id));
             }
         }
-        if !self.wake_pending && self.queued_bytes > 0 {
-            self.wake_pending = true;
-            service.wake = Some(self.busy_until);
+        if self.queued_bytes > 0 {
+            let at = if self.busy_until > now { self.busy_until } else { self.held_until(now) };
+            if at < self.wake_at {
+                self.wake_at = at;
+                service.wake = Some(at);
+            }
         }
         service
     }
 
-    /// The scheduled wake-up has come.
-    pub(crate) fn woken(&mut self) {
-        self.wake_pending = false;
+    /// A wake-up scheduled for `now` has come: whether it is the one the port expects (an
+    /// earlier one superseded any other).
+    pub(crate) fn woken(&mut self, now: Instant) -> bool {
+        if self.wake_at != now {
+            return false;
+        }
+        self.wake_at = Instant::NEVER;
+        true
     }
 
     /// The packet at the far end of the wire, and when the next one arrives.
@@ -469,7 +517,7 @@ mod tests {
 
     fn port_ecn(limit: BufferLimit, ecn: EcnThreshold, classes: u8) -> Port {
         let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
-        Port::new(PortInfo { node: NodeId(0), peer: NodeId(1), link }, limit, ecn, classes)
+        Port::new(PortInfo { node: NodeId(0), peer: NodeId(1), link }, limit, ecn, classes).unwrap()
     }
 
     #[test]
@@ -530,7 +578,7 @@ mod tests {
         assert_eq!(s.wake, Some(Instant::ZERO + Duration::from_ns(800)), "a packet still waits");
         assert_eq!(p.pop_arrival().0, PacketId(8), "class 0 overtakes an earlier class-1 packet");
         assert_eq!(p.serve(Instant::ZERO + Duration::from_ns(400), &mut [], |_| 100), Service::default(), "busy");
-        p.woken();
+        assert!(p.woken(Instant::ZERO + Duration::from_ns(800)));
         let s = p.serve(Instant::ZERO + Duration::from_ns(800), &mut [], |_| 100);
         assert_eq!((s.arrival.is_some(), s.wake), (true, None));
         assert_eq!(p.pop_arrival().0, PacketId(7));
@@ -553,9 +601,9 @@ mod tests {
         let mut ce3 = false;
         assert_eq!(offer(&mut p, t(0), pkt(3, 100, 0, true), &mut ce3, &mut []), Admission::Dropped);
         // 200 B wait from 0 to 800 ns (the first packet's 100 B at 1 Gbps), 100 B to 1600 ns.
-        p.woken();
+        let _ = p.woken(t(800));
         let _ = p.serve(t(800), &mut [], |_| 100);
-        p.woken();
+        let _ = p.woken(t(1600));
         let _ = p.serve(t(1600), &mut [], |_| 100);
         assert_eq!((p.counters.packets_sent, p.counters.drops, p.counters.ecn_marks), (3, 1, 1));
         // (200 x 800 + 100 x 800) / 3200 over a run that ends at 3200 ns.

@@ -12,7 +12,7 @@ use crate::ids::{FlowId, PortId};
 use crate::network::Network;
 use crate::observe::Observers;
 use crate::outcome::Outcome;
-use crate::results::{FlowRecord, PortRecord, RunResults, Summary};
+use crate::results::{FlowRecord, PortRecord, RunResults, RunStatus, Stall, Summary};
 use crate::packet::RouteCursor;
 use crate::scenario::TransportSpec;
 
@@ -26,6 +26,9 @@ pub(crate) struct RunEnd<'a> {
     pub(crate) flows: u64,
     pub(crate) flows_completed: u64,
     pub(crate) stopped_at_horizon: bool,
+    /// How the run ended, and why if it stalled.
+    pub(crate) status: RunStatus,
+    pub(crate) stall: Option<Stall>,
     /// Packets still queued or on a wire.
     pub(crate) packets_in_network: u64,
     pub(crate) transport: &'a TransportSpec,
@@ -90,6 +93,8 @@ pub(crate) fn results(end: &RunEnd<'_>, net: &Network, records: Vec<FlowRecord>,
         port_counters: end.port_counters.clone(),
         transport: serde_json::Value::Object(crate::scenario::effective_transport(end.transport)).to_string(),
         stopped_at_horizon: end.stopped_at_horizon,
+        status: end.status,
+        stall: end.stall.clone(),
     };
     let (queues, throughput) = match sampling {
         Some(s) => (s.queues, s.throughput),

@@ -129,7 +129,50 @@ pub struct Summary {
     pub transport: String,
     /// The run reached its simulated-time horizon (`[run] horizon`) with work left and stopped
     /// there: `sim_time_s` is the horizon, and flows unfinished by then have no `finish_s`.
+    /// The same as `status == RunStatus::Horizon`.
     pub stopped_at_horizon: bool,
+    /// How the run ended.
+    pub status: RunStatus,
+    /// Why the run stalled, when `status` is [`RunStatus::Stalled`].
+    pub stall: Option<Stall>,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Every finite flow ended (completed, or abandoned by its sender) and none is left to
+    /// start; with `[run] stop_after_finite_flows`, before the duration.
+    #[default]
+    FlowsEnded,
+    /// It ran to `[run] duration`.
+    Duration,
+    /// It reached `[run] horizon` with work left and stopped there.
+    Horizon,
+    /// The progress watchdog stopped it (`[run] stall_after`), or no flow could ever act again:
+    /// unfinished flows would never finish. `Summary::stall` says why.
+    Stalled,
+}
+
+impl RunStatus {
+    /// Its name in the summary (`"stalled"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RunStatus::FlowsEnded => "flows-ended",
+            RunStatus::Duration => "duration",
+            RunStatus::Horizon => "horizon",
+            RunStatus::Stalled => "stalled",
+        }
+    }
+}
+
+/// Why a run stalled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stall {
+    /// What the watchdog saw, and what to do about it, in one line.
+    pub reason: String,
+    /// The scenario keys most likely behind it, most likely first: those of the stalled flows'
+    /// transports (`transport::Plugin::STALL_KEYS`).
+    pub keys: Vec<&'static str>,
 }
 
 /// A sampled queue length series of one port.
@@ -260,8 +303,10 @@ impl OfferLogSeries {
     pub const DROPPED: u8 = 2;
     /// Queued at a pFabric port by dropping a less urgent waiting packet.
     pub const EVICTING: u8 = 3;
+    /// Queued at an NDP port, the arrival or a waiting packet trimmed to its headers.
+    pub const TRIMMING: u8 = 4;
     /// The outcomes' names, by index.
-    pub const OUTCOMES: [&'static str; 4] = ["queued", "marked", "dropped", "queued-evicting"];
+    pub const OUTCOMES: [&'static str; 5] = ["queued", "marked", "dropped", "queued-evicting", "queued-trimming"];
 }
 
 /// Traced flows' sender state, one row each time any of it changed (and one when the flow

@@ -94,7 +94,7 @@ impl Router {
         // The first branching switch's choice cycles fastest.
         found.sort_by(|a, b| a.0.iter().rev().cmp(b.0.iter().rev()));
         let start = table.len() as u32;
-        let len = found[0].1.len() as u16;
+        let len = route_len(found[0].1.len());
         for (_, ports) in &found {
             debug_assert_eq!(ports.len(), usize::from(len), "shortest paths have equal lengths");
             table.extend_from_slice(ports);
@@ -150,7 +150,7 @@ impl Router {
             at = topo.ports[port.idx()].peer;
         }
         table.push(topo.host_downlink(dst));
-        let range = (start as u32, (table.len() - start) as u16);
+        let range = (start as u32, route_len(table.len() - start));
         if !branched {
             self.unique.insert((src, dst), range);
         }
@@ -165,6 +165,7 @@ fn switch_distances(topo: &Topology, to: NodeId) -> Result<Vec<u16>, ResourceErr
     dist[index(to).expect("hosts hang from switches")] = 0;
     let mut frontier = std::collections::VecDeque::from([to]);
     while let Some(n) = frontier.pop_front() {
+        // At most 2 x `GraphSpec::MAX_REACH` + 1 (the parser's bound), far below `UNREACHED`.
         let next = dist[index(n).expect("only switches are queued")] + 1;
         for p in &topo.nodes[n.idx()].ports {
             let peer = topo.ports[p.idx()].peer;
@@ -179,6 +180,12 @@ fn switch_distances(topo: &Topology, to: NodeId) -> Result<Vec<u16>, ResourceErr
     Ok(dist)
 }
 
+/// A route's length in ports, as a route and a packet's hop count hold it (16 bits): at most
+/// 2 x `GraphSpec::MAX_REACH` + 2 on any graph the parser accepts.
+fn route_len(ports: usize) -> u16 {
+    u16::try_from(ports).expect("graphs are at most GraphSpec::MAX_REACH hops deep")
+}
+
 /// SplitMix64 finalizer: a cheap, well-distributed hash of a 64-bit key.
 pub(crate) fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -190,7 +197,7 @@ pub(crate) fn mix(mut x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{LinkSpec, TopologySpec};
+    use crate::scenario::{GraphSpec, LinkSpec, TopologySpec};
     use incast_proto::time::{BitsPerSec, Duration};
     use std::collections::HashSet;
 
@@ -310,5 +317,78 @@ mod tests {
         Router::new(3).route(&t, 1, 9, 42, &mut a).unwrap();
         Router::new(3).route(&t, 1, 9, 42, &mut b).unwrap();
         assert_eq!(a, b);
+    }
+
+    /// `levels` levels of switches (one at level 0, `width` at each above, each linked to every
+    /// switch of the levels next to it): two hosts on level 0, one on each switch of every 200th
+    /// level and of the last.
+    fn layered(levels: u32, width: u32) -> TopologySpec {
+        use crate::scenario::{GraphLink, GraphNode, GraphSpec};
+        let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
+        let width_of = |level: u32| if level == 0 { 1 } else { width };
+        let mut nodes = Vec::new();
+        let mut first = Vec::new();
+        for level in 0..levels {
+            first.push(nodes.len() as u32);
+            nodes.extend((0..width_of(level)).map(|i| GraphNode { name: format!("s{level}_{i}"), host: false }));
+        }
+        let mut links = Vec::new();
+        for level in 1..levels {
+            for i in 0..width_of(level) {
+                for j in 0..width_of(level - 1) {
+                    links.push(GraphLink { a: first[level as usize - 1] + j, b: first[level as usize] + i, link, buffer: None, line: 0 });
+                }
+            }
+        }
+        let top = levels - 1;
+        let mut host_links = Vec::new();
+        // Hosts on every 200th level keep every tier below `GraphSpec::MAX_TIER`.
+        let middle = (200..top).step_by(200).flat_map(|level| (0..width_of(level)).map(move |i| (level, i)));
+        let ends = [(0, 0), (0, 0)].into_iter().chain(middle).chain((0..width_of(top)).map(|i| (top, i)));
+        for switch in ends.map(|(level, i)| first[level as usize] + i) {
+            host_links.push(links.len() as u32);
+            links.push(GraphLink { a: nodes.len() as u32, b: switch, link, buffer: None, line: 0 });
+            nodes.push(GraphNode { name: format!("h{}", host_links.len() - 1), host: true });
+        }
+        TopologySpec::Graph(GraphSpec { file: "g".into(), nodes, links, host_links })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+        /// On deep and wide graphs up to the parser's bound, routes are as long as the graph is
+        /// deep (no hop count or distance wraps), walk link by link to their host, and the
+        /// sprayed paths are every equal-cost path up to the most kept.
+        #[test]
+        fn routes_on_deep_and_wide_graphs_are_exact(levels in 1u32..=(GraphSpec::MAX_REACH + 1), width in 1u32..4, key in 0u64..1000) {
+            let t = Topology::build(&layered(levels, width)).unwrap();
+            let dst = t.hosts.len() as u32 - 1;
+            let mut table = Vec::new();
+            let (start, len, _) = Router::new(key).route(&t, 0, dst, key, &mut table).unwrap();
+            proptest::prop_assert_eq!(u32::from(len), levels + 1);
+            let route = &table[start as usize..][..usize::from(len)];
+            proptest::prop_assert_eq!(t.ports[route[0].idx()].node, t.hosts[0]);
+            for hop in route.windows(2) {
+                proptest::prop_assert_eq!(t.ports[hop[0].idx()].peer, t.ports[hop[1].idx()].node);
+            }
+            proptest::prop_assert_eq!(t.ports[route[route.len() - 1].idx()].peer, t.hosts[dst as usize]);
+            if levels <= 40 {
+                let set = Router::new(key).paths(&t, 0, dst, &mut table).unwrap();
+                let every = u64::from(width).pow(levels.saturating_sub(2));
+                proptest::prop_assert_eq!((u32::from(set.len), u64::from(set.count)), (levels + 1, every.min(MAX_SPRAY_PATHS as u64)));
+            }
+        }
+    }
+
+    /// A graph built by hand past the parser's bound is refused, naming the file's key.
+    #[test]
+    fn a_graph_too_deep_for_the_hop_counts_is_refused() {
+        match Topology::build(&layered(GraphSpec::MAX_REACH + 2, 1)) {
+            Err(crate::error::Error::Scenario(e)) => {
+                assert_eq!(e.path, "topology.file");
+                assert!(e.message.contains("is 1024 hops from"), "{}", e.message);
+            }
+            other => panic!("built {:?}", other.map(|t| t.switches)),
+        }
     }
 }

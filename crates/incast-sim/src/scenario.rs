@@ -12,7 +12,7 @@ pub use incast_scenario::{
     PFABRIC_DEFAULT_BUFFER_BYTES,
 };
 pub use incast_scenario::{FlowBurstWorkload, FlowListWorkload, LongFlowsWorkload, PoissonWorkload};
-pub use incast_scenario::{document, effective_sections, effective_transport, read_trace_file, Format, ScenarioError};
+pub use incast_scenario::{document, effective_sections, effective_transport, read_trace_file, Format, ScenarioError, Warning};
 
 use crate::topology::Topology;
 
@@ -84,6 +84,42 @@ mod tests {
     fn patterns_that_name_ports_are_accepted() {
         let output = "queue_sample_interval = \"1ms\"\nqueue_sample_ports = [\"tor*->fabric\"]\ncapture_ports = [\"fabric->tor?\"]\n";
         parse_toml(&format!("{TWO_TIER}[output]\n{output}"), None).unwrap();
+    }
+
+    /// Issue 39: port patterns refused `_ . :`, which graph files' node names may have ("has
+    /// '_', which no port name has" for ports that exist).
+    #[test]
+    fn patterns_take_every_character_a_graph_node_name_may_have() {
+        let dir = std::env::temp_dir().join(format!("incast-sim-graph-names-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("n.graph"),
+            "switch rack_1.tor:a
+host h_0 h.1 h:2
+link h_0 rack_1.tor:a 1Gbps 1us
+link h.1 rack_1.tor:a 1Gbps 1us
+\
+             link h:2 rack_1.tor:a 1Gbps 1us
+",
+        )
+        .unwrap();
+        let scenario = |ports: &str| {
+            parse_toml(
+                &format!(
+                    "[topology]\nkind = \"graph\"\nfile = \"n.graph\"\n[[workload]]\nkind = \"flow-burst\"\n\
+                     [output]\nqueue_sample_interval = \"1ms\"\nqueue_sample_ports = [{ports}]\n"
+                ),
+                Some(&dir),
+            )
+        };
+        let s = scenario("\"rack_1.tor:a->h_0\", \"*->h.1\", \"h:?->*\"").unwrap_or_else(|e| panic!("{e}"));
+        let sampled = crate::run(&s).unwrap().queues.iter().map(|q| q.port.clone()).collect::<Vec<_>>();
+        assert_eq!(sampled, ["rack_1.tor:a->h_0", "rack_1.tor:a->h.1", "h:2->rack_1.tor:a"]);
+        // A character no node name has is still refused, and one that could be is a pattern
+        // matching no port.
+        assert!(scenario("\"h 0->*\"").unwrap_err().message.contains("has ' ', which no port name has"));
+        assert!(scenario("\"h_9->*\"").unwrap_err().message.starts_with("\"h_9->*\" matches no port"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
-use incast_proto::time::{Duration, Instant};
+use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::capture::Frame;
 use crate::connection::Connection;
@@ -23,9 +23,10 @@ use crate::arena::PacketArena;
 use crate::packet::{Packet, PacketKind};
 use crate::port::Admission;
 use crate::report::{RecordTally, RunEnd};
-use crate::results::{FlowRecord, RunResults};
+use crate::results::{FlowRecord, RunResults, RunStatus, Stall};
 use crate::scenario::{Protocol, RunSpec, Scenario, TraceSpec, TransportSpec};
-use crate::transport::{port_counters, Arriving, FlowStart, Header, Passage, Processor, Way};
+use crate::transport::{port_counters, stall_keys, Arriving, FlowStart, Header, Passage, Processor, Way};
+use crate::watchdog::{Stalled, Watchdog};
 use crate::workload::{plan, Burst, FlowPlan, LazySource};
 
 /// Where a running simulation is.
@@ -97,6 +98,12 @@ pub struct Simulation {
     horizon: Instant,
     /// The run stopped at the horizon with work left.
     stopped_at_horizon: bool,
+    /// `[run] stall_after`: stops a run that no longer moves (`crate::watchdog`).
+    watchdog: Watchdog,
+    /// Why the run stalled, if it did.
+    stall: Option<Stall>,
+    /// Flows started and not ended (long-lived ones never end).
+    running: u64,
     /// Why the run stopped early, reported by the `step` that stopped it.
     failure: Option<ResourceError>,
     /// `[run] stop_after_finite_flows`: end once every finite flow is done, long flows or not.
@@ -171,6 +178,12 @@ impl Simulation {
         let known = plan.flows.len() + plan.sources.len();
         starts.try_reserve(known).map_err(|_| ResourceError::allocation::<(Instant, u32, u32)>("the flow starts", known))?;
         let releasing = scenario.output.flow_throughput_interval.is_none();
+        let rates = || net.ports.iter().map(|p| p.info.link.rate);
+        let (fastest, slowest) = (rates().max().unwrap_or(BitsPerSec::GBPS), rates().min().unwrap_or(BitsPerSec::GBPS));
+        let tcp = &scenario.transport.tcp;
+        let first_rto = tcp.initial_rto.unwrap_or(tcp.min_rto).max(tcp.min_rto);
+        let span = crate::watchdog::span(scenario.run.stall_after, slowest, first_rto);
+        let watchdog = Watchdog::new(span, scenario.run.duration.is_none(), net.ports.len() as u64, fastest);
         let mut sim = Simulation {
             now: Instant::ZERO,
             events: if deep_prefetch { EventQueue::with_lookahead(LOOKAHEAD, calendar_span)? } else { EventQueue::default() },
@@ -196,6 +209,9 @@ impl Simulation {
             end: scenario.run.duration.map(|d| Instant::ZERO + d),
             horizon: Instant::ZERO + scenario.run.horizon,
             stopped_at_horizon: false,
+            watchdog,
+            stall: None,
+            running: 0,
             failure: None,
             stop_after_finite_flows: scenario.run.stop_after_finite_flows,
             finite_remaining: 0,
@@ -275,14 +291,42 @@ impl Simulation {
     /// `run.max_samples` samples.
     pub fn step(&mut self, max_events: u64) -> Result<bool, ResourceError> {
         let wall_start = std::time::Instant::now();
-        let mut budget = max_events;
-        let limit = self.end.unwrap_or(Instant::NEVER).min(self.horizon);
+        let mut left = max_events;
+        let stop = self.end.unwrap_or(Instant::NEVER).min(self.horizon);
+        while !self.done && left > 0 {
+            // The watchdog's tests are due at an event count and at an instant: the loop's own
+            // budget and limit stop there, so each event pays nothing for them.
+            let before = self.event_count;
+            let budget = left.min(self.watchdog.events_before_check(before));
+            let watch_at = self.watchdog.check_at();
+            let idle_test_due = self.run_events(budget, stop, watch_at);
+            left = left.saturating_sub(self.event_count - before);
+            if !self.done {
+                self.watch(idle_test_due, watch_at);
+            }
+        }
+        self.wall += wall_start.elapsed();
+        match self.failure.take() {
+            Some(e) => Err(e),
+            None => Ok(self.done),
+        }
+    }
+
+    /// Processes at most `budget` events up to `stop` (the end of the run or its horizon) and no
+    /// further than `watch_at`; returns true if it stopped because the next event lies past
+    /// `watch_at`, before `stop`.
+    #[inline(always)]
+    fn run_events(&mut self, mut budget: u64, stop: Instant, watch_at: Instant) -> bool {
+        let limit = stop.min(watch_at);
         while !self.done && budget > 0 {
             let Some((t, event)) = self.events.pop_until(limit) else {
+                if limit < stop && !self.events.is_empty() {
+                    return true;
+                }
                 // Nothing left before the end: the run is over at `end`, or now if it had none.
                 // Events left past a horizon that comes first are work the run could not finish:
                 // it stops at the horizon, and says so.
-                let horizon_first = limit == self.horizon && self.end.is_none_or(|end| end > self.horizon);
+                let horizon_first = stop == self.horizon && self.end.is_none_or(|end| end > self.horizon);
                 self.stopped_at_horizon = horizon_first && !self.events.is_empty();
                 self.now = if self.stopped_at_horizon { self.horizon } else { self.end.map_or(self.now, |end| end.min(self.horizon)) };
                 self.done = true;
@@ -297,11 +341,57 @@ impl Simulation {
                 self.done = true;
             }
         }
-        self.wall += wall_start.elapsed();
-        match self.failure.take() {
-            Some(e) => Err(e),
-            None => Ok(self.done),
+        false
+    }
+
+    /// Runs the watchdog's tests that are due: the timer test after its count of events, the
+    /// no-progress test at `watch_at` (`idle_test_due`: every event up to it has run). Stops the
+    /// run if either finds it stalled.
+    #[cold]
+    #[inline(never)]
+    fn watch(&mut self, idle_test_due: bool, watch_at: Instant) {
+        if self.watchdog.timers_due(self.event_count) {
+            if let Some(stalled) = self.watchdog.check_timers(self.now, self.event_count, self.running) {
+                return self.stalled(stalled);
+            }
         }
+        if !idle_test_due {
+            return;
+        }
+        let Some(since) = self.watchdog.progress_due(watch_at) else { return };
+        let mut oldest: Option<Instant> = None;
+        let mut running = 0;
+        for (_, flow) in self.flows.iter() {
+            if let Some(start) = flow.started_at.filter(|_| flow.running()) {
+                running += 1;
+                oldest = Some(oldest.map_or(start, |o| o.min(start)));
+            }
+        }
+        debug_assert!(oldest.is_none_or(|o| o <= watch_at) && since <= watch_at);
+        if let Some(stalled) = self.watchdog.running_since(watch_at, oldest, running) {
+            // Nothing happened between the last event and the test: time moves on to it.
+            self.now = watch_at;
+            self.stalled(stalled);
+        }
+    }
+
+    /// Ends the run as stalled, saying why and naming the keys of the running flows' transports.
+    fn stalled(&mut self, stalled: Stalled) {
+        let mut protocols: Vec<Protocol> = self.flows.iter().map(|(_, f)| f).filter(|f| f.running()).map(|f| f.protocol).collect();
+        protocols.sort_unstable();
+        protocols.dedup();
+        let mut keys: Vec<&'static str> = Vec::new();
+        for &p in &protocols {
+            for &key in stall_keys(p) {
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+        }
+        let labels: Vec<&str> = protocols.iter().map(|p| p.label()).collect();
+        let reason = stalled.reason(&labels, &keys);
+        self.stall = Some(Stall { reason, keys });
+        self.done = true;
     }
 
     /// Where the run is.
@@ -354,6 +444,15 @@ impl Simulation {
         for processor in self.net.ports.iter().filter_map(|p| p.processor.as_ref()) {
             processor.count(&mut sums);
         }
+        let status = if self.stall.is_some() {
+            RunStatus::Stalled
+        } else if self.stopped_at_horizon {
+            RunStatus::Horizon
+        } else if self.end.is_some_and(|end| self.now >= end) {
+            RunStatus::Duration
+        } else {
+            RunStatus::FlowsEnded
+        };
         let end = RunEnd {
             now: self.now,
             events: self.event_count,
@@ -361,6 +460,8 @@ impl Simulation {
             flows: u64::from(self.numbered),
             flows_completed: self.completed,
             stopped_at_horizon: self.stopped_at_horizon,
+            status,
+            stall: self.stall.take(),
             packets_in_network: self.packets.live(),
             transport: &self.transport,
             tally: self.tally,
@@ -562,13 +663,15 @@ impl Simulation {
     /// Periodic events (router timers, sampling) never run out, so a run without a duration
     /// whose remaining flows can no longer act would otherwise never end: nothing on a wire or in
     /// a queue, no flow timer and no flow yet to start means no flow event can ever happen again.
+    /// The run has stalled: its unfinished flows will never finish.
     fn stop_if_stalled(&mut self) {
         let stalled = self.end.is_none()
             && self.starts.is_empty()
             && self.packets.live() == 0
             && self.flows.slots().all(|f| f.timer_at.is_none());
         if stalled {
-            self.done = true;
+            // Unfinished flows are left (else the run would have ended), and none can act again.
+            self.stalled(Stalled::Deadlock { flows: self.running });
         }
     }
 
@@ -621,6 +724,8 @@ impl Simulation {
 
     fn start_flow(&mut self, id: FlowId) {
         let now = self.now;
+        self.running += 1;
+        self.watchdog.flow_started(self.running);
         let flow = &mut self.flows[id];
         let deadline = flow.plan.deadline.map(|d| now + d);
         flow.started_at = Some(now);
@@ -816,6 +921,7 @@ impl Simulation {
         }
         flow.timer_at = None;
         let Some(transport) = flow.transport.as_mut() else { return };
+        self.watchdog.timer_fired();
         transport.handle_timeout(self.now);
         self.pump(id, Ends::Both);
     }
@@ -824,6 +930,8 @@ impl Simulation {
     /// Either way its burst round may move on.
     fn on_flow_ended(&mut self, id: FlowId, completed: bool) {
         self.flows[id].stalls.close(self.now);
+        self.watchdog.progress(self.now);
+        self.running -= 1;
         self.completed += u64::from(completed);
         self.finite_remaining -= 1;
         let workload = self.flows[id].plan.workload as usize;
@@ -867,6 +975,11 @@ impl Simulation {
             }
             Admission::QueuedEvicting { victim } => {
                 queued_bytes = queued_bytes + u64::from(self.packets.get(victim).wire_bytes) - u64::from(pkt.wire_bytes);
+            }
+            // Logged before the payload leaves the packet: it joined whole, then lost `cut`.
+            Admission::Trimmed { cut, .. } => {
+                queued_packets -= 1;
+                queued_bytes = queued_bytes + u64::from(cut) - u64::from(pkt.wire_bytes);
             }
         }
         let ce_on_arrival = pkt.ce && admission != (Admission::Queued { marked: true });
@@ -921,6 +1034,13 @@ impl Simulation {
                 self.packet_gone(flow);
                 self.try_start_service(port_id);
             }
+            Admission::Trimmed { packet, cut } => {
+                let pkt = self.packets.get_mut(packet);
+                debug_assert_eq!(cut, pkt.len, "a trimmed packet loses its payload");
+                pkt.wire_bytes -= cut;
+                pkt.len = 0;
+                self.try_start_service(port_id);
+            }
         }
     }
 
@@ -960,7 +1080,9 @@ impl Simulation {
     }
 
     fn on_tx_done(&mut self, port_id: PortId) {
-        self.net.ports[port_id.idx()].woken();
+        if !self.net.ports[port_id.idx()].woken(self.now) {
+            return; // superseded by an earlier wake (a port whose discipline paces)
+        }
         self.try_start_service(port_id);
         let host = self.net.host_of_port[port_id.idx()];
         if host != u32::MAX {
@@ -1029,6 +1151,7 @@ impl Simulation {
                 let delivered = transport.delivered_bytes();
                 if delivered > before {
                     flow.stalls.on_progress(now);
+                    self.watchdog.progress(now);
                 }
                 if flow.connection.is_some() {
                     self.on_messages_delivered(id, delivered);
@@ -1090,6 +1213,7 @@ impl Simulation {
             return;
         }
         self.processor_timer_at[port_id.idx()] = None;
+        self.watchdog.timer_fired();
         let port = &mut self.net.ports[port_id.idx()];
         let view = port.view();
         let processor = port.processor.as_mut().expect("timer of an attached processor");
@@ -1148,11 +1272,16 @@ pub fn run(scenario: &Scenario) -> Result<RunResults, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::StallAfter;
 
     /// Runs a few thousand Poisson DCTCP flows (1 ms RTO, drops and timeouts) with stale timers
     /// purged whenever `purge_at` timers wait.
     fn run_purging(purge_at: usize) -> RunResults {
-        let text = r#"
+        run_to_end(POISSON_DCTCP, None, purge_at)
+    }
+
+    /// A few thousand Poisson DCTCP flows with a 1 ms RTO: drops and timeouts.
+    const POISSON_DCTCP: &str = r#"
 seed = 9
 [topology]
 kind = "star"
@@ -1171,8 +1300,6 @@ rate = 500000.0
 size = { dist = "uniform", min = "1KB", max = "40KB" }
 stop = "6ms"
 "#;
-        run_to_end(text, None, purge_at)
-    }
 
     /// Runs the scenario `text` to its end, with the large network's event queue and prefetching
     /// as `large` says (or as the network's size says), stale timers purged whenever `purge_at`
@@ -1211,6 +1338,126 @@ stop = "3ms"
 duration = "6ms"
 "#;
         run_to_end(text, Some(large), purge_at)
+    }
+
+    /// Three 2 KB flows into host 0 of the 4-host 1 Gbps star under D3 whose ports' capacity is
+    /// 1.25 units of the header's field (1 MB/s each at 1 Gbps): a flow alone could be granted a
+    /// unit, but three share less than one each, every grant truncates to the base grant, and
+    /// no flow ever sends a byte (issue 39). `run` holds the `[run]` keys.
+    fn d3_starved(run: &str) -> String {
+        format!(
+            "[topology]\nkind = \"star\"\nhosts = 4\n[transport]\nprotocol = \"d3\"\n[d3]\ncapacity_min = 0.01\n\
+             capacity_max = 0.01\n[[workload]]\nkind = \"flow-burst\"\nsenders = 3\nsize = \"2KB\"\n[run]\n{run}\n"
+        )
+    }
+
+    /// Runs `scenario` to its end in steps of `step` events.
+    fn run_stepped(scenario: &Scenario, step: u64) -> RunResults {
+        let mut sim = Simulation::new(scenario).expect("builds");
+        while !sim.step(step).expect("runs") {}
+        sim.finish().expect("finishes")
+    }
+
+    fn parsed(text: &str) -> Scenario {
+        crate::scenario::parse_toml(text, None).expect("valid")
+    }
+
+    /// The summary's values but the wall time.
+    fn counts(r: &RunResults) -> crate::results::Summary {
+        crate::results::Summary { wall_time_s: 0.0, ..r.summary.clone() }
+    }
+
+    #[test]
+    fn a_run_whose_flows_get_nothing_through_stops_stalled_after_the_span() {
+        let r = run_to_end(&d3_starved(""), None, MIN_TIMERS_PURGED);
+        let s = &r.summary;
+        // The flows start at 0 and nothing ever arrives: the test at 0 + 10 s (`"auto"` on 1 Gbps
+        // with Linux's 1 s initial RTO) finds them running all along.
+        assert_eq!((s.status, s.sim_time_s, s.flows_completed, s.stopped_at_horizon), (RunStatus::Stalled, 10.0, 0, false));
+        assert!(r.flows.iter().all(|f| f.delivered_bytes == 0 && f.finish_s.is_none()));
+        let stall = s.stall.as_ref().expect("why");
+        assert_eq!(stall.keys, ["d3.capacity_max", "d3.capacity_min", "d3.base_rate"]);
+        assert!(stall.reason.starts_with("no flow got a byte through for 10 s (none since the start) while 3 unfinished flows of D3 ran"), "{}", stall.reason);
+    }
+
+    #[test]
+    fn the_watchdog_off_or_a_duration_lets_the_starved_run_go_on() {
+        let off = run_to_end(&d3_starved("stall_after = \"off\"\nhorizon = \"30s\""), None, MIN_TIMERS_PURGED);
+        assert_eq!((off.summary.status, off.summary.sim_time_s, off.summary.stall.is_some()), (RunStatus::Horizon, 30.0, false));
+        let timed = run_to_end(&d3_starved("duration = \"30s\""), None, MIN_TIMERS_PURGED);
+        assert_eq!((timed.summary.status, timed.summary.sim_time_s), (RunStatus::Duration, 30.0));
+        // A shorter span stops it sooner.
+        let short = run_to_end(&d3_starved("stall_after = \"50ms\""), None, MIN_TIMERS_PURGED);
+        assert_eq!((short.summary.status, short.summary.sim_time_s), (RunStatus::Stalled, 0.05));
+    }
+
+    #[test]
+    fn where_a_run_stalls_does_not_depend_on_how_it_is_stepped() {
+        let scenario = parsed(&d3_starved(""));
+        let whole = run_stepped(&scenario, u64::MAX);
+        for step in [1, 977, 1 << 16] {
+            let stepped = run_stepped(&scenario, step);
+            assert_eq!(counts(&stepped), counts(&whole), "steps of {step}");
+            assert_eq!(stepped.flows, whole.flows);
+            assert_eq!(stepped.ports, whole.ports);
+        }
+    }
+
+    #[test]
+    fn an_idle_gap_between_flows_is_no_stall() {
+        // Nothing runs between 0.01 s and 30 s, three times the span: no flow is waiting on the
+        // network then, only on its start.
+        let text = "[topology]\nkind = \"star\"\nhosts = 4\n[[workload]]\nkind = \"flows\"\nflows = [\
+                    { src = 1, dst = 0, size = \"20KB\", start = \"0s\" }, { src = 2, dst = 0, size = \"20KB\", start = \"30s\" }]\n";
+        let r = run_to_end(text, None, MIN_TIMERS_PURGED);
+        assert_eq!((r.summary.status, r.summary.flows_completed, r.summary.stall.is_some()), (RunStatus::FlowsEnded, 2, false));
+        assert!(r.summary.sim_time_s > 30.0);
+    }
+
+    #[test]
+    fn timers_that_fire_faster_than_any_packet_stop_the_run() {
+        // pFabric's fixed timer at 1 ps, which validation refuses (`pfabric.rto`): every flow's
+        // timer fires every picosecond, 40 M times per 20 us simulated (issue 39).
+        let mut scenario = parsed(
+            "[topology]\nkind = \"star\"\nhosts = 4\n[transport]\nprotocol = \"pfabric\"\n\
+             [[workload]]\nkind = \"flow-burst\"\nsenders = 3\nsize = \"2KB\"\n",
+        );
+        scenario.sections.pfabric.rto = Duration::from_ps(1);
+        let r = run_stepped(&scenario, 1 << 16);
+        let s = &r.summary;
+        assert_eq!(s.status, RunStatus::Stalled);
+        // Seen at the first test, after 2^20 events, a few microseconds in.
+        assert_eq!(s.events, crate::watchdog::EVENTS_PER_CHECK);
+        assert!(s.sim_time_s < 1e-5, "{}", s.sim_time_s);
+        let stall = s.stall.as_ref().expect("why");
+        assert_eq!(stall.keys, ["pfabric.rto", "pfabric.buffer"]);
+        assert!(stall.reason.starts_with("timers fired "), "{}", stall.reason);
+        // Off, the same run is still at it far beyond that.
+        scenario.run.stall_after = StallAfter::Off;
+        let mut sim = Simulation::new(&scenario).expect("builds");
+        assert!(!sim.step(4 * crate::watchdog::EVENTS_PER_CHECK).expect("runs"));
+    }
+
+    #[test]
+    fn the_watchdog_changes_nothing_in_a_run_that_moves_and_sees_a_silence_longer_than_its_span() {
+        // Poisson DCTCP flows with drops and 1 ms timeouts, no duration. By 9.1 ms every flow but
+        // 170 has ended, and those lost their SYNs: they wait for Linux's 1 s initial RTO, and
+        // nothing gets through until then.
+        let with = |stall_after: &str| run_stepped(&parsed(&format!("{POISSON_DCTCP}\n[run]\nstall_after = \"{stall_after}\"\n")), 1 << 12);
+        let unwatched = with("off");
+        let watched = with("1s");
+        assert!(unwatched.summary.timeouts > 0 && unwatched.summary.sim_time_s > 1.0);
+        assert_eq!(counts(&watched), counts(&unwatched));
+        assert_eq!(watched.flows, unwatched.flows);
+        assert_eq!(watched.ports, unwatched.ports);
+        assert_eq!(watched.summary.status, RunStatus::FlowsEnded);
+        // Half a second of that silence is a stall.
+        let strict = with("500ms");
+        let last = unwatched.flows.iter().filter_map(|f| f.finish_s).filter(|&t| t < 0.5).fold(0.0, f64::max);
+        assert_eq!(strict.summary.status, RunStatus::Stalled);
+        assert!((strict.summary.sim_time_s - (last + 0.5)).abs() < 1e-9, "{} {last}", strict.summary.sim_time_s);
+        let stall = strict.summary.stall.as_ref().expect("why");
+        assert!(stall.reason.contains("170 unfinished flows of DCTCP"), "{}", stall.reason);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! Figure 8), k-ary `fat-tree`, `leaf-spine` (pFabric's evaluation network) and `graph` (any
 //! network, from a file). A link between two nodes is two egress ports, one per direction.
 
-use crate::error::{reserve, Error};
+use crate::error::{reserve, try_boxed_str, Error};
 use crate::ids::{NodeId, PortId};
 // From the parser itself, not through `crate::scenario`, which builds topologies to name their
 // ports and so depends on this module.
@@ -102,7 +102,7 @@ impl Topology {
                 let sw = t.add_switch(0, "switch");
                 for _ in 0..hosts {
                     let h = t.add_host();
-                    t.connect(h, sw, link);
+                    t.connect(h, sw, link)?;
                 }
             }
             TopologySpec::D3Testbed { link } => {
@@ -111,15 +111,15 @@ impl Topology {
                 let root = t.add_switch(1, "root");
                 for _ in 0..4 {
                     let tor = t.add_switch(0, "tor");
-                    t.connect(tor, root, link);
+                    t.connect(tor, root, link)?;
                     for _ in 0..3 {
                         let h = t.add_host();
-                        t.connect(h, tor, link);
+                        t.connect(h, tor, link)?;
                     }
                 }
                 for _ in 0..2 {
                     let h = t.add_host();
-                    t.connect(h, root, link);
+                    t.connect(h, root, link)?;
                 }
             }
             // D2TCP's two-tier fabric is a leaf-spine with one spine, under its own names.
@@ -144,17 +144,17 @@ impl Topology {
                     let aggs: Vec<NodeId> = (0..half).map(|_| t.add_switch(1, "agg")).collect();
                     for (a, &agg) in aggs.iter().enumerate() {
                         for c in 0..half {
-                            t.connect(agg, cores[(a as u32 * half + c) as usize], core_link);
+                            t.connect(agg, cores[(a as u32 * half + c) as usize], core_link)?;
                         }
                     }
                     for _edge in 0..half {
                         let edge = t.add_switch(0, "edge");
                         for &agg in &aggs {
-                            t.connect(edge, agg, agg_link);
+                            t.connect(edge, agg, agg_link)?;
                         }
                         for _ in 0..half {
                             let h = t.add_host();
-                            t.connect(h, edge, host_link);
+                            t.connect(h, edge, host_link)?;
                         }
                     }
                 }
@@ -190,33 +190,46 @@ impl Topology {
         for _ in 0..racks {
             let leaf = self.add_switch(0, leaf_role);
             for &spine in &spine_nodes {
-                self.connect(leaf, spine, fabric_link);
+                self.connect(leaf, spine, fabric_link)?;
             }
             for _ in 0..hosts_per_rack {
                 let h = self.add_host();
-                self.connect(h, leaf, host_link);
+                self.connect(h, leaf, host_link)?;
             }
         }
         Ok(())
     }
 
     /// The nodes and links of a graph file, in file order. A switch's tier is its distance in
-    /// switch hops from the nearest switch with a host (tier 0), which is what a ToR, an
-    /// aggregation and a core switch are in the trees the other builders make: `core_buffer`
-    /// applies above tier 0, and a port leads `up` when its peer's tier is higher.
+    /// switch hops from the nearest switch with a host (`GraphSpec::tiers`), which is what a
+    /// ToR, an aggregation and a core switch are in the trees the other builders make:
+    /// `core_buffer` applies above tier 0, and a port leads `up` when its peer's tier is higher.
+    /// A graph deeper than the engine counts (`GraphSpec::too_deep`) is refused: the parser
+    /// refuses such a file, so only a graph built by hand gets here.
     fn add_graph(&mut self, g: &GraphSpec) -> Result<(), Error> {
+        if let Some(deep) = g.too_deep() {
+            return Err(Error::Scenario(ScenarioError { path: "topology.file".into(), message: format!("{}: {deep}", g.file) }));
+        }
         let hosts = g.host_links.len() as u64;
         self.reserve(hosts, g.nodes.len() as u64 - hosts, g.links.len() as u64)?;
-        let tiers = graph_tiers(g);
-        let mut ids = Vec::with_capacity(g.nodes.len());
+        let tiers = g.tiers();
+        let mut ids = Vec::new();
+        reserve(&mut ids, g.nodes.len(), "the topology's nodes")?;
         for (n, node) in g.nodes.iter().enumerate() {
-            let id = if node.host { self.add_host() } else { self.add_switch(tiers[n], "switch") };
-            self.nodes[id.idx()].label = Some(node.name.as_str().into());
+            let id = if node.host {
+                self.add_host()
+            } else {
+                self.add_switch(u8::try_from(tiers[n]).expect("too_deep bounds the tiers"), "switch")
+            };
+            self.nodes[id.idx()].label = Some(try_boxed_str(&node.name, "the graph's node names")?);
             ids.push(id);
         }
         let per_link_buffers = g.links.iter().any(|l| l.buffer.is_some());
+        if per_link_buffers {
+            reserve(&mut self.buffers, 2 * g.links.len(), "the topology's ports")?;
+        }
         for l in &g.links {
-            self.connect(ids[l.a as usize], ids[l.b as usize], l.link);
+            self.connect(ids[l.a as usize], ids[l.b as usize], l.link)?;
             if per_link_buffers {
                 // Host NICs have no switch buffer to replace: only switch ports take the limit.
                 let switch_end = |node: u32| (!g.nodes[node as usize].host).then_some(l.buffer).flatten();
@@ -291,16 +304,21 @@ impl Topology {
         id
     }
 
-    /// A full-duplex link: one egress port at each end. A host is always `a`, linked once.
-    fn connect(&mut self, a: NodeId, b: NodeId, link: LinkSpec) {
+    /// A full-duplex link: one egress port at each end. A host is always `a`, linked once. The
+    /// port table is reserved up front (`reserve`); each node's list of its ports grows here, a
+    /// million small lists on a large network, so each growth is fallible too.
+    fn connect(&mut self, a: NodeId, b: NodeId, link: LinkSpec) -> Result<(), Error> {
         for (from, to) in [(a, b), (b, a)] {
             let port = PortId(self.ports.len() as u32);
             self.ports.push(PortInfo { node: from, peer: to, link });
-            self.nodes[from.idx()].ports.push(port);
+            let ports = &mut self.nodes[from.idx()].ports;
+            reserve(ports, 1, "the topology's ports")?;
+            ports.push(port);
         }
         if let NodeKind::Host(h) = self.nodes[a.idx()].kind {
             self.downlinks[h as usize] = PortId(self.ports.len() as u32 - 1);
         }
+        Ok(())
     }
 
     /// The host's NIC: its only egress port.
@@ -366,29 +384,6 @@ impl Topology {
         path.reverse();
         path
     }
-}
-
-/// Each graph node's tier (hosts' entries unused): 0 for a switch with a host, else one more than
-/// the lowest tier among its neighbours, found breadth first from the tier-0 switches.
-fn graph_tiers(g: &GraphSpec) -> Vec<u8> {
-    let neighbours = g.neighbours();
-    let mut tier = vec![u8::MAX; g.nodes.len()];
-    let mut frontier = std::collections::VecDeque::new();
-    for l in g.links.iter().filter(|l| g.nodes[l.a as usize].host) {
-        if tier[l.b as usize] != 0 {
-            tier[l.b as usize] = 0;
-            frontier.push_back(l.b);
-        }
-    }
-    while let Some(n) = frontier.pop_front() {
-        for &m in &neighbours[n as usize] {
-            if !g.nodes[m as usize].host && tier[m as usize] == u8::MAX {
-                tier[m as usize] = tier[n as usize].saturating_add(1);
-                frontier.push_back(m);
-            }
-        }
-    }
-    tier
 }
 
 #[cfg(test)]
@@ -529,6 +524,56 @@ mod tests {
                 let p = t.host_downlink(h);
                 assert_eq!(t.ports[p.idx()].peer, t.hosts[h as usize]);
                 assert_eq!(t.ports[p.idx()].node, t.switch_of(h));
+            }
+        }
+    }
+
+    /// What `incast_scenario::footprint` estimates memory with holds for the engine: its bytes
+    /// per node and per port cover the engine's types, and its shape of each topology is the
+    /// one built (the counts, the switches with hosts, the longest route, the most equal-cost
+    /// paths between two hosts; a graph's route and paths only bounded).
+    #[test]
+    fn footprint_matches_the_engine() {
+        use crate::routing::{Router, MAX_SPRAY_PATHS};
+        use incast_scenario::footprint::{Shape, NODE_BYTES, PORT_BYTES};
+        use std::mem::size_of;
+        // A node and its list of ports (at least 32 bytes with the allocator's header).
+        assert!(size_of::<Node>() + 32 <= NODE_BYTES as usize);
+        // A port, its link, its one-queue table, its entries in its node's list (doubling), in
+        // the host-of-port and processor-timer tables.
+        let queues = size_of::<std::collections::VecDeque<crate::ids::PacketId>>() + 16;
+        let port = size_of::<crate::port::Port>() + size_of::<PortInfo>() + queues + 8 + 4 + size_of::<Option<incast_proto::time::Instant>>();
+        assert!(port <= PORT_BYTES as usize, "{port}");
+        assert_eq!(incast_scenario::footprint::MAX_SPRAY_PATHS as usize, MAX_SPRAY_PATHS);
+        let specs = [
+            TopologySpec::Star { hosts: 5, link: link() },
+            TopologySpec::D3Testbed { link: link() },
+            TopologySpec::TwoTier { racks: 3, hosts_per_rack: 2, host_link: link(), fabric_link: link() },
+            TopologySpec::TwoTier { racks: 1, hosts_per_rack: 3, host_link: link(), fabric_link: link() },
+            leaf_spine(3, 2, 4),
+            leaf_spine(1, 4, 2),
+            fat_tree(4),
+            fat_tree(6),
+            graph(),
+        ];
+        for spec in specs {
+            let t = Topology::build(&spec).unwrap();
+            let shape = Shape::of(&spec);
+            let hosts = t.hosts.len() as u32;
+            assert_eq!((shape.hosts, shape.switches, 2 * shape.links), (u64::from(hosts), u64::from(t.switches), t.ports.len() as u64), "{spec:?}");
+            let mut edge: Vec<NodeId> = (0..hosts).map(|h| t.switch_of(h)).collect();
+            edge.sort_unstable_by_key(|n| n.0);
+            edge.dedup();
+            assert_eq!(shape.edge_switches, edge.len() as u64, "{spec:?}");
+            let (mut router, mut table) = (Router::new(1), Vec::new());
+            let (mut longest, mut most) = (0, 0);
+            for (src, dst) in (0..hosts).flat_map(|s| (0..hosts).filter(move |&d| d != s).map(move |d| (s, d))) {
+                let set = router.paths(&t, src, dst, &mut table).unwrap();
+                (longest, most) = (longest.max(u64::from(set.len)), most.max(u64::from(set.count)));
+            }
+            assert!(longest <= shape.route_ports && most <= shape.paths, "{spec:?}");
+            if !matches!(spec, TopologySpec::Graph(_)) {
+                assert_eq!((longest, most), (shape.route_ports, shape.paths), "{spec:?}");
             }
         }
     }

@@ -10,6 +10,7 @@ use std::time::Instant as WallClock;
 use common::*;
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 use incast_sim::scenario::*;
+use incast_sim::results::RunStatus;
 use incast_sim::{Error, Simulation};
 
 /// One 1 MB flow from host 1 to host 0 over 1 Mbps links: about 8 s of serialization.
@@ -76,13 +77,22 @@ fn a_flow_that_never_delivers_stops_at_the_horizon_instead_of_spinning() {
     s.switch.buffer = BufferSpec::PerPort { bytes: 100 };
     s.transport.tcp.max_rto = Duration::from_secs(1_000_000);
     s.run.horizon = Duration::from_secs(10_000);
+    // The horizon alone: the progress watchdog would stop the run first (below).
+    s.run.stall_after = StallAfter::Off;
     let wall = WallClock::now();
     let r = incast_sim::run(&s).expect("runs");
     assert!(wall.elapsed().as_secs() < 30, "bounded wall time");
     assert!(r.summary.stopped_at_horizon);
+    assert_eq!(r.summary.status, RunStatus::Horizon);
     assert_eq!(r.summary.sim_time_s, 10_000.0);
     assert_eq!((r.flows[0].finish_s, r.flows[0].delivered_bytes), (None, 0));
     assert!(r.flows[0].max_stall_s.is_some_and(|s| s <= 10_000.0));
+    // With it, the run stops as stalled once nothing has got through for its 10 s, and names
+    // the buffer first.
+    s.run.stall_after = StallAfter::Auto;
+    let r = incast_sim::run(&s).expect("runs");
+    assert_eq!((r.summary.status, r.summary.sim_time_s, r.summary.stopped_at_horizon), (RunStatus::Stalled, 10.0, false));
+    assert_eq!(r.summary.stall.expect("why").keys[0], "switch.buffer");
 }
 
 #[test]

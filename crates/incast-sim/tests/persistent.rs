@@ -129,3 +129,31 @@ fn warmed_persistent_connection_sends_a_20kb_message_in_fewer_round_trips() {
     assert!(fresh_rtts > 2.5, "fresh connection: {fresh_rtts:.2} round trips");
     assert!(warm_rtts < fresh_rtts - 1.0, "warmed {warm_rtts:.2} vs fresh {fresh_rtts:.2} round trips");
 }
+
+/// pFabric keeps connections too (docs/pfabric.md, "Persistent connections"): each (leaf, parent)
+/// pair's messages share one pFabric connection, every message keeps its row and finishes, and
+/// the run conserves packets.
+#[test]
+fn persistent_pfabric_oldi_runs_every_message_on_one_connection_per_pair() {
+    // The small OLDI scenario on a 10 Gbps fabric of 1 us links, which pFabric's defaults suit.
+    let pfabric = |connections: &str| {
+        small_oldi("pfabric", connections)
+            .replace("hosts_per_rack = 20\n", "hosts_per_rack = 20\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n")
+            .replace("stop = \"30ms\"", "stop = \"10ms\"")
+    };
+    let fresh = run(&pfabric(""));
+    let persistent = run(&pfabric("connections = \"persistent\"\n"));
+    let key = |r: &RunResults| -> Vec<(u32, u32, u64, u64)> {
+        r.flows.iter().map(|f| (f.src, f.dst, f.size_bytes.unwrap(), f.start_s.to_bits())).collect()
+    };
+    assert_eq!(key(&persistent), key(&fresh));
+    let s = &persistent.summary;
+    assert_eq!(s.flows_completed, s.flows, "every message finished");
+    for f in &persistent.flows {
+        assert_eq!(f.delivered_bytes, f.size_bytes.unwrap(), "{f:?}");
+    }
+    let timeouts: u64 = persistent.flows.iter().map(|f| u64::from(f.timeouts)).sum();
+    assert_eq!(timeouts, s.timeouts);
+    // The same messages, sent otherwise: the runs differ.
+    assert_ne!(fingerprint(&persistent), fingerprint(&fresh));
+}

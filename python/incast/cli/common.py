@@ -1,13 +1,15 @@
 """What several `incast` commands share: the user error and the exit statuses, the argument
-types and the `--jobs` option more than one command takes, the `--out` check, and the slowdown
-table that `incast run --slowdown` and `incast sweep --slowdown` print."""
+types and the `--jobs` option more than one command takes, the `--out` check, the scenario
+warnings' lines `incast check`, `run` and `sweep` print, and the slowdown table that `incast run
+--slowdown` and `incast sweep --slowdown` print."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Optional, Sequence
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -23,6 +25,20 @@ EXIT_INTERNAL = 70
 
 class CliError(Exception):
     """A user error: reported as one line, exit status 2."""
+
+
+def print_warnings(scenario: str, found: Iterable[Any], points: Optional[int] = None) -> None:
+    """Each of the scenario's warnings (`incast.ScenarioWarning`s, or (warning, points) pairs with
+    `points`, the sweep's number of points) as one `incast: warning:` line on stderr, once, as an
+    error would name the file and key."""
+    shown = set()
+    for item in found:
+        w, n = item if points is not None else (item, None)
+        if str(w) in shown:
+            continue
+        shown.add(str(w))
+        count = "" if n is None else f" ({n} of {points} points)"
+        print(f"incast: warning: {scenario}: {w}{count}", file=sys.stderr, flush=True)
 
 
 def _int_at_least(text: str, least: int, what: str) -> int:

@@ -8,11 +8,12 @@ import contextlib
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional
 
 from incast import units
-from incast.cli.common import CliError, check_out_dir, non_negative_int, os_error, slowdown_lines
+from incast.cli.common import CliError, check_out_dir, non_negative_int, os_error, print_warnings, slowdown_lines
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -86,13 +87,36 @@ def _read_scenario_error(scenario: str, e: OSError) -> CliError:
     return CliError(f"cannot read scenario {scenario!r}: {e.strerror or e}")
 
 
+@contextlib.contextmanager
+def warnings_as_lines(scenario: str) -> Iterator[None]:
+    """While it lasts, the `incast.ScenarioWarning`s `incast.run` issues print as `print_warnings`
+    lines, each once, as they are issued (before the run starts); other warnings as Python
+    prints them."""
+    from incast import ScenarioWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", ScenarioWarning)
+        show = warnings.showwarning
+
+        def show_line(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+                      line: Optional[str] = None) -> None:
+            if isinstance(message, ScenarioWarning):
+                print_warnings(scenario, [message])
+            else:
+                show(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show_line
+        yield
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
-    from incast.scenario import load_checked
+    from incast.scenario import load_checked, scenario_warnings
 
     try:
         _, sections = load_checked(args.scenario)
     except OSError as e:
         raise _read_scenario_error(args.scenario, e) from None
+    print_warnings(args.scenario, scenario_warnings(sections["warnings"]))
     print(f"{args.scenario}: ok")
     # The engine lists the sections in effect under their headings: [transport] (or what a
     # transport whose hosts read none of it says instead), then each protocol's own section.
@@ -150,9 +174,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     bar = None if args.quiet else ProgressBar(force=args.progress)
     try:
         try:
-            result = run(args.scenario, seed=args.seed, progress=bar if bar is not None else False,
-                         trace_flows=args.trace_flow, trace_slowest=args.trace_slowest,
-                         on_flows=None if streamed is None else streamed.write)
+            with warnings_as_lines(args.scenario):
+                result = run(args.scenario, seed=args.seed, progress=bar if bar is not None else False,
+                             trace_flows=args.trace_flow, trace_slowest=args.trace_slowest,
+                             on_flows=None if streamed is None else streamed.write)
         except OSError as e:
             if streamed is not None and streamed.failed is e:
                 raise CliError(f"--out {args.out!r}: cannot write results: {os_error(e)}") from None
@@ -173,6 +198,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             streamed.discard()
     if result.summary["stopped_at_horizon"]:
         print(f"incast: warning: {horizon_warning(result.summary)}", file=sys.stderr)
+    if result.summary["status"] == "stalled":
+        print(f"incast: warning: {stall_warning(result.summary)}", file=sys.stderr)
     if result.capture is not None and result.capture.missed:
         print(f"incast: warning: the capture holds the first {result.capture.packets:,} packets of the ports it "
               f"watched and left out {result.capture.missed:,} more ([output] capture_max_packets)", file=sys.stderr)
@@ -242,6 +269,16 @@ def horizon_warning(s: Summary) -> str:
     return (
         f"the run reached its simulated-time horizon ([run] horizon = {s['sim_time_s']:g} s) "
         f"with {unfinished} of {flows} flows unfinished"
+    )
+
+
+def stall_warning(s: Summary) -> str:
+    """What the progress watchdog saw in a run it stopped (docs/scenario.md, [run] stall_after)."""
+    flows = s["flows"]
+    unfinished = flows - s["flows_completed"]
+    return (
+        f"the run stalled at {s['sim_time_s']:g} s with {unfinished} of {flows} flows unfinished: "
+        f"{s['stall_reason']}"
     )
 
 

@@ -9,7 +9,15 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from incast.cli.common import EXIT_FAILED, CliError, add_jobs_option, check_out_dir, deadline_lines, slowdown_lines
+from incast.cli.common import (
+    EXIT_FAILED,
+    CliError,
+    add_jobs_option,
+    check_out_dir,
+    deadline_lines,
+    print_warnings,
+    slowdown_lines,
+)
 
 if TYPE_CHECKING:
     from incast.cli.common import Subparsers
@@ -51,9 +59,14 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     except SweepError as e:
         raise CliError(f"{args.sweep}: {e}") from None
     out = check_out_dir(args.out)
+    # What the points' scenarios will do that their files may not mean: once each, with how many
+    # points it applies to, before anything runs (the runs do not repeat them).
+    print_warnings(args.sweep, sweep.warnings, points=len(sweep.points))
     result = run_points(sweep, out, args, args.sweep)
     if result is None:
         return EXIT_FAILED
+    if result.stalled:
+        print(f"incast: warning: {stalled_points(result)}", file=sys.stderr)
     if not args.quiet:
         print(
             f"{len(sweep.points)} points: {sweep_counts(result)}, "
@@ -88,7 +101,17 @@ def run_points(sweep: "Sweep", out: Path, args: argparse.Namespace, source: str)
             f"kept in {out}/; rerun to retry the failed ones",
             file=sys.stderr,
         )
+        if r.stalled:
+            print(f"incast: warning: {stalled_points(r)}", file=sys.stderr)
         return None
+
+
+def stalled_points(r: "SweepResult") -> str:
+    """How many of the points a sweep call ran stalled, and where to read why."""
+    return (
+        f"{r.stalled} of the {r.ran} points run stalled ([run] stall_after): kept, with status \"stalled\" and "
+        "stall_reason in their summary rows"
+    )
 
 
 def sweep_counts(r: "SweepResult") -> str:

@@ -85,6 +85,9 @@ class SweepResult:
     rows missing) and were computed again."""
     failed: int = 0
     """Of `ran`, points that raised; `run_sweep` raises `PointError` naming them."""
+    stalled: int = 0
+    """Of `ran`, points whose run stalled (summary `status` "stalled", `[run] stall_after`): results
+    like any other, kept and not run again; their summary rows say why (`stall_reason`)."""
 
     def dataset(self, table: str = "flows") -> "ds.Dataset":
         """The Parquet dataset of one table: flows, summary, queues or throughput."""
@@ -185,7 +188,13 @@ def run_sweep(
         finally:
             report.close()
     result = SweepResult(
-        out=Path(out), sweep=sweep, ran=len(todo), cached=cached, damaged=len(damaged), failed=len(failures)
+        out=Path(out),
+        sweep=sweep,
+        ran=len(todo),
+        cached=cached,
+        damaged=len(damaged),
+        failed=len(failures),
+        stalled=report.stalled,
     )
     if failures:
         order = {p.key: i for i, p in enumerate(sweep.points)}
@@ -197,7 +206,7 @@ class _Reporter:
     """Counts finished points, drives the bar and the caller's callback."""
 
     def __init__(self, total: int, cached: int, progress: Union[bool, SweepProgressCallback]):
-        self.total, self.cached, self.done, self.failed = total, cached, 0, 0
+        self.total, self.cached, self.done, self.failed, self.stalled = total, cached, 0, 0, 0
         self._callback = progress if callable(progress) else None
         self._bar: Any = None
         if progress is True:
@@ -215,12 +224,13 @@ class _Reporter:
                 leave=False,
             )
 
-    def __call__(self, point: Optional[Point], failed: bool = False) -> None:
+    def __call__(self, point: Optional[Point], failed: bool = False, stalled: bool = False) -> None:
         if point is not None:
             if failed:
                 self.failed += 1
             else:
                 self.done += 1
+                self.stalled += stalled
             if self._bar is not None:
                 self._bar.update(1)
         if self._callback is not None:
@@ -277,17 +287,18 @@ def _run_threads(todo: List[Point], store: Store, jobs: int, report: _Reporter) 
         if stop.is_set():
             raise _Cancelled
 
-    def one(point: Point) -> Optional[PointFailure]:
+    def one(point: Point) -> Tuple[Optional[PointFailure], bool]:
+        """The point's failure, if it raised, and whether its run stalled."""
         try:
-            result = api.run(point.scenario, progress=check_stop)
+            result = api.run(point.scenario, progress=check_stop, warn=False)
         except (_Cancelled, KeyboardInterrupt, SystemExit):
             raise
         except BaseException as e:  # noqa: BLE001 - the engine's PanicException is a BaseException
             if not isinstance(e, Exception) and type(e).__name__ != "PanicException":
                 raise
-            return PointFailure(point, failure_cause(e))
+            return PointFailure(point, failure_cause(e)), False
         store.write(point, result)
-        return None
+        return None, result.summary["status"] == "stalled"
 
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
@@ -297,10 +308,10 @@ def _run_threads(todo: List[Point], store: Store, jobs: int, report: _Reporter) 
             finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
             for future in finished:
                 point = pending.pop(future)
-                failure = future.result()
+                failure, stalled = future.result()
                 if failure is not None:
                     failures.append(failure)
-                report(point, failed=failure is not None)
+                report(point, failed=failure is not None, stalled=stalled)
     except BaseException:
         stop.set()
         raise
@@ -311,7 +322,7 @@ def _run_threads(todo: List[Point], store: Store, jobs: int, report: _Reporter) 
 
 def run_point(scenario: Dict[str, Any]) -> Tuple[str, RunResult]:
     """One point as a Dask task: runs in the worker, returns its incast version and results."""
-    return build_version(), api.run(scenario)
+    return build_version(), api.run(scenario, warn=False)
 
 
 def _import_distributed() -> Any:
@@ -381,7 +392,7 @@ def _run_dask(
                 )
             future.release()
             store.write(point, result)
-            report(point)
+            report(point, stalled=result.summary["status"] == "stalled")
     finally:
         if futures:
             client.cancel(list(futures))

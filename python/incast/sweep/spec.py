@@ -20,7 +20,7 @@ from typing import Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequen
 
 from incast import __version__, _core
 from incast.api import flows_schema
-from incast.scenario import _plain, format_of, read_scenario_text, source_of
+from incast.scenario import ScenarioWarning, _plain, format_of, read_scenario_text, scenario_warnings, source_of
 
 
 def build_version() -> str:
@@ -97,6 +97,10 @@ class Sweep:
     """The sweep file, if the sweep came from one."""
     text: Optional[str] = field(default=None, repr=False)
     """The sweep file's text, copied beside the results."""
+    warnings: Tuple[Tuple[ScenarioWarning, int], ...] = ()
+    """Each distinct warning of the points' scenarios (docs/scenario.md, "Warnings"), in the order
+    the points first give it, with how many points give it (seeds counted). `incast sweep` prints
+    them; the points' runs do not issue them again."""
 
     @property
     def id(self) -> str:
@@ -168,7 +172,9 @@ def sweep_from_dict(
         source=source,
         text=text,
     )
-    return dataclasses.replace(sweep, points=list(_expand(sweep, names, shown)))
+    warned: Dict[ScenarioWarning, int] = {}
+    points = list(_expand(sweep, names, shown, warned))
+    return dataclasses.replace(sweep, points=points, warnings=tuple(warned.items()))
 
 
 def _varied(grid: Dict[str, List[Any]], zipped: List[Dict[str, List[Any]]]) -> Dict[str, List[Any]]:
@@ -355,10 +361,10 @@ def column_value(value: Any, column_type: str) -> Any:
     return value
 
 
-def _expand(sweep: Sweep, names: Dict[str, str], shown: str) -> Iterator[Point]:
+def _expand(sweep: Sweep, names: Dict[str, str], shown: str, warned: Dict[ScenarioWarning, int]) -> Iterator[Point]:
     """Every point, in order: every combination of the grid keys (in file order) and the zip
     groups' entries, the later varying faster, and the seeds fastest. Each distinct scenario is
-    checked by the engine once."""
+    checked by the engine once; its warnings count into `warned`, once per point (seed)."""
     axes: List[List[List[Tuple[str, Any]]]] = [[[(k, v)] for v in values] for k, values in sweep.grid.items()]
     axes.extend([list(zip(group, row)) for row in zip(*group.values())] for group in sweep.zip)
     digests: Dict[Path, str] = {}
@@ -368,7 +374,8 @@ def _expand(sweep: Sweep, names: Dict[str, str], shown: str) -> Iterator[Point]:
         for key, value in params.items():
             tree = _substitute(tree, key.split("."), value, names[key])
         runnable = _absolute_traces(tree, sweep.base_dir)
-        _check(runnable, params, names, sweep, shown)
+        for w in dict.fromkeys(_check(runnable, params, names, sweep, shown)):
+            warned[w] = warned.get(w, 0) + len(sweep.seeds)
         inputs = _trace_digests(tree, sweep.base_dir, digests)
         for seed in sweep.seeds:
             key = point_key(tree, seed, version=sweep.version, inputs=inputs)
@@ -426,24 +433,32 @@ def _trace_digests(tree: Dict[str, Any], base_dir: Path, cache: Dict[Path, str])
 
 def _check(
     tree: Dict[str, Any], params: Dict[str, Any], names: Dict[str, str], sweep: Sweep, shown: str
-) -> None:
-    """Runs the scenario checker (as `incast check` does); names the varied key at fault."""
-    err = scenario_problem(tree)
-    if err is not None:
-        raise _blame(err, params, names, sweep, shown)
+) -> List[ScenarioWarning]:
+    """Runs the scenario checker (as `incast check` does); names the varied key at fault. Returns
+    the scenario's warnings."""
+    checked = _checked(tree)
+    if isinstance(checked, ValueError):
+        raise _blame(checked, params, names, sweep, shown)
+    return checked
 
 
 def scenario_problem(tree: Dict[str, Any]) -> Optional[ValueError]:
     """What the scenario checker says about `tree`, None if it accepts it."""
+    checked = _checked(tree)
+    return checked if isinstance(checked, ValueError) else None
+
+
+def _checked(tree: Dict[str, Any]) -> Union[ValueError, List[ScenarioWarning]]:
+    """The scenario checker's error about `tree`, or the warnings of the scenario it accepts."""
     try:
         source = source_of(tree)
     except _core.ScenarioError as e:
         return e
     try:
-        _core.check(source.text, source.format, source.base_dir)
+        sections = _core.check(source.text, source.format, source.base_dir)
     except _core.ScenarioError as e:
         return source.explain(e)
-    return None
+    return scenario_warnings(sections["warnings"])
 
 
 def _blame(err: Any, params: Dict[str, Any], names: Dict[str, str], sweep: Sweep, shown: str) -> SweepError:

@@ -276,6 +276,29 @@ mod tests {
             assert_eq!(s.poll_timeout(), Some(first + Duration::from_us(90)));
         }
 
+        /// What a pFabric flow on a persistent connection (`connections = "persistent"`) is: the
+        /// connection's byte stream, whose packets pFabric ranks by `unreported_bytes`, so a
+        /// message queued behind others counts their bytes too; the window stays after an idle
+        /// period (docs/pfabric.md).
+        #[test]
+        fn pfabric_host_on_a_persistent_connection_ranks_by_every_message_queued() {
+            let mut s = pfabric_sender(10 * MSS);
+            drain(&mut s, Instant::ZERO);
+            for n in 1..=10 {
+                ack(&mut s, at_us(10), n, &[]);
+            }
+            assert!(s.is_complete());
+            assert_eq!((s.unreported_bytes(), s.cwnd_bytes()), (Some(0), 15 * MSS));
+            // A second ago idle, two messages arrive: the window is the one the first left.
+            let later = at_us(1_000_000);
+            s.push_message(later, 20 * MSS, None);
+            s.push_message(later, 5 * MSS, None);
+            assert_eq!(s.unreported_bytes(), Some(25 * MSS), "the second message's packets carry both messages' bytes");
+            assert_eq!(drain(&mut s, later), (10..25).collect::<Vec<_>>(), "15 segments at once: no restart after idle");
+            ack(&mut s, later, 25, &[]);
+            assert_eq!(s.unreported_bytes(), Some(10 * MSS), "what is left of both messages");
+        }
+
         #[test]
         fn pfabric_host_probes_with_one_byte_after_five_timeouts_in_a_row_until_an_ack() {
             let mut s = pfabric_sender(100 * MSS);

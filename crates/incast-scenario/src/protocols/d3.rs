@@ -10,9 +10,9 @@ use serde_json::{json, Map, Value};
 use incast_proto::d3::{self, BaseGrant, Controller, Pacing};
 use incast_proto::time::Duration;
 
-use super::{Protocol, SectionContext, TransportRules};
+use super::{Checked, Protocol, SectionContext, TransportRules};
 use crate::check::{err, finite, positive, positive_time, Result};
-use crate::units::time_text as time;
+use crate::units::{rate_text, time_text as time};
 use crate::error::join;
 use crate::names::{Name, Named};
 use crate::units::{Rate, Time};
@@ -51,6 +51,14 @@ impl super::Section for Section {
 
     fn validate(raw: Raw, context: &SectionContext<'_>) -> Result<D3Spec> {
         validate_d3(raw, context.run)
+    }
+
+    fn check(spec: &D3Spec, scenario: &Checked<'_>) -> Result<()> {
+        if !scenario.runs_transport_of(Protocol::D3) {
+            return Ok(());
+        }
+        check_control_interval(spec, scenario.topology.fastest_link_rate())?;
+        check_capacity(spec, scenario.topology.host_link_rate())
     }
 
     fn describe(spec: &D3Spec) -> Map<String, Value> {
@@ -239,6 +247,87 @@ fn validate_d3(raw: Raw, run: &RunSpec) -> Result<D3Spec> {
     })
 }
 
+/// D3's capacity update against the network, its fastest link `fastest`: the interval must be
+/// at least one full-size packet's serialization there. A shorter T fires every port's update
+/// before a packet can cross any link, so u(t) measures nothing and the updates alone cost an
+/// event per port per T (at 1 ps, 10^12 a simulated second each). The paper's T (800 us,
+/// footnote 4) exceeds the RTT.
+fn check_control_interval(spec: &D3Spec, fastest: incast_proto::time::BitsPerSec) -> Result<()> {
+    let bound = fastest.tx_time(d3::FULL_PACKET_BYTES);
+    if spec.control_interval < bound {
+        return Err(err(
+            "d3.control_interval",
+            format!(
+                "{} is shorter than one full-size packet's serialization on the network's fastest link \
+                 ({} B at {}: {}): every port's capacity update would fire before a packet could cross it; \
+                 give at least {} (D3's is 800us, above the round trip)",
+                time(spec.control_interval),
+                d3::FULL_PACKET_BYTES,
+                rate_text(fastest),
+                time(bound),
+                time(bound)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// D3's capacity against the network, its host links at most `fastest`: without time slices no
+/// grant exceeds a port's capacity C (Snippet 1 hands out C − D to flows whose demand D already
+/// counts theirs), and C is at most `capacity_max` x the port's link; every flow crosses the
+/// downlink to its receiver, a host link. If even `capacity_max` of the fastest host link is
+/// granted as the base grant (at most the base rate, or, in the 8-bit field, less than a unit
+/// above it), a flow at the base grant sends its header-only request and nothing else
+/// (`base_grant = "header-only"`), every RTT, for ever: no D3 flow could deliver a byte
+/// (issue 39). Time slices grant a turn above the base rate whatever C is, and a one-segment
+/// base grant sends data, so neither is refused. A cap above the bound can still pause every flow
+/// (a fair share below one unit of the field for each of several flows); the progress watchdog
+/// (`[run] stall_after`) stops such a run.
+fn check_capacity(spec: &D3Spec, fastest: incast_proto::time::BitsPerSec) -> Result<()> {
+    if spec.time_slices || spec.base_grant != BaseGrant::HeaderOnly {
+        return Ok(());
+    }
+    let link = incast_proto::rate::from_bits_per_sec(fastest);
+    let field = d3::RateField::new(spec.quantize, link);
+    let base = spec.base_rate_bytes_per_sec;
+    // The engine's capacity bound for that link (`as` rounds toward zero, as the routers do).
+    let capacity = (link as f64 * spec.capacity_max) as u64;
+    if field.grant(capacity, base) != d3::BASE_GRANT {
+        return Ok(());
+    }
+    // The smallest rate the field grants above the base grant.
+    let unit = field.unit();
+    let floor = (base / unit + 1).saturating_mul(unit);
+    if field.grant(floor, base) == d3::BASE_GRANT {
+        return Err(err(
+            "d3.base_rate",
+            format!(
+                "{} B/s is at least the largest grant the header's 8-bit field carries on this network ({} B/s): \
+                 every grant would be the base grant and no D3 flow could send data",
+                base,
+                field.grant(u64::MAX, 0)
+            ),
+        ));
+    }
+    let needed = ((floor as f64 / link as f64) * 1e6).ceil() / 1e6;
+    let field_rule = match field {
+        d3::RateField::Exact => format!("1 B/s above the base rate, {base} B/s"),
+        d3::RateField::Quantized { .. } => {
+            format!("whole units of the header's 8-bit field, {unit} B/s each here, above the base rate, {base} B/s")
+        }
+    };
+    Err(err(
+        "d3.capacity_max",
+        format!(
+            "{} x the fastest host link ({}) is {capacity} B/s, less than the smallest grant above the base grant \
+             ({floor} B/s: {field_rule}): without time slices no grant exceeds a port's capacity, so every D3 flow \
+             would send its rate requests and no data, for ever; give at least {needed} (or time_slices = true)",
+            spec.capacity_max,
+            rate_text(fastest),
+        ),
+    ))
+}
+
 /// The largest `capacity_max`, in multiples of the link: far above any use (the header's largest
 /// grant is 255 units, about 2 x the fastest link), low enough that C in bytes per second stays
 /// exact in the controller's float arithmetic at any link rate the topology accepts.
@@ -293,3 +382,73 @@ impl Named for BaseGrant {
         &[("header-only", BaseGrant::HeaderOnly), ("one-segment", BaseGrant::OneSegment)];
 }
 
+#[cfg(test)]
+mod tests {
+    use crate::fixtures::PORTS;
+    use crate::{parse_toml, Scenario, ScenarioError};
+
+    /// A flow burst of `protocol` on the 4-host 1 Gbps star (or `topology`), with `[d3]` keys `d3`.
+    fn parse_on(topology: &str, protocol: &str, d3: &str) -> Result<Scenario, ScenarioError> {
+        let text = format!(
+            "[topology]\n{topology}\n[transport]\nprotocol = \"{protocol}\"\n[d3]\n{d3}\n[[workload]]\nkind = \"flow-burst\"\n"
+        );
+        parse_toml(&text, None, &PORTS)
+    }
+
+    fn parse(d3: &str) -> Result<Scenario, ScenarioError> {
+        parse_on("kind = \"star\"\nhosts = 4", "d3", d3)
+    }
+
+    #[track_caller]
+    fn refused(d3: &str, key: &str, needles: &[&str]) {
+        let e = parse(d3).expect_err("refused");
+        assert_eq!(e.path, key, "{e}");
+        for needle in needles {
+            assert!(e.message.contains(needle), "{needle:?} not in {e}");
+        }
+    }
+
+    #[test]
+    fn a_capacity_that_can_only_grant_the_base_rate_is_refused_with_the_least_that_can_do_more() {
+        // The 8-bit field at 1 Gbps carries whole units of 1 MB/s (D3 Section 5), 0.008 of the
+        // link: below one unit every grant truncates to the base grant.
+        refused("capacity_min = 0.0\ncapacity_max = 0.0079", "d3.capacity_max", &["987500 B/s", "give at least 0.008"]);
+        parse("capacity_min = 0.0\ncapacity_max = 0.008").expect("one unit can be granted");
+        // Exact rates: anything above the base rate, 62 B per 300 us = 206,667 B/s, is a grant:
+        // 206,668 / 125,000,000 = 0.00165334...
+        refused("quantize = false\ncapacity_min = 0.0\ncapacity_max = 0.00165", "d3.capacity_max", &["give at least 0.001654"]);
+        parse("quantize = false\ncapacity_min = 0.0\ncapacity_max = 0.001654").expect("1 B/s above the base rate");
+    }
+
+    #[test]
+    fn time_slices_and_a_one_segment_base_grant_send_data_whatever_the_capacity() {
+        parse("capacity_min = 0.0\ncapacity_max = 0.0001\ntime_slices = true").expect("a turn is granted a slice");
+        parse("capacity_min = 0.0\ncapacity_max = 0.0001\nbase_grant = \"one-segment\"").expect("the base grant sends a segment");
+    }
+
+    #[test]
+    fn a_base_rate_above_every_grant_of_the_field_is_refused() {
+        // The largest grant at 1 Gbps is 255 units, 255 MB/s; 3 Gbps is 375 MB/s.
+        refused("base_rate = \"3Gbps\"", "d3.base_rate", &["375000000 B/s", "255000000 B/s"]);
+    }
+
+    #[test]
+    fn a_control_interval_shorter_than_a_packet_on_the_fastest_link_is_refused() {
+        // 1500 B at 1 Gbps: 12 us.
+        refused("control_interval = \"11999ns\"", "d3.control_interval", &["12us", "1Gbps"]);
+        parse("control_interval = \"12us\"").expect("one packet per interval");
+        // On the leaf-spine the fastest links are the 40 Gbps fabric: 300 ns.
+        let leaf_spine = "kind = \"leaf-spine\"\nracks = 2\nhosts_per_rack = 2";
+        let e = parse_on(leaf_spine, "d3", "control_interval = \"299ns\"").expect_err("refused");
+        assert!(e.message.contains("40Gbps: 300ns"), "{e}");
+        parse_on(leaf_spine, "d3", "control_interval = \"300ns\"").expect("one packet on the fabric");
+    }
+
+    #[test]
+    fn the_checks_apply_when_d3_or_rcpdc_flows_run() {
+        let tiny = "capacity_min = 0.0\ncapacity_max = 0.0001";
+        parse_on("kind = \"star\"\nhosts = 4", "tcp", tiny).expect("no D3 flow reads it");
+        let e = parse_on("kind = \"star\"\nhosts = 4", "rcpdc", tiny).expect_err("RCPdc is D3");
+        assert_eq!(e.path, "d3.capacity_max");
+    }
+}

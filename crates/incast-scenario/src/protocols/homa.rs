@@ -18,7 +18,7 @@ use crate::check::{count, err, positive_time, Result};
 use crate::error::join;
 use crate::limits;
 use crate::names::{Name, Named};
-use crate::units::time_text as time;
+use crate::units::{rate_text, time_text as time};
 use crate::units::{Size, Time};
 
 /// Homa's rules.
@@ -45,8 +45,6 @@ impl super::Section for Section {
     type Raw = Raw;
     type Spec = HomaSpec;
 
-    const ONLY_WITH_ITS_FLOWS: bool = true;
-
     fn used_by(protocol: Protocol) -> bool {
         protocol == Protocol::Homa
     }
@@ -56,7 +54,11 @@ impl super::Section for Section {
     }
 
     fn check(spec: &HomaSpec, scenario: &Checked<'_>) -> Result<()> {
-        check_priority_classes(spec, scenario)
+        check_priority_classes(spec, scenario)?;
+        if scenario.first_running(Protocol::Homa).is_none() {
+            return Ok(());
+        }
+        check_resend_timeout(spec, scenario.topology.host_link_rate())
     }
 
     fn describe(h: &HomaSpec) -> Map<String, Value> {
@@ -379,6 +381,30 @@ fn validate_homa(raw: Raw, context: &SectionContext<'_>) -> Result<HomaSpec> {
 
 /// Homa's levels are the switches' strict-priority classes, so when some workload runs Homa the
 /// ports need as many classes as `[homa]` has levels.
+/// A receiver's timer fires every `resend_timeout` (periodically with `resend_timer =
+/// "periodic"`): one shorter than a full packet's serialization on the fastest host link would
+/// fire faster than anything in the network can happen (the progress watchdog's timer test), and
+/// before a message's first packet could have arrived.
+fn check_resend_timeout(homa: &HomaSpec, fastest: incast_proto::time::BitsPerSec) -> Result<()> {
+    let packet = u64::from(incast_proto::tcp::MTU_BYTES);
+    let bound = fastest.tx_time(packet);
+    if homa.resend_timeout < bound {
+        return Err(err(
+            "homa.resend_timeout",
+            format!(
+                "{} is shorter than one full packet's serialization on the fastest host link ({packet} B at {}: {}): \
+                 a receiver would ask again before a packet could arrive; give at least {} (the paper's is 5 ms, \
+                 docs/homa.md)",
+                time(homa.resend_timeout),
+                rate_text(fastest),
+                time(bound),
+                time(bound)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn check_priority_classes(homa: &HomaSpec, scenario: &Checked<'_>) -> Result<()> {
     let classes = scenario.switch.priority_classes;
     if homa.priorities <= classes {

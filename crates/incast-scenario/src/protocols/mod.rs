@@ -20,11 +20,13 @@
 //! ```
 //!
 //! Modules, one per transport and one per section: `tcp` (its rules), `d2tcp` and `tcppr` (TCP's
-//! sections), `d3`, `pdq`, `pfabric` and `homa` (each a transport with one section of its name).
+//! sections), `d3`, `pdq`, `pfabric`, `ndp` and `homa` (each a transport with one section of its
+//! name).
 
 pub(crate) mod d2tcp;
 pub(crate) mod d3;
 pub(crate) mod homa;
+pub(crate) mod ndp;
 pub(crate) mod pdq;
 pub(crate) mod pfabric;
 pub(crate) mod tcp;
@@ -32,9 +34,10 @@ pub(crate) mod tcppr;
 
 use serde_json::{Map, Value};
 
-use crate::check::{err, Result};
+use crate::check::Result;
+use crate::error::Warning;
 use crate::registry::Protocol;
-use crate::spec::{SwitchSpec, TransportSpec, WorkloadSpec};
+use crate::spec::{SwitchSpec, TopologySpec, TransportSpec, WorkloadSpec};
 use crate::RunSpec;
 
 /// What checking a section may read: `[transport]` and `[run]`, checked before it.
@@ -45,6 +48,7 @@ pub(crate) struct SectionContext<'a> {
 
 /// What a section's whole-scenario check may read, once the workloads are checked.
 pub(crate) struct Checked<'a> {
+    pub(crate) topology: &'a TopologySpec,
     pub(crate) transport: &'a TransportSpec,
     pub(crate) switch: &'a SwitchSpec,
     pub(crate) workloads: &'a [WorkloadSpec],
@@ -55,6 +59,37 @@ impl Checked<'_> {
     pub(crate) fn first_running(&self, protocol: Protocol) -> Option<usize> {
         self.workloads.iter().position(|w| w.flow_protocols(self.transport.protocol).contains(&protocol))
     }
+
+    /// The key that gives the first flow running `protocol` its protocol, as the file writes it:
+    /// a workload's `protocol`, an OLDI application's entry of `protocols` or its
+    /// `background_protocol`, else `[transport] protocol`; `None` if no flow runs it.
+    pub(crate) fn named_at(&self, protocol: Protocol) -> Option<String> {
+        named_at(self.workloads, self.transport.protocol, protocol)
+    }
+
+    /// Whether some flow runs `protocol`, or one of its siblings on the same transport.
+    pub(crate) fn runs_transport_of(&self, protocol: Protocol) -> bool {
+        protocol.siblings().iter().any(|&p| self.first_running(p).is_some())
+    }
+}
+
+/// [`Checked::named_at`] over `workloads`, whose flows that name no protocol run `default`.
+pub(crate) fn named_at(workloads: &[WorkloadSpec], default: Protocol, protocol: Protocol) -> Option<String> {
+    for (i, w) in workloads.iter().enumerate() {
+        if !w.flow_protocols(default).contains(&protocol) {
+            continue;
+        }
+        if let Some(oldi) = w.oldi() {
+            if let Some(a) = oldi.apps.iter().position(|app| app.protocol == Some(protocol)) {
+                return Some(format!("workload[{i}].protocols[{a}]"));
+            }
+            if oldi.background.as_ref().and_then(|b| b.protocol) == Some(protocol) {
+                return Some(format!("workload[{i}].background_protocol"));
+            }
+        }
+        return Some(if w.options().protocol == Some(protocol) { format!("workload[{i}].protocol") } else { "transport.protocol".into() });
+    }
+    None
 }
 
 /// A protocol's own table of the scenario file (`[d3]`): its keys as the file writes them, the
@@ -66,12 +101,9 @@ pub(crate) trait Section {
     /// The table checked, in engine units, every key the file leaves out at its default.
     type Spec: Default;
 
-    /// Whether flows of `protocol` read the section.
+    /// Whether flows of `protocol` read the section. A file that sets the section when no flow
+    /// reads it is warned (docs/scenario.md, "Warnings").
     fn used_by(protocol: Protocol) -> bool;
-
-    /// Whether a file that sets the section must run some of its flows (else it is an error:
-    /// the keys would be silently ignored).
-    const ONLY_WITH_ITS_FLOWS: bool = false;
 
     /// The file's table, checked; errors name the key (`d3.alpha`).
     fn validate(raw: Self::Raw, context: &SectionContext<'_>) -> Result<Self::Spec>;
@@ -102,13 +134,17 @@ pub(crate) trait TransportRules {
     const HEADER_BYTES: u32 = 0;
     /// Whether a connection carries one message after another (`connections = "persistent"`).
     const KEEPS_CONNECTIONS: bool = true;
-    /// `[transport]` keys its hosts do without: refused when set `true`, with why.
+    /// `[transport]` keys its hosts do without, with why: set `true` when every flow runs a
+    /// protocol that does without it (wherever the protocol is named), an error.
     const REFUSES: (&'static [&'static str], &'static str) = (&[], "");
     /// Whether its hosts read `[transport]` (pFabric's run their own TCP).
     const READS_TRANSPORT: bool = true;
-    /// What `incast check` says instead of `[transport]` for a scenario of its flows only, when
-    /// its hosts do not read it.
+    /// Why its hosts read no `[transport]` key, when they do not: what `incast check` says in
+    /// place of `[transport]`, and what the warning about keys set there says.
     const INSTEAD_OF_TRANSPORT: &'static str = "";
+    /// Its protocols whose senders react to ECN marks (DCTCP and D2TCP on TCP's transport): run
+    /// on ports that never mark, they are warned about (docs/scenario.md, "Warnings").
+    const ECN_REACTIVE: &'static [Protocol] = &[];
 }
 
 /// Defines the protocols' rules and [`ProtocolSections`] from the registry.
@@ -122,10 +158,18 @@ macro_rules! define_sections {
             }
 
             /// Whether a connection of the protocol can carry one message after another
-            /// (persistent connections): the TCP sender's families can; D3, RCPdc and PDQ open a
-            /// connection per flow, since their senders ask the network for each flow's rate.
+            /// (persistent connections): those on the TCP sender can (TCP's family, and pFabric,
+            /// whose packets then carry the connection's remaining bytes: docs/pfabric.md); D3,
+            /// RCPdc and PDQ open a connection per flow, since their senders ask the network for
+            /// each flow's rate, and so does NDP, whose receivers pull each flow's packets.
             pub fn keeps_connections(self) -> bool {
                 self.rules().keeps_connections
+            }
+
+            /// Whether its senders react to ECN marks (DCTCP and D2TCP): its packets are
+            /// ECN-capable, and a port that marks none leaves it a loss-based TCP.
+            pub fn reacts_to_ecn(self) -> bool {
+                self.rules().ecn_reactive.contains(&self)
             }
 
             /// The rules of its transport.
@@ -169,26 +213,36 @@ macro_rules! define_sections {
                 Ok((sections, given))
             }
 
-            /// The checks that need the whole scenario, `given` the sections the file sets and
-            /// `in_use` the protocols its flows run: each section's own, and a section set
-            /// without its flows, where that is an error.
-            pub(crate) fn check(&self, given: &[&str], in_use: &[Protocol], scenario: &Checked<'_>) -> Result<()> {
+            /// The checks that need the whole scenario: each section's own.
+            pub(crate) fn check(&self, scenario: &Checked<'_>) -> Result<()> {
                 $($(
                     <$section::Section as Section>::check(&self.$section, scenario)?;
+                )*)+
+                Ok(())
+            }
+
+            /// A warning for each section of `given` (those the file sets) that no flow reads,
+            /// `in_use` being the protocols the flows run: its keys change nothing. A warning, not
+            /// an error, so that a sweep may vary the protocol over a file that carries one
+            /// protocol's section (docs/scenario.md, "Warnings").
+            pub(crate) fn unused(given: &[&str], in_use: &[Protocol]) -> Vec<Warning> {
+                let mut out = Vec::new();
+                $($(
                     let used = in_use.iter().any(|&p| <$section::Section as Section>::used_by(p));
-                    if <$section::Section as Section>::ONLY_WITH_ITS_FLOWS && given.contains(&stringify!($section)) && !used {
-                        let protocol = Protocol::ALL.iter().copied().find(|&p| <$section::Section as Section>::used_by(p)).expect("a section has a protocol");
-                        return Err(err(
+                    if given.contains(&stringify!($section)) && !used {
+                        let readers: Vec<Protocol> = Protocol::ALL.iter().copied().filter(|&p| <$section::Section as Section>::used_by(p)).collect();
+                        let labels: Vec<&str> = readers.iter().map(|p| p.label()).collect();
+                        out.push(Warning::new(
                             stringify!($section),
                             format!(
-                                "is set, but no flow runs {} (set [transport] protocol = \"{}\" or a workload's protocol)",
-                                protocol.label(),
-                                protocol.name()
+                                "is set, but no flow runs {}, so none of its keys is used (set [transport] protocol = \"{}\" or a workload's protocol to run it)",
+                                prose(&labels, "or"),
+                                readers[0].name()
                             ),
                         ));
                     }
                 )*)+
-                Ok(())
+                out
             }
 
             /// The sections the protocols `in_use` read, each as (name, heading, keys in effect),
@@ -222,6 +276,7 @@ pub(crate) struct Rules {
     pub(crate) refuses: (&'static [&'static str], &'static str),
     pub(crate) reads_transport: bool,
     pub(crate) instead_of_transport: &'static str,
+    pub(crate) ecn_reactive: &'static [Protocol],
 }
 
 impl Rules {
@@ -234,6 +289,7 @@ impl Rules {
             refuses: R::REFUSES,
             reads_transport: R::READS_TRANSPORT,
             instead_of_transport: R::INSTEAD_OF_TRANSPORT,
+            ecn_reactive: R::ECN_REACTIVE,
         }
     }
 }

@@ -43,8 +43,6 @@ impl super::Section for Section {
     type Raw = Raw;
     type Spec = PdqSpec;
 
-    const ONLY_WITH_ITS_FLOWS: bool = true;
-
     fn used_by(protocol: Protocol) -> bool {
         protocol == Protocol::Pdq
     }

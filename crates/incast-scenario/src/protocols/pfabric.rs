@@ -8,9 +8,9 @@ use serde_json::{json, Map, Value};
 
 use incast_proto::time::Duration;
 
-use super::{Protocol, SectionContext, TransportRules};
+use super::{Checked, Protocol, SectionContext, TransportRules};
 use crate::check::{count, err, positive_time, Result};
-use crate::units::time_text as time;
+use crate::units::{rate_text, time_text as time};
 use crate::error::join;
 use crate::units::{Size, Time};
 use crate::limits;
@@ -22,8 +22,7 @@ pub(crate) struct Rules;
 impl TransportRules for Rules {
     const ALONE: Option<&'static str> = Some("pFabric's ports order packets by a priority only pFabric hosts stamp");
     const READS_TRANSPORT: bool = false;
-    const INSTEAD_OF_TRANSPORT: &'static str =
-        "[transport] protocol = \"pfabric\": pFabric's hosts use none of [transport]'s other keys";
+    const INSTEAD_OF_TRANSPORT: &'static str = "pFabric's hosts run their own TCP, set by [pfabric]";
 }
 
 /// The `[pfabric]` section.
@@ -36,14 +35,19 @@ impl super::Section for Section {
     type Raw = Raw;
     type Spec = PfabricSpec;
 
-    const ONLY_WITH_ITS_FLOWS: bool = true;
-
     fn used_by(protocol: Protocol) -> bool {
         protocol == Protocol::Pfabric
     }
 
     fn validate(raw: Raw, context: &SectionContext<'_>) -> Result<PfabricSpec> {
         validate_pfabric(raw, context.run)
+    }
+
+    fn check(spec: &PfabricSpec, scenario: &Checked<'_>) -> Result<()> {
+        if scenario.first_running(Protocol::Pfabric).is_none() {
+            return Ok(());
+        }
+        check_rto(spec, scenario.topology.host_link_rate())
     }
 
     fn describe(p: &PfabricSpec) -> Map<String, Value> {
@@ -119,6 +123,35 @@ const PFABRIC_MAX_WINDOW: u64 = 100_000;
 /// 45 ms of a flow getting nothing through).
 const PFABRIC_MAX_PROBE_AFTER: u64 = 1_000_000;
 
+/// pFabric's timer against the network, its host links as fast as `fastest`: the timeout must
+/// be at least one full packet's serialization on the fastest host link. pFabric's timer is
+/// fixed (no RTT estimate, no back-off), so a shorter one fires before any flow's first packet
+/// has left its own host (every flow's data crosses its sender's NIC, at most this fast), every
+/// packet is resent before it could be acknowledged, and the timers alone cost an event per
+/// timeout per flow: at 1 ps, 10^12 a simulated second each (issue 39). The fastest host link
+/// gives the bound that holds for every flow whatever its path; a timeout above it but below a
+/// flow's round trip still runs (each flow resends, then probes, every timeout), and what such a
+/// run cannot finish the progress watchdog (`[run] stall_after`) stops.
+fn check_rto(spec: &PfabricSpec, fastest: incast_proto::time::BitsPerSec) -> Result<()> {
+    let packet = u64::from(incast_proto::tcp::MTU_BYTES);
+    let bound = fastest.tx_time(packet);
+    if spec.rto < bound {
+        return Err(err(
+            "pfabric.rto",
+            format!(
+                "{} is shorter than one full packet's serialization on the fastest host link ({packet} B at {}: {}): \
+                 the timer never backs off, and would fire before any flow's first packet left its host; \
+                 give at least {} (pFabric's is about three round trips, docs/pfabric.md)",
+                time(spec.rto),
+                rate_text(fastest),
+                time(bound),
+                time(bound)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `[pfabric]`, defaults from pFabric's public simulator ([`PfabricSpec`]): a buffer that holds
 /// at least one full packet, windows of at least one segment with the cap at least the initial
 /// one, a positive timeout within the horizon.
@@ -154,3 +187,34 @@ fn validate_pfabric(raw: Raw, run: &RunSpec) -> Result<PfabricSpec> {
     Ok(PfabricSpec { buffer_bytes, initial_window_segments, max_window_segments, rto, probe_after })
 }
 
+#[cfg(test)]
+mod tests {
+    use crate::fixtures::PORTS;
+    use crate::{parse_toml, Scenario, ScenarioError};
+
+    /// A pFabric flow burst on a 4-host star of `link_rate`, with `[pfabric]` keys `pfabric`.
+    fn parse(link_rate: &str, pfabric: &str) -> Result<Scenario, ScenarioError> {
+        let text = format!(
+            "[topology]\nkind = \"star\"\nhosts = 4\nlink_rate = \"{link_rate}\"\n[transport]\nprotocol = \"pfabric\"\n\
+             [pfabric]\n{pfabric}\n[[workload]]\nkind = \"flow-burst\"\n"
+        );
+        parse_toml(&text, None, &PORTS)
+    }
+
+    #[test]
+    fn a_timeout_shorter_than_a_packet_on_the_fastest_host_link_is_refused_with_the_bound() {
+        // Issue 39: 1 ps, 40 M timer events per 20 us simulated.
+        let e = parse("1Gbps", "rto = \"1ps\"").expect_err("refused");
+        assert_eq!(e.path, "pfabric.rto");
+        // 1500 B at 1 Gbps: 12 us.
+        assert!(e.message.contains("1ps") && e.message.contains("1500 B at 1Gbps: 12us"), "{e}");
+        assert_eq!(parse("1Gbps", "rto = \"11999ns\"").expect_err("refused").path, "pfabric.rto");
+        parse("1Gbps", "rto = \"12us\"").expect("one packet's time");
+        // At 10 Gbps, 1.2 us; pFabric's 45 us is far above.
+        parse("10Gbps", "rto = \"1200ns\"").expect("one packet's time");
+        parse("10Gbps", "").expect("pFabric's defaults");
+        // At 100 Mbps a packet takes 120 us: pFabric's 45 us default fires first.
+        let e = parse("100Mbps", "").expect_err("refused");
+        assert!(e.message.contains("45us") && e.message.contains("120us"), "{e}");
+    }
+}

@@ -146,7 +146,7 @@ pub const OFFER_LOG_COLUMNS: &[Column<OfferLogSeries>] = &[
     series!(Bool, ce_on_arrival, "whether an earlier port had marked it CE"),
     Column {
         name: "outcome",
-        doc: "queued, marked (queued and marked CE here), dropped, or queued-evicting (pFabric)",
+        doc: "queued, marked (queued and marked CE here), dropped, queued-evicting (pFabric) or queued-trimming (NDP)",
         values: Values::Str(|t, i| OfferLogSeries::OUTCOMES[t.outcome[i] as usize]),
     },
 ];

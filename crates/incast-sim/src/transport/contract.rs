@@ -46,6 +46,10 @@ pub(crate) trait Plugin {
     const PORT_COUNTERS: &'static [&'static str] = &[];
     /// Columns its processors add to a sampled port's queue series.
     const PORT_SAMPLES: &'static [ExtraColumn] = &[];
+    /// The scenario keys most likely behind a stall of its flows, most likely first: what the
+    /// progress watchdog (`[run] stall_after`, `crate::watchdog`) names when they deliver
+    /// nothing for the span, or their timers fire faster than packets can move.
+    const STALL_KEYS: &'static [&'static str];
 
     /// Its settings for a run of `scenario` over `net`.
     fn setup(scenario: &Scenario, net: &NetFacts) -> Self::Setup;
@@ -300,21 +304,39 @@ pub(crate) enum Joined {
         /// Its size on the wire.
         bytes: u32,
     },
+    /// It joined, and `packet` (perhaps the arrival itself) waits without its payload, `cut`
+    /// bytes lighter (NDP's trimming): the port counts it at its new size, the engine drops the
+    /// payload from the packet.
+    Trimmed {
+        /// The packet trimmed.
+        packet: PacketId,
+        /// Payload bytes it lost.
+        cut: u32,
+    },
 }
 
 /// How a port queues, picks the next packet and drops, for a transport that has its own
-/// (pFabric Section 4.1). The port keeps the accounting (bytes and packets waiting, counters,
-/// the serializer and the wire); the discipline holds the waiting packets and the policy.
+/// (pFabric Section 4.1, NDP's trimming). The port keeps the accounting (bytes and packets
+/// waiting, counters, the serializer and the wire); the discipline holds the waiting packets and
+/// the policy. It reads the clock: a discipline may hold waiting packets back until a time of
+/// its own (NDP's PULL pacer), which `held_until` gives.
 pub(crate) trait QueueDiscipline {
     /// The transport's header.
     type Header;
 
-    /// A packet arrives (with its header, if it has one) and finds `waiting` bytes queued, itself
-    /// not counted: it joins, or joins and displaces a packet.
-    fn offer(&mut self, packet: &Arriving, header: Option<&Self::Header>, waiting: u64) -> Joined;
+    /// A packet arrives at `now` (with its header, if it has one) and finds `waiting` bytes
+    /// queued, itself not counted: it joins, joins and displaces a packet, or joins and the
+    /// discipline trims a packet to its headers.
+    fn offer(&mut self, now: Instant, packet: &Arriving, header: Option<&Self::Header>, waiting: u64) -> Joined;
 
-    /// The next packet to serialize, if any waits.
-    fn next(&mut self) -> Option<PacketId>;
+    /// The next packet to serialize at `now`, if any waits and may go.
+    fn next(&mut self, now: Instant) -> Option<PacketId>;
+
+    /// When a packet that waits but may not go yet may go (`next` returned `None` while `len`
+    /// is not 0): the port wakes then. `None` if every packet that waits may go.
+    fn held_until(&self) -> Option<Instant> {
+        None
+    }
 
     /// Packets waiting.
     fn len(&self) -> usize;
@@ -335,11 +357,11 @@ impl<H> PortProcessor for Never<H> {
 impl<H> QueueDiscipline for Never<H> {
     type Header = H;
 
-    fn offer(&mut self, _: &Arriving, _: Option<&H>, _: u64) -> Joined {
+    fn offer(&mut self, _: Instant, _: &Arriving, _: Option<&H>, _: u64) -> Joined {
         match self.0 {}
     }
 
-    fn next(&mut self) -> Option<PacketId> {
+    fn next(&mut self, _: Instant) -> Option<PacketId> {
         match self.0 {}
     }
 

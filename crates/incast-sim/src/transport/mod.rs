@@ -3,15 +3,16 @@
 //! a protocol does differently reaches them through the hooks here.
 //!
 //! ```text
-//!                    ┌──────────── Plugin (one per transport: tcp, d3, pdq, pfabric) ───────────┐
+//!                    ┌──────── Plugin (one per transport: tcp, d3, pdq, pfabric, ndp, homa) ────┐
 //!  host side         │ Endpoints  a flow's sender and receiver: poll_transmit, poll_ack,        │
 //!                    │            handle_data, handle_ack, timers, progress, trace row          │
 //!  in every packet   │ Header     the transport's own header, sized by it (D3's congestion      │
 //!                    │            header, PDQ's scheduling header, TCP's SACK blocks)           │
 //!  port side         │ Processor  what a port does to a passing packet of the transport,        │
 //!                    │            forward or back (D3's allocator, PDQ's scheduler)             │
-//!                    │ Discipline how a port queues, picks and drops (pFabric's rank queue);    │
-//!                    │            without one a port keeps the shared priority FIFOs and ECN    │
+//!                    │ Discipline how a port queues, picks, drops, trims and paces (pFabric's   │
+//!                    │            rank queue, NDP's trimming queue and PULL pacer); without one │
+//!                    │            a port keeps the shared priority FIFOs and ECN                │
 //!  per run           │ Setup      its settings, built once from the scenario                    │
 //!                    └──────────────────────────────────────────────────────────────────────────┘
 //!                                   │ registry.rs: one line per transport (incast-scenario's
@@ -20,14 +21,15 @@
 //!  per packet, no virtual call
 //! ```
 //!
-//! Each transport's adapter is a module here (`tcp`, `d3`, `pdq`, `pfabric`) over its sans-IO
-//! state machines in incast-proto. docs/adding-a-transport.md walks through adding one.
+//! Each transport's adapter is a module here (`tcp`, `d3`, `pdq`, `pfabric`, `ndp`, `homa`) over its
+//! sans-IO state machines in incast-proto. docs/adding-a-transport.md walks through adding one.
 
 mod contract;
 mod d3;
 #[cfg(test)]
 mod harness;
 mod homa;
+mod ndp;
 mod pdq;
 mod pfabric;
 mod registry;
@@ -36,5 +38,5 @@ mod tcp;
 mod tests;
 
 pub(crate) use contract::*;
-pub(crate) use registry::{port_counters, Discipline, Header, Processor, Setups, Transport};
+pub(crate) use registry::{port_counters, stall_keys, Discipline, Header, Processor, Setups, Transport};
 pub use registry::{port_sample_columns, trace_columns};

@@ -261,17 +261,24 @@ macro_rules! engine_registry {
         }
 
         impl Discipline {
-            /// A packet arrives and finds `waiting` bytes queued.
-            pub(crate) fn offer(&mut self, packet: &Arriving, header: Option<&Header>, waiting: u64) -> Joined {
+            /// A packet arrives at `now` and finds `waiting` bytes queued.
+            pub(crate) fn offer(&mut self, now: Instant, packet: &Arriving, header: Option<&Header>, waiting: u64) -> Joined {
                 match self {
-                    $(Discipline::$family(d) => d.offer(packet, header_of!(header, $family), waiting),)+
+                    $(Discipline::$family(d) => d.offer(now, packet, header_of!(header, $family), waiting),)+
                 }
             }
 
-            /// The next packet to serialize.
-            pub(crate) fn next(&mut self) -> Option<PacketId> {
+            /// The next packet to serialize at `now`.
+            pub(crate) fn next(&mut self, now: Instant) -> Option<PacketId> {
                 match self {
-                    $(Discipline::$family(d) => d.next(),)+
+                    $(Discipline::$family(d) => d.next(now),)+
+                }
+            }
+
+            /// When a packet held back may go.
+            pub(crate) fn held_until(&self) -> Option<Instant> {
+                match self {
+                    $(Discipline::$family(d) => d.held_until(),)+
                 }
             }
 
@@ -360,6 +367,14 @@ macro_rules! engine_registry {
             }
         }
 
+        /// The scenario keys most likely behind a stall of `protocol`'s flows, most likely first
+        /// (its transport's `Plugin::STALL_KEYS`).
+        pub(crate) fn stall_keys(protocol: Protocol) -> &'static [&'static str] {
+            match protocol {
+                $($(Protocol::$variant)|+ => <super::$module::Plugin as Plugin>::STALL_KEYS,)+
+            }
+        }
+
         /// Every transport's trace columns, in the registry's order (each name once): the
         /// traces table's columns after its common ones.
         pub fn trace_columns() -> &'static [ExtraColumn] {
@@ -405,3 +420,26 @@ fn union(lists: &[&[ExtraColumn]]) -> Vec<ExtraColumn> {
 }
 
 incast_scenario::for_each_transport!(engine_registry);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_transports_stall_keys_are_keys_of_the_scenario_file() {
+        for &protocol in Protocol::ALL {
+            let keys = stall_keys(protocol);
+            assert!(!keys.is_empty(), "{protocol:?} names no key");
+            for key in keys {
+                let (section, name) = key.split_once('.').expect("section.key");
+                // A value of no key's type: the error names the key, and not as unknown.
+                let text = format!(
+                    "[topology]\nkind = \"star\"\nhosts = 4\n[{section}]\n{name} = []\n[[workload]]\nkind = \"flow-burst\"\n"
+                );
+                let e = crate::scenario::parse_toml(&text, None).expect_err(key);
+                assert_eq!(e.path, *key, "{e}");
+                assert!(!e.message.contains("unknown"), "{key}: {e}");
+            }
+        }
+    }
+}

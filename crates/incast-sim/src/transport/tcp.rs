@@ -58,6 +58,9 @@ impl super::Plugin for Plugin {
     type Setup = Setup;
 
     const TRACE_COLUMNS: &'static [ExtraColumn] = TRACE_COLUMNS;
+    /// A TCP flow gets nothing through for long only when its packets keep being lost and its
+    /// timer backs off (from the initial RTO, doubling up to the maximum).
+    const STALL_KEYS: &'static [&'static str] = &["switch.buffer", "transport.initial_rto", "transport.max_rto"];
 
     fn setup(scenario: &Scenario, _net: &NetFacts) -> Setup {
         let t = &scenario.transport;
@@ -72,12 +75,14 @@ impl super::Plugin for Plugin {
     }
 
     fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> TcpEndpoints {
-        let (kind, ect) = match start.protocol {
-            Protocol::Dctcp => (CcKind::Dctcp { g: setup.dctcp_g, initial_alpha: setup.dctcp_initial_alpha }, true),
-            Protocol::D2tcp => (CcKind::D2tcp(setup.d2tcp), true),
-            _ => (CcKind::NewReno, false),
+        let kind = match start.protocol {
+            Protocol::Dctcp => CcKind::Dctcp { g: setup.dctcp_g, initial_alpha: setup.dctcp_initial_alpha },
+            Protocol::D2tcp => CcKind::D2tcp(setup.d2tcp),
+            _ => CcKind::NewReno,
         };
-        TcpEndpoints::new(setup.tcp, kind, ect, start)
+        // ECN-capable exactly when the scenario's rules say the protocol reacts to marks (its
+        // warning about ports that never mark rests on the same rule).
+        TcpEndpoints::new(setup.tcp, kind, start.protocol.reacts_to_ecn(), start)
     }
 
     /// TCPpr picks the class from the deadline (D3 Section 6.1.1; validation has checked that

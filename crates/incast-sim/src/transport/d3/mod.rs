@@ -51,6 +51,9 @@ impl super::Plugin for Plugin {
     type Setup = Setup;
 
     const TRACE_COLUMNS: &'static [ExtraColumn] = &[SENDING_RATE, DESIRED_RATE];
+    /// A D3 flow sends nothing but its requests while every grant is the base grant: a port's
+    /// capacity too small for a share above it (issue 39).
+    const STALL_KEYS: &'static [&'static str] = &["d3.capacity_max", "d3.capacity_min", "d3.base_rate"];
     const PORT_COUNTERS: &'static [&'static str] = COUNTERS;
     const PORT_SAMPLES: &'static [ExtraColumn] = SAMPLES;
 

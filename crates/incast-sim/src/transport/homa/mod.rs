@@ -125,6 +125,9 @@ impl super::Plugin for Plugin {
     type Processor = super::Never<HomaPacket>;
     type Discipline = HomaNic;
     type Setup = Setup;
+    /// A Homa flow stalls when its packets are lost and its receiver waits `resend_timeout` to
+    /// ask again, or its messages' packets do not fit the switches' buffers.
+    const STALL_KEYS: &'static [&'static str] = &["homa.resend_timeout", "switch.buffer"];
 
     fn setup(scenario: &Scenario, net: &NetFacts) -> Setup {
         let spec = &scenario.sections.homa;

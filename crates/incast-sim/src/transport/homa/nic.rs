@@ -20,6 +20,7 @@ use super::packet::HomaPacket;
 use crate::ids::{FlowId, PacketId};
 use crate::transport::{Arriving, Joined, QueueDiscipline};
 use incast_proto::homa::HomaHeader;
+use incast_proto::time::Instant;
 
 /// Locks shared state; the engine is one thread, so a lock is never held elsewhere, and one
 /// poisoned by a panic is as good as any after it.
@@ -91,7 +92,7 @@ impl QueueDiscipline for HomaNic {
 
     /// Every packet joins: a host keeps what its transport hands it (the engine's backlog bound
     /// holds senders back, and Homa's hand over only what is granted).
-    fn offer(&mut self, packet: &Arriving, header: Option<&HomaPacket>, _waiting: u64) -> Joined {
+    fn offer(&mut self, _now: Instant, packet: &Arriving, header: Option<&HomaPacket>, _waiting: u64) -> Joined {
         let mut q = lock(&self.0);
         match header.map(|h| (h.header, h.left)) {
             Some((HomaHeader::Data { .. }, left)) => q.push_data(packet.id, packet.flow, left),
@@ -100,7 +101,7 @@ impl QueueDiscipline for HomaNic {
         Joined::Queued
     }
 
-    fn next(&mut self) -> Option<PacketId> {
+    fn next(&mut self, _now: Instant) -> Option<PacketId> {
         let mut q = lock(&self.0);
         match q.control.pop_front() {
             Some(id) => Some(id),

@@ -57,6 +57,9 @@ impl super::Plugin for Plugin {
     type Setup = Setup;
 
     const TRACE_COLUMNS: &'static [ExtraColumn] = &[SENDING_RATE];
+    /// A PDQ flow waits while its ports' lists hold more critical flows, and its losses back off
+    /// as TCP's do.
+    const STALL_KEYS: &'static [&'static str] = &["pdq.flow_list", "transport.max_rto"];
 
     fn setup(scenario: &Scenario, _net: &NetFacts) -> Setup {
         Setup { pdq: scenario.sections.pdq, tcp: scenario.transport.tcp }

@@ -38,6 +38,9 @@ impl super::Plugin for Plugin {
 
     /// pFabric's hosts run TCP's sender: its columns.
     const TRACE_COLUMNS: &'static [ExtraColumn] = TCP_TRACE_COLUMNS;
+    /// pFabric's fixed timer never backs off: one far below the round trip resends and probes
+    /// every timeout (issue 39).
+    const STALL_KEYS: &'static [&'static str] = &["pfabric.rto", "pfabric.buffer"];
 
     fn setup(scenario: &Scenario, _net: &NetFacts) -> Setup {
         let p = &scenario.sections.pfabric;
@@ -147,7 +150,7 @@ mod tests {
     /// A pFabric port that holds `limit` bytes waiting.
     fn pfabric_port(limit: u64) -> Port {
         let link = LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
-        Port::plugged(PortInfo { node: NodeId(0), peer: NodeId(1), link }, Discipline::Pfabric(PfabricQueue::new(limit)))
+        Port::plugged(PortInfo { node: NodeId(0), peer: NodeId(1), link }, Discipline::Pfabric(PfabricQueue::new(limit))).unwrap()
     }
 
     /// Packet `id` (a data packet, ECN-capable) of flow `flow` with pFabric priority `rank`.
@@ -182,8 +185,8 @@ mod tests {
         let mut sent = Vec::new();
         let mut t = Instant::ZERO;
         for _ in 0..2 {
-            p.woken();
             t += Duration::from_us(20);
+            let _ = p.woken(t);
             let _ = p.serve(t, &mut [], |id| if id == PacketId(5) { 40 } else { 1500 });
         }
         while let Some((id, _)) = (p.packets_held() > 0).then(|| p.pop_arrival()) {

@@ -21,6 +21,8 @@
 //! Buffers are a few dozen packets (36 KiB in pFabric's configuration), so both rules scan the
 //! queue, as the paper's switch design does over its small buffers.
 
+use incast_proto::time::Instant;
+
 use super::header::PfabricHeader;
 use crate::ids::{FlowId, PacketId};
 use crate::transport::{Arriving, Joined, QueueDiscipline};
@@ -84,7 +86,7 @@ impl QueueDiscipline for PfabricQueue {
     /// pFabric's admission: the packet joins the queue; if the queue then exceeds its limit, the
     /// least urgent packet whose removal makes room leaves (the arrival itself, if nothing
     /// waiting is less urgent).
-    fn offer(&mut self, packet: &Arriving, header: Option<&PfabricHeader>, waiting: u64) -> Joined {
+    fn offer(&mut self, _now: Instant, packet: &Arriving, header: Option<&PfabricHeader>, waiting: u64) -> Joined {
         self.push(Entry { id: packet.id, flow: packet.flow, rank: PfabricHeader::rank(header), bytes: packet.wire_bytes });
         let bytes = waiting + u64::from(packet.wire_bytes);
         match bytes.checked_sub(self.limit).filter(|&excess| excess > 0) {
@@ -97,7 +99,7 @@ impl QueueDiscipline for PfabricQueue {
         }
     }
 
-    fn next(&mut self) -> Option<PacketId> {
+    fn next(&mut self, _now: Instant) -> Option<PacketId> {
         self.pop().map(|e| e.id)
     }
 
