@@ -467,7 +467,6 @@ mod tests {
     }
 
     malformed! {
-        homa_section_without_homa_flows: concat!(star!(), burst!(), "[homa]\npriorities = 4\n"), "homa", "is set, but no flow runs Homa";
         homa_levels_beyond_the_ports_classes: concat!(star!(), burst!(), "[transport]\nprotocol = \"homa\"\n"), "homa.priorities", "uses 8 priority levels, but switch.priority_classes = 1: raise switch.priority_classes to 8";
         homa_fewer_classes_than_levels: concat!(star!(), "[switch]\npriority_classes = 4\n", burst!(), "[transport]\nprotocol = \"homa\"\n[homa]\npriorities = 5\n"), "homa.priorities", "uses 5 priority levels, but switch.priority_classes = 4";
         homa_zero_overcommitment: concat!(homa!(), "overcommitment = 0\n"), "homa.overcommitment", "must be between 1 and 100000 (found 0)";
@@ -481,6 +480,6 @@ mod tests {
         homa_unknown_model: concat!(homa!(), "model = \"omnet\"\n"), "homa.model", "expected one of \"paper\", \"ns3\"";
         homa_unknown_key: concat!(homa!(), "rtt_bytes = \"10KB\"\n"), "homa.rtt_bytes", "unknown key";
         homa_with_a_tcp_workload: concat!(star!(), "[switch]\npriority_classes = 8\n", burst!(), "protocol = \"homa\"\n", burst!(), "protocol = \"dctcp\"\n"), "workload[1].protocol", "Homa cannot share a network with other protocols";
-        homa_persistent_connections: "[topology]\nkind = \"two-tier\"\nracks = 4\nhosts_per_rack = 10\n[run]\nduration = \"100ms\"\n[switch]\npriority_classes = 8\n[[workload]]\nkind = \"oldi\"\nfan_in = 5\nutilization = 0.1\nconnections = \"persistent\"\nprotocol = \"homa\"\n", "workload[0].connections", "but messages would use homa: D3, RCPdc, PDQ and Homa open a connection per flow";
+        homa_persistent_connections: "[topology]\nkind = \"two-tier\"\nracks = 4\nhosts_per_rack = 10\n[run]\nduration = \"100ms\"\n[switch]\npriority_classes = 8\n[[workload]]\nkind = \"oldi\"\nfan_in = 5\nutilization = 0.1\nconnections = \"persistent\"\nprotocol = \"homa\"\n", "workload[0].connections", "but messages would use homa: D3, RCPdc, PDQ, NDP and Homa open a connection per flow";
     }
 }
