@@ -121,10 +121,10 @@ def incast(ctx: Context) -> Outcome:
     contended = [n for n in counts if n >= 2]
     last = {(p, n): _row(rows, p, n)["last_ms"] for p in PROTOCOLS for n in counts}
     panels = [
-        Panel("completion time of the last flow", "senders (N)", "completion time (ms)", series=[
-            Series("ideal", {n: _row(rows, "ndp", n)["ideal_ms"] for n in counts}, kind=LINE, within=NON_NEGATIVE),
+        Panel("completion time of the last flow", "senders (N)", "completion time (ms)", yscale="log", series=[
             *(Series(LABELS[p], {n: v for n in counts if (v := last[(p, n)]) is not None}, within=NON_NEGATIVE)
-              for p in PROTOCOLS)]),
+              for p in PROTOCOLS),
+            Series("ideal", {n: _row(rows, "ndp", n)["ideal_ms"] for n in counts}, kind=LINE, within=NON_NEGATIVE)]),
         Panel("last flow over the ideal", "senders (N)", "completion time / ideal", yscale="log", series=[
             Series(LABELS[p], {n: v for n in counts if (v := _row(rows, p, n)["last_over_ideal"]) is not None},
                    within=NON_NEGATIVE) for p in PROTOCOLS]),
