@@ -152,6 +152,7 @@ RENDERERS: Dict[str, Callable[[Reproductions], str]] = {
     "claim-tally-d2tcp": paper_tally("D2TCP"),
     "claim-tally-pdq": paper_tally("PDQ"),
     "claim-tally-pfabric": paper_tally("pFabric"),
+    "claim-tally-ndp": paper_tally("NDP"),
     "separate-run-time": separate_run_time,
     "wall-times": wall_times,
     **{f"wall-time-{rid}": _wall_time_of(rid) for rid in REPRODUCTIONS},
