@@ -9,6 +9,8 @@
 #   make crosscheck  install ns-3 (pip, ~200 MB) into .venv and compare incast with it (docs/crosscheck/)
 #   make crosscheck-ndp  incast's NDP against htsim's committed outputs (docs/crosscheck/ndp/);
 #                HTSIM=path/to/htsim_ndp runs htsim first (htsim is not part of this repository)
+#   make crosscheck-homa  incast's Homa against its authors' simulation results (docs/crosscheck/homa/;
+#                about 12 minutes on one core)
 #   make docs    regenerate the results docs' tables and quoted numbers from the committed reports (docs/reproduce.md)
 #   make clean   remove .venv, build outputs and demo output
 #
@@ -27,7 +29,7 @@ VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: help setup demo test lint test-rust test-python bench pins crosscheck crosscheck-ndp docs clean
+.PHONY: help setup demo test lint test-rust test-python bench pins crosscheck crosscheck-ndp crosscheck-homa docs clean
 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
@@ -37,6 +39,7 @@ help:
 	@echo "make pins  rerun the quick reproductions and pin their numbers (after an intended change)"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
 	@echo "make crosscheck-ndp  incast's NDP against htsim's (HTSIM=path runs htsim, else its committed outputs)"
+	@echo "make crosscheck-homa  incast's Homa against the authors' OMNeT++ results (committed reference)"
 	@echo "make docs   regenerate the results docs' tables from docs/reproductions/ (no simulation)"
 	@echo "make clean  remove .venv, build outputs and demo output"
 
@@ -118,6 +121,11 @@ crosscheck: $(VENV)/.crosscheck
 
 crosscheck-ndp: setup
 	$(VENV_ENV) $(VPY) -m incast.crosscheck.htsim_ndp --out docs/crosscheck/ndp $(if $(HTSIM),--htsim $(HTSIM))
+
+# The reference is committed (docs/crosscheck/homa/original-raw-data-from-paper.homa.txt);
+# tests/test_crosscheck_homa.py checks the committed report against it without running.
+crosscheck-homa: setup
+	$(VENV_ENV) $(VPY) -m incast.crosscheck.homa --out docs/crosscheck/homa
 
 # The generated blocks of the README, docs/results-*.md and docs/reproductions/README.md, from the
 # committed reports (pyarrow and json only: no simulation); `--check` is in the tests.

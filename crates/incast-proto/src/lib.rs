@@ -10,4 +10,5 @@ pub mod tcp;
 pub mod cc;
 pub mod d3;
 pub mod pdq;
+pub mod homa;
 pub mod ndp;

@@ -632,7 +632,7 @@ mod tests {
         let err = parse_name::<Protocol>("cubic").unwrap_err();
         assert_eq!(
             err,
-            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"tcppr\", \"d3\", \"rcpdc\", \"pfabric\", \"pdq\", \"ndp\""
+            "unknown protocol \"cubic\": expected one of \"tcp\", \"newreno\", \"dctcp\", \"d2tcp\", \"tcppr\", \"d3\", \"rcpdc\", \"pfabric\", \"pdq\", \"ndp\", \"homa\""
         );
     }
 

@@ -61,6 +61,7 @@ pub use trace::read_file as read_trace_file;
 pub use traffic::named_distribution;
 pub use protocols::d2tcp::effective_d2tcp;
 pub use protocols::d3::{effective_d3, D3Spec, D3Variant, CAPACITY_MAX, CAPACITY_MIN};
+pub use protocols::homa::{HomaModel, HomaPackets, HomaSpec};
 pub use protocols::pdq::PdqSpec;
 pub use protocols::ndp::NdpSpec;
 pub use protocols::pfabric::{PfabricSpec, PFABRIC_DEFAULT_BUFFER_BYTES};

@@ -423,7 +423,7 @@ mod tests {
         oldi_key_in_another_kind: concat!(net!(), "[[workload]]\nkind = \"flow-burst\"\nfan_in = 3\n"), "workload[0].fan_in", "does not apply to kind = \"flow-burst\"";
         oldi_unknown_connections: concat!(net!(), oldi!(), "connections = \"pooled\"\n"), "workload[0].connections", "unknown connection model \"pooled\": expected one of \"per-message\", \"persistent\"";
         oldi_connections_not_a_string: concat!(net!(), oldi!(), "connections = true\n"), "workload[0].connections", "invalid type: boolean";
-        oldi_persistent_with_d3_transport: concat!("[transport]\nprotocol = \"d3\"\n", net!(), oldi!(), "connections = \"persistent\"\n"), "workload[0].connections", "needs a protocol that keeps its connections (tcp, dctcp, d2tcp, tcppr, pfabric), but messages would use d3: D3, RCPdc, PDQ and NDP open a connection per flow";
+        oldi_persistent_with_d3_transport: concat!("[transport]\nprotocol = \"d3\"\n", net!(), oldi!(), "connections = \"persistent\"\n"), "workload[0].connections", "needs a protocol that keeps its connections (tcp, dctcp, d2tcp, tcppr, pfabric), but messages would use d3: D3, RCPdc, PDQ, NDP and Homa open a connection per flow";
         oldi_persistent_with_rcpdc_app: concat!(net!(), oldi!(), "connections = \"persistent\"\nprotocols = [\"tcp\", \"tcp\", \"rcpdc\", \"tcp\", \"tcp\"]\n"), "workload[0].connections", "but messages would use rcpdc";
         oldi_unknown_key: concat!(net!(), oldi!(), "fanin = 3\n"), "workload[0].fanin", "unknown key";
     }

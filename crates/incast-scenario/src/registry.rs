@@ -26,6 +26,7 @@ macro_rules! for_each_transport {
             pfabric: Pfabric [pfabric] { Pfabric("pfabric") "pFabric" }
             pdq: Pdq [pdq] { Pdq("pdq") "PDQ" }
             ndp: Ndp [ndp] { Ndp("ndp") "NDP" }
+            homa: Homa [homa] { Homa("homa") "Homa" }
         }
     };
 }

@@ -17,6 +17,7 @@ use super::limits;
 use super::spec::{
     DeadlineDist, ExplicitFlow, FlowOptions, DEFAULT_RESPONSE_SIZE, HostIndex, RackLocal, RoundStarts, RunSpec, SizeDist, TopologySpec, TrafficPattern, WorkloadSpec,
 };
+use super::named_sizes::ParetoTail;
 use super::{named_sizes, oldi, trace, units};
 
 /// Converts the workload at key path `p` (`workload[i]`).
@@ -535,7 +536,48 @@ pub fn named_distribution(p: &str, name: &str) -> Result<SizeDist> {
         }
         points.push((bytes, prob));
     }
+    if let Some(tail) = shipped.tail {
+        pareto_tail(&mut points, tail);
+    }
+    if shipped.step {
+        points = steps(&points);
+    }
     cdf_points(p, points)
+}
+
+/// A step CDF's points as the sampler's: each size holds the probability between its point and
+/// the one before (a step from the previous probability to its own), nothing between sizes.
+/// Sizes that add no probability are left out.
+fn steps(points: &[(u64, f64)]) -> Vec<(u64, f64)> {
+    let mut out = Vec::with_capacity(2 * points.len());
+    let mut below = 0.0;
+    for &(size, prob) in points {
+        if prob > below {
+            out.push((size, below));
+            out.push((size, prob));
+            below = prob;
+        }
+    }
+    out
+}
+
+/// Appends the discretized tail beyond the last point, as HomaSimulation's `WorkloadEstimator`
+/// does it for W1 (floating-point steps accumulated as its loop does, so the sizes are its own).
+fn pareto_tail(points: &mut Vec<(u64, f64)>, tail: ParetoTail) {
+    let Some(&(offset, p0)) = points.last() else { return };
+    let increment = (tail.last - p0) / f64::from(tail.steps);
+    let mut prob = p0 + increment;
+    while prob <= tail.last {
+        let size = (offset as f64 + (((1.0 - p0) / (1.0 - prob)).powf(tail.k) - 1.0) * tail.sigma / tail.k).round() as u64;
+        match points.last_mut() {
+            Some(last) if last.0 == size => last.1 = prob,
+            _ => points.push((size, prob)),
+        }
+        prob += increment;
+    }
+    if let Some(last) = points.last_mut() {
+        last.1 = 1.0;
+    }
 }
 
 /// An empirical CDF: sizes never falling, probabilities rising to exactly 1. A size repeated
@@ -657,6 +699,34 @@ mod tests {
         assert!((mean("web-search") - 1_711_250.0).abs() < 1e-6);
         assert!((mean("data-mining") - 7_470_236.0).abs() < 1.0);
         assert!((mean("hadoop") - 120_420.75).abs() < 1e-6);
+    }
+
+    /// Homa's W1-W5 have the means their files' first lines state (HomaSimulation's generator
+    /// reads them from there), but W1, whose generator draws its Pareto tail up to 1 GB while its
+    /// priorities are computed from the tail discretized to the 99.9th percentile (4,120 B), as
+    /// incast ships it: 182.34 B by that discretization, computed apart.
+    #[test]
+    fn homa_workloads_have_their_simulators_means() {
+        let mean = |name: &str| named_distribution("size", name).unwrap().mean_bytes();
+        assert!((mean("homa-w1") - 182.342).abs() < 1e-3, "{}", mean("homa-w1"));
+        assert!((mean("homa-w2") - 440.7907).abs() < 1e-3);
+        assert!((mean("homa-w3") - 2927.354).abs() < 1e-2);
+        assert!((mean("homa-w4") - 127_796.6).abs() < 0.1);
+        assert!((mean("homa-w5") / 1442.0 - 1744.70).abs() < 0.01, "1,744.70 packets of 1442 B");
+    }
+
+    /// Homa's files are step CDFs: W1's first size holds its probability exactly, its tail ends
+    /// at the 4,120 B of the 99.9th percentile; W5's sizes are whole packets.
+    #[test]
+    fn homa_workloads_are_steps_of_whole_sizes() {
+        let points = |name: &str| match named_distribution("size", name).unwrap() {
+            SizeDist::Cdf(points) => points,
+            _ => panic!("not a CDF"),
+        };
+        let w1 = points("homa-w1");
+        assert_eq!(&w1[..4], &[(1, 0.0), (1, 0.00583), (2, 0.00583), (2, 0.18403)]);
+        assert_eq!(w1.last(), Some(&(4120, 1.0)));
+        assert!(points("homa-w5").iter().all(|&(s, _)| s % 1442 == 0));
     }
 
     /// Data mining keeps the step of its file: half the flows are exactly one packet.

@@ -10,7 +10,7 @@ use crate::transport::Header;
 
 impl Packet {
     /// Data segment `seg` of flow `flow`, with its transport `header`, about to enter its route
-    /// `route` in priority class `priority`.
+    /// `route` in priority class `priority`, or the one its header chose (`WireHeader::priority`).
     pub(crate) fn data(flow: FlowId, seg: &DataSegment, route: RouteCursor, priority: u8, header: Option<&Header>) -> Packet {
         Packet {
             flow,
@@ -24,7 +24,7 @@ impl Packet {
             ece: false,
             retransmission: seg.retransmission,
             syn: seg.syn,
-            priority,
+            priority: header.and_then(Header::priority).unwrap_or(priority),
             route,
             has_header: header.is_some(),
         }
@@ -44,7 +44,7 @@ impl Packet {
             ece: ack.ece,
             retransmission: false,
             syn: false,
-            priority,
+            priority: header.and_then(Header::priority).unwrap_or(priority),
             route,
             has_header: header.is_some(),
         }

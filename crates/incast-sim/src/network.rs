@@ -117,7 +117,7 @@ impl Network {
         let hosts = topo.hosts.len();
         let fastest_host_link =
             (0..hosts as u32).map(|h| topo.ports[topo.host_nic(h).idx()].link.rate).max().unwrap_or(BitsPerSec::GBPS);
-        let setups = Setups::new(scenario, &NetFacts { fastest_host_link });
+        let setups = Setups::new(scenario, &NetFacts { fastest_host_link, longest_path: topo.farthest_path() });
         let protocols = scenario.protocols_in_use();
         for (p, info) in topo.ports.iter().enumerate() {
             let is_host = matches!(topo.nodes[info.node.idx()].kind, NodeKind::Host(_));

@@ -8,7 +8,7 @@ use std::path::Path;
 
 pub use incast_scenario::spec::*;
 pub use incast_scenario::{
-    named_distribution, named_sizes, D3Spec, D3Variant, PdqSpec, PfabricSpec, ProtocolSections, Scenario, TcpPrSpec,
+    named_distribution, named_sizes, D3Spec, D3Variant, HomaModel, HomaSpec, PdqSpec, PfabricSpec, ProtocolSections, Scenario, TcpPrSpec,
     PFABRIC_DEFAULT_BUFFER_BYTES,
 };
 pub use incast_scenario::{FlowBurstWorkload, FlowListWorkload, LongFlowsWorkload, PoissonWorkload};

@@ -743,8 +743,9 @@ impl Simulation {
             flow.connection = Some(Box::new(connection));
             flow.span = Some(span);
         }
-        let uplink = self.net.topo.ports[self.net.topo.host_nic(flow.plan.src).idx()].link.rate;
-        let start = FlowStart { protocol: flow.protocol, plan: &flow.plan, deadline, now, uplink };
+        let nic = self.net.topo.host_nic(flow.plan.src);
+        let uplink = self.net.topo.ports[nic.idx()].link.rate;
+        let start = FlowStart { flow: id, nic, protocol: flow.protocol, plan: &flow.plan, deadline, now, uplink };
         flow.transport = Some(self.net.setups.endpoints(&start));
         self.pump(id, Ends::Sender);
     }
@@ -769,6 +770,7 @@ impl Simulation {
         }
         if ends != Ends::Sender {
             self.send_acks(id, slot);
+            self.wake_others();
         }
         if self.obs.traces.is_some() {
             self.trace(id);
@@ -858,11 +860,38 @@ impl Simulation {
             let due = due.max(now + Duration::from_ps(1));
             if flow.timer_at.is_none_or(|t| due < t) {
                 flow.timer_at = Some(due);
-                self.events.push(due, Event::FlowTimer(id));
-                if self.events.timers_pending() >= self.purge_timers_at {
-                    self.purge_timers();
-                }
+                self.timer_event(id, due);
             }
+        }
+    }
+
+    /// Queues flow `id`'s timer event at `due` (its `timer_at` now).
+    #[inline(always)]
+    fn timer_event(&mut self, id: FlowId, due: Instant) {
+        self.events.push(due, Event::FlowTimer(id));
+        if self.events.timers_pending() >= self.purge_timers_at {
+            self.purge_timers();
+        }
+    }
+
+    /// Wakes the flows a call on a receiver gave something to send (`Plugin::poll_wake`): each
+    /// runs as if a timer were due at the next instant.
+    #[inline]
+    fn wake_others(&mut self) {
+        while let Some(other) = self.net.setups.poll_wake() {
+            self.wake(other);
+        }
+    }
+
+    /// Flow `other`'s timer event at the next instant, if it is still running and has none
+    /// earlier (the lazy timers of `arm_timer`).
+    #[cold]
+    fn wake(&mut self, other: FlowId) {
+        let due = self.now + Duration::from_ps(1);
+        let Some(flow) = self.flows.get_mut(other).filter(|f| f.transport.is_some()) else { return };
+        if flow.timer_at.is_none_or(|t| due < t) {
+            flow.timer_at = Some(due);
+            self.timer_event(other, due);
         }
     }
 

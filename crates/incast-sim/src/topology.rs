@@ -348,6 +348,42 @@ impl Topology {
     pub(crate) fn is_host(&self, node: NodeId) -> bool {
         matches!(self.nodes[node.idx()].kind, NodeKind::Host(_))
     }
+
+    /// The links from host 0 to a host the most hops away (the last the search reaches), by a
+    /// breadth-first search that does not pass through other hosts: on the symmetric networks
+    /// incast builds, their longest path. Empty without two hosts.
+    pub(crate) fn farthest_path(&self) -> Vec<LinkSpec> {
+        let Some(&start) = self.hosts.first() else { return Vec::new() };
+        // The port each node was first reached by.
+        let mut via: Vec<Option<PortId>> = vec![None; self.nodes.len()];
+        let mut seen = vec![false; self.nodes.len()];
+        seen[start.idx()] = true;
+        let mut frontier = std::collections::VecDeque::from([start]);
+        let mut farthest = None;
+        while let Some(node) = frontier.pop_front() {
+            if node != start && self.is_host(node) {
+                farthest = Some(node);
+                continue;
+            }
+            for &port in &self.nodes[node.idx()].ports {
+                let peer = self.ports[port.idx()].peer;
+                if !seen[peer.idx()] {
+                    seen[peer.idx()] = true;
+                    via[peer.idx()] = Some(port);
+                    frontier.push_back(peer);
+                }
+            }
+        }
+        let mut path = Vec::new();
+        let mut at = farthest;
+        while let Some(node) = at {
+            let Some(port) = via[node.idx()] else { break };
+            path.push(self.ports[port.idx()].link);
+            at = Some(self.ports[port.idx()].node);
+        }
+        path.reverse();
+        path
+    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ link_rate = "{gbps}Gbps"
 link_delay = "2us"
 [switch]
 buffer = "{buffer}pkts"
-priority_classes = 3
+priority_classes = 8
 [transport]
 protocol = "{name}"
 min_rto = "1ms"

@@ -20,10 +20,12 @@
 //! ```
 //!
 //! Modules, one per transport and one per section: `tcp` (its rules), `d2tcp` and `tcppr` (TCP's
-//! sections), `d3`, `pdq` and `pfabric` (each a transport with one section of its name).
+//! sections), `d3`, `pdq`, `pfabric`, `ndp` and `homa` (each a transport with one section of its
+//! name).
 
 pub(crate) mod d2tcp;
 pub(crate) mod d3;
+pub(crate) mod homa;
 pub(crate) mod ndp;
 pub(crate) mod pdq;
 pub(crate) mod pfabric;

@@ -5,13 +5,13 @@
 //! registry; it names none of them.
 
 use incast_proto::tcp::{AckSegment, DataSegment, SackBlocks, TcpConfig};
-use incast_proto::time::{BitsPerSec, Instant};
+use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::ids::{FlowId, PacketId, PortId};
 use crate::outcome::Outcome;
 use crate::packet::{Packet, PacketKind};
 use crate::results::{ExtraColumn, ExtraValue};
-use crate::scenario::{Protocol, Scenario};
+use crate::scenario::{LinkSpec, Protocol, Scenario};
 use crate::workload::FlowPlan;
 
 /// The trace column of the rate an explicit-rate sender sends at, declared by each transport
@@ -82,6 +82,17 @@ pub(crate) trait Plugin {
     /// persistent one).
     fn ideal(setup: &Self::Setup, protocol: Protocol, opens: bool) -> IdealPackets;
 
+    /// A flow to which a call on another flow's receiver gave something to send, for a
+    /// transport whose flows share state (Homa's receiver schedules every message into its host,
+    /// and grants the next one when a message needs no more grants). The engine asks after each
+    /// time it hands a receiver a packet or a timer, and wakes each flow named as a due timer
+    /// would, at the next instant: its timers run and both ends are polled. The shared state
+    /// lives where the setup hands it to the flows' endpoints.
+    fn poll_wake(setup: &Self::Setup) -> Option<FlowId> {
+        let _ = setup;
+        None
+    }
+
     /// What a capture shows of `header` (`crate::capture`).
     fn capture(setup: &Self::Setup, header: &Self::Header) -> CapturedHeader {
         let _ = (setup, header);
@@ -100,6 +111,13 @@ pub(crate) trait WireHeader: Copy + std::fmt::Debug + PartialEq {
     /// or none.
     fn way(&self, kind: PacketKind) -> Option<Way> {
         let _ = kind;
+        None
+    }
+
+    /// The strict-priority class the packet rides in, if the endpoint that sent it chose one for
+    /// this packet (Homa's: a sender's by its message's size, a receiver's in each GRANT); `None`
+    /// keeps its flow's class (`Plugin::priority`). Ports map it to their classes as any packet's.
+    fn priority(&self) -> Option<u8> {
         None
     }
 }
@@ -356,10 +374,28 @@ impl<H> QueueDiscipline for Never<H> {
 pub(crate) struct NetFacts {
     /// The fastest host link (D3's header carries rates at the scale that covers it).
     pub(crate) fastest_host_link: BitsPerSec,
+    /// The links from the first host to the host farthest from it (the most hops), in order: the
+    /// network's longest path on the topologies incast builds (a graph file's may have a longer
+    /// one elsewhere).
+    pub(crate) longest_path: Vec<LinkSpec>,
+}
+
+impl NetFacts {
+    /// The round trip over the longest path with nothing else on it: a packet of `out_bytes`
+    /// there (stored and forwarded at each hop) and one of `back_bytes` back (Homa's RTTbytes
+    /// is this for a full packet and a grant, times the host link's rate).
+    pub(crate) fn round_trip(&self, out_bytes: u64, back_bytes: u64) -> Duration {
+        let one_way = |bytes| crate::ideal::tandem(&self.longest_path, crate::ideal::Train::single(bytes));
+        one_way(out_bytes) + one_way(back_bytes)
+    }
 }
 
 /// A flow about to start.
 pub(crate) struct FlowStart<'a> {
+    /// Its number (what `Endpoints::poll_wake` names it by).
+    pub(crate) flow: FlowId,
+    /// Its sender's NIC.
+    pub(crate) nic: PortId,
     pub(crate) protocol: Protocol,
     pub(crate) plan: &'a FlowPlan,
     /// Its absolute deadline.

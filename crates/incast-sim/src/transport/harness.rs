@@ -16,7 +16,7 @@ use crate::flow::Flow;
 use crate::flow_table::FlowTable;
 use crate::ids::{FlowId, PortId};
 use crate::packet::{Packet, PacketKind, RouteCursor};
-use crate::scenario::{parse_toml, Protocol};
+use crate::scenario::{parse_toml, LinkSpec, Protocol};
 use crate::transport::{NetFacts, PortFacts, PortView, Setups};
 use crate::workload::FlowPlan;
 
@@ -37,6 +37,7 @@ struct InFlight {
 
 /// One flow of `protocol` between two hosts, and the packets between them.
 pub(crate) struct Pair {
+    setups: Setups,
     transport: Transport,
     /// The ports on the way, sender's NIC first, with the processors the plug-in put there.
     ports: [(PortView, Option<Processor>); 2],
@@ -54,12 +55,14 @@ impl Pair {
     /// A flow of `size` bytes under `protocol` with its defaults, starting at 0.
     pub(crate) fn new(protocol: Protocol, size: u64) -> Pair {
         let text = format!(
-            "[topology]\nkind = \"star\"\nhosts = 2\nlink_rate = \"10Gbps\"\n[switch]\npriority_classes = 3\n\
+            "[topology]\nkind = \"star\"\nhosts = 2\nlink_rate = \"10Gbps\"\n[switch]\npriority_classes = 8\n\
              [transport]\nprotocol = \"{}\"\nmin_rto = \"1ms\"\n[[workload]]\nkind = \"flow-burst\"\nsenders = 1\n",
             protocol.name()
         );
         let scenario = parse_toml(&text, None).expect("a valid scenario");
-        let setups = Setups::new(&scenario, &NetFacts { fastest_host_link: RATE });
+        // The path is two ports; its one-way delay counts once.
+        let link = LinkSpec { rate: RATE, delay: Duration::from_ps(DELAY.as_ps() / 2) };
+        let setups = Setups::new(&scenario, &NetFacts { fastest_host_link: RATE, longest_path: vec![link, link] });
         let view = PortView { rate: RATE, queue_bytes: 0, bytes_sent: 0 };
         let port = |id: u32, host: bool| {
             let facts = PortFacts { id: PortId(id), host, like_switch: false, view };
@@ -79,13 +82,15 @@ impl Pair {
             background: false,
             persistent: false,
         };
-        let start = FlowStart { protocol, plan: &plan, deadline: None, now: Instant::ZERO, uplink: RATE };
+        let start = FlowStart { flow: FLOW, nic: PortId(0), protocol, plan: &plan, deadline: None, now: Instant::ZERO, uplink: RATE };
         let transport = setups.endpoints(&start);
         let mut flows = FlowTable::default();
         flows.insert(FLOW, Flow::placeholder()).expect("memory for one flow");
+        let ports = [port(0, true), port(1, false)];
         Pair {
+            setups,
             transport,
-            ports: [port(0, true), port(1, false)],
+            ports,
             flows,
             now: Instant::ZERO,
             wire: VecDeque::new(),
@@ -174,6 +179,8 @@ impl Pair {
             self.log.push((PacketKind::Ack, packet.seq, packet.len, packet.wire_bytes));
             self.wire.push_back(InFlight { arrives: self.now + DELAY, packet, header });
         }
+        // The one flow is the only one a wake can name; its ends were just polled.
+        while self.setups.poll_wake().is_some() {}
     }
 
     /// A packet reaches its end.

@@ -3,7 +3,7 @@
 //! a protocol does differently reaches them through the hooks here.
 //!
 //! ```text
-//!                    ┌─────────── Plugin (one per transport: tcp, d3, pdq, pfabric, ndp) ───────┐
+//!                    ┌──────── Plugin (one per transport: tcp, d3, pdq, pfabric, ndp, homa) ────┐
 //!  host side         │ Endpoints  a flow's sender and receiver: poll_transmit, poll_ack,        │
 //!                    │            handle_data, handle_ack, timers, progress, trace row          │
 //!  in every packet   │ Header     the transport's own header, sized by it (D3's congestion      │
@@ -21,13 +21,14 @@
 //!  per packet, no virtual call
 //! ```
 //!
-//! Each transport's adapter is a module here (`tcp`, `d3`, `pdq`, `pfabric`, `ndp`) over its sans-IO
-//! state machines in incast-proto. docs/adding-a-transport.md walks through adding one.
+//! Each transport's adapter is a module here (`tcp`, `d3`, `pdq`, `pfabric`, `ndp`, `homa`) over its
+//! sans-IO state machines in incast-proto. docs/adding-a-transport.md walks through adding one.
 
 mod contract;
 mod d3;
 #[cfg(test)]
 mod harness;
+mod homa;
 mod ndp;
 mod pdq;
 mod pfabric;

@@ -15,7 +15,7 @@ use super::{
     Arriving, CapturedHeader, Endpoints as _, FlowStart, IdealPackets, Joined, NetFacts, Outgoing,
     OutgoingAck, Passage, Plugin, PortFacts, PortProcessor as _, PortView, QueueDiscipline as _, TraceRow, Way, WireHeader as _,
 };
-use crate::ids::PacketId;
+use crate::ids::{FlowId, PacketId};
 use crate::outcome::Outcome;
 use crate::packet::{Packet, PacketKind};
 use crate::results::ExtraColumn;
@@ -41,6 +41,14 @@ macro_rules! engine_registry {
             pub(crate) fn wire_bytes(&self) -> u32 {
                 match self {
                     $(Header::$family(h) => h.wire_bytes(),)+
+                }
+            }
+
+            /// The class its sender chose for the packet, if it chose one.
+            #[inline]
+            pub(crate) fn priority(&self) -> Option<u8> {
+                match self {
+                    $(Header::$family(h) => h.priority(),)+
                 }
             }
 
@@ -312,6 +320,17 @@ macro_rules! engine_registry {
                 match protocol {
                     $($(Protocol::$variant)|+ => <super::$module::Plugin as Plugin>::ideal(&self.$module, protocol, opens),)+
                 }
+            }
+
+            /// A flow a call on another flow's receiver gave something to send, of any transport.
+            #[inline]
+            pub(crate) fn poll_wake(&self) -> Option<FlowId> {
+                $(
+                    if let Some(flow) = <super::$module::Plugin as Plugin>::poll_wake(&self.$module) {
+                        return Some(flow);
+                    }
+                )+
+                None
             }
 
             /// What a capture shows of `header`.

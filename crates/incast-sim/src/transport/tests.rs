@@ -14,13 +14,17 @@ const SIZES: [u64; 5] = [1, 1_000, 1_460, 20_000, 300_000];
 #[test]
 fn every_transport_delivers_every_byte_over_a_lossless_path() {
     for &protocol in Protocol::ALL {
+        // A receiver need not answer a message its sender may send whole (Homa's, below
+        // RTTbytes), but every transport's answers some of these.
+        let mut answered = false;
         for size in SIZES {
             let mut pair = Pair::new(protocol, size);
             assert!(pair.run(Duration::from_secs(1)), "{protocol:?} {size} B: the sender never finished");
             assert_eq!(pair.delivered(), size, "{protocol:?} {size} B");
             assert_eq!(pair.retransmitted(), 0, "{protocol:?} {size} B: nothing was lost");
-            assert!(pair.log.iter().any(|&(k, ..)| k == PacketKind::Ack), "{protocol:?}: acknowledged");
+            answered |= pair.log.iter().any(|&(k, ..)| k == PacketKind::Ack);
         }
+        assert!(answered, "{protocol:?}: acknowledged");
     }
 }
 
