@@ -994,6 +994,15 @@ TRACES = [
         "workload[0].path",
         files=files(t__csv="src,dst,size_bytes,start_s,prio\n1,0,1000,0.0,3\n"),
     ),
+    # Issue 41: the run reads a trace as it goes, so its rows must come in start order.
+    error(
+        "csv-unsorted",
+        with_trace("t.csv"),
+        "workload[0].path",
+        files=csv_rows("1,0,1000,0.002", "2,0,1000,0.001"),
+        needle="t.csv line 3, column 4 (start_s): starts before the flow of line 2",
+    ),
+    ok("csv-equal-starts", with_trace("t.csv"), files=csv_rows("1,0,1000,0.001", "2,0,1000,1e-3")),
 ]
 
 PATHS = [
@@ -1080,6 +1089,13 @@ PARQUET = [
         with_trace("t.parquet"),
         "workload[0].path",
         files=files(t__parquet=Parquet({"src": ["1"], "dst": ["0"], "size_bytes": ["1000"], "start_s": ["0"]})),
+    ),
+    error(
+        "unsorted",
+        with_trace("t.parquet"),
+        "workload[0].path",
+        files=files(t__parquet=Parquet({"src": [1, 2], "dst": [0, 0], "size_bytes": [9, 9], "start_s": [0.5, 0.25]})),
+        needle="row 2 (start_s): starts before the flow of row 1",
     ),
     error(
         "no-rows",

@@ -651,10 +651,18 @@ pub enum WorkloadSpec {
         /// Shared options.
         options: FlowOptions,
     },
-    /// An explicit list of flows (inline, or replayed from a CSV or Parquet trace).
+    /// An explicit list of flows (inline, or converted from a Parquet trace by the Python layer).
     Flows {
         /// The flows.
         flows: Vec<ExplicitFlow>,
+        /// Shared options.
+        options: FlowOptions,
+    },
+    /// A CSV trace, checked whole when the scenario is loaded and read again row by row as the
+    /// run reaches its flows, so that a run holds the flows in flight, not the file (issue 41).
+    Trace {
+        /// The file and what its check found.
+        trace: TraceFile,
         /// Shared options.
         options: FlowOptions,
     },
@@ -670,7 +678,8 @@ impl WorkloadSpec {
             WorkloadSpec::FlowBurst { options, .. }
             | WorkloadSpec::LongFlows { options, .. }
             | WorkloadSpec::Poisson { options, .. }
-            | WorkloadSpec::Flows { options, .. } => options,
+            | WorkloadSpec::Flows { options, .. }
+            | WorkloadSpec::Trace { options, .. } => options,
             WorkloadSpec::Oldi(oldi) => &oldi.options,
         }
     }
@@ -709,6 +718,7 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::LongFlows { pairs, .. } => pairs.len() as u64,
             WorkloadSpec::Flows { flows, .. } => flows.iter().filter(|f| f.size_bytes.is_none()).count() as u64,
+            WorkloadSpec::Trace { trace, .. } => trace.long_lived,
             WorkloadSpec::FlowBurst { .. } | WorkloadSpec::Poisson { .. } | WorkloadSpec::Oldi(_) => 0,
         }
     }
@@ -719,6 +729,7 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::LongFlows { pairs, .. } => !pairs.is_empty(),
             WorkloadSpec::Flows { flows, .. } => flows.iter().any(|f| f.size_bytes.is_none()),
+            WorkloadSpec::Trace { trace, .. } => trace.long_lived > 0,
             WorkloadSpec::FlowBurst { .. } | WorkloadSpec::Poisson { .. } | WorkloadSpec::Oldi(_) => false,
         }
     }
@@ -934,6 +945,26 @@ impl OldiSpec {
         let protocol = self.background.as_ref().and_then(|b| b.protocol);
         FlowOptions { protocol: protocol.or(self.options.protocol), ..self.options.clone() }
     }
+}
+
+/// A CSV trace as its check at load time found it. The run opens `resolved` again and checks
+/// each row as it reads it (`TraceRows`), since the file may have changed in between.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceFile {
+    /// The path as the scenario wrote it, for messages.
+    pub written: String,
+    /// The file it named when checked: absolute, links resolved.
+    pub resolved: std::path::PathBuf,
+    /// `run.max_trace_bytes` when checked.
+    pub max_bytes: u64,
+    /// Hosts of the topology (numbered `0..hosts`), which every row's `src` and `dst` must be.
+    pub hosts: u32,
+    /// The topology's kind name, for messages about a host out of range.
+    pub topology: &'static str,
+    /// Flows (rows) in the file.
+    pub flows: u64,
+    /// Of those, the long-lived ones (no `size_bytes`).
+    pub long_lived: u64,
 }
 
 /// One flow given explicitly.

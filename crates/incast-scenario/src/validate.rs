@@ -708,6 +708,7 @@ fn check_run_end(run: &RunSpec, workloads: &[WorkloadSpec]) -> Result<()> {
     let has_finite = |w: &WorkloadSpec| match w {
         WorkloadSpec::LongFlows { .. } => false,
         WorkloadSpec::Flows { flows, .. } => flows.iter().any(|f| f.size_bytes.is_some()),
+        WorkloadSpec::Trace { trace, .. } => trace.flows > trace.long_lived,
         _ => true,
     };
     if run.stop_after_finite_flows && !workloads.iter().any(has_finite) {
