@@ -591,6 +591,24 @@ PROTOCOL_SECTIONS = [
         toml(tcppr={"thresholds": "[" + ", ".join(f'"{i}ms"' for i in range(1, 9)) + "]"}),
         "tcppr.thresholds",
     ),
+    # Issue 41: a threshold per link rate. The two-tier network here has 1 Gbps host links and
+    # 2 Gbps ToR uplinks; every rate needs an entry.
+    error(
+        "ecn-table-missing-a-rate",
+        toml(topology=TWO_TIER, switch={"ecn_threshold": '{ "1Gbps" = "30KB" }'}),
+        "switch.ecn_threshold",
+        needle="has no entry for 2Gbps, the rate of the switch ports of the tor-fabric links",
+    ),
+    ok("ecn-table-every-rate", toml(topology=TWO_TIER, switch={"ecn_threshold": '{ "1Gbps" = "30KB", "2000Mbps" = 40 }'})),
+    ok("ecn-scaled", toml(topology=TWO_TIER, switch={"ecn_threshold": '"scaled"'})),
+    error("ecn-scaled-typo", toml(switch={"ecn_threshold": '"scale"'}), "switch.ecn_threshold"),
+    error("ecn-table-empty", toml(switch={"ecn_threshold": "{}"}), "switch.ecn_threshold"),
+    error("ecn-table-key-not-a-rate", toml(switch={"ecn_threshold": '{ "fast" = 20 }'}), "switch.ecn_threshold"),
+    error("ecn-table-key-huge-rate", toml(switch={"ecn_threshold": '{ "1e30Gbps" = 20 }'}), "switch.ecn_threshold"),
+    error("ecn-table-same-rate-twice", toml(switch={"ecn_threshold": '{ "1Gbps" = 2, "1000Mbps" = 3 }'}), "switch.ecn_threshold"),
+    error("ecn-table-nested", toml(switch={"ecn_threshold": '{ "1Gbps" = { "1Gbps" = 2 } }'}), Under("switch.ecn_threshold")),
+    error("ecn-table-negative-entry", toml(switch={"ecn_threshold": '{ "1Gbps" = -2 }'}), Under("switch.ecn_threshold")),
+    error("ecn-table-list-entry", toml(switch={"ecn_threshold": '{ "1Gbps" = [2] }'}), Under("switch.ecn_threshold")),
 ]
 
 D3 = {"protocol": '"d3"'}

@@ -24,6 +24,7 @@
 mod check;
 mod context;
 mod describe;
+mod ecn;
 mod error;
 mod file;
 pub mod footprint;
