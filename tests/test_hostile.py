@@ -226,6 +226,11 @@ def files(**named: FileContent) -> Tuple[Tuple[str, FileContent], ...]:
     return tuple((name.replace("__", "."), content) for name, content in named.items())
 
 
+def ecn(threshold: str) -> Keys:
+    """`[switch]` with `ecn_threshold` set to `threshold` (TOML text)."""
+    return {"ecn_threshold": threshold}
+
+
 def csv_rows(*rows: str) -> Tuple[Tuple[str, FileContent], ...]:
     """t.csv: the trace header and these rows."""
     return files(t__csv="src,dst,size_bytes,start_s\n" + "".join(row + "\n" for row in rows))
@@ -595,20 +600,20 @@ PROTOCOL_SECTIONS = [
     # 2 Gbps ToR uplinks; every rate needs an entry.
     error(
         "ecn-table-missing-a-rate",
-        toml(topology=TWO_TIER, switch={"ecn_threshold": '{ "1Gbps" = "30KB" }'}),
+        toml(topology=TWO_TIER, switch=ecn('{ "1Gbps" = "30KB" }')),
         "switch.ecn_threshold",
         needle="has no entry for 2Gbps, the rate of the switch ports of the tor-fabric links",
     ),
-    ok("ecn-table-every-rate", toml(topology=TWO_TIER, switch={"ecn_threshold": '{ "1Gbps" = "30KB", "2000Mbps" = 40 }'})),
-    ok("ecn-scaled", toml(topology=TWO_TIER, switch={"ecn_threshold": '"scaled"'})),
-    error("ecn-scaled-typo", toml(switch={"ecn_threshold": '"scale"'}), "switch.ecn_threshold"),
-    error("ecn-table-empty", toml(switch={"ecn_threshold": "{}"}), "switch.ecn_threshold"),
-    error("ecn-table-key-not-a-rate", toml(switch={"ecn_threshold": '{ "fast" = 20 }'}), "switch.ecn_threshold"),
-    error("ecn-table-key-huge-rate", toml(switch={"ecn_threshold": '{ "1e30Gbps" = 20 }'}), "switch.ecn_threshold"),
-    error("ecn-table-same-rate-twice", toml(switch={"ecn_threshold": '{ "1Gbps" = 2, "1000Mbps" = 3 }'}), "switch.ecn_threshold"),
-    error("ecn-table-nested", toml(switch={"ecn_threshold": '{ "1Gbps" = { "1Gbps" = 2 } }'}), Under("switch.ecn_threshold")),
-    error("ecn-table-negative-entry", toml(switch={"ecn_threshold": '{ "1Gbps" = -2 }'}), Under("switch.ecn_threshold")),
-    error("ecn-table-list-entry", toml(switch={"ecn_threshold": '{ "1Gbps" = [2] }'}), Under("switch.ecn_threshold")),
+    ok("ecn-table-every-rate", toml(topology=TWO_TIER, switch=ecn('{ "1Gbps" = "30KB", "2000Mbps" = 40 }'))),
+    ok("ecn-scaled", toml(topology=TWO_TIER, switch=ecn('"scaled"'))),
+    error("ecn-scaled-typo", toml(switch=ecn('"scale"')), "switch.ecn_threshold"),
+    error("ecn-table-empty", toml(switch=ecn("{}")), "switch.ecn_threshold"),
+    error("ecn-table-key-not-a-rate", toml(switch=ecn('{ "fast" = 20 }')), "switch.ecn_threshold"),
+    error("ecn-table-key-huge-rate", toml(switch=ecn('{ "1e30Gbps" = 20 }')), "switch.ecn_threshold"),
+    error("ecn-table-same-rate-twice", toml(switch=ecn('{ "1Gbps" = 2, "1000Mbps" = 3 }')), "switch.ecn_threshold"),
+    error("ecn-table-nested", toml(switch=ecn('{ "1Gbps" = { "1Gbps" = 2 } }')), Under("switch.ecn_threshold")),
+    error("ecn-table-negative-entry", toml(switch=ecn('{ "1Gbps" = -2 }')), Under("switch.ecn_threshold")),
+    error("ecn-table-list-entry", toml(switch=ecn('{ "1Gbps" = [2] }')), Under("switch.ecn_threshold")),
 ]
 
 D3 = {"protocol": '"d3"'}
