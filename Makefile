@@ -5,6 +5,7 @@
 #   make lint    clippy with warnings as errors, ruff and mypy --strict (configured in pyproject.toml),
 #                and the layering check: no import circles between modules (tools/check_layers.py)
 #   make bench   the speed and memory benchmarks of benches/
+#   make bench-trace  memory of streamed CSV traces of 10^5 and 10^6 flows (benches/make_trace.py)
 #   make pins    rerun the quick reproductions and pin their numbers (tests/reproduce_pins.json)
 #   make crosscheck  install ns-3 (pip, ~200 MB) into .venv and compare incast with it (docs/crosscheck/)
 #   make crosscheck-ndp  incast's NDP against htsim's committed outputs (docs/crosscheck/ndp/);
@@ -29,13 +30,14 @@ VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: help setup demo test lint test-rust test-python bench pins crosscheck crosscheck-ndp crosscheck-homa docs clean
+.PHONY: help setup demo test lint test-rust test-python bench bench-trace pins crosscheck crosscheck-ndp crosscheck-homa docs clean
 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
 	@echo "make test   static checks + cargo test + pytest"
 	@echo "make lint   cargo clippy -D warnings, ruff check, mypy --strict, no import circles"
 	@echo "make bench  speed and memory benchmarks"
+	@echo "make bench-trace  memory of streamed CSV traces (10^5 and 10^6 flows)"
 	@echo "make pins  rerun the quick reproductions and pin their numbers (after an intended change)"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
 	@echo "make crosscheck-ndp  incast's NDP against htsim's (HTSIM=path runs htsim, else its committed outputs)"
@@ -101,6 +103,12 @@ test-python: setup
 
 bench: setup
 	$(VENV_ENV) incast bench
+
+# Memory against trace length (issue 41): CSV traces of 100 000 and 1 000 000 flows generated into
+# benches/generated/ (ignored by git, ~25 MB), replayed; the peak RSS should barely grow.
+bench-trace: setup
+	for n in 100000 1000000; do $(VPY) benches/make_trace.py --flows $$n; done
+	$(VENV_ENV) incast bench --dir benches/generated --only star_trace_100000 --only star_trace_1000000
 
 # The numbers tests/test_reproduce.py holds the quick reproductions to, each with the 95% interval
 # of its seeds as tolerance (python/incast/reproduce/pins.py). Rerun after a change that moves

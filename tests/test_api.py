@@ -387,11 +387,11 @@ def test_missing_file_is_an_oserror(tmp_path: Path) -> None:
 def test_parquet_trace_matches_csv_trace(tmp_path: Path) -> None:
     trace = pa.table(
         {
-            "src": pa.array([1, 2, 3, 1], pa.uint32()),
-            "dst": pa.array([0, 0, 0, 2], pa.uint32()),
-            "size_bytes": pa.array([20000, 30000, 5000, None], pa.uint64()),
-            "start_s": [0.0, 0.0001, 0.0002, 0.0],
-            "deadline_s": [0.01, None, 0.002, None],
+            "src": pa.array([1, 1, 2, 3], pa.uint32()),
+            "dst": pa.array([0, 2, 0, 0], pa.uint32()),
+            "size_bytes": pa.array([20000, None, 30000, 5000], pa.uint64()),
+            "start_s": [0.0, 0.0, 0.0001, 0.0002],
+            "deadline_s": [0.01, None, None, 0.002],
         }
     )
     pq.write_table(trace, tmp_path / "trace.parquet")

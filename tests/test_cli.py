@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import List
 
 import pyarrow.parquet as pq
 import pytest
@@ -199,6 +200,24 @@ def test_check_prints_the_network_and_its_oversubscription(tmp_path: Path, topol
     proc = incast("check", str(scenario))
     assert proc.returncode == 0, proc.stderr
     assert line in proc.stdout.splitlines()
+
+
+@pytest.mark.parametrize("ecn, resolved", [
+    # Parsimon's fabric (10 Gbps hosts, 40 Gbps leaf-spine links) with its thresholds.
+    ('{ "10Gbps" = "30KB", "40Gbps" = "120KB" }', ['  10Gbps = "30000B"', '  40Gbps = "120000B"']),
+    # DCTCP's 65 packets of 1500 B at 10 Gbps, in proportion: x4 at 40 Gbps.
+    ('"scaled"', ['  10Gbps = "97500B"', '  40Gbps = "390000B"']),
+    ('{ "10Gbps" = 20, "40Gbps" = "off" }', ["  10Gbps = 20", '  40Gbps = "off"']),
+])
+def test_check_prints_the_ecn_threshold_of_each_link_rate(tmp_path: Path, ecn: str, resolved: List[str]) -> None:
+    scenario = write(tmp_path / "s.toml", (
+        f"[topology]\nkind = \"leaf-spine\"\n[switch]\necn_threshold = {ecn}\n"
+        "[[workload]]\nkind = \"flow-burst\"\nsenders = 2\n"))
+    proc = incast("check", str(scenario))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    at = lines.index("[switch] ecn_threshold in effect, by link rate:")
+    assert lines[at + 1:at + 3] == resolved
 
 
 def test_check_prints_pfabric_in_effect_instead_of_the_tcp_keys(tmp_path: Path) -> None:

@@ -295,6 +295,16 @@ def test_parquet_trace_rows_are_checked_by_the_engine(tmp_path: Path) -> None:
     assert_clean_error(proc, "`workload[0].path`: t.parquet row 2 (dst): ", "distinct hosts")
 
 
+def test_unsorted_csv_trace_says_how_to_sort_it(tmp_path: Path) -> None:
+    """Issue 41: `incast check` reads the whole trace and refuses rows out of start order with
+    the line, and a command that sorts by the start column where this header puts it."""
+    write(tmp_path / "t.csv", "start_s,src,dst,size_bytes\n0.002,1,0,1000\n# note\n0.001,2,0,1000\n")
+    scenario = write(tmp_path / "s.toml", TOPOLOGY + '[[workload]]\nkind = "trace"\npath = "t.csv"\n')
+    proc = incast("check", str(scenario))
+    assert_clean_error(proc, "`workload[0].path`: t.csv line 4, column 1 (start_s): starts before the flow of line 2")
+    assert "sort -s -t, -k1,1g" in proc.stderr
+
+
 def test_missing_scenario_file(tmp_path: Path) -> None:
     proc = incast("run", str(tmp_path / "does-not-exist.toml"), "--out", str(tmp_path / "o"))
     assert_clean_error(proc, "does-not-exist.toml", "No such file")

@@ -226,6 +226,11 @@ def files(**named: FileContent) -> Tuple[Tuple[str, FileContent], ...]:
     return tuple((name.replace("__", "."), content) for name, content in named.items())
 
 
+def ecn(threshold: str) -> Keys:
+    """`[switch]` with `ecn_threshold` set to `threshold` (TOML text)."""
+    return {"ecn_threshold": threshold}
+
+
 def csv_rows(*rows: str) -> Tuple[Tuple[str, FileContent], ...]:
     """t.csv: the trace header and these rows."""
     return files(t__csv="src,dst,size_bytes,start_s\n" + "".join(row + "\n" for row in rows))
@@ -591,6 +596,24 @@ PROTOCOL_SECTIONS = [
         toml(tcppr={"thresholds": "[" + ", ".join(f'"{i}ms"' for i in range(1, 9)) + "]"}),
         "tcppr.thresholds",
     ),
+    # Issue 41: a threshold per link rate. The two-tier network here has 1 Gbps host links and
+    # 2 Gbps ToR uplinks; every rate needs an entry.
+    error(
+        "ecn-table-missing-a-rate",
+        toml(topology=TWO_TIER, switch=ecn('{ "1Gbps" = "30KB" }')),
+        "switch.ecn_threshold",
+        needle="has no entry for 2Gbps, the rate of the switch ports of the tor-fabric links",
+    ),
+    ok("ecn-table-every-rate", toml(topology=TWO_TIER, switch=ecn('{ "1Gbps" = "30KB", "2000Mbps" = 40 }'))),
+    ok("ecn-scaled", toml(topology=TWO_TIER, switch=ecn('"scaled"'))),
+    error("ecn-scaled-typo", toml(switch=ecn('"scale"')), "switch.ecn_threshold"),
+    error("ecn-table-empty", toml(switch=ecn("{}")), "switch.ecn_threshold"),
+    error("ecn-table-key-not-a-rate", toml(switch=ecn('{ "fast" = 20 }')), "switch.ecn_threshold"),
+    error("ecn-table-key-huge-rate", toml(switch=ecn('{ "1e30Gbps" = 20 }')), "switch.ecn_threshold"),
+    error("ecn-table-same-rate-twice", toml(switch=ecn('{ "1Gbps" = 2, "1000Mbps" = 3 }')), "switch.ecn_threshold"),
+    error("ecn-table-nested", toml(switch=ecn('{ "1Gbps" = { "1Gbps" = 2 } }')), Under("switch.ecn_threshold")),
+    error("ecn-table-negative-entry", toml(switch=ecn('{ "1Gbps" = -2 }')), Under("switch.ecn_threshold")),
+    error("ecn-table-list-entry", toml(switch=ecn('{ "1Gbps" = [2] }')), Under("switch.ecn_threshold")),
 ]
 
 D3 = {"protocol": '"d3"'}
@@ -994,6 +1017,15 @@ TRACES = [
         "workload[0].path",
         files=files(t__csv="src,dst,size_bytes,start_s,prio\n1,0,1000,0.0,3\n"),
     ),
+    # Issue 41: the run reads a trace as it goes, so its rows must come in start order.
+    error(
+        "csv-unsorted",
+        with_trace("t.csv"),
+        "workload[0].path",
+        files=csv_rows("1,0,1000,0.002", "2,0,1000,0.001"),
+        needle="t.csv line 3, column 4 (start_s): starts before the flow of line 2",
+    ),
+    ok("csv-equal-starts", with_trace("t.csv"), files=csv_rows("1,0,1000,0.001", "2,0,1000,1e-3")),
 ]
 
 PATHS = [
@@ -1080,6 +1112,13 @@ PARQUET = [
         with_trace("t.parquet"),
         "workload[0].path",
         files=files(t__parquet=Parquet({"src": ["1"], "dst": ["0"], "size_bytes": ["1000"], "start_s": ["0"]})),
+    ),
+    error(
+        "unsorted",
+        with_trace("t.parquet"),
+        "workload[0].path",
+        files=files(t__parquet=Parquet({"src": [1, 2], "dst": [0, 0], "size_bytes": [9, 9], "start_s": [0.5, 0.25]})),
+        needle="row 2 (start_s): starts before the flow of row 1",
     ),
     error(
         "no-rows",

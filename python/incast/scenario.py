@@ -336,10 +336,23 @@ def _read_parquet_trace(written: str, data: bytes, key: str) -> List[Dict[str, A
         if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_null(kind)):
             raise scenario_error(key, f"trace {shown} column {name} holds {kind}, expected numbers")
     rows = table.select(columns).to_pylist()
+    previous: Optional[float] = None
     for i, row in enumerate(rows):
         for name, value in row.items():
             # JSON, the engine's input, has no NaN or infinity: refuse them here, by row.
             if isinstance(value, float) and not math.isfinite(value):
                 raise scenario_error(key, f"trace {shown} row {i + 1} ({name}): not a finite number")
+        # Traces are in start order, as the engine reads a CSV trace while the run goes; a
+        # Parquet trace is held to the same rule, so that one file in either form means the same.
+        start = row.get("start_s")
+        if start is not None:
+            if previous is not None and start < previous:
+                raise scenario_error(
+                    key,
+                    f"trace {shown} row {i + 1} (start_s): starts before the flow of row {i}: a trace must be "
+                    "sorted by start time; sort it with pyarrow, for example "
+                    "pq.write_table(table.sort_by('start_s'), path) (a stable sort)",
+                )
+            previous = start
     # A null (no deadline, or a long-lived flow) is sent as an absent key, as in a CSV trace.
     return [{k: v for k, v in row.items() if v is not None} for row in rows]

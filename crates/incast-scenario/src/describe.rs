@@ -9,8 +9,8 @@ use serde_json::{json, Map, Value};
 
 use super::names::Named;
 use super::protocols::prose;
-use super::spec::Protocol;
-use super::units::time_text;
+use super::spec::{EcnMark, EcnSpec, Protocol};
+use super::units::{rate_text, time_text};
 use super::{Scenario, TopologySpec, TransportSpec, WorkloadSpec};
 
 /// The sections of `scenario` in effect, as `incast check` shows them: `transport`
@@ -36,6 +36,9 @@ pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
         check.push(json!([heading, keys]));
         m.insert(name.to_string(), Value::Object(keys));
     }
+    if let Some(by_rate) = ecn_by_rate(scenario) {
+        check.push(json!(["[switch] ecn_threshold in effect, by link rate:", by_rate]));
+    }
     m.insert("topology".to_string(), topology_summary(&scenario.topology));
     let arrivals = poisson_arrivals(scenario);
     if !arrivals.is_empty() {
@@ -43,6 +46,28 @@ pub fn effective_sections(scenario: &Scenario) -> Map<String, Value> {
     }
     m.insert("check".to_string(), Value::Array(check));
     m
+}
+
+/// The marking threshold of each link rate of the network, when `[switch] ecn_threshold` depends
+/// on the rate in a way the file does not spell out (`"scaled"`, a table): keyed by rate and
+/// written as the table form takes them (packets as an integer, bytes as `"30000B"`), so that
+/// `incast check` shows what each port marks at, as a table one can paste into the file.
+fn ecn_by_rate(scenario: &Scenario) -> Option<Map<String, Value>> {
+    let ecn = &scenario.switch.ecn;
+    if !matches!(ecn, EcnSpec::Scaled | EcnSpec::PerRate(_)) {
+        return None;
+    }
+    let mut by_rate = Map::new();
+    for (_, rate) in scenario.topology.link_tiers() {
+        let k = match ecn.at_rate(rate) {
+            Some(EcnMark::Packets(n)) => json!(n),
+            Some(EcnMark::Bytes(b)) => json!(format!("{b}B")),
+            Some(EcnMark::Never) => json!("off"),
+            None => continue, // not in a validated scenario
+        };
+        by_rate.insert(rate_text(rate), k);
+    }
+    Some(by_rate)
 }
 
 /// Why no `[transport]` key but `protocol` applies, when every protocol `in_use` runs on hosts that
@@ -62,31 +87,20 @@ pub(crate) fn transport_unread(in_use: &[Protocol]) -> Option<String> {
 /// rates) and, for the builders with racks, the oversubscription of the racks' uplinks (hosts'
 /// bandwidth over their switch's uplink bandwidth).
 pub(crate) fn topology_summary(topology: &TopologySpec) -> Value {
-    let (links, oversubscription): (Vec<(&str, u64)>, Option<f64>) = match topology {
-        TopologySpec::Star { link, .. } | TopologySpec::D3Testbed { link } => (vec![("every link", link.rate.0)], None),
-        TopologySpec::TwoTier { hosts_per_rack, host_link, fabric_link, .. } => (
-            vec![("host", host_link.rate.0), ("tor-fabric", fabric_link.rate.0)],
-            Some(f64::from(*hosts_per_rack) * host_link.rate.0 as f64 / fabric_link.rate.0 as f64),
-        ),
-        TopologySpec::LeafSpine { hosts_per_rack, spines, host_link, fabric_link, .. } => (
-            vec![("host", host_link.rate.0), ("leaf-spine", fabric_link.rate.0)],
-            Some(f64::from(*hosts_per_rack) * host_link.rate.0 as f64 / (f64::from(*spines) * fabric_link.rate.0 as f64)),
-        ),
-        TopologySpec::FatTree { host_link, agg_link, core_link, .. } => (
-            vec![("host", host_link.rate.0), ("edge-agg", agg_link.rate.0), ("agg-core", core_link.rate.0)],
-            Some(host_link.rate.0 as f64 / agg_link.rate.0 as f64),
-        ),
-        TopologySpec::Graph(g) => {
-            let mut rates: Vec<u64> = g.links.iter().map(|l| l.link.rate.0).collect();
-            rates.sort_unstable();
-            rates.dedup();
-            (rates.into_iter().map(|r| ("", r)).collect(), None)
+    let oversubscription = match topology {
+        TopologySpec::Star { .. } | TopologySpec::D3Testbed { .. } | TopologySpec::Graph(_) => None,
+        TopologySpec::TwoTier { hosts_per_rack, host_link, fabric_link, .. } => {
+            Some(f64::from(*hosts_per_rack) * host_link.rate.0 as f64 / fabric_link.rate.0 as f64)
         }
+        TopologySpec::LeafSpine { hosts_per_rack, spines, host_link, fabric_link, .. } => {
+            Some(f64::from(*hosts_per_rack) * host_link.rate.0 as f64 / (f64::from(*spines) * fabric_link.rate.0 as f64))
+        }
+        TopologySpec::FatTree { host_link, agg_link, .. } => Some(host_link.rate.0 as f64 / agg_link.rate.0 as f64),
     };
     json!({
         "kind": topology.kind_name(),
         "hosts": topology.host_count(),
-        "link_rates_bps": links.iter().map(|(what, bps)| json!([what, bps])).collect::<Vec<_>>(),
+        "link_rates_bps": topology.link_tiers().iter().map(|(what, rate)| json!([what, rate.0])).collect::<Vec<_>>(),
         "oversubscription": oversubscription,
     })
 }

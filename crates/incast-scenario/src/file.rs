@@ -255,12 +255,15 @@ pub(crate) struct RawOutput {
     pub(crate) offer_log_max_rows: Option<u64>,
 }
 
-/// `ecn_threshold`: `"auto"`, `"off"`, a packet count or a size string.
+/// `ecn_threshold`: `"auto"`, `"off"`, `"scaled"`, a packet count, a size string, or a table of
+/// these by link rate (its keys as written, checked by the switch validator).
 pub(crate) enum RawEcn {
     Auto,
     Off,
+    Scaled,
     Packets(u64),
     Bytes(u64),
+    PerRate(Vec<(String, RawEcn)>),
 }
 
 /// `delayed_ack`: a bool or a table.
@@ -475,23 +478,32 @@ impl Named for DeadlineDistKind {
 impl<'de> Deserialize<'de> for RawEcn {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
-        impl Visitor<'_> for V {
+        impl<'de> Visitor<'de> for V {
             type Value = RawEcn;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(
-                    "\"auto\", \"off\", a number of packets or a size string such as \"30KB\"",
+                    "\"auto\", \"off\", \"scaled\", a number of packets, a size string such as \"30KB\", \
+                     or a table of these by link rate such as { \"10Gbps\" = \"30KB\" }",
                 )
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<RawEcn, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, RawEcn>()? {
+                    entries.push(entry);
+                }
+                Ok(RawEcn::PerRate(entries))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<RawEcn, E> {
                 match v.trim().to_ascii_lowercase().as_str() {
                     "auto" => Ok(RawEcn::Auto),
                     "off" => Ok(RawEcn::Off),
+                    "scaled" => Ok(RawEcn::Scaled),
                     _ => units::parse_queue_size(v).map(|q| match q {
                         units::QueueSize::Bytes(b) => RawEcn::Bytes(b),
                         units::QueueSize::Packets(n) => RawEcn::Packets(n),
                     }).map_err(|e| {
                         E::custom(format!(
-                            "{e}; or use \"auto\", \"off\" or a number of packets"
+                            "{e}; or use \"auto\", \"off\", \"scaled\", a number of packets or a table by link rate"
                         ))
                     }),
                 }

@@ -24,6 +24,7 @@
 mod check;
 mod context;
 mod describe;
+mod ecn;
 mod error;
 mod file;
 pub mod footprint;
@@ -57,7 +58,7 @@ use std::path::Path;
 pub use describe::{effective_sections, effective_transport};
 pub use error::{fmt_keyed, ScenarioError, Warning};
 pub use output::PortNames;
-pub use trace::read_file as read_trace_file;
+pub use trace::{read_file as read_trace_file, TraceRows};
 pub use traffic::named_distribution;
 pub use protocols::d2tcp::effective_d2tcp;
 pub use protocols::d3::{effective_d3, D3Spec, D3Variant, CAPACITY_MAX, CAPACITY_MIN};

@@ -275,6 +275,26 @@ impl TopologySpec {
         }
     }
 
+    /// The network's tiers of links, host links first, each named and with its rate; a graph's
+    /// tiers are its distinct rates, slowest first, unnamed. What `incast check` prints about the
+    /// links, and what a rate table of `[switch] ecn_threshold` must cover.
+    pub fn link_tiers(&self) -> Vec<(&'static str, BitsPerSec)> {
+        match self {
+            TopologySpec::Star { link, .. } | TopologySpec::D3Testbed { link } => vec![("every link", link.rate)],
+            TopologySpec::TwoTier { host_link, fabric_link, .. } => vec![("host", host_link.rate), ("tor-fabric", fabric_link.rate)],
+            TopologySpec::LeafSpine { host_link, fabric_link, .. } => vec![("host", host_link.rate), ("leaf-spine", fabric_link.rate)],
+            TopologySpec::FatTree { host_link, agg_link, core_link, .. } => {
+                vec![("host", host_link.rate), ("edge-agg", agg_link.rate), ("agg-core", core_link.rate)]
+            }
+            TopologySpec::Graph(g) => {
+                let mut rates: Vec<BitsPerSec> = g.links.iter().map(|l| l.link.rate).collect();
+                rates.sort_unstable();
+                rates.dedup();
+                rates.into_iter().map(|r| ("", r)).collect()
+            }
+        }
+    }
+
     /// Rate of the fastest link of the network, hosts' or switches': no packet crosses any link
     /// faster than it serializes there.
     pub fn fastest_link_rate(&self) -> BitsPerSec {
@@ -348,8 +368,8 @@ pub enum BufferSpec {
     },
 }
 
-/// ECN marking threshold K of a switch port.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// ECN marking threshold K of the switch ports (`[switch] ecn_threshold`).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EcnSpec {
     /// No marking.
     Off,
@@ -359,6 +379,52 @@ pub enum EcnSpec {
     Bytes(u64),
     /// Mark when the instantaneous queue exceeds this many packets on arrival.
     Packets(u64),
+    /// K in bytes in proportion to the port's rate ([`EcnSpec::scaled_bytes`]): DCTCP's K grows
+    /// with C x RTT (Section 3.4), so at one RTT a port twice as fast needs twice the K.
+    Scaled,
+    /// One threshold per link rate, as the HPCC and Parsimon configurations give them (30 KB on
+    /// 10 Gbps ports, 120 KB on 40 Gbps ones); each entry is one of the other forms. Validation
+    /// makes sure every port's rate has an entry.
+    PerRate(Vec<(BitsPerSec, EcnSpec)>),
+}
+
+/// A port's marking threshold once its rate is known ([`EcnSpec::at_rate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnMark {
+    /// The port never marks.
+    Never,
+    /// Marks when more than this many packets wait.
+    Packets(u64),
+    /// Marks when more than this many bytes wait.
+    Bytes(u64),
+}
+
+impl EcnSpec {
+    /// `"scaled"`'s K at 10 Gbps: DCTCP Section 4's 65 packets at 10 Gbps, of 1500 B (97.5 KB).
+    pub const SCALED_BYTES_AT_10G: u64 = 65 * 1500;
+
+    /// `"scaled"`'s K of a port of `rate`, in bytes: [`Self::SCALED_BYTES_AT_10G`] x rate / 10 Gbps,
+    /// rounded down (9750 B at 1 Gbps, 390 KB at 40 Gbps). DCTCP's bound K > C x RTT / 7
+    /// (Section 3.4) is linear in C at a given RTT; its 10 Gbps value is the anchor, with that
+    /// paper's margin over the bound.
+    pub fn scaled_bytes(rate: BitsPerSec) -> u64 {
+        let k = u128::from(Self::SCALED_BYTES_AT_10G) * u128::from(rate.0) / 10_000_000_000;
+        u64::try_from(k).unwrap_or(u64::MAX)
+    }
+
+    /// The threshold of a port of `rate`; `None` when a table has no entry for the rate (a
+    /// validated scenario has one for every port's).
+    pub fn at_rate(&self, rate: BitsPerSec) -> Option<EcnMark> {
+        Some(match self {
+            EcnSpec::Off => EcnMark::Never,
+            EcnSpec::Bytes(b) => EcnMark::Bytes(*b),
+            EcnSpec::Packets(n) => EcnMark::Packets(*n),
+            EcnSpec::Auto if rate <= BitsPerSec::GBPS => EcnMark::Packets(20),
+            EcnSpec::Auto => EcnMark::Packets(65),
+            EcnSpec::Scaled => EcnMark::Bytes(Self::scaled_bytes(rate)),
+            EcnSpec::PerRate(table) => return table.iter().find(|(r, _)| *r == rate)?.1.at_rate(rate),
+        })
+    }
 }
 
 /// Switch configuration, the same for every switch unless `core_buffer` is set.
@@ -651,10 +717,18 @@ pub enum WorkloadSpec {
         /// Shared options.
         options: FlowOptions,
     },
-    /// An explicit list of flows (inline, or replayed from a CSV or Parquet trace).
+    /// An explicit list of flows (inline, or converted from a Parquet trace by the Python layer).
     Flows {
         /// The flows.
         flows: Vec<ExplicitFlow>,
+        /// Shared options.
+        options: FlowOptions,
+    },
+    /// A CSV trace, checked whole when the scenario is loaded and read again row by row as the
+    /// run reaches its flows, so that a run holds the flows in flight, not the file (issue 41).
+    Trace {
+        /// The file and what its check found.
+        trace: TraceFile,
         /// Shared options.
         options: FlowOptions,
     },
@@ -670,7 +744,8 @@ impl WorkloadSpec {
             WorkloadSpec::FlowBurst { options, .. }
             | WorkloadSpec::LongFlows { options, .. }
             | WorkloadSpec::Poisson { options, .. }
-            | WorkloadSpec::Flows { options, .. } => options,
+            | WorkloadSpec::Flows { options, .. }
+            | WorkloadSpec::Trace { options, .. } => options,
             WorkloadSpec::Oldi(oldi) => &oldi.options,
         }
     }
@@ -709,6 +784,7 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::LongFlows { pairs, .. } => pairs.len() as u64,
             WorkloadSpec::Flows { flows, .. } => flows.iter().filter(|f| f.size_bytes.is_none()).count() as u64,
+            WorkloadSpec::Trace { trace, .. } => trace.long_lived,
             WorkloadSpec::FlowBurst { .. } | WorkloadSpec::Poisson { .. } | WorkloadSpec::Oldi(_) => 0,
         }
     }
@@ -719,6 +795,7 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::LongFlows { pairs, .. } => !pairs.is_empty(),
             WorkloadSpec::Flows { flows, .. } => flows.iter().any(|f| f.size_bytes.is_none()),
+            WorkloadSpec::Trace { trace, .. } => trace.long_lived > 0,
             WorkloadSpec::FlowBurst { .. } | WorkloadSpec::Poisson { .. } | WorkloadSpec::Oldi(_) => false,
         }
     }
@@ -934,6 +1011,26 @@ impl OldiSpec {
         let protocol = self.background.as_ref().and_then(|b| b.protocol);
         FlowOptions { protocol: protocol.or(self.options.protocol), ..self.options.clone() }
     }
+}
+
+/// A CSV trace as its check at load time found it. The run opens `resolved` again and checks
+/// each row as it reads it (`TraceRows`), since the file may have changed in between.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceFile {
+    /// The path as the scenario wrote it, for messages.
+    pub written: String,
+    /// The file it named when checked: absolute, links resolved.
+    pub resolved: std::path::PathBuf,
+    /// `run.max_trace_bytes` when checked.
+    pub max_bytes: u64,
+    /// Hosts of the topology (numbered `0..hosts`), which every row's `src` and `dst` must be.
+    pub hosts: u32,
+    /// The topology's kind name, for messages about a host out of range.
+    pub topology: &'static str,
+    /// Flows (rows) in the file.
+    pub flows: u64,
+    /// Of those, the long-lived ones (no `size_bytes`).
+    pub long_lived: u64,
 }
 
 /// One flow given explicitly.

@@ -710,10 +710,15 @@ fn flows_accept_plain_numbers_for_large_generated_lists() {
 fn trace_example_resolves_next_to_the_scenario() {
     let s = load(&examples_dir().join("trace.toml"), &PORTS).unwrap();
     match &s.workloads[0] {
-        WorkloadSpec::Flows { flows, .. } => {
-            assert_eq!(flows.len(), 8);
-            assert_eq!(flows[0].deadline, Some(Duration::from_ms(10)));
-            assert_eq!(flows[5].size_bytes, None);
+        WorkloadSpec::Trace { trace, .. } => {
+            assert_eq!((trace.flows, trace.long_lived), (8, 1));
+            assert_eq!(trace.resolved, examples_dir().join("trace-flows.csv").canonicalize().unwrap());
+            let mut rows = crate::TraceRows::open(trace).unwrap();
+            let first = rows.next_flow().unwrap().unwrap();
+            assert_eq!(first.deadline, Some(Duration::from_ms(10)));
+            let rest: Vec<ExplicitFlow> = std::iter::from_fn(|| rows.next_flow().unwrap()).collect();
+            assert_eq!(rest.len(), 7);
+            assert_eq!(rest[2].size_bytes, None, "the long-lived flow of line 5");
         }
         other => panic!("{other:?}"),
     }
@@ -734,7 +739,7 @@ fn load_reads_json_and_resolves_traces() {
     )
     .unwrap();
     let s = load(&file, &PORTS).unwrap();
-    assert!(matches!(&s.workloads[0], WorkloadSpec::Flows { flows, .. } if flows.len() == 1));
+    assert!(matches!(&s.workloads[0], WorkloadSpec::Trace { trace, .. } if trace.flows == 1));
     // A bad row names the file as written, its line and column.
     std::fs::write(
         dir.join("t.csv"),

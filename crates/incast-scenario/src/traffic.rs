@@ -287,13 +287,14 @@ pub(crate) fn workload(p: &str, raw: RawWorkload, context: &Context<'_>) -> Resu
         }
         WorkloadKind::Trace => {
             let file = required(raw.path, p, "path", &what)?;
-            let flows = trace::read(&file, base_dir, context.run.max_trace_bytes, hosts)
+            let late = |j, f: &ExplicitFlow| match limits::late_start(f.start, context.run) {
+                Some(message) => Err(format!("flow {j} of trace {file:?} {message}")),
+                None => Ok(()),
+            };
+            let trace = trace::check(&file, base_dir, context.run.max_trace_bytes, hosts, late)
                 .map_err(|m| err(join(p, "path"), m))?;
-            context.flows.charge(|| join(p, "path"), flows.len() as f64, |n| format!("{n} flows in the trace"))?;
-            if let Some((j, message)) = flows.iter().enumerate().find_map(|(j, f)| Some((j, limits::late_start(f.start, context.run)?))) {
-                return Err(err(join(p, "path"), format!("flow {j} of trace {file:?} {message}")));
-            }
-            WorkloadSpec::Flows { flows, options }
+            context.flows.charge(|| join(p, "path"), trace.flows as f64, |n| format!("{n} flows in the trace"))?;
+            WorkloadSpec::Trace { trace, options }
         }
         WorkloadKind::Oldi => WorkloadSpec::Oldi(oldi::workload(p, raw, context, start, options)?),
     })

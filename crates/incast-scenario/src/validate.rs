@@ -33,19 +33,19 @@ use incast_proto::time::{BitsPerSec, Duration};
 use super::check::{count, err, estimation_gain, finite, initial_alpha, only_keys, positive, positive_time, required, Hosts, Result};
 use super::context::Context;
 use super::error::{join, ScenarioError};
-use super::file::{RawDelayedAck, RawEcn, RawScenario, RawSwitch, RawTopology, RawTransport, TopologyKind};
+use super::file::{RawDelayedAck, RawScenario, RawSwitch, RawTopology, RawTransport, TopologyKind};
 use super::names::Named;
 use super::units::{QueueLimit, Rate};
 use super::protocols::{prose, Checked, ProtocolSections, SectionContext};
 use super::scenario::Scenario;
 use super::spec::{
-    protocols_in_use, BufferSpec, EcnSpec, HostNic, LinkSpec, LoadBalancing, Protocol, RunSpec, SwitchSpec, TopologySpec, TransportSpec,
+    protocols_in_use, BufferSpec, HostNic, LinkSpec, LoadBalancing, Protocol, RunSpec, SwitchSpec, TopologySpec, TransportSpec,
     DEFAULT_STACK,
     WorkloadSpec,
 };
 use super::output::PortNames;
 use super::units::QueueSize;
-use super::{graph, limits, output, run, traffic, warnings};
+use super::{ecn, graph, limits, output, run, traffic, warnings};
 
 /// Host link rate of both papers' testbeds and of D2TCP's simulations (D3 Section 6, D2TCP
 /// Section 4.2.1).
@@ -102,6 +102,7 @@ pub(crate) fn scenario(mut raw: RawScenario, base_dir: Option<&Path>, port_names
     let topology_keys: Vec<&str> = topology_keys(&raw.topology).into_iter().filter_map(|(k, set)| set.then_some(k)).collect();
     let topology = topology(raw.topology, &run, base_dir).map_err(|e| written_key(e, &topology_keys))?;
     let switch = switch(raw.switch)?;
+    ecn::covers(&switch.ecn, &topology)?;
     let transport_keys = raw.transport.given();
     let explicit = [
         ("sack", raw.transport.sack),
@@ -447,13 +448,7 @@ fn switch(raw: RawSwitch) -> Result<SwitchSpec> {
         raw.core_dt_alpha,
     )?
     .or(default.core_buffer);
-    let ecn = match raw.ecn_threshold {
-        None => default.ecn,
-        Some(RawEcn::Auto) => EcnSpec::Auto,
-        Some(RawEcn::Off) => EcnSpec::Off,
-        Some(RawEcn::Bytes(b)) => EcnSpec::Bytes(b),
-        Some(RawEcn::Packets(n)) => EcnSpec::Packets(n),
-    };
+    let ecn = raw.ecn_threshold.map_or(Ok(default.ecn), ecn::threshold)?;
     let classes = count(
         || "switch.priority_classes".into(),
         raw.priority_classes.unwrap_or(u64::from(default.priority_classes)),
@@ -708,6 +703,7 @@ fn check_run_end(run: &RunSpec, workloads: &[WorkloadSpec]) -> Result<()> {
     let has_finite = |w: &WorkloadSpec| match w {
         WorkloadSpec::LongFlows { .. } => false,
         WorkloadSpec::Flows { flows, .. } => flows.iter().any(|f| f.size_bytes.is_some()),
+        WorkloadSpec::Trace { trace, .. } => trace.flows > trace.long_lived,
         _ => true,
     };
     if run.stop_after_finite_flows && !workloads.iter().any(has_finite) {

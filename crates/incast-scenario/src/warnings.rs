@@ -18,7 +18,7 @@ use super::describe::transport_unread;
 use super::error::Warning;
 use super::protocols::{named_at, prose, ProtocolSections};
 use super::scenario::Scenario;
-use super::spec::{EcnSpec, GraphSpec, LinkSpec, Protocol, TopologySpec};
+use super::spec::{EcnMark, EcnSpec, GraphSpec, LinkSpec, Protocol, TopologySpec};
 
 /// What the file sets, beyond what the validated scenario holds.
 pub(crate) struct Given<'a> {
@@ -66,9 +66,13 @@ fn unread_transport_keys(in_use: &[Protocol], given: &Given<'_>) -> Option<Warni
 /// An ECN-based protocol in use while no port marks: its senders never see a mark and run as a
 /// loss-based TCP (DCTCP and D2TCP as NewReno's window with their loss reactions).
 fn ecn_off(scenario: &Scenario, in_use: &[Protocol]) -> Option<Warning> {
-    if scenario.switch.ecn != EcnSpec::Off {
+    // "off", or a table by link rate whose every entry the network uses is "off".
+    let ecn = &scenario.switch.ecn;
+    let never = |(_, rate): &(&str, BitsPerSec)| ecn.at_rate(*rate) == Some(EcnMark::Never);
+    if !scenario.topology.link_tiers().iter().all(never) {
         return None;
     }
+    let what = if *ecn == EcnSpec::Off { "is \"off\"" } else { "is \"off\" at every link rate of the network" };
     let reacting: Vec<Protocol> = in_use.iter().copied().filter(|p| p.reacts_to_ecn()).collect();
     let first = *reacting.first()?;
     let labels: Vec<&str> = reacting.iter().map(|p| p.label()).collect();
@@ -76,7 +80,7 @@ fn ecn_off(scenario: &Scenario, in_use: &[Protocol]) -> Option<Warning> {
     Some(Warning::new(
         "switch.ecn_threshold",
         format!(
-            "is \"off\": no port marks ECN, so the {} flows ({at}) never see a mark and run as loss-based TCP; set \
+            "{what}: no port marks ECN, so the {} flows ({at}) never see a mark and run as loss-based TCP; set \
              ecn_threshold = \"auto\" (DCTCP's K: 20 packets at 1 Gbps, 65 above) or a threshold of your own",
             prose(&labels, "and"),
         ),
@@ -324,6 +328,10 @@ mod tests {
         one(&both, "switch.ecn_threshold", "the DCTCP and D2TCP flows (transport.protocol)");
         // Any marking threshold, "auto" included, is no warning.
         assert!(warned(&format!("{star}[switch]\necn_threshold = 0\n[transport]\nprotocol = \"dctcp\"\n{burst}", star = star!(), burst = burst!())).is_empty());
+        // A table by rate whose every entry is "off" marks nowhere either; one rate marking is enough.
+        let tables = |entry: &str| format!("{}[switch]\necn_threshold = {{ \"1Gbps\" = {entry} }}\n[transport]\nprotocol = \"dctcp\"\n{}", star!(), burst!());
+        one(&tables("\"off\""), "switch.ecn_threshold", "is \"off\" at every link rate of the network: no port marks ECN");
+        assert!(warned(&tables("20")).is_empty());
         // The rule is the transport's: exactly DCTCP and D2TCP react to marks.
         let reacting: Vec<Protocol> = Protocol::ALL.iter().copied().filter(|p| p.reacts_to_ecn()).collect();
         assert_eq!(reacting, [Protocol::Dctcp, Protocol::D2tcp]);

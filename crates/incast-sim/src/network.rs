@@ -12,7 +12,7 @@ use crate::packet::RouteCursor;
 use crate::port::{BufferLimit, EcnThreshold, Port, SharedPool};
 use crate::results::PortRecord;
 use crate::routing::{PathSet, Router, MAX_SPRAY_PATHS};
-use crate::scenario::{BufferSpec, EcnSpec, GraphSpec, HostNic, LoadBalancing, Protocol, Scenario, SwitchSpec};
+use crate::scenario::{BufferSpec, EcnMark, EcnSpec, GraphSpec, HostNic, LoadBalancing, Protocol, Scenario, SwitchSpec};
 use crate::topology::{NodeKind, Topology};
 use crate::transport::{NetFacts, PortFacts, PortView, Processor, Setups};
 use crate::workload::FlowPlan;
@@ -131,7 +131,7 @@ impl Network {
                 NodeKind::Host(_) if like_switch => {
                     let limit = per_port_limit(scenario.switch.buffer)
                         .expect("validation refuses like-switch NICs with a shared buffer");
-                    (limit, ecn_threshold(scenario.switch.ecn, info.link.rate))
+                    (limit, ecn_threshold(&scenario.switch.ecn, info.link.rate))
                 }
                 NodeKind::Host(_) => (BufferLimit::Unlimited, EcnThreshold::NEVER),
                 NodeKind::Switch { tier, index } => {
@@ -146,7 +146,7 @@ impl Network {
                         }
                         per_port => per_port_limit(per_port).expect("only a shared buffer has no per-port limit"),
                     };
-                    (limit, ecn_threshold(scenario.switch.ecn, info.link.rate))
+                    (limit, ecn_threshold(&scenario.switch.ecn, info.link.rate))
                 }
             };
             ports.push(Port::new(*info, limit, ecn, classes)?);
@@ -383,15 +383,14 @@ fn buffer_of(switch: &SwitchSpec, tier: u8) -> BufferSpec {
     }
 }
 
-/// The marking threshold of a switch port; DCTCP Section 4: K = 20 packets at 1 Gbps, 65 at
-/// 10 Gbps.
-fn ecn_threshold(spec: EcnSpec, rate: BitsPerSec) -> EcnThreshold {
-    let packets = |n| EcnThreshold { packets: n, ..EcnThreshold::NEVER };
-    match spec {
-        EcnSpec::Off => EcnThreshold::NEVER,
-        EcnSpec::Bytes(b) => EcnThreshold { bytes: b, ..EcnThreshold::NEVER },
-        EcnSpec::Packets(n) => packets(n),
-        EcnSpec::Auto if rate <= BitsPerSec::GBPS => packets(20),
-        EcnSpec::Auto => packets(65),
+/// The marking threshold of a switch port of `rate` (`EcnSpec::at_rate`). Validation gives a
+/// rate table an entry for every port's rate; a hand-built scenario without one never marks.
+fn ecn_threshold(spec: &EcnSpec, rate: BitsPerSec) -> EcnThreshold {
+    let mark = spec.at_rate(rate);
+    debug_assert!(mark.is_some(), "no ECN threshold for {rate:?}: validation checks every port's rate");
+    match mark.unwrap_or(EcnMark::Never) {
+        EcnMark::Never => EcnThreshold::NEVER,
+        EcnMark::Bytes(b) => EcnThreshold { bytes: b, ..EcnThreshold::NEVER },
+        EcnMark::Packets(n) => EcnThreshold { packets: n, ..EcnThreshold::NEVER },
     }
 }

@@ -12,7 +12,7 @@ pub use incast_scenario::{
     PFABRIC_DEFAULT_BUFFER_BYTES,
 };
 pub use incast_scenario::{FlowBurstWorkload, FlowListWorkload, LongFlowsWorkload, PoissonWorkload};
-pub use incast_scenario::{document, effective_sections, effective_transport, read_trace_file, Format, ScenarioError, Warning};
+pub use incast_scenario::{document, effective_sections, effective_transport, read_trace_file, Format, ScenarioError, TraceRows, Warning};
 
 use crate::topology::Topology;
 

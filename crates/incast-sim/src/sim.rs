@@ -66,7 +66,7 @@ pub struct Simulation {
     /// Flows numbered so far (planned before the run, reserved by `sources`, or drawn by a
     /// closed-loop burst since): the next flow's number.
     numbered: u32,
-    /// Poisson workloads' arrivals, drawn as the run reaches them, with each one's next flow.
+    /// Poisson and trace workloads' flows, drawn as the run reaches them, with each one's next flow.
     sources: Vec<(LazySource, Option<(u32, FlowPlan)>)>,
     /// Release ended flows (not when per-flow throughput is sampled: it reads every flow).
     releasing: bool,
@@ -84,7 +84,7 @@ pub struct Simulation {
     /// Prefetch two events ahead: the ports take more memory than the caches hold.
     deep_prefetch: bool,
     /// Flows to start: (start, number, source): the source's index in `sources` for the next
-    /// flow of a Poisson workload, not yet drawn into the table; `NO_SOURCE` for the others.
+    /// flow of a Poisson or trace workload, not yet drawn into the table; `NO_SOURCE` for the others.
     starts: BinaryHeap<Reverse<(Instant, u32, u32)>>,
     starts_event_at: Option<Instant>,
     processor_timer_at: Vec<Option<Instant>>,
@@ -229,9 +229,9 @@ impl Simulation {
             sim.flows.slots().map(|f| f.protocol).chain(plan.sources.iter().filter_map(|s| s.protocol(default))).collect();
         protocols.sort_unstable();
         protocols.dedup();
-        sim.finite_remaining += plan.sources.iter().map(|s| s.count).sum::<u64>();
+        sim.finite_remaining += plan.sources.iter().map(|s| s.finite).sum::<u64>();
         for mut source in plan.sources {
-            let next = source.draw();
+            let next = source.draw()?;
             if let Some((i, f)) = next {
                 sim.starts.push(Reverse((f.start, i, sim.sources.len() as u32)));
             }
@@ -425,11 +425,14 @@ impl Simulation {
             self.tally.add(&record);
             records.push(record);
         }
-        // Poisson arrivals the run never reached: their rows are those of flows that never
-        // started, with the routes they would have taken.
+        // Poisson arrivals and trace rows the run never reached: their rows are those of flows
+        // that never started, with the routes they would have taken.
         let mut sources = std::mem::take(&mut self.sources);
         for (source, next) in &mut sources {
-            while let Some((i, plan)) = next.take().or_else(|| source.draw()) {
+            while let Some((i, plan)) = match next.take() {
+                Some(drawn) => Some(drawn),
+                None => source.draw()?,
+            } {
                 let flow = self.new_flow(FlowId(i), &plan)?;
                 let record = self.record_of(FlowId(i), &flow);
                 self.net.release_routes(&flow.routes())?;
@@ -706,12 +709,12 @@ impl Simulation {
         self.schedule_starts();
     }
 
-    /// Adds the next flow of Poisson workload `source` to the table, to start now, and queues
-    /// the start of the one after.
+    /// Adds the next flow of Poisson or trace workload `source` to the table, to start now, and
+    /// queues the start of the one after.
     fn draw_from(&mut self, source: usize) -> Result<(), ResourceError> {
         let (arrivals, next) = &mut self.sources[source];
         let (i, plan) = next.take().expect("a queued start of a source is its next flow");
-        *next = arrivals.draw();
+        *next = arrivals.draw()?;
         let after = next.map(|(j, f)| (f.start, j));
         let flow = self.new_flow(FlowId(i), &plan)?;
         self.flows.insert(FlowId(i), flow)?;

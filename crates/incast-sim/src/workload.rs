@@ -1,25 +1,28 @@
 //! Turns workload specifications into the flows of a run: D3's flow-burst microbenchmark (with
 //! closed- or open-loop rounds, `workload::burst`), long-lived background flows, Poisson arrivals,
-//! explicit lists / traces and D2TCP's OLDI applications (`workload::oldi`).
+//! explicit lists, CSV traces read as the run goes (`workload::trace`) and D2TCP's OLDI
+//! applications (`workload::oldi`).
 
 mod burst;
 mod draw;
 mod oldi;
 mod poisson;
+mod trace;
 
 pub(crate) use burst::Burst;
 pub(crate) use draw::FlowPlan;
 use draw::FlowSink;
 pub(crate) use poisson::PoissonSource;
 use poisson::PoissonSpec;
+use trace::TraceSource;
 
 
 use crate::error::ResourceError;
 use crate::rng::Rng;
 use crate::scenario::{Protocol, WorkloadSpec};
 
-/// The flows of a run: those drawn before it, the Poisson workloads whose arrivals are drawn
-/// during it, and the generators of closed-loop flow-burst rounds (indexed by workload; `None`
+/// The flows of a run: those drawn before it, the Poisson and trace workloads whose flows are
+/// drawn during it, and the generators of closed-loop flow-burst rounds (indexed by workload; `None`
 /// for every other workload, open-loop flow bursts included).
 ///
 /// Flows are numbered in workload order, in start order within each: workload by workload, the
@@ -31,13 +34,21 @@ pub(crate) struct Plan {
     pub(crate) bursts: Vec<Option<Burst>>,
 }
 
-/// A Poisson workload's arrivals with the numbers they take.
+/// Where a source drawn during the run takes its flows from.
+pub(crate) enum Arrivals {
+    Poisson(PoissonSource),
+    Trace(TraceSource),
+}
+
+/// A Poisson or trace workload's flows with the numbers they take.
 pub(crate) struct LazySource {
-    pub(crate) arrivals: PoissonSource,
+    pub(crate) arrivals: Arrivals,
     /// Number of its first flow.
     pub(crate) first: u32,
     /// How many flows it draws.
     pub(crate) count: u64,
+    /// How many of those are finite (all of a Poisson workload's; a trace's rows with a size).
+    pub(crate) finite: u64,
     /// How many of `Plan::flows` were planned before it.
     at: usize,
     /// Flows drawn so far.
@@ -45,19 +56,36 @@ pub(crate) struct LazySource {
 }
 
 impl LazySource {
-    /// The next flow with its number, or `None` once all `count` are drawn.
-    pub(crate) fn draw(&mut self) -> Option<(u32, FlowPlan)> {
-        let flow = self.arrivals.next()?;
+    /// The next flow with its number, or `None` once all `count` are drawn. Fails only on a
+    /// trace that no longer reads as its check found it.
+    pub(crate) fn draw(&mut self) -> Result<Option<(u32, FlowPlan)>, ResourceError> {
+        if self.drawn == self.count {
+            return Ok(None);
+        }
+        let flow = match &mut self.arrivals {
+            Arrivals::Poisson(poisson) => poisson.next(),
+            Arrivals::Trace(trace) => trace.next()?,
+        };
+        let Some(flow) = flow else {
+            return match &self.arrivals {
+                Arrivals::Trace(trace) => Err(trace.ended_early(self.drawn, self.count)),
+                // Not reached: the count drew the same stream.
+                Arrivals::Poisson(_) => Ok(None),
+            };
+        };
         let number = self.first + self.drawn as u32;
         self.drawn += 1;
-        debug_assert!(self.drawn <= self.count, "the count drew the same stream");
-        Some((number, flow))
+        Ok(Some((number, flow)))
     }
 
     /// The protocol its flows run, `default` unless the workload names one; `None` if it draws
     /// no flow.
     pub(crate) fn protocol(&self, default: Protocol) -> Option<Protocol> {
-        (self.count > 0).then(|| self.arrivals.protocol().unwrap_or(default))
+        let named = match &self.arrivals {
+            Arrivals::Poisson(poisson) => poisson.protocol(),
+            Arrivals::Trace(trace) => trace.protocol(),
+        };
+        (self.count > 0).then(|| named.unwrap_or(default))
     }
 }
 
@@ -84,7 +112,7 @@ impl Plan {
     pub(crate) fn expanded(mut self) -> Vec<FlowPlan> {
         let mut all: Vec<(u32, FlowPlan)> = self.numbered().map(|(i, f)| (i, *f)).collect();
         for s in &mut self.sources {
-            all.extend(std::iter::from_fn(|| s.draw()));
+            all.extend(std::iter::from_fn(|| s.draw().expect("a Poisson source draws")));
         }
         all.sort_by_key(|&(i, _)| i);
         all.into_iter().map(|(_, f)| f).collect()
@@ -92,23 +120,22 @@ impl Plan {
 }
 
 impl FlowSink<'_> {
-    /// Reserves the numbers of `arrivals`' flows, or errs if they take the run past
-    /// `max_flows` (counting stops there).
-    fn reserve_source(&mut self, arrivals: PoissonSource) -> Result<LazySource, ResourceError> {
-        let room = self.max_flows.saturating_sub(self.planned());
-        let count = arrivals.count(room.saturating_add(1));
-        if count > room {
+    /// Reserves the numbers of `arrivals`' flows, `count` of them of which `finite` have a
+    /// size, or errs if they take the run past `max_flows`.
+    fn reserve_source(&mut self, arrivals: Arrivals, count: u64, finite: u64) -> Result<LazySource, ResourceError> {
+        if count > self.max_flows.saturating_sub(self.planned()) {
             return Err(self.over_limit());
         }
-        let source = LazySource { arrivals, first: self.planned() as u32, count, at: self.flows.len(), drawn: 0 };
+        let source = LazySource { arrivals, first: self.planned() as u32, count, finite, at: self.flows.len(), drawn: 0 };
         self.lazy += count;
         Ok(source)
     }
 }
 
 /// Expands `workloads`, at most `max_flows` flows in all; workload i draws from random stream i
-/// of `seed`. Poisson workloads are counted, not drawn: their flows are drawn as the run
-/// reaches them (`workload::poisson`).
+/// of `seed`. Poisson and trace workloads are counted, not drawn: their flows are drawn as the
+/// run reaches them (`workload::poisson`, `workload::trace`). Fails if a trace cannot be opened
+/// again.
 pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Result<Plan, ResourceError> {
     let mut out = Plan::default();
     let mut lazy = 0;
@@ -164,13 +191,19 @@ pub(crate) fn plan(workloads: &[WorkloadSpec], seed: u64, max_flows: u64) -> Res
                     stop: *stop,
                     options,
                 };
-                let source = sink.reserve_source(PoissonSource::new(w, &spec, rng))?;
-                out.sources.push(source);
+                let arrivals = PoissonSource::new(w, &spec, rng);
+                // Counting stops one past the room left: that many is over the limit already.
+                let count = arrivals.count(max_flows.saturating_sub(sink.planned()).saturating_add(1));
+                out.sources.push(sink.reserve_source(Arrivals::Poisson(arrivals), count, count)?);
             }
             WorkloadSpec::Flows { flows, options } => {
                 for f in flows {
                     sink.push(FlowPlan::new(w, options, f.src, f.dst, f.size_bytes, f.start, f.deadline))?;
                 }
+            }
+            WorkloadSpec::Trace { trace, options } => {
+                let rows = Arrivals::Trace(TraceSource::open(w, trace, options)?);
+                out.sources.push(sink.reserve_source(rows, trace.flows, trace.flows - trace.long_lived)?);
             }
             WorkloadSpec::Oldi(spec) => oldi::plan(spec, w, rng, &mut sink)?,
         }

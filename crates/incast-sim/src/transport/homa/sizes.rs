@@ -5,7 +5,7 @@
 //! and exponential distributions, are cut into `PIECES` equal slices of probability, each at its
 //! middle size.
 
-use crate::scenario::{Protocol, Scenario, SizeDist, WorkloadSpec};
+use crate::scenario::{Protocol, Scenario, SizeDist, TraceRows, WorkloadSpec};
 
 /// Slices per interpolated stretch of a CDF, and per uniform or exponential distribution.
 const PIECES: u32 = 64;
@@ -34,6 +34,18 @@ fn of_workload(w: &WorkloadSpec) -> Option<Vec<(u64, f64)>> {
         WorkloadSpec::Oldi(o) => {
             let p = 1.0 / o.apps.len().max(1) as f64;
             (!o.apps.is_empty()).then(|| o.apps.iter().map(|a| (a.message_bytes, p)).collect())
+        }
+        WorkloadSpec::Trace { trace, .. } => {
+            // The file is read once more, row by row: its sizes alone are kept (8 B a flow,
+            // for the setup only). A file that cannot be read again is the run's own error,
+            // reported when the run reaches it; here it only leaves the workload out.
+            let mut rows = TraceRows::open(trace).ok()?;
+            let mut sized = Vec::new();
+            while let Ok(Some(flow)) = rows.next_flow() {
+                sized.extend(flow.size_bytes);
+            }
+            let p = 1.0 / sized.len().max(1) as f64;
+            (!sized.is_empty()).then(|| sized.into_iter().map(|s| (s, p)).collect())
         }
         WorkloadSpec::LongFlows { .. } => None,
     }
