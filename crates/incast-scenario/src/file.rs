@@ -428,7 +428,11 @@ impl Named for HostNic {
 
 impl Named for LoadBalancing {
     const WHAT: &'static str = "load balancing";
-    const NAMES: &'static [(&'static str, Self)] = &[("ecmp", LoadBalancing::Ecmp), ("spray", LoadBalancing::Spray)];
+    const NAMES: &'static [(&'static str, Self)] = &[
+        ("ecmp", LoadBalancing::Ecmp),
+        ("spray", LoadBalancing::Spray),
+        ("spray-permute", LoadBalancing::SprayPermute),
+    ];
 }
 
 impl Named for TrafficPattern {

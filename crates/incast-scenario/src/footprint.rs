@@ -231,7 +231,7 @@ impl Footprint {
             // host pair).
             LoadBalancing::Ecmp => flows * 2.0 * route + pairs * 2.0 * ROUTE_PAIR_BYTES,
             // Every path of a pair each way, stored once per pair, and each flow's turn.
-            LoadBalancing::Spray => pairs * 2.0 * (f(shape.paths) * route + ROUTE_PAIR_BYTES) + flows * SPRAY_BYTES,
+            LoadBalancing::Spray | LoadBalancing::SprayPermute => pairs * 2.0 * (f(shape.paths) * route + ROUTE_PAIR_BYTES) + flows * SPRAY_BYTES,
         };
         let events = flows * (EVENT_BYTES + START_BYTES);
         Footprint { network: network + distances, flows: routes + events }

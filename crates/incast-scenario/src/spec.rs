@@ -477,6 +477,19 @@ pub enum LoadBalancing {
     /// equal-cost paths in turn (pFabric's evaluation; NetSys/simulator's default, a
     /// round-robin `spray_counter` at the ToR). Evens out load at the cost of reordering.
     Spray,
+    /// Packet spraying in a random order: each packet of a flow, data and ACKs, takes the next
+    /// of the flow's equal-cost paths in a random permutation of them, and each direction draws a
+    /// new permutation once it has taken every path (htsim's NDP `-strat perm`,
+    /// `SCATTER_PERMUTE`). Flows sent in lockstep do not keep meeting on the same paths.
+    SprayPermute,
+}
+
+impl LoadBalancing {
+    /// Whether a flow's packets are sprayed over its equal-cost paths (rather than hashed to
+    /// one).
+    pub fn sprays(self) -> bool {
+        matches!(self, LoadBalancing::Spray | LoadBalancing::SprayPermute)
+    }
 }
 
 /// How a host's NIC queues what its transports send.

@@ -1156,11 +1156,15 @@ fn load_balancing_is_ecmp_unless_spray_is_asked_for() {
     assert_eq!(toml(concat!(star!(), burst!())).switch.load_balancing, LoadBalancing::Ecmp);
     let s = toml(concat!(star!(), "[switch]\nload_balancing = \"spray\"\n", burst!()));
     assert_eq!(s.switch.load_balancing, LoadBalancing::Spray);
+    let s = toml(concat!(star!(), "[switch]\nload_balancing = \"spray-permute\"\n", burst!()));
+    assert_eq!(s.switch.load_balancing, LoadBalancing::SprayPermute);
+    assert!(s.switch.load_balancing.sprays() && LoadBalancing::Spray.sprays() && !LoadBalancing::Ecmp.sprays());
 }
 
 malformed! {
-    load_balancing_unknown: concat!(star!(), "[switch]\nload_balancing = \"hash\"\n", burst!()), "switch.load_balancing", "expected one of \"ecmp\", \"spray\"";
+    load_balancing_unknown: concat!(star!(), "[switch]\nload_balancing = \"hash\"\n", burst!()), "switch.load_balancing", "expected one of \"ecmp\", \"spray\", \"spray-permute\"";
     spray_with_d3_flows: concat!(star!(), "[switch]\nload_balancing = \"spray\"\n", burst!(), "protocol = \"d3\"\n"), "switch.load_balancing", "cannot carry D3 or RCPdc flows";
+    spray_permute_with_d3_flows: concat!(star!(), "[switch]\nload_balancing = \"spray-permute\"\n", burst!(), "protocol = \"d3\"\n"), "switch.load_balancing", "\"spray-permute\" cannot carry D3 or RCPdc flows";
 }
 
 /// A star whose flows run PDQ; `[pdq]` keys follow it.

@@ -39,7 +39,7 @@ use super::units::{QueueLimit, Rate};
 use super::protocols::{prose, Checked, ProtocolSections, SectionContext};
 use super::scenario::Scenario;
 use super::spec::{
-    protocols_in_use, BufferSpec, HostNic, LinkSpec, LoadBalancing, Protocol, RunSpec, SwitchSpec, TopologySpec, TransportSpec,
+    protocols_in_use, BufferSpec, HostNic, LinkSpec, Protocol, RunSpec, SwitchSpec, TopologySpec, TransportSpec,
     DEFAULT_STACK,
     WorkloadSpec,
 };
@@ -143,12 +143,13 @@ pub(crate) fn scenario(mut raw: RawScenario, base_dir: Option<&Path>, port_names
     check_alone(&checked)?;
     check_refused(&checked, &in_use, &explicit)?;
     sections.check(&checked)?;
-    if switch.load_balancing == LoadBalancing::Spray {
+    if switch.load_balancing.sprays() {
         if let Some(&p) = in_use.iter().find(|p| p.rules().no_spray.is_some()) {
             let labels: Vec<&str> = p.siblings().iter().map(|s| s.label()).collect();
+            let name = switch.load_balancing.name();
             return Err(err(
                 "switch.load_balancing",
-                format!("\"spray\" cannot carry {} flows: {}", prose(&labels, "or"), p.rules().no_spray.unwrap_or_default()),
+                format!("\"{name}\" cannot carry {} flows: {}", prose(&labels, "or"), p.rules().no_spray.unwrap_or_default()),
             ));
         }
     }

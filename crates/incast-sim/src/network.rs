@@ -11,7 +11,7 @@ use crate::ids::{FlowId, PortId};
 use crate::packet::RouteCursor;
 use crate::port::{BufferLimit, EcnThreshold, Port, SharedPool};
 use crate::results::PortRecord;
-use crate::routing::{PathSet, Router, MAX_SPRAY_PATHS};
+use crate::routing::{mix, PathSet, Router, MAX_SPRAY_PATHS};
 use crate::scenario::{BufferSpec, EcnMark, EcnSpec, GraphSpec, HostNic, LoadBalancing, Protocol, Scenario, SwitchSpec};
 use crate::topology::{NodeKind, Topology};
 use crate::transport::{NetFacts, PortFacts, PortView, Processor, Setups};
@@ -24,6 +24,10 @@ pub(crate) const MAX_ROUTE_HOPS: usize = 16;
 /// reaches, less what one flow may add (every sprayed path of a pair each way, each at most
 /// 2 x `GraphSpec::MAX_REACH` + 2 ports long).
 const ROUTE_TABLE_ROOM: usize = u32::MAX as usize - 2 * MAX_SPRAY_PATHS * (2 * GraphSpec::MAX_REACH as usize + 2);
+
+/// The directions of a flow, for the keys of its spraying orders.
+const FORWARD: u64 = 0;
+const REVERSE: u64 = 1;
 
 /// A full-size frame: a host NIC always holds at least one.
 const FULL_FRAME_BYTES: u64 = 1500;
@@ -54,8 +58,10 @@ pub(crate) struct Network {
     pub(crate) setups: Setups,
     /// Whether host NICs queue like switch ports (`[switch] host_nic`).
     like_switch: bool,
-    /// Per-flow ECMP, or packet spraying.
+    /// Per-flow ECMP, or packet spraying (in turn or in random order).
     load_balancing: LoadBalancing,
+    /// The scenario seed, mixed: what keys the random orders of `"spray-permute"`.
+    spray_key: u64,
     /// With packet spraying, each flow's paths by flow number (empty with ECMP, so a flow's
     /// packets take its one route and flows pay nothing for spraying).
     sprays: Vec<Spray>,
@@ -73,7 +79,8 @@ pub(crate) struct Routes {
     pub(crate) own: [bool; 2],
 }
 
-/// A sprayed flow's equal-cost paths each way, and which it takes next (round robin).
+/// A sprayed flow's equal-cost paths each way, and which it takes next: how many packets it has
+/// sent that way (with `"spray"` offset by where it starts), counted round and round.
 #[derive(Clone, Copy, Debug)]
 struct Spray {
     forward: PathSet,
@@ -82,23 +89,74 @@ struct Spray {
     next_reverse: u32,
 }
 
+/// The order a sprayed flow takes its paths in each direction: round robin (`"spray"`), or
+/// a random permutation of them drawn anew every cycle (`"spray-permute"`), keyed by `key`
+/// (the run's seed, the flow and the direction), so that nothing is stored per cycle.
+#[derive(Clone, Copy, Debug)]
+enum Order {
+    RoundRobin,
+    Permuted { key: u64 },
+}
+
 impl Spray {
-    /// Path number `n` of `set`, counting round and round.
-    fn path(set: PathSet, n: u32) -> RouteCursor {
-        let i = n % u32::from(set.count);
+    /// Path number `n` of `set`, counting round and round, in `order`.
+    fn path(set: PathSet, n: u32, order: Order) -> RouteCursor {
+        let count = u32::from(set.count);
+        let i = match order {
+            Order::RoundRobin => n % count,
+            // Cycle `n / count` takes the paths in its own permutation. (A counter that wraps
+            // after 2^32 packets cuts one cycle short: that cycle still takes no path twice.)
+            Order::Permuted { key } => permuted(n % count, count, mix(key ^ mix(u64::from(n / count)))),
+        };
         RouteCursor { start: set.start + i * u32::from(set.len), len: set.len, hop: 0 }
     }
 
     /// The path the flow's next data packet takes.
-    fn next_forward(&mut self) -> RouteCursor {
+    fn next_forward(&mut self, order: Order) -> RouteCursor {
         self.next_forward = self.next_forward.wrapping_add(1);
-        Spray::path(self.forward, self.next_forward.wrapping_sub(1))
+        Spray::path(self.forward, self.next_forward.wrapping_sub(1), order)
     }
 
     /// The path the flow's next ACK takes.
-    fn next_reverse(&mut self) -> RouteCursor {
+    fn next_reverse(&mut self, order: Order) -> RouteCursor {
         self.next_reverse = self.next_reverse.wrapping_add(1);
-        Spray::path(self.reverse, self.next_reverse.wrapping_sub(1))
+        Spray::path(self.reverse, self.next_reverse.wrapping_sub(1), order)
+    }
+}
+
+/// Rounds of the Feistel network behind [`permuted`].
+const FEISTEL_ROUNDS: u32 = 6;
+
+// `permuted`'s round functions are 16-entry tables of 4-bit values: a domain of at most 8 bits.
+const _: () = assert!(MAX_SPRAY_PATHS <= 256);
+
+/// Where position `pos` of a pseudo-random permutation of `0..count` (`count` at most
+/// [`MAX_SPRAY_PATHS`]) keyed by `key` lands: a balanced Feistel network over the smallest
+/// even number of bits that holds `count - 1`, each round's function a table drawn from the key,
+/// walked until it lands below `count` (cycle walking, so a bijection of `0..count`). Nothing
+/// is stored: the same key gives the same permutation, every time.
+fn permuted(pos: u32, count: u32, key: u64) -> u32 {
+    debug_assert!(pos < count && count as usize <= MAX_SPRAY_PATHS);
+    if count <= 1 {
+        return 0;
+    }
+    let half = (u32::BITS - (count - 1).leading_zeros()).div_ceil(2);
+    let mask = (1u32 << half) - 1;
+    let mut tables = [0u64; FEISTEL_ROUNDS as usize];
+    for (round, table) in tables.iter_mut().enumerate() {
+        *table = mix(key.wrapping_add(round as u64));
+    }
+    let mut x = pos;
+    loop {
+        let (mut left, mut right) = (x >> half, x & mask);
+        for table in tables {
+            let f = (table >> (4 * right)) as u32 & mask;
+            (left, right) = (right, left ^ f);
+        }
+        x = (left << half) | right;
+        if x < count {
+            return x;
+        }
     }
 }
 
@@ -179,6 +237,7 @@ impl Network {
             setups,
             like_switch,
             load_balancing: scenario.switch.load_balancing,
+            spray_key: mix(scenario.seed ^ 0x5B8A_7E5E),
             sprays: Vec::new(),
             free_routes: Vec::new(),
         })
@@ -222,24 +281,30 @@ impl Network {
                 format!("out of memory: the route table is full ({} entries, the most a 32-bit offset reaches)", self.routes.len()),
             ));
         }
-        if self.load_balancing == LoadBalancing::Spray {
+        if self.load_balancing.sprays() {
             let mut paths = |from, to| -> Result<PathSet, ResourceError> {
                 reserve(&mut self.routes, MAX_SPRAY_PATHS * MAX_ROUTE_HOPS, "the route table")?;
                 self.router.paths(&self.topo, from, to, &mut self.routes)
             };
             let (forward, reverse) = (paths(src, dst)?, paths(dst, src)?);
-            // Flows start at different paths, as the switches' spray counters are shared by all
-            // the flows through them.
-            let first = crate::routing::mix(i as u64) as u32;
+            // Round robin: flows start at different paths, as the switches' spray counters are
+            // shared by all the flows through them. A random order starts each flow at its own
+            // first permutation's first path.
+            let first = if self.load_balancing == LoadBalancing::Spray { mix(i as u64) as u32 } else { 0 };
             // Indexed by flow number; flows drawn during the run may come out of number order.
             let spray = Spray { forward, reverse, next_forward: first, next_reverse: first };
             grow_to(&mut self.sprays, i + 1, spray, "the flow table")?;
             self.sprays[i] = spray;
             // Every path of a sprayed pair is stored once for the pair.
-            return Ok(Routes { forward: Spray::path(forward, first), reverse: Spray::path(reverse, first), own: [false; 2] });
+            let (ahead, back) = (self.order(i, FORWARD), self.order(i, REVERSE));
+            return Ok(Routes {
+                forward: Spray::path(forward, first, ahead),
+                reverse: Spray::path(reverse, first, back),
+                own: [false; 2],
+            });
         }
         reserve(&mut self.routes, 2 * MAX_ROUTE_HOPS, "the route table")?;
-        let key = crate::routing::mix(i as u64);
+        let key = mix(i as u64);
         let mut cursor = |from, to| -> Result<(RouteCursor, bool), ResourceError> {
             let (mut start, len, shared) = self.router.route(&self.topo, from, to, key, &mut self.routes)?;
             // A route of this flow's own (ECMP chose on the way, so it was just appended) goes
@@ -277,6 +342,17 @@ impl Network {
         Ok(())
     }
 
+    /// The order flow number `i` sprays its packets in, in `direction` (`FORWARD`, `REVERSE`):
+    /// with `"spray-permute"` each direction of each flow has its own random orders, as an htsim
+    /// NDP source and sink each shuffle their own paths.
+    #[inline]
+    fn order(&self, i: usize, direction: u64) -> Order {
+        match self.load_balancing {
+            LoadBalancing::SprayPermute => Order::Permuted { key: self.spray_key ^ mix((i as u64) << 1 | direction) },
+            _ => Order::RoundRobin,
+        }
+    }
+
     /// The route of flow `id`'s next data packet: its `route`, or with packet spraying the next
     /// of its paths.
     #[inline]
@@ -284,7 +360,8 @@ impl Network {
         if self.sprays.is_empty() {
             route
         } else {
-            self.sprays[id.idx()].next_forward()
+            let order = self.order(id.idx(), FORWARD);
+            self.sprays[id.idx()].next_forward(order)
         }
     }
 
@@ -294,7 +371,8 @@ impl Network {
         if self.sprays.is_empty() {
             route
         } else {
-            self.sprays[id.idx()].next_reverse()
+            let order = self.order(id.idx(), REVERSE);
+            self.sprays[id.idx()].next_reverse(order)
         }
     }
 
@@ -392,5 +470,66 @@ fn ecn_threshold(spec: &EcnSpec, rate: BitsPerSec) -> EcnThreshold {
         EcnMark::Never => EcnThreshold::NEVER,
         EcnMark::Bytes(b) => EcnThreshold { bytes: b, ..EcnThreshold::NEVER },
         EcnMark::Packets(n) => EcnThreshold { packets: n, ..EcnThreshold::NEVER },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The paths (by number) cycle `cycle` of a flow takes in `order` from a set of `count`.
+    fn cycle(count: u16, order: Order, cycle: u32) -> Vec<u32> {
+        let set = PathSet { start: 0, len: 1, count };
+        (0..u32::from(count)).map(|p| Spray::path(set, cycle * u32::from(count) + p, order).start).collect()
+    }
+
+    #[test]
+    fn each_permuted_cycle_takes_every_path_once() {
+        for count in [1u16, 2, 3, 4, 5, 7, 16, 17, 36, 64, 100, 255, 256] {
+            for c in 0..50 {
+                let mut paths = cycle(count, Order::Permuted { key: 7 }, c);
+                paths.sort_unstable();
+                assert_eq!(paths, (0..u32::from(count)).collect::<Vec<_>>(), "{count} paths, cycle {c}");
+            }
+        }
+    }
+
+    #[test]
+    fn permuted_cycles_differ_and_the_same_key_repeats_them() {
+        let (a, b) = (Order::Permuted { key: 1 }, Order::Permuted { key: 2 });
+        let cycles: Vec<Vec<u32>> = (0..20).map(|c| cycle(36, a, c)).collect();
+        for (i, x) in cycles.iter().enumerate() {
+            assert!(cycles[i + 1..].iter().all(|y| y != x), "cycle {i} repeats");
+            assert_eq!(*x, cycle(36, a, i as u32), "same key, same order");
+            assert_ne!(*x, cycle(36, b, i as u32), "another key, another order");
+        }
+        // Round robin takes them in turn, every cycle.
+        assert_eq!(cycle(5, Order::RoundRobin, 3), vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn permuted_orders_spread_every_path_over_every_position() {
+        // Over many cycles each path is first about as often as any other, and no order of four
+        // paths is missing (a fixed stride would visit only a few).
+        let (count, cycles) = (36u16, 36_000u32);
+        let mut first = [0u32; 36];
+        for c in 0..cycles {
+            first[cycle(count, Order::Permuted { key: 99 }, c)[0] as usize] += 1;
+        }
+        let mean = cycles / u32::from(count);
+        assert!(first.iter().all(|&n| n.abs_diff(mean) < mean / 4), "{first:?}");
+        let mut seen = std::collections::HashSet::new();
+        for c in 0..2_000 {
+            seen.insert(cycle(4, Order::Permuted { key: 5 }, c));
+        }
+        assert_eq!(seen.len(), 24);
+    }
+
+    #[test]
+    fn each_flow_and_direction_has_its_own_orders() {
+        let key = |i: usize, direction: u64| mix(0x1234) ^ mix((i as u64) << 1 | direction);
+        let order = |i, d| cycle(36, Order::Permuted { key: key(i, d) }, 0);
+        assert_ne!(order(0, FORWARD), order(1, FORWARD));
+        assert_ne!(order(0, FORWARD), order(0, REVERSE));
     }
 }

@@ -15,8 +15,8 @@ fat tree takes one link rate per tier and as many uplinks per leaf as downlinks,
 of 40 Gbps of incast's default leaf-spine become 16 of 10 Gbps: the same 160 Gbps per leaf).
 Every link has a 1 us delay. Both run the authors' example settings (`sim/EXAMPLES`): 9000 B
 packets with a 64 B header, data queues of 8 packets, a first window of 23 packets, PULLs at 99%
-of the receiver's link, packets sprayed over every path (htsim `-strat perm`, incast
-`load_balancing = "spray"`).
+of the receiver's link, packets sprayed over every path, each cycle over the paths in a new
+random order (htsim `-strat perm`, incast `load_balancing = "spray-permute"`).
 
 The cases:
 
@@ -157,7 +157,7 @@ def scenario_for(flows: Sequence[Dict[str, int]], directory: str) -> Dict[str, A
             "link_rate": f"{LINK_BPS // 1_000_000_000}Gbps", "fabric_rate": f"{LINK_BPS // 1_000_000_000}Gbps",
             "link_delay": f"{LINK_DELAY_NS}ns",
         },
-        "switch": {"load_balancing": "spray"},
+        "switch": {"load_balancing": "spray-permute"},
         "transport": {"protocol": "ndp"},
         "ndp": {"mtu": f"{MTU}B", "queue": QUEUE_PACKETS, "initial_window": INITIAL_WINDOW, "pull_rate": 0.99},
         "workload": [{"kind": "trace", "path": str(path)}],

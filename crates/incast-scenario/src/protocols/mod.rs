@@ -128,7 +128,8 @@ pub(crate) trait TransportRules {
     /// Why its flows cannot share a network with other protocols' flows (its ports are its own),
     /// if they cannot: the end of the message.
     const ALONE: Option<&'static str> = None;
-    /// Why it cannot run over packet spraying (`load_balancing = "spray"`), if it cannot.
+    /// Why it cannot run over packet spraying (`load_balancing = "spray"` or `"spray-permute"`), if it
+    /// cannot.
     const NO_SPRAY: Option<&'static str> = None;
     /// Bytes its own header adds to a full data packet.
     const HEADER_BYTES: u32 = 0;

@@ -3,6 +3,7 @@ an incast against N (`ndp-incast`) and the utilization of a permutation (`ndp-pe
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Dict, List
 
 from incast.reproduce.ndp.settings import LABELS, PROTOCOLS
@@ -80,10 +81,18 @@ def ndp_permutation_utilization(r: Reproductions) -> str:
                      for p in PROTOCOLS)
 
 
+def ndp_permutation_fairness(r: Reproductions) -> str:
+    """Inline: NDP's slowest flow over its mean flow, the mean over seeds (the report's claim)."""
+    rows = [row for row in r.table("ndp-permutation", "utilization").to_pylist() if row["protocol"] == "ndp"]
+    ratios = [row["min_gbps"] / (row["utilization_pct"] / 10) for row in rows]
+    return f"{math.fsum(ratios) / len(ratios):.3f}"
+
+
 RENDERERS: Dict[str, Callable[[Reproductions], str]] = {
     "ndp-incast-overhead": ndp_incast_overhead,
     "ndp-incast-timeouts": ndp_incast_timeouts,
     "ndp-permutation-utilization": ndp_permutation_utilization,
+    "ndp-permutation-fairness": ndp_permutation_fairness,
     "ndp-incast": ndp_incast,
     "ndp-permutation": ndp_permutation,
 }

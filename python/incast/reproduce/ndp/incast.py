@@ -195,9 +195,11 @@ def incast(ctx: Context) -> Outcome:
 
     notes = (f"N senders, drawn at random from the other hosts of a k = {k} fat tree ({settings.hosts(k)} hosts, "
              f"10 Gbps, 1 us links), each send {SIZE} ({PACKETS} packets of 9000 B) to host {RECEIVER} at the same "
-             "instant; one burst per point. NDP sprays with `[ndp]`'s defaults (the htsim examples' 8-packet queues "
-             "and first window of 23); DCTCP and TCP take one ECMP path per flow with 100-packet queues, DCTCP "
-             "marking above 15 packets, 9000 B segments and a 250 ms minimum RTO (htsim's; settings module). The "
+             "instant; one burst per point. NDP runs `[ndp]`'s defaults (the htsim examples' 8-packet queues "
+             "and first window of 23), each flow spraying its packets over its paths in a new random order every "
+             "cycle (`load_balancing = \"spray-permute\"`, htsim's `-strat perm`); DCTCP and TCP take one ECMP "
+             "path per flow with 100-packet queues, DCTCP marking above 15 packets, 9000 B segments and a 250 ms "
+             "minimum RTO (htsim's; settings module). The "
              "ideal is the authors' optimal: N x 453.2 KB on the wire at 10 Gbps plus the nearest sender's unloaded "
              "trip. The full run is the example's 432-host tree with N up to 431; the quick run a 128-host tree.")
     return Outcome(claims=claims, tables={"incast": table(rows)}, figure=fig, notes=notes)

@@ -9,7 +9,8 @@ the NDP curve" of the paper's Figures 16 and 14. The paper's text is not in this
   so does the full run here. The quick run takes k = 8 (128 hosts).
 - NDP: `[ndp]`'s defaults, which are the examples' settings (9000 B packets, 8-packet queues, a
   first window of 23, PULLs at 99% of the link; docs/ndp.md), and packets sprayed over every
-  path (`-strat perm` of both examples; `load_balancing = "spray"`).
+  path in a new random order every cycle (`-strat perm` of both examples, `SCATTER_PERMUTE`;
+  `load_balancing = "spray-permute"`).
 - TCP and DCTCP: as htsim's `TcpSrc` and the DCTCP example run them where incast has the key:
   9000 B segments (htsim's packet size is global, `Packet::data_packet_size`), switch queues of
   100 packets (the permutation example's `-q 100` for DCTCP: "Increasing above 100 does not
@@ -65,7 +66,7 @@ def scenario(k: int, protocol: str, workload: Dict[str, Any]) -> Dict[str, Any]:
     path per flow with the TCP keys of the module docstring; then `workload`."""
     topology = {"kind": "fat-tree", "k": k, "link_rate": LINK_RATE, "link_delay": LINK_DELAY}
     if protocol == "ndp":
-        return {"topology": topology, "switch": {"load_balancing": "spray"}, "transport": {"protocol": "ndp"},
+        return {"topology": topology, "switch": {"load_balancing": "spray-permute"}, "transport": {"protocol": "ndp"},
                 "workload": [workload]}
     return {
         "topology": topology,
