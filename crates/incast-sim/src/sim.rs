@@ -180,9 +180,8 @@ impl Simulation {
         let releasing = scenario.output.flow_throughput_interval.is_none();
         let rates = || net.ports.iter().map(|p| p.info.link.rate);
         let (fastest, slowest) = (rates().max().unwrap_or(BitsPerSec::GBPS), rates().min().unwrap_or(BitsPerSec::GBPS));
-        let tcp = &scenario.transport.tcp;
-        let first_rto = tcp.initial_rto.unwrap_or(tcp.min_rto).max(tcp.min_rto);
-        let span = crate::watchdog::span(scenario.run.stall_after, slowest, first_rto);
+        let first_timeout = net.setups.first_timeout(&scenario.protocols_in_use());
+        let span = crate::watchdog::span(scenario.run.stall_after, slowest, first_timeout);
         let watchdog = Watchdog::new(span, scenario.run.duration.is_none(), net.ports.len() as u64, fastest);
         let mut sim = Simulation {
             now: Instant::ZERO,

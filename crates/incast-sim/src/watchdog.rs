@@ -59,16 +59,18 @@ const AUTO_PACKETS: u64 = 100;
 const AUTO_TIMEOUTS: u64 = 7;
 
 /// The span `stall_after` sets on a network whose slowest link is `slowest`, for flows whose
-/// first retransmission timeout is `first_rto`: `"auto"` is [`DEFAULT_STALL_AFTER`], or longer
+/// first timeout is `first_timeout`: `"auto"` is [`DEFAULT_STALL_AFTER`], or longer
 /// where [`AUTO_PACKETS`] full-size packets on the slowest link or [`AUTO_TIMEOUTS`] first
-/// timeouts take longer (a 1 Kbps link, `[transport] initial_rto = "3s"`); `None` when off.
-pub(crate) fn span(stall_after: StallAfter, slowest: BitsPerSec, first_rto: Duration) -> Option<Duration> {
+/// timeouts take longer (a 1 Kbps link, `[transport] initial_rto = "3s"`, `[pfabric] rto`); the
+/// first timeout is the longest of the run's transports' own (`Plugin::first_timeout`). `None`
+/// when off.
+pub(crate) fn span(stall_after: StallAfter, slowest: BitsPerSec, first_timeout: Duration) -> Option<Duration> {
     match stall_after {
         StallAfter::Off => None,
         StallAfter::After(span) => Some(span),
         StallAfter::Auto => {
             let packets = if slowest.0 == 0 { Duration::MAX } else { slowest.tx_time(1500).saturating_mul(AUTO_PACKETS) };
-            Some(DEFAULT_STALL_AFTER.max(packets).max(first_rto.saturating_mul(AUTO_TIMEOUTS)))
+            Some(DEFAULT_STALL_AFTER.max(packets).max(first_timeout.saturating_mul(AUTO_TIMEOUTS)))
         }
     }
 }

@@ -54,6 +54,12 @@ pub(crate) trait Plugin {
     /// Its settings for a run of `scenario` over `net`.
     fn setup(scenario: &Scenario, net: &NetFacts) -> Self::Setup;
 
+    /// How long a flow of this transport that lost everything it sent waits before it first
+    /// sends again: its first retransmission timeout, or its receiver's first resend request.
+    /// `stall_after = "auto"` waits several of them before calling a run stalled
+    /// (`crate::watchdog::span`), so it must be the transport's own timer, not another's.
+    fn first_timeout(setup: &Self::Setup) -> Duration;
+
     /// The endpoints of a flow starting as `start` says.
     fn endpoints(setup: &Self::Setup, start: &FlowStart<'_>) -> Self::Endpoints;
 

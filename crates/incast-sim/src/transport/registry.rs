@@ -9,7 +9,7 @@
 
 use std::sync::OnceLock;
 
-use incast_proto::time::Instant;
+use incast_proto::time::{Duration, Instant};
 
 use super::{
     Arriving, CapturedHeader, Endpoints as _, FlowStart, IdealPackets, Joined, NetFacts, Outgoing,
@@ -367,6 +367,20 @@ macro_rules! engine_registry {
             }
         }
 
+        impl Setups {
+            /// The longest first timeout (`Plugin::first_timeout`) among the transports of
+            /// `protocols`: what `stall_after = "auto"` scales with; zero for none.
+            pub(crate) fn first_timeout(&self, protocols: &[Protocol]) -> Duration {
+                let mut longest = Duration::ZERO;
+                $(
+                    if protocols.iter().any(|p| matches!(p, $(Protocol::$variant)|+)) {
+                        longest = longest.max(<super::$module::Plugin as Plugin>::first_timeout(&self.$module));
+                    }
+                )+
+                longest
+            }
+        }
+
         /// The scenario keys most likely behind a stall of `protocol`'s flows, most likely first
         /// (its transport's `Plugin::STALL_KEYS`).
         pub(crate) fn stall_keys(protocol: Protocol) -> &'static [&'static str] {
@@ -441,5 +455,25 @@ mod tests {
                 assert!(!e.message.contains("unknown"), "{key}: {e}");
             }
         }
+    }
+
+    #[test]
+    fn the_first_timeout_is_the_running_transports_own_timer() {
+        use incast_proto::time::BitsPerSec;
+        let first = |protocol: &str, section: &str| {
+            let text = format!(
+                "[topology]\nkind = \"star\"\nhosts = 4\n[transport]\nprotocol = \"{protocol}\"\n\
+                 initial_rto = \"3s\"\nmin_rto = \"2s\"\n{section}\n[[workload]]\nkind = \"flow-burst\"\n"
+            );
+            let scenario = crate::scenario::parse_toml(&text, None).expect("parses");
+            let link = crate::scenario::LinkSpec { rate: BitsPerSec::GBPS, delay: Duration::from_us(1) };
+            let setups = Setups::new(&scenario, &NetFacts { fastest_host_link: link.rate, longest_path: vec![link, link] });
+            setups.first_timeout(&scenario.protocols_in_use())
+        };
+        assert_eq!(first("dctcp", ""), Duration::from_secs(3), "TCP's initial RTO, above its minimum");
+        assert_eq!(first("d3", ""), Duration::from_secs(3));
+        assert_eq!(first("pfabric", "[pfabric]\nrto = \"45us\""), Duration::from_us(45), "pFabric's own, not [transport]'s");
+        assert_eq!(first("ndp", "[ndp]\nrto = \"1ms\""), Duration::from_ms(1));
+        assert_eq!(first("homa", "[switch]\npriority_classes = 8\n[homa]\nresend_timeout = \"7ms\""), Duration::from_ms(7));
     }
 }

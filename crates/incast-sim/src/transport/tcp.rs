@@ -50,6 +50,12 @@ const D2TCP_P: ExtraColumn =
 /// The columns a TCP sender adds to the traces table (pFabric's hosts too).
 pub(crate) const TRACE_COLUMNS: &[ExtraColumn] = &[CWND, SSTHRESH, ALPHA, D2TCP_D, D2TCP_P];
 
+/// A TCP sender's first retransmission timeout (RFC 6298's initial RTO, never below the
+/// minimum): what the transports built on TCP's repair (D3, PDQ, pFabric's hosts) wait too.
+pub(crate) fn first_rto(tcp: &TcpConfig) -> Duration {
+    tcp.initial_rto.unwrap_or(tcp.min_rto).max(tcp.min_rto)
+}
+
 impl super::Plugin for Plugin {
     type Header = SackBlocks;
     type Endpoints = TcpEndpoints;
@@ -72,6 +78,10 @@ impl super::Plugin for Plugin {
             tcppr: scenario.sections.tcppr.clone(),
             priority_classes: scenario.switch.priority_classes.max(1),
         }
+    }
+
+    fn first_timeout(setup: &Setup) -> Duration {
+        first_rto(&setup.tcp)
     }
 
     fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> TcpEndpoints {

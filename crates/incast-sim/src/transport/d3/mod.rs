@@ -13,7 +13,7 @@ use incast_proto::tcp::{SackBlocks, TcpConfig};
 use incast_proto::time::{Duration, Instant};
 use incast_wire::d3::{Packet as D3Packet, HEADER_LEN};
 
-use super::tcp::earliest;
+use super::tcp::{earliest, first_rto};
 use super::{
     CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, TraceRow,
     SENDING_RATE,
@@ -61,6 +61,10 @@ impl super::Plugin for Plugin {
         let d3 = scenario.sections.d3;
         let fastest = from_bits_per_sec(net.fastest_host_link);
         Setup { d3, tcp: scenario.transport.tcp, field: RateField::new(d3.quantize, fastest), wire_scale: incast_wire::d3::scale_for(fastest) }
+    }
+
+    fn first_timeout(setup: &Setup) -> Duration {
+        first_rto(&setup.tcp)
     }
 
     fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> D3Endpoints {

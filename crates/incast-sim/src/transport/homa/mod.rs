@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use incast_proto::homa::{HomaConfig, HomaHeader, HomaReceiver, HomaSender, MessageId, Priorities};
 use incast_proto::tcp::{AckSegment, SackBlocks};
-use incast_proto::time::Instant;
+use incast_proto::time::{Duration, Instant};
 
 use super::{CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Outgoing, OutgoingAck, PortFacts, TraceRow};
 use crate::ids::{FlowId, PortId};
@@ -133,6 +133,12 @@ impl super::Plugin for Plugin {
         let spec = &scenario.sections.homa;
         let config = scenario.protocols_in_use().contains(&Protocol::Homa).then(|| config_of(spec, scenario, net));
         Setup { config, strip: spec.strip_priorities, receivers: Mutex::default(), nics: Mutex::default(), wakes: Arc::default() }
+    }
+
+    /// `[homa] resend_timeout`: a receiver missing packets asks for them again after it (zero in
+    /// a run without Homa's flows, where the registry never asks).
+    fn first_timeout(setup: &Setup) -> Duration {
+        setup.config.as_ref().map_or(Duration::ZERO, |c| c.resend_timeout)
     }
 
     fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> HomaEndpoints {

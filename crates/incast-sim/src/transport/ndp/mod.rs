@@ -55,6 +55,11 @@ impl super::Plugin for Plugin {
         }
     }
 
+    /// `[ndp] rto`: NDP resends from NACKs, its timer only when even the headers were lost.
+    fn first_timeout(setup: &Setup) -> Duration {
+        setup.config.rto
+    }
+
     /// No `[transport]` key applies: NDP's hosts run NDP's own sender and receiver.
     fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> NdpEndpoints {
         NdpEndpoints {

@@ -11,7 +11,7 @@ use incast_proto::tcp::{EchoReceiver, SackBlocks, TcpConfig};
 use incast_proto::time::{Duration, Instant};
 use incast_wire::pdq::{Packet as PdqPacket, HEADER_LEN};
 
-use super::tcp::earliest;
+use super::tcp::{earliest, first_rto};
 use super::{
     CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, PortFacts, TraceRow, Way,
     WireHeader, SENDING_RATE,
@@ -63,6 +63,10 @@ impl super::Plugin for Plugin {
 
     fn setup(scenario: &Scenario, _net: &NetFacts) -> Setup {
         Setup { pdq: scenario.sections.pdq, tcp: scenario.transport.tcp }
+    }
+
+    fn first_timeout(setup: &Setup) -> Duration {
+        first_rto(&setup.tcp)
     }
 
     fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> PdqEndpoints {

@@ -7,9 +7,9 @@ mod header;
 mod queue;
 
 use incast_proto::tcp::{pfabric_host, TcpConfig};
-use incast_proto::time::Instant;
+use incast_proto::time::{Duration, Instant};
 
-use super::tcp::{TcpEndpoints, TRACE_COLUMNS as TCP_TRACE_COLUMNS};
+use super::tcp::{first_rto, TcpEndpoints, TRACE_COLUMNS as TCP_TRACE_COLUMNS};
 use super::{CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, PortFacts, TraceRow};
 use crate::outcome::Outcome;
 use crate::packet::Packet;
@@ -48,6 +48,11 @@ impl super::Plugin for Plugin {
             host: pfabric_host(p.initial_window_segments, p.max_window_segments, p.rto, p.probe_after),
             buffer_bytes: p.buffer_bytes,
         }
+    }
+
+    /// `[pfabric] rto`, never `[transport]`'s.
+    fn first_timeout(setup: &Setup) -> Duration {
+        first_rto(&setup.host)
     }
 
     /// No `[transport]` key applies: pFabric's hosts use their own TCP, NewReno's window
