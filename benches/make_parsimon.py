@@ -48,7 +48,7 @@ branch `parsimon`, `simulation/run.py` at 4dad8cb, with parsimon-eval's `expts/f
 experiment.rs`), each setting cited in the scenario file written.
 
 The files go to `--out` (default benches/generated/, which git ignores): the graph files, one
-trace (`parsimon_<window>.csv`, about 33 bytes a flow, 5.5 million flows a simulated second) and
+trace (`parsimon_<window>.csv`, about 26 bytes a flow, 5.75 million flows a simulated second) and
 one scenario per window and fabric (`parsimon_<window>.toml`, `parsimon_2to1_<window>.toml`).
 `make bench-large` runs them (docs/notes/parallel-runs.md has the figures).
 """
