@@ -142,8 +142,8 @@ def test_bench_extrapolates_to_a_simulated_time_with_a_threads_column() -> None:
     assert results[0]["extrapolated_wall_s"] == pytest.approx(15_000.0)
     assert lines[0].startswith("extrapolated to 5 s of simulated time")
     assert lines[1].split() == ["benchmark", "threads", "sim", "s", "wall", "s", "CPU", "s", "peak", "RSS",
-                                "wall", "h", "speed-up"]
-    assert lines[2].split() == ["study", "1", "0.02", "60.0", "30.0", "40.0MB", "4.17", "1.00"]
+                                "wall", "h", "CPU", "h", "speed-up"]
+    assert lines[2].split() == ["study", "1", "0.02", "60.0", "30.0", "40.0MB", "4.17", "2.08", "1.00"]
 
 
 def test_bench_refuses_a_bad_extrapolation_time(tmp_path: Path) -> None:

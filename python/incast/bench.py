@@ -170,23 +170,26 @@ def extrapolate(results: List[Dict[str, Any]], sim_seconds: float) -> List[str]:
     simulated second, median runs), set in each result as `extrapolated_wall_s`; the lines to
     print. A window that starts from an empty network runs fewer events per simulated second
     than the steady state, so a short window's figure is a lower bound: compare two windows.
-    CPU s is the child's user + system time: on a busy machine it moves less than the wall time."""
+    CPU s is the child's user + system time, and CPU h its extrapolation: on a busy machine they
+    move less than the wall time."""
     lines = [
         f"extrapolated to {sim_seconds:g} s of simulated time on this machine (wall s x {sim_seconds:g} / sim s):",
         f"  {'benchmark':<28} {'threads':>7} {'sim s':>8} {'wall s':>9} {'CPU s':>9} {'peak RSS':>9} "
-        f"{'wall h':>8} {'speed-up':>8}",
+        f"{'wall h':>8} {'CPU h':>8} {'speed-up':>8}",
     ]
     one_thread = {r["name"]: r["wall_s"] for r in results if r.get("threads", THREADS) == 1}
     for r in results:
         if not r["sim_time_s"]:
             continue
         r["extrapolated_wall_s"] = r["wall_s"] * sim_seconds / r["sim_time_s"]
+        cpu = r.get("cpu_s")
+        cpu_h = "-" if cpu is None else f"{cpu * sim_seconds / r['sim_time_s'] / 3600:.2f}"
         base = one_thread.get(r["name"])
         speedup = f"{base / r['wall_s']:.2f}" if base and r["wall_s"] else "-"
         lines.append(
             f"  {r['name']:<28} {r.get('threads', THREADS):>7} {r['sim_time_s']:>8.4g} {r['wall_s']:>9.1f} "
-            f"{r.get('cpu_s', float('nan')):>9.1f} {r['peak_rss_bytes'] / 2**20:>7.1f}MB "
-            f"{r['extrapolated_wall_s'] / 3600:>8.2f} {speedup:>8}"
+            f"{'-' if cpu is None else format(cpu, '.1f'):>9} {r['peak_rss_bytes'] / 2**20:>7.1f}MB "
+            f"{r['extrapolated_wall_s'] / 3600:>8.2f} {cpu_h:>8} {speedup:>8}"
         )
     return lines
 
