@@ -6,6 +6,8 @@
 #                and the layering check: no import circles between modules (tools/check_layers.py)
 #   make bench   the speed and memory benchmarks of benches/
 #   make bench-trace  memory of streamed CSV traces of 10^5 and 10^6 flows (benches/make_trace.py)
+#   make bench-large  the Parsimon study (6,144 hosts): 20 ms windows on both fabrics, the 200 ms one,
+#                extrapolated to the study's 5 s (benches/make_parsimon.py; ~10 min on 2 idle cores)
 #   make pins    rerun the quick reproductions and pin their numbers (tests/reproduce_pins.json)
 #   make crosscheck  install ns-3 (pip, ~200 MB) into .venv and compare incast with it (docs/crosscheck/)
 #   make crosscheck-ndp  incast's NDP against htsim's committed outputs (docs/crosscheck/ndp/);
@@ -30,7 +32,7 @@ VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: help setup demo test lint test-rust test-python bench bench-trace pins crosscheck crosscheck-ndp crosscheck-homa docs clean
+.PHONY: help setup demo test lint test-rust test-python bench bench-trace bench-large pins crosscheck crosscheck-ndp crosscheck-homa docs clean
 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
@@ -38,6 +40,7 @@ help:
 	@echo "make lint   cargo clippy -D warnings, ruff check, mypy --strict, no import circles"
 	@echo "make bench  speed and memory benchmarks"
 	@echo "make bench-trace  memory of streamed CSV traces (10^5 and 10^6 flows)"
+	@echo "make bench-large  the Parsimon study's 20 ms and 200 ms windows, extrapolated to its 5 s"
 	@echo "make pins  rerun the quick reproductions and pin their numbers (after an intended change)"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
 	@echo "make crosscheck-ndp  incast's NDP against htsim's (HTSIM=path runs htsim, else its committed outputs)"
@@ -109,6 +112,18 @@ bench: setup
 bench-trace: setup
 	for n in 100000 1000000; do $(VPY) benches/make_trace.py --flows $$n; done
 	$(VENV_ENV) incast bench --dir benches/generated --only star_trace_100000 --only star_trace_1000000
+
+# The field's large study as a benchmark (issue 41): Parsimon's 6,144-host Facebook fabric (and its
+# 2:1 variant) with the study's workload, generated into benches/generated/ (~35 MB, ignored by
+# git), one run each (LARGE_WINDOWS="20ms" skips the 200 ms window, ~5 of the ~10 minutes),
+# extrapolated to the study's 5 simulated seconds. docs/notes/parallel-runs.md has the figures.
+LARGE_WINDOWS ?= 20ms,200ms
+bench-large: setup
+	$(VPY) benches/make_parsimon.py --windows $(LARGE_WINDOWS)
+	$(VENV_ENV) incast bench --dir benches/generated --repeat 1 --extrapolate-to 5s \
+		$$(for w in $$(echo $(LARGE_WINDOWS) | tr , ' '); do printf -- '--only parsimon_%s ' $$w; \
+		   [ $$w = 20ms ] && printf -- '--only parsimon_2to1_20ms '; done) \
+		--json benches/generated/bench-large.json
 
 # The numbers tests/test_reproduce.py holds the quick reproductions to, each with the 95% interval
 # of its seeds as tolerance (python/incast/reproduce/pins.py). Rerun after a change that moves

@@ -133,6 +133,25 @@ def test_bench_compares_every_case_with_the_reference_measured_alongside() -> No
     assert lines[1].split() == ["fat", "3.00x"]
 
 
+def test_bench_extrapolates_to_a_simulated_time_with_a_threads_column() -> None:
+    from incast import bench
+
+    results = [{"name": "study", "threads": 1, "sim_time_s": 0.02, "wall_s": 60.0, "cpu_s": 30.0,
+                "peak_rss_bytes": 40 * 2**20}]
+    lines = bench.extrapolate(results, 5.0)
+    assert results[0]["extrapolated_wall_s"] == pytest.approx(15_000.0)
+    assert lines[0].startswith("extrapolated to 5 s of simulated time")
+    assert lines[1].split() == ["benchmark", "threads", "sim", "s", "wall", "s", "CPU", "s", "peak", "RSS",
+                                "wall", "h", "CPU", "h", "speed-up"]
+    assert lines[2].split() == ["study", "1", "0.02", "60.0", "30.0", "40.0MB", "4.17", "2.08", "1.00"]
+
+
+def test_bench_refuses_a_bad_extrapolation_time(tmp_path: Path) -> None:
+    proc = incast("bench", "--dir", str(tmp_path), "--extrapolate-to", "soon")
+    assert proc.returncode == 2 and "'soon': give a positive simulated time" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_repository_benchmarks_are_valid_scenarios() -> None:
     benches = Path(__file__).resolve().parents[1] / "benches"
     scenarios = sorted(benches.glob("*.toml"))

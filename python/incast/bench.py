@@ -30,6 +30,10 @@ HEADER = (
 #: the densest case, a 40-sender incast on one switch, whose working set fits in cache.
 REFERENCE = "star_incast_dctcp"
 
+#: Threads one run uses: the engine runs one event loop (issue 41 plans `[run] threads`); the
+#: extrapolation table keeps the column, and a speed-up over the 1-thread run of the same case.
+THREADS = 1
+
 
 class BenchError(Exception):
     """A benchmark child failed."""
@@ -71,10 +75,12 @@ def measure(scenario: Path, repeat: int) -> Dict[str, Any]:
         "sim_s_per_wall_s": med("sim_s_per_wall_s"),
         "wall_s": med("wall_s"),
         "build_s": med("build_s"),
+        "cpu_s": med("cpu_s"),
         "peak_rss_bytes": med("peak_rss_bytes"),
         "events": runs[0]["events"],
         "packet_hops": runs[0]["packet_hops"],
         "sim_time_s": runs[0]["sim_time_s"],
+        "threads": THREADS,
         "runs": runs,
     }
 
@@ -110,6 +116,7 @@ def _run_child(scenario: Path) -> Dict[str, float]:
         "events_per_s": summary["events"] / wall,
         "packet_hops_per_s": summary["packet_hops"] / wall,
         "sim_s_per_wall_s": summary["sim_time_s"] / wall,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
         "peak_rss_bytes": usage.ru_maxrss * scale,
     }
 
@@ -155,6 +162,35 @@ def compare_to_reference(results: List[Dict[str, Any]]) -> List[str]:
         if r.get("ns_per_event_best") is not None:
             r["ns_per_event_vs_reference"] = r["ns_per_event_best"] / reference["ns_per_event_best"]
             lines.append(f"  {r['name']:<28} {r['ns_per_event_vs_reference']:.2f}x")
+    return lines
+
+
+def extrapolate(results: List[Dict[str, Any]], sim_seconds: float) -> List[str]:
+    """Each benchmark's wall time scaled to `sim_seconds` of simulated time (wall time per
+    simulated second, median runs), set in each result as `extrapolated_wall_s`; the lines to
+    print. A window that starts from an empty network runs fewer events per simulated second
+    than the steady state, so a short window's figure is a lower bound: compare two windows.
+    CPU s is the child's user + system time, and CPU h its extrapolation: on a busy machine they
+    move less than the wall time."""
+    lines = [
+        f"extrapolated to {sim_seconds:g} s of simulated time on this machine (wall s x {sim_seconds:g} / sim s):",
+        f"  {'benchmark':<28} {'threads':>7} {'sim s':>8} {'wall s':>9} {'CPU s':>9} {'peak RSS':>9} "
+        f"{'wall h':>8} {'CPU h':>8} {'speed-up':>8}",
+    ]
+    one_thread = {r["name"]: r["wall_s"] for r in results if r.get("threads", THREADS) == 1}
+    for r in results:
+        if not r["sim_time_s"]:
+            continue
+        r["extrapolated_wall_s"] = r["wall_s"] * sim_seconds / r["sim_time_s"]
+        cpu = r.get("cpu_s")
+        cpu_h = "-" if cpu is None else f"{cpu * sim_seconds / r['sim_time_s'] / 3600:.2f}"
+        base = one_thread.get(r["name"])
+        speedup = f"{base / r['wall_s']:.2f}" if base and r["wall_s"] else "-"
+        lines.append(
+            f"  {r['name']:<28} {r.get('threads', THREADS):>7} {r['sim_time_s']:>8.4g} {r['wall_s']:>9.1f} "
+            f"{'-' if cpu is None else format(cpu, '.1f'):>9} {r['peak_rss_bytes'] / 2**20:>7.1f}MB "
+            f"{r['extrapolated_wall_s'] / 3600:>8.2f} {cpu_h:>8} {speedup:>8}"
+        )
     return lines
 
 

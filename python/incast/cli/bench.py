@@ -25,7 +25,27 @@ def add_parsers(sub: Subparsers) -> None:
     )
     p.add_argument("--only", metavar="NAME", action="append", help="run only this benchmark (repeatable)")
     p.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
+    p.add_argument(
+        "--extrapolate-to",
+        type=_sim_seconds,
+        metavar="TIME",
+        help="also print each benchmark's wall time scaled to TIME of simulated time (\"5s\": the Parsimon study)",
+    )
     p.set_defaults(handler=_cmd_bench)
+
+
+def _sim_seconds(text: str) -> float:
+    """`--extrapolate-to`: simulated time as "5s", "200ms" or seconds."""
+    for suffix, scale in (("ms", 1e-3), ("s", 1.0), ("", 1.0)):
+        if text.endswith(suffix):
+            try:
+                value = float(text[: len(text) - len(suffix)]) * scale
+            except ValueError:
+                break
+            if value > 0 and value != float("inf"):
+                return value
+            break
+    raise argparse.ArgumentTypeError(f"{text!r}: give a positive simulated time, like 5s or 200ms")
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -55,6 +75,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         print(bench.format_row(results[-1]), flush=True)
     for line in bench.compare_to_reference(results):
         print(line)
+    if args.extrapolate_to is not None:
+        for line in bench.extrapolate(results, args.extrapolate_to):
+            print(line)
     if args.json:
         bench.write_json(results, Path(args.json))
     return 0
