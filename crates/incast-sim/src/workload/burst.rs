@@ -157,9 +157,14 @@ mod tests {
 
     /// The start of each round, checking that every flow of a round starts with it.
     fn round_starts(flows: &[FlowPlan], rounds: u32) -> Vec<Instant> {
-        (0..rounds)
-            .map(|r| {
-                let of_round: Vec<&FlowPlan> = flows.iter().filter(|f| f.round == r).collect();
+        let mut of_round: Vec<Vec<&FlowPlan>> = vec![Vec::new(); rounds as usize];
+        for f in flows {
+            of_round[f.round as usize].push(f);
+        }
+        of_round
+            .iter()
+            .enumerate()
+            .map(|(r, of_round)| {
                 assert_eq!(of_round.len(), 3, "round {r}");
                 assert!(of_round.iter().all(|f| f.start == of_round[0].start), "round {r} starts at once");
                 of_round[0].start
