@@ -59,6 +59,9 @@ pub struct Packet {
     /// Whether the packet carries its transport's header (kept beside the packet in the arena,
     /// so packets without one stay small).
     pub has_header: bool,
+    /// Whether a port's discipline turned it back toward the host that sent it
+    /// (`Joined::Returned`): its route is now the way back, and it ends at that host's endpoint.
+    pub returned: bool,
 }
 
 impl Packet {
