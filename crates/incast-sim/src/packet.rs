@@ -64,6 +64,11 @@ pub struct Packet {
     pub returned: bool,
 }
 
+// Every queue and link moves packets of this size: a new field must fit the padding (the
+// `returned` flag did: 48 bytes before and after).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Packet>() == 48);
+
 impl Packet {
     /// The egress port the packet is at.
     pub(crate) fn current_port(&self, routes: &[PortId]) -> PortId {

@@ -184,6 +184,7 @@ mod tests {
         ndp_pull_rate_of_zero: concat!(ndp!(), "pull_rate = 0.0\n"), "ndp.pull_rate", "must be above 0 and at most 1";
         ndp_rto_of_zero: concat!(ndp!(), "rto = \"0s\"\n"), "ndp.rto", "must be positive";
         ndp_rto_past_horizon: concat!(ndp!(), "rto = \"2s\"\n[run]\nhorizon = \"1s\"\n"), "ndp.rto", "could never elapse";
+        ndp_return_to_sender_not_a_boolean: concat!(ndp!(), "return_to_sender = \"yes\"\n"), "ndp.return_to_sender", "invalid type: string \"yes\", expected a boolean";
         ndp_unknown_key: concat!(ndp!(), "trim = true\n"), "ndp.trim", "unknown key; expected one of `mtu`, `queue`, `initial_window`, `pull_rate`, `rto`, `return_to_sender`";
     }
 }
