@@ -2,6 +2,7 @@
 #
 #   make demo    set up .venv, build the engine (release), run the D3 flow-burst demo into demo-out/
 #   make test    set up the same way, then the static checks (make lint), cargo tests and pytest
+#                (the Rust checks in the background, beside the build and pytest)
 #   make lint    clippy with warnings as errors, ruff and mypy --strict (configured in pyproject.toml),
 #                and the layering check: no import circles between modules (tools/check_layers.py)
 #   make bench   the speed and memory benchmarks of benches/
@@ -32,7 +33,7 @@ VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: help setup demo test lint test-rust test-python bench bench-trace bench-large pins crosscheck crosscheck-ndp crosscheck-homa docs clean
+.PHONY: help setup demo test lint lint-rust lint-python test-rust test-python bench bench-trace bench-large pins crosscheck crosscheck-ndp crosscheck-homa docs clean
 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
@@ -68,7 +69,32 @@ demo: setup
 	$(VENV_ENV) incast demo --out demo-out
 	@echo "incast is installed in .venv: 'source .venv/bin/activate' puts it on your PATH (or run .venv/bin/incast)"
 
-test: lint test-rust test-python
+# `make test` runs two streams at once, as a 2-core machine has idle time in each alone (the
+# extension's release link is one process; most Rust test binaries run one test at a time):
+# in the background, the Rust checks (`lint-rust`, then `test-rust`) in a target directory of
+# their own (target/rust-checks, so they never wait for the release build's lock), their output
+# kept in target/test-rust.log; in the foreground, the extension's build, the Python checks
+# and pytest. The Rust stream's results are printed when both are done (its whole log if it
+# failed), and `make test` fails if either did.
+RUST_CHECKS_LOG := target/test-rust.log
+
+test:
+	@mkdir -p target
+	@start=$$SECONDS; \
+	( s=$$SECONDS; st=0; CARGO_TARGET_DIR=$(abspath target/rust-checks) $(MAKE) --no-print-directory lint-rust test-rust || st=$$?; \
+	  echo "rust checks: $$((SECONDS - s)) s"; exit $$st ) > $(RUST_CHECKS_LOG) 2>&1 & rust=$$!; \
+	echo "make test: the Rust checks run in the background (clippy, cargo test; output in $(RUST_CHECKS_LOG))"; \
+	python=0; $(MAKE) --no-print-directory lint-python test-python || python=$$?; \
+	echo "make test: waiting for the Rust checks"; \
+	if wait $$rust; then \
+		awk '/^test result/ { passed += $$4 } /^rust checks:/ { t = $$3 } \
+			END { printf "make test: the Rust checks passed: clippy, %d cargo tests, %d s\n", passed, t }' $(RUST_CHECKS_LOG); \
+		rust_status=0; \
+	else \
+		cat $(RUST_CHECKS_LOG); echo "make test: the Rust checks FAILED (above; also in $(RUST_CHECKS_LOG))"; rust_status=1; \
+	fi; \
+	echo "make test: $$((SECONDS - start)) s in all"; \
+	[ $$python -eq 0 ] && [ $$rust_status -eq 0 ]
 
 # The Rust release whose clippy lints `make lint` enforces as errors. Each release adds lints, so on
 # another toolchain clippy's findings are printed but do not fail the build: a newer compiler on a
@@ -81,7 +107,9 @@ CLIPPY_TOOLCHAIN := 1.95
 # settings from pyproject.toml (mypy: the stubs of pyarrow and tqdm). Last, tools/check_layers.py
 # fails on import circles between the modules of a crate or of the Python package (its docstring
 # has the rules; `--list` prints every edge).
-lint: setup
+lint: lint-rust lint-python
+
+lint-rust:
 	@if rustc --version | grep -q "^rustc $(CLIPPY_TOOLCHAIN)\."; then \
 		echo "cargo clippy --workspace --all-targets -- -D warnings"; \
 		cargo clippy --workspace --all-targets -- -D warnings; \
@@ -89,6 +117,8 @@ lint: setup
 		echo "rustc is not $(CLIPPY_TOOLCHAIN).x: clippy's findings are shown, not enforced (Makefile, CLIPPY_TOOLCHAIN)"; \
 		cargo clippy --workspace --all-targets; \
 	fi
+
+lint-python: setup
 	$(VENV)/bin/ruff check python tests tools
 	$(VENV)/bin/mypy --strict python/incast tools/check_layers.py
 	$(VPY) tools/check_layers.py
