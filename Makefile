@@ -6,7 +6,7 @@
 #   make lint    clippy with warnings as errors, ruff and mypy --strict (configured in pyproject.toml),
 #                and the layering check: no import circles between modules (tools/check_layers.py)
 #   make bench   the speed and memory benchmarks of benches/
-#   make bench-trace  memory of streamed CSV traces of 10^5 and 10^6 flows (benches/make_trace.py)
+#   make bench-trace  memory of streamed traces of 10^5 and 10^6 flows, CSV and Parquet (benches/make_trace.py)
 #   make bench-large  the Parsimon study (6,144 hosts): 20 ms windows on both fabrics, the 200 ms one,
 #                extrapolated to the study's 5 s (benches/make_parsimon.py; ~10 min on 2 idle cores)
 #   make pins    rerun the quick reproductions and pin their numbers (tests/reproduce_pins.json)
@@ -40,7 +40,7 @@ help:
 	@echo "make test   static checks + cargo test + pytest"
 	@echo "make lint   cargo clippy -D warnings, ruff check, mypy --strict, no import circles"
 	@echo "make bench  speed and memory benchmarks"
-	@echo "make bench-trace  memory of streamed CSV traces (10^5 and 10^6 flows)"
+	@echo "make bench-trace  memory of streamed traces, CSV and Parquet (10^5 and 10^6 flows)"
 	@echo "make bench-large  the Parsimon study's 20 ms and 200 ms windows, extrapolated to its 5 s"
 	@echo "make pins  rerun the quick reproductions and pin their numbers (after an intended change)"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
@@ -140,8 +140,9 @@ bench: setup
 # Memory against trace length (issue 41): CSV traces of 100 000 and 1 000 000 flows generated into
 # benches/generated/ (ignored by git, ~25 MB), replayed; the peak RSS should barely grow.
 bench-trace: setup
-	for n in 100000 1000000; do $(VPY) benches/make_trace.py --flows $$n; done
-	$(VENV_ENV) incast bench --dir benches/generated --only star_trace_100000 --only star_trace_1000000
+	for n in 100000 1000000; do $(VPY) benches/make_trace.py --flows $$n --parquet; done
+	$(VENV_ENV) incast bench --dir benches/generated --only star_trace_100000 --only star_trace_1000000 \
+		--only star_trace_1000000_parquet
 
 # The field's large study as a benchmark (issue 41): Parsimon's 6,144-host Facebook fabric (and its
 # 2:1 variant) with the study's workload, generated into benches/generated/ (~35 MB, ignored by
