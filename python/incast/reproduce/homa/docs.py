@@ -1,0 +1,50 @@
+"""Blocks of docs/results-line.md drawn from Homa's reproduction: the 99th-percentile slowdown of
+each size bucket of W1-W5 at 80% load, per transport, beside the authors' numbers
+(`homa-slowdown`)."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from incast.reproduce.homa import settings
+from incast.reproduce.homa.settings import LABELS, PROTOCOLS
+from incast.reproduce.rendering import cells
+from incast.reproduce.rendering.committed import Reproductions
+from incast.reproduce.rendering.seeds import SeedMeans, seed_means
+
+_KEYS = ["protocol", "workload", "bucket_index", "bucket", "high_bytes"]
+
+
+def _means(r: Reproductions) -> SeedMeans:
+    t = r.table("homa-slowdown", "slowdown")
+    return seed_means(t, ["p99", "mean", "messages", "unfinished"],
+                      ignore=[c for c in t.column_names if c not in (*_KEYS, "seed", "p99", "mean", "messages",
+                                                                      "unfinished")])
+
+
+def _range(bracket: Optional[Tuple[float, float]]) -> str:
+    return "" if bracket is None else f"{bracket[0]:.2f}-{bracket[1]:.2f}"
+
+
+def homa_slowdown(r: Reproductions) -> str:
+    """Display: per workload and size bucket, each transport's 99th-percentile slowdown (mean over
+    seeds with its interval), the authors' range for Homa, pFabric and (W5) NDP, and the measured
+    messages per seed."""
+    m = _means(r)
+    rows: List[List[str]] = []
+    for w in settings.WORKLOADS:
+        cuts = settings.buckets(w)
+        for i, b in enumerate(cuts):
+            at = {"workload": w, "bucket_index": i, "bucket": b.label, "high_bytes": b.high}
+            ndp: Sequence[Tuple[float, float]] = settings.NDP_P99.get(w, ())
+            messages = m.maybe("messages", protocol="homa", **at)
+            rows.append([w, b.label, *(cells.number(m.maybe("p99", protocol=p, **at), "{:.2f}") for p in PROTOCOLS),
+                         _range((min(b.homa_p99), max(b.homa_p99))), _range(settings.PFABRIC_P99[w][i]),
+                         _range(ndp[i] if ndp else None), cells.number(messages, "{:.0f}")])
+    return cells.table(["workload", "size bucket", *(f"{LABELS[p]} p99" for p in PROTOCOLS), "authors' Homa",
+                        "authors' pFabric", "authors' NDP", "messages per seed"], rows)
+
+
+RENDERERS: Dict[str, Callable[[Reproductions], str]] = {
+    "homa-slowdown": homa_slowdown,
+}
