@@ -64,8 +64,8 @@ def add_parsers(sub: Subparsers) -> None:
                                           "deadline-aware line on D2TCP's OLDI workload")
     p.add_argument("name", choices=["leaf-spine", "line"], metavar="NAME",
                    help="leaf-spine: pFabric, PDQ, DCTCP and TCP, web-search and data-mining, at several loads; "
-                        "line: TCP, DCTCP, D2TCP, D3, PDQ, pFabric, Homa and NDP on D2TCP's OLDI workload against fan-in "
-                        "(docs/cli.md)")
+                        "line: TCP, DCTCP, D2TCP, D3, PDQ, pFabric, Homa and NDP on D2TCP's OLDI workload against "
+                        "fan-in (docs/cli.md)")
     p.add_argument("--out", default="experiment-out", metavar="DIR",
                    help="output directory; DIR/runs/ caches the runs, so a rerun resumes (default: experiment-out)")
     p.add_argument("--seeds", type=positive_int, default=3, metavar="N", help="seeds per point (default: 3)")
