@@ -441,6 +441,21 @@ def test_a_parquet_trace_streams_as_the_csv_of_its_rows_made_once(tmp_path: Path
     assert csv.stat().st_mtime_ns == made
 
 
+def test_max_trace_bytes_holds_against_the_parquet_file_not_its_larger_csv(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("INCAST_CACHE_DIR", str(tmp_path / "cache"))
+    pq.write_table(_long_trace(2000), tmp_path / "t.parquet")
+    parquet_bytes = (tmp_path / "t.parquet").stat().st_size
+    limit = parquet_bytes + 100
+    scenario = write(tmp_path / "s.toml", PARQUET_TRACE_TOML + f"[run]\nmax_trace_bytes = {limit}\n")
+    result = incast.run(scenario)
+    assert result.flows.num_rows == 2000
+    (csv,) = (tmp_path / "cache" / "traces").glob("*.csv")
+    assert csv.stat().st_size > limit, "the CSV the engine read is over the limit the user set"
+    write(tmp_path / "s.toml", PARQUET_TRACE_TOML + f"[run]\nmax_trace_bytes = {parquet_bytes - 1}\n")
+    with pytest.raises(incast.ScenarioError, match="max_trace_bytes"):
+        incast.run(tmp_path / "s.toml")
+
+
 def test_parquet_trace_rows_out_of_order_or_of_the_wrong_type_are_named(tmp_path: Path) -> None:
     scenario = write(tmp_path / "s.toml", PARQUET_TRACE_TOML)
     # A start before the row above, just past the first batch: the row counts across batches.

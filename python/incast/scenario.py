@@ -307,9 +307,12 @@ def _convert_parquet_traces(
         converted[i] = (written, str(csv))
     # The CSV of a Parquet trace is larger than the file (numbers as text). The limit the user set
     # for trace files holds against the Parquet file (above); for the engine's read of the CSV,
-    # which the user did not write, it is raised to the CSV's size when needed.
-    if largest_csv > (max_bytes or DEFAULT_MAX_TRACE_BYTES):
-        run = dict(tree["run"]) if isinstance(tree.get("run"), dict) else {}
+    # which the user did not write, it is raised to the CSV's size when needed (unless the key
+    # holds no valid limit, which the engine then names).
+    run_table = tree.get("run")
+    written_limit = isinstance(run_table, dict) and "max_trace_bytes" in run_table
+    if largest_csv > (max_bytes or DEFAULT_MAX_TRACE_BYTES) and (max_bytes is not None or not written_limit):
+        run = dict(run_table) if isinstance(run_table, dict) else {}
         run["max_trace_bytes"] = largest_csv
         tree["run"] = run
     return tree, converted
