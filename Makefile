@@ -2,10 +2,11 @@
 #
 #   make demo    set up .venv, build the engine (release), run the D3 flow-burst demo into demo-out/
 #   make test    set up the same way, then the static checks (make lint), cargo tests and pytest
+#                (the Rust checks in the background, beside the build and pytest)
 #   make lint    clippy with warnings as errors, ruff and mypy --strict (configured in pyproject.toml),
 #                and the layering check: no import circles between modules (tools/check_layers.py)
 #   make bench   the speed and memory benchmarks of benches/
-#   make bench-trace  memory of streamed CSV traces of 10^5 and 10^6 flows (benches/make_trace.py)
+#   make bench-trace  memory of streamed traces of 10^5 and 10^6 flows, CSV and Parquet (benches/make_trace.py)
 #   make bench-large  the Parsimon study (6,144 hosts): 20 ms windows on both fabrics, the 200 ms one,
 #                extrapolated to the study's 5 s (benches/make_parsimon.py; ~10 min on 2 idle cores)
 #   make pins    rerun the quick reproductions and pin their numbers (tests/reproduce_pins.json)
@@ -32,14 +33,14 @@ VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: help setup demo test lint test-rust test-python bench bench-trace bench-large pins crosscheck crosscheck-ndp crosscheck-homa docs clean
+.PHONY: help setup demo test lint lint-rust lint-python test-rust test-python bench bench-trace bench-large pins crosscheck crosscheck-ndp crosscheck-homa docs clean
 
 help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
 	@echo "make test   static checks + cargo test + pytest"
 	@echo "make lint   cargo clippy -D warnings, ruff check, mypy --strict, no import circles"
 	@echo "make bench  speed and memory benchmarks"
-	@echo "make bench-trace  memory of streamed CSV traces (10^5 and 10^6 flows)"
+	@echo "make bench-trace  memory of streamed traces, CSV and Parquet (10^5 and 10^6 flows)"
 	@echo "make bench-large  the Parsimon study's 20 ms and 200 ms windows, extrapolated to its 5 s"
 	@echo "make pins  rerun the quick reproductions and pin their numbers (after an intended change)"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
@@ -68,7 +69,32 @@ demo: setup
 	$(VENV_ENV) incast demo --out demo-out
 	@echo "incast is installed in .venv: 'source .venv/bin/activate' puts it on your PATH (or run .venv/bin/incast)"
 
-test: lint test-rust test-python
+# `make test` runs two streams at once, as a 2-core machine has idle time in each alone (the
+# extension's release link is one process; most Rust test binaries run one test at a time):
+# in the background, the Rust checks (`lint-rust`, then `test-rust`) in a target directory of
+# their own (target/rust-checks, so they never wait for the release build's lock), their output
+# kept in target/test-rust.log; in the foreground, the extension's build, the Python checks
+# and pytest. The Rust stream's results are printed when both are done (its whole log if it
+# failed), and `make test` fails if either did.
+RUST_CHECKS_LOG := target/test-rust.log
+
+test:
+	@mkdir -p target
+	@start=$$SECONDS; \
+	( s=$$SECONDS; st=0; CARGO_TARGET_DIR=$(abspath target/rust-checks) $(MAKE) --no-print-directory lint-rust test-rust || st=$$?; \
+	  echo "rust checks: $$((SECONDS - s)) s"; exit $$st ) > $(RUST_CHECKS_LOG) 2>&1 & rust=$$!; \
+	echo "make test: the Rust checks run in the background (clippy, cargo test; output in $(RUST_CHECKS_LOG))"; \
+	python=0; $(MAKE) --no-print-directory lint-python test-python || python=$$?; \
+	echo "make test: waiting for the Rust checks"; \
+	if wait $$rust; then \
+		awk '/^test result/ { passed += $$4 } /^rust checks:/ { t = $$3 } \
+			END { printf "make test: the Rust checks passed: clippy, %d cargo tests, %d s\n", passed, t }' $(RUST_CHECKS_LOG); \
+		rust_status=0; \
+	else \
+		cat $(RUST_CHECKS_LOG); echo "make test: the Rust checks FAILED (above; also in $(RUST_CHECKS_LOG))"; rust_status=1; \
+	fi; \
+	echo "make test: $$((SECONDS - start)) s in all"; \
+	[ $$python -eq 0 ] && [ $$rust_status -eq 0 ]
 
 # The Rust release whose clippy lints `make lint` enforces as errors. Each release adds lints, so on
 # another toolchain clippy's findings are printed but do not fail the build: a newer compiler on a
@@ -81,7 +107,9 @@ CLIPPY_TOOLCHAIN := 1.95
 # settings from pyproject.toml (mypy: the stubs of pyarrow and tqdm). Last, tools/check_layers.py
 # fails on import circles between the modules of a crate or of the Python package (its docstring
 # has the rules; `--list` prints every edge).
-lint: setup
+lint: lint-rust lint-python
+
+lint-rust:
 	@if rustc --version | grep -q "^rustc $(CLIPPY_TOOLCHAIN)\."; then \
 		echo "cargo clippy --workspace --all-targets -- -D warnings"; \
 		cargo clippy --workspace --all-targets -- -D warnings; \
@@ -89,6 +117,8 @@ lint: setup
 		echo "rustc is not $(CLIPPY_TOOLCHAIN).x: clippy's findings are shown, not enforced (Makefile, CLIPPY_TOOLCHAIN)"; \
 		cargo clippy --workspace --all-targets; \
 	fi
+
+lint-python: setup
 	$(VENV)/bin/ruff check python tests tools
 	$(VENV)/bin/mypy --strict python/incast tools/check_layers.py
 	$(VPY) tools/check_layers.py
@@ -110,8 +140,9 @@ bench: setup
 # Memory against trace length (issue 41): CSV traces of 100 000 and 1 000 000 flows generated into
 # benches/generated/ (ignored by git, ~25 MB), replayed; the peak RSS should barely grow.
 bench-trace: setup
-	for n in 100000 1000000; do $(VPY) benches/make_trace.py --flows $$n; done
-	$(VENV_ENV) incast bench --dir benches/generated --only star_trace_100000 --only star_trace_1000000
+	for n in 100000 1000000; do $(VPY) benches/make_trace.py --flows $$n --parquet; done
+	$(VENV_ENV) incast bench --dir benches/generated --only star_trace_100000 --only star_trace_1000000 \
+		--only star_trace_1000000_parquet
 
 # The field's large study as a benchmark (issue 41): Parsimon's 6,144-host Facebook fabric (and its
 # 2:1 variant) with the study's workload, generated into benches/generated/ (~35 MB, ignored by

@@ -12,6 +12,21 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+
+@pytest.fixture(autouse=True, scope="session")
+def _trace_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Parquet traces converted to CSV go to a directory of this test session, never the user's
+    cache (`incast.scenario.trace_cache_dir`); the CLI's child processes inherit it."""
+    import os
+
+    previous = os.environ.get("INCAST_CACHE_DIR")
+    os.environ["INCAST_CACHE_DIR"] = str(tmp_path_factory.mktemp("incast-cache"))
+    yield
+    if previous is None:
+        del os.environ["INCAST_CACHE_DIR"]
+    else:
+        os.environ["INCAST_CACHE_DIR"] = previous
+
 # Four hosts on one switch; three workers answer host 0 twice. Runs in milliseconds.
 SMALL_TOML = """\
 seed = 7

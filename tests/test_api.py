@@ -410,6 +410,76 @@ def test_parquet_trace_matches_csv_trace(tmp_path: Path) -> None:
     assert incast.run(as_dict).flows.equals(via_csv.flows)
 
 
+PARQUET_TRACE_TOML = '[topology]\nkind = "star"\nhosts = 8\n[[workload]]\nkind = "trace"\npath = "t.parquet"\n'
+
+
+def _long_trace(rows: int, hosts: int = 8) -> pa.Table:
+    """`rows` 1 KB flows from hosts 1.. to host 0, a microsecond apart, in start order."""
+    return pa.table(
+        {
+            "src": pa.array([1 + i % (hosts - 1) for i in range(rows)], pa.uint32()),
+            "dst": pa.array([0] * rows, pa.uint32()),
+            "size_bytes": pa.array([1000] * rows, pa.uint64()),
+            "start_s": [i * 1e-6 for i in range(rows)],
+        }
+    )
+
+
+def test_a_parquet_trace_streams_as_the_csv_of_its_rows_made_once(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("INCAST_CACHE_DIR", str(tmp_path / "cache"))
+    # More rows than one batch of the conversion, so the CSV is written in several.
+    rows = incast.scenario.PARQUET_BATCH_ROWS + 1000
+    pq.write_table(_long_trace(rows), tmp_path / "t.parquet")
+    scenario = write(tmp_path / "s.toml", PARQUET_TRACE_TOML)
+    result = incast.run(scenario)
+    assert result.flows.num_rows == rows and result.summary["flows_completed"] == rows
+    (csv,) = (tmp_path / "cache" / "traces").glob("*.csv")
+    assert csv.read_text().splitlines()[:3] == ["src,dst,size_bytes,start_s", "1,0,1000,0", "2,0,1000,0.000001"]
+    # The same file's next run reads the CSV made by the first.
+    made = csv.stat().st_mtime_ns
+    assert incast.run(scenario).flows.equals(result.flows)
+    assert csv.stat().st_mtime_ns == made
+
+
+def test_max_trace_bytes_holds_against_the_parquet_file_not_its_larger_csv(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("INCAST_CACHE_DIR", str(tmp_path / "cache"))
+    pq.write_table(_long_trace(2000), tmp_path / "t.parquet")
+    parquet_bytes = (tmp_path / "t.parquet").stat().st_size
+    limit = parquet_bytes + 100
+    scenario = write(tmp_path / "s.toml", PARQUET_TRACE_TOML + f"[run]\nmax_trace_bytes = {limit}\n")
+    result = incast.run(scenario)
+    assert result.flows.num_rows == 2000
+    (csv,) = (tmp_path / "cache" / "traces").glob("*.csv")
+    assert csv.stat().st_size > limit, "the CSV the engine read is over the limit the user set"
+    write(tmp_path / "s.toml", PARQUET_TRACE_TOML + f"[run]\nmax_trace_bytes = {parquet_bytes - 1}\n")
+    with pytest.raises(incast.ScenarioError, match="max_trace_bytes"):
+        incast.run(tmp_path / "s.toml")
+
+
+def test_parquet_trace_rows_out_of_order_or_of_the_wrong_type_are_named(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "s.toml", PARQUET_TRACE_TOML)
+    # A start before the row above, just past the first batch: the row counts across batches.
+    batch = incast.scenario.PARQUET_BATCH_ROWS
+    trace = _long_trace(batch + 10)
+    starts = trace["start_s"].to_pylist()
+    starts[batch + 2] = 0.0
+    pq.write_table(trace.set_column(3, "start_s", pa.array(starts)), tmp_path / "t.parquet")
+    unsorted = rf"t.parquet\" row {batch + 3} \(start_s\): starts before the flow of row {batch + 2}:"
+    with pytest.raises(incast.ScenarioError, match=unsorted):
+        incast.run(scenario)
+    # A float host column, as pandas writes an integer column holding a NaN.
+    pq.write_table(_long_trace(3).set_column(0, "src", pa.array([1.0, 2.0, 3.0])), tmp_path / "t.parquet")
+    with pytest.raises(incast.ScenarioError, match="column src holds double, expected whole numbers"):
+        incast.run(scenario)
+    # What the engine finds in the converted CSV names the Parquet file and its row, never the CSV.
+    pq.write_table(_long_trace(3).set_column(1, "dst", pa.array([0, 2, 0], pa.uint32())), tmp_path / "t.parquet")
+    with pytest.raises(incast.ScenarioError) as e:
+        incast.run(scenario)
+    assert e.value.path == "workload[0].path"
+    assert e.value.message.startswith("t.parquet row 2 (dst): "), e.value.message
+    assert ".csv" not in str(e.value)
+
+
 def test_load_scenario_returns_an_editable_dict(tmp_path: Path) -> None:
     tree = incast.load_scenario(write(tmp_path / "s.toml", SMALL_TOML))
     assert tree["topology"] == {"kind": "star", "hosts": 4}

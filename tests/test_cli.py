@@ -96,8 +96,8 @@ def test_demo_quick(tmp_path: Path) -> None:
     assert (out / "demo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     flows = pq.read_table(out / "demo.parquet")
     assert {"senders", "scheme", "seed", "met_deadline"} <= set(flows.column_names)
-    assert flows.num_rows == (5 + 10) * 2 * 6  # senders x rounds x protocols
-    assert set(flows["scheme"].to_pylist()) == {"tcp", "dctcp", "rcpdc", "d3", "pdq", "pfabric"}
+    assert flows.num_rows == (5 + 10) * 2 * 8  # senders x rounds x protocols
+    assert set(flows["scheme"].to_pylist()) == {"tcp", "dctcp", "rcpdc", "d3", "pdq", "pfabric", "homa", "ndp"}
     table = proc.stdout.splitlines()
     assert any(line.split()[:2] == ["senders", "protocol"] for line in table)
     assert sum(1 for line in table if line.split()[:2] in (["5", "tcp"], ["10", "dctcp"], ["10", "d3"])) == 3

@@ -42,7 +42,7 @@ def test_message_load_counts_headers_and_grants_on_the_wire() -> None:
 def test_shipped_points_have_the_engines_means() -> None:
     # The means incast's Rust tests check (crates/incast-scenario/src/traffic.rs).
     def mean(name: str) -> float:
-        sizes = homa.sizes_of(homa._named_points(name)[1])
+        sizes = homa.sizes_of(homa.named_points(name)[1])
         return sum(s * p for s, p in sizes)
 
     assert mean("homa-w1") == pytest.approx(182.342, abs=1e-3)
@@ -73,7 +73,7 @@ def test_committed_report_is_the_committed_reference_beside_incasts_results() ->
             (b.bound, b.share, b.ref_mean, b.ref_p99) for b in ref
         ], case.name
         assert case.messages == sum(b.samples for b in case.bins), case.name
-        sizes = homa.sizes_of(homa._named_points(homa.WORKLOADS[case.workload][0])[1])
+        sizes = homa.sizes_of(homa.named_points(homa.WORKLOADS[case.workload][0])[1])
         assert case.message_load == pytest.approx(homa.message_load(case.load, sizes)), case.name
     # The report is these numbers, as the harness writes them.
     assert (out / "report.md").read_text() == homa.report(cases, command)

@@ -255,6 +255,8 @@ def test_every_setting_must_match_and_settings_not_exercised_are_left_out() -> N
     assert c.verdict == MATCHES and c.rule.endswith("(1 of 2 settings not exercised)")
     c = every("x", "p", {1: idle, 2: idle})
     assert (c.verdict, c.why) == (NOT_EXERCISED, "nothing ran")
+    # Its rule still allows a factor, and says why, as the test of every report asks.
+    assert "within a factor" in c.rule and c.tolerance == T2.reason
     with pytest.raises(ValueError):
         every("x", "p", {})
 

@@ -2,12 +2,14 @@
 
 The engine (Rust) owns the schema, its checks and the parser of scenario files (docs/scenario.md);
 this module only does what needs Python: reading dicts, and converting Parquet traces, which the
-engine cannot read, into an inline `kind = "flows"` workload of plain numbers. Where it needs a
-file's tree it asks the engine for it (`_core.document`), so that it never reads a file differently.
+engine cannot read, into the CSV traces it streams (kept in a cache directory, `trace_cache_dir`).
+Where it needs a file's tree it asks the engine for it (`_core.document`), so that it never reads
+a file differently.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -85,29 +87,31 @@ class Source:
     text: str
     format: Literal["toml", "json"]
     base_dir: Optional[Path]
-    parquet_traces: Dict[int, str] = field(default_factory=dict)
-    """Workloads converted from Parquet: index -> the trace path as the scenario wrote it."""
+    parquet_traces: Dict[int, Tuple[str, str]] = field(default_factory=dict)
+    """Workloads converted from Parquet: index -> (the trace path as the scenario wrote it, the
+    CSV trace the engine reads in its place)."""
 
     def explain(self, err: ScenarioError) -> ScenarioError:
-        """Re-points an engine error about a flow converted from a Parquet trace at the trace's
-        `path` key, naming the row, the way the engine reports CSV traces."""
-        m = re.fullmatch(r"workload\[(\d+)\]\.flows(?:\[(\d+)\]\.(\w+))?", getattr(err, "path", ""))
+        """Re-points an engine error about the CSV trace converted from a Parquet trace at the
+        Parquet file, by its name as written and its row (the CSV's line 2 is row 1): the user
+        never wrote the CSV's path."""
+        m = re.fullmatch(r"workload\[(\d+)\]\.path", getattr(err, "path", ""))
         if m is None or int(m[1]) not in self.parquet_traces:
             return err
-        shown = self.parquet_traces[int(m[1])]
-        if m[2] is None:  # about the trace as a whole (no rows)
-            return scenario_error(f"workload[{m[1]}].path", f"{shown}: {err.message}")
-        return scenario_error(
-            f"workload[{m[1]}].path", f"{shown} row {int(m[2]) + 1} ({m[3]}): {err.message}"
-        )
+        written, csv = self.parquet_traces[int(m[1])]
+        message = err.message
+        at_line = re.match(re.escape(csv) + r" line (\d+), column \d+ (\(\w+\): .*)", message, re.S)
+        if at_line is not None:
+            message = f"{written} row {int(at_line[1]) - 1} {at_line[2]}"
+        return scenario_error(err.path, message.replace(csv, written))
 
 
 def source_of(scenario: ScenarioLike) -> Source:
     """Turns a path or dict into engine input. Raises OSError for an unreadable file,
     `ScenarioError` for one that is not UTF-8 text."""
     if isinstance(scenario, Mapping):
-        tree = _plain(scenario, "")
-        return Source(json.dumps(_convert_parquet_traces(tree, None)), "json", None, _parquet_traces(tree))
+        tree, converted = _convert_parquet_traces(_plain(scenario, ""), None)
+        return Source(json.dumps(tree), "json", None, converted)
     if not isinstance(scenario, (str, os.PathLike)):
         raise TypeError(f"scenario must be a path or a dict, not {type(scenario).__name__}")
     path = Path(scenario)
@@ -121,9 +125,9 @@ def _file_source(path: Path, text: str) -> Source:
     if ".parquet" in text:
         # A syntax error raised here is the engine's own, as the engine would report it.
         tree = _core.document(text, fmt)
-        traces = _parquet_traces(tree) if isinstance(tree, dict) else {}
-        if traces:
-            return Source(json.dumps(_convert_parquet_traces(tree, base_dir)), "json", base_dir, traces)
+        if isinstance(tree, dict) and _parquet_traces(tree):
+            tree, converted = _convert_parquet_traces(tree, base_dir)
+            return Source(json.dumps(tree), "json", base_dir, converted)
     return Source(text, fmt, base_dir)
 
 
@@ -269,30 +273,178 @@ def _parquet_traces(tree: Dict[str, Any]) -> Dict[int, str]:
     }
 
 
-def _convert_parquet_traces(tree: Dict[str, Any], base_dir: Optional[Path]) -> Dict[str, Any]:
-    """Replaces each `kind = "trace"` workload whose path ends in .parquet by `kind = "flows"`.
+def _convert_parquet_traces(
+    tree: Dict[str, Any], base_dir: Optional[Path]
+) -> Tuple[Dict[str, Any], Dict[int, Tuple[str, str]]]:
+    """Points each `kind = "trace"` workload whose path ends in .parquet at the CSV trace of the
+    same rows (`_csv_of_parquet`), which the engine then reads as the run goes, as any CSV trace:
+    a run's memory follows the flows in flight, not the rows of the file (issue 41). Returns the
+    tree and, per converted workload, (the path as written, the CSV's path).
 
-    Parquet traces are read by the engine's own code for reading trace files (`_core.read_trace`:
-    docs/scenario.md, "Trace paths"), so CSV and Parquet traces follow the same rules and
-    messages; only their parsing differs."""
+    The Parquet file is read by the engine's own code for trace files (`_core.read_trace`:
+    docs/scenario.md, "Trace paths"), so CSV and Parquet traces follow the same path rules."""
     indices = _parquet_traces(tree)
     if not indices:
-        return tree
+        return tree, {}
     max_bytes = _max_trace_bytes(tree)
     tree = dict(tree)
     tree["workload"] = list(tree["workload"])
+    converted: Dict[int, Tuple[str, str]] = {}
+    largest_csv = 0
     for i in indices:
         workload = dict(tree["workload"][i])
         key = f"workload[{i}].path"
-        written = workload.pop("path")
+        written = workload["path"]
         try:
             data = _core.read_trace(written, base_dir, max_bytes)
         except ScenarioError as e:
             raise scenario_error(key, e.message) from None
-        workload["flows"] = _read_parquet_trace(written, data, key)
-        workload["kind"] = "flows"
+        csv = _csv_of_parquet(written, data, key)
+        del data
+        largest_csv = max(largest_csv, csv.stat().st_size)
+        workload["path"] = str(csv)
         tree["workload"][i] = workload
-    return tree
+        converted[i] = (written, str(csv))
+    # The CSV of a Parquet trace is larger than the file (numbers as text). The limit the user set
+    # for trace files holds against the Parquet file (above); for the engine's read of the CSV,
+    # which the user did not write, it is raised to the CSV's size when needed (unless the key
+    # holds no valid limit, which the engine then names).
+    run_table = tree.get("run")
+    written_limit = isinstance(run_table, dict) and "max_trace_bytes" in run_table
+    if largest_csv > (max_bytes or DEFAULT_MAX_TRACE_BYTES) and (max_bytes is not None or not written_limit):
+        run = dict(run_table) if isinstance(run_table, dict) else {}
+        run["max_trace_bytes"] = largest_csv
+        tree["run"] = run
+    return tree, converted
+
+
+DEFAULT_MAX_TRACE_BYTES = 1 << 30
+"""The engine's default `[run] max_trace_bytes` (docs/scenario.md)."""
+
+TRACE_CACHE_VERSION = 1
+"""Part of a converted trace's name: bump it when the conversion's output changes."""
+
+PARQUET_BATCH_ROWS = 1 << 16
+"""Rows converted at a time: the conversion holds the Parquet file and one batch."""
+
+
+def trace_cache_dir() -> Path:
+    """Where Parquet traces converted to CSV are kept, named by the hash of their bytes: the
+    `INCAST_CACHE_DIR` environment variable, else `$XDG_CACHE_HOME/incast`, else
+    `~/.cache/incast`; the `traces` directory inside. A file there can be removed at any time
+    (it is made again when needed)."""
+    root = os.environ.get("INCAST_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "incast"
+    )
+    return Path(root) / "traces"
+
+
+def _csv_of_parquet(written: str, data: bytes, key: str) -> Path:
+    """The CSV trace of the Parquet trace `data` (read from `written`), made once per content in
+    `trace_cache_dir()`: the same columns, numbers written so that they read back as the same
+    values (integers as integers, floats in their shortest round-trip form), a null as an empty
+    field (a long-lived flow, no deadline), rows in file order. Checks what only the Parquet form
+    can get wrong (columns, their types, non-finite numbers) and the start order, naming the row;
+    the engine checks the values as it checks any CSV trace. Messages name columns and types,
+    never a value read."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    digest = hashlib.sha256(data).hexdigest()[:40]
+    target = trace_cache_dir() / f"{digest}-v{TRACE_CACHE_VERSION}.csv"
+    if target.is_file():
+        return target
+    shown = json.dumps(written, ensure_ascii=False)
+    unreadable = f"trace {shown} is not a Parquet file pyarrow can read"
+    try:
+        # Read from a copy that Arrow owns. Over the `bytes` object itself, Arrow's worker threads
+        # may drop the last reference to it after reading, which takes the GIL; at interpreter
+        # exit that kills the thread inside C++ and aborts the process ("terminate called
+        # without an active exception", apache/arrow#34314: 1-2% of `incast check` runs).
+        sink = pa.BufferOutputStream()
+        sink.write(data)
+        file = pq.ParquetFile(pa.BufferReader(sink.getvalue()))
+        schema = file.schema_arrow
+    except (OSError, pa.ArrowException) as e:
+        # pyarrow's message may quote what it found in the file: name the failure only.
+        raise scenario_error(key, f"{unreadable} ({type(e).__name__})") from None
+    missing = [c for c in TRACE_COLUMNS if c not in schema.names]
+    if missing:
+        raise scenario_error(
+            key,
+            f"trace {shown} lacks column(s) {', '.join(missing)}; a trace has columns "
+            f"{', '.join(TRACE_COLUMNS + TRACE_OPTIONAL_COLUMNS)}",
+        )
+    columns = [c for c in TRACE_COLUMNS + TRACE_OPTIONAL_COLUMNS if c in schema.names]
+    for name in columns:
+        kind = schema.field(name).type
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_null(kind)):
+            raise scenario_error(key, f"trace {shown} column {name} holds {kind}, expected numbers")
+        if name in ("src", "dst", "size_bytes") and pa.types.is_floating(kind):
+            # As text, 2.0 would read back as the whole number 2: the column is refused, as the
+            # engine refuses a host or a size that is not a whole number.
+            raise scenario_error(
+                key, f"trace {shown} column {name} holds {kind}, expected whole numbers (an integer type)"
+            )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        with open(partial, "wb") as out:
+            out.write((",".join(columns) + "\n").encode())
+            options = pacsv.WriteOptions(include_header=False, quoting_style="none")
+            row = 0
+            previous: Optional[Tuple[float, int]] = None
+            try:
+                for batch in file.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=columns):
+                    previous = _check_batch(batch, row, previous, shown, key)
+                    pacsv.write_csv(batch, out, options)
+                    row += batch.num_rows
+            except (OSError, pa.ArrowException) as e:
+                raise scenario_error(key, f"{unreadable} ({type(e).__name__})") from None
+        # Whole or not at all: another process converting the same file renames the same bytes.
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+    return target
+
+
+def _check_batch(
+    batch: Any, first_row: int, previous: Optional[Tuple[float, int]], shown: str, key: str
+) -> Optional[Tuple[float, int]]:
+    """Refuses a non-finite number (the CSV reader has none) or a start before the row above
+    (traces are in start order, as the engine reads a CSV trace while the run goes; a Parquet
+    trace is held to the same rule, so that one file in either form means the same), naming the
+    rows (1-based, in the file). Returns the last start so far and its row, for the next batch."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for name in batch.schema.names:
+        column = batch.column(name)
+        if pa.types.is_floating(column.type):
+            bad = pc.and_(pc.invert(pc.is_finite(column)), pc.is_valid(column))
+            if pc.any(bad).as_py():
+                i = int(np.flatnonzero(bad.to_numpy(zero_copy_only=False))[0])
+                raise scenario_error(key, f"trace {shown} row {first_row + i + 1} ({name}): not a finite number")
+    starts = batch.column("start_s").to_numpy(zero_copy_only=False).astype(float)  # a null: NaN
+    known = np.flatnonzero(~np.isnan(starts))
+    if known.size == 0:
+        return previous
+    values = starts[known]
+    earlier = np.concatenate(([-np.inf if previous is None else previous[0]], values[:-1]))
+    backwards = np.flatnonzero(values < earlier)
+    if backwards.size:
+        b = int(backwards[0])
+        row = first_row + int(known[b]) + 1
+        above = first_row + int(known[b - 1]) + 1 if b > 0 else previous[1] if previous is not None else 0
+        raise scenario_error(
+            key,
+            f"trace {shown} row {row} (start_s): starts before the flow of row {above}: a trace must be "
+            "sorted by start time; sort it with pyarrow, for example "
+            "pq.write_table(table.sort_by('start_s'), path) (a stable sort)",
+        )
+    return float(values[-1]), first_row + int(known[-1]) + 1
 
 
 def _max_trace_bytes(tree: Dict[str, Any]) -> Optional[int]:
@@ -304,55 +456,3 @@ def _max_trace_bytes(tree: Dict[str, Any]) -> Optional[int]:
         return value
     return None
 
-
-def _read_parquet_trace(written: str, data: bytes, key: str) -> List[Dict[str, Any]]:
-    """The flows of a Parquet trace. Messages name columns and types, never a value read."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    shown = json.dumps(written, ensure_ascii=False)
-    try:
-        # Read from a copy that Arrow owns. Over the `bytes` object itself, Arrow's worker threads
-        # may drop the last reference to it after `read_table` returns, which takes the GIL; at
-        # interpreter exit that kills the thread inside C++ and aborts the process ("terminate
-        # called without an active exception", apache/arrow#34314: 1-2% of `incast check` runs).
-        sink = pa.BufferOutputStream()
-        sink.write(data)
-        table = pq.read_table(pa.BufferReader(sink.getvalue()))
-    except (OSError, pa.ArrowException) as e:
-        # pyarrow's message may quote what it found in the file: name the failure only.
-        problem = f"trace {shown} is not a Parquet file pyarrow can read ({type(e).__name__})"
-        raise scenario_error(key, problem) from None
-    missing = [c for c in TRACE_COLUMNS if c not in table.column_names]
-    if missing:
-        raise scenario_error(
-            key,
-            f"trace {shown} lacks column(s) {', '.join(missing)}; a trace has columns "
-            f"{', '.join(TRACE_COLUMNS + TRACE_OPTIONAL_COLUMNS)}",
-        )
-    columns = [c for c in TRACE_COLUMNS + TRACE_OPTIONAL_COLUMNS if c in table.column_names]
-    for name in columns:
-        kind = table.schema.field(name).type
-        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_null(kind)):
-            raise scenario_error(key, f"trace {shown} column {name} holds {kind}, expected numbers")
-    rows = table.select(columns).to_pylist()
-    previous: Optional[float] = None
-    for i, row in enumerate(rows):
-        for name, value in row.items():
-            # JSON, the engine's input, has no NaN or infinity: refuse them here, by row.
-            if isinstance(value, float) and not math.isfinite(value):
-                raise scenario_error(key, f"trace {shown} row {i + 1} ({name}): not a finite number")
-        # Traces are in start order, as the engine reads a CSV trace while the run goes; a
-        # Parquet trace is held to the same rule, so that one file in either form means the same.
-        start = row.get("start_s")
-        if start is not None:
-            if previous is not None and start < previous:
-                raise scenario_error(
-                    key,
-                    f"trace {shown} row {i + 1} (start_s): starts before the flow of row {i}: a trace must be "
-                    "sorted by start time; sort it with pyarrow, for example "
-                    "pq.write_table(table.sort_by('start_s'), path) (a stable sort)",
-                )
-            previous = start
-    # A null (no deadline, or a long-lived flow) is sent as an absent key, as in a CSV trace.
-    return [{k: v for k, v in row.items() if v is not None} for row in rows]

@@ -1,6 +1,6 @@
 """`incast experiment`: the field's experiments, each a set of sweeps run as `incast sweep` runs
 them, then summarized: `leaf-spine` (FCT slowdown of pFabric, PDQ, DCTCP and TCP on pFabric's
-leaf-spine at several loads) and `line` (six protocols on D2TCP's OLDI workload against fan-in)."""
+leaf-spine at several loads) and `line` (eight protocols on D2TCP's OLDI workload against fan-in)."""
 
 from __future__ import annotations
 
@@ -64,8 +64,8 @@ def add_parsers(sub: Subparsers) -> None:
                                           "deadline-aware line on D2TCP's OLDI workload")
     p.add_argument("name", choices=["leaf-spine", "line"], metavar="NAME",
                    help="leaf-spine: pFabric, PDQ, DCTCP and TCP, web-search and data-mining, at several loads; "
-                        "line: TCP, DCTCP, D2TCP, D3, PDQ and pFabric on D2TCP's OLDI workload against fan-in "
-                        "(docs/cli.md)")
+                        "line: TCP, DCTCP, D2TCP, D3, PDQ, pFabric, Homa and NDP on D2TCP's OLDI workload against "
+                        "fan-in (docs/cli.md)")
     p.add_argument("--out", default="experiment-out", metavar="DIR",
                    help="output directory; DIR/runs/ caches the runs, so a rerun resumes (default: experiment-out)")
     p.add_argument("--seeds", type=positive_int, default=3, metavar="N", help="seeds per point (default: 3)")
@@ -132,7 +132,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
 
 
 def _experiment_line(args: argparse.Namespace, out: Path, started: float) -> int:
-    """`incast experiment line`: the line's six protocols on D2TCP's OLDI workload."""
+    """`incast experiment line`: the line's eight protocols on D2TCP's OLDI workload."""
     from incast.experiments import line
 
     results = []

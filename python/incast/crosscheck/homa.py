@@ -205,7 +205,7 @@ def run_case(case: Case, reference: List[Bin]) -> Case:
     """Runs `case` and fills its bins with incast's slowdowns."""
     import incast
 
-    _, points = _named_points(WORKLOADS[case.workload][0])
+    _, points = named_points(WORKLOADS[case.workload][0])
     case.message_load = message_load(case.load, sizes_of(points))
     bounds = [b.bound for b in reference]
     slowdowns: List[List[float]] = [[] for _ in bounds]
@@ -236,7 +236,7 @@ def run_case(case: Case, reference: List[Bin]) -> Case:
     return case
 
 
-def _named_points(name: str) -> Tuple[str, List[Tuple[int, float]]]:
+def named_points(name: str) -> Tuple[str, List[Tuple[int, float]]]:
     """A shipped distribution's points as incast reads them: sizes in bytes, a step CDF, W1's
     Pareto tail discretized as HomaSimulation's `WorkloadEstimator` does (and incast's
     `traffic::named_distribution`)."""

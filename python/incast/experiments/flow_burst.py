@@ -13,6 +13,17 @@ paper's rules: with 125 us links the round trip is 500 us and the bandwidth-dela
 1 Gbps 62.5 KB, so an initial window of one BDP (43 segments, capped 3 above as pFabric's 12 and
 15), 2 BDPs of buffer at every port (125 KB) and a fixed RTO of 3 RTTs (1.5 ms). pFabric's hosts
 open no connection, so its flows skip the handshake the others pay (one RTT).
+
+Homa (SIGCOMM 2018, docs/homa.md) and NDP (SIGCOMM 2017, docs/ndp.md), the receiver-driven
+successors, run on the same star without knowing of deadlines: Homa grants by bytes left (SRPT)
+and NDP pulls its senders in turn. Homa runs its paper model on D3's 100 KB hardware switch with
+8 strict-priority classes (its paper's 8 levels); its RTTbytes, computed from this network
+(`unscheduled_bytes = "auto"`, 62.5 KB), exceed every response here, so every response goes out
+unscheduled, in full, at the level of its size, and a lost packet waits for Homa's 5 ms RESEND.
+Homa's messages need no connection, so they skip the handshake too. NDP runs its trimming ports
+(8-packet data queues) with 1,500 B packets on the wire (`mtu = 1436B` under its 64 B header, the
+size every other scheme sends) and a first window of one bandwidth-delay product, 44 packets
+(62.5 KB), its paper's rule; the star has one path between two hosts, so it sprays nothing.
 """
 
 from __future__ import annotations
@@ -35,7 +46,7 @@ from incast.stats import quantile
 if TYPE_CHECKING:
     import pyarrow as pa
 
-PROTOCOLS = ("tcp", "dctcp", "rcpdc", "d3", "pdq", "pfabric")
+PROTOCOLS = ("tcp", "dctcp", "rcpdc", "d3", "pdq", "pfabric", "homa", "ndp")
 DEADLINE_MEAN = "30ms"
 BUFFER = "100KB"
 D3_BUFFER = "128KB"
@@ -43,6 +54,9 @@ MIN_RTO = "10ms"
 DCTCP_K_PACKETS = 20
 # pFabric sized for this network (module docstring).
 PFABRIC = {"initial_window": 43, "max_window": 46, "buffer": "125KB", "rto": "1.5ms"}
+# Homa on 8 priority classes, NDP with 1,500 B packets and a BDP's first window (module docstring).
+HOMA_CLASSES = 8
+NDP = {"mtu": "1436B", "initial_window": 44}
 
 
 def scenario(senders: int, protocol: str, seed: int, rounds: int) -> Dict[str, Any]:
@@ -56,11 +70,13 @@ def scenario(senders: int, protocol: str, seed: int, rounds: int) -> Dict[str, A
             "buffer": D3_BUFFER if protocol in ("d3", "rcpdc", "pdq") else BUFFER,
             # TCP is not ECN-capable; DCTCP marks above K packets.
             "ecn_threshold": DCTCP_K_PACKETS if protocol == "dctcp" else "off",
+            **({"priority_classes": HOMA_CLASSES} if protocol == "homa" else {}),
         },
         # Every scheme pays one RTT to open its connection, as in the paper's stacks (TCP's
         # three-way handshake, D3's SYN of Figure 7).
         "transport": {"stack": STACK, "protocol": protocol, "min_rto": MIN_RTO, "handshake": True},
         **({"pfabric": PFABRIC} if protocol == "pfabric" else {}),
+        **({"ndp": NDP} if protocol == "ndp" else {}),
         "workload": [
             {
                 "kind": "flow-burst",
@@ -175,7 +191,8 @@ def describe(seeds: int, rounds: int) -> str:
         f"D3 flow burst (Section 6.1.1): star, 1 Gbps, {BUFFER} per port ({D3_BUFFER} for D3, RCPdc and PDQ), "
         f"sizes U[2KB, 50KB], deadlines exp. mean {DEADLINE_MEAN} (floor {DEADLINE_FLOOR}); TCP min RTO {MIN_RTO}, "
         f"DCTCP K={DCTCP_K_PACKETS}; pFabric {PFABRIC['buffer']} per port, IW {PFABRIC['initial_window']}, "
-        f"RTO {PFABRIC['rto']}; {seeds} seed(s) x {rounds} burst(s) per point"
+        f"RTO {PFABRIC['rto']}; Homa and NDP (no deadline awareness) on {BUFFER}, NDP's first window "
+        f"{NDP['initial_window']} packets; {seeds} seed(s) x {rounds} burst(s) per point"
     )
 
 
@@ -219,6 +236,8 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> None:
         ("d3", label("d3")),
         ("pdq", label("pdq")),
         ("pfabric", f"{label('pfabric')} ({PFABRIC['buffer']}, RTO {PFABRIC['rto']})"),
+        ("homa", f"{label('homa')} (no deadlines)"),
+        ("ndp", f"{label('ndp')} (no deadlines)"),
     )
     for scheme, name in curves:
         mine = [r for r in rows if r["scheme"] == scheme]

@@ -17,6 +17,18 @@ serialization at each of 4 hops, about 210 us, so one bandwidth-delay product at
 18 segments: an initial window of 18 capped 3 above (pFabric's 12 and 15), 2 BDPs of buffer per
 port (52 KB) and a fixed RTO of 3 round trips (630 us). It is one more sweep, since `[pfabric]` is
 an error beside other protocols.
+
+Homa (SIGCOMM 2018, docs/homa.md) and NDP (SIGCOMM 2017, docs/ndp.md), the receiver-driven
+successors, run beside them, each a sweep of its own (their sections and ports are their own).
+Neither knows of deadlines: Homa grants by bytes left (SRPT), NDP pulls its senders in turn.
+Homa runs its paper model, its RTTbytes computed from this network (`unscheduled_bytes = "auto"`,
+26 KB, more than any message here, so every message goes unscheduled, in full, at the level of
+its size) and its unscheduled levels from these messages' sizes, over the same 100 KB ToR ports
+with 8 strict-priority classes (`priority_classes`, its paper's 8 levels). NDP runs its trimming
+ports (8-packet data queues) with 1,500 B packets on the wire (`mtu = 1436B` under its 64 B
+header, the size every other scheme here sends) and a first window of one bandwidth-delay
+product, 18 packets (26 KB, as pFabric's), its paper's rule; its PULLs pace each receiver at its
+link rate. The two-tier tree has one path between two hosts, so NDP sprays nothing.
 """
 
 from __future__ import annotations
@@ -30,11 +42,17 @@ from incast.protocols import labels
 if TYPE_CHECKING:
     from incast.sweep import Sweep, SweepResult
 
-PROTOCOLS = ("tcp", "dctcp", "d2tcp", "d3", "pdq", "pfabric")
+PROTOCOLS = ("tcp", "dctcp", "d2tcp", "d3", "pdq", "pfabric", "homa", "ndp")
 LABELS = labels(PROTOCOLS)
 FAN_INS = (5, 10, 20, 30, 40)
 # pFabric sized for the OLDI network (module docstring).
 PFABRIC = {"initial_window": 18, "max_window": 21, "buffer": "52KB", "rto": "630us"}
+# Homa's paper model on 8 priority classes, and NDP with 1,500 B packets and a BDP's first window
+# (module docstring).
+HOMA_CLASSES = 8
+NDP = {"mtu": "1436B", "initial_window": 18}
+OWN_SWEEPS = ("pfabric", "homa", "ndp")
+"""The protocols that run a sweep of their own: their sections are errors or warnings beside the others'."""
 
 PROTOCOL_KEY = "transport.protocol"
 FAN_IN_KEY = "workload.0.fan_in"
@@ -43,15 +61,15 @@ FAN_IN_KEY = "workload.0.fan_in"
 def sweep_trees(seeds: int, fan_ins: Sequence[int] = FAN_INS,
                 protocols: Sequence[str] = PROTOCOLS) -> List[Tuple[str, Dict[str, Any]]]:
     """The experiment as named sweeps (docs/sweeps.md): "shared" over the protocols that share a
-    network's ports, and "pfabric" with its `[pfabric]` section. Each sweep's runs go in a
-    directory of their own (a sweep's results are every file of its directory)."""
+    network's ports, and "pfabric", "homa" and "ndp" with their own sections. Each sweep's runs go
+    in a directory of their own (a sweep's results are every file of its directory)."""
     from incast.reproduce.core import Context
     from incast.reproduce.d2tcp.oldi import PER_PORT_SWITCH, PRINTED_SETTING, oldi_scenario
 
     # The full-length run (the context's directories are not used by the scenario builder).
     base = oldi_scenario(Context(out=Path("."), runs=Path(".")), PRINTED_SETTING, sensitivity=True)
     base["switch"] = dict(PER_PORT_SWITCH)
-    shared = [p for p in protocols if p != "pfabric"]
+    shared = [p for p in protocols if p not in OWN_SWEEPS]
     trees = []
     if shared:
         trees.append(("shared", {"scenario": base, "seeds": seeds,
@@ -62,6 +80,18 @@ def sweep_trees(seeds: int, fan_ins: Sequence[int] = FAN_INS,
         scenario["pfabric"] = dict(PFABRIC)
         trees.append(("pfabric", {"scenario": scenario, "seeds": seeds,
                                   "vary": {"grid": {PROTOCOL_KEY: ["pfabric"], FAN_IN_KEY: list(fan_ins)}}}))
+    for own in ("homa", "ndp"):
+        if own not in protocols:
+            continue
+        scenario = {k: v for k, v in base.items() if k != "d3"}
+        scenario["transport"] = {**base["transport"], "protocol": own}
+        if own == "homa":
+            scenario["switch"] = {**base["switch"], "priority_classes": HOMA_CLASSES}
+        else:
+            scenario["switch"] = {k: v for k, v in base["switch"].items() if k != "ecn_threshold"}
+            scenario["ndp"] = dict(NDP)
+        trees.append((own, {"scenario": scenario, "seeds": seeds,
+                            "vary": {"grid": {PROTOCOL_KEY: [own], FAN_IN_KEY: list(fan_ins)}}}))
     return trees
 
 
@@ -105,7 +135,8 @@ def describe(seeds: int) -> str:
     """The heading printed above the table."""
     return (
         "D2TCP's OLDI workload (Figure 10: medium variance, 15% utilization) on its 1000-host two-tier network, "
-        "100 KB per ToR port; pFabric on its own ports (52 KB, IW 18, RTO 630 us); "
+        "100 KB per ToR port; pFabric on its own ports (52 KB, IW 18, RTO 630 us); Homa (paper model, 8 classes) "
+        "and NDP (1,500 B packets, first window 18) with no deadline awareness; "
         f"{seeds} seed(s) per point. Missed deadlines, % of the messages each run can judge; mean over seeds."
     )
 

@@ -1,5 +1,5 @@
 """Reproductions of the D3 and D2TCP papers' figures and tables, and of their successors PDQ,
-pFabric and NDP's headline experiments, each by one command.
+pFabric, NDP and Homa's headline experiments, each by one command.
 
     incast reproduce --list
     incast reproduce d3-fig9 --out repro        # full version
@@ -17,7 +17,7 @@ Three layers, each importing only those below it:
 - the framework every reproduction is written with: `core` (the context, a reproduction, running
   it over seeds, writing its report), `verdict` (the rules), `figures`, `pins`, `html` (the
   report page) and `rendering` (what a generator of the results docs' tables is made of);
-- one package per paper, `d3`, `d2tcp`, `pdq`, `pfabric`, `ndp`: its settings, reproductions and
+- one package per paper, `d3`, `d2tcp`, `pdq`, `pfabric`, `ndp`, `homa`: its settings, reproductions and
   docs generators;
 - this registry, and `docs`, which gathers the papers' generators and rewrites or checks the docs.
 
@@ -30,15 +30,15 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-from incast.reproduce import d2tcp, d3, ndp, pdq, pfabric
+from incast.reproduce import d2tcp, d3, homa, ndp, pdq, pfabric
 from incast.reproduce.core import Context, Outcome, Reproduction, run_over_seeds, write_outcome
 from incast.reproduce.verdict import Claim
 
 REPRODUCTIONS: Dict[str, Reproduction] = {
     r.id: r for r in (*d3.REPRODUCTIONS, *d2tcp.REPRODUCTIONS, *pdq.REPRODUCTIONS, *pfabric.REPRODUCTIONS,
-                      *ndp.REPRODUCTIONS)
+                      *ndp.REPRODUCTIONS, *homa.REPRODUCTIONS)
 }
-"""Every reproduction by its ID, paper by paper (D3, D2TCP, then their successors PDQ, pFabric and NDP)."""
+"""Every reproduction by its ID, paper by paper (D3, D2TCP, then their successors PDQ, pFabric, NDP and Homa)."""
 
 
 def reproduction_ids() -> List[str]:

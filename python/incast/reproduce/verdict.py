@@ -393,9 +393,10 @@ def every(claim: str, paper: str, parts: Mapping[object, Claim], why: Words = ""
     numbers = {f"{key}" if name == "ours" else f"{key}: {name}": values
                for key, part in parts.items() for name, values in part.numbers.items()}
     if not exercised:
+        # The rule keeps the reason for its slack, exercised or not.
         return replace(_claim(claim, paper, ours, False, "each: " + first.rule, why, exercised=False,
                               premise="; ".join(dict.fromkeys(c.why for c in parts.values())), tolerance=None),
-                       numbers=numbers, recipe=recipe)
+                       tolerance=tolerance or first.tolerance, numbers=numbers, recipe=recipe)
     ok = all(c.verdict == MATCHES for c in exercised.values())
     straddles = (any(c.straddles for c in exercised.values()) if ok else
                  all(c.straddles for c in exercised.values() if c.verdict != MATCHES))

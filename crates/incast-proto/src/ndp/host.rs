@@ -16,7 +16,7 @@
 //! The pacer runs on the NIC's clock lazily: every call brings it up to `now` first, releasing
 //! the PULLs whose turn came in between at the times htsim's pacer events would have.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::packet::NdpHeader;
 use crate::time::{Duration, Instant};
@@ -30,6 +30,10 @@ use crate::time::{Duration, Instant};
 pub struct FairQueue<T> {
     /// Per flow, its packets oldest first; a flow keeps its FIFO, empty, once it has had one.
     flows: BTreeMap<u32, VecDeque<T>>,
+    /// The flows whose FIFO holds a packet: a turn looks for its flow here, so that it costs
+    /// the logarithm of the flows, not a walk past every empty FIFO (a host that has received
+    /// thousands of flows keeps thousands; the turns are the same).
+    ready: BTreeSet<u32>,
     /// The flow the next turn starts at (htsim's `_current_queue`); `None` for the first.
     cursor: Option<u32>,
     len: usize,
@@ -37,7 +41,7 @@ pub struct FairQueue<T> {
 
 impl<T> Default for FairQueue<T> {
     fn default() -> FairQueue<T> {
-        FairQueue { flows: BTreeMap::new(), cursor: None, len: 0 }
+        FairQueue { flows: BTreeMap::new(), ready: BTreeSet::new(), cursor: None, len: 0 }
     }
 }
 
@@ -45,6 +49,7 @@ impl<T> FairQueue<T> {
     /// Appends `item` to flow `flow`'s FIFO.
     pub fn push(&mut self, flow: u32, item: T) {
         self.flows.entry(flow).or_default().push_back(item);
+        self.ready.insert(flow);
         self.len += 1;
     }
 
@@ -53,15 +58,12 @@ impl<T> FairQueue<T> {
         if self.len == 0 {
             return None;
         }
-        let start = self.cursor.unwrap_or(0);
-        let flow = self
-            .flows
-            .range(start..)
-            .chain(self.flows.range(..start))
-            .find(|(_, q)| !q.is_empty())
-            .map(|(&f, _)| f)
-            .expect("a queue that is not empty has a flow with an item");
-        let item = self.flows.get_mut(&flow).and_then(VecDeque::pop_front).expect("found above");
+        let flow = self.cursor_flow().expect("a queue that is not empty has a flow with an item");
+        let fifo = self.flows.get_mut(&flow).expect("a ready flow has a FIFO");
+        let item = fifo.pop_front().expect("a ready flow's FIFO holds an item");
+        if fifo.is_empty() {
+            self.ready.remove(&flow);
+        }
         self.len -= 1;
         self.cursor = self.flows.range(flow.saturating_add(1)..).next().map(|(&f, _)| f).filter(|&f| f > flow);
         Some(item)
@@ -70,6 +72,7 @@ impl<T> FairQueue<T> {
     /// Removes flow `flow`'s items, oldest first.
     pub fn take_flow(&mut self, flow: u32) -> VecDeque<T> {
         let taken = self.flows.get_mut(&flow).map(std::mem::take).unwrap_or_default();
+        self.ready.remove(&flow);
         self.len -= taken.len();
         taken
     }
@@ -158,10 +161,11 @@ impl<T> PullPacer<T> {
 }
 
 impl<T> FairQueue<T> {
-    /// The flow whose item `pop` returns next.
+    /// The flow whose item `pop` returns next: the first with an item at or after the cursor,
+    /// then from the start.
     fn cursor_flow(&self) -> Option<u32> {
         let start = self.cursor.unwrap_or(0);
-        self.flows.range(start..).chain(self.flows.range(..start)).find(|(_, q)| !q.is_empty()).map(|(&f, _)| f)
+        self.ready.range(start..).next().or_else(|| self.ready.range(..start).next()).copied()
     }
 }
 
@@ -280,6 +284,51 @@ mod tests {
         assert_eq!(q.pop(), Some('b'));
         assert_eq!(q.pop(), Some('x'));
         assert_eq!(q.pop(), Some('c'));
+    }
+
+    /// The turns as htsim takes them, by a walk over every flow's FIFO, empty ones included:
+    /// what `FairQueue` must give with its set of flows that hold an item.
+    #[derive(Default)]
+    struct Walk {
+        flows: BTreeMap<u32, VecDeque<u32>>,
+        cursor: Option<u32>,
+    }
+
+    impl Walk {
+        fn pop(&mut self) -> Option<u32> {
+            let start = self.cursor.unwrap_or(0);
+            let flow = self.flows.range(start..).chain(self.flows.range(..start)).find(|(_, q)| !q.is_empty())?.0;
+            let flow = *flow;
+            let item = self.flows.get_mut(&flow)?.pop_front();
+            self.cursor = self.flows.range(flow.saturating_add(1)..).next().map(|(&f, _)| f).filter(|&f| f > flow);
+            item
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fair_queue_takes_the_turns_of_a_walk_over_every_fifo(
+            ops in proptest::collection::vec((0u8..4, 0u32..12), 1..400)
+        ) {
+            let (mut q, mut walk) = (FairQueue::default(), Walk::default());
+            for (i, (op, flow)) in ops.into_iter().enumerate() {
+                let item = u32::try_from(i).unwrap();
+                match op {
+                    0 | 1 => {
+                        q.push(flow, item);
+                        walk.flows.entry(flow).or_default().push_back(item);
+                    }
+                    2 => proptest::prop_assert_eq!(q.pop(), walk.pop()),
+                    _ => {
+                        let taken: Vec<u32> = q.take_flow(flow).into_iter().collect();
+                        let walked: Vec<u32> =
+                            walk.flows.get_mut(&flow).map(std::mem::take).unwrap_or_default().into_iter().collect();
+                        proptest::prop_assert_eq!(taken, walked);
+                    }
+                }
+                proptest::prop_assert_eq!(q.len(), walk.flows.values().map(VecDeque::len).sum::<usize>());
+            }
+        }
     }
 
     #[test]

@@ -27,6 +27,7 @@ from incast.reproduce.d2tcp import docs_readings as d2tcp_readings
 from incast.reproduce.d3 import docs as d3_docs
 from incast.reproduce.d3 import docs_variants as d3_variants
 from incast.reproduce.docs import summary
+from incast.reproduce.homa import docs as homa_docs
 from incast.reproduce.ndp import docs as ndp_docs
 from incast.reproduce.pdq import docs as pdq_docs
 from incast.reproduce.pfabric import docs as pfabric_docs
@@ -38,7 +39,7 @@ Renderer = Callable[[Reproductions], str]
 
 RENDERERS: Dict[str, Renderer] = {**summary.RENDERERS, **d3_docs.RENDERERS, **d2tcp_docs.RENDERERS,
                                   **d2tcp_readings.RENDERERS, **d3_variants.RENDERERS, **pfabric_docs.RENDERERS,
-                                  **pdq_docs.RENDERERS, **ndp_docs.RENDERERS}
+                                  **pdq_docs.RENDERERS, **ndp_docs.RENDERERS, **homa_docs.RENDERERS}
 """Every renderer a block may name."""
 DEFAULT_FILES = ("README.md", "docs/results-d3.md", "docs/results-d2tcp.md", "docs/results-line.md",
                  "docs/reproductions/README.md")

@@ -153,6 +153,7 @@ RENDERERS: Dict[str, Callable[[Reproductions], str]] = {
     "claim-tally-pdq": paper_tally("PDQ"),
     "claim-tally-pfabric": paper_tally("pFabric"),
     "claim-tally-ndp": paper_tally("NDP"),
+    "claim-tally-homa": paper_tally("Homa"),
     "separate-run-time": separate_run_time,
     "wall-times": wall_times,
     **{f"wall-time-{rid}": _wall_time_of(rid) for rid in REPRODUCTIONS},
