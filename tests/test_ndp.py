@@ -40,13 +40,15 @@ def test_check_shows_ndp_keys_in_effect(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("[ndp] in effect")) + 1
-    keys = ['  mtu = "9000B"', "  queue = 15", "  initial_window = 23", "  pull_rate = 0.99", '  rto = "10ms"']
-    assert lines[start:start + 5] == keys
+    keys = ['  mtu = "9000B"', "  queue = 15", "  initial_window = 23", "  pull_rate = 0.99", '  rto = "10ms"',
+            "  return_to_sender = true"]
+    assert lines[start:start + 6] == keys
 
 
 def test_bad_ndp_input_is_one_line_naming_the_key(tmp_path: Path) -> None:
     cases = {
         "ndp.queue": STAR + '[transport]\nprotocol = "ndp"\n[ndp]\nqueue = 0\n' + BURST,
+        "ndp.return_to_sender": STAR + '[transport]\nprotocol = "ndp"\n[ndp]\nreturn_to_sender = "yes"\n' + BURST,
         "workload[1].protocol": STAR + '[transport]\nprotocol = "ndp"\n' + BURST + BURST + 'protocol = "dctcp"\n',
     }
     for key, text in cases.items():
@@ -58,11 +60,34 @@ def test_bad_ndp_input_is_one_line_naming_the_key(tmp_path: Path) -> None:
 
 def test_ndp_section_without_ndp_flows_is_warned(tmp_path: Path) -> None:
     """As every protocol's section no flow reads (docs/scenario.md, "Warnings"): checked, run, warned."""
-    proc = incast_cli("check", str(write(tmp_path / "s.toml", STAR + "[ndp]\nqueue = 8\n" + BURST)))
-    assert proc.returncode == 0, proc.stderr
-    lines = [line for line in proc.stderr.splitlines() if "`ndp`" in line]
-    assert len(lines) == 1 and lines[0].startswith("incast: warning:"), proc.stderr
-    assert "no flow runs NDP" in lines[0], proc.stderr
+    for keys in ("queue = 8\n", "return_to_sender = false\n"):
+        proc = incast_cli("check", str(write(tmp_path / "s.toml", STAR + "[ndp]\n" + keys + BURST)))
+        assert proc.returncode == 0, proc.stderr
+        lines = [line for line in proc.stderr.splitlines() if "`ndp`" in line]
+        assert len(lines) == 1 and lines[0].startswith("incast: warning:"), proc.stderr
+        assert "no flow runs NDP" in lines[0], proc.stderr
+
+
+def test_ndp_returns_headers_a_full_header_queue_has_no_room_for(tmp_path: Path) -> None:
+    """40 first windows of 1064 B packets overflow the receiver port's 250 headers: with
+    return-to-sender (the default) the headers go back and nothing is dropped; without it they are
+    dropped and the timeout resends them."""
+    burst = '[[workload]]\nkind = "flow-burst"\nsenders = 40\nsize = "50KB"\n'
+    star = STAR.replace("hosts = 5", "hosts = 41")
+    runs = {}
+    for rts in ("true", "false"):
+        text = (star + '[transport]\nprotocol = "ndp"\n[ndp]\nmtu = "1000B"\nreturn_to_sender = ' + rts + "\n"
+                + burst + '[output]\noffer_log_ports = ["switch->h0"]\n')
+        runs[rts] = incast.run(str(write(tmp_path / f"{rts}.toml", text)))
+    outcomes = runs["true"].offers["outcome"].to_pylist()
+    assert outcomes.count("returned") + outcomes.count("queued-returning") > 100
+    assert runs["true"].summary["packets_dropped"] == 0
+    assert all(f["timeouts"] == 0 for f in runs["true"].flows.to_pylist())
+    assert runs["false"].summary["packets_dropped"] > 100
+    for r in runs.values():
+        s = r.summary
+        assert s["packets_sent"] == s["packets_delivered"] + s["packets_dropped"] + s["packets_in_network"]
+        assert all(f["delivered_bytes"] == 50_000 for f in r.flows.to_pylist())
 
 
 def test_crosscheck_incast_case_meets_its_target_against_htsims_committed_times(tmp_path: Path) -> None:

@@ -108,7 +108,7 @@ fn minimal_scenario_gets_every_default() {
             tcppr: TcpPrSpec { thresholds: vec![Duration::from_ms(30)], background_lowest: true },
             pfabric: PfabricSpec { buffer_bytes: 36_864, initial_window_segments: 12, max_window_segments: 15, rto: Duration::from_us(45), probe_after: 5 },
             pdq: PdqSpec { early_termination: true, early_start_rtts: 2, probe_spacing: 0.2, dampening: Duration::from_us(10), flow_list: 200 },
-            ndp: NdpSpec { mtu_bytes: 9000, queue_packets: 8, initial_window: 23, pull_rate: 0.99, rto: Duration::from_ms(10) },
+            ndp: NdpSpec { mtu_bytes: 9000, queue_packets: 8, initial_window: 23, pull_rate: 0.99, rto: Duration::from_ms(10), return_to_sender: true },
             homa: HomaSpec {
                 model: HomaModel::Paper,
                 unscheduled_bytes: None,

@@ -27,6 +27,7 @@ impl Packet {
             priority: header.and_then(Header::priority).unwrap_or(priority),
             route,
             has_header: header.is_some(),
+            returned: false,
         }
     }
 
@@ -47,6 +48,7 @@ impl Packet {
             priority: header.and_then(Header::priority).unwrap_or(priority),
             route,
             has_header: header.is_some(),
+            returned: false,
         }
     }
 }

@@ -67,9 +67,10 @@ impl<'a> Frame<'a> {
     /// The frame of `packet`, with what its transport header shows (`header`), of a flow from
     /// host `sender` to host `receiver` whose hosts run `tcp`.
     pub(crate) fn of(packet: &'a Packet, header: CapturedHeader, sender: u32, receiver: u32, tcp: &TcpConfig) -> Frame<'a> {
-        let (src, dst) = match packet.kind {
-            PacketKind::Data => (sender, receiver),
-            PacketKind::Ack => (receiver, sender),
+        // A returned packet travels back to the host that sent it.
+        let (src, dst) = match (packet.kind, packet.returned) {
+            (PacketKind::Data, false) | (PacketKind::Ack, true) => (sender, receiver),
+            (PacketKind::Ack, false) | (PacketKind::Data, true) => (receiver, sender),
         };
         Frame {
             packet,
@@ -247,6 +248,7 @@ mod tests {
             priority: 0,
             route: RouteCursor { start: 0, len: 1, hop: 0 },
             has_header: false,
+            returned: false,
         }
     }
 

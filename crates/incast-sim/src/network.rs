@@ -8,7 +8,7 @@ use incast_proto::time::{BitsPerSec, Duration, Instant};
 
 use crate::error::{grow_to, reserve, try_vec, Error, ResourceError};
 use crate::ids::{FlowId, PortId};
-use crate::packet::RouteCursor;
+use crate::packet::{PacketKind, RouteCursor};
 use crate::port::{BufferLimit, EcnThreshold, Port, SharedPool};
 use crate::results::PortRecord;
 use crate::routing::{mix, PathSet, Router, MAX_SPRAY_PATHS};
@@ -376,6 +376,51 @@ impl Network {
         }
     }
 
+    /// The way back to the host that sent a packet of flow `id` of `kind`, turned around at the
+    /// port it waits at on route `at` (`at.hop`; a discipline returned it, `Joined::Returned`):
+    /// a route of the flow's other direction (`back`, its route that way, or with spraying each
+    /// of its paths that way) with the cursor at the port's node. The mirror of the way the
+    /// packet came, through the nodes it passed, as htsim's `Packet::bounce` takes the reverse
+    /// of the packet's own route from the same point (`network.cpp` lines 114-125); else (ECMP
+    /// hashed the directions apart) the first route back that passes the node; `None` if none
+    /// does, or if the packet never left its sender's host.
+    pub(crate) fn way_back(&self, id: FlowId, kind: PacketKind, at: RouteCursor, back: RouteCursor) -> Option<RouteCursor> {
+        let hop = usize::from(at.hop);
+        if hop == 0 {
+            return None;
+        }
+        let came = &self.routes[at.start as usize..at.start as usize + hop];
+        let here = self.ports[self.routes[at.start as usize + hop].idx()].info.node;
+        let candidates = match self.sprays.get(id.idx()) {
+            Some(spray) => {
+                let set = match kind {
+                    PacketKind::Data => spray.reverse,
+                    PacketKind::Ack => spray.forward,
+                };
+                (0..u32::from(set.count)).map(|i| RouteCursor { start: set.start + i * u32::from(set.len), len: set.len, hop: 0 }).collect()
+            }
+            None => vec![back],
+        };
+        let ports = |r: &RouteCursor| &self.routes[r.start as usize..r.start as usize + usize::from(r.len)];
+        // Hop k of the mirror's tail leaves the node hop `hop - 1 - k` of the way out reached,
+        // toward the node that hop left.
+        let mirrors = |r: &RouteCursor| {
+            let way = ports(r);
+            way.len() >= hop
+                && way[way.len() - hop..].iter().zip(came.iter().rev()).all(|(b, o)| {
+                    let (b, o) = (&self.ports[b.idx()].info, &self.ports[o.idx()].info);
+                    b.node == o.peer && b.peer == o.node
+                })
+        };
+        if let Some(r) = candidates.iter().find(|r| mirrors(r)) {
+            return Some(RouteCursor { hop: r.len - hop as u16, ..*r });
+        }
+        candidates.iter().find_map(|r| {
+            let j = ports(r).iter().position(|p| self.ports[p.idx()].info.node == here)?;
+            Some(RouteCursor { hop: j as u16, ..*r })
+        })
+    }
+
     /// The strict-priority class flow `plan` of `protocol` rides in: the workload's, unless its
     /// transport picks one (TCPpr, by deadline).
     pub(crate) fn priority_of(&self, protocol: Protocol, plan: &FlowPlan) -> u8 {
@@ -476,11 +521,40 @@ fn ecn_threshold(spec: &EcnSpec, rate: BitsPerSec) -> EcnThreshold {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::NodeId;
 
     /// The paths (by number) cycle `cycle` of a flow takes in `order` from a set of `count`.
     fn cycle(count: u16, order: Order, cycle: u32) -> Vec<u32> {
         let set = PathSet { start: 0, len: 1, count };
         (0..u32::from(count)).map(|p| Spray::path(set, cycle * u32::from(count) + p, order).start).collect()
+    }
+
+    /// The nodes a route's ports leave from, from `hop` on, and the node the last one reaches.
+    fn nodes(net: &Network, r: RouteCursor) -> Vec<NodeId> {
+        let ports = &net.routes[r.start as usize..r.start as usize + usize::from(r.len)];
+        let mut nodes: Vec<NodeId> = ports[usize::from(r.hop)..].iter().map(|p| net.ports[p.idx()].info.node).collect();
+        nodes.push(net.ports[ports[ports.len() - 1].idx()].info.peer);
+        nodes
+    }
+
+    #[test]
+    fn way_back_of_a_sprayed_packet_mirrors_the_way_it_came() {
+        let text = "[topology]\nkind = \"fat-tree\"\nk = 4\n[switch]\nload_balancing = \"spray-permute\"\n\
+                    [transport]\nprotocol = \"ndp\"\n[[workload]]\nkind = \"flow-burst\"\nsenders = 1\nsize = \"1KB\"\n";
+        let mut net = Network::build(&crate::scenario::parse_toml(text, None).expect("valid")).expect("builds");
+        // Host 15 (another pod) to host 0: six hops, four paths through the core.
+        let routes = net.add_routes(0, 15, 0).expect("routes");
+        for n in 0..8 {
+            let out = net.next_forward(FlowId(0), routes.forward);
+            let came = nodes(&net, out);
+            for hop in 1..out.len {
+                let back = net.way_back(FlowId(0), PacketKind::Data, RouteCursor { hop, ..out }, routes.reverse).expect("a way back");
+                let mut mirror = came[..=usize::from(hop)].to_vec();
+                mirror.reverse();
+                assert_eq!(nodes(&net, back), mirror, "packet {n}, turned at hop {hop}");
+            }
+            assert_eq!(net.way_back(FlowId(0), PacketKind::Data, out, routes.reverse), None, "still at its sender's NIC");
+        }
     }
 
     #[test]

@@ -59,6 +59,8 @@ impl OfferLog {
             Admission::Dropped => OfferLogSeries::DROPPED,
             Admission::QueuedEvicting { .. } => OfferLogSeries::EVICTING,
             Admission::Trimmed { .. } => OfferLogSeries::TRIMMING,
+            Admission::Returned { arrival: true, .. } => OfferLogSeries::RETURNED,
+            Admission::Returned { arrival: false, .. } => OfferLogSeries::RETURNING,
         });
     }
 

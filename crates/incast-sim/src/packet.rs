@@ -59,7 +59,15 @@ pub struct Packet {
     /// Whether the packet carries its transport's header (kept beside the packet in the arena,
     /// so packets without one stay small).
     pub has_header: bool,
+    /// Whether a port's discipline turned it back toward the host that sent it
+    /// (`Joined::Returned`): its route is now the way back, and it ends at that host's endpoint.
+    pub returned: bool,
 }
+
+// Every queue and link moves packets of this size: a new field must fit the padding (the
+// `returned` flag did: 48 bytes before and after).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Packet>() == 48);
 
 impl Packet {
     /// The egress port the packet is at.

@@ -70,6 +70,17 @@ pub(crate) enum Admission {
         /// Payload bytes it lost.
         cut: u32,
     },
+    /// Queued, or not if `packet` is the arrival, by a port whose discipline returned `packet`
+    /// toward its sender (NDP's return-to-sender), `cut` bytes of payload lighter: the driver
+    /// trims it and turns it around.
+    Returned {
+        /// The packet returned.
+        packet: PacketId,
+        /// Payload bytes it lost.
+        cut: u32,
+        /// Whether it is the arrival (which then did not join).
+        arrival: bool,
+    },
     /// No room: dropped.
     Dropped,
 }
@@ -367,6 +378,13 @@ impl Port {
                 self.queued_bytes -= u64::from(cut);
                 Admission::Trimmed { packet, cut }
             }
+            // Gone from the queue as a displaced packet is, but not lost: not a drop.
+            Joined::Returned { packet: returned, bytes, cut } => {
+                self.counters.left += PortCounters::weigh(u64::from(bytes), now);
+                self.queued_bytes -= u64::from(bytes);
+                self.queued_packets -= 1;
+                Admission::Returned { packet: returned, cut, arrival: returned == packet.id }
+            }
         };
         self.max_queue_bytes = self.max_queue_bytes.max(self.queued_bytes);
         admission
@@ -494,7 +512,7 @@ mod tests {
 
     /// A data packet (with payload).
     pub(crate) fn pkt(id: u32, wire_bytes: u32, priority: u8, ect: bool) -> Arriving {
-        Arriving { id: PacketId(id), wire_bytes, priority, ect, ce: false, payload: true, flow: FlowId(id) }
+        Arriving { id: PacketId(id), wire_bytes, priority, ect, ce: false, payload: true, flow: FlowId(id), returned: false }
     }
 
     /// Offers `a` with CE bit `*ce` as the engine does: a mark sets the bit.

@@ -305,8 +305,14 @@ impl OfferLogSeries {
     pub const EVICTING: u8 = 3;
     /// Queued at an NDP port, the arrival or a waiting packet trimmed to its headers.
     pub const TRIMMING: u8 = 4;
+    /// Returned to its sender by an NDP port with return-to-sender on: its header found no room.
+    pub const RETURNED: u8 = 5;
+    /// Queued at an NDP port, a waiting packet trimmed and returned to its sender for lack of
+    /// room for its header.
+    pub const RETURNING: u8 = 6;
     /// The outcomes' names, by index.
-    pub const OUTCOMES: [&'static str; 5] = ["queued", "marked", "dropped", "queued-evicting", "queued-trimming"];
+    pub const OUTCOMES: [&'static str; 7] =
+        ["queued", "marked", "dropped", "queued-evicting", "queued-trimming", "returned", "queued-returning"];
 }
 
 /// Traced flows' sender state, one row each time any of it changed (and one when the flow

@@ -983,6 +983,11 @@ impl Simulation {
                 queued_packets -= 1;
                 queued_bytes = queued_bytes + u64::from(cut) - u64::from(pkt.wire_bytes);
             }
+            // Returned itself: it left nothing. A waiting packet returned: as one evicted.
+            Admission::Returned { arrival: true, .. } => {}
+            Admission::Returned { packet: victim, arrival: false, .. } => {
+                queued_bytes = queued_bytes + u64::from(self.packets.get(victim).wire_bytes) - u64::from(pkt.wire_bytes);
+            }
         }
         let ce_on_arrival = pkt.ce && admission != (Admission::Queued { marked: true });
         let offer = Offer { port, flow: pkt.flow, seq: pkt.seq, payload_bytes: pkt.len, queued_packets, queued_bytes, ce_on_arrival };
@@ -1007,6 +1012,7 @@ impl Simulation {
             ce: pkt.ce,
             payload: pkt.len > 0,
             flow: pkt.flow,
+            returned: pkt.returned,
         };
         let packets = &self.packets;
         let admission = port.offer(now, arriving, &mut self.net.pools, || packets.header(id));
@@ -1043,6 +1049,44 @@ impl Simulation {
                 pkt.len = 0;
                 self.try_start_service(port_id);
             }
+            Admission::Returned { packet, cut, arrival } => {
+                if !arrival {
+                    self.try_start_service(port_id);
+                }
+                self.turn_back(port_id, packet, cut);
+            }
+        }
+    }
+
+    /// Packet `id`, returned by port `port_id`'s discipline `cut` bytes of payload lighter, turns
+    /// around at the port's node onto its way back to the host that sent it
+    /// (`Network::way_back`) and is offered at once to the first port of that way, as htsim's
+    /// `Packet::bounce` sends it on along the reverse route (`network.cpp` lines 114-125). If no
+    /// way back of its flow passes the node, it is lost there: a drop of the port.
+    #[cold]
+    #[inline(never)]
+    fn turn_back(&mut self, port_id: PortId, id: PacketId, cut: u32) {
+        let pkt = *self.packets.get(id);
+        let flow = &self.flows[pkt.flow];
+        let back = match pkt.kind {
+            PacketKind::Data => flow.reverse,
+            PacketKind::Ack => flow.forward,
+        };
+        match self.net.way_back(pkt.flow, pkt.kind, pkt.route, back) {
+            Some(route) => {
+                let pkt = self.packets.get_mut(id);
+                debug_assert_eq!(cut, pkt.len, "a returned packet loses its payload");
+                pkt.wire_bytes -= cut;
+                pkt.len = 0;
+                pkt.returned = true;
+                pkt.route = route;
+                self.enqueue(id);
+            }
+            None => {
+                self.net.ports[port_id.idx()].counters.drops += 1;
+                self.packets.release(id);
+                self.packet_gone(pkt.flow);
+            }
         }
     }
 
@@ -1053,7 +1097,8 @@ impl Simulation {
     #[inline]
     fn process(&mut self, port_id: PortId, id: PacketId) -> bool {
         let (pkt, header) = self.packets.with_header_mut(id);
-        let Some(header) = header else { return false };
+        // A packet on its way back to its sender is neither going out nor an answer.
+        let Some(header) = header.filter(|_| !pkt.returned) else { return false };
         match header.way(pkt.kind) {
             Some(Way::Out) => {
                 let port = &mut self.net.ports[port_id.idx()];
@@ -1126,6 +1171,9 @@ impl Simulation {
             let pkt = *pkt;
             let mut header = self.packets.header(id).copied();
             self.packets.release(id);
+            if pkt.returned {
+                return self.deliver_returned(&pkt, header.as_ref());
+            }
             if let Some(h) = header.as_mut().filter(|h| h.way(pkt.kind) == Some(Way::Back)) {
                 self.pass_back_at_host(port_id, pkt.flow, h);
             }
@@ -1167,6 +1215,27 @@ impl Simulation {
                 transport.handle_ack(now, pkt, header);
                 Ends::Sender
             }
+        };
+        self.pump(id, ends);
+    }
+
+    /// A returned packet (`turn_back`) reached the host that sent it: it counts as delivered,
+    /// to its own endpoint (the sender for data, the receiver for an ACK).
+    #[cold]
+    #[inline(never)]
+    fn deliver_returned(&mut self, pkt: &Packet, header: Option<&Header>) {
+        self.obs.counters.delivered += 1;
+        let id = pkt.flow;
+        let flow = &mut self.flows[id];
+        flow.in_flight -= 1;
+        let Some(transport) = flow.transport.as_mut() else {
+            self.release_if_done(id);
+            return;
+        };
+        transport.handle_returned(self.now, pkt, header);
+        let ends = match pkt.kind {
+            PacketKind::Data => Ends::Sender,
+            PacketKind::Ack => Ends::Receiver,
         };
         self.pump(id, ends);
     }

@@ -16,7 +16,10 @@ of 40 Gbps of incast's default leaf-spine become 16 of 10 Gbps: the same 160 Gbp
 Every link has a 1 us delay. Both run the authors' example settings (`sim/EXAMPLES`): 9000 B
 packets with a 64 B header, data queues of 8 packets, a first window of 23 packets, PULLs at 99%
 of the receiver's link, packets sprayed over every path, each cycle over the paths in a new
-random order (htsim `-strat perm`, incast `load_balancing = "spray-permute"`).
+random order (htsim `-strat perm`, incast `load_balancing = "spray-permute"`). A header that finds
+a full header queue is dropped in both: htsim 841d9e7 has return-to-sender off and nothing turns
+it on (`setRTS` is never called), so incast runs with `return_to_sender = false` (its default is
+the paper's, on; docs/ndp.md, "Return to sender").
 
 The cases:
 
@@ -159,7 +162,8 @@ def scenario_for(flows: Sequence[Dict[str, int]], directory: str) -> Dict[str, A
         },
         "switch": {"load_balancing": "spray-permute"},
         "transport": {"protocol": "ndp"},
-        "ndp": {"mtu": f"{MTU}B", "queue": QUEUE_PACKETS, "initial_window": INITIAL_WINDOW, "pull_rate": 0.99},
+        "ndp": {"mtu": f"{MTU}B", "queue": QUEUE_PACKETS, "initial_window": INITIAL_WINDOW, "pull_rate": 0.99,
+                "return_to_sender": False},
         "workload": [{"kind": "trace", "path": str(path)}],
         "run": {"horizon": "2s"},
     }

@@ -194,13 +194,13 @@ impl Incast {
                         continue;
                     }
                     let coin = self.toss();
-                    match self.switch.offer(t, w, self.wire[w].bytes(), true, || coin) {
+                    match self.switch.offer(t, w, self.wire[w].bytes(), true, false, || coin) {
                         Offered::Queued => {}
                         Offered::Trimmed { packet, .. } => {
                             self.wire[packet].trimmed = true;
                             self.trims += 1;
                         }
-                        Offered::Dropped { .. } => panic!("the header queue holds thousands of headers"),
+                        Offered::Dropped { .. } | Offered::Returned { .. } => panic!("the header queue holds thousands of headers"),
                     }
                     self.serve_switch();
                 }

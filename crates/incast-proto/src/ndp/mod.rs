@@ -16,9 +16,11 @@
 //!
 //! - [`packet`]: what NDP packets carry ([`NdpHeader`]) and their sizes.
 //! - [`sender`]: the sender ([`NdpSender`]): its first window, a packet per PULL, resending what
-//!   was NACKed first, and (incast's own) a timeout for what the network lost outright.
+//!   was NACKed first or a switch returned (return-to-sender), and (incast's own) a timeout for
+//!   what the network lost outright.
 //! - [`receiver`]: the receiver ([`NdpReceiver`]): in-order bytes, and the answer to each arrival.
-//! - [`switch`]: a switch port's queue ([`TrimmingQueue`], htsim's `CompositeQueue`).
+//! - [`switch`]: a switch port's queue ([`TrimmingQueue`], htsim's `CompositeQueue`), which
+//!   returns to its sender a header it has no room for, with return-to-sender on.
 //! - [`host`]: a host NIC's queue ([`HostQueue`], htsim's `FairPriorityQueue`) with the host's
 //!   PULL pacer ([`PullPacer`], htsim's `NdpPullPacer`), shared by every flow the host receives.
 //!

@@ -3,10 +3,12 @@
 //! any new one. htsim's sender has no timer (`rtx_timer_hook` returns at once unless built with
 //! `RESEND_ON_TIMEOUT`, `ndp.cpp` lines 1141-1145): a packet that the network loses outright (a
 //! header past a full header queue, a PULL) is never sent again there. incast's sender keeps one
-//! timer for that case, so that every flow ends (docs/ndp.md).
+//! timer for that case, so that every flow ends (docs/ndp.md). With return-to-sender, a switch
+//! sends such a header back instead (`handle_returned`, htsim's `processRTS`).
 //!
-//! Calling order, as every sans-IO endpoint here: `handle_ack`, `handle_nack`, `handle_pull` and
-//! `handle_timeout` with `now`, then `poll_transmit` until it returns `None`.
+//! Calling order, as every sans-IO endpoint here: `handle_ack`, `handle_nack`, `handle_pull`,
+//! `handle_returned` and `handle_timeout` with `now`, then `poll_transmit` until it returns
+//! `None`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -49,7 +51,23 @@ pub struct NdpStats {
     pub nacks: u64,
     /// PULLs received.
     pub pulls: u64,
+    /// Packets a switch returned (return-to-sender).
+    pub returned: u64,
+    /// Returned packets sent again at once rather than at a PULL.
+    pub returned_resent_at_once: u64,
 }
+
+/// What the sender heard about one packet, for its recent history (htsim's `FeedbackType`,
+/// `ndp.h` line 199; `ECN` is not kept here, as NDP's ports never mark).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Feedback {
+    Ack,
+    Nack,
+    Returned,
+}
+
+/// The answers the history keeps (htsim's `HIST_LEN`, `ndp.h` line 200).
+const HISTORY: usize = 12;
 
 /// One NDP flow's sender.
 #[derive(Clone, Debug)]
@@ -65,8 +83,19 @@ pub struct NdpSender {
     /// may send `max_pull - last_pull` packets now.
     last_pull: u64,
     max_pull: u64,
-    /// Packets the timer lets go now, beyond the window and the PULLs.
+    /// Packets the timer, or a returned packet, lets go now beyond the window and the PULLs.
     timer_credit: u32,
+    /// PULLs the sender expects: one more for each ACK or NACK, one fewer for each PULL (htsim's
+    /// `_pull_window`, `ndp.cpp` lines 698, 712 and 738).
+    pull_window: i64,
+    /// Packets of the first window sent less answers and returns heard (htsim's
+    /// `_first_window_count`, lines 290, 691, 699 and 739: every ACK, NACK or returned packet
+    /// counts, the first window's or not).
+    first_window_count: i64,
+    /// The last [`HISTORY`] answers, oldest overwritten first (`_feedback_history`).
+    history: [Option<Feedback>; HISTORY],
+    /// Where the next answer goes in `history` (`_feedback_count`).
+    history_at: usize,
     /// NACKed packets waiting to be sent again, by first byte, the lowest first (htsim's
     /// `_rtx_queue`, a map by sequence number: `ndp.cpp` lines 564 and 879-881).
     resend: BTreeSet<u64>,
@@ -93,6 +122,10 @@ impl NdpSender {
             last_pull: 0,
             max_pull: 0,
             timer_credit: 0,
+            pull_window: 0,
+            first_window_count: 0,
+            history: [None; HISTORY],
+            history_at: 0,
             resend: BTreeSet::new(),
             unanswered: BTreeMap::new(),
             cum_ack: 0,
@@ -126,6 +159,7 @@ impl NdpSender {
         };
         if self.window_left > 0 {
             self.window_left -= 1;
+            self.first_window_count += 1;
         } else if self.last_pull < self.max_pull {
             self.last_pull += 1;
         } else {
@@ -150,6 +184,9 @@ impl NdpSender {
     pub fn handle_ack(&mut self, now: Instant, seq: u64, cum_ack: u64) {
         self.heard(now, cum_ack);
         self.unanswered.remove(&seq);
+        self.pull_window += 1;
+        self.first_window_count -= 1;
+        self.record(Feedback::Ack);
     }
 
     /// The packet starting at `seq` arrived trimmed: it is sent again ahead of new data, at the
@@ -160,6 +197,9 @@ impl NdpSender {
         self.heard(now, cum_ack);
         self.stats.nacks += 1;
         self.unanswered.remove(&seq);
+        self.pull_window += 1;
+        self.first_window_count -= 1;
+        self.record(Feedback::Nack);
         if seq >= self.cum_ack {
             self.resend.insert(seq);
         }
@@ -172,7 +212,44 @@ impl NdpSender {
     pub fn handle_pull(&mut self, now: Instant, pull_no: u64, cum_ack: u64) {
         self.heard(now, cum_ack);
         self.stats.pulls += 1;
+        self.pull_window -= 1;
         self.max_pull = self.max_pull.max(pull_no);
+    }
+
+    /// A switch returned the packet starting at `seq` (return-to-sender: its header found a full
+    /// header queue): it goes into the resend queue (`processRTS`, `ndp.cpp` lines 454-502). It
+    /// is sent again at once only if the sender expects no PULL and at most one packet of its
+    /// first window is unanswered (the receiver may not know the flow exists), or if the recent
+    /// answers say this path is bad: at least one in four an ACK, so the network as a whole is
+    /// not congested (`is_bad_path`, lines 415-451). Otherwise it waits for a PULL, as htsim's
+    /// `SWALLOW` does (line 475): resending every returned packet at once would echo the incast
+    /// at the receiver.
+    pub fn handle_returned(&mut self, _now: Instant, seq: u64) {
+        self.stats.returned += 1;
+        self.first_window_count -= 1;
+        self.unanswered.remove(&seq);
+        if seq >= self.cum_ack {
+            self.resend.insert(seq);
+        }
+        self.record(Feedback::Returned);
+        if (self.pull_window == 0 && self.first_window_count <= 1) || self.is_bad_path() {
+            self.stats.returned_resent_at_once += 1;
+            self.timer_credit += 1;
+        }
+    }
+
+    fn record(&mut self, feedback: Feedback) {
+        self.history[self.history_at] = Some(feedback);
+        self.history_at = (self.history_at + 1) % HISTORY;
+    }
+
+    /// Whether at least one in four of the recent answers is an ACK (`is_bad_path`, line 444:
+    /// `ack_count > 0 && total/ack_count <= 3`, in whole numbers): a returned packet then says
+    /// its path was congested, not the network.
+    fn is_bad_path(&self) -> bool {
+        let acks = self.history.iter().filter(|&&f| f == Some(Feedback::Ack)).count();
+        let total = self.history.iter().filter(|f| f.is_some()).count();
+        acks > 0 && total / acks <= 3
     }
 
     fn heard(&mut self, now: Instant, cum_ack: u64) {
@@ -355,5 +432,45 @@ mod tests {
         assert_eq!(s.poll_timeout(), Some(at(1010)));
         s.handle_timeout(at(1010));
         assert_eq!(drain(&mut s, at(1010)), [(9000, MSS, false)]);
+    }
+
+    #[test]
+    fn returned_packet_waits_for_a_pull_while_pulls_are_due() {
+        let mut s = NdpSender::new(config(3), Some(10 * u64::from(MSS)), Instant::ZERO);
+        drain(&mut s, Instant::ZERO);
+        s.handle_nack(at(10), 0, 0, 1);
+        // A NACK was heard, so a PULL is due, and no recent ACK says the path is to blame: the
+        // returned packet waits for a PULL (htsim's SWALLOW), behind the NACKed one.
+        s.handle_returned(at(11), 9000);
+        assert!(drain(&mut s, at(11)).is_empty());
+        s.handle_pull(at(12), 1, 0);
+        assert_eq!(drain(&mut s, at(12)), [(0, MSS, true)]);
+        s.handle_pull(at(13), 2, 0);
+        assert_eq!(drain(&mut s, at(13)), [(9000, MSS, true)], "the returned packet before new data");
+        assert_eq!((s.stats().returned, s.stats().returned_resent_at_once), (1, 0));
+    }
+
+    #[test]
+    fn returned_packet_goes_at_once_when_the_receiver_may_not_know_of_the_flow() {
+        let mut s = NdpSender::new(config(3), Some(10 * u64::from(MSS)), Instant::ZERO);
+        drain(&mut s, Instant::ZERO);
+        // Nothing heard from the receiver: no PULL is due. With two of the three first-window
+        // packets unanswered the first return waits; with one, the second goes at once.
+        s.handle_returned(at(5), 0);
+        assert!(drain(&mut s, at(5)).is_empty());
+        s.handle_returned(at(6), 9000);
+        assert_eq!(drain(&mut s, at(6)), [(0, MSS, true)], "the lowest waiting resend goes first");
+        assert_eq!(s.stats().returned_resent_at_once, 1);
+    }
+
+    #[test]
+    fn returned_packet_goes_at_once_when_recent_answers_say_its_path_is_bad() {
+        let mut s = NdpSender::new(config(4), Some(10 * u64::from(MSS)), Instant::ZERO);
+        drain(&mut s, Instant::ZERO);
+        s.handle_ack(at(10), 0, 9000);
+        s.handle_ack(at(10), 9000, 18000);
+        // Two PULLs are due, but two of the last three answers are ACKs: a bad path.
+        s.handle_returned(at(11), 18000);
+        assert_eq!(drain(&mut s, at(11)), [(18000, MSS, true)]);
     }
 }

@@ -10,8 +10,10 @@
 //!   the one trimmed (the paper's talk gives this as one of NDP's changes to Cut Payload).
 //! - **Headers.** A trimmed packet, an ACK, a NACK or a PULL joins the header queue unless the
 //!   headers there, in service included, and its own pass twice the data limit (lines 168 and
-//!   225: `_queuesize_high + size > 2*_maxsize`); then it is dropped (or, with return-to-sender,
-//!   bounced: left out here, docs/ndp.md).
+//!   225: `_queuesize_high + size > 2*_maxsize`); then it is dropped, or with return-to-sender
+//!   turned back to its sender (lines 169-187 and 228-247: `if (_return_to_sender &&
+//!   pkt.reverse_route() && pkt.bounced() == false)`, then `pkt.bounce()`), unless it is on its
+//!   way back already: a packet is returned once at most.
 //! - **Service.** Headers first, in a weighted round robin of 100,000 headers to one data packet
 //!   while both wait (`_ratio_high`, `_ratio_low`, lines 12-13 and 35-57), so that data is never
 //!   starved outright.
@@ -47,6 +49,15 @@ pub enum Offered<T> {
         /// Its size before it was trimmed.
         bytes: u32,
     },
+    /// `packet`, a header that found the header queue full (the arrival, or the packet it
+    /// trimmed from the data queue), goes back to its sender, with return-to-sender on. `bytes`
+    /// is its size as it was queued or offered, before trimming.
+    Returned {
+        /// The packet turned back.
+        packet: T,
+        /// Its size before it was trimmed.
+        bytes: u32,
+    },
 }
 
 /// Which queue a packet is in.
@@ -73,6 +84,9 @@ pub struct TrimmingQueue<T> {
     rate: BitsPerSec,
     /// Position in the round robin (htsim's `_crt`).
     turn: u32,
+    /// Whether a header that finds the header queue full goes back to its sender rather than
+    /// being dropped (htsim's `_return_to_sender`).
+    return_to_sender: bool,
 }
 
 impl<T: Copy> TrimmingQueue<T> {
@@ -88,7 +102,15 @@ impl<T: Copy> TrimmingQueue<T> {
             header_size,
             rate,
             turn: 0,
+            return_to_sender: false,
         }
+    }
+
+    /// The same queue, returning to their senders the headers it has no room for if `on`
+    /// (htsim's `setRTS`, `compositequeue.h` line 42).
+    pub fn with_return_to_sender(mut self, on: bool) -> TrimmingQueue<T> {
+        self.return_to_sender = on;
+        self
     }
 
     /// Bytes of `class` the queue counts at `now`: those waiting and the packet in service.
@@ -108,8 +130,10 @@ impl<T: Copy> TrimmingQueue<T> {
     }
 
     /// A packet `id` of `bytes` arrives at `now`; `data` if it carries payload (a header
-    /// otherwise); `coin` tosses a fair coin, when the data queue is full.
-    pub fn offer(&mut self, now: Instant, id: T, bytes: u32, data: bool, coin: impl FnOnce() -> bool) -> Offered<T> {
+    /// otherwise), `returned` if it is a header on its way back to its sender already (it is not
+    /// turned back twice: dropped if it finds no room); `coin` tosses a fair coin, when the data
+    /// queue is full.
+    pub fn offer(&mut self, now: Instant, id: T, bytes: u32, data: bool, returned: bool, coin: impl FnOnce() -> bool) -> Offered<T> {
         let mut outcome = Offered::Queued;
         if data {
             let fits = self.counted(now, Class::Data) + u64::from(bytes) <= self.limit;
@@ -119,9 +143,10 @@ impl<T: Copy> TrimmingQueue<T> {
                 if !fits {
                     let (victim, victim_bytes) = self.data.pop_back().expect("a data packet waits");
                     self.data_bytes -= u64::from(victim_bytes);
+                    // A data packet waiting here has never been turned back.
                     outcome = match self.header(now, victim) {
                         true => Offered::Trimmed { packet: victim, bytes: victim_bytes },
-                        false => Offered::Dropped { packet: victim, bytes: victim_bytes },
+                        false => self.no_room(victim, victim_bytes, false),
                     };
                 }
                 self.data.push_back((id, bytes));
@@ -131,12 +156,23 @@ impl<T: Copy> TrimmingQueue<T> {
             // The arrival itself is trimmed.
             return match self.header(now, id) {
                 true => Offered::Trimmed { packet: id, bytes },
-                false => Offered::Dropped { packet: id, bytes },
+                false => self.no_room(id, bytes, returned),
             };
         }
         match self.header(now, id) {
             true => Offered::Queued,
-            false => Offered::Dropped { packet: id, bytes },
+            false => self.no_room(id, bytes, returned),
+        }
+    }
+
+    /// What becomes of header `id` (`bytes` before trimming) that found the header queue full:
+    /// it goes back to its sender with return-to-sender on, unless it is on its way back already;
+    /// else it is dropped.
+    fn no_room(&self, id: T, bytes: u32, returned: bool) -> Offered<T> {
+        if self.return_to_sender && !returned {
+            Offered::Returned { packet: id, bytes }
+        } else {
+            Offered::Dropped { packet: id, bytes }
         }
     }
 
@@ -210,12 +246,12 @@ mod tests {
     fn data_limit_counts_bytes_so_eight_packets_hold_seven_full_ones() {
         let mut q = queue();
         for id in 0..7 {
-            assert_eq!(q.offer(Instant::ZERO, id, FULL, true, || false), Offered::Queued);
+            assert_eq!(q.offer(Instant::ZERO, id, FULL, true, false, || false), Offered::Queued);
         }
         // 7 x 9064 + 9064 > 72000: the eighth is trimmed (coin false: the arrival).
-        assert_eq!(q.offer(Instant::ZERO, 7, FULL, true, || false), Offered::Trimmed { packet: 7, bytes: FULL });
+        assert_eq!(q.offer(Instant::ZERO, 7, FULL, true, false, || false), Offered::Trimmed { packet: 7, bytes: FULL });
         // Coin true: the newest waiting packet is trimmed and the arrival takes its place.
-        assert_eq!(q.offer(Instant::ZERO, 8, FULL, true, || true), Offered::Trimmed { packet: 6, bytes: FULL });
+        assert_eq!(q.offer(Instant::ZERO, 8, FULL, true, false, || true), Offered::Trimmed { packet: 6, bytes: FULL });
         let order: Vec<u32> = std::iter::from_fn(|| q.next(Instant::ZERO)).collect();
         assert_eq!(order, [7, 6, 0, 1, 2, 3, 4, 5, 8], "headers first, then data in order");
     }
@@ -224,13 +260,13 @@ mod tests {
     fn data_limit_counts_the_packet_being_sent_until_it_has_left() {
         let mut q = queue();
         for id in 0..7 {
-            q.offer(Instant::ZERO, id, FULL, true, || false);
+            q.offer(Instant::ZERO, id, FULL, true, false, || false);
         }
         assert_eq!(q.next(Instant::ZERO), Some(0));
         // Packet 0 is on the wire for 9064 x 8 / 10 Gbps = 7251.2 ns: it still counts.
-        assert_eq!(q.offer(Instant::ZERO, 7, FULL, true, || false), Offered::Trimmed { packet: 7, bytes: FULL });
+        assert_eq!(q.offer(Instant::ZERO, 7, FULL, true, false, || false), Offered::Trimmed { packet: 7, bytes: FULL });
         let sent = Instant::ZERO + RATE.tx_time(u64::from(FULL));
-        assert_eq!(q.offer(sent, 8, FULL, true, || false), Offered::Queued, "gone: room for one");
+        assert_eq!(q.offer(sent, 8, FULL, true, false, || false), Offered::Queued, "gone: room for one");
     }
 
     #[test]
@@ -238,25 +274,54 @@ mod tests {
         let mut q = TrimmingQueue::new(128, 64, RATE);
         // 2 x 128 B of headers: four 64 B headers fit.
         for id in 0..4 {
-            assert_eq!(q.offer(Instant::ZERO, id, 64, false, || false), Offered::Queued);
+            assert_eq!(q.offer(Instant::ZERO, id, 64, false, false, || false), Offered::Queued);
         }
-        assert_eq!(q.offer(Instant::ZERO, 4, 64, false, || false), Offered::Dropped { packet: 4, bytes: 64 });
+        assert_eq!(q.offer(Instant::ZERO, 4, 64, false, false, || false), Offered::Dropped { packet: 4, bytes: 64 });
         // A data packet that does not fit is trimmed, and its header has no room either.
-        assert_eq!(q.offer(Instant::ZERO, 5, FULL, true, || false), Offered::Dropped { packet: 5, bytes: FULL });
+        assert_eq!(q.offer(Instant::ZERO, 5, FULL, true, false, || false), Offered::Dropped { packet: 5, bytes: FULL });
+    }
+
+    #[test]
+    fn full_header_queue_returns_headers_to_their_senders_with_return_to_sender_on() {
+        let mut q = TrimmingQueue::new(128, 64, RATE).with_return_to_sender(true);
+        for id in 0..4 {
+            assert_eq!(q.offer(Instant::ZERO, id, 64, false, false, || false), Offered::Queued);
+        }
+        // A header with no room goes back, as does a data packet trimmed with no room for its
+        // header; one already on its way back is dropped, not turned back twice.
+        assert_eq!(q.offer(Instant::ZERO, 4, 64, false, false, || false), Offered::Returned { packet: 4, bytes: 64 });
+        assert_eq!(q.offer(Instant::ZERO, 5, FULL, true, false, || false), Offered::Returned { packet: 5, bytes: FULL });
+        assert_eq!(q.offer(Instant::ZERO, 6, 64, false, true, || false), Offered::Dropped { packet: 6, bytes: 64 });
+        assert_eq!(q.len(), 4, "none of them waits here");
+    }
+
+    #[test]
+    fn full_header_queue_returns_the_waiting_packet_the_coin_trims() {
+        // A data queue of one full packet (9064 B of 9100) and room for no header at all.
+        let mut q = TrimmingQueue::new(9100, 64, RATE).with_return_to_sender(true);
+        for id in 0..284 {
+            q.offer(Instant::ZERO, id, 64, false, false, || false);
+        }
+        assert_eq!(q.offer(Instant::ZERO, 1000, FULL, true, false, || false), Offered::Queued);
+        // Coin true: the waiting packet 1000 is trimmed, has no room as a header, and goes back;
+        // the arrival takes its place.
+        assert_eq!(q.offer(Instant::ZERO, 1001, FULL, true, false, || true), Offered::Returned { packet: 1000, bytes: FULL });
+        let last = std::iter::from_fn(|| q.next(Instant::ZERO)).last();
+        assert_eq!(last, Some(1001));
     }
 
     #[test]
     fn coin_cannot_spare_the_arrival_when_no_packet_waits_to_be_trimmed() {
         let mut q = TrimmingQueue::new(9000, 64, RATE);
-        assert_eq!(q.offer(Instant::ZERO, 0, FULL, true, || true), Offered::Trimmed { packet: 0, bytes: FULL });
+        assert_eq!(q.offer(Instant::ZERO, 0, FULL, true, false, || true), Offered::Trimmed { packet: 0, bytes: FULL });
     }
 
     #[test]
     fn service_lets_one_data_packet_through_per_hundred_thousand_headers() {
         let mut q = TrimmingQueue::new(u64::MAX / 4, 64, RATE);
-        q.offer(Instant::ZERO, 0, FULL, true, || false);
+        q.offer(Instant::ZERO, 0, FULL, true, false, || false);
         for id in 1..=100_001 {
-            q.offer(Instant::ZERO, id, 64, false, || false);
+            q.offer(Instant::ZERO, id, 64, false, false, || false);
         }
         let order: Vec<u32> = std::iter::from_fn(|| q.next(Instant::ZERO)).take(100_001).collect();
         assert_eq!(order.iter().position(|&id| id == 0), Some(100_000 - 1), "the data packet after 99,999 headers");
@@ -273,8 +338,8 @@ mod tests {
             for (i, &(arrive, data, coin)) in ops.iter().enumerate() {
                 let now = Instant::ZERO + crate::time::Duration::from_ns(i as u64 * 800);
                 if arrive {
-                    match q.offer(now, offered, if data { FULL } else { 64 }, data, || coin) {
-                        Offered::Dropped { .. } => dropped += 1,
+                    match q.offer(now, offered, if data { FULL } else { 64 }, data, false, || coin) {
+                        Offered::Dropped { .. } | Offered::Returned { .. } => dropped += 1,
                         Offered::Queued | Offered::Trimmed { .. } => {}
                     }
                     offered += 1;

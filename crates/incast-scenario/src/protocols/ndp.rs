@@ -52,6 +52,7 @@ impl super::Section for Section {
         m.insert("initial_window".into(), json!(p.initial_window));
         m.insert("pull_rate".into(), json!(p.pull_rate));
         m.insert("rto".into(), json!(time(p.rto)));
+        m.insert("return_to_sender".into(), json!(p.return_to_sender));
         m
     }
 
@@ -83,11 +84,17 @@ pub struct NdpSpec {
     pub pull_rate: f64,
     /// How long a sender waits for an answer before sending a packet again (incast's own).
     pub rto: Duration,
+    /// Whether a switch port returns a header it has no room for to its sender (NDP's
+    /// return-to-sender), rather than dropping it. On, as in the authors' simulator that made the
+    /// paper's results (nets-cs-pub-ro/NDP, `compositequeue.cpp`, which always bounces) and as
+    /// the examples' READMEs say; htsim 841d9e7 has the switch (`setRTS`) but nothing turns it on
+    /// (docs/ndp.md).
+    pub return_to_sender: bool,
 }
 
 impl Default for NdpSpec {
     fn default() -> Self {
-        NdpSpec { mtu_bytes: 9000, queue_packets: 8, initial_window: 23, pull_rate: 0.99, rto: Duration::from_ms(10) }
+        NdpSpec { mtu_bytes: 9000, queue_packets: 8, initial_window: 23, pull_rate: 0.99, rto: Duration::from_ms(10), return_to_sender: true }
     }
 }
 
@@ -100,6 +107,7 @@ pub(crate) struct Raw {
     pub(crate) initial_window: Option<u64>,
     pub(crate) pull_rate: Option<f64>,
     pub(crate) rto: Option<Time>,
+    pub(crate) return_to_sender: Option<bool>,
 }
 
 /// The largest NDP packet payload: a jumbo frame's 9000 B, with room for larger.
@@ -132,7 +140,8 @@ fn validate_ndp(raw: Raw, run: &RunSpec) -> Result<NdpSpec> {
     }
     limits::within_horizon(|| at("rto"), raw.rto, run)?;
     let rto = positive_time(|| at("rto"), raw.rto, d.rto)?;
-    Ok(NdpSpec { mtu_bytes, queue_packets, initial_window, pull_rate, rto })
+    let return_to_sender = raw.return_to_sender.unwrap_or(d.return_to_sender);
+    Ok(NdpSpec { mtu_bytes, queue_packets, initial_window, pull_rate, rto, return_to_sender })
 }
 
 #[cfg(test)]
@@ -149,11 +158,13 @@ mod tests {
 
     #[test]
     fn ndp_keys_override_the_authors_defaults() {
-        let s = toml(concat!(ndp!(), "mtu = \"1500B\"\nqueue = 15\ninitial_window = 15\npull_rate = 1.0\nrto = \"2ms\"\n"));
-        assert_eq!(s.sections.ndp, NdpSpec { mtu_bytes: 1500, queue_packets: 15, initial_window: 15, pull_rate: 1.0, rto: Duration::from_ms(2) });
+        let s = toml(concat!(ndp!(), "mtu = \"1500B\"\nqueue = 15\ninitial_window = 15\npull_rate = 1.0\nrto = \"2ms\"\nreturn_to_sender = false\n"));
+        let spec = NdpSpec { mtu_bytes: 1500, queue_packets: 15, initial_window: 15, pull_rate: 1.0, rto: Duration::from_ms(2), return_to_sender: false };
+        assert_eq!(s.sections.ndp, spec);
         assert!(s.runs(Protocol::Ndp) && !s.runs(Protocol::Pdq));
         let d = toml(ndp!()).sections.ndp;
         assert_eq!((d.mtu_bytes, d.queue_packets, d.initial_window), (9000, 8, 23), "htsim's EXAMPLES settings");
+        assert!(d.return_to_sender, "the paper's simulator bounces");
     }
 
     #[test]
@@ -173,6 +184,7 @@ mod tests {
         ndp_pull_rate_of_zero: concat!(ndp!(), "pull_rate = 0.0\n"), "ndp.pull_rate", "must be above 0 and at most 1";
         ndp_rto_of_zero: concat!(ndp!(), "rto = \"0s\"\n"), "ndp.rto", "must be positive";
         ndp_rto_past_horizon: concat!(ndp!(), "rto = \"2s\"\n[run]\nhorizon = \"1s\"\n"), "ndp.rto", "could never elapse";
-        ndp_unknown_key: concat!(ndp!(), "trim = true\n"), "ndp.trim", "unknown key; expected one of `mtu`, `queue`, `initial_window`, `pull_rate`, `rto`";
+        ndp_return_to_sender_not_a_boolean: concat!(ndp!(), "return_to_sender = \"yes\"\n"), "ndp.return_to_sender", "invalid type: string \"yes\", expected a boolean";
+        ndp_unknown_key: concat!(ndp!(), "trim = true\n"), "ndp.trim", "unknown key; expected one of `mtu`, `queue`, `initial_window`, `pull_rate`, `rto`, `return_to_sender`";
     }
 }

@@ -171,6 +171,13 @@ pub(crate) trait Endpoints {
     /// An ACK reached the sender.
     fn handle_ack(&mut self, now: Instant, packet: &Packet, header: Option<&Self::Header>);
 
+    /// A packet a port's discipline returned (`Joined::Returned`) reached the endpoint that sent
+    /// it: the sender for a data packet, the receiver for an ACK (`packet.kind` says which). Only
+    /// a transport whose discipline returns packets gets one.
+    fn handle_returned(&mut self, now: Instant, packet: &Packet, header: Option<&Self::Header>) {
+        let _ = (now, packet, header);
+    }
+
     /// Both endpoints act on whatever timers are due.
     fn handle_timeout(&mut self, now: Instant);
 
@@ -296,6 +303,9 @@ pub(crate) struct Arriving {
     pub(crate) payload: bool,
     /// Its flow.
     pub(crate) flow: FlowId,
+    /// Whether it is on its way back to its sender (a discipline returned it, `Joined::Returned`):
+    /// a discipline must not return it again.
+    pub(crate) returned: bool,
 }
 
 /// What a discipline did with an arrival.
@@ -319,6 +329,20 @@ pub(crate) enum Joined {
         /// Payload bytes it lost.
         cut: u32,
     },
+    /// `packet` (perhaps the arrival itself; if not, the arrival joined) left the queue, `bytes`
+    /// as it was counted, and goes back to the host that sent it, `cut` bytes of payload lighter
+    /// (NDP's return-to-sender: a header that found no room). The port counts it as gone, not
+    /// dropped; the engine turns it around at the port's node, onto the mirror of the way it
+    /// came (`Network::way_back`), and hands it to its sender's endpoint
+    /// (`Endpoints::handle_returned`). A packet is returned once at most (`Arriving::returned`).
+    Returned {
+        /// The packet returned.
+        packet: PacketId,
+        /// Its size on the wire as the port counted it.
+        bytes: u32,
+        /// Payload bytes it lost.
+        cut: u32,
+    },
 }
 
 /// How a port queues, picks the next packet and drops, for a transport that has its own
@@ -331,8 +355,9 @@ pub(crate) trait QueueDiscipline {
     type Header;
 
     /// A packet arrives at `now` (with its header, if it has one) and finds `waiting` bytes
-    /// queued, itself not counted: it joins, joins and displaces a packet, or joins and the
-    /// discipline trims a packet to its headers.
+    /// queued, itself not counted: it joins, joins and displaces a packet, joins and the
+    /// discipline trims a packet to its headers, or a packet (it, or one waiting) goes back to
+    /// its sender.
     fn offer(&mut self, now: Instant, packet: &Arriving, header: Option<&Self::Header>, waiting: u64) -> Joined;
 
     /// The next packet to serialize at `now`, if any waits and may go.

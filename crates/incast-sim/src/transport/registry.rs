@@ -102,6 +102,15 @@ macro_rules! engine_registry {
                 }
             }
 
+            /// A packet a port returned reached the endpoint that sent it.
+            #[cold]
+            #[inline(never)]
+            pub(crate) fn handle_returned(&mut self, now: Instant, packet: &Packet, header: Option<&Header>) {
+                match self {
+                    $(Transport::$family(e) => e.handle_returned(now, packet, header_of!(header, $family)),)+
+                }
+            }
+
             /// Both endpoints act on their due timers.
             pub(crate) fn handle_timeout(&mut self, now: Instant) {
                 match self {

@@ -69,7 +69,7 @@ def ndp_incast_timeouts(r: Reproductions) -> str:
                    ignore=[c for c in r.table("ndp-incast", "incast").column_names
                            if c not in ("seed", "protocol", "senders", "flows_with_timeouts")])
     counts = [str(n) for n in m.levels("senders") if m.of("flows_with_timeouts", protocol="ndp", senders=n).mean > 0]
-    return cells.listing(counts) if counts else "no sender count"
+    return cells.listing(counts) if counts else "none"
 
 
 def ndp_permutation_utilization(r: Reproductions) -> str:

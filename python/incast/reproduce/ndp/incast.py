@@ -183,12 +183,13 @@ def incast(ctx: Context) -> Outcome:
         values={f"{LABELS[p]} flows with a timeout": float(v) for p, v in timed_out.items()},
         why=Text(lambda f: (f"NDP's flows time out too ({f['ndp']:.3g} of {f['n']:.0f}): {f['n']:.0f} first windows "
                             f"of 23 packets reach the receiver's port at once, its header queue (2,250 headers) "
-                            f"overflows and {f['ndp_drops']:.0f} headers are dropped; htsim's example turns "
-                            "return-to-sender on for them, incast does not model it (docs/ndp.md, 'Left out') and "
-                            "resends each after its own 10 ms timeout, while the pacer still has the other flows' "
-                            "PULLs to send, so NDP's last flow still ends "
-                            f"{100 * (f['ndp_last'] - 1):.1f}% past the optimal. DCTCP's and TCP's timeouts "
-                            f"({f['dctcp']:.3g} and {f['tcp']:.3g} flows) each cost 250 ms or more"),
+                            f"overflows, and {f['ndp_drops']:.0f} packets were lost outright (with return-to-sender "
+                            "on, a header that meets a full header queue on its way back; off, every header the "
+                            "queue has no room for; docs/ndp.md, 'Return to sender'); incast resends each after "
+                            "its own 10 ms timeout, while the pacer still has the other flows' PULLs to send, so "
+                            f"NDP's last flow still ends {100 * (f['ndp_last'] - 1):.1f}% past the optimal. "
+                            f"DCTCP's and TCP's timeouts ({f['dctcp']:.3g} and {f['tcp']:.3g} flows) each cost "
+                            "250 ms or more"),
                  {**{p: float(v) for p, v in timed_out.items()}, "n": float(most),
                   "ndp_drops": float(_row(rows, "ndp", most)["packets_dropped"]),
                   "ndp_last": float(_row(rows, "ndp", most)["last_over_ideal"] or 0.0)})))
@@ -196,7 +197,8 @@ def incast(ctx: Context) -> Outcome:
     notes = (f"N senders, drawn at random from the other hosts of a k = {k} fat tree ({settings.hosts(k)} hosts, "
              f"10 Gbps, 1 us links), each send {SIZE} ({PACKETS} packets of 9000 B) to host {RECEIVER} at the same "
              "instant; one burst per point. NDP runs `[ndp]`'s defaults (the htsim examples' 8-packet queues "
-             "and first window of 23), each flow spraying its packets over its paths in a new random order every "
+             "and first window of 23, return-to-sender on: a header the receiver's port has no room for goes back "
+             "to its sender), each flow spraying its packets over its paths in a new random order every "
              "cycle (`load_balancing = \"spray-permute\"`, htsim's `-strat perm`); DCTCP and TCP take one ECMP "
              "path per flow with 100-packet queues, DCTCP marking above 15 packets, 9000 B segments and a 250 ms "
              "minimum RTO (htsim's; settings module). The "

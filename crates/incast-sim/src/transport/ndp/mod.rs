@@ -26,6 +26,8 @@ pub(crate) struct Setup {
     /// A port's data queue, bytes (htsim's `memFromPkt(queue)`: packets of the payload size).
     queue_bytes: u64,
     pull_rate: f64,
+    /// Whether switch ports return headers they have no room for (`[ndp] return_to_sender`).
+    return_to_sender: bool,
     seed: u64,
 }
 
@@ -51,6 +53,7 @@ impl super::Plugin for Plugin {
             config: NdpConfig { mss: n.mtu_bytes, initial_window: n.initial_window, rto: n.rto },
             queue_bytes: u64::from(n.queue_packets) * u64::from(n.mtu_bytes),
             pull_rate: n.pull_rate,
+            return_to_sender: n.return_to_sender,
             seed: scenario.seed,
         }
     }
@@ -79,7 +82,7 @@ impl super::Plugin for Plugin {
             let packet = rate.tx_time(u64::from(setup.config.mss + NDP_HEADER_BYTES)).as_ps();
             NdpQueue::host(Duration::from_ps((packet as f64 / setup.pull_rate) as u64))
         } else {
-            NdpQueue::switch(setup.queue_bytes, rate, setup.seed, port.id)
+            NdpQueue::switch(setup.queue_bytes, rate, setup.seed, port.id, setup.return_to_sender)
         })
     }
 
@@ -140,6 +143,15 @@ impl Endpoints for NdpEndpoints {
             Some(&NdpHeader::Nack { seq, cum_ack, pull_no }) => self.sender.handle_nack(now, seq, cum_ack, pull_no),
             Some(&NdpHeader::Pull { pull_no, cum_ack }) => self.sender.handle_pull(now, pull_no, cum_ack),
             Some(NdpHeader::Data { .. }) | None => {}
+        }
+    }
+
+    /// A returned data packet is the sender's to send again (`processRTS`); a returned ACK, NACK
+    /// or PULL is dropped by the receiver, as htsim's sink frees a bounced one (`ndp.cpp` lines
+    /// 1459-1466).
+    fn handle_returned(&mut self, now: Instant, packet: &Packet, header: Option<&NdpHeader>) {
+        if let Some(NdpHeader::Data { .. }) = header {
+            self.sender.handle_returned(now, packet.seq);
         }
     }
 
@@ -269,6 +281,7 @@ mod tests {
                         ce: false,
                         payload: false,
                         flow: FlowId(id),
+                        returned: false,
                     };
                     let header = Header::Ndp(header);
                     let _ = port.offer(o, arriving, &mut [], || Some(&header));
@@ -293,6 +306,76 @@ mod tests {
         // meanwhile do not wait for it: the first goes at once, the second as the first ends.
         let sent = nic_sends(&[(100_000, 1, pull(1)), (100_000, 2, pull(2)), (101_000, 3, ack), (101_200, 4, ack)]);
         assert_eq!(sent, [(100_000, 1), (101_000, 3), (101_512, 4), (107_000, 2)]);
+    }
+
+    /// 40 flows of 50 packets of 1000 B into host 0 of the star, with the `[ndp]` keys `ndp`.
+    /// Their first windows of 1064 B packets reach the receiver's port 40 at a time per packet
+    /// time, faster than it sends headers (17 per packet time), so its header queue (2 x 8 x
+    /// 1000 B: 250 headers) overflows.
+    fn overflowing(ndp: &str) -> RunResults {
+        incast(40, 50_000, &format!("mtu = \"1000B\"\n{ndp}"))
+    }
+
+    fn returned(r: &RunResults) -> usize {
+        outcomes(r, OfferLogSeries::RETURNED) + outcomes(r, OfferLogSeries::RETURNING)
+    }
+
+    /// Every packet sent is delivered (returned ones to their senders), dropped, or still out.
+    fn conserved(r: &RunResults) -> bool {
+        let s = &r.summary;
+        s.packets_sent == s.packets_delivered + s.packets_dropped + s.packets_in_network
+    }
+
+    #[test]
+    fn full_header_queue_returns_headers_to_their_senders_which_send_them_again() {
+        let r = overflowing("");
+        let returned = returned(&r);
+        assert!(returned > 100, "{returned} returned");
+        assert_eq!(r.summary.packets_dropped, 0, "every returned header found its way back");
+        assert!(r.flows.iter().all(|f| f.delivered_bytes == 50_000 && f.finish_s.is_some() && f.timeouts == 0));
+        // Each packet that lost its payload at the port, trimmed or returned, is sent again once.
+        let trimmed = outcomes(&r, OfferLogSeries::TRIMMING);
+        let resent: u64 = r.flows.iter().map(|f| f.retransmitted_bytes).sum();
+        assert_eq!(resent, (trimmed + returned) as u64 * 1000);
+        assert!(conserved(&r));
+    }
+
+    #[test]
+    fn full_header_queue_without_return_to_sender_drops_and_the_timeout_resends() {
+        let r = overflowing("return_to_sender = false\n");
+        assert_eq!(returned(&r), 0);
+        assert!(r.summary.packets_dropped > 100, "{} dropped", r.summary.packets_dropped);
+        assert!(r.flows.iter().all(|f| f.delivered_bytes == 50_000 && f.finish_s.is_some()));
+        assert!(r.flows.iter().any(|f| f.timeouts > 0));
+        let last = |r: &RunResults| r.flows.iter().filter_map(|f| f.finish_s).fold(0.0, f64::max);
+        assert!(last(&r) > last(&overflowing("")) + 0.009, "the 10 ms timeout shows in the last flow");
+        assert!(conserved(&r));
+    }
+
+    /// 15 flows of 50 packets of 300 B into host 0 of a k = 4 fat tree (host 0's port overflows
+    /// as in `overflowing`), on `load_balancing`: a returned header turns around at host 0's edge
+    /// switch, three or five hops from its sender.
+    fn fat_tree(load_balancing: &str) -> RunResults {
+        let text = format!(
+            "[topology]\nkind = \"fat-tree\"\nk = 4\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n\
+             [switch]\nload_balancing = \"{load_balancing}\"\n[transport]\nprotocol = \"ndp\"\n[ndp]\nmtu = \"300B\"\n\
+             [[workload]]\nkind = \"flow-burst\"\nsenders = 15\nsize = \"15000B\"\n[output]\noffer_log_ports = [\"*->h0\"]\n"
+        );
+        crate::run(&parse_toml(&text, None).expect("valid")).expect("runs")
+    }
+
+    #[test]
+    fn returned_headers_find_their_way_back_across_a_fat_tree_and_runs_repeat_themselves() {
+        for load_balancing in ["spray-permute", "ecmp"] {
+            let r = fat_tree(load_balancing);
+            assert!(returned(&r) > 10, "{load_balancing}: {} returned", returned(&r));
+            assert_eq!(r.summary.packets_dropped, 0, "{load_balancing}: a way back from host 0's edge switch");
+            assert!(r.flows.iter().all(|f| f.delivered_bytes == 15_000 && f.timeouts == 0), "{load_balancing}");
+            assert!(conserved(&r), "{load_balancing}");
+            let again = fat_tree(load_balancing);
+            assert!(again.flows == r.flows && again.ports == r.ports, "{load_balancing}: a second run differs");
+            assert_eq!(again.summary.events, r.summary.events);
+        }
     }
 
     #[test]

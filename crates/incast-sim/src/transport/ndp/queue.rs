@@ -2,8 +2,9 @@
 //! and a host NIC's priority queue with its host's PULL pacer (incast-proto's `ndp::switch` and
 //! `ndp::host`, which cite htsim for each rule). The port counts what waits; when the trimming
 //! queue cuts a packet to its header, the port counts it at its new size and the engine drops its
-//! payload (`Joined::Trimmed`); when the pacer holds PULLs back, the port wakes when the next may
-//! go (`held_until`).
+//! payload (`Joined::Trimmed`); when a header finds the header queue full with return-to-sender
+//! on, the engine turns it back to its sender (`Joined::Returned`); when the pacer holds PULLs
+//! back, the port wakes when the next may go (`held_until`).
 
 use incast_proto::ndp::{HostClass, HostQueue, NdpHeader, Offered, TrimmingQueue, NDP_HEADER_BYTES};
 use incast_proto::time::{BitsPerSec, Duration, Instant};
@@ -30,10 +31,11 @@ pub(crate) enum NdpQueue {
 
 impl NdpQueue {
     /// A switch port of `rate` whose data queue holds `limit` bytes, its coin drawn from the
-    /// run's `seed` and the port's number.
-    pub(crate) fn switch(limit: u64, rate: BitsPerSec, seed: u64, port: PortId) -> NdpQueue {
+    /// run's `seed` and the port's number, returning the headers it has no room for to their
+    /// senders if `return_to_sender`.
+    pub(crate) fn switch(limit: u64, rate: BitsPerSec, seed: u64, port: PortId, return_to_sender: bool) -> NdpQueue {
         NdpQueue::Switch {
-            queue: Box::new(TrimmingQueue::new(limit, NDP_HEADER_BYTES, rate)),
+            queue: Box::new(TrimmingQueue::new(limit, NDP_HEADER_BYTES, rate).with_return_to_sender(return_to_sender)),
             coin: Rng::new(seed, COIN_STREAMS + u64::from(port.0)),
         }
     }
@@ -50,10 +52,11 @@ impl QueueDiscipline for NdpQueue {
     fn offer(&mut self, now: Instant, packet: &Arriving, header: Option<&NdpHeader>, _waiting: u64) -> Joined {
         match self {
             NdpQueue::Switch { queue, coin } => {
-                match queue.offer(now, packet.id, packet.wire_bytes, packet.payload, || coin.unit() < 0.5) {
+                match queue.offer(now, packet.id, packet.wire_bytes, packet.payload, packet.returned, || coin.unit() < 0.5) {
                     Offered::Queued => Joined::Queued,
                     Offered::Trimmed { packet, bytes } => Joined::Trimmed { packet, cut: bytes - NDP_HEADER_BYTES },
                     Offered::Dropped { packet, bytes } => Joined::Displaced { victim: packet, bytes },
+                    Offered::Returned { packet, bytes } => Joined::Returned { packet, bytes, cut: bytes - NDP_HEADER_BYTES },
                 }
             }
             NdpQueue::Host(queue) => {

@@ -161,7 +161,7 @@ mod tests {
     /// Packet `id` (a data packet, ECN-capable) of flow `flow` with pFabric priority `rank`.
     fn ranked(id: u32, flow: u32, rank: u32, wire_bytes: u32) -> (Arriving, Header) {
         let packet =
-            Arriving { id: PacketId(id), wire_bytes, priority: 0, ect: true, ce: false, payload: true, flow: FlowId(flow) };
+            Arriving { id: PacketId(id), wire_bytes, priority: 0, ect: true, ce: false, payload: true, flow: FlowId(flow), returned: false };
         (packet, Header::Pfabric(PfabricHeader::Data { rank }))
     }
 
