@@ -108,6 +108,15 @@ pub(crate) struct Port {
     /// Packets waiting (not yet serializing), for packet-counted limits and thresholds.
     queued_packets: u64,
     limit: BufferLimit,
+    /// `limit` as the two bounds `offer` tests for every port but those whose limit is a
+    /// discipline's or a shared pool's (`special_limit`): admit while the waiting bytes with the
+    /// packet's are at most `max_bytes` and the waiting packets fewer than `max_packets`
+    /// (`u64::MAX` where the limit does not count that), with no branch on the kind of limit, a
+    /// branch that ports of several kinds took in turn and mispredicted (issue 41).
+    max_bytes: u64,
+    max_packets: u64,
+    /// `limit` is `Plugged` or `Shared`: `max_bytes` and `max_packets` do not apply.
+    special_limit: bool,
     ecn: EcnThreshold,
     /// Serialization time per byte when the rate divides 8 x 10^12 evenly (every round rate), so
     /// the hot path multiplies instead of dividing.
@@ -258,12 +267,21 @@ impl Port {
         // Exact, as many queues as classes (an amortized reservation would hold four).
         queues.try_reserve_exact(count).map_err(|_| ResourceError::allocation::<VecDeque<PacketId>>("the ports' queues", count))?;
         queues.resize(count, VecDeque::new());
+        let (max_bytes, max_packets, special_limit) = match limit {
+            BufferLimit::Unlimited => (u64::MAX, u64::MAX, false),
+            BufferLimit::DropTail(bytes) => (bytes, u64::MAX, false),
+            BufferLimit::DropTailPackets(packets) => (u64::MAX, packets, false),
+            BufferLimit::Plugged(_) | BufferLimit::Shared { .. } => (u64::MAX, u64::MAX, true),
+        };
         Ok(Port {
             info,
             classes: queues,
             queued_bytes: 0,
             queued_packets: 0,
             limit,
+            max_bytes,
+            max_packets,
+            special_limit,
             ecn,
             ps_per_byte: {
                 let ps_per_bit_second = 8 * 1_000_000_000_000u64;
@@ -311,37 +329,37 @@ impl Port {
     ) -> Admission {
         let Arriving { id, wire_bytes, priority, ect, ce, payload, .. } = packet;
         let size = u64::from(wire_bytes);
-        let fits = match self.limit {
-            BufferLimit::Plugged(_) => return self.offer_plugged(now, packet, header()),
-            BufferLimit::Unlimited => true,
-            BufferLimit::DropTail(limit) => self.queued_bytes + size <= limit,
-            BufferLimit::DropTailPackets(limit) => self.queued_packets < limit,
-            BufferLimit::Shared { pool, alpha } => {
-                let pool = &pools[pool as usize];
-                let free = pool.capacity - pool.used;
-                size <= free && (self.queued_bytes + size) as f64 <= alpha * free as f64
+        let fits = if self.special_limit {
+            match self.limit {
+                BufferLimit::Plugged(_) => return self.offer_plugged(now, packet, header()),
+                BufferLimit::Shared { pool, alpha } => {
+                    let pool = &pools[pool as usize];
+                    let free = pool.capacity - pool.used;
+                    size <= free && (self.queued_bytes + size) as f64 <= alpha * free as f64
+                }
+                _ => unreachable!("special limits are a discipline's or a pool's"),
             }
+        } else {
+            (self.queued_bytes + size <= self.max_bytes) & (self.queued_packets < self.max_packets)
         };
-        // DCTCP Section 3.1: mark on arrival when the instantaneous queue exceeds K.
-        let above = ect && (self.queued_bytes > self.ecn.bytes || self.queued_packets > self.ecn.packets);
+        // DCTCP Section 3.1: mark on arrival when the instantaneous queue exceeds K. Whether it
+        // does follows the queue, packet by packet: worked out without branches, which the
+        // predictor missed (issue 41).
+        let above = ect & ((self.queued_bytes > self.ecn.bytes) | (self.queued_packets > self.ecn.packets));
         if !fits {
             self.counters.drops += 1;
             self.counters.ecn_marks_dropped += u64::from(above);
             return Admission::Dropped;
         }
-        let marked = above && !ce;
-        if marked {
-            if payload {
-                self.counters.ecn_marks += 1;
-            } else {
-                self.counters.ecn_marks_control += 1;
-            }
-        } else if above {
-            self.counters.ecn_remarks += 1;
-        }
+        let marked = above & !ce;
+        self.counters.ecn_marks += u64::from(marked & payload);
+        self.counters.ecn_marks_control += u64::from(marked & !payload);
+        self.counters.ecn_remarks += u64::from(above & ce);
         self.counters.entered += PortCounters::weigh(size, now);
-        if let BufferLimit::Shared { pool, .. } = self.limit {
-            pools[pool as usize].used += size;
+        if self.special_limit {
+            if let BufferLimit::Shared { pool, .. } = self.limit {
+                pools[pool as usize].used += size;
+            }
         }
         self.queued_bytes += size;
         self.queued_packets += 1;
@@ -394,7 +412,55 @@ impl Port {
     /// with a discipline of its own (whose class stays empty) the discipline's choice.
     #[inline]
     fn next_to_send(&mut self, now: Instant) -> Option<PacketId> {
-        self.classes.iter_mut().find_map(VecDeque::pop_front).or_else(|| self.next_plugged(now))
+        // Most ports have one class, and a serializer that comes free mostly finds it waiting.
+        match self.classes[0].pop_front() {
+            Some(id) => Some(id),
+            None => self.next_after_first(now),
+        }
+    }
+
+    /// `next_to_send` past an empty most urgent class.
+    #[inline(never)]
+    fn next_after_first(&mut self, now: Instant) -> Option<PacketId> {
+        self.classes[1..].iter_mut().find_map(VecDeque::pop_front).or_else(|| self.next_plugged(now))
+    }
+
+    /// Puts packet `id` of `wire_bytes` straight onto the wire at `now` if it finds the
+    /// serializer free and nothing waiting at a port that queues by a plain limit (no
+    /// discipline, no shared pool), as most packets of a network that is not congested do:
+    /// what `offer` and then `serve` would do, without joining and leaving a queue. Returns
+    /// `None` if it did not (the caller offers the packet), else when the caller must schedule
+    /// the port's next arrival (the wire was empty). The packet cannot be marked (nothing
+    /// waits), and a packet that fits no limit is left to `offer`, which drops it.
+    ///
+    /// The time-averaged queue's sums (`PortCounters`) are left alone: a packet that waits no
+    /// time adds the same to what entered and what left, and only their difference is read.
+    #[inline]
+    pub(crate) fn send_if_idle(&mut self, now: Instant, id: PacketId, wire_bytes: u32) -> Option<Option<Instant>> {
+        let size = u64::from(wire_bytes);
+        let idle = self.busy_until <= now && self.queued_packets == 0 && !self.special_limit;
+        if !(idle && size <= self.max_bytes && self.max_packets > 0) {
+            return None;
+        }
+        self.max_queue_bytes = self.max_queue_bytes.max(size);
+        self.counters.packets_sent += 1;
+        Some(self.start_sending(now, id, size))
+    }
+
+    /// Puts packet `id` of `size` bytes on the wire at `now` (the serializer is free): returns
+    /// its arrival at the far end if the wire was empty (the caller schedules it).
+    #[inline]
+    fn start_sending(&mut self, now: Instant, id: PacketId, size: u64) -> Option<Instant> {
+        self.bytes_sent += size;
+        let tx = match self.ps_per_byte {
+            Some(ps) => Duration::from_ps(size * ps),
+            None => self.info.link.rate.tx_time(size),
+        };
+        self.busy_until = now + tx;
+        let arrival = self.busy_until + self.info.link.delay;
+        let first = self.pipe.is_empty();
+        self.pipe.push_back((arrival, id));
+        first.then_some(arrival)
     }
 
     #[cold]
@@ -435,20 +501,12 @@ impl Port {
                 self.counters.packets_sent += 1;
                 self.queued_bytes -= size;
                 self.queued_packets -= 1;
-                if let BufferLimit::Shared { pool, .. } = self.limit {
-                    pools[pool as usize].used -= size;
+                if self.special_limit {
+                    if let BufferLimit::Shared { pool, .. } = self.limit {
+                        pools[pool as usize].used -= size;
+                    }
                 }
-                self.bytes_sent += size;
-                let tx = match self.ps_per_byte {
-                    Some(ps) => Duration::from_ps(size * ps),
-                    None => self.info.link.rate.tx_time(size),
-                };
-                self.busy_until = now + tx;
-                let arrival = self.busy_until + self.info.link.delay;
-                if self.pipe.is_empty() {
-                    service.arrival = Some(arrival);
-                }
-                self.pipe.push_back((arrival, id));
+                service.arrival = self.start_sending(now, id, size);
             }
         }
         if self.queued_bytes > 0 {

@@ -543,6 +543,15 @@ impl Simulation {
     // Inlined into `step`, its one caller: as a call it cost the star incast 2.5% more instructions.
     #[inline(always)]
     fn dispatch(&mut self, event: Event) {
+        // Arrivals first, then free serializers: nearly every event is one of the two, and tests
+        // in that order are predicted where a jump table on the kind of event was not (issue
+        // 41: a quarter of that jump's targets were mispredicted on the 40-sender star).
+        if let Event::Arrive(port) = event {
+            return self.on_arrive(port);
+        }
+        if let Event::TxDone(port) = event {
+            return self.on_tx_done(port);
+        }
         match event {
             Event::TxDone(port) => self.on_tx_done(port),
             Event::Arrive(port) => self.on_arrive(port),
@@ -1000,7 +1009,19 @@ impl Simulation {
     /// one, saw the packet's header.
     fn enqueue(&mut self, id: PacketId) {
         let now = self.now;
-        let port_id = self.packets.get(id).current_port(&self.net.routes);
+        let pkt = self.packets.get(id);
+        let port_id = pkt.current_port(&self.net.routes);
+        let port = &mut self.net.ports[port_id.idx()];
+        // An idle port that neither processes nor logs what it is offered sends the packet on:
+        // most hops of a network that is not congested, and every event's worth of work less.
+        if port.processor.is_none() && !port.offers_logged {
+            if let Some(arrival) = port.send_if_idle(now, id, pkt.wire_bytes) {
+                if let Some(t) = arrival {
+                    self.events.push(t, Event::Arrive(port_id));
+                }
+                return;
+            }
+        }
         let answered = self.net.ports[port_id.idx()].processor.is_some() && self.process(port_id, id);
         let port = &mut self.net.ports[port_id.idx()];
         let pkt = self.packets.get(id);
