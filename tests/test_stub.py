@@ -18,6 +18,8 @@ def stub_names() -> dict:
     for node in tree.body:
         if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
             names[node.name] = node
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):  # a constant
+            names[node.target.id] = node
     return names
 
 

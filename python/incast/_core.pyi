@@ -131,6 +131,10 @@ def protocols() -> List[_ProtocolDict]:
     whether its connections may carry one message after another (`connections = "persistent"`)
     and whether its senders react to ECN marks."""
 
+DEFAULT_MAX_TRACE_BYTES: int
+"""`[run] max_trace_bytes` when the scenario does not set it (the limit `read_trace` applies
+when given None)."""
+
 def read_trace(written: str, base_dir: Optional[_PathLike] = None, max_bytes: Optional[int] = None) -> bytes:
     """The bytes of a trace file by the engine's rules (inside the directory, a regular file, at
     most `max_bytes`, the default `run.max_trace_bytes` when None); raises ScenarioError."""

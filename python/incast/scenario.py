@@ -311,15 +311,12 @@ def _convert_parquet_traces(
     # holds no valid limit, which the engine then names).
     run_table = tree.get("run")
     written_limit = isinstance(run_table, dict) and "max_trace_bytes" in run_table
-    if largest_csv > (max_bytes or DEFAULT_MAX_TRACE_BYTES) and (max_bytes is not None or not written_limit):
+    if largest_csv > (max_bytes or _core.DEFAULT_MAX_TRACE_BYTES) and (max_bytes is not None or not written_limit):
         run = dict(run_table) if isinstance(run_table, dict) else {}
         run["max_trace_bytes"] = largest_csv
         tree["run"] = run
     return tree, converted
 
-
-DEFAULT_MAX_TRACE_BYTES = 1 << 30
-"""The engine's default `[run] max_trace_bytes` (docs/scenario.md)."""
 
 TRACE_CACHE_VERSION = 1
 """Part of a converted trace's name: bump it when the conversion's output changes."""

@@ -646,6 +646,7 @@ fn protocols(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("ResourceError", m.py().get_type::<ResourceError>())?;
+    m.add("DEFAULT_MAX_TRACE_BYTES", scenario::DEFAULT_MAX_TRACE_BYTES)?;
     m.add_class::<PySimulation>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
