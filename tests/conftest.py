@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
 import pytest
+from forkserver import ForkServer
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -17,8 +18,6 @@ REPO = Path(__file__).resolve().parents[1]
 def _trace_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Parquet traces converted to CSV go to a directory of this test session, never the user's
     cache (`incast.scenario.trace_cache_dir`); the CLI's child processes inherit it."""
-    import os
-
     previous = os.environ.get("INCAST_CACHE_DIR")
     os.environ["INCAST_CACHE_DIR"] = str(tmp_path_factory.mktemp("incast-cache"))
     yield
@@ -72,18 +71,29 @@ def small_scenario(seed: int = 7) -> dict:
     }
 
 
+_FORKS: list[ForkServer] = []
+"""This test process's fork server, started by the first `incast` call and closed at the end of
+the session (`_close_fork_server`)."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _close_fork_server() -> Iterator[None]:
+    yield
+    while _FORKS:
+        _FORKS.pop().close()
+
+
 def incast(
     *args: str, timeout: float = 300, cwd: Path | None = None, env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess:
-    """Runs `python -m incast ARGS` (in environment `env`, default this one's) and captures its
-    output."""
-    return subprocess.run(
-        [sys.executable, "-m", "incast", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=cwd,
-        env=env,
+    """Runs `python -m incast ARGS` (in environment `env`, default this one's; in directory `cwd`,
+    default this one) in a process of its own and captures its output. The process is forked
+    from one that imported incast already (`forkserver.py`): a command's output, status and
+    failures are its own, without an interpreter's start each time."""
+    if not _FORKS:
+        _FORKS.append(ForkServer())
+    return _FORKS[0].run(
+        args, cwd=cwd or Path.cwd(), env=os.environ if env is None else env, timeout=timeout, module="incast"
     )
 
 

@@ -10,9 +10,10 @@ exception; an `incast.ScenarioWarning` at that key, issued and in `RunResult.war
 for the other accepted inputs). The cases are data, in one table per group below; trace files,
 FIFOs, symlinks and Parquet files are laid out by `lay_out` next to the scenario.
 
-Every case runs in subprocesses with a timeout, the Python API included: an input that hangs or
-aborts the process (the failures issue 12 is about) then fails its own test instead of taking
-the whole suite down.
+Every case runs in a process of its own with a timeout, the Python API included: an input that
+hangs or aborts the process (the failures issue 12 is about) then fails its own test instead of
+taking the whole suite down. The processes are forked from one that imported incast already
+(`forkserver.py`), which spares each case the start of an interpreter.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pytest
+from forkserver import ForkServer
 
 TESTS = Path(__file__).resolve().parent
 HOSTILE = TESTS / "hostile"
@@ -1538,20 +1540,24 @@ def hostile_env() -> Dict[str, str]:
     return {**os.environ, "INCAST_HOSTILE_CANARY": CANARY}
 
 
+_FORKS: List[ForkServer] = []
+"""The module's fork server, while its tests run (`_fork_server`)."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fork_server() -> Iterator[None]:
+    server = ForkServer()
+    _FORKS.append(server)
+    yield
+    _FORKS.remove(server)
+    server.close()
+
+
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """`python -m incast ARGS`, bounded in time, stdin closed (a path such as /dev/stdin must
-    not wait for a terminal)."""
+    """`python -m incast ARGS` in a process of its own, bounded in time, stdin closed (a path
+    such as /dev/stdin must not wait for a terminal)."""
     try:
-        return subprocess.run(
-            [sys.executable, "-m", "incast", *args],
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=TIMEOUT_S,
-            cwd=cwd,
-            env=hostile_env(),
-            stdin=subprocess.DEVNULL,
-        )
+        return _FORKS[0].run(args, cwd=cwd, env=hostile_env(), timeout=TIMEOUT_S, module="incast")
     except subprocess.TimeoutExpired:
         pytest.fail(f"`incast {' '.join(args)}` did not finish within {TIMEOUT_S} s")
 
@@ -1746,16 +1752,7 @@ else:
 def probe(*args: str, cwd: Path) -> List[Dict[str, Any]]:
     """Runs PROBE with `args`; the outcome of each step, in order."""
     try:
-        proc = subprocess.run(
-            [sys.executable, "-c", PROBE, str(TESTS), *args],
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=TIMEOUT_S,
-            cwd=cwd,
-            env=hostile_env(),
-            stdin=subprocess.DEVNULL,
-        )
+        proc = _FORKS[0].run([str(TESTS), *args], cwd=cwd, env=hostile_env(), timeout=TIMEOUT_S, code=PROBE)
     except subprocess.TimeoutExpired as e:
         done = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
         pytest.fail(f"the Python API did not finish within {TIMEOUT_S} s; finished steps: {done!r}")
