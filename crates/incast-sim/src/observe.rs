@@ -9,7 +9,6 @@ use crate::capture::Capture;
 use crate::offer_log::OfferLog;
 use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::flow::Flow;
-use crate::transport::Transport;
 use crate::outcome::Outcome;
 use crate::flow_table::FlowTable;
 use crate::flow_trace::Traces;
@@ -180,7 +179,7 @@ pub(crate) fn outcome_of(flows: &FlowTable, f: &Flow) -> Outcome {
         None => f.outcome(),
         Some(span) => {
             let carrier = &flows[span.carrier];
-            span.outcome(carrier.transport.as_ref().map_or(0, Transport::delivered_bytes))
+            span.outcome(carrier.transport.as_ref().map_or(0, |t| t.receiver.delivered_bytes()))
         }
     }
 }

@@ -766,7 +766,7 @@ impl Simulation {
         let now = self.now;
         let c = &mut self.flows[carrier];
         let span = c.connection.as_mut().expect("carriers keep their connection").push(carrier, id, bytes);
-        c.transport.as_mut().expect("carriers keep their transport").push_message(now, bytes, deadline);
+        c.transport.as_mut().expect("carriers keep their transport").sender.push_message(now, bytes, deadline);
         self.flows[id].span = Some(span);
         self.pump(carrier, Ends::Sender);
     }
@@ -805,7 +805,7 @@ impl Simulation {
                 break;
             }
             let transport = flow.transport.as_mut().expect("pumped flows have started");
-            let Some(out) = transport.poll_transmit(now) else { break };
+            let Some(out) = transport.sender.poll_transmit(now) else { break };
             let route = self.net.next_forward(id, flow.forward);
             let priority = flow.plan.priority;
             flow.in_flight += 1;
@@ -819,7 +819,7 @@ impl Simulation {
         loop {
             let flow = &mut self.flows[slot];
             let transport = flow.transport.as_mut().expect("pumped flows have started");
-            let Some(out) = transport.poll_ack(now) else { break };
+            let Some(out) = transport.receiver.poll_ack(now) else { break };
             let route = self.net.next_reverse(id, flow.reverse);
             let priority = flow.plan.priority;
             flow.in_flight += 1;
@@ -841,7 +841,7 @@ impl Simulation {
             self.arm_timer(id, slot);
             return;
         }
-        if transport.sender_complete() {
+        if transport.sender.is_complete() {
             if flow.finished_at.is_none() {
                 // The sender is done but the receiver never got every byte: the host gave up on
                 // the flow (D3 quenching). It ends here for the run, without completing.
@@ -1217,9 +1217,9 @@ impl Simulation {
         };
         let ends = match pkt.kind {
             PacketKind::Data => {
-                let before = transport.delivered_bytes();
-                transport.handle_data(now, pkt, header);
-                let delivered = transport.delivered_bytes();
+                let before = transport.receiver.delivered_bytes();
+                transport.receiver.handle_data(now, pkt, header);
+                let delivered = transport.receiver.delivered_bytes();
                 if delivered > before {
                     flow.stalls.on_progress(now);
                     self.watchdog.progress(now);
@@ -1233,7 +1233,7 @@ impl Simulation {
                 Ends::Receiver
             }
             PacketKind::Ack => {
-                transport.handle_ack(now, pkt, header);
+                transport.sender.handle_ack(now, pkt, header);
                 Ends::Sender
             }
         };
@@ -1253,10 +1253,15 @@ impl Simulation {
             self.release_if_done(id);
             return;
         };
-        transport.handle_returned(self.now, pkt, header);
         let ends = match pkt.kind {
-            PacketKind::Data => Ends::Sender,
-            PacketKind::Ack => Ends::Receiver,
+            PacketKind::Data => {
+                transport.sender.handle_returned(self.now, pkt, header);
+                Ends::Sender
+            }
+            PacketKind::Ack => {
+                transport.receiver.handle_returned(self.now, pkt, header);
+                Ends::Receiver
+            }
         };
         self.pump(id, ends);
     }
@@ -1295,7 +1300,7 @@ impl Simulation {
             return;
         }
         let Some(transport) = flow.transport.as_ref() else { return };
-        if let Err(e) = traces.record(id, self.now, transport.trace()) {
+        if let Err(e) = traces.record(id, self.now, transport.sender.trace()) {
             self.fail(e);
         }
     }

@@ -29,8 +29,10 @@ pub(crate) const SENDING_RATE: ExtraColumn = ExtraColumn {
 pub(crate) trait Plugin {
     /// What the transport's packets carry beyond the common segment fields.
     type Header: WireHeader;
-    /// A running flow's two endpoints.
-    type Endpoints: Endpoints<Header = Self::Header>;
+    /// A running flow's sending end, at its source host.
+    type Sender: SenderEnd<Header = Self::Header>;
+    /// A running flow's receiving end, at its destination host.
+    type Receiver: ReceiverEnd<Header = Self::Header>;
     /// What the transport's ports do to its packets passing them; [`Never`] for none.
     type Processor: PortProcessor<Header = Self::Header>;
     /// How the transport's ports queue; [`Never`] to keep the shared strict-priority FIFOs.
@@ -60,8 +62,8 @@ pub(crate) trait Plugin {
     /// (`crate::watchdog::span`), so it must be the transport's own timer, not another's.
     fn first_timeout(setup: &Self::Setup) -> Duration;
 
-    /// The endpoints of a flow starting as `start` says.
-    fn endpoints(setup: &Self::Setup, start: &FlowStart<'_>) -> Self::Endpoints;
+    /// The two ends of a flow starting as `start` says.
+    fn endpoints(setup: &Self::Setup, start: &FlowStart<'_>) -> (Self::Sender, Self::Receiver);
 
     /// The strict-priority class of flow `plan` of `protocol`: the workload's, unless the
     /// transport picks its own (TCPpr, by deadline).
@@ -153,44 +155,38 @@ pub(crate) struct OutgoingAck<H> {
     pub(crate) header: Option<H>,
 }
 
-/// A flow's sender and receiver, sans-IO (the calling order of incast-proto's state machines):
-/// the engine hands them packets and timer expiries and polls them for what to send.
-pub(crate) trait Endpoints {
+/// A flow's sending end, sans-IO (the calling order of incast-proto's state machines): the
+/// engine hands it the packets that reach the sender (ACKs, grants, pulls, returned data) and its
+/// timer's expiry, and polls it for what to send. It and the flow's [`ReceiverEnd`] share
+/// nothing but the packets between them: a host's half of a flow is all its host knows of it,
+/// which is what lets the two halves live apart (issue 41: a run split across threads keeps each
+/// host's halves with the host).
+pub(crate) trait SenderEnd {
     /// The transport's header.
     type Header;
 
     /// The sender's next packet, if it may send one now.
     fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<Self::Header>>;
 
-    /// The receiver's next ACK, if it has one to send.
-    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<Self::Header>>;
-
-    /// A data packet (or header-only one) reached the receiver.
-    fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&Self::Header>);
-
-    /// An ACK reached the sender.
+    /// An ACK (or another packet of the receiver's) reached the sender.
     fn handle_ack(&mut self, now: Instant, packet: &Packet, header: Option<&Self::Header>);
 
-    /// A packet a port's discipline returned (`Joined::Returned`) reached the endpoint that sent
-    /// it: the sender for a data packet, the receiver for an ACK (`packet.kind` says which). Only
-    /// a transport whose discipline returns packets gets one.
+    /// A data packet a port's discipline returned (`Joined::Returned`) reached the sender that
+    /// sent it. Only a transport whose discipline returns packets gets one.
     fn handle_returned(&mut self, now: Instant, packet: &Packet, header: Option<&Self::Header>) {
         let _ = (now, packet, header);
     }
 
-    /// Both endpoints act on whatever timers are due.
+    /// The sender acts on whatever timers are due.
     fn handle_timeout(&mut self, now: Instant);
 
-    /// The earliest timer of either endpoint.
+    /// The sender's earliest timer.
     fn poll_timeout(&self) -> Option<Instant>;
 
-    /// Payload bytes the receiver holds in order.
-    fn delivered_bytes(&self) -> u64;
-
     /// Whether the sender has nothing left to do.
-    fn sender_complete(&self) -> bool;
+    fn is_complete(&self) -> bool;
 
-    /// What the flow achieved so far.
+    /// What the sender counted so far (`delivered_bytes` is the receiver's to say: 0 here).
     fn outcome(&self) -> Outcome;
 
     /// The sender's state for the traces table: its smoothed RTT and RTO, and the transport's
@@ -202,6 +198,44 @@ pub(crate) trait Endpoints {
     fn push_message(&mut self, now: Instant, bytes: u64, deadline: Option<Instant>) {
         let _ = (now, bytes, deadline);
         unreachable!("validation lets persistent connections only on transports that keep them")
+    }
+}
+
+/// A flow's receiving end, sans-IO: the engine hands it the flow's data packets (and returned
+/// ACKs) and its timer's expiry, and polls it for its answers (ACKs, NACKs, PULLs, grants).
+pub(crate) trait ReceiverEnd {
+    /// The transport's header.
+    type Header;
+
+    /// The receiver's next answer, if it has one to send.
+    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<Self::Header>>;
+
+    /// A data packet (or header-only one) reached the receiver.
+    fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&Self::Header>);
+
+    /// An answer of this receiver's that a port's discipline returned (`Joined::Returned`) came
+    /// back to it.
+    fn handle_returned(&mut self, now: Instant, packet: &Packet, header: Option<&Self::Header>) {
+        let _ = (now, packet, header);
+    }
+
+    /// The receiver acts on whatever timers are due (delayed ACKs, resend requests).
+    fn handle_timeout(&mut self, now: Instant) {
+        let _ = now;
+    }
+
+    /// The receiver's earliest timer.
+    fn poll_timeout(&self) -> Option<Instant> {
+        None
+    }
+
+    /// Payload bytes the receiver holds in order.
+    fn delivered_bytes(&self) -> u64;
+
+    /// Loss timers of the receiver's that fired (Homa's RESENDs), added to the sender's in the
+    /// flow's `timeouts`.
+    fn timeouts(&self) -> u64 {
+        0
     }
 }
 
@@ -333,8 +367,9 @@ pub(crate) enum Joined {
     /// as it was counted, and goes back to the host that sent it, `cut` bytes of payload lighter
     /// (NDP's return-to-sender: a header that found no room). The port counts it as gone, not
     /// dropped; the engine turns it around at the port's node, onto the mirror of the way it
-    /// came (`Network::way_back`), and hands it to its sender's endpoint
-    /// (`Endpoints::handle_returned`). A packet is returned once at most (`Arriving::returned`).
+    /// came (`Network::way_back`), and hands it to the end that sent it
+    /// (`SenderEnd::handle_returned` for data, `ReceiverEnd::handle_returned` for an answer). A
+    /// packet is returned once at most (`Arriving::returned`).
     Returned {
         /// The packet returned.
         packet: PacketId,
@@ -423,7 +458,7 @@ impl NetFacts {
 
 /// A flow about to start.
 pub(crate) struct FlowStart<'a> {
-    /// Its number (what `Endpoints::poll_wake` names it by).
+    /// Its number (what `Plugin::poll_wake` names it by).
     pub(crate) flow: FlowId,
     /// Its sender's NIC.
     pub(crate) nic: PortId,

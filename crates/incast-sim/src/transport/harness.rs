@@ -112,7 +112,7 @@ impl Pair {
         let end = Instant::ZERO + limit;
         loop {
             self.send();
-            if self.transport.sender_complete() && self.wire.is_empty() {
+            if self.transport.sender.is_complete() && self.wire.is_empty() {
                 return true;
             }
             let next = [self.wire.front().map(|p| p.arrives), self.transport.poll_timeout()].into_iter().flatten().min();
@@ -129,7 +129,7 @@ impl Pair {
 
     /// Payload bytes the receiver holds in order.
     pub(crate) fn delivered(&self) -> u64 {
-        self.transport.delivered_bytes()
+        self.transport.receiver.delivered_bytes()
     }
 
     /// Bytes the sender sent more than once.
@@ -141,7 +141,7 @@ impl Pair {
     /// way out, ACKs past the nodes on its way back.
     fn send(&mut self) {
         let route = RouteCursor { start: 0, len: 2, hop: 0 };
-        while let Some(out) = self.transport.poll_transmit(self.now) {
+        while let Some(out) = self.transport.sender.poll_transmit(self.now) {
             let packet = Packet::data(FLOW, &out.seg, route, 0, out.header.as_ref());
             let number = self.data_sent;
             self.data_sent += 1;
@@ -164,7 +164,7 @@ impl Pair {
                 self.wire.push_back(InFlight { arrives: self.now + DELAY, packet, header });
             }
         }
-        while let Some(out) = self.transport.poll_ack(self.now) {
+        while let Some(out) = self.transport.receiver.poll_ack(self.now) {
             let packet = Packet::ack(FLOW, &out.ack, out.ect, route, 0, out.header.as_ref());
             let mut header = out.header;
             // On its way back the ACK passes the switch, then reaches the sender's host: each
@@ -186,8 +186,8 @@ impl Pair {
     /// A packet reaches its end.
     fn arrive(&mut self, p: InFlight) {
         match p.packet.kind {
-            PacketKind::Data => self.transport.handle_data(self.now, &p.packet, p.header.as_ref()),
-            PacketKind::Ack => self.transport.handle_ack(self.now, &p.packet, p.header.as_ref()),
+            PacketKind::Data => self.transport.receiver.handle_data(self.now, &p.packet, p.header.as_ref()),
+            PacketKind::Ack => self.transport.sender.handle_ack(self.now, &p.packet, p.header.as_ref()),
         }
     }
 }

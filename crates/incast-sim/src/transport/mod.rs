@@ -4,8 +4,10 @@
 //!
 //! ```text
 //!                    ┌──────── Plugin (one per transport: tcp, d3, pdq, pfabric, ndp, homa) ────┐
-//!  host side         │ Endpoints  a flow's sender and receiver: poll_transmit, poll_ack,        │
-//!                    │            handle_data, handle_ack, timers, progress, trace row          │
+//!  host side         │ Sender     a flow's sending end: poll_transmit, handle_ack, its timer,   │
+//!                    │            completion, counters, trace row                               │
+//!                    │ Receiver   its receiving end: handle_data, poll_ack, its timer, bytes    │
+//!                    │            in order; the two share nothing but packets                   │
 //!  in every packet   │ Header     the transport's own header, sized by it (D3's congestion      │
 //!                    │            header, PDQ's scheduling header, TCP's SACK blocks)           │
 //!  port side         │ Processor  what a port does to a passing packet of the transport,        │
@@ -17,7 +19,7 @@
 //!                    └──────────────────────────────────────────────────────────────────────────┘
 //!                                   │ registry.rs: one line per transport (incast-scenario's
 //!                                   ▼ `for_each_transport!`), expanded into enums
-//!  Transport (endpoints), Header, Processor, Discipline, Setups: `match` per call, no boxing
+//!  Sender, Receiver, Header, Processor, Discipline, Setups: `match` per call, no boxing
 //!  per packet, no virtual call
 //! ```
 //!

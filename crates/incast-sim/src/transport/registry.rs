@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 use incast_proto::time::{Duration, Instant};
 
 use super::{
-    Arriving, CapturedHeader, Endpoints as _, FlowStart, IdealPackets, Joined, NetFacts, Outgoing,
-    OutgoingAck, Passage, Plugin, PortFacts, PortProcessor as _, PortView, QueueDiscipline as _, TraceRow, Way, WireHeader as _,
+    Arriving, CapturedHeader, FlowStart, IdealPackets, Joined, NetFacts, Outgoing,
+    OutgoingAck, Passage, Plugin, PortFacts, PortProcessor as _, PortView, QueueDiscipline as _, ReceiverEnd as _, SenderEnd as _, TraceRow, Way, WireHeader as _,
 };
 use crate::ids::{FlowId, PacketId};
 use crate::outcome::Outcome;
@@ -61,36 +61,20 @@ macro_rules! engine_registry {
             }
         }
 
-        /// A running flow's endpoints, of whichever transport it runs.
-        pub(crate) enum Transport {
+        /// A running flow's sending end, of whichever transport it runs.
+        pub(crate) enum Sender {
             $(
-                #[doc = concat!("Endpoints of the `", stringify!($module), "` transport.")]
-                $family(<super::$module::Plugin as Plugin>::Endpoints),
+                #[doc = concat!("The sending end of a `", stringify!($module), "` flow.")]
+                $family(<super::$module::Plugin as Plugin>::Sender),
             )+
         }
 
-        impl Transport {
+        impl Sender {
             /// The sender's next packet.
             #[inline]
             pub(crate) fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<Header>> {
                 match self {
-                    $(Transport::$family(e) => e.poll_transmit(now).map(|o| Outgoing { seg: o.seg, header: o.header.map(Header::$family) }),)+
-                }
-            }
-
-            /// The receiver's next ACK.
-            #[inline]
-            pub(crate) fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<Header>> {
-                match self {
-                    $(Transport::$family(e) => e.poll_ack(now).map(|o| OutgoingAck { ack: o.ack, ect: o.ect, header: o.header.map(Header::$family) }),)+
-                }
-            }
-
-            /// A data packet reached the receiver.
-            #[inline]
-            pub(crate) fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&Header>) {
-                match self {
-                    $(Transport::$family(e) => e.handle_data(now, packet, header_of!(header, $family)),)+
+                    $(Sender::$family(e) => e.poll_transmit(now).map(|o| Outgoing { seg: o.seg, header: o.header.map(Header::$family) }),)+
                 }
             }
 
@@ -98,54 +82,46 @@ macro_rules! engine_registry {
             #[inline]
             pub(crate) fn handle_ack(&mut self, now: Instant, packet: &Packet, header: Option<&Header>) {
                 match self {
-                    $(Transport::$family(e) => e.handle_ack(now, packet, header_of!(header, $family)),)+
+                    $(Sender::$family(e) => e.handle_ack(now, packet, header_of!(header, $family)),)+
                 }
             }
 
-            /// A packet a port returned reached the endpoint that sent it.
+            /// A data packet a port returned reached the sender.
             #[cold]
             #[inline(never)]
             pub(crate) fn handle_returned(&mut self, now: Instant, packet: &Packet, header: Option<&Header>) {
                 match self {
-                    $(Transport::$family(e) => e.handle_returned(now, packet, header_of!(header, $family)),)+
+                    $(Sender::$family(e) => e.handle_returned(now, packet, header_of!(header, $family)),)+
                 }
             }
 
-            /// Both endpoints act on their due timers.
+            /// The sender acts on its due timers.
             pub(crate) fn handle_timeout(&mut self, now: Instant) {
                 match self {
-                    $(Transport::$family(e) => e.handle_timeout(now),)+
+                    $(Sender::$family(e) => e.handle_timeout(now),)+
                 }
             }
 
-            /// The earliest timer of either endpoint.
+            /// The sender's earliest timer.
             #[inline]
             pub(crate) fn poll_timeout(&self) -> Option<Instant> {
                 match self {
-                    $(Transport::$family(e) => e.poll_timeout(),)+
-                }
-            }
-
-            /// Payload bytes the receiver holds in order.
-            #[inline]
-            pub(crate) fn delivered_bytes(&self) -> u64 {
-                match self {
-                    $(Transport::$family(e) => e.delivered_bytes(),)+
+                    $(Sender::$family(e) => e.poll_timeout(),)+
                 }
             }
 
             /// Whether the sender has nothing left to do.
             #[inline]
-            pub(crate) fn sender_complete(&self) -> bool {
+            pub(crate) fn is_complete(&self) -> bool {
                 match self {
-                    $(Transport::$family(e) => e.sender_complete(),)+
+                    $(Sender::$family(e) => e.is_complete(),)+
                 }
             }
 
-            /// What the flow achieved so far.
+            /// What the sender counted so far.
             pub(crate) fn outcome(&self) -> Outcome {
                 match self {
-                    $(Transport::$family(e) => e.outcome(),)+
+                    $(Sender::$family(e) => e.outcome(),)+
                 }
             }
 
@@ -153,7 +129,7 @@ macro_rules! engine_registry {
             pub(crate) fn trace(&self) -> TraceRow {
                 let mut row = TraceRow::default();
                 match self {
-                    $(Transport::$family(e) => e.trace(&mut row),)+
+                    $(Sender::$family(e) => e.trace(&mut row),)+
                 }
                 row
             }
@@ -161,7 +137,72 @@ macro_rules! engine_registry {
             /// Appends the next message of a persistent connection.
             pub(crate) fn push_message(&mut self, now: Instant, bytes: u64, deadline: Option<Instant>) {
                 match self {
-                    $(Transport::$family(e) => e.push_message(now, bytes, deadline),)+
+                    $(Sender::$family(e) => e.push_message(now, bytes, deadline),)+
+                }
+            }
+        }
+
+        /// A running flow's receiving end, of whichever transport it runs.
+        pub(crate) enum Receiver {
+            $(
+                #[doc = concat!("The receiving end of a `", stringify!($module), "` flow.")]
+                $family(<super::$module::Plugin as Plugin>::Receiver),
+            )+
+        }
+
+        impl Receiver {
+            /// The receiver's next answer.
+            #[inline]
+            pub(crate) fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<Header>> {
+                match self {
+                    $(Receiver::$family(e) => e.poll_ack(now).map(|o| OutgoingAck { ack: o.ack, ect: o.ect, header: o.header.map(Header::$family) }),)+
+                }
+            }
+
+            /// A data packet reached the receiver.
+            #[inline]
+            pub(crate) fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&Header>) {
+                match self {
+                    $(Receiver::$family(e) => e.handle_data(now, packet, header_of!(header, $family)),)+
+                }
+            }
+
+            /// An answer a port returned came back to the receiver.
+            #[cold]
+            #[inline(never)]
+            pub(crate) fn handle_returned(&mut self, now: Instant, packet: &Packet, header: Option<&Header>) {
+                match self {
+                    $(Receiver::$family(e) => e.handle_returned(now, packet, header_of!(header, $family)),)+
+                }
+            }
+
+            /// The receiver acts on its due timers.
+            pub(crate) fn handle_timeout(&mut self, now: Instant) {
+                match self {
+                    $(Receiver::$family(e) => e.handle_timeout(now),)+
+                }
+            }
+
+            /// The receiver's earliest timer.
+            #[inline]
+            pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+                match self {
+                    $(Receiver::$family(e) => e.poll_timeout(),)+
+                }
+            }
+
+            /// Payload bytes the receiver holds in order.
+            #[inline]
+            pub(crate) fn delivered_bytes(&self) -> u64 {
+                match self {
+                    $(Receiver::$family(e) => e.delivered_bytes(),)+
+                }
+            }
+
+            /// Loss timers of the receiver's that fired.
+            pub(crate) fn timeouts(&self) -> u64 {
+                match self {
+                    $(Receiver::$family(e) => e.timeouts(),)+
                 }
             }
         }
@@ -310,10 +351,13 @@ macro_rules! engine_registry {
                 Setups { $($module: <super::$module::Plugin as Plugin>::setup(scenario, net),)+ }
             }
 
-            /// The endpoints of a flow starting as `start` says.
+            /// The two ends of a flow starting as `start` says.
             pub(crate) fn endpoints(&self, start: &FlowStart<'_>) -> Transport {
                 match start.protocol {
-                    $($(Protocol::$variant)|+ => Transport::$family(<super::$module::Plugin as Plugin>::endpoints(&self.$module, start)),)+
+                    $($(Protocol::$variant)|+ => {
+                        let (sender, receiver) = <super::$module::Plugin as Plugin>::endpoints(&self.$module, start);
+                        Transport { sender: Sender::$family(sender), receiver: Receiver::$family(receiver) }
+                    })+
                 }
             }
 
@@ -443,6 +487,43 @@ fn union(lists: &[&[ExtraColumn]]) -> Vec<ExtraColumn> {
 }
 
 incast_scenario::for_each_transport!(engine_registry);
+
+/// A running flow's two ends, as the engine keeps them while one loop runs the whole network:
+/// each half is called only with what reaches its own host, and they meet here only where the
+/// flow's account needs both (its timer, its outcome).
+pub(crate) struct Transport {
+    pub(crate) sender: Sender,
+    pub(crate) receiver: Receiver,
+}
+
+impl Transport {
+    /// Both ends act on their due timers, the sender first.
+    pub(crate) fn handle_timeout(&mut self, now: Instant) {
+        self.sender.handle_timeout(now);
+        self.receiver.handle_timeout(now);
+    }
+
+    /// The earliest timer of either end.
+    #[inline]
+    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+        match (self.sender.poll_timeout(), self.receiver.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// What the flow achieved so far: the sender's counts, the receiver's bytes, and the loss
+    /// timers of both.
+    pub(crate) fn outcome(&self) -> Outcome {
+        let sender = self.sender.outcome();
+        let timeouts = u64::from(sender.timeouts) + self.receiver.timeouts();
+        Outcome {
+            delivered_bytes: self.receiver.delivered_bytes(),
+            timeouts: timeouts.min(u64::from(u32::MAX)) as u32,
+            ..sender
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -2,13 +2,13 @@
 //! sender and receiver. The four differ in congestion policy (NewReno, DCTCP and D2TCP over one
 //! window skeleton, `incast_proto::cc`) and, for TCPpr, in the strict-priority class its
 //! deadline picks (D3 Section 6.1.1). Its packets carry SACK blocks, TCP's option, as their
-//! header. The endpoints here are shared with pFabric's hosts, which run the same sender.
+//! header. The ends here are shared with pFabric's hosts, which run the same sender and receiver.
 
 use incast_proto::cc::{CcKind, CongestionControl, D2tcpConfig};
 use incast_proto::tcp::{SackBlocks, TcpConfig, TcpReceiver, TcpSender};
 use incast_proto::time::{Duration, Instant};
 
-use super::{Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, TraceRow, WireHeader};
+use super::{FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, ReceiverEnd, SenderEnd, TraceRow, WireHeader};
 use crate::outcome::Outcome;
 use crate::packet::Packet;
 use crate::results::{ExtraColumn, ExtraKind, ExtraValue};
@@ -58,7 +58,8 @@ pub(crate) fn first_rto(tcp: &TcpConfig) -> Duration {
 
 impl super::Plugin for Plugin {
     type Header = SackBlocks;
-    type Endpoints = TcpEndpoints;
+    type Sender = TcpSenderEnd;
+    type Receiver = TcpReceiverEnd;
     type Processor = Never<SackBlocks>;
     type Discipline = Never<SackBlocks>;
     type Setup = Setup;
@@ -84,7 +85,7 @@ impl super::Plugin for Plugin {
         first_rto(&setup.tcp)
     }
 
-    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> TcpEndpoints {
+    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> (TcpSenderEnd, TcpReceiverEnd) {
         let kind = match start.protocol {
             Protocol::Dctcp => CcKind::Dctcp { g: setup.dctcp_g, initial_alpha: setup.dctcp_initial_alpha },
             Protocol::D2tcp => CcKind::D2tcp(setup.d2tcp),
@@ -92,7 +93,7 @@ impl super::Plugin for Plugin {
         };
         // ECN-capable exactly when the scenario's rules say the protocol reacts to marks (its
         // warning about ports that never mark rests on the same rule).
-        TcpEndpoints::new(setup.tcp, kind, start.protocol.reacts_to_ecn(), start)
+        ends(setup.tcp, kind, start.protocol.reacts_to_ecn(), start)
     }
 
     /// TCPpr picks the class from the deadline (D3 Section 6.1.1; validation has checked that
@@ -123,50 +124,42 @@ impl WireHeader for SackBlocks {
     }
 }
 
-/// A TCP flow's sender and receiver, each boxed: a run holds many flows, and a finished flow
-/// frees both while its row waits.
-pub(crate) struct TcpEndpoints {
-    pub(crate) sender: Box<TcpSender>,
-    pub(crate) receiver: Box<TcpReceiver>,
+/// A TCP flow's sending end, boxed: a run holds many flows, and a finished flow frees both ends
+/// while its row waits.
+pub(crate) struct TcpSenderEnd(pub(crate) Box<TcpSender>);
+
+/// A TCP flow's receiving end.
+pub(crate) struct TcpReceiverEnd {
+    receiver: Box<TcpReceiver>,
+    /// Whether its pure ACKs are ECN-capable: what the flow's SYN negotiated
+    /// (`TcpSender::control_ect`), fixed for the flow.
+    control_ect: bool,
 }
 
-impl TcpEndpoints {
-    /// The endpoints of a flow starting as `start` says, on a stack configured by `config`,
-    /// with the congestion policy `kind`, its data ECN-capable if `ect`.
-    pub(crate) fn new(config: TcpConfig, kind: CcKind, ect: bool, start: &FlowStart<'_>) -> TcpEndpoints {
-        let sender = TcpSender::new(config, CongestionControl::new(kind), start.plan.size_bytes, ect, start.deadline, start.now);
-        TcpEndpoints { sender: Box::new(sender), receiver: Box::new(TcpReceiver::new(&config)) }
-    }
+/// The two ends of a flow starting as `start` says, on a stack configured by `config`, with the
+/// congestion policy `kind`, its data ECN-capable if `ect`.
+pub(crate) fn ends(config: TcpConfig, kind: CcKind, ect: bool, start: &FlowStart<'_>) -> (TcpSenderEnd, TcpReceiverEnd) {
+    let sender = TcpSender::new(config, CongestionControl::new(kind), start.plan.size_bytes, ect, start.deadline, start.now);
+    let control_ect = sender.control_ect();
+    (TcpSenderEnd(Box::new(sender)), TcpReceiverEnd { receiver: Box::new(TcpReceiver::new(&config)), control_ect })
+}
 
-    /// The receiver's next ACK, with its SACK blocks as the header when it has any. The ACK is
-    /// ECN-capable as the sender negotiated (`TcpConfig::ect_control_packets`).
-    #[inline(always)]
-    pub(crate) fn poll_ack_sack(&mut self, now: Instant) -> Option<OutgoingAck<SackBlocks>> {
-        let ack = self.receiver.poll_ack(now)?;
-        let header = (!ack.sack.is_empty()).then_some(ack.sack);
-        Some(OutgoingAck { ack, ect: self.sender.control_ect(), header })
-    }
-
+impl TcpSenderEnd {
     /// An ACK reached the sender, with its SACK blocks if it carries any.
     #[inline(always)]
     pub(crate) fn handle_ack_sack(&mut self, now: Instant, packet: &Packet, sack: Option<&SackBlocks>) {
-        self.sender.handle_ack(now, &packet.ack_segment(sack.copied().unwrap_or(SackBlocks::EMPTY)));
+        self.0.handle_ack(now, &packet.ack_segment(sack.copied().unwrap_or(SackBlocks::EMPTY)));
     }
 
-    /// What the flow achieved so far.
-    pub(crate) fn outcome(&self) -> Outcome {
-        let s = self.sender.stats();
-        Outcome {
-            delivered_bytes: self.receiver.bytes_received_in_order(),
-            retransmitted_bytes: s.retransmitted_bytes,
-            timeouts: s.timeouts as u32,
-            ..Outcome::default()
-        }
+    /// What the sender counted so far.
+    pub(crate) fn counted(&self) -> Outcome {
+        let s = self.0.stats();
+        Outcome { retransmitted_bytes: s.retransmitted_bytes, timeouts: s.timeouts as u32, ..Outcome::default() }
     }
 
     /// The sender's window, RTT and congestion estimates.
     pub(crate) fn trace_into(&self, row: &mut TraceRow) {
-        let sender = &self.sender;
+        let sender = &self.0;
         row.srtt_ps = sender.srtt().map(Duration::as_ps);
         row.rto_ps = sender.rto().as_ps();
         row.set(&CWND, Some(ExtraValue::U64(sender.cwnd_bytes())));
@@ -179,22 +172,29 @@ impl TcpEndpoints {
     }
 }
 
-impl Endpoints for TcpEndpoints {
+impl TcpReceiverEnd {
+    /// The receiver's next ACK, with its SACK blocks as the header when it has any. The ACK is
+    /// ECN-capable as the sender negotiated (`TcpConfig::ect_control_packets`).
+    #[inline(always)]
+    pub(crate) fn poll_ack_sack(&mut self, now: Instant) -> Option<OutgoingAck<SackBlocks>> {
+        let ack = self.receiver.poll_ack(now)?;
+        let header = (!ack.sack.is_empty()).then_some(ack.sack);
+        Some(OutgoingAck { ack, ect: self.control_ect, header })
+    }
+
+    /// A data segment reached the receiver.
+    #[inline(always)]
+    pub(crate) fn handle_segment(&mut self, now: Instant, packet: &Packet) {
+        self.receiver.handle_data(now, &packet.data_segment());
+    }
+}
+
+impl SenderEnd for TcpSenderEnd {
     type Header = SackBlocks;
 
     #[inline]
     fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<SackBlocks>> {
-        self.sender.poll_transmit(now).map(|seg| Outgoing { seg, header: None })
-    }
-
-    #[inline]
-    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<SackBlocks>> {
-        self.poll_ack_sack(now)
-    }
-
-    #[inline]
-    fn handle_data(&mut self, now: Instant, packet: &Packet, _header: Option<&SackBlocks>) {
-        self.receiver.handle_data(now, &packet.data_segment());
+        self.0.poll_transmit(now).map(|seg| Outgoing { seg, header: None })
     }
 
     #[inline]
@@ -203,27 +203,21 @@ impl Endpoints for TcpEndpoints {
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        self.sender.handle_timeout(now);
-        self.receiver.handle_timeout(now);
+        self.0.handle_timeout(now);
     }
 
     #[inline]
     fn poll_timeout(&self) -> Option<Instant> {
-        earliest(self.sender.poll_timeout(), self.receiver.poll_timeout())
+        self.0.poll_timeout()
     }
 
     #[inline]
-    fn delivered_bytes(&self) -> u64 {
-        self.receiver.bytes_received_in_order()
-    }
-
-    #[inline]
-    fn sender_complete(&self) -> bool {
-        self.sender.is_complete()
+    fn is_complete(&self) -> bool {
+        self.0.is_complete()
     }
 
     fn outcome(&self) -> Outcome {
-        TcpEndpoints::outcome(self)
+        self.counted()
     }
 
     fn trace(&self, row: &mut TraceRow) {
@@ -231,15 +225,34 @@ impl Endpoints for TcpEndpoints {
     }
 
     fn push_message(&mut self, now: Instant, bytes: u64, deadline: Option<Instant>) {
-        self.sender.push_message(now, bytes, deadline);
+        self.0.push_message(now, bytes, deadline);
     }
 }
 
-/// The earlier of two optional instants.
-#[inline]
-pub(crate) fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
+impl ReceiverEnd for TcpReceiverEnd {
+    type Header = SackBlocks;
+
+    #[inline]
+    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<SackBlocks>> {
+        self.poll_ack_sack(now)
+    }
+
+    #[inline]
+    fn handle_data(&mut self, now: Instant, packet: &Packet, _header: Option<&SackBlocks>) {
+        self.handle_segment(now, packet);
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.receiver.handle_timeout(now);
+    }
+
+    #[inline]
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.receiver.poll_timeout()
+    }
+
+    #[inline]
+    fn delivered_bytes(&self) -> u64 {
+        self.receiver.bytes_received_in_order()
     }
 }

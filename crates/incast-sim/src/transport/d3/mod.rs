@@ -13,9 +13,9 @@ use incast_proto::tcp::{SackBlocks, TcpConfig};
 use incast_proto::time::{Duration, Instant};
 use incast_wire::d3::{Packet as D3Packet, HEADER_LEN};
 
-use super::tcp::{earliest, first_rto};
+use super::tcp::first_rto;
 use super::{
-    CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, TraceRow,
+    CapturedHeader, FlowStart, ReceiverEnd, SenderEnd, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, TraceRow,
     SENDING_RATE,
 };
 use crate::outcome::Outcome;
@@ -45,7 +45,8 @@ pub(crate) struct Setup {
 
 impl super::Plugin for Plugin {
     type Header = D3Header;
-    type Endpoints = D3Endpoints;
+    type Sender = D3SenderEnd;
+    type Receiver = D3ReceiverEnd;
     type Processor = D3Port;
     type Discipline = Never<D3Header>;
     type Setup = Setup;
@@ -67,7 +68,7 @@ impl super::Plugin for Plugin {
         first_rto(&setup.tcp)
     }
 
-    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> D3Endpoints {
+    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> (D3SenderEnd, D3ReceiverEnd) {
         let d3 = &setup.d3;
         let config = D3Config {
             base_rate: d3.base_rate_bytes_per_sec,
@@ -80,10 +81,10 @@ impl super::Plugin for Plugin {
             // D3 repairs losses NewReno's way under its rate budget: no SACK.
             ..D3Config::new(TcpConfig { sack: false, prr: false, ..setup.tcp }, start.uplink)
         };
-        D3Endpoints {
-            sender: Box::new(D3Sender::new(config, start.plan.size_bytes, start.deadline, start.now)),
-            receiver: Box::new(D3Receiver::new(&setup.tcp)),
-        }
+        (
+            D3SenderEnd(Box::new(D3Sender::new(config, start.plan.size_bytes, start.deadline, start.now))),
+            D3ReceiverEnd(Box::new(D3Receiver::new(&setup.tcp))),
+        )
     }
 
     /// D3 and RCPdc need an allocator at every switch egress port (D3 Section 4.3).
@@ -111,32 +112,18 @@ impl super::Plugin for Plugin {
     }
 }
 
-/// A D3 or RCPdc flow's sender and receiver.
-pub(crate) struct D3Endpoints {
-    sender: Box<D3Sender>,
-    receiver: Box<D3Receiver>,
-}
+/// A D3 or RCPdc flow's sending end.
+pub(crate) struct D3SenderEnd(Box<D3Sender>);
 
-impl Endpoints for D3Endpoints {
+/// A D3 or RCPdc flow's receiving end.
+pub(crate) struct D3ReceiverEnd(Box<D3Receiver>);
+
+impl SenderEnd for D3SenderEnd {
     type Header = D3Header;
 
     #[inline]
     fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<D3Header>> {
-        self.sender.poll_transmit(now).map(|out| Outgoing { seg: out.data, header: out.header.map(D3Header::Request) })
-    }
-
-    #[inline]
-    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<D3Header>> {
-        self.receiver.poll_ack(now).map(|(ack, feedback)| OutgoingAck { ack, ect: false, header: feedback.map(D3Header::Feedback) })
-    }
-
-    #[inline]
-    fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&D3Header>) {
-        let request = match header {
-            Some(D3Header::Request(h)) => Some(h),
-            _ => None,
-        };
-        self.receiver.handle_data(now, &packet.data_segment(), request);
+        self.0.poll_transmit(now).map(|out| Outgoing { seg: out.data, header: out.header.map(D3Header::Request) })
     }
 
     #[inline]
@@ -145,44 +132,70 @@ impl Endpoints for D3Endpoints {
             Some(D3Header::Feedback(f)) => Some(f),
             _ => None,
         };
-        self.sender.handle_ack(now, &packet.ack_segment(SackBlocks::EMPTY), feedback);
+        self.0.handle_ack(now, &packet.ack_segment(SackBlocks::EMPTY), feedback);
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        self.sender.handle_timeout(now);
-        self.receiver.handle_timeout(now);
+        self.0.handle_timeout(now);
     }
 
     #[inline]
     fn poll_timeout(&self) -> Option<Instant> {
-        earliest(self.sender.poll_timeout(), self.receiver.poll_timeout())
+        self.0.poll_timeout()
     }
 
     #[inline]
-    fn delivered_bytes(&self) -> u64 {
-        self.receiver.bytes_received_in_order()
-    }
-
-    #[inline]
-    fn sender_complete(&self) -> bool {
-        self.sender.is_complete()
+    fn is_complete(&self) -> bool {
+        self.0.is_complete()
     }
 
     fn outcome(&self) -> Outcome {
-        let s = self.sender.stats();
+        let s = self.0.stats();
         Outcome {
-            delivered_bytes: self.receiver.bytes_received_in_order(),
             retransmitted_bytes: s.retransmitted_bytes,
             timeouts: s.timeouts as u32,
-            quenched: self.sender.quenched(),
+            quenched: self.0.quenched(),
             time_at_base_rate: s.time_at_base_rate,
+            ..Outcome::default()
         }
     }
 
     fn trace(&self, row: &mut TraceRow) {
-        row.srtt_ps = self.sender.srtt().map(Duration::as_ps);
-        row.rto_ps = self.sender.rto().as_ps();
-        row.set(&SENDING_RATE, Some(ExtraValue::U64(self.sender.sending_rate())));
-        row.set(&DESIRED_RATE, Some(ExtraValue::U64(self.sender.desired_rate())));
+        row.srtt_ps = self.0.srtt().map(Duration::as_ps);
+        row.rto_ps = self.0.rto().as_ps();
+        row.set(&SENDING_RATE, Some(ExtraValue::U64(self.0.sending_rate())));
+        row.set(&DESIRED_RATE, Some(ExtraValue::U64(self.0.desired_rate())));
+    }
+}
+
+impl ReceiverEnd for D3ReceiverEnd {
+    type Header = D3Header;
+
+    #[inline]
+    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<D3Header>> {
+        self.0.poll_ack(now).map(|(ack, feedback)| OutgoingAck { ack, ect: false, header: feedback.map(D3Header::Feedback) })
+    }
+
+    #[inline]
+    fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&D3Header>) {
+        let request = match header {
+            Some(D3Header::Request(h)) => Some(h),
+            _ => None,
+        };
+        self.0.handle_data(now, &packet.data_segment(), request);
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.0.handle_timeout(now);
+    }
+
+    #[inline]
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.0.poll_timeout()
+    }
+
+    #[inline]
+    fn delivered_bytes(&self) -> u64 {
+        self.0.bytes_received_in_order()
     }
 }

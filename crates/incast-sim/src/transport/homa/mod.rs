@@ -5,7 +5,7 @@
 //! gave it (`WireHeader::priority`), which the switches' strict-priority ports serve as any.
 //!
 //! What flows of one host share (the receiver, the NIC's queue) lives in the run's `Setup`, which
-//! hands each flow's endpoints a handle: the engine runs one thread, the locks are never
+//! hands each flow's ends a handle: the engine runs one thread, the locks are never
 //! contended and only make the shared state `Send`. When a call on one message gives another
 //! something to send (a GRANT), the setup's `poll_wake` names it and the engine polls it.
 
@@ -21,7 +21,7 @@ use incast_proto::homa::{HomaConfig, HomaHeader, HomaReceiver, HomaSender, Messa
 use incast_proto::tcp::{AckSegment, SackBlocks};
 use incast_proto::time::{Duration, Instant};
 
-use super::{CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Outgoing, OutgoingAck, PortFacts, TraceRow};
+use super::{CapturedHeader, FlowStart, IdealPackets, NetFacts, Outgoing, OutgoingAck, PortFacts, ReceiverEnd, SenderEnd, TraceRow};
 use crate::ids::{FlowId, PortId};
 use crate::outcome::Outcome;
 use crate::packet::Packet;
@@ -121,7 +121,8 @@ fn config_of(spec: &HomaSpec, scenario: &Scenario, net: &NetFacts) -> HomaConfig
 
 impl super::Plugin for Plugin {
     type Header = HomaPacket;
-    type Endpoints = HomaEndpoints;
+    type Sender = HomaSenderEnd;
+    type Receiver = HomaReceiverEnd;
     type Processor = super::Never<HomaPacket>;
     type Discipline = HomaNic;
     type Setup = Setup;
@@ -141,24 +142,26 @@ impl super::Plugin for Plugin {
         setup.config.as_ref().map_or(Duration::ZERO, |c| c.resend_timeout)
     }
 
-    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> HomaEndpoints {
+    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> (HomaSenderEnd, HomaReceiverEnd) {
         let config = setup.config();
         // A long-lived flow is a message that never ends: the lowest in every SRPT order.
         let size = start.plan.size_bytes.unwrap_or(u64::MAX >> 1);
         let receiver = lock(&setup.receivers).entry(start.plan.dst).or_insert_with(|| Arc::new(Mutex::new(HomaReceiver::new(config)))).clone();
         // A NIC without Homa's queue (the scripted harness's) is never busy.
         let nic = lock(&setup.nics).get(&start.nic).cloned();
-        HomaEndpoints(Box::new(Ends {
+        let delivered = Arc::new(AtomicBool::new(false));
+        let sender = SenderEnds { sender: HomaSender::new(config, size, start.now), nic, delivered: delivered.clone(), flow: start.flow, strip: setup.strip };
+        let receiver = ReceiverEnds {
             id: MessageId::from(start.flow.0),
             src: start.plan.src,
-            sender: HomaSender::new(config, size, start.now),
             receiver,
-            nic,
             wakes: setup.wakes.clone(),
             ack: config.ack,
+            delivered,
             strip: setup.strip,
             control_bytes: config.control_bytes as u16,
-        }))
+        };
+        (HomaSenderEnd(Box::new(sender)), HomaReceiverEnd(Box::new(receiver)))
     }
 
     /// A host's NIC sends its messages' packets shortest first (Section 3.2's SRPT at the
@@ -187,123 +190,174 @@ impl super::Plugin for Plugin {
     }
 }
 
-/// A Homa message's sender, and its handle on the receiving host; boxed, so that the engine's
-/// flows of every transport stay small.
-pub(crate) struct HomaEndpoints(Box<Ends>);
+/// A Homa message's sending end; boxed, so that the engine's flows of every transport stay
+/// small.
+pub(crate) struct HomaSenderEnd(Box<SenderEnds>);
 
-/// What [`HomaEndpoints`] holds.
-struct Ends {
+/// What [`HomaSenderEnd`] holds.
+struct SenderEnds {
+    sender: HomaSender,
+    /// The sending host's NIC queue, which says whether it still holds the message's packets.
+    nic: Option<Arc<Mutex<NicQueue>>>,
+    /// Set by the receiving end when the message is whole and Homa runs without ACKs: the
+    /// sender learns of delivery as an RPC's client would from the response (incast's choice,
+    /// docs/homa.md), at once and with no packet for it. The sending end takes it in before
+    /// anything else it does (`take_delivery`). A signal with no delay between two hosts: a run
+    /// split across threads cannot carry it, only a run in one loop (issue 41).
+    delivered: Arc<AtomicBool>,
+    flow: FlowId,
+    strip: bool,
+}
+
+/// A Homa message's receiving end: its handle on the receiving host's receiver, which every
+/// message into the host shares.
+pub(crate) struct HomaReceiverEnd(Box<ReceiverEnds>);
+
+/// What [`HomaReceiverEnd`] holds.
+struct ReceiverEnds {
     id: MessageId,
     src: u32,
-    sender: HomaSender,
     receiver: Arc<Mutex<HomaReceiver>>,
-    nic: Option<Arc<Mutex<NicQueue>>>,
     wakes: Arc<Wakes>,
+    /// Whether the receiver ACKs a whole message; without, it sets `delivered`.
     ack: bool,
+    delivered: Arc<AtomicBool>,
     strip: bool,
     control_bytes: u16,
 }
 
-impl Ends {
-    /// The engine's packet for `header`.
-    fn packet(&self, header: HomaHeader, left: u64) -> HomaPacket {
-        let class = if self.strip { 0 } else { header.priority() };
-        HomaPacket { header, class, left }
+/// The engine's packet for `header`, `left` bytes of its message not yet sent.
+fn packet_of(header: HomaHeader, left: u64, strip: bool) -> HomaPacket {
+    let class = if strip { 0 } else { header.priority() };
+    HomaPacket { header, class, left }
+}
+
+impl SenderEnds {
+    /// Takes in the delivery the receiving end announced, if any (see `delivered`).
+    #[inline]
+    fn take_delivery(&mut self) {
+        if !self.sender.is_complete() && self.delivered.load(Ordering::Relaxed) {
+            self.sender.handle_delivered();
+        }
+    }
+
+    /// Whether the sender knows, or is about to learn, that the message is whole.
+    fn knows_delivered(&self) -> bool {
+        self.sender.is_complete() || self.delivered.load(Ordering::Relaxed)
     }
 }
 
-impl Drop for Ends {
+impl Drop for ReceiverEnds {
     /// The flow is over: its receiver forgets the message.
     fn drop(&mut self) {
         lock(&self.receiver).remove(self.id);
     }
 }
 
-impl Endpoints for HomaEndpoints {
+impl SenderEnd for HomaSenderEnd {
     type Header = HomaPacket;
 
     fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<HomaPacket>> {
-        let out = self.0.sender.poll_transmit(now)?;
+        let e = &mut *self.0;
+        e.take_delivery();
+        let out = e.sender.poll_transmit(now)?;
         let left = match out.header {
             HomaHeader::Data { message_bytes, .. } => message_bytes - out.data.seq,
             _ => 0,
         };
-        Some(Outgoing { seg: out.data, header: Some(self.0.packet(out.header, left)) })
-    }
-
-    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<HomaPacket>> {
-        let mut r = lock(&self.0.receiver);
-        let header = r.poll_control(self.0.id)?;
-        let ack = AckSegment { ack: r.delivered(self.0.id), ece: false, ts_echo: now, sack: SackBlocks::EMPTY, header_bytes: self.0.control_bytes };
-        drop(r);
-        Some(OutgoingAck { ack, ect: false, header: Some(self.0.packet(header, 0)) })
-    }
-
-    fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&HomaPacket>) {
-        let Some(h) = header else { return };
-        let mut r = lock(&self.0.receiver);
-        match h.header {
-            HomaHeader::Data { message_bytes, priority } => {
-                r.handle_data(now, self.0.id, self.0.src, message_bytes, priority, &packet.data_segment());
-                // Without ACKs the sender learns of delivery as an RPC's client would from the
-                // response (incast's choice, docs/homa.md): at once, with no packet for it.
-                if !self.0.ack && r.is_complete(self.0.id) {
-                    self.0.sender.handle_delivered();
-                }
-            }
-            HomaHeader::Busy => r.handle_busy(now, self.0.id),
-            HomaHeader::Grant { .. } | HomaHeader::Resend { .. } | HomaHeader::Ack => {}
-        }
-        self.0.wakes.take_from(&mut r);
+        Some(Outgoing { seg: out.data, header: Some(packet_of(out.header, left, e.strip)) })
     }
 
     fn handle_ack(&mut self, now: Instant, _packet: &Packet, header: Option<&HomaPacket>) {
+        let e = &mut *self.0;
+        e.take_delivery();
         let Some(h) = header else { return };
         match h.header {
-            HomaHeader::Grant { offset, priority } => self.0.sender.handle_grant(now, offset, priority),
+            HomaHeader::Grant { offset, priority } => e.sender.handle_grant(now, offset, priority),
             HomaHeader::Resend { start, len, priority } => {
                 // Busy: the NIC still holds packets of this message, behind shorter messages'.
-                let busy = self.0.nic.as_ref().is_some_and(|nic| lock(nic).holds(FlowId(self.0.id as u32)));
-                self.0.sender.handle_resend(now, start, len, priority, busy);
+                let busy = e.nic.as_ref().is_some_and(|nic| lock(nic).holds(e.flow));
+                e.sender.handle_resend(now, start, len, priority, busy);
             }
-            HomaHeader::Ack => self.0.sender.handle_delivered(),
+            HomaHeader::Ack => e.sender.handle_delivered(),
             HomaHeader::Data { .. } | HomaHeader::Busy => {}
         }
     }
 
     fn handle_timeout(&mut self, now: Instant) {
+        self.0.take_delivery();
         self.0.sender.handle_timeout(now);
-        let mut r = lock(&self.0.receiver);
-        r.handle_timeout(now, self.0.id);
-        self.0.wakes.take_from(&mut r);
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        let receiver = lock(&self.0.receiver).poll_timeout(self.0.id);
-        super::tcp::earliest(self.0.sender.poll_timeout(), receiver)
+        // A delivered message's sender has no timer (`HomaSender::handle_delivered`).
+        if self.0.knows_delivered() {
+            return None;
+        }
+        self.0.sender.poll_timeout()
+    }
+
+    fn is_complete(&self) -> bool {
+        self.0.knows_delivered()
+    }
+
+    fn outcome(&self) -> Outcome {
+        let s = self.0.sender.stats();
+        // The sender's loss timers: first packets sent again (the receiver adds its RESENDs).
+        Outcome { retransmitted_bytes: s.retransmitted_bytes, timeouts: s.probes.min(u64::from(u32::MAX)) as u32, ..Outcome::default() }
+    }
+
+    fn trace(&self, _row: &mut TraceRow) {}
+}
+
+impl ReceiverEnd for HomaReceiverEnd {
+    type Header = HomaPacket;
+
+    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<HomaPacket>> {
+        let e = &*self.0;
+        let mut r = lock(&e.receiver);
+        let header = r.poll_control(e.id)?;
+        let ack = AckSegment { ack: r.delivered(e.id), ece: false, ts_echo: now, sack: SackBlocks::EMPTY, header_bytes: e.control_bytes };
+        drop(r);
+        Some(OutgoingAck { ack, ect: false, header: Some(packet_of(header, 0, e.strip)) })
+    }
+
+    fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&HomaPacket>) {
+        let Some(h) = header else { return };
+        let e = &*self.0;
+        let mut r = lock(&e.receiver);
+        match h.header {
+            HomaHeader::Data { message_bytes, priority } => {
+                r.handle_data(now, e.id, e.src, message_bytes, priority, &packet.data_segment());
+                if !e.ack && r.is_complete(e.id) {
+                    e.delivered.store(true, Ordering::Relaxed);
+                }
+            }
+            HomaHeader::Busy => r.handle_busy(now, e.id),
+            HomaHeader::Grant { .. } | HomaHeader::Resend { .. } | HomaHeader::Ack => {}
+        }
+        e.wakes.take_from(&mut r);
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        let e = &*self.0;
+        let mut r = lock(&e.receiver);
+        r.handle_timeout(now, e.id);
+        e.wakes.take_from(&mut r);
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        lock(&self.0.receiver).poll_timeout(self.0.id)
     }
 
     fn delivered_bytes(&self) -> u64 {
         lock(&self.0.receiver).delivered(self.0.id)
     }
 
-    fn sender_complete(&self) -> bool {
-        self.0.sender.is_complete()
+    /// The receiver's loss timers: the RESENDs it sent.
+    fn timeouts(&self) -> u64 {
+        lock(&self.0.receiver).stats(self.0.id).resends
     }
-
-    fn outcome(&self) -> Outcome {
-        let s = self.0.sender.stats();
-        let r = lock(&self.0.receiver).stats(self.0.id);
-        Outcome {
-            delivered_bytes: self.delivered_bytes(),
-            retransmitted_bytes: s.retransmitted_bytes,
-            // The loss timers that fired: RESENDs sent, first packets sent again.
-            timeouts: (r.resends + s.probes).min(u64::from(u32::MAX)) as u32,
-            ..Outcome::default()
-        }
-    }
-
-    fn trace(&self, _row: &mut TraceRow) {}
 }
 
 #[cfg(test)]

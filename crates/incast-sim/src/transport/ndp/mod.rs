@@ -10,7 +10,7 @@ use incast_proto::ndp::{NdpConfig, NdpHeader, NdpReceiver, NdpSender, NDP_HEADER
 use incast_proto::tcp::{AckSegment, SackBlocks};
 use incast_proto::time::{Duration, Instant};
 
-use super::{Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, PortFacts, TraceRow, WireHeader};
+use super::{FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, PortFacts, ReceiverEnd, SenderEnd, TraceRow, WireHeader};
 use crate::outcome::Outcome;
 use crate::packet::Packet;
 use crate::scenario::{Protocol, Scenario};
@@ -41,7 +41,8 @@ impl WireHeader for NdpHeader {
 
 impl super::Plugin for Plugin {
     type Header = NdpHeader;
-    type Endpoints = NdpEndpoints;
+    type Sender = NdpSenderEnd;
+    type Receiver = NdpReceiverEnd;
     type Processor = Never<NdpHeader>;
     type Discipline = NdpQueue;
     type Setup = Setup;
@@ -64,11 +65,8 @@ impl super::Plugin for Plugin {
     }
 
     /// No `[transport]` key applies: NDP's hosts run NDP's own sender and receiver.
-    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> NdpEndpoints {
-        NdpEndpoints {
-            sender: Box::new(NdpSender::new(setup.config, start.plan.size_bytes, start.now)),
-            receiver: Box::new(NdpReceiver::new()),
-        }
+    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> (NdpSenderEnd, NdpReceiverEnd) {
+        (NdpSenderEnd(Box::new(NdpSender::new(setup.config, start.plan.size_bytes, start.now))), NdpReceiverEnd(Box::new(NdpReceiver::new())))
     }
 
     /// Every port of an NDP network is NDP's: switch ports trim (`TrimmingQueue`), host NICs
@@ -91,21 +89,21 @@ impl super::Plugin for Plugin {
     }
 }
 
-/// An NDP flow's sender and receiver. Their calls stay out of line: inlined into the registry's
-/// dispatch they grew the event loop's hottest functions for every transport (the engine
-/// bench's star incast under DCTCP ran 2.4% more instructions), and an NDP packet's work is
-/// worth a call.
-pub(crate) struct NdpEndpoints {
-    sender: Box<NdpSender>,
-    receiver: Box<NdpReceiver>,
-}
+/// An NDP flow's sending end. Its calls (and its receiving end's) stay out of line: inlined
+/// into the registry's dispatch they grew the event loop's hottest functions for every transport
+/// (the engine bench's star incast under DCTCP ran 2.4% more instructions), and an NDP packet's
+/// work is worth a call.
+pub(crate) struct NdpSenderEnd(Box<NdpSender>);
 
-impl Endpoints for NdpEndpoints {
+/// An NDP flow's receiving end.
+pub(crate) struct NdpReceiverEnd(Box<NdpReceiver>);
+
+impl SenderEnd for NdpSenderEnd {
     type Header = NdpHeader;
 
     #[inline(never)]
     fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<NdpHeader>> {
-        let s = self.sender.poll_transmit(now)?;
+        let s = self.0.poll_transmit(now)?;
         let seg = incast_proto::tcp::DataSegment {
             seq: s.seq,
             len: s.len,
@@ -120,8 +118,58 @@ impl Endpoints for NdpEndpoints {
     }
 
     #[inline(never)]
+    fn handle_ack(&mut self, now: Instant, _packet: &Packet, header: Option<&NdpHeader>) {
+        match header {
+            Some(&NdpHeader::Ack { seq, cum_ack, .. }) => self.0.handle_ack(now, seq, cum_ack),
+            Some(&NdpHeader::Nack { seq, cum_ack, pull_no }) => self.0.handle_nack(now, seq, cum_ack, pull_no),
+            Some(&NdpHeader::Pull { pull_no, cum_ack }) => self.0.handle_pull(now, pull_no, cum_ack),
+            Some(NdpHeader::Data { .. }) | None => {}
+        }
+    }
+
+    /// A returned data packet is the sender's to send again (`processRTS`).
+    fn handle_returned(&mut self, now: Instant, packet: &Packet, header: Option<&NdpHeader>) {
+        if let Some(NdpHeader::Data { .. }) = header {
+            self.0.handle_returned(now, packet.seq);
+        }
+    }
+
+    #[inline(never)]
+    fn handle_timeout(&mut self, now: Instant) {
+        self.0.handle_timeout(now);
+    }
+
+    #[inline(never)]
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.0.poll_timeout()
+    }
+
+    #[inline(never)]
+    fn is_complete(&self) -> bool {
+        self.0.is_complete()
+    }
+
+    fn outcome(&self) -> Outcome {
+        let s = self.0.stats();
+        Outcome { retransmitted_bytes: s.retransmitted_bytes, timeouts: s.timeouts as u32, ..Outcome::default() }
+    }
+
+    /// NDP keeps no RTT estimate: the traces show its fixed timeout.
+    fn trace(&self, row: &mut TraceRow) {
+        row.srtt_ps = None;
+        row.rto_ps = self.0.rto().as_ps();
+    }
+}
+
+/// A returned ACK, NACK or PULL is dropped by the receiver, as htsim's sink frees a bounced one
+/// (`ndp.cpp` lines 1459-1466): the trait's default `handle_returned`. The receiver has no
+/// timer (the pull pacer is its host NIC's, `NdpQueue::host`).
+impl ReceiverEnd for NdpReceiverEnd {
+    type Header = NdpHeader;
+
+    #[inline(never)]
     fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<NdpHeader>> {
-        let answer = self.receiver.poll_answer()?;
+        let answer = self.0.poll_answer()?;
         let cum_ack = match answer {
             NdpHeader::Ack { cum_ack, .. } | NdpHeader::Nack { cum_ack, .. } | NdpHeader::Pull { cum_ack, .. } => cum_ack,
             NdpHeader::Data { .. } => unreachable!("a receiver answers with ACKs, NACKs and PULLs"),
@@ -133,62 +181,12 @@ impl Endpoints for NdpEndpoints {
     #[inline(never)]
     fn handle_data(&mut self, _now: Instant, packet: &Packet, header: Option<&NdpHeader>) {
         let last = matches!(header, Some(NdpHeader::Data { last: true }));
-        self.receiver.handle_data(packet.seq, packet.len, last);
-    }
-
-    #[inline(never)]
-    fn handle_ack(&mut self, now: Instant, _packet: &Packet, header: Option<&NdpHeader>) {
-        match header {
-            Some(&NdpHeader::Ack { seq, cum_ack, .. }) => self.sender.handle_ack(now, seq, cum_ack),
-            Some(&NdpHeader::Nack { seq, cum_ack, pull_no }) => self.sender.handle_nack(now, seq, cum_ack, pull_no),
-            Some(&NdpHeader::Pull { pull_no, cum_ack }) => self.sender.handle_pull(now, pull_no, cum_ack),
-            Some(NdpHeader::Data { .. }) | None => {}
-        }
-    }
-
-    /// A returned data packet is the sender's to send again (`processRTS`); a returned ACK, NACK
-    /// or PULL is dropped by the receiver, as htsim's sink frees a bounced one (`ndp.cpp` lines
-    /// 1459-1466).
-    fn handle_returned(&mut self, now: Instant, packet: &Packet, header: Option<&NdpHeader>) {
-        if let Some(NdpHeader::Data { .. }) = header {
-            self.sender.handle_returned(now, packet.seq);
-        }
-    }
-
-    #[inline(never)]
-    fn handle_timeout(&mut self, now: Instant) {
-        self.sender.handle_timeout(now);
-    }
-
-    #[inline(never)]
-    fn poll_timeout(&self) -> Option<Instant> {
-        self.sender.poll_timeout()
+        self.0.handle_data(packet.seq, packet.len, last);
     }
 
     #[inline(never)]
     fn delivered_bytes(&self) -> u64 {
-        self.receiver.in_order()
-    }
-
-    #[inline(never)]
-    fn sender_complete(&self) -> bool {
-        self.sender.is_complete()
-    }
-
-    fn outcome(&self) -> Outcome {
-        let s = self.sender.stats();
-        Outcome {
-            delivered_bytes: self.receiver.in_order(),
-            retransmitted_bytes: s.retransmitted_bytes,
-            timeouts: s.timeouts as u32,
-            ..Outcome::default()
-        }
-    }
-
-    /// NDP keeps no RTT estimate: the traces show its fixed timeout.
-    fn trace(&self, row: &mut TraceRow) {
-        row.srtt_ps = None;
-        row.rto_ps = self.sender.rto().as_ps();
+        self.0.in_order()
     }
 }
 

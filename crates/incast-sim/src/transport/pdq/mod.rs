@@ -11,9 +11,9 @@ use incast_proto::tcp::{EchoReceiver, SackBlocks, TcpConfig};
 use incast_proto::time::{Duration, Instant};
 use incast_wire::pdq::{Packet as PdqPacket, HEADER_LEN};
 
-use super::tcp::{earliest, first_rto};
+use super::tcp::first_rto;
 use super::{
-    CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, PortFacts, TraceRow, Way,
+    CapturedHeader, FlowStart, ReceiverEnd, SenderEnd, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, PortFacts, TraceRow, Way,
     WireHeader, SENDING_RATE,
 };
 use crate::outcome::Outcome;
@@ -51,7 +51,8 @@ impl WireHeader for SchedulingHeader {
 
 impl super::Plugin for Plugin {
     type Header = SchedulingHeader;
-    type Endpoints = PdqEndpoints;
+    type Sender = PdqSenderEnd;
+    type Receiver = PdqReceiverEnd;
     type Processor = PdqPort;
     type Discipline = Never<SchedulingHeader>;
     type Setup = Setup;
@@ -69,7 +70,7 @@ impl super::Plugin for Plugin {
         first_rto(&setup.tcp)
     }
 
-    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> PdqEndpoints {
+    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> (PdqSenderEnd, PdqReceiverEnd) {
         // PDQ repairs losses NewReno's way at the accepted rate: no SACK, and every packet is
         // acknowledged at once (it carries a header to answer).
         let tcp = TcpConfig { sack: false, prr: false, ..setup.tcp };
@@ -78,10 +79,10 @@ impl super::Plugin for Plugin {
             max_rate: from_bits_per_sec(start.uplink),
             early_termination: setup.pdq.early_termination && start.plan.deadline.is_some(),
         };
-        PdqEndpoints {
-            sender: Box::new(PdqSender::new(config, start.plan.size_bytes, start.deadline, start.now)),
-            receiver: Box::new(EchoReceiver::new(&tcp)),
-        }
+        (
+            PdqSenderEnd(Box::new(PdqSender::new(config, start.plan.size_bytes, start.deadline, start.now))),
+            PdqReceiverEnd(Box::new(EchoReceiver::new(&tcp))),
+        )
     }
 
     /// PDQ needs a scheduler at every egress port, host NICs included (PDQ Section 3.3: each
@@ -105,71 +106,82 @@ impl super::Plugin for Plugin {
     }
 }
 
-/// A PDQ flow's sender and receiver.
-pub(crate) struct PdqEndpoints {
-    sender: Box<PdqSender>,
-    receiver: Box<EchoReceiver<SchedulingHeader>>,
-}
+/// A PDQ flow's sending end.
+pub(crate) struct PdqSenderEnd(Box<PdqSender>);
 
-impl Endpoints for PdqEndpoints {
+/// A PDQ flow's receiving end: TCP's, echoing each scheduling header.
+pub(crate) struct PdqReceiverEnd(Box<EchoReceiver<SchedulingHeader>>);
+
+impl SenderEnd for PdqSenderEnd {
     type Header = SchedulingHeader;
 
     #[inline]
     fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<SchedulingHeader>> {
-        self.sender.poll_transmit(now).map(|out| Outgoing { seg: out.data, header: Some(out.header) })
-    }
-
-    #[inline]
-    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<SchedulingHeader>> {
-        self.receiver.poll_ack(now).map(|(ack, echo)| OutgoingAck { ack, ect: false, header: echo })
-    }
-
-    #[inline]
-    fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&SchedulingHeader>) {
-        self.receiver.handle_data(now, &packet.data_segment(), header.copied());
+        self.0.poll_transmit(now).map(|out| Outgoing { seg: out.data, header: Some(out.header) })
     }
 
     #[inline]
     fn handle_ack(&mut self, now: Instant, packet: &Packet, header: Option<&SchedulingHeader>) {
-        self.sender.handle_ack(now, &packet.ack_segment(SackBlocks::EMPTY), header);
+        self.0.handle_ack(now, &packet.ack_segment(SackBlocks::EMPTY), header);
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        self.sender.handle_timeout(now);
-        self.receiver.handle_timeout(now);
+        self.0.handle_timeout(now);
     }
 
     #[inline]
     fn poll_timeout(&self) -> Option<Instant> {
-        earliest(self.sender.poll_timeout(), self.receiver.poll_timeout())
+        self.0.poll_timeout()
     }
 
     #[inline]
-    fn delivered_bytes(&self) -> u64 {
-        self.receiver.bytes_received_in_order()
-    }
-
-    #[inline]
-    fn sender_complete(&self) -> bool {
-        self.sender.is_complete()
+    fn is_complete(&self) -> bool {
+        self.0.is_complete()
     }
 
     fn outcome(&self) -> Outcome {
-        let s = self.sender.stats();
+        let s = self.0.stats();
         Outcome {
-            delivered_bytes: self.receiver.bytes_received_in_order(),
             retransmitted_bytes: s.retransmitted_bytes,
             timeouts: s.timeouts as u32,
             // Early Termination, like D3's quenching, gives up on the flow.
-            quenched: self.sender.terminated(),
+            quenched: self.0.terminated(),
             ..Outcome::default()
         }
     }
 
     /// PDQ's accepted rate R_S shares the explicit-rate column (0 while paused).
     fn trace(&self, row: &mut TraceRow) {
-        row.srtt_ps = self.sender.srtt().map(Duration::as_ps);
-        row.rto_ps = self.sender.rto().as_ps();
-        row.set(&SENDING_RATE, Some(ExtraValue::U64(self.sender.rate())));
+        row.srtt_ps = self.0.srtt().map(Duration::as_ps);
+        row.rto_ps = self.0.rto().as_ps();
+        row.set(&SENDING_RATE, Some(ExtraValue::U64(self.0.rate())));
+    }
+}
+
+impl ReceiverEnd for PdqReceiverEnd {
+    type Header = SchedulingHeader;
+
+    #[inline]
+    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<SchedulingHeader>> {
+        self.0.poll_ack(now).map(|(ack, echo)| OutgoingAck { ack, ect: false, header: echo })
+    }
+
+    #[inline]
+    fn handle_data(&mut self, now: Instant, packet: &Packet, header: Option<&SchedulingHeader>) {
+        self.0.handle_data(now, &packet.data_segment(), header.copied());
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.0.handle_timeout(now);
+    }
+
+    #[inline]
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.0.poll_timeout()
+    }
+
+    #[inline]
+    fn delivered_bytes(&self) -> u64 {
+        self.0.bytes_received_in_order()
     }
 }

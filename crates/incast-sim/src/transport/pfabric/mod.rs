@@ -1,7 +1,7 @@
 //! pFabric's transport (Alizadeh et al., SIGCOMM 2013; docs/pfabric.md): every data packet
 //! carries its flow's remaining bytes as its priority, every port (host NICs too) keeps the
 //! rank queue of `queue`, and hosts run a minimal TCP with a fixed window and timeout
-//! (`incast_proto::tcp::pfabric_host`) on the TCP transport's endpoints.
+//! (`incast_proto::tcp::pfabric_host`) on the TCP transport's ends.
 
 mod header;
 mod queue;
@@ -9,8 +9,10 @@ mod queue;
 use incast_proto::tcp::{pfabric_host, TcpConfig};
 use incast_proto::time::{Duration, Instant};
 
-use super::tcp::{first_rto, TcpEndpoints, TRACE_COLUMNS as TCP_TRACE_COLUMNS};
-use super::{CapturedHeader, Endpoints, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, PortFacts, TraceRow};
+use super::tcp::{self, first_rto, TcpReceiverEnd, TcpSenderEnd, TRACE_COLUMNS as TCP_TRACE_COLUMNS};
+use super::{
+    CapturedHeader, FlowStart, IdealPackets, NetFacts, Never, Outgoing, OutgoingAck, PortFacts, ReceiverEnd, SenderEnd, TraceRow,
+};
 use crate::outcome::Outcome;
 use crate::packet::Packet;
 use crate::results::ExtraColumn;
@@ -31,7 +33,8 @@ pub(crate) struct Setup {
 
 impl super::Plugin for Plugin {
     type Header = PfabricHeader;
-    type Endpoints = PfabricEndpoints;
+    type Sender = PfabricSender;
+    type Receiver = PfabricReceiver;
     type Processor = Never<PfabricHeader>;
     type Discipline = PfabricQueue;
     type Setup = Setup;
@@ -57,8 +60,9 @@ impl super::Plugin for Plugin {
 
     /// No `[transport]` key applies: pFabric's hosts use their own TCP, NewReno's window
     /// skeleton without ECN.
-    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> PfabricEndpoints {
-        PfabricEndpoints(TcpEndpoints::new(setup.host, incast_proto::cc::CcKind::NewReno, false, start))
+    fn endpoints(setup: &Setup, start: &FlowStart<'_>) -> (PfabricSender, PfabricReceiver) {
+        let (sender, receiver) = tcp::ends(setup.host, incast_proto::cc::CcKind::NewReno, false, start);
+        (PfabricSender(sender), PfabricReceiver(receiver))
     }
 
     /// Every port of a pFabric network is pFabric's, host NICs included (as in pFabric's
@@ -81,26 +85,21 @@ impl super::Plugin for Plugin {
     }
 }
 
-/// A pFabric flow's sender and receiver: TCP's, stamping each data packet with its priority.
-pub(crate) struct PfabricEndpoints(TcpEndpoints);
+/// A pFabric flow's sending end: TCP's, stamping each data packet with its priority.
+pub(crate) struct PfabricSender(TcpSenderEnd);
 
-impl Endpoints for PfabricEndpoints {
+/// A pFabric flow's receiving end: TCP's, its SACK blocks in pFabric's header.
+pub(crate) struct PfabricReceiver(TcpReceiverEnd);
+
+impl SenderEnd for PfabricSender {
     type Header = PfabricHeader;
 
     fn poll_transmit(&mut self, now: Instant) -> Option<Outgoing<PfabricHeader>> {
-        let sender = &mut self.0.sender;
+        let sender = &mut self.0 .0;
         let seg = sender.poll_transmit(now)?;
         // The bytes the receiver had not reported holding as the packet leaves.
         let rank = sender.unreported_bytes().map_or(u32::MAX, |b| b.min(u64::from(u32::MAX)) as u32);
         Some(Outgoing { seg, header: Some(PfabricHeader::Data { rank }) })
-    }
-
-    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<PfabricHeader>> {
-        self.0.poll_ack_sack(now).map(|o| OutgoingAck { ack: o.ack, ect: o.ect, header: o.header.map(PfabricHeader::Ack) })
-    }
-
-    fn handle_data(&mut self, now: Instant, packet: &Packet, _header: Option<&PfabricHeader>) {
-        self.0.handle_data(now, packet, None);
     }
 
     fn handle_ack(&mut self, now: Instant, packet: &Packet, header: Option<&PfabricHeader>) {
@@ -119,16 +118,12 @@ impl Endpoints for PfabricEndpoints {
         self.0.poll_timeout()
     }
 
-    fn delivered_bytes(&self) -> u64 {
-        self.0.delivered_bytes()
-    }
-
-    fn sender_complete(&self) -> bool {
-        self.0.sender_complete()
+    fn is_complete(&self) -> bool {
+        self.0.is_complete()
     }
 
     fn outcome(&self) -> Outcome {
-        self.0.outcome()
+        self.0.counted()
     }
 
     fn trace(&self, row: &mut TraceRow) {
@@ -137,6 +132,30 @@ impl Endpoints for PfabricEndpoints {
 
     fn push_message(&mut self, now: Instant, bytes: u64, deadline: Option<Instant>) {
         self.0.push_message(now, bytes, deadline);
+    }
+}
+
+impl ReceiverEnd for PfabricReceiver {
+    type Header = PfabricHeader;
+
+    fn poll_ack(&mut self, now: Instant) -> Option<OutgoingAck<PfabricHeader>> {
+        self.0.poll_ack_sack(now).map(|o| OutgoingAck { ack: o.ack, ect: o.ect, header: o.header.map(PfabricHeader::Ack) })
+    }
+
+    fn handle_data(&mut self, now: Instant, packet: &Packet, _header: Option<&PfabricHeader>) {
+        self.0.handle_segment(now, packet);
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.0.handle_timeout(now);
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.0.poll_timeout()
+    }
+
+    fn delivered_bytes(&self) -> u64 {
+        self.0.delivered_bytes()
     }
 }
 
