@@ -55,10 +55,22 @@ $(VENV)/.tools:
 	$(VPY) -m pip install --quiet --upgrade pip 'maturin>=1.7,<2'
 	touch $@
 
-# The engine built in release mode and installed into the venv with its dependencies and the dev
-# extra (pytest, ruff, mypy and stubs); the Python sources stay editable, so only Rust changes
-# trigger a rebuild.
+# The project's Python dependencies and its dev extra (pytest, ruff, mypy and stubs), as
+# pyproject.toml lists them.
+$(VENV)/.deps: $(VENV)/.tools pyproject.toml
+	$(VPY) tools/requirements.py --extra dev > $(VENV)/requirements.txt
+	$(VPY) -m pip install --quiet -r $(VENV)/requirements.txt
+	touch $@
+
+# The engine built in release mode and installed into the venv with its dependencies; the Python
+# sources stay editable, so only Rust changes trigger a rebuild. The dependencies download and
+# install while the extension compiles (on a fresh machine each takes about a minute or two, and
+# maturin alone would do them one after the other); the last `maturin develop` finds both done
+# and only installs the package.
 $(VENV)/.built: $(VENV)/.tools $(RUST_SOURCES) pyproject.toml
+	$(MAKE) --no-print-directory $(VENV)/.deps & deps=$$!; \
+	$(VENV_ENV) $(VENV)/bin/maturin develop --release --quiet --skip-install || { wait $$deps; exit 1; }; \
+	wait $$deps
 	$(VENV_ENV) $(VENV)/bin/maturin develop --release --quiet --extras dev
 	$(VPY) -c 'import incast._core'
 	touch $@
