@@ -865,3 +865,12 @@ def test_on_flows_streams_the_flow_table_in_batches(tmp_path: Path) -> None:
 def test_on_flows_must_be_callable() -> None:
     with pytest.raises(ValueError, match="on_flows must be callable, not int"):
         incast.run(small_scenario(), on_flows=3)  # type: ignore[arg-type]
+
+
+def test_partition_cuts_a_leaf_spine_at_its_fabric_links() -> None:
+    """`Simulation.partition` (issue 41's groundwork): a part per leaf with its hosts and one per
+    spine; the lookahead is the delay of the leaf-spine links, the only links cut."""
+    scenario = small_scenario()
+    scenario["topology"] = {"kind": "leaf-spine", "racks": 3, "hosts_per_rack": 4, "spines": 2, "link_delay": "2us"}
+    part = incast.api.simulation(scenario).partition()
+    assert part == {"parts": 5, "lookahead_s": pytest.approx(2e-6), "cut_links": 6, "largest_part_ports": 4 + 4 + 2}

@@ -118,6 +118,8 @@ def test_bench_measures_a_scenario(tmp_path: Path) -> None:
     assert result["ns_per_event"] == pytest.approx(1e9 / result["events_per_s"])
     assert result["ns_per_event_best"] == pytest.approx(1e9 / max(r["events_per_s"] for r in result["runs"]))
     assert result["events_per_hop"] == pytest.approx(result["events"] / result["packet_hops"])
+    # One switch: one part, nothing to run ahead of.
+    assert (result["parts"], result["lookahead_s"], result["largest_part_ports"]) == (1, None, 8)
     # Without star_incast_dctcp in the run there is nothing to compare with.
     assert "ns per event over" not in proc.stdout and "ns_per_event_vs_reference" not in result
 
@@ -133,17 +135,20 @@ def test_bench_compares_every_case_with_the_reference_measured_alongside() -> No
     assert lines[1].split() == ["fat", "3.00x"]
 
 
-def test_bench_extrapolates_to_a_simulated_time_with_a_threads_column() -> None:
+def test_bench_extrapolates_to_a_simulated_time_with_threads_and_parts_columns() -> None:
     from incast import bench
 
     results = [{"name": "study", "threads": 1, "sim_time_s": 0.02, "wall_s": 60.0, "cpu_s": 30.0,
-                "peak_rss_bytes": 40 * 2**20}]
+                "peak_rss_bytes": 40 * 2**20, "parts": 608, "lookahead_s": 1e-6},
+               {"name": "star", "threads": 1, "sim_time_s": 0.1, "wall_s": 1.0, "cpu_s": 1.0,
+                "peak_rss_bytes": 20 * 2**20, "parts": 1, "lookahead_s": None}]
     lines = bench.extrapolate(results, 5.0)
     assert results[0]["extrapolated_wall_s"] == pytest.approx(15_000.0)
     assert lines[0].startswith("extrapolated to 5 s of simulated time")
     assert lines[1].split() == ["benchmark", "threads", "sim", "s", "wall", "s", "CPU", "s", "peak", "RSS",
-                                "wall", "h", "CPU", "h", "speed-up"]
-    assert lines[2].split() == ["study", "1", "0.02", "60.0", "30.0", "40.0MB", "4.17", "2.08", "1.00"]
+                                "wall", "h", "CPU", "h", "speed-up", "parts", "lookahead"]
+    assert lines[2].split() == ["study", "1", "0.02", "60.0", "30.0", "40.0MB", "4.17", "2.08", "1.00", "608", "1us"]
+    assert lines[3].split()[-2:] == ["1", "-"]
 
 
 def test_bench_refuses_a_bad_extrapolation_time(tmp_path: Path) -> None:

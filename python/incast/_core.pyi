@@ -38,6 +38,13 @@ class _ProgressDict(TypedDict):
     flows_completed: int
     flows_total: int
 
+class _PartitionDict(TypedDict):
+    """How a run across threads would cut the network (crates/incast-sim/src/partition.rs)."""
+    parts: int
+    lookahead_s: Optional[float]
+    cut_links: int
+    largest_part_ports: int
+
 # Column dicts: "rows" (int) plus one `bytes` per column holding its values in native byte order;
 # a nullable column `c` also has "c.valid", an Arrow validity bitmap. Flows, ports, traces,
 # throughput and offers hold the columns `columns(table)` declares: u8, u32, u64 and f64 values as they are,
@@ -87,6 +94,11 @@ class Simulation:
         `step`. Raises ValueError naming an id the run does not have, or once it has started."""
     def progress(self) -> _ProgressDict:
         """Where the run is."""
+    def partition(self) -> _PartitionDict:
+        """How a run across threads would cut the network: its parts (each switch with the hosts
+        it serves; never a link without delay), the least delay between two (how far one part
+        may run ahead), the links cut, and the egress ports of the largest part. The engine runs
+        one thread today (issue 41)."""
     def take_flows(self) -> _ColumnsDict:
         """The flow rows of the flows that have left the run since the last call (the layout of
         `finish()["flows"]`), in the order they left it; `finish` returns only the rows not

@@ -81,11 +81,16 @@ def measure(scenario: Path, repeat: int) -> Dict[str, Any]:
         "packet_hops": runs[0]["packet_hops"],
         "sim_time_s": runs[0]["sim_time_s"],
         "threads": THREADS,
+        # How a run across threads would cut the network (`Simulation.partition`): the most
+        # threads it could use, how far apart its parts are, and the largest part's ports.
+        "parts": runs[0]["parts"],
+        "lookahead_s": runs[0]["lookahead_s"],
+        "largest_part_ports": runs[0]["largest_part_ports"],
         "runs": runs,
     }
 
 
-def _run_child(scenario: Path) -> Dict[str, float]:
+def _run_child(scenario: Path) -> Dict[str, Any]:
     with tempfile.TemporaryFile() as stderr:
         child = subprocess.Popen(
             [sys.executable, "-m", "incast.bench", str(scenario)],
@@ -118,6 +123,9 @@ def _run_child(scenario: Path) -> Dict[str, float]:
         "sim_s_per_wall_s": summary["sim_time_s"] / wall,
         "cpu_s": usage.ru_utime + usage.ru_stime,
         "peak_rss_bytes": usage.ru_maxrss * scale,
+        "parts": report["partition"]["parts"],
+        "lookahead_s": report["partition"]["lookahead_s"],
+        "largest_part_ports": report["partition"]["largest_part_ports"],
     }
 
 
@@ -171,11 +179,13 @@ def extrapolate(results: List[Dict[str, Any]], sim_seconds: float) -> List[str]:
     print. A window that starts from an empty network runs fewer events per simulated second
     than the steady state, so a short window's figure is a lower bound: compare two windows.
     CPU s is the child's user + system time, and CPU h its extrapolation: on a busy machine they
-    move less than the wall time."""
+    move less than the wall time. Parts and lookahead say how a run across threads would cut the
+    network (`Simulation.partition`): the most threads it could use, and how far ahead of the
+    others each part could run."""
     lines = [
         f"extrapolated to {sim_seconds:g} s of simulated time on this machine (wall s x {sim_seconds:g} / sim s):",
         f"  {'benchmark':<28} {'threads':>7} {'sim s':>8} {'wall s':>9} {'CPU s':>9} {'peak RSS':>9} "
-        f"{'wall h':>8} {'CPU h':>8} {'speed-up':>8}",
+        f"{'wall h':>8} {'CPU h':>8} {'speed-up':>8} {'parts':>6} {'lookahead':>10}",
     ]
     one_thread = {r["name"]: r["wall_s"] for r in results if r.get("threads", THREADS) == 1}
     for r in results:
@@ -189,9 +199,15 @@ def extrapolate(results: List[Dict[str, Any]], sim_seconds: float) -> List[str]:
         lines.append(
             f"  {r['name']:<28} {r.get('threads', THREADS):>7} {r['sim_time_s']:>8.4g} {r['wall_s']:>9.1f} "
             f"{'-' if cpu is None else format(cpu, '.1f'):>9} {r['peak_rss_bytes'] / 2**20:>7.1f}MB "
-            f"{r['extrapolated_wall_s'] / 3600:>8.2f} {cpu_h:>8} {speedup:>8}"
+            f"{r['extrapolated_wall_s'] / 3600:>8.2f} {cpu_h:>8} {speedup:>8} {r.get('parts', '-'):>6} "
+            f"{_lookahead(r.get('lookahead_s')):>10}"
         )
     return lines
+
+
+def _lookahead(seconds: Optional[float]) -> str:
+    """A part's lookahead for the table: "-" for a network of one part."""
+    return "-" if seconds is None else f"{seconds * 1e6:.3g}us"
 
 
 def _si(x: float) -> str:
@@ -214,6 +230,7 @@ def _child(argv: Sequence[str]) -> int:
     started = time.perf_counter()
     sim = simulation(scenario)
     built = time.perf_counter()
+    part = dict(sim.partition())
     # The flow rows are taken as the run goes and dropped, as `incast run --stream-flows` takes
     # them to write them out: the peak memory is the engine's, following the flows in flight.
     while not sim.step(CHUNK_EVENTS):
@@ -221,7 +238,8 @@ def _child(argv: Sequence[str]) -> int:
     sim.take_flows()
     raw = sim.finish()
     done = time.perf_counter()
-    print(json.dumps({"build_s": built - started, "wall_s": done - built, "summary": raw["summary"]}))
+    report = {"build_s": built - started, "wall_s": done - built, "summary": raw["summary"], "partition": part}
+    print(json.dumps(report))
     return 0
 
 

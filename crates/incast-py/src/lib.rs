@@ -201,6 +201,20 @@ impl PySimulation {
         Ok(d)
     }
 
+    /// How the network would be cut for a run across threads, as a dict (see `_core.pyi`).
+    fn partition<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let p = py.detach(|| {
+            let guard = self.inner.lock().map_err(|_| poisoned())?;
+            guard.as_ref().map(Simulation::partition).ok_or_else(used_after_finish)
+        })?;
+        let d = PyDict::new(py);
+        d.set_item("parts", p.parts)?;
+        d.set_item("lookahead_s", p.lookahead.map(|l| l.as_secs_f64()))?;
+        d.set_item("cut_links", p.cut_links)?;
+        d.set_item("largest_part_ports", p.largest_part_ports)?;
+        Ok(d)
+    }
+
     /// The flow table's rows of the flows that have left the run since the last call, as columns
     /// (the layout of `finish()["flows"]`), in the order they left it. `finish` returns only the
     /// rows not taken; the summary counts every flow.

@@ -38,6 +38,7 @@ mod offer_log;
 mod observe;
 mod outcome;
 pub mod packet;
+mod partition;
 mod port;
 mod prefetch;
 mod report;
@@ -52,5 +53,6 @@ mod watchdog;
 mod workload;
 
 pub use error::{Error, ResourceError};
+pub use partition::Partition;
 pub use sim::{run, Progress, Simulation};
 pub use transport::{port_sample_columns, trace_columns};

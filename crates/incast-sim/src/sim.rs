@@ -248,6 +248,12 @@ impl Simulation {
         Ok(sim)
     }
 
+    /// How the network would be cut into parts for a run across threads (`crate::partition`):
+    /// how many, how far apart in time, how much the largest holds.
+    pub fn partition(&self) -> crate::Partition {
+        crate::Partition::of(&self.net.topo)
+    }
+
     /// Egress ports of switches, where in-network processors may be attached.
     pub fn switch_ports(&self) -> Vec<PortId> {
         self.net.switch_ports().collect()
