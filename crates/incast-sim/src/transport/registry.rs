@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 use incast_proto::time::{Duration, Instant};
 
 use super::{
-    Arriving, CapturedHeader, FlowStart, IdealPackets, Joined, NetFacts, Outgoing,
-    OutgoingAck, Passage, Plugin, PortFacts, PortProcessor as _, PortView, QueueDiscipline as _, ReceiverEnd as _, SenderEnd as _, TraceRow, Way, WireHeader as _,
+    Arriving, CapturedHeader, FlowStart, IdealPackets, Joined, NetFacts, Outgoing, OutgoingAck, Passage, Plugin, PortFacts,
+    PortProcessor as _, PortView, QueueDiscipline as _, ReceiverEnd as _, SenderEnd as _, TraceRow, Way, WireHeader as _,
 };
 use crate::ids::{FlowId, PacketId};
 use crate::outcome::Outcome;
