@@ -27,8 +27,11 @@ pub(crate) enum Event {
     TxDone(PortId),
     /// The oldest packet on a port's link reached the far end.
     Arrive(PortId),
-    /// A flow's transport timer (RTO or delayed ACK) may be due.
-    FlowTimer(FlowId),
+    /// A flow's sender timer (retransmission, probe) may be due.
+    SenderTimer(FlowId),
+    /// A flow's receiver timer (delayed ACK, resend request) may be due, or its receiver was
+    /// given something to send (`Plugin::poll_wake`).
+    ReceiverTimer(FlowId),
     /// The next flow start is due.
     FlowStarts,
     /// A port processor asked to be woken.
@@ -308,14 +311,14 @@ mod tests {
             let mut q = if window == 0 { EventQueue::default() } else { EventQueue::with_lookahead(window, calendar).expect("a megabyte") };
             q.push(Instant::from_ps(1), Event::Arrive(PortId(1)));
             for (t, flow) in [(9, 1), (3, 2), (3, 3), (7, 4), (3, 5)] {
-                q.push(Instant::from_ps(t), Event::FlowTimer(FlowId(flow)));
+                q.push(Instant::from_ps(t), Event::SenderTimer(FlowId(flow)));
             }
             q.push(Instant::from_ps(3), Event::Arrive(PortId(0)));
             assert_eq!(q.pop(), Some((Instant::from_ps(1), Event::Arrive(PortId(1)))));
-            q.purge_timers(|_, e| e != Event::FlowTimer(FlowId(3)) && e != Event::FlowTimer(FlowId(4)));
+            q.purge_timers(|_, e| e != Event::SenderTimer(FlowId(3)) && e != Event::SenderTimer(FlowId(4)));
             assert_eq!(q.timers_pending(), 3, "window {window}, calendar {calendar}");
             let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(t, e)| (t.as_ps(), e)).collect();
-            let timer = |f| Event::FlowTimer(FlowId(f));
+            let timer = |f| Event::SenderTimer(FlowId(f));
             assert_eq!(order, vec![(3, timer(2)), (3, timer(5)), (3, Event::Arrive(PortId(0))), (9, timer(1))], "window {window}, calendar {calendar}");
         }
     }
@@ -356,7 +359,7 @@ mod tests {
             for (op, delay, port) in ops {
                 if op == 0 {
                     prop_assert_eq!(q.peek(), reference.values().next().copied());
-                    prop_assert_eq!(q.timers_pending(), reference.values().filter(|e| matches!(e, Event::FlowTimer(_))).count());
+                    prop_assert_eq!(q.timers_pending(), reference.values().filter(|e| matches!(e, Event::SenderTimer(_))).count());
                     let got = q.pop();
                     let want = reference.pop_first().map(|((t, _), e)| (Instant::from_ps(t), e));
                     prop_assert_eq!(got, want);
@@ -370,7 +373,7 @@ mod tests {
                 } else {
                     // Mix packet and timer events (two heaps), near and far.
                     let t = now + if op == 3 { delay * 64 } else { delay >> (op * 6) };
-                    let event = if port % 3 == 0 { Event::FlowTimer(FlowId(port)) } else { Event::Arrive(PortId(port)) };
+                    let event = if port % 3 == 0 { Event::SenderTimer(FlowId(port)) } else { Event::Arrive(PortId(port)) };
                     q.push(Instant::from_ps(t), event);
                     reference.insert((t, seq), event);
                     seq += 1;

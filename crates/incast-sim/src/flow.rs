@@ -24,8 +24,10 @@ pub(crate) struct Flow {
     pub(crate) finished_at: Option<Instant>,
     /// Absolute deadline once started.
     pub(crate) deadline_at: Option<Instant>,
-    /// Time of this flow's pending timer event, if any (later events for it are stale).
-    pub(crate) timer_at: Option<Instant>,
+    /// Time of the sender end's pending timer event, if any (later events for it are stale).
+    pub(crate) sender_timer_at: Option<Instant>,
+    /// Time of the receiver end's pending timer event, if any.
+    pub(crate) receiver_timer_at: Option<Instant>,
     /// Waiting for its host's NIC to drain.
     pub(crate) blocked: bool,
     /// A message of a persistent connection: where its bytes are on the connection.
@@ -89,7 +91,8 @@ impl Flow {
             started_at: None,
             finished_at: None,
             deadline_at: None,
-            timer_at: None,
+            sender_timer_at: None,
+            receiver_timer_at: None,
             blocked: false,
             span: None,
             connection: None,
@@ -153,6 +156,7 @@ impl Flow {
     pub(crate) fn retire(&mut self) {
         self.outcome = Some(self.outcome());
         self.transport = None;
-        self.timer_at = None;
+        self.sender_timer_at = None;
+        self.receiver_timer_at = None;
     }
 }

@@ -44,12 +44,12 @@ pub struct Progress {
     pub flows_total: u64,
 }
 
-/// Which endpoints of a flow `pump` polls for output.
+/// Which end of a flow: the one `pump` polls for output after handing it something, or whose
+/// timer fired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ends {
     Sender,
     Receiver,
-    Both,
 }
 
 /// A simulation in progress. Build it with [`Simulation::new`], advance it with
@@ -561,7 +561,8 @@ impl Simulation {
         match event {
             Event::TxDone(port) => self.on_tx_done(port),
             Event::Arrive(port) => self.on_arrive(port),
-            Event::FlowTimer(flow) => self.on_flow_timer(flow),
+            Event::SenderTimer(flow) => self.on_flow_timer(flow, Ends::Sender),
+            Event::ReceiverTimer(flow) => self.on_flow_timer(flow, Ends::Receiver),
             Event::FlowStarts => self.on_flow_starts(),
             Event::ProcessorTimer(port) => {
                 self.on_processor_timer(port);
@@ -685,7 +686,7 @@ impl Simulation {
         let stalled = self.end.is_none()
             && self.starts.is_empty()
             && self.packets.live() == 0
-            && self.flows.slots().all(|f| f.timer_at.is_none());
+            && self.flows.slots().all(|f| f.sender_timer_at.is_none() && f.receiver_timer_at.is_none());
         if stalled {
             // Unfinished flows are left (else the run would have ended), and none can act again.
             self.stalled(Stalled::Deadlock { flows: self.running });
@@ -777,17 +778,18 @@ impl Simulation {
         self.pump(carrier, Ends::Sender);
     }
 
-    /// Moves whatever the flow's `ends` want to send into their NICs and re-arms its timer. Only
-    /// an end that was just handed something can have new output, so the other is not polled.
+    /// Moves whatever the flow's end `ends` wants to send into its NIC and re-arms the flow's
+    /// timers. Only an end that was just handed something can have new output, so the other is
+    /// not polled.
     fn pump(&mut self, id: FlowId, ends: Ends) {
         // The flow's slot stays put while it runs: looked up once for all that follows.
         let slot = self.flows.slot(id);
-        if ends != Ends::Receiver {
-            self.send_data(id, slot);
-        }
-        if ends != Ends::Sender {
-            self.send_acks(id, slot);
-            self.wake_others();
+        match ends {
+            Ends::Sender => self.send_data(id, slot),
+            Ends::Receiver => {
+                self.send_acks(id, slot);
+                self.wake_others();
+            }
         }
         if self.obs.traces.is_some() {
             self.trace(id);
@@ -866,26 +868,34 @@ impl Simulation {
         self.arm_timer(id, slot);
     }
 
-    /// Makes sure the next timer of a running flow has an event.
+    /// Makes sure the next timer of each end of a running flow has an event. Each end has its
+    /// own (a sender's retransmission timer, a receiver's delayed ACK), as each would in a part
+    /// of the network of its own (issue 41). Lazy timers: an earlier pending event is kept (it
+    /// re-arms when it finds nothing due); a new one is queued only when the new deadline is
+    /// earlier than what is pending, and never before the next instant.
     fn arm_timer(&mut self, id: FlowId, slot: Slot) {
-        let now = self.now;
+        let next = self.now + Duration::from_ps(1);
         let flow = &mut self.flows[slot];
         let transport = flow.transport.as_ref().expect("pumped flows have started");
-        if let Some(due) = transport.poll_timeout() {
-            // Lazy timers: keep an earlier pending event (it re-arms when it finds nothing due);
-            // schedule only when the new deadline is earlier than what is pending.
-            let due = due.max(now + Duration::from_ps(1));
-            if flow.timer_at.is_none_or(|t| due < t) {
-                flow.timer_at = Some(due);
-                self.timer_event(id, due);
-            }
+        let earlier = |due: Option<Instant>, pending: Option<Instant>| {
+            due.map(|d| d.max(next)).filter(|&d| pending.is_none_or(|t| d < t))
+        };
+        let sender = earlier(transport.sender.poll_timeout(), flow.sender_timer_at);
+        let receiver = earlier(transport.receiver.poll_timeout(), flow.receiver_timer_at);
+        if let Some(due) = sender {
+            flow.sender_timer_at = Some(due);
+            self.timer_event(Event::SenderTimer(id), due);
+        }
+        if let Some(due) = receiver {
+            self.flows[slot].receiver_timer_at = Some(due);
+            self.timer_event(Event::ReceiverTimer(id), due);
         }
     }
 
-    /// Queues flow `id`'s timer event at `due` (its `timer_at` now).
+    /// Queues a flow timer `event` at `due` (its end's pending timer now).
     #[inline(always)]
-    fn timer_event(&mut self, id: FlowId, due: Instant) {
-        self.events.push(due, Event::FlowTimer(id));
+    fn timer_event(&mut self, event: Event, due: Instant) {
+        self.events.push(due, event);
         if self.events.timers_pending() >= self.purge_timers_at {
             self.purge_timers();
         }
@@ -900,15 +910,15 @@ impl Simulation {
         }
     }
 
-    /// Flow `other`'s timer event at the next instant, if it is still running and has none
-    /// earlier (the lazy timers of `arm_timer`).
+    /// Flow `other`'s receiver timer event at the next instant, if it is still running and has
+    /// none earlier (the lazy timers of `arm_timer`): its receiver was given something to send.
     #[cold]
     fn wake(&mut self, other: FlowId) {
         let due = self.now + Duration::from_ps(1);
         let Some(flow) = self.flows.get_mut(other).filter(|f| f.transport.is_some()) else { return };
-        if flow.timer_at.is_none_or(|t| due < t) {
-            flow.timer_at = Some(due);
-            self.timer_event(other, due);
+        if flow.receiver_timer_at.is_none_or(|t| due < t) {
+            flow.receiver_timer_at = Some(due);
+            self.timer_event(Event::ReceiverTimer(other), due);
         }
     }
 
@@ -924,23 +934,32 @@ impl Simulation {
     fn purge_timers(&mut self) {
         let flows = &self.flows;
         self.events.purge_timers(|t, event| match event {
-            Event::FlowTimer(id) => flows.get(id).is_some_and(|f| f.timer_at == Some(t)),
+            Event::SenderTimer(id) => flows.get(id).is_some_and(|f| f.sender_timer_at == Some(t)),
+            Event::ReceiverTimer(id) => flows.get(id).is_some_and(|f| f.receiver_timer_at == Some(t)),
             _ => true,
         });
         self.purge_timers_at = (2 * self.events.timers_pending()).max(self.purge_floor);
     }
 
-    fn on_flow_timer(&mut self, id: FlowId) {
+    /// The timer of flow `id`'s `end` may be due: the end acts on it, then gets polled.
+    fn on_flow_timer(&mut self, id: FlowId, end: Ends) {
         // A released flow's timer events are all stale: it retired before it left.
         let Some(flow) = self.flows.get_mut(id) else { return };
-        if flow.timer_at != Some(self.now) {
+        let pending = match end {
+            Ends::Sender => &mut flow.sender_timer_at,
+            Ends::Receiver => &mut flow.receiver_timer_at,
+        };
+        if *pending != Some(self.now) {
             return; // stale: a different timer event is the live one
         }
-        flow.timer_at = None;
+        *pending = None;
         let Some(transport) = flow.transport.as_mut() else { return };
         self.watchdog.timer_fired();
-        transport.handle_timeout(self.now);
-        self.pump(id, Ends::Both);
+        match end {
+            Ends::Sender => transport.sender.handle_timeout(self.now),
+            Ends::Receiver => transport.receiver.handle_timeout(self.now),
+        }
+        self.pump(id, end);
     }
 
     /// A finite flow is over: it `completed` (the receiver holds every byte) or was abandoned.

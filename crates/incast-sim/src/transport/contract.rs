@@ -93,9 +93,9 @@ pub(crate) trait Plugin {
     /// A flow to which a call on another flow's receiver gave something to send, for a
     /// transport whose flows share state (Homa's receiver schedules every message into its host,
     /// and grants the next one when a message needs no more grants). The engine asks after each
-    /// time it hands a receiver a packet or a timer, and wakes each flow named as a due timer
-    /// would, at the next instant: its timers run and both ends are polled. The shared state
-    /// lives where the setup hands it to the flows' endpoints.
+    /// time it hands a receiver a packet or a timer, and wakes the receiver of each flow named as
+    /// its due timer would, at the next instant: the receiver's timer runs and it is polled. The
+    /// shared state lives where the setup hands it to the flows' ends.
     fn poll_wake(setup: &Self::Setup) -> Option<FlowId> {
         let _ = setup;
         None

@@ -115,14 +115,21 @@ impl Pair {
             if self.transport.sender.is_complete() && self.wire.is_empty() {
                 return true;
             }
-            let next = [self.wire.front().map(|p| p.arrives), self.transport.poll_timeout()].into_iter().flatten().min();
+            let (sender_due, receiver_due) = (self.transport.sender.poll_timeout(), self.transport.receiver.poll_timeout());
+            let next = [self.wire.front().map(|p| p.arrives), sender_due, receiver_due].into_iter().flatten().min();
             let Some(next) = next.filter(|&t| t <= end) else { return false };
             self.now = next.max(self.now);
             if self.wire.front().is_some_and(|p| p.arrives <= self.now) {
                 let p = self.wire.pop_front().expect("a packet arrives");
                 self.arrive(p);
             } else {
-                self.transport.handle_timeout(self.now);
+                // Each end acts on its own timer, as the engine runs them.
+                if sender_due.is_some_and(|t| t <= self.now) {
+                    self.transport.sender.handle_timeout(self.now);
+                }
+                if receiver_due.is_some_and(|t| t <= self.now) {
+                    self.transport.receiver.handle_timeout(self.now);
+                }
             }
         }
     }

@@ -489,29 +489,14 @@ fn union(lists: &[&[ExtraColumn]]) -> Vec<ExtraColumn> {
 incast_scenario::for_each_transport!(engine_registry);
 
 /// A running flow's two ends, as the engine keeps them while one loop runs the whole network:
-/// each half is called only with what reaches its own host, and they meet here only where the
-/// flow's account needs both (its timer, its outcome).
+/// each half is called only with what reaches its own host and only at its own timer, and they
+/// meet here only where the flow's account needs both (its outcome).
 pub(crate) struct Transport {
     pub(crate) sender: Sender,
     pub(crate) receiver: Receiver,
 }
 
 impl Transport {
-    /// Both ends act on their due timers, the sender first.
-    pub(crate) fn handle_timeout(&mut self, now: Instant) {
-        self.sender.handle_timeout(now);
-        self.receiver.handle_timeout(now);
-    }
-
-    /// The earliest timer of either end.
-    #[inline]
-    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
-        match (self.sender.poll_timeout(), self.receiver.poll_timeout()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
     /// What the flow achieved so far: the sender's counts, the receiver's bytes, and the loss
     /// timers of both.
     pub(crate) fn outcome(&self) -> Outcome {
