@@ -72,7 +72,7 @@ def small_scenario(seed: int = 7) -> dict:
 
 
 _FORKS: list[ForkServer] = []
-"""This test process's fork server, started by the first `incast` call and closed at the end of
+"""This test process's fork server, started on first use (`fork_server`) and closed at the end of
 the session (`_close_fork_server`)."""
 
 
@@ -83,6 +83,13 @@ def _close_fork_server() -> Iterator[None]:
         _FORKS.pop().close()
 
 
+def fork_server() -> ForkServer:
+    """This test process's fork server (`forkserver.py`), started on first use."""
+    if not _FORKS:
+        _FORKS.append(ForkServer())
+    return _FORKS[0]
+
+
 def incast(
     *args: str, timeout: float = 300, cwd: Path | None = None, env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess:
@@ -90,9 +97,7 @@ def incast(
     default this one) in a process of its own and captures its output. The process is forked
     from one that imported incast already (`forkserver.py`): a command's output, status and
     failures are its own, without an interpreter's start each time."""
-    if not _FORKS:
-        _FORKS.append(ForkServer())
-    return _FORKS[0].run(
+    return fork_server().run(
         args, cwd=cwd or Path.cwd(), env=os.environ if env is None else env, timeout=timeout, module="incast"
     )
 

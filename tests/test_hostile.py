@@ -13,7 +13,7 @@ FIFOs, symlinks and Parquet files are laid out by `lay_out` next to the scenario
 Every case runs in a process of its own with a timeout, the Python API included: an input that
 hangs or aborts the process (the failures issue 12 is about) then fails its own test instead of
 taking the whole suite down. The processes are forked from one that imported incast already
-(`forkserver.py`), which spares each case the start of an interpreter.
+(`forkserver.py`, `conftest.fork_server`), which spares each case the start of an interpreter.
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pytest
-from forkserver import ForkServer
+
+from conftest import fork_server
 
 TESTS = Path(__file__).resolve().parent
 HOSTILE = TESTS / "hostile"
@@ -1540,24 +1541,11 @@ def hostile_env() -> Dict[str, str]:
     return {**os.environ, "INCAST_HOSTILE_CANARY": CANARY}
 
 
-_FORKS: List[ForkServer] = []
-"""The module's fork server, while its tests run (`_fork_server`)."""
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _fork_server() -> Iterator[None]:
-    server = ForkServer()
-    _FORKS.append(server)
-    yield
-    _FORKS.remove(server)
-    server.close()
-
-
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """`python -m incast ARGS` in a process of its own, bounded in time, stdin closed (a path
     such as /dev/stdin must not wait for a terminal)."""
     try:
-        return _FORKS[0].run(args, cwd=cwd, env=hostile_env(), timeout=TIMEOUT_S, module="incast")
+        return fork_server().run(args, cwd=cwd, env=hostile_env(), timeout=TIMEOUT_S, module="incast")
     except subprocess.TimeoutExpired:
         pytest.fail(f"`incast {' '.join(args)}` did not finish within {TIMEOUT_S} s")
 
@@ -1752,7 +1740,7 @@ else:
 def probe(*args: str, cwd: Path) -> List[Dict[str, Any]]:
     """Runs PROBE with `args`; the outcome of each step, in order."""
     try:
-        proc = _FORKS[0].run([str(TESTS), *args], cwd=cwd, env=hostile_env(), timeout=TIMEOUT_S, code=PROBE)
+        proc = fork_server().run([str(TESTS), *args], cwd=cwd, env=hostile_env(), timeout=TIMEOUT_S, code=PROBE)
     except subprocess.TimeoutExpired as e:
         done = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
         pytest.fail(f"the Python API did not finish within {TIMEOUT_S} s; finished steps: {done!r}")
