@@ -1,7 +1,7 @@
 """Digests of everything a run returns, for every example and benchmark scenario: to show that a
 change meant to leave results alone (a refactoring, a faster engine) left every value as it was.
 
-    python benches/digests.py [--out FILE] [--skip-large] [NAME ...]
+    python benches/digests.py [--skip-large] [NAME ...] > FILE
 
 For each scenario of examples/ and benches/ (or those named), it runs the scenario once through
 the Python API and prints one line: the name, the events, and a SHA-256 of each table (flows,

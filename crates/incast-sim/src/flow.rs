@@ -1,5 +1,5 @@
-//! A flow of the run: its plan, routes, the endpoints of its transport while it runs
-//! (`transport::Transport`), and what it achieved once they are freed.
+//! A flow of the run: its plan, routes, the two ends of its transport while it runs
+//! (`transport::Sender`, `transport::Receiver`), and what it achieved once they are freed.
 
 use incast_proto::time::{Duration, Instant};
 
@@ -8,7 +8,7 @@ use crate::network::Routes;
 use crate::outcome::Outcome;
 use crate::packet::RouteCursor;
 use crate::scenario::Protocol;
-use crate::transport::Transport;
+use crate::transport::{Receiver, Sender};
 use crate::workload::FlowPlan;
 
 /// A flow of the run: its plan, routes, transport and outcome.
@@ -17,8 +17,13 @@ pub(crate) struct Flow {
     pub(crate) protocol: Protocol,
     pub(crate) forward: RouteCursor,
     pub(crate) reverse: RouteCursor,
-    pub(crate) transport: Option<Transport>,
-    /// Final counters once `transport` has been freed.
+    /// The sending end, from the flow's start until it retires. Each end is stored, reached and
+    /// freed on its own, as each will live in the part of the network of its own host when a run
+    /// is cut into parts (issue 41); this engine frees both at once (`retire`).
+    pub(crate) sender: Option<Sender>,
+    /// The receiving end, as long as the sending end.
+    pub(crate) receiver: Option<Receiver>,
+    /// Final counters once the ends have been freed.
     pub(crate) outcome: Option<Outcome>,
     pub(crate) started_at: Option<Instant>,
     pub(crate) finished_at: Option<Instant>,
@@ -86,7 +91,8 @@ impl Flow {
             forward: routes.forward,
             reverse: routes.reverse,
             own_routes: routes.own,
-            transport: None,
+            sender: None,
+            receiver: None,
             outcome: None,
             started_at: None,
             finished_at: None,
@@ -131,7 +137,8 @@ impl Flow {
     /// Counters so far (zero before the flow starts) of a flow that is not a message of a
     /// persistent connection; see `Span::outcome` for those.
     pub(crate) fn outcome(&self) -> Outcome {
-        self.outcome.or_else(|| self.transport.as_ref().map(Transport::outcome)).unwrap_or_default()
+        let ends = || Some(crate::transport::outcome(self.sender.as_ref()?, self.receiver.as_ref()?));
+        self.outcome.or_else(ends).unwrap_or_default()
     }
 
     /// When the flow is due: its deadline counted from its start, or from its planned start if
@@ -152,10 +159,17 @@ impl Flow {
         self.outcome.is_some() && self.finished_at.is_none()
     }
 
+    /// Whether both ends are freed (or were never made): the flow runs no more.
+    #[inline]
+    pub(crate) fn ends_freed(&self) -> bool {
+        self.sender.is_none() && self.receiver.is_none()
+    }
+
     /// Frees the endpoints of a flow whose both ends are done, keeping its counters.
     pub(crate) fn retire(&mut self) {
         self.outcome = Some(self.outcome());
-        self.transport = None;
+        self.sender = None;
+        self.receiver = None;
         self.sender_timer_at = None;
         self.receiver_timer_at = None;
     }

@@ -89,7 +89,7 @@ impl FlowTable {
     pub(crate) fn remove(&mut self, id: FlowId) {
         let slot = std::mem::replace(&mut self.slot_of[id.idx()], NO_SLOT);
         assert_ne!(slot, NO_SLOT, "flow {} is not in the table", id.0);
-        debug_assert!(self.slots[slot as usize].1.transport.is_none() && self.slots[slot as usize].1.sender_timer_at.is_none() && self.slots[slot as usize].1.receiver_timer_at.is_none());
+        debug_assert!(self.slots[slot as usize].1.ends_freed() && self.slots[slot as usize].1.sender_timer_at.is_none() && self.slots[slot as usize].1.receiver_timer_at.is_none());
         // A reserve failure here only costs the reuse of the slot.
         if self.free.try_reserve(1).is_ok() {
             self.free.push(slot);

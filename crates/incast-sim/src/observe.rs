@@ -179,7 +179,7 @@ pub(crate) fn outcome_of(flows: &FlowTable, f: &Flow) -> Outcome {
         None => f.outcome(),
         Some(span) => {
             let carrier = &flows[span.carrier];
-            span.outcome(carrier.transport.as_ref().map_or(0, |t| t.receiver.delivered_bytes()))
+            span.outcome(carrier.receiver.as_ref().map_or(0, |r| r.delivered_bytes()))
         }
     }
 }

@@ -489,7 +489,7 @@ impl Simulation {
     /// carrier keeps it). Its row goes to `records`, its routes to later flows.
     fn release_if_done(&mut self, id: FlowId) {
         let flow = &self.flows[id];
-        let over = flow.transport.is_none() && flow.outcome.is_some() && flow.in_flight == 0;
+        let over = flow.ends_freed() && flow.outcome.is_some() && flow.in_flight == 0;
         if !(self.releasing && over && flow.span.is_none() && flow.connection.is_none()) {
             return;
         }
@@ -509,7 +509,7 @@ impl Simulation {
     fn packet_gone(&mut self, id: FlowId) {
         let flow = &mut self.flows[id];
         flow.in_flight -= 1;
-        if flow.in_flight == 0 && flow.transport.is_none() {
+        if flow.in_flight == 0 && flow.ends_freed() {
             self.release_if_done(id);
         }
     }
@@ -764,7 +764,8 @@ impl Simulation {
         let nic = self.net.topo.host_nic(flow.plan.src);
         let uplink = self.net.topo.ports[nic.idx()].link.rate;
         let start = FlowStart { flow: id, nic, protocol: flow.protocol, plan: &flow.plan, deadline, now, uplink };
-        flow.transport = Some(self.net.setups.endpoints(&start));
+        let (sender, receiver) = self.net.setups.endpoints(&start);
+        (flow.sender, flow.receiver) = (Some(sender), Some(receiver));
         self.pump(id, Ends::Sender);
     }
 
@@ -773,7 +774,7 @@ impl Simulation {
         let now = self.now;
         let c = &mut self.flows[carrier];
         let span = c.connection.as_mut().expect("carriers keep their connection").push(carrier, id, bytes);
-        c.transport.as_mut().expect("carriers keep their transport").sender.push_message(now, bytes, deadline);
+        c.sender.as_mut().expect("carriers keep their sender").push_message(now, bytes, deadline);
         self.flows[id].span = Some(span);
         self.pump(carrier, Ends::Sender);
     }
@@ -812,8 +813,8 @@ impl Simulation {
                 }
                 break;
             }
-            let transport = flow.transport.as_mut().expect("pumped flows have started");
-            let Some(out) = transport.sender.poll_transmit(now) else { break };
+            let sender = flow.sender.as_mut().expect("pumped flows have started");
+            let Some(out) = sender.poll_transmit(now) else { break };
             let route = self.net.next_forward(id, flow.forward);
             let priority = flow.plan.priority;
             flow.in_flight += 1;
@@ -826,8 +827,8 @@ impl Simulation {
         let now = self.now;
         loop {
             let flow = &mut self.flows[slot];
-            let transport = flow.transport.as_mut().expect("pumped flows have started");
-            let Some(out) = transport.receiver.poll_ack(now) else { break };
+            let receiver = flow.receiver.as_mut().expect("pumped flows have started");
+            let Some(out) = receiver.poll_ack(now) else { break };
             let route = self.net.next_reverse(id, flow.reverse);
             let priority = flow.plan.priority;
             flow.in_flight += 1;
@@ -838,10 +839,11 @@ impl Simulation {
     /// Frees a flow whose both ends are done, or makes sure its next timer has an event.
     fn rearm(&mut self, id: FlowId, slot: Slot) {
         let flow = &mut self.flows[slot];
-        let transport = flow.transport.as_ref().expect("pumped flows have started");
+        let sender = flow.sender.as_ref().expect("pumped flows have started");
         if let Some(connection) = flow.connection.as_mut() {
             // A connection waits for its next message rather than retiring.
-            if let Some((to, bytes, timeouts)) = connection.charge(&transport.outcome()) {
+            let receiver = flow.receiver.as_ref().expect("carriers keep their receiver");
+            if let Some((to, bytes, timeouts)) = connection.charge(&crate::transport::outcome(sender, receiver)) {
                 let span = self.flows[to].span.as_mut().expect("messages have a span");
                 span.retransmitted_bytes += bytes;
                 span.timeouts += timeouts;
@@ -849,7 +851,7 @@ impl Simulation {
             self.arm_timer(id, slot);
             return;
         }
-        if transport.sender.is_complete() {
+        if sender.is_complete() {
             if flow.finished_at.is_none() {
                 // The sender is done but the receiver never got every byte: the host gave up on
                 // the flow (D3 quenching). It ends here for the run, without completing.
@@ -876,12 +878,11 @@ impl Simulation {
     fn arm_timer(&mut self, id: FlowId, slot: Slot) {
         let next = self.now + Duration::from_ps(1);
         let flow = &mut self.flows[slot];
-        let transport = flow.transport.as_ref().expect("pumped flows have started");
         let earlier = |due: Option<Instant>, pending: Option<Instant>| {
             due.map(|d| d.max(next)).filter(|&d| pending.is_none_or(|t| d < t))
         };
-        let sender = earlier(transport.sender.poll_timeout(), flow.sender_timer_at);
-        let receiver = earlier(transport.receiver.poll_timeout(), flow.receiver_timer_at);
+        let sender = earlier(flow.sender.as_ref().expect("pumped flows have started").poll_timeout(), flow.sender_timer_at);
+        let receiver = earlier(flow.receiver.as_ref().expect("pumped flows have started").poll_timeout(), flow.receiver_timer_at);
         if let Some(due) = sender {
             flow.sender_timer_at = Some(due);
             self.timer_event(Event::SenderTimer(id), due);
@@ -915,7 +916,7 @@ impl Simulation {
     #[cold]
     fn wake(&mut self, other: FlowId) {
         let due = self.now + Duration::from_ps(1);
-        let Some(flow) = self.flows.get_mut(other).filter(|f| f.transport.is_some()) else { return };
+        let Some(flow) = self.flows.get_mut(other).filter(|f| f.receiver.is_some()) else { return };
         if flow.receiver_timer_at.is_none_or(|t| due < t) {
             flow.receiver_timer_at = Some(due);
             self.timer_event(Event::ReceiverTimer(other), due);
@@ -953,11 +954,18 @@ impl Simulation {
             return; // stale: a different timer event is the live one
         }
         *pending = None;
-        let Some(transport) = flow.transport.as_mut() else { return };
-        self.watchdog.timer_fired();
+        // The end's state: a retired flow's pending timers were cleared with it.
         match end {
-            Ends::Sender => transport.sender.handle_timeout(self.now),
-            Ends::Receiver => transport.receiver.handle_timeout(self.now),
+            Ends::Sender => {
+                let Some(sender) = flow.sender.as_mut() else { return };
+                self.watchdog.timer_fired();
+                sender.handle_timeout(self.now);
+            }
+            Ends::Receiver => {
+                let Some(receiver) = flow.receiver.as_mut() else { return };
+                self.watchdog.timer_fired();
+                receiver.handle_timeout(self.now);
+            }
         }
         self.pump(id, end);
     }
@@ -1190,7 +1198,7 @@ impl Simulation {
             // A flow that ended while it waited may have left the table.
             let Some(flow) = self.flows.get_mut(id) else { continue };
             flow.blocked = false;
-            if flow.transport.is_some() {
+            if flow.sender.is_some() {
                 self.pump(id, Ends::Sender);
             }
         }
@@ -1234,17 +1242,14 @@ impl Simulation {
         let id = pkt.flow;
         let flow = &mut self.flows[id];
         flow.in_flight -= 1;
-        let Some(transport) = flow.transport.as_mut() else {
-            // A late duplicate for a flow whose endpoints are both done: the flow leaves the
-            // table if it was the last of its packets.
-            self.release_if_done(id);
-            return;
-        };
+        // A packet for an end that has retired is a late duplicate: the flow leaves the table if
+        // it was the last of its packets.
         let ends = match pkt.kind {
             PacketKind::Data => {
-                let before = transport.receiver.delivered_bytes();
-                transport.receiver.handle_data(now, pkt, header);
-                let delivered = transport.receiver.delivered_bytes();
+                let Some(receiver) = flow.receiver.as_mut() else { return self.release_if_done(id) };
+                let before = receiver.delivered_bytes();
+                receiver.handle_data(now, pkt, header);
+                let delivered = receiver.delivered_bytes();
                 if delivered > before {
                     flow.stalls.on_progress(now);
                     self.watchdog.progress(now);
@@ -1258,7 +1263,8 @@ impl Simulation {
                 Ends::Receiver
             }
             PacketKind::Ack => {
-                transport.sender.handle_ack(now, pkt, header);
+                let Some(sender) = flow.sender.as_mut() else { return self.release_if_done(id) };
+                sender.handle_ack(now, pkt, header);
                 Ends::Sender
             }
         };
@@ -1274,17 +1280,15 @@ impl Simulation {
         let id = pkt.flow;
         let flow = &mut self.flows[id];
         flow.in_flight -= 1;
-        let Some(transport) = flow.transport.as_mut() else {
-            self.release_if_done(id);
-            return;
-        };
         let ends = match pkt.kind {
             PacketKind::Data => {
-                transport.sender.handle_returned(self.now, pkt, header);
+                let Some(sender) = flow.sender.as_mut() else { return self.release_if_done(id) };
+                sender.handle_returned(self.now, pkt, header);
                 Ends::Sender
             }
             PacketKind::Ack => {
-                transport.receiver.handle_returned(self.now, pkt, header);
+                let Some(receiver) = flow.receiver.as_mut() else { return self.release_if_done(id) };
+                receiver.handle_returned(self.now, pkt, header);
                 Ends::Receiver
             }
         };
@@ -1324,8 +1328,8 @@ impl Simulation {
         if !traces.wants(id, flow.plan.workload, flow.plan.app) {
             return;
         }
-        let Some(transport) = flow.transport.as_ref() else { return };
-        if let Err(e) = traces.record(id, self.now, transport.sender.trace()) {
+        let Some(sender) = flow.sender.as_ref() else { return };
+        if let Err(e) = traces.record(id, self.now, sender.trace()) {
             self.fail(e);
         }
     }

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 
-use super::{FlowStart, Header, Passage, Processor, Transport, Way};
+use super::{FlowStart, Header, Passage, Processor, Receiver, Sender, Way};
 use crate::flow::Flow;
 use crate::flow_table::FlowTable;
 use crate::ids::{FlowId, PortId};
@@ -38,7 +38,8 @@ struct InFlight {
 /// One flow of `protocol` between two hosts, and the packets between them.
 pub(crate) struct Pair {
     setups: Setups,
-    transport: Transport,
+    sender: Sender,
+    receiver: Receiver,
     /// The ports on the way, sender's NIC first, with the processors the plug-in put there.
     ports: [(PortView, Option<Processor>); 2],
     flows: FlowTable,
@@ -83,13 +84,14 @@ impl Pair {
             persistent: false,
         };
         let start = FlowStart { flow: FLOW, nic: PortId(0), protocol, plan: &plan, deadline: None, now: Instant::ZERO, uplink: RATE };
-        let transport = setups.endpoints(&start);
+        let (sender, receiver) = setups.endpoints(&start);
         let mut flows = FlowTable::default();
         flows.insert(FLOW, Flow::placeholder()).expect("memory for one flow");
         let ports = [port(0, true), port(1, false)];
         Pair {
             setups,
-            transport,
+            sender,
+            receiver,
             ports,
             flows,
             now: Instant::ZERO,
@@ -112,10 +114,10 @@ impl Pair {
         let end = Instant::ZERO + limit;
         loop {
             self.send();
-            if self.transport.sender.is_complete() && self.wire.is_empty() {
+            if self.sender.is_complete() && self.wire.is_empty() {
                 return true;
             }
-            let (sender_due, receiver_due) = (self.transport.sender.poll_timeout(), self.transport.receiver.poll_timeout());
+            let (sender_due, receiver_due) = (self.sender.poll_timeout(), self.receiver.poll_timeout());
             let next = [self.wire.front().map(|p| p.arrives), sender_due, receiver_due].into_iter().flatten().min();
             let Some(next) = next.filter(|&t| t <= end) else { return false };
             self.now = next.max(self.now);
@@ -125,10 +127,10 @@ impl Pair {
             } else {
                 // Each end acts on its own timer, as the engine runs them.
                 if sender_due.is_some_and(|t| t <= self.now) {
-                    self.transport.sender.handle_timeout(self.now);
+                    self.sender.handle_timeout(self.now);
                 }
                 if receiver_due.is_some_and(|t| t <= self.now) {
-                    self.transport.receiver.handle_timeout(self.now);
+                    self.receiver.handle_timeout(self.now);
                 }
             }
         }
@@ -136,19 +138,19 @@ impl Pair {
 
     /// Payload bytes the receiver holds in order.
     pub(crate) fn delivered(&self) -> u64 {
-        self.transport.receiver.delivered_bytes()
+        self.receiver.delivered_bytes()
     }
 
     /// Bytes the sender sent more than once.
     pub(crate) fn retransmitted(&self) -> u64 {
-        self.transport.outcome().retransmitted_bytes
+        crate::transport::outcome(&self.sender, &self.receiver).retransmitted_bytes
     }
 
     /// Puts what either end has to send on the path: data through the ports' processors on its
     /// way out, ACKs past the nodes on its way back.
     fn send(&mut self) {
         let route = RouteCursor { start: 0, len: 2, hop: 0 };
-        while let Some(out) = self.transport.sender.poll_transmit(self.now) {
+        while let Some(out) = self.sender.poll_transmit(self.now) {
             let packet = Packet::data(FLOW, &out.seg, route, 0, out.header.as_ref());
             let number = self.data_sent;
             self.data_sent += 1;
@@ -171,7 +173,7 @@ impl Pair {
                 self.wire.push_back(InFlight { arrives: self.now + DELAY, packet, header });
             }
         }
-        while let Some(out) = self.transport.receiver.poll_ack(self.now) {
+        while let Some(out) = self.receiver.poll_ack(self.now) {
             let packet = Packet::ack(FLOW, &out.ack, out.ect, route, 0, out.header.as_ref());
             let mut header = out.header;
             // On its way back the ACK passes the switch, then reaches the sender's host: each
@@ -193,8 +195,8 @@ impl Pair {
     /// A packet reaches its end.
     fn arrive(&mut self, p: InFlight) {
         match p.packet.kind {
-            PacketKind::Data => self.transport.receiver.handle_data(self.now, &p.packet, p.header.as_ref()),
-            PacketKind::Ack => self.transport.sender.handle_ack(self.now, &p.packet, p.header.as_ref()),
+            PacketKind::Data => self.receiver.handle_data(self.now, &p.packet, p.header.as_ref()),
+            PacketKind::Ack => self.sender.handle_ack(self.now, &p.packet, p.header.as_ref()),
         }
     }
 }

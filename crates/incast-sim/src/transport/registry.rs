@@ -352,11 +352,11 @@ macro_rules! engine_registry {
             }
 
             /// The two ends of a flow starting as `start` says.
-            pub(crate) fn endpoints(&self, start: &FlowStart<'_>) -> Transport {
+            pub(crate) fn endpoints(&self, start: &FlowStart<'_>) -> (Sender, Receiver) {
                 match start.protocol {
                     $($(Protocol::$variant)|+ => {
                         let (sender, receiver) = <super::$module::Plugin as Plugin>::endpoints(&self.$module, start);
-                        Transport { sender: Sender::$family(sender), receiver: Receiver::$family(receiver) }
+                        (Sender::$family(sender), Receiver::$family(receiver))
                     })+
                 }
             }
@@ -488,26 +488,14 @@ fn union(lists: &[&[ExtraColumn]]) -> Vec<ExtraColumn> {
 
 incast_scenario::for_each_transport!(engine_registry);
 
-/// A running flow's two ends, as the engine keeps them while one loop runs the whole network:
-/// each half is called only with what reaches its own host and only at its own timer, and they
-/// meet here only where the flow's account needs both (its outcome).
-pub(crate) struct Transport {
-    pub(crate) sender: Sender,
-    pub(crate) receiver: Receiver,
-}
-
-impl Transport {
-    /// What the flow achieved so far: the sender's counts, the receiver's bytes, and the loss
-    /// timers of both.
-    pub(crate) fn outcome(&self) -> Outcome {
-        let sender = self.sender.outcome();
-        let timeouts = u64::from(sender.timeouts) + self.receiver.timeouts();
-        Outcome {
-            delivered_bytes: self.receiver.delivered_bytes(),
-            timeouts: timeouts.min(u64::from(u32::MAX)) as u32,
-            ..sender
-        }
-    }
+/// What a flow whose ends are `sender` and `receiver` achieved so far: the sender's counts, the
+/// receiver's bytes, and the loss timers of both. The one place where the two ends of a flow
+/// meet: each is otherwise called only with what reaches its own host and at its own timer, as
+/// it will be when each lives in a part of the network of its own (issue 41).
+pub(crate) fn outcome(sender: &Sender, receiver: &Receiver) -> Outcome {
+    let sent = sender.outcome();
+    let timeouts = u64::from(sent.timeouts) + receiver.timeouts();
+    Outcome { delivered_bytes: receiver.delivered_bytes(), timeouts: timeouts.min(u64::from(u32::MAX)) as u32, ..sent }
 }
 
 #[cfg(test)]
