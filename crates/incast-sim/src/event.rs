@@ -177,6 +177,18 @@ impl EventQueue {
         }
     }
 
+    /// The earliest pending event's time.
+    pub(crate) fn peek_time(&self) -> Option<Instant> {
+        if let Some(look) = &self.lookahead {
+            return look.ahead.front().map(Entry::time);
+        }
+        match (self.packets.peek(), self.timers.peek()) {
+            (None, None) => None,
+            (Some(e), None) | (None, Some(e)) => Some(e.time()),
+            (Some(p), Some(t)) => Some(p.time().min(t.time())),
+        }
+    }
+
     /// The pending event `n` places after the earliest (0: the earliest), if the lookahead
     /// window holds it: exact, unless an event that runs first schedules something sooner.
     #[inline]

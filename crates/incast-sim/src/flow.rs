@@ -35,6 +35,9 @@ pub(crate) struct Flow {
     pub(crate) receiver_timer_at: Option<Instant>,
     /// Waiting for its host's NIC to drain.
     pub(crate) blocked: bool,
+    /// Its sender is done and the flow retires at the next barrier (a run cut into parts:
+    /// `crate::rounds`; the receiver's part may still be acting on it until then).
+    pub(crate) retiring: bool,
     /// A message of a persistent connection: where its bytes are on the connection.
     pub(crate) span: Option<Span>,
     /// The connection this flow carries, if it opened a persistent one; it then keeps its
@@ -100,6 +103,7 @@ impl Flow {
             sender_timer_at: None,
             receiver_timer_at: None,
             blocked: false,
+            retiring: false,
             span: None,
             connection: None,
             stalls: Stalls::default(),

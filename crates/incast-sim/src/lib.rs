@@ -44,6 +44,7 @@ mod prefetch;
 mod report;
 pub mod results;
 mod rng;
+mod rounds;
 mod routing;
 pub mod scenario;
 mod sim;

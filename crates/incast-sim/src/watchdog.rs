@@ -199,7 +199,9 @@ impl Watchdog {
     /// A flow got new bytes to its receiver, or ended, at `now`.
     #[inline]
     pub(crate) fn progress(&mut self, now: Instant) {
-        self.last_progress = now;
+        // The latest, whatever the order of the calls: a run cut into parts runs them out of
+        // time order between its parts.
+        self.last_progress = self.last_progress.max(now);
     }
 
     /// A flow's or port's timer fired (not a stale event).
