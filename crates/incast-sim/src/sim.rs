@@ -1983,4 +1983,5 @@ queue_sample_hosts = [0, 5, 12]
             }
         }
     }
+
 }
