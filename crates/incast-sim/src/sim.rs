@@ -1983,5 +1983,4 @@ queue_sample_hosts = [0, 5, 12]
             }
         }
     }
-
 }
