@@ -1694,7 +1694,13 @@ stop = "6ms"
     /// k = 4 fat tree with the large network's event queue and prefetching or without, stale
     /// timers purged whenever `purge_at` timers wait.
     fn run_fat_tree(large: bool, purge_at: usize) -> RunResults {
-        let text = r#"
+        let text = format!("{FAT_TREE_K4}load = 0.7\nsize = \"web-search\"\nstop = \"3ms\"\n[run]\nduration = \"6ms\"\n");
+        run_to_end(&text, Some(large), purge_at)
+    }
+
+    /// A k = 4 fat tree of 10 Gbps links and small buffers, DCTCP with a 200 us minimum RTO,
+    /// and the start of a Poisson workload (its load, sizes and stop to follow).
+    const FAT_TREE_K4: &str = r#"
 seed = 5
 [topology]
 kind = "fat-tree"
@@ -1709,14 +1715,7 @@ protocol = "dctcp"
 min_rto = "200us"
 [[workload]]
 kind = "poisson"
-load = 0.7
-size = "web-search"
-stop = "3ms"
-[run]
-duration = "6ms"
 "#;
-        run_to_end(text, Some(large), purge_at)
-    }
 
     /// Three 2 KB flows into host 0 of the 4-host 1 Gbps star under D3 whose ports' capacity is
     /// 1.25 units of the header's field (1 MB/s each at 1 Gbps): a flow alone could be granted a
@@ -1873,28 +1872,12 @@ duration = "6ms"
 
     /// Poisson DCTCP flows on a k = 4 fat tree (20 parts, 1 us apart) that drop packets, time
     /// out and end at the same picoseconds, with the queues sampled.
-    const FAT_TREE_POISSON: &str = r#"
-seed = 5
-[topology]
-kind = "fat-tree"
-k = 4
-link_rate = "10Gbps"
-link_delay = "1us"
-[switch]
-buffer = "20pkts"
-ecn_threshold = 10
-[transport]
-protocol = "dctcp"
-min_rto = "200us"
-[[workload]]
-kind = "poisson"
-load = 0.7
-size = { dist = "uniform", min = "1KB", max = "60KB" }
-stop = "2ms"
-[output]
-queue_sample_interval = "50us"
-queue_sample_hosts = [0, 5, 12]
-"#;
+    fn fat_tree_poisson() -> String {
+        format!(
+            "{FAT_TREE_K4}load = 0.7\nsize = {{ dist = \"uniform\", min = \"1KB\", max = \"60KB\" }}\nstop = \"2ms\"\n\
+             [output]\nqueue_sample_interval = \"50us\"\nqueue_sample_hosts = [0, 5, 12]\n"
+        )
+    }
 
     /// A permutation of `0..n` from `seed` (Fisher-Yates on a linear congruential generator).
     fn shuffled(n: u32, seed: u64) -> Vec<u32> {
@@ -1909,7 +1892,7 @@ queue_sample_hosts = [0, 5, 12]
 
     #[test]
     fn a_run_cut_into_parts_gives_the_same_results_whatever_order_the_parts_run_in() {
-        let scenario = parsed(FAT_TREE_POISSON);
+        let scenario = parsed(&fat_tree_poisson());
         let parts = crate::Partition::of(&Simulation::new(&scenario).expect("builds").net.topo).parts;
         assert_eq!(parts, 20, "8 ToRs with their hosts, 8 aggregation switches, 4 cores");
         let reference = run_in_parts(&scenario, None, u64::MAX);
@@ -1930,7 +1913,7 @@ queue_sample_hosts = [0, 5, 12]
         }
         // The same flows as the one loop runs, in another order of events of the same instant:
         // every flow ends, and the counts are close.
-        let whole = run_to_end(FAT_TREE_POISSON, None, MIN_TIMERS_PURGED);
+        let whole = run_to_end(&fat_tree_poisson(), None, MIN_TIMERS_PURGED);
         assert_eq!(whole.flows.len(), reference.flows.len());
         assert_eq!(whole.summary.flows_completed, s.flows_completed);
     }
@@ -1953,7 +1936,7 @@ queue_sample_hosts = [0, 5, 12]
         let burst = "[topology]\nkind = \"fat-tree\"\nk = 4\n[[workload]]\nkind = \"flow-burst\"\nsenders = 3\nsize = \"2KB\"\n";
         let e = Simulation::in_parts(&parsed(burst), None).err().expect("refused");
         assert!(e.starts_with("`workload.kind`: a run cut into parts cannot have flow-burst rounds"), "{e}");
-        let traced = format!("{FAT_TREE_POISSON}trace_flows = [1]\n");
+        let traced = format!("{}trace_flows = [1]\n", fat_tree_poisson());
         let e = Simulation::in_parts(&parsed(&traced), None).err().expect("refused");
         assert!(e.starts_with("`output.traces`:"), "{e}");
     }
@@ -1964,7 +1947,7 @@ queue_sample_hosts = [0, 5, 12]
         // allocators at every switch port, PDQ's schedulers on both ways, pFabric's rank queue,
         // NDP's trimming, returned headers and paced pulls.
         for protocol in ["d3", "pdq", "pfabric", "ndp"] {
-            let text = FAT_TREE_POISSON.replace("protocol = \"dctcp\"", &format!("protocol = \"{protocol}\""));
+            let text = fat_tree_poisson().replace("protocol = \"dctcp\"", &format!("protocol = \"{protocol}\""));
             // Until 4 ms: PDQ's last flows otherwise wait seconds for their probes' timer.
             let text = format!("{text}[run]\nduration = \"4ms\"\n");
             let text = if protocol == "pfabric" || protocol == "ndp" {
