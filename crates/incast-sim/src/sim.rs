@@ -476,6 +476,9 @@ impl Simulation {
                 self.run_events(u64::MAX, last, Instant::NEVER);
                 self.rounds.as_deref_mut().expect("a run cut into parts").leave(&mut self.events);
                 latest = latest.max(self.now);
+                if self.done {
+                    break; // a part failed (out of memory, too many samples)
+                }
             }
             budget = budget.saturating_sub(self.event_count - before);
             self.rounds.as_deref_mut().expect("a run cut into parts").deliver_outboxes(bound);
