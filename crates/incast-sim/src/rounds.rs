@@ -30,6 +30,10 @@ pub(crate) struct Rounds {
     host: Vec<u32>,
     /// Each part's pending events.
     queues: Vec<EventQueue>,
+    /// When each part's earliest pending event is due (`Instant::NEVER` if none), exact
+    /// between rounds: a round runs only the parts with an event before its bound, and the
+    /// next round's start is the least of these, not a search of every queue.
+    heads: Vec<Instant>,
     /// Each part's events for other parts scheduled in this round, in the order it scheduled
     /// them: (time, part that runs it, event).
     outboxes: Vec<Vec<(Instant, u32, Event)>>,
@@ -62,6 +66,7 @@ impl Rounds {
             receives: topo.ports.iter().map(|p| part(p.peer)).collect(),
             host: topo.hosts.iter().map(|&h| part(h)).collect(),
             queues: (0..parts).map(|_| EventQueue::default()).collect(),
+            heads: vec![Instant::NEVER; parts],
             outboxes: vec![Vec::new(); parts],
             current: BARRIER,
             lookahead,
@@ -106,6 +111,7 @@ impl Rounds {
         let owner = self.owner(event, host);
         if self.current == BARRIER {
             self.queues[owner as usize].push(time, event);
+            self.heads[owner as usize] = self.heads[owner as usize].min(time);
         } else if owner == self.current {
             return Some((time, event));
         } else {
@@ -124,13 +130,21 @@ impl Rounds {
 
     /// The running part is done with the round: its queue for `running` (the coordinator's).
     pub(crate) fn leave(&mut self, running: &mut EventQueue) {
-        std::mem::swap(&mut self.queues[self.current as usize], running);
+        let part = self.current as usize;
+        std::mem::swap(&mut self.queues[part], running);
+        self.heads[part] = self.queues[part].peek_time().unwrap_or(Instant::NEVER);
         self.current = BARRIER;
+    }
+
+    /// Whether part `part` has an event due before `bound` (between rounds).
+    #[inline]
+    pub(crate) fn has_before(&self, part: u32, bound: Instant) -> bool {
+        self.heads[part as usize] < bound
     }
 
     /// The earliest event pending in any part, if any.
     pub(crate) fn next_time(&self) -> Option<Instant> {
-        self.queues.iter().filter_map(EventQueue::peek_time).min()
+        self.heads.iter().copied().min().filter(|&t| t != Instant::NEVER)
     }
 
     /// Ends a round: each part's outbox, in the order of the parts' numbers, into the queues of
@@ -142,6 +156,7 @@ impl Rounds {
             for (time, to, event) in self.outboxes[from].drain(..) {
                 debug_assert!(time >= bound, "an event crossing parts at {time:?}, before the round's bound {bound:?}");
                 self.queues[to as usize].push(time, event);
+                self.heads[to as usize] = self.heads[to as usize].min(time);
             }
         }
     }
@@ -153,8 +168,9 @@ impl Rounds {
 
     /// Drops the stale timers of every part (`EventQueue::purge_timers`).
     pub(crate) fn purge_timers(&mut self, mut live: impl FnMut(Instant, Event) -> bool) {
-        for queue in &mut self.queues {
+        for (queue, head) in self.queues.iter_mut().zip(&mut self.heads) {
             queue.purge_timers(&mut live);
+            *head = queue.peek_time().unwrap_or(Instant::NEVER);
         }
     }
 

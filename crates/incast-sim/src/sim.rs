@@ -472,7 +472,11 @@ impl Simulation {
             let last = Instant::from_ps(bound.as_ps() - 1);
             for i in 0..parts {
                 let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
-                rounds.enter(rounds.order[i], &mut self.events);
+                let part = rounds.order[i];
+                if !rounds.has_before(part, bound) {
+                    continue; // nothing of this part's is due in the round
+                }
+                rounds.enter(part, &mut self.events);
                 self.run_events(u64::MAX, last, Instant::NEVER);
                 self.rounds.as_deref_mut().expect("a run cut into parts").leave(&mut self.events);
                 latest = latest.max(self.now);
