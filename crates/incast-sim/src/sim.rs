@@ -790,10 +790,9 @@ impl Simulation {
     /// (`DEEP_PREFETCH_BYTES`), so there it looks one event ahead.
     #[inline]
     fn prefetch_next(&self) {
-        if self.rounds.is_some() {
-            return;
-        }
-        if self.deep_prefetch {
+        // In a run cut into parts the running part's queue is `events`, a heap: the next event
+        // is all it shows.
+        if self.deep_prefetch && self.rounds.is_none() {
             self.prefetch_ahead();
             return;
         }
