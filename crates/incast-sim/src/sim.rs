@@ -1972,4 +1972,28 @@ kind = "poisson"
             }
         }
     }
+
+    /// The benchmarks that can be cut, each in two shuffled orders of its parts: minutes in a
+    /// release build, so left out of `cargo test`; run it with `cargo test --release -p
+    /// incast-sim -- --ignored the_benchmarks_cut` after a change to the round loop.
+    #[test]
+    #[ignore]
+    fn the_benchmarks_cut_into_parts_give_the_same_results_in_any_order_of_the_parts() {
+        let names = ["leaf_spine_web_search_dctcp", "leaf_spine_web_search_pdq", "leaf_spine_web_search_pfabric",
+            "leaf_spine_web_search_ndp", "fat_tree_k8_web_search_dctcp", "oldi_fan_in_40_d3"];
+        for name in names {
+            let path = format!("{}/../../benches/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+            let scenario = crate::scenario::load(std::path::Path::new(&path)).expect("a benchmark loads");
+            let parts = Simulation::in_parts(&scenario, None).expect("can be cut").rounds.as_ref().map_or(1, |r| r.order.len() as u32);
+            assert!(parts > 1, "{name}");
+            let reference = run_in_parts(&scenario, None, u64::MAX);
+            for seed in [11, 12] {
+                let other = run_in_parts(&scenario, Some(shuffled(parts, seed)), u64::MAX);
+                assert_eq!(other.flows, reference.flows, "{name}, order {seed}");
+                assert_eq!(other.ports, reference.ports, "{name}, order {seed}");
+                assert_eq!(counts(&other), counts(&reference), "{name}, order {seed}");
+            }
+        }
+    }
 }
+
