@@ -275,9 +275,9 @@ impl Simulation {
     /// scheduled; a network of one part is left whole. Refuses, naming the key, what would have
     /// one part act at once on another's state or record rows in the order the parts ran:
     /// flow-burst rounds (a round starts where the last response ends, everywhere at once),
-    /// persistent connections (one connection object read by both ends), Homa (its receivers
-    /// tell senders of delivery without a packet: `[homa] ack`), captures, offer logs and traces
-    /// (rows in processing order).
+    /// persistent connections (one connection object read by both ends), a transport whose ends
+    /// share state without a packet (`Plugin::UNSPLIT`), captures, offer logs and traces (rows
+    /// in processing order).
     fn cut_into_parts(&mut self, scenario: &Scenario, plan: &crate::workload::Plan) -> Result<(), (String, String)> {
         let refuse = |key: &str, why: &str| Err((key.to_owned(), format!("a run cut into parts cannot have {why} yet")));
         if self.bursts.iter().any(Option::is_some) {
@@ -286,8 +286,8 @@ impl Simulation {
         if plan.flows.iter().any(|f| f.persistent) {
             return refuse("workload.persistent", "persistent connections");
         }
-        if scenario.protocols_in_use().contains(&Protocol::Homa) {
-            return refuse("transport.protocol", "Homa flows");
+        if let Some((key, why)) = scenario.protocols_in_use().into_iter().find_map(crate::transport::unsplit) {
+            return refuse(key, why);
         }
         let output = &scenario.output;
         for (set, key) in [(output.capture.is_some(), "output.capture"), (output.offer_log.is_some(), "output.offer_log"), (output.traces.is_some(), "output.traces")] {
@@ -405,13 +405,7 @@ impl Simulation {
                 if limit < stop && !self.events.is_empty() {
                     return true;
                 }
-                // Nothing left before the end: the run is over at `end`, or now if it had none.
-                // Events left past a horizon that comes first are work the run could not finish:
-                // it stops at the horizon, and says so.
-                let horizon_first = stop == self.horizon && self.end.is_none_or(|end| end > self.horizon);
-                self.stopped_at_horizon = horizon_first && !self.events.is_empty();
-                self.now = if self.stopped_at_horizon { self.horizon } else { self.end.map_or(self.now, |end| end.min(self.horizon)) };
-                self.done = true;
+                self.run_out(stop);
                 break;
             };
             self.now = t;
@@ -1945,6 +1939,9 @@ kind = "poisson"
         let traced = format!("{}trace_flows = [1]\n", fat_tree_poisson());
         let e = Simulation::in_parts(&parsed(&traced), None).err().expect("refused");
         assert!(e.starts_with("`output.traces`:"), "{e}");
+        let homa = fat_tree_poisson().replace("protocol = \"dctcp\"", "protocol = \"homa\"").replace("ecn_threshold = 10", "priority_classes = 8");
+        let e = Simulation::in_parts(&parsed(&homa), None).err().expect("refused");
+        assert!(e.starts_with("`transport.protocol`: a run cut into parts cannot have Homa flows"), "{e}");
     }
 
     #[test]

@@ -40,5 +40,5 @@ mod tcp;
 mod tests;
 
 pub(crate) use contract::*;
-pub(crate) use registry::{outcome, port_counters, stall_keys, Discipline, Header, Processor, Receiver, Sender, Setups};
+pub(crate) use registry::{outcome, port_counters, stall_keys, unsplit, Discipline, Header, Processor, Receiver, Sender, Setups};
 pub use registry::{port_sample_columns, trace_columns};

@@ -442,6 +442,14 @@ macro_rules! engine_registry {
             }
         }
 
+        /// Why a run cut into parts cannot have `protocol`'s flows yet, and the key to name
+        /// (its transport's `Plugin::UNSPLIT`).
+        pub(crate) fn unsplit(protocol: Protocol) -> Option<(&'static str, &'static str)> {
+            match protocol {
+                $($(Protocol::$variant)|+ => <super::$module::Plugin as Plugin>::UNSPLIT,)+
+            }
+        }
+
         /// Every transport's trace columns, in the registry's order (each name once): the
         /// traces table's columns after its common ones.
         pub fn trace_columns() -> &'static [ExtraColumn] {
