@@ -229,6 +229,13 @@ pub(crate) struct RawRun {
     pub(crate) max_trace_bytes: Option<u64>,
     pub(crate) max_network_bytes: Option<u64>,
     pub(crate) stall_after: Option<RawStallAfter>,
+    pub(crate) threads: Option<RawThreads>,
+}
+
+/// `threads`: a count or `"auto"`.
+pub(crate) enum RawThreads {
+    Auto,
+    Count(i64),
 }
 
 /// `stall_after`: a time string, `"auto"` or `"off"`.
@@ -542,6 +549,31 @@ impl<'de> Deserialize<'de> for RawStallAfter {
             }
         }
         d.deserialize_str(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawThreads {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RawThreads;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number of threads such as 4, or \"auto\" (one per core)")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawThreads, E> {
+                Ok(RawThreads::Count(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawThreads, E> {
+                Ok(RawThreads::Count(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawThreads, E> {
+                match v.trim().to_ascii_lowercase().as_str() {
+                    "auto" => Ok(RawThreads::Auto),
+                    _ => Err(E::custom(format!("invalid value {v:?}: a number of threads such as 4, or \"auto\" (one per core)"))),
+                }
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 

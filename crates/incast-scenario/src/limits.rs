@@ -304,7 +304,7 @@ mod tests {
         let s = toml(concat!(
             star!(),
             burst!(),
-            "[run]\nduration = \"2s\"\nhorizon = \"3s\"\nmax_flows = 7\nmax_hosts = 9\nmax_samples = 11\nmax_trace_bytes = 13\nmax_network_bytes = 17000000000\nstall_after = \"1s\"\n",
+            "[run]\nduration = \"2s\"\nhorizon = \"3s\"\nmax_flows = 7\nmax_hosts = 9\nmax_samples = 11\nmax_trace_bytes = 13\nmax_network_bytes = 17000000000\nstall_after = \"1s\"\nthreads = 3\n",
         ));
         assert_eq!(
             s.run,
@@ -320,6 +320,7 @@ mod tests {
                 max_trace_bytes: 13,
                 max_network_bytes: 17_000_000_000,
                 stall_after: crate::spec::StallAfter::After(Duration::from_secs(1)),
+                threads: Some(crate::spec::Threads::Count(3)),
             }
         );
         assert_eq!(s.run.end(), Instant::ZERO + Duration::from_secs(2));
@@ -338,6 +339,15 @@ mod tests {
     }
 
     #[test]
+    fn threads_take_a_count_or_auto() {
+        assert_eq!(toml(concat!(star!(), burst!())).run.threads, None);
+        let auto = toml(concat!(star!(), burst!(), "[run]\nthreads = \"Auto\"\n")).run.threads.expect("set");
+        assert_eq!(auto, crate::spec::Threads::Auto);
+        assert!(auto.count() >= 1);
+        assert_eq!(toml(concat!(star!(), burst!(), "[run]\nthreads = 1024\n")).run.threads, Some(crate::spec::Threads::Count(1024)));
+    }
+
+    #[test]
     fn a_packet_count_buffer_and_an_exact_one_packet_buffer_are_enough() {
         toml(concat!(star!(), "[switch]\nbuffer = \"1pkts\"\n", burst!()));
         // 1448 B of payload (Linux, timestamps on) + 52 B of headers.
@@ -353,6 +363,10 @@ mod tests {
         huge_max_hosts: concat!(star!(), burst!(), "[run]\nmax_hosts = 1000000000000\n"), "run.max_hosts", "between 1 and 268435456";
         zero_max_samples: concat!(star!(), burst!(), "[run]\nmax_samples = 0\n"), "run.max_samples", "must be a positive integer (found 0)";
         zero_max_trace_bytes: concat!(star!(), burst!(), "[run]\nmax_trace_bytes = 0\n"), "run.max_trace_bytes", "must be a positive integer (found 0)";
+        zero_threads: concat!(star!(), burst!(), "[run]\nthreads = 0\n"), "run.threads", "must be between 1 and 1024 (found 0), or \"auto\"";
+        negative_threads: concat!(star!(), burst!(), "[run]\nthreads = -2\n"), "run.threads", "must be between 1 and 1024 (found -2)";
+        threads_as_a_word: concat!(star!(), burst!(), "[run]\nthreads = \"many\"\n"), "run.threads", "a number of threads such as 4, or \"auto\"";
+        threads_as_a_fraction: concat!(star!(), burst!(), "[run]\nthreads = 1.5\n"), "run.threads", "a number of threads";
         buffer_below_a_packet: concat!(star!(), "[switch]\nbuffer = \"100B\"\n", burst!()), "switch.buffer", "100 B is smaller than one full-size packet (1500 B on the wire";
         buffer_below_a_d3_packet: concat!(star!(), "[switch]\nbuffer = \"1500B\"\n", burst!(), "protocol = \"d3\"\n"), "switch.buffer", "(1522 B on the wire";
         buffer_below_a_jumbo_packet: concat!(star!(), "[switch]\nbuffer = \"8KB\"\n[transport]\nmss = 9000\n", burst!()), "switch.buffer", "(9052 B on the wire";

@@ -4,9 +4,9 @@
 use incast_proto::time::{Duration, Instant};
 
 use super::check::{err, positive_time, Result};
-use super::file::{RawRun, RawStallAfter};
+use super::file::{RawRun, RawStallAfter, RawThreads};
 use super::limits::seconds;
-use super::spec::{RunSpec, DEFAULT_HORIZON, DEFAULT_MAX_FLOWS, DEFAULT_MAX_HOSTS, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_NETWORK_BYTES, MAX_HORIZON, StallAfter};
+use super::spec::{RunSpec, DEFAULT_HORIZON, DEFAULT_MAX_FLOWS, DEFAULT_MAX_HOSTS, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TRACE_BYTES, DEFAULT_MAX_NETWORK_BYTES, MAX_HORIZON, MAX_THREADS, StallAfter, Threads};
 use super::units::Time;
 
 /// Largest `run.max_flows`: flow ids are 32-bit.
@@ -90,7 +90,16 @@ pub(crate) fn run_spec(raw: &RawRun) -> Result<RunSpec> {
         }
         Some(RawStallAfter::After(ps)) => StallAfter::After(Duration::from_ps(ps)),
     };
+    let threads = match raw.threads {
+        None => None,
+        Some(RawThreads::Auto) => Some(Threads::Auto),
+        Some(RawThreads::Count(n)) if (1..=i64::from(MAX_THREADS)).contains(&n) => Some(Threads::Count(n as u32)),
+        Some(RawThreads::Count(n)) => {
+            return Err(err("run.threads", format!("must be between 1 and {MAX_THREADS} (found {n}), or \"auto\" (one per core)")))
+        }
+    };
     Ok(RunSpec {
+        threads,
         duration,
         stop_after_finite_flows: raw.stop_after_finite_flows.unwrap_or(d.stop_after_finite_flows),
         horizon,

@@ -1094,7 +1094,33 @@ pub struct RunSpec {
     /// flows get no byte through for this long stops, flagged `stalled`, as does any run whose
     /// timers fire faster than packets can move.
     pub stall_after: StallAfter,
+    /// `run.threads`: run the network cut into parts, on this many threads (`None`: the one
+    /// event loop over the whole network, the default). Any count gives the same results as
+    /// any other; they may differ from the one loop's in the order of simultaneous events.
+    pub threads: Option<Threads>,
 }
+
+/// `run.threads`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// One per core of the machine (`std::thread::available_parallelism`).
+    Auto,
+    /// This many, at least 1 and at most [`MAX_THREADS`].
+    Count(u32),
+}
+
+impl Threads {
+    /// How many threads: `Auto` resolved on this machine.
+    pub fn count(self) -> u32 {
+        match self {
+            Threads::Count(n) => n,
+            Threads::Auto => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS as usize) as u32),
+        }
+    }
+}
+
+/// The most threads `run.threads` may ask for.
+pub const MAX_THREADS: u32 = 1024;
 
 /// `run.stall_after`: how long a run's flows may get nothing through before it is stopped as
 /// stalled (docs/scenario.md, "The progress watchdog").
@@ -1159,6 +1185,7 @@ impl Default for RunSpec {
             max_trace_bytes: DEFAULT_MAX_TRACE_BYTES,
             max_network_bytes: DEFAULT_MAX_NETWORK_BYTES,
             stall_after: StallAfter::Auto,
+            threads: None,
         }
     }
 }

@@ -28,6 +28,15 @@ pub(crate) struct Counters {
     pub(crate) hops: u64,
 }
 
+impl Counters {
+    /// Adds `other`'s counts (another engine's, on several threads).
+    pub(crate) fn absorb(&mut self, other: &Counters) {
+        self.sent += other.sent;
+        self.delivered += other.delivered;
+        self.hops += other.hops;
+    }
+}
+
 /// The observers of one run.
 pub(crate) struct Observers {
     pub(crate) counters: Counters,

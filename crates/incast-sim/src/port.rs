@@ -544,6 +544,13 @@ impl Port {
         (id, self.pipe.front().filter(|_| !self.each_arrival).map(|&(t, _)| t))
     }
 
+    /// Packet `id`, sent by another engine's copy of this port (a run on several threads:
+    /// `crate::sim`'s crew), arrives at the far end at `at`, after those on the wire.
+    pub(crate) fn put_arrival(&mut self, at: Instant, id: PacketId) {
+        debug_assert!(self.each_arrival && self.pipe.back().is_none_or(|&(t, _)| t <= at));
+        self.pipe.push_back((at, id));
+    }
+
     /// Packets and bytes waiting (not the one serializing): what an arriving packet finds.
     pub(crate) fn waiting(&self) -> (u64, u64) {
         (self.queued_packets, self.queued_bytes)

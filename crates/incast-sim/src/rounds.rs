@@ -7,9 +7,11 @@
 //! which that part scheduled it), never from the order the parts ran in (issue 41; the rules in
 //! docs/notes/parallel-runs.md, "Step 2 worked out").
 //!
-//! One thread runs the parts one after the other for now; `order` is that order, which tests
-//! shuffle: a run whose results change with it has a part reading what another wrote in the
-//! same round, and would change with the threads that will run the parts.
+//! One engine runs its parts one after the other; `order` is that order, which tests shuffle: a
+//! run whose results change with it has a part reading what another wrote in the same round.
+//! A run on several threads (`crate::sim::crew`) has an engine per thread, each with a copy of
+//! these queues of which it runs only the parts it `owns`; its outboxes are emptied in the same
+//! order of parts, whichever engine holds them, so results do not depend on the thread count.
 
 use incast_proto::time::{Duration, Instant};
 
@@ -35,8 +37,14 @@ pub(crate) struct Rounds {
     /// next round's start is the least of these, not a search of every queue.
     heads: Vec<Instant>,
     /// Each part's events for other parts scheduled in this round, in the order it scheduled
-    /// them: (time, part that runs it, event).
+    /// them: (time, part that runs it, event). Only arrivals at the far end of a link between
+    /// two parts cross: between rounds too (a flow's start sends its first packets), so that
+    /// their order in the receiving part is that of the outboxes whichever engine runs it.
     outboxes: Vec<Vec<(Instant, u32, Event)>>,
+    /// The parts this engine runs (all of them, unless the run has an engine per thread).
+    owned: Vec<bool>,
+    /// The engine that runs each part (all 0 unless the run has an engine per thread).
+    engine_of: Vec<u32>,
     /// The part running now, or `BARRIER`. The running part's queue is the engine's own
     /// (`Engine::events`, swapped in by `enter`), so that one loop pops every event.
     pub(crate) current: u32,
@@ -48,6 +56,9 @@ pub(crate) struct Rounds {
     pub(crate) retiring: Vec<(crate::ids::FlowId, Instant)>,
     /// Flows that may have left the network in this round: released at the barrier if so.
     pub(crate) releases: Vec<crate::ids::FlowId>,
+    /// Flows whose receiver got every byte in this round, and when: the other engines of a run
+    /// on several threads count them ended at the barrier.
+    pub(crate) ended: Vec<(crate::ids::FlowId, Instant)>,
     /// The latest instant a flow ended at, so far.
     pub(crate) last_end: Instant,
     /// A port's processor's timer ran in this round: whether the run can still move is tested
@@ -68,14 +79,70 @@ impl Rounds {
             queues: (0..parts).map(|_| EventQueue::default()).collect(),
             heads: vec![Instant::NEVER; parts],
             outboxes: vec![Vec::new(); parts],
+            owned: vec![true; parts],
+            engine_of: vec![0; parts],
             current: BARRIER,
             lookahead,
             order: (0..partition.parts).collect(),
             retiring: Vec::new(),
             releases: Vec::new(),
+            ended: Vec::new(),
             last_end: Instant::ZERO,
             stall_check_due: false,
         }
+    }
+
+    /// This engine runs only the parts `engine_of` gives `engine` (a run on several threads).
+    pub(crate) fn own_only(&mut self, engine_of: Vec<u32>, engine: u32) {
+        self.owned = engine_of.iter().map(|&e| e == engine).collect();
+        self.order = (0..engine_of.len() as u32).filter(|&p| self.owned[p as usize]).collect();
+        self.engine_of = engine_of;
+    }
+
+    /// The engines the parts are run by.
+    pub(crate) fn engines(&self) -> u32 {
+        self.engine_of.iter().max().map_or(1, |&e| e + 1)
+    }
+
+    /// The engine that runs part `part`.
+    #[inline]
+    pub(crate) fn engine_of(&self, part: u32) -> u32 {
+        self.engine_of[part as usize]
+    }
+
+    /// The engine that runs the part of host `host`.
+    #[inline]
+    pub(crate) fn engine_of_host(&self, host: u32) -> u32 {
+        self.engine_of[self.part_of_host(host) as usize]
+    }
+
+    /// Which of a flow's ends, from host `src` to host `dst`, the engine acts on now: between
+    /// rounds those it holds, in a round those of the running part (an end never polls the
+    /// other's state, which lives in another part).
+    #[inline]
+    pub(crate) fn ends_here(&self, src: u32, dst: u32) -> (bool, bool) {
+        if self.current == BARRIER {
+            (self.owns_host(src), self.owns_host(dst))
+        } else {
+            (self.part_of_host(src) == self.current, self.part_of_host(dst) == self.current)
+        }
+    }
+
+    /// Whether this engine runs the part of host `host`.
+    #[inline]
+    pub(crate) fn owns_host(&self, host: u32) -> bool {
+        self.owned[self.part_of_host(host) as usize]
+    }
+
+    /// The part that sends on port `port`.
+    #[inline]
+    pub(crate) fn sender_part(&self, port: crate::ids::PortId) -> u32 {
+        self.sends[port.idx()]
+    }
+
+    /// The parts of the run.
+    pub(crate) fn parts(&self) -> usize {
+        self.queues.len()
     }
 
     /// Whether port `port`'s link joins two parts (its packets then have an arrival event each:
@@ -103,21 +170,52 @@ impl Rounds {
     }
 
     /// Schedules a port's or a flow end's `event` at `time`, from between rounds (into its
-    /// part's queue) or from the running part for another (into the running part's outbox);
-    /// the running part's own events go into the queue it runs (`Engine::schedule`). `host` is
-    /// the host of a flow end's timer. Returns the event back if it is the running part's.
+    /// part's queue, or an arrival over a link between parts into the sending part's outbox) or
+    /// from the running part for another (into the running part's outbox); the running part's
+    /// own events go into the queue it runs (`Engine::schedule`). `host` is the host of a flow
+    /// end's timer. Returns the event back if it is the running part's.
     #[inline]
     pub(crate) fn push(&mut self, time: Instant, event: Event, host: impl FnOnce() -> u32) -> Option<(Instant, Event)> {
         let owner = self.owner(event, host);
         if self.current == BARRIER {
-            self.queues[owner as usize].push(time, event);
-            self.heads[owner as usize] = self.heads[owner as usize].min(time);
+            if let Event::Arrive(p) = event {
+                let from = self.sends[p.idx()];
+                if from != owner {
+                    self.outboxes[from as usize].push((time, owner, event));
+                    return None;
+                }
+            }
+            if self.owned[owner as usize] {
+                self.deliver(owner, time, event);
+            } else {
+                // Another engine's part: a port's processor's first timer, which that engine
+                // schedules in its own copy of the port.
+                debug_assert!(matches!(event, Event::ProcessorTimer(_)), "{event:?} for part {owner}, which this engine does not run");
+            }
         } else if owner == self.current {
             return Some((time, event));
         } else {
             self.outboxes[self.current as usize].push((time, owner, event));
         }
         None
+    }
+
+    /// Puts `event` at `time` into part `part`'s queue (between rounds).
+    #[inline]
+    pub(crate) fn deliver(&mut self, part: u32, time: Instant, event: Event) {
+        self.queues[part as usize].push(time, event);
+        self.heads[part as usize] = self.heads[part as usize].min(time);
+    }
+
+    /// Part `part`'s outbox, to empty between rounds (`take_outbox`, then `give_back`).
+    pub(crate) fn take_outbox(&mut self, part: u32) -> Vec<(Instant, u32, Event)> {
+        std::mem::take(&mut self.outboxes[part as usize])
+    }
+
+    /// Part `part`'s emptied outbox back, its memory kept for the next round.
+    pub(crate) fn give_back(&mut self, part: u32, outbox: Vec<(Instant, u32, Event)>) {
+        debug_assert!(outbox.is_empty() && self.outboxes[part as usize].is_empty());
+        self.outboxes[part as usize] = outbox;
     }
 
     /// Part `part` runs next: its queue for `running`, the one the engine ran (the
@@ -142,26 +240,12 @@ impl Rounds {
         self.heads[part as usize] < bound
     }
 
-    /// The earliest event pending in any part, if any.
+    /// The earliest event pending in any part this engine runs, if any.
     pub(crate) fn next_time(&self) -> Option<Instant> {
         self.heads.iter().copied().min().filter(|&t| t != Instant::NEVER)
     }
 
-    /// Ends a round: each part's outbox, in the order of the parts' numbers, into the queues of
-    /// the parts its events run in. Every event crossing to another part is due at or after the
-    /// round's `bound` (a link between parts takes at least the lookahead).
-    pub(crate) fn deliver_outboxes(&mut self, bound: Instant) {
-        debug_assert_eq!(self.current, BARRIER);
-        for from in 0..self.outboxes.len() {
-            for (time, to, event) in self.outboxes[from].drain(..) {
-                debug_assert!(time >= bound, "an event crossing parts at {time:?}, before the round's bound {bound:?}");
-                self.queues[to as usize].push(time, event);
-                self.heads[to as usize] = self.heads[to as usize].min(time);
-            }
-        }
-    }
-
-    /// Whether no part has an event pending.
+    /// Whether no part this engine runs has an event pending.
     pub(crate) fn is_empty(&self) -> bool {
         self.queues.iter().all(EventQueue::is_empty)
     }

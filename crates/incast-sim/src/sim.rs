@@ -30,6 +30,9 @@ use crate::transport::{port_counters, stall_keys, Arriving, FlowStart, Header, P
 use crate::watchdog::{Stalled, Watchdog};
 use crate::workload::{plan, Burst, FlowPlan, LazySource};
 
+mod crew;
+pub(crate) use crew::Cut;
+
 /// Where a running simulation is.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Progress {
@@ -119,6 +122,9 @@ pub struct Simulation {
     /// The run cut into parts, run in rounds (`crate::rounds`), or `None` for one loop over the
     /// whole network; `events` then holds the coordinator's events only (flow starts, samples).
     rounds: Option<Box<Rounds>>,
+    /// A run on several threads: the engines of the other threads (`crew`); this one is the
+    /// first, which holds the results.
+    crew: Option<Box<crew::Crew>>,
 }
 
 /// Ports' memory beyond which a network is large: its events go through a lookahead window
@@ -160,7 +166,10 @@ impl Simulation {
     /// precondition). Fails with [`Error::Resource`] when memory runs out or the workloads draw
     /// more than `run.max_flows` flows.
     pub fn new(scenario: &Scenario) -> Result<Simulation, Error> {
-        Simulation::build(scenario, None, false)
+        match scenario.run.threads {
+            None => Simulation::build(scenario, None, None),
+            Some(threads) => crew::Crew::build(scenario, threads.count()),
+        }
     }
 
     /// `new`, its network cut into parts that run in rounds (`crate::rounds`), the parts taken in
@@ -169,7 +178,7 @@ impl Simulation {
     /// `[run] threads` exists.
     #[cfg(test)]
     pub(crate) fn in_parts(scenario: &Scenario, order: Option<Vec<u32>>) -> Result<Simulation, String> {
-        let mut sim = Simulation::build(scenario, None, true).map_err(|e| e.to_string())?;
+        let mut sim = Simulation::build(scenario, None, Some(Cut::WHOLE)).map_err(|e| e.to_string())?;
         if let (Some(rounds), Some(order)) = (sim.rounds.as_deref_mut(), order) {
             assert_eq!(order.len(), rounds.order.len(), "an order of every part");
             rounds.order = order;
@@ -179,8 +188,8 @@ impl Simulation {
 
     /// `new`, with the large network's event queue and prefetching (`deep_prefetch`) taken or
     /// not as `large` says, or as the network's size says if it says nothing; cut into parts if
-    /// `parts` and the network has more than one.
-    fn build(scenario: &Scenario, large: Option<bool>, parts: bool) -> Result<Simulation, Error> {
+    /// `cut` says so and the network has more than one, running the parts `cut` gives it.
+    fn build(scenario: &Scenario, large: Option<bool>, cut: Option<Cut>) -> Result<Simulation, Error> {
         let mut net = Network::build(scenario)?;
         let deep_prefetch = large.unwrap_or(net.ports.len() * std::mem::size_of::<crate::port::Port>() > DEEP_PREFETCH_BYTES);
         let calendar_span = packet_event_span(&net);
@@ -239,9 +248,10 @@ impl Simulation {
             wall: std::time::Duration::ZERO,
             done: false,
             rounds: None,
+            crew: None,
         };
-        if parts {
-            sim.cut_into_parts(scenario, &plan).map_err(|(key, why)| Error::Scenario(crate::scenario::ScenarioError::new(key, why)))?;
+        if let Some(cut) = cut {
+            sim.cut_into_parts(scenario, &plan, cut).map_err(|(key, why)| Error::Scenario(crate::scenario::ScenarioError::new(key, why)))?;
         }
         for (i, f) in plan.numbered() {
             sim.add_flow(FlowId(i), f)?;
@@ -277,8 +287,8 @@ impl Simulation {
     /// flow-burst rounds (a round starts where the last response ends, everywhere at once),
     /// persistent connections (one connection object read by both ends), a transport whose ends
     /// share state without a packet (`Plugin::UNSPLIT`), captures, offer logs and traces (rows
-    /// in processing order).
-    fn cut_into_parts(&mut self, scenario: &Scenario, plan: &crate::workload::Plan) -> Result<(), (String, String)> {
+    /// in processing order); on several threads, samples too (they read every port at once).
+    fn cut_into_parts(&mut self, scenario: &Scenario, plan: &crate::workload::Plan, cut: Cut) -> Result<(), (String, String)> {
         let refuse = |key: &str, why: &str| Err((key.to_owned(), format!("a run cut into parts cannot have {why} yet")));
         if self.bursts.iter().any(Option::is_some) {
             return refuse("workload.kind", "flow-burst rounds");
@@ -295,9 +305,19 @@ impl Simulation {
                 return refuse(key, "a capture, an offer log or traces");
             }
         }
+        if cut.engines > 1 {
+            for (set, key) in [(output.queue_samples.is_some(), "output.queue_samples"), (output.flow_throughput_interval.is_some(), "output.flow_throughput_interval")] {
+                if set {
+                    return Err((key.to_owned(), "a run on more than one thread cannot sample queues or throughput yet (run.threads)".to_owned()));
+                }
+            }
+        }
         let partition = crate::Partition::of(&self.net.topo);
         if partition.parts > 1 {
-            let rounds = Rounds::new(&self.net.topo, &partition);
+            let mut rounds = Rounds::new(&self.net.topo, &partition);
+            if cut.engines > 1 {
+                rounds.own_only(crew::assign(&self.net.topo, &partition, cut.engines), cut.engine);
+            }
             // A link between two parts: each packet on it has an arrival event of its own,
             // scheduled by the part that sends it. Were the receiving part to schedule the next
             // from the one it takes off the wire, that event's place among those of its instant
@@ -334,6 +354,9 @@ impl Simulation {
     pub fn trace_flows(&mut self, ids: &[u32]) -> Result<(), String> {
         if self.event_count != 0 {
             return Err("flows are chosen for tracing before the run starts".into());
+        }
+        if self.rounds.is_some() {
+            return Err("a run cut into parts (run.threads) cannot trace flows yet".into());
         }
         let flows = u64::from(self.numbered) + self.bursts.iter().flatten().map(Burst::flows_to_come).sum::<u64>();
         if let Some(&id) = ids.iter().find(|&&id| u64::from(id) >= flows) {
@@ -421,124 +444,19 @@ impl Simulation {
         false
     }
 
-    /// Runs rounds (`crate::rounds`) until `budget` events have run, at a barrier, or the run is
-    /// over at `stop` (its end or horizon). Between rounds: the coordinator's events of the next
-    /// instant (flow starts, samples), what the parts left for the barrier (`barrier`), and the
-    /// watchdog's tests; a round never passes the next of these, nor `stop`.
-    fn run_rounds(&mut self, mut budget: u64, stop: Instant) {
-        while !self.done && budget > 0 {
-            self.barrier();
-            if self.done {
-                return;
-            }
-            let rounds = self.rounds.as_deref().expect("a run cut into parts");
-            let (lookahead, parts) = (rounds.lookahead, rounds.order.len());
-            let coordinator = self.events.peek_time();
-            let next = match (rounds.next_time(), coordinator) {
-                (Some(p), Some(c)) => Some(p.min(c)),
-                (p, c) => p.or(c),
-            };
-            let watch_at = self.watchdog.check_at();
-            if self.watchdog.timers_due(self.event_count) || next.is_some_and(|t| t > watch_at && watch_at < stop) {
-                self.watch(next.is_some_and(|t| t > watch_at) && watch_at < stop, watch_at);
-                if self.done {
-                    return;
-                }
-            }
-            let Some(next) = next.filter(|&t| t <= stop) else {
-                return self.run_out(stop);
-            };
-            if coordinator == Some(next) {
-                // The coordinator's events of this instant, between rounds, before the parts'
-                // (its queue is the one the engine runs between rounds).
-                let before = self.event_count;
-                self.run_events(u64::MAX, next, Instant::NEVER);
-                budget = budget.saturating_sub(self.event_count - before);
-                continue;
-            }
-            let after = |t: Instant| t + Duration::from_ps(1);
-            let mut bound = (next + lookahead).min(after(stop)).min(after(watch_at.max(next)));
-            if let Some(c) = coordinator {
-                bound = bound.min(c);
-            }
-            let mut latest = next;
-            let before = self.event_count;
-            let last = Instant::from_ps(bound.as_ps() - 1);
-            for i in 0..parts {
-                let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
-                let part = rounds.order[i];
-                if !rounds.has_before(part, bound) {
-                    continue; // nothing of this part's is due in the round
-                }
-                rounds.enter(part, &mut self.events);
-                self.run_events(u64::MAX, last, Instant::NEVER);
-                self.rounds.as_deref_mut().expect("a run cut into parts").leave(&mut self.events);
-                latest = latest.max(self.now);
-                if self.done {
-                    break; // a part failed (out of memory, too many samples)
-                }
-            }
-            budget = budget.saturating_sub(self.event_count - before);
-            self.rounds.as_deref_mut().expect("a run cut into parts").deliver_outboxes(bound);
-            // Between rounds the run is at the latest event any part ran, whatever their order.
-            self.now = latest;
-        }
-    }
-
     /// Nothing is left to run before `stop` (the end of the run or its horizon): the run is over
     /// at its end, or now if it had none. Events left past a horizon that comes first are work
     /// the run could not finish: it stops at the horizon, and says so.
     fn run_out(&mut self, stop: Instant) {
-        let pending = !self.events.is_empty() || self.rounds.as_deref().is_some_and(|r| !r.is_empty());
+        self.run_out_with(stop, !self.events.is_empty());
+    }
+
+    /// `run_out`, with events left (`pending`) or not in any part or engine.
+    fn run_out_with(&mut self, stop: Instant, pending: bool) {
         let horizon_first = stop == self.horizon && self.end.is_none_or(|end| end > self.horizon);
         self.stopped_at_horizon = horizon_first && pending;
         self.now = if self.stopped_at_horizon { self.horizon } else { self.end.map_or(self.now, |end| end.min(self.horizon)) };
         self.done = true;
-    }
-
-    /// Between two rounds of a run cut into parts: the flows whose sender was done retire
-    /// (both ends, as the one loop retires them at once), those with nothing left in the
-    /// network leave the table, in the order of their numbers; then the run's end is tested
-    /// (every finite flow done: the run ends at the last one's end), stale timers are purged,
-    /// and whether the run can still move if a port's timer ran.
-    fn barrier(&mut self) {
-        let Some(rounds) = self.rounds.as_deref_mut() else { return };
-        let mut retiring = std::mem::take(&mut rounds.retiring);
-        let mut releases = std::mem::take(&mut rounds.releases);
-        let stall_check_due = std::mem::take(&mut rounds.stall_check_due);
-        retiring.sort_unstable();
-        let now = self.now;
-        for (id, at) in retiring {
-            self.now = at;
-            let flow = &mut self.flows[id];
-            flow.retire();
-            if flow.finished_at.is_none() {
-                // The host gave up on the flow (D3 quenching): it ends here, without completing.
-                self.on_flow_ended(id, false);
-            }
-            self.release_if_done(id);
-        }
-        self.now = now;
-        releases.sort_unstable();
-        releases.dedup();
-        for id in releases {
-            if self.flows.get(id).is_some() {
-                self.release_if_done(id);
-            }
-        }
-        let over = self.finite_remaining == 0 && self.starts.is_empty() && (self.has_no_long_flows() || self.stop_after_finite_flows);
-        let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
-        if over {
-            self.now = rounds.last_end;
-            self.done = true;
-            return;
-        }
-        if rounds.timers_pending() >= self.purge_timers_at {
-            self.purge_timers();
-        }
-        if stall_check_due {
-            self.stop_if_stalled();
-        }
     }
 
     /// Runs the watchdog's tests that are due: the timer test after its count of events, the
@@ -614,6 +532,7 @@ impl Simulation {
     /// [`take_flow_records`](Self::take_flow_records), in flow number order, and the summary of
     /// every flow. Fails only if memory runs out for the flow table.
     pub fn finish(mut self) -> Result<RunResults, ResourceError> {
+        let packets_elsewhere = self.gather_crew();
         let mut records = std::mem::take(&mut self.records);
         let live: Vec<FlowId> = self.flows.iter().map(|(id, _)| id).collect();
         reserve(&mut records, live.len(), "the flow records")?;
@@ -662,7 +581,7 @@ impl Simulation {
             stopped_at_horizon: self.stopped_at_horizon,
             status,
             stall: self.stall.take(),
-            packets_in_network: self.packets.live(),
+            packets_in_network: self.packets.live() + packets_elsewhere,
             transport: &self.transport,
             tally: self.tally,
             port_counters: names.iter().copied().zip(sums).collect(),
@@ -684,19 +603,35 @@ impl Simulation {
             // Another part may still hold the flow's packets or ends: decided at the barrier.
             return rounds.releases.push(id);
         }
-        let flow = &self.flows[id];
-        let over = flow.ends_freed() && flow.outcome.is_some() && flow.in_flight == 0;
-        if !(self.releasing && over && flow.span.is_none() && flow.connection.is_none()) {
-            return;
+        if self.releasable(id, self.flows[id].in_flight) {
+            self.release(id, true);
         }
-        let record = self.record_of(id, flow);
+    }
+
+    /// Whether flow `id` is over for good (`release_if_done`) if `in_flight` of its packets are
+    /// left in the network (a run on several threads counts them in every engine).
+    fn releasable(&self, id: FlowId, in_flight: u32) -> bool {
+        let flow = &self.flows[id];
+        let over = flow.ends_freed() && flow.outcome.is_some() && in_flight == 0;
+        self.releasing && over && flow.span.is_none() && flow.connection.is_none()
+    }
+
+    /// Takes flow `id`, over for good, out of the table, its row to `records` if `record` (the
+    /// engine that keeps the results, on several threads), its routes to later flows.
+    fn release(&mut self, id: FlowId, record: bool) {
+        let flow = &self.flows[id];
+        let row = record.then(|| self.record_of(id, flow));
         let routes = flow.routes();
         self.flows.remove(id);
-        self.tally.add(&record);
-        let released = reserve(&mut self.records, 1, "the flow records").and_then(|()| self.net.release_routes(&routes));
-        match released {
-            Ok(()) => self.records.push(record),
-            Err(e) => self.fail(e),
+        let released = match row {
+            Some(row) => {
+                self.tally.add(&row);
+                reserve(&mut self.records, 1, "the flow records").map(|()| self.records.push(row))
+            }
+            None => Ok(()),
+        };
+        if let Err(e) = released.and_then(|()| self.net.release_routes(&routes)) {
+            self.fail(e);
         }
     }
 
@@ -885,14 +820,15 @@ impl Simulation {
     /// a queue, no flow timer and no flow yet to start means no flow event can ever happen again.
     /// The run has stalled: its unfinished flows will never finish.
     fn stop_if_stalled(&mut self) {
-        let stalled = self.end.is_none()
-            && self.starts.is_empty()
-            && self.packets.live() == 0
-            && self.flows.slots().all(|f| f.sender_timer_at.is_none() && f.receiver_timer_at.is_none());
-        if stalled {
+        if self.end.is_none() && self.starts.is_empty() && self.quiet() {
             // Unfinished flows are left (else the run would have ended), and none can act again.
             self.stalled(Stalled::Deadlock { flows: self.running });
         }
+    }
+
+    /// Nothing of this engine's can act again: no packet in the network and no flow timer.
+    fn quiet(&self) -> bool {
+        self.packets.live() == 0 && self.flows.slots().all(|f| f.sender_timer_at.is_none() && f.receiver_timer_at.is_none())
     }
 
     // ---- flows -------------------------------------------------------------------------------
@@ -967,8 +903,19 @@ impl Simulation {
         let uplink = self.net.topo.ports[nic.idx()].link.rate;
         let start = FlowStart { flow: id, nic, protocol: flow.protocol, plan: &flow.plan, deadline, now, uplink };
         let (sender, receiver) = self.net.setups.endpoints(&start);
-        (flow.sender, flow.receiver) = (Some(sender), Some(receiver));
-        self.pump(id, Ends::Sender);
+        // On several threads, each engine keeps the ends of its hosts (`crate::rounds`).
+        let (sender_here, receiver_here) = match self.rounds.as_deref() {
+            None => (true, true),
+            Some(rounds) => (rounds.owns_host(flow.plan.src), rounds.owns_host(flow.plan.dst)),
+        };
+        flow.sender = sender_here.then_some(sender);
+        flow.receiver = receiver_here.then_some(receiver);
+        if sender_here {
+            self.pump(id, Ends::Sender);
+        } else if receiver_here {
+            let slot = self.flows.slot(id);
+            self.arm_timer(id, slot);
+        }
     }
 
     /// Message `id` of `bytes`, due at `deadline`, starts on the open connection of `carrier`.
@@ -1040,7 +987,13 @@ impl Simulation {
 
     /// Frees a flow whose both ends are done, or makes sure its next timer has an event.
     fn rearm(&mut self, id: FlowId, slot: Slot) {
+        let (sender_here, _) = self.ends_here(slot);
         let flow = &mut self.flows[slot];
+        if !sender_here {
+            // A run cut into parts, pumping the receiver's end in its part: the sender's state
+            // is its own part's.
+            return self.arm_timer(id, slot);
+        }
         let sender = flow.sender.as_ref().expect("pumped flows have started");
         if let Some(connection) = flow.connection.as_mut() {
             // A connection waits for its next message rather than retiring.
@@ -1081,6 +1034,19 @@ impl Simulation {
         self.arm_timer(id, slot);
     }
 
+    /// Which ends of the flow in `slot` this engine acts on now: both in the one loop; in a run
+    /// cut into parts, those of the running part (or, between rounds, those this engine holds).
+    #[inline(always)]
+    fn ends_here(&self, slot: Slot) -> (bool, bool) {
+        match self.rounds.as_deref() {
+            None => (true, true),
+            Some(rounds) => {
+                let plan = &self.flows[slot].plan;
+                rounds.ends_here(plan.src, plan.dst)
+            }
+        }
+    }
+
     /// Makes sure the next timer of each end of a running flow has an event. Each end has its
     /// own (a sender's retransmission timer, a receiver's delayed ACK), as each would in a part
     /// of the network of its own (issue 41). Lazy timers: an earlier pending event is kept (it
@@ -1088,12 +1054,19 @@ impl Simulation {
     /// earlier than what is pending, and never before the next instant.
     fn arm_timer(&mut self, id: FlowId, slot: Slot) {
         let next = self.now + Duration::from_ps(1);
+        let (sender_here, receiver_here) = self.ends_here(slot);
         let flow = &mut self.flows[slot];
         let earlier = |due: Option<Instant>, pending: Option<Instant>| {
             due.map(|d| d.max(next)).filter(|&d| pending.is_none_or(|t| d < t))
         };
-        let sender = earlier(flow.sender.as_ref().expect("pumped flows have started").poll_timeout(), flow.sender_timer_at);
-        let receiver = earlier(flow.receiver.as_ref().expect("pumped flows have started").poll_timeout(), flow.receiver_timer_at);
+        let sender = match sender_here {
+            true => earlier(flow.sender.as_ref().expect("pumped flows have started").poll_timeout(), flow.sender_timer_at),
+            false => None,
+        };
+        let receiver = match receiver_here {
+            true => earlier(flow.receiver.as_ref().expect("pumped flows have started").poll_timeout(), flow.receiver_timer_at),
+            false => None,
+        };
         if let Some(due) = sender {
             flow.sender_timer_at = Some(due);
             self.timer_event(Event::SenderTimer(id), due);
@@ -1172,13 +1145,19 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn purge_timers(&mut self) {
+        let pending = self.drop_stale_timers();
+        self.purge_timers_at = (2 * pending).max(self.purge_floor);
+    }
+
+    /// `purge_timers`' work: drops the stale timer events; returns how many timers are left.
+    fn drop_stale_timers(&mut self) -> usize {
         let flows = &self.flows;
         let live = |t, event| match event {
             Event::SenderTimer(id) => flows.get(id).is_some_and(|f: &Flow| f.sender_timer_at == Some(t)),
             Event::ReceiverTimer(id) => flows.get(id).is_some_and(|f: &Flow| f.receiver_timer_at == Some(t)),
             _ => true,
         };
-        let pending = match self.rounds.as_deref_mut() {
+        match self.rounds.as_deref_mut() {
             None => {
                 self.events.purge_timers(live);
                 self.events.timers_pending()
@@ -1187,8 +1166,7 @@ impl Simulation {
                 rounds.purge_timers(live);
                 rounds.timers_pending()
             }
-        };
-        self.purge_timers_at = (2 * pending).max(self.purge_floor);
+        }
     }
 
     /// The timer of flow `id`'s `end` may be due: the end acts on it, then gets polled.
@@ -1225,6 +1203,9 @@ impl Simulation {
         self.flows[id].stalls.close(self.now);
         if let Some(rounds) = self.rounds.as_deref_mut() {
             rounds.last_end = rounds.last_end.max(self.now);
+            if rounds.current != BARRIER {
+                rounds.ended.push((id, self.now));
+            }
         }
         self.watchdog.progress(self.now);
         self.running -= 1;
@@ -1619,7 +1600,9 @@ impl Simulation {
 
     /// Packets queued or on a wire anywhere (for conservation checks).
     pub fn packets_in_network(&self) -> u64 {
-        self.net.ports.iter().map(crate::port::Port::packets_held).sum()
+        let held = |sim: &Simulation| sim.net.ports.iter().map(crate::port::Port::packets_held).sum::<u64>();
+        let crew = self.crew.as_deref().map_or(0, |crew| crew.held(held));
+        held(self) + crew
     }
 }
 
@@ -1684,7 +1667,7 @@ stop = "6ms"
     /// timers wait.
     fn run_to_end(text: &str, large: Option<bool>, purge_at: usize) -> RunResults {
         let scenario = crate::scenario::parse_toml(text, None).expect("valid");
-        let mut sim = Simulation::build(&scenario, large, false).expect("builds");
+        let mut sim = Simulation::build(&scenario, large, None).expect("builds");
         (sim.purge_timers_at, sim.purge_floor) = (purge_at, purge_at);
         while !sim.step(1 << 16).expect("runs") {}
         sim.finish().expect("finishes")
@@ -1970,6 +1953,77 @@ kind = "poisson"
         }
     }
 
+    /// Runs `scenario` on `threads` threads in steps of `step` events.
+    fn run_on_threads(scenario: &Scenario, threads: u32, step: u64) -> RunResults {
+        let mut scenario = scenario.clone();
+        scenario.run.threads = Some(crate::scenario::Threads::Count(threads));
+        let mut sim = Simulation::new(&scenario).expect("builds");
+        assert_eq!(sim.threads(), threads as usize);
+        while !sim.step(step).expect("runs") {}
+        sim.finish().expect("finishes")
+    }
+
+    /// The fat tree's Poisson DCTCP flows, without the queue samples (one thread's only, yet).
+    fn fat_tree_unsampled() -> String {
+        fat_tree_poisson().replace("[output]\nqueue_sample_interval = \"50us\"\nqueue_sample_hosts = [0, 5, 12]\n", "")
+    }
+
+    #[test]
+    fn any_number_of_threads_gives_the_same_results_bit_for_bit() {
+        let scenario = parsed(&fat_tree_unsampled());
+        assert!(scenario.output.queue_samples.is_none());
+        let one = run_on_threads(&scenario, 1, u64::MAX);
+        let s = &one.summary;
+        assert!(s.timeouts > 0 && s.packets_dropped > 0 && s.flows_completed > 100, "{s:?}");
+        // One thread is the round loop of one engine.
+        let parted = run_in_parts(&scenario, None, u64::MAX);
+        assert_eq!(parted.flows, one.flows);
+        assert_eq!(counts(&parted), counts(&one));
+        for threads in [2, 3, 4, 8] {
+            let other = run_on_threads(&scenario, threads, u64::MAX);
+            assert_eq!(other.flows, one.flows, "{threads} threads");
+            assert_eq!(other.ports, one.ports, "{threads} threads");
+            assert_eq!(counts(&other), counts(&one), "{threads} threads");
+        }
+        for step in [1, 977] {
+            let stepped = run_on_threads(&scenario, 2, step);
+            assert_eq!(stepped.flows, one.flows, "steps of {step}");
+            assert_eq!(counts(&stepped), counts(&one), "steps of {step}");
+        }
+    }
+
+    #[test]
+    fn every_transport_that_can_be_cut_runs_the_same_on_any_number_of_threads() {
+        for protocol in ["d3", "pdq", "pfabric", "ndp"] {
+            let text = fat_tree_unsampled().replace("protocol = \"dctcp\"", &format!("protocol = \"{protocol}\""));
+            let text = format!("{text}[run]\nduration = \"4ms\"\n");
+            let text = if protocol == "pfabric" || protocol == "ndp" {
+                text.replace("ecn_threshold = 10", "ecn_threshold = 10\npriority_classes = 8")
+            } else {
+                text
+            };
+            let scenario = crate::scenario::parse_toml(&text, None).unwrap_or_else(|e| panic!("{protocol}: {e}"));
+            let one = run_on_threads(&scenario, 1, u64::MAX);
+            assert!(one.summary.flows_completed > 100, "{protocol}: {:?}", one.summary);
+            let three = run_on_threads(&scenario, 3, u64::MAX);
+            assert_eq!(three.flows, one.flows, "{protocol}");
+            assert_eq!(three.ports, one.ports, "{protocol}");
+            assert_eq!(counts(&three), counts(&one), "{protocol}");
+        }
+    }
+
+    #[test]
+    fn threads_refuse_samples_naming_the_key_and_a_star_runs_on_one() {
+        let mut scenario = parsed(&fat_tree_poisson());
+        scenario.run.threads = Some(crate::scenario::Threads::Count(2));
+        let e = Simulation::new(&scenario).err().expect("refused").to_string();
+        assert!(e.starts_with("`output.queue_samples`: a run on more than one thread"), "{e}");
+        let mut star = parsed(POISSON_DCTCP);
+        star.run.threads = Some(crate::scenario::Threads::Count(4));
+        let sim = Simulation::new(&star).expect("builds");
+        assert!(sim.rounds.is_none() && sim.threads() == 1, "a star is one part");
+    }
+
     /// The benchmarks that can be cut, each in two shuffled orders of its parts: minutes in a
     /// release build, so left out of `cargo test`; run it with `cargo test --release -p
     /// incast-sim -- --ignored the_benchmarks_cut` after a change to the round loop.
@@ -1990,6 +2044,10 @@ kind = "poisson"
                 assert_eq!(other.ports, reference.ports, "{name}, order {seed}");
                 assert_eq!(counts(&other), counts(&reference), "{name}, order {seed}");
             }
+            let threads = run_on_threads(&scenario, 4.min(parts), u64::MAX);
+            assert_eq!(threads.flows, reference.flows, "{name}, threads");
+            assert_eq!(threads.ports, reference.ports, "{name}, threads");
+            assert_eq!(counts(&threads), counts(&reference), "{name}, threads");
         }
     }
 }

@@ -210,6 +210,13 @@ impl Watchdog {
         self.timers += 1;
     }
 
+    /// Takes another engine's evidence (on several threads): its timers fired since the last
+    /// call, and its latest progress.
+    pub(crate) fn absorb(&mut self, other: &mut Watchdog) {
+        self.timers += std::mem::take(&mut other.timers);
+        self.last_progress = self.last_progress.max(other.last_progress);
+    }
+
     /// A flow started; `running` flows run now.
     #[inline]
     pub(crate) fn flow_started(&mut self, running: u64) {

@@ -1,0 +1,571 @@
+//! Rounds of a run cut into parts (`crate::rounds`), on one thread or several (`[run] threads`,
+//! issue 41).
+//!
+//! On several threads each thread has an engine of its own: a whole `Simulation`, with its own
+//! copy of the network and of the flow table, that runs only its share of the parts (`assign`).
+//! The first engine is the one the caller holds; the others are its `Crew`. Within a round the
+//! engines share nothing: each part runs its own events up to the round's bound, and an event
+//! for another part waits in the running part's outbox (`Rounds::push`). Between rounds, one
+//! thread holds every engine and
+//!
+//! - empties the outboxes in the order of the parts' numbers (`exchange`), whichever engine holds
+//!   them: a packet crossing to another engine's part moves out of the sending engine's copy of
+//!   its link into the receiving engine's, its count in flight with it;
+//! - tells every engine of the flows whose receiver got every byte in another (`count_ended`),
+//!   so that the run's counters (flows running, completed, finite flows left), which every
+//!   engine keeps whole, agree again;
+//! - retires the flows whose sender was done (`gather_ends`: the receiver's end joins the
+//!   sender's, the flow's outcome is taken from the two and given to every engine) and releases
+//!   those with no packet left in any engine, in the order of their numbers;
+//! - takes the event counts and the watchdog's evidence into the first engine, which decides
+//!   the run's end, its stalls and the next round.
+//!
+//! Every choice between rounds is a function of the data (flow numbers, part numbers, times),
+//! never of which engine holds what, so one thread and eight give the same results bit for bit;
+//! what the one engine on one thread does is the same code with a crew of none.
+
+use std::cmp::Reverse;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use incast_proto::time::{Duration, Instant};
+
+use super::Simulation;
+use crate::error::Error;
+use crate::event::Event;
+use crate::ids::{FlowId, PortId};
+use crate::partition::Partition;
+use crate::rounds::Rounds;
+use crate::scenario::Scenario;
+use crate::topology::Topology;
+use crate::watchdog::Stalled;
+
+/// Which share of a run cut into parts an engine runs: engine `engine` of `engines`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Cut {
+    pub(crate) engine: u32,
+    pub(crate) engines: u32,
+}
+
+impl Cut {
+    /// Every part, on one engine.
+    #[cfg(test)]
+    pub(crate) const WHOLE: Cut = Cut { engine: 0, engines: 1 };
+}
+
+/// The engines of a run's other threads.
+pub(crate) struct Crew {
+    engines: Vec<Mutex<Simulation>>,
+}
+
+impl Crew {
+    /// The run of `scenario` on `threads` threads: the first engine, holding the others. A
+    /// network of one part runs as one loop, of fewer parts than threads on one thread a part.
+    pub(super) fn build(scenario: &Scenario, threads: u32) -> Result<Simulation, Error> {
+        let mut first = Simulation::build(scenario, None, Some(Cut { engine: 0, engines: threads }))?;
+        let engines = first.rounds.as_deref().map_or(1, Rounds::engines);
+        if engines > 1 {
+            let mut others = Vec::with_capacity(engines as usize - 1);
+            for engine in 1..engines {
+                others.push(Mutex::new(Simulation::build(scenario, None, Some(Cut { engine, engines }))?));
+            }
+            first.crew = Some(Box::new(Crew { engines: others }));
+        }
+        Ok(first)
+    }
+
+    /// Threads the run uses.
+    pub(super) fn threads(&self) -> usize {
+        self.engines.len() + 1
+    }
+
+    /// The sum of `count` over the other engines.
+    pub(super) fn held(&self, count: impl Fn(&Simulation) -> u64) -> u64 {
+        self.engines.iter().map(|e| count(&e.lock().expect("an engine's lock"))).sum()
+    }
+}
+
+/// Which engine of `engines` runs each part of `partition` (at most one engine per part): the
+/// parts taken from the most ports to the fewest, each to the engine with the fewest ports so
+/// far (the lowest numbered of equals), so that engines get about as many ports each. Only
+/// speed depends on it.
+pub(crate) fn assign(topo: &Topology, partition: &Partition, engines: u32) -> Vec<u32> {
+    let parts = partition.parts as usize;
+    let engines = engines.clamp(1, partition.parts) as usize;
+    let mut ports = vec![0u64; parts];
+    for port in &topo.ports {
+        ports[partition.part_of(port.node) as usize] += 1;
+    }
+    let mut order: Vec<usize> = (0..parts).collect();
+    order.sort_by_key(|&p| (Reverse(ports[p]), p));
+    let mut load = vec![0u64; engines];
+    let mut engine_of = vec![0u32; parts];
+    for p in order {
+        let e = (0..engines).min_by_key(|&e| (load[e], e)).expect("at least one engine");
+        engine_of[p] = e as u32;
+        load[e] += ports[p];
+    }
+    engine_of
+}
+
+/// Starts and ends the rounds of the engines on other threads. Each waits, spinning and then
+/// yielding its core, for the next round to open; the first engine's thread waits the same way
+/// for all to be done.
+#[derive(Default)]
+struct Gate {
+    /// Rounds opened so far.
+    round: AtomicU64,
+    /// The open round's bound, picoseconds.
+    bound: AtomicU64,
+    /// Engines still running the open round.
+    running: AtomicUsize,
+    /// No more rounds: the threads end.
+    closed: AtomicBool,
+    /// An engine's thread panicked (a bug): the run stops with its panic.
+    panicked: AtomicBool,
+}
+
+impl Gate {
+    /// Opens a round up to `bound` for `engines` engines.
+    fn open(&self, bound: Instant, engines: usize) {
+        self.bound.store(bound.as_ps(), Ordering::Relaxed);
+        self.running.store(engines, Ordering::Relaxed);
+        self.round.fetch_add(1, Ordering::Release);
+    }
+
+    /// Waits for a round after round `seen` (then seen): its bound, or `None` once closed.
+    fn wait_open(&self, seen: &mut u64) -> Option<Instant> {
+        wait_until(|| self.closed.load(Ordering::Acquire) || self.round.load(Ordering::Acquire) != *seen);
+        if self.closed.load(Ordering::Acquire) {
+            return None;
+        }
+        *seen = self.round.load(Ordering::Acquire);
+        Some(Instant::from_ps(self.bound.load(Ordering::Relaxed)))
+    }
+
+    /// An engine is done with the open round.
+    fn done(&self) {
+        self.running.fetch_sub(1, Ordering::Release);
+    }
+
+    /// Waits for every engine to be done with the open round.
+    fn wait_done(&self) {
+        wait_until(|| self.running.load(Ordering::Acquire) == 0);
+        if self.panicked.load(Ordering::Acquire) {
+            panic!("an engine's thread panicked");
+        }
+    }
+}
+
+/// Closes the gate when dropped, so that the threads end even if the first engine's panics.
+struct Closing<'a>(&'a Gate);
+
+impl Drop for Closing<'_> {
+    fn drop(&mut self) {
+        self.0.closed.store(true, Ordering::Release);
+    }
+}
+
+/// Waits for `ready`: spinning a while (a round is often shorter than a thread's wake-up), then
+/// yielding the core (a machine with fewer cores than threads).
+fn wait_until(ready: impl Fn() -> bool) {
+    let mut spins = 0u32;
+    while !ready() {
+        if spins < 1 << 12 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// An engine's thread: runs its parts in each round until the gate closes.
+fn work(engine: &Mutex<Simulation>, gate: &Gate) {
+    let mut seen = 0;
+    while let Some(bound) = gate.wait_open(&mut seen) {
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            engine.lock().expect("an engine's lock").run_parts(bound);
+        }));
+        if ran.is_err() {
+            gate.panicked.store(true, Ordering::Release);
+        }
+        gate.done();
+    }
+}
+
+/// Two distinct engines of `all`, mutably.
+fn pair<'a>(all: &'a mut [&mut Simulation], a: usize, b: usize) -> (&'a mut Simulation, &'a mut Simulation) {
+    debug_assert_ne!(a, b);
+    if a < b {
+        let (left, right) = all.split_at_mut(b);
+        (&mut *left[a], &mut *right[0])
+    } else {
+        let (left, right) = all.split_at_mut(a);
+        (&mut *right[0], &mut *left[b])
+    }
+}
+
+impl Simulation {
+    fn rounds_ref(&self) -> &Rounds {
+        self.rounds.as_deref().expect("a run cut into parts")
+    }
+
+    fn rounds_mut(&mut self) -> &mut Rounds {
+        self.rounds.as_deref_mut().expect("a run cut into parts")
+    }
+
+    /// Runs rounds (`crate::rounds`) until `budget` events have run, at a barrier, or the run is
+    /// over at `stop` (its end or horizon), on as many threads as the run has engines.
+    pub(super) fn run_rounds(&mut self, budget: u64, stop: Instant) {
+        let crew = self.crew.take();
+        match crew.as_deref() {
+            None => self.rounds_loop(&[], None, budget, stop),
+            Some(crew) => {
+                let gate = Gate::default();
+                std::thread::scope(|scope| {
+                    let closing = Closing(&gate);
+                    for engine in &crew.engines {
+                        let gate = &gate;
+                        scope.spawn(move || work(engine, gate));
+                    }
+                    self.rounds_loop(&crew.engines, Some(&gate), budget, stop);
+                    drop(closing);
+                });
+            }
+        }
+        self.crew = crew;
+    }
+
+    /// The rounds of `run_rounds`, this engine's parts on this thread, `others`' on theirs.
+    fn rounds_loop(&mut self, others: &[Mutex<Simulation>], gate: Option<&Gate>, budget: u64, stop: Instant) {
+        let start = self.event_count;
+        loop {
+            let bound = {
+                let mut locked: Vec<_> = others.iter().map(|e| e.lock().expect("an engine's lock")).collect();
+                let mut all: Vec<&mut Simulation> = std::iter::once(&mut *self).chain(locked.iter_mut().map(|e| &mut **e)).collect();
+                match next_round(&mut all, start, budget, stop) {
+                    Some(bound) => bound,
+                    None => return,
+                }
+            };
+            if let Some(gate) = gate {
+                gate.open(bound, others.len());
+            }
+            self.run_parts(bound);
+            if let Some(gate) = gate {
+                gate.wait_done();
+            }
+            let mut locked: Vec<_> = others.iter().map(|e| e.lock().expect("an engine's lock")).collect();
+            let mut all: Vec<&mut Simulation> = std::iter::once(&mut *self).chain(locked.iter_mut().map(|e| &mut **e)).collect();
+            end_round(&mut all, bound);
+        }
+    }
+
+    /// Runs every event of this engine's parts due before `bound`, part after part in its order.
+    fn run_parts(&mut self, bound: Instant) {
+        let last = Instant::from_ps(bound.as_ps() - 1);
+        let mut latest = self.now;
+        for i in 0..self.rounds_ref().order.len() {
+            let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
+            let part = rounds.order[i];
+            if !rounds.has_before(part, bound) {
+                continue; // nothing of this part's is due in the round
+            }
+            rounds.enter(part, &mut self.events);
+            self.run_events(u64::MAX, last, Instant::NEVER);
+            self.rounds.as_deref_mut().expect("a run cut into parts").leave(&mut self.events);
+            latest = latest.max(self.now);
+            if self.done {
+                break; // a part failed (out of memory, too many samples)
+            }
+        }
+        self.now = latest;
+    }
+
+    /// Flow `id`'s receiver got every byte at `at` in another engine: this one counts it ended.
+    fn count_ended(&mut self, id: FlowId, at: Instant) {
+        let now = std::mem::replace(&mut self.now, at);
+        self.flows[id].finished_at = Some(at);
+        self.on_flow_ended(id, true);
+        self.now = now;
+    }
+}
+
+/// Between rounds: what the last round left for the barrier (`barrier`), then the next round's
+/// bound, after the coordinator's events due before it (flow starts, samples) and the watchdog's
+/// tests; `None` when the run is over or `budget` events have run since the count `start`.
+fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instant) -> Option<Instant> {
+    loop {
+        if all[0].done || all[0].event_count - start >= budget {
+            return None;
+        }
+        barrier(all);
+        if all[0].done {
+            return None;
+        }
+        let coordinator = all[0].events.peek_time();
+        let parts = all.iter().filter_map(|e| e.rounds_ref().next_time()).min();
+        let next = match (parts, coordinator) {
+            (Some(p), Some(c)) => Some(p.min(c)),
+            (p, c) => p.or(c),
+        };
+        let first = &mut *all[0];
+        let watch_at = first.watchdog.check_at();
+        if first.watchdog.timers_due(first.event_count) || next.is_some_and(|t| t > watch_at && watch_at < stop) {
+            first.watch(next.is_some_and(|t| t > watch_at) && watch_at < stop, watch_at);
+            if first.done {
+                return None;
+            }
+        }
+        let Some(next) = next.filter(|&t| t <= stop) else {
+            let pending = all.iter().any(|e| !e.events.is_empty() || !e.rounds_ref().is_empty());
+            all[0].run_out_with(stop, pending);
+            return None;
+        };
+        if coordinator == Some(next) {
+            // The coordinator's events of this instant, between rounds, before the parts' (its
+            // queue is the one an engine runs between rounds): every engine runs them, each
+            // starting the ends of the flows it holds, and they count once.
+            for (i, engine) in all.iter_mut().enumerate() {
+                let before = engine.event_count;
+                engine.run_events(u64::MAX, next, Instant::NEVER);
+                if i > 0 {
+                    engine.event_count = before;
+                }
+            }
+            // The first packets of the flows started now, on their way into other parts.
+            exchange(all, next);
+            take_failures(all);
+            continue;
+        }
+        let after = |t: Instant| t + Duration::from_ps(1);
+        let lookahead = all[0].rounds_ref().lookahead;
+        let mut bound = (next + lookahead).min(after(stop)).min(after(watch_at.max(next)));
+        if let Some(c) = coordinator {
+            bound = bound.min(c);
+        }
+        return Some(bound);
+    }
+}
+
+/// After a round up to `bound`: the outboxes emptied, every engine at the latest instant any
+/// part reached, whatever their order, and a failure of any engine the run's.
+fn end_round(all: &mut [&mut Simulation], bound: Instant) {
+    exchange(all, bound);
+    let latest = all.iter().map(|e| e.now).max().expect("an engine");
+    for engine in all.iter_mut() {
+        engine.now = latest;
+    }
+    take_failures(all);
+}
+
+/// A failure of any engine (out of memory) stops the run, reported by the first.
+fn take_failures(all: &mut [&mut Simulation]) {
+    for i in 1..all.len() {
+        if let Some(e) = all[i].failure.take() {
+            all[0].failure.get_or_insert(e);
+            all[0].done = true;
+        }
+    }
+}
+
+/// Empties each part's outbox, in the order of the parts' numbers, into the queues of the parts
+/// its events run in. Every event crossing to another part is an arrival at the far end of a
+/// link between parts, due at or after `bound` (such a link takes at least the lookahead); one
+/// crossing to another engine's part takes its packet along (`move_packet`).
+fn exchange(all: &mut [&mut Simulation], bound: Instant) {
+    let parts = all[0].rounds_ref().parts() as u32;
+    for from in 0..parts {
+        let sender = all[0].rounds_ref().engine_of(from) as usize;
+        let mut outbox = all[sender].rounds_mut().take_outbox(from);
+        for &(time, to, event) in &outbox {
+            debug_assert!(time >= bound, "an event crossing parts at {time:?}, before the round's bound {bound:?}");
+            let receiver = all[0].rounds_ref().engine_of(to) as usize;
+            if receiver != sender {
+                let Event::Arrive(port) = event else { unreachable!("{event:?} crossing parts: only arrivals do") };
+                move_packet(all, sender, receiver, port, time);
+            }
+            all[receiver].rounds_mut().deliver(to, time, event);
+        }
+        outbox.clear();
+        all[sender].rounds_mut().give_back(from, outbox);
+    }
+}
+
+/// The packet at the far end of `port`'s link in engine `from`'s copy of the link, due there at
+/// `time`, moves to engine `to`'s copy, and its flow's count of packets in flight with it.
+fn move_packet(all: &mut [&mut Simulation], from: usize, to: usize, port: PortId, time: Instant) {
+    let (from, to) = pair(all, from, to);
+    let (id, _) = from.net.ports[port.idx()].pop_arrival();
+    let packet = *from.packets.get(id);
+    let header = from.packets.header(id).copied();
+    from.packets.release(id);
+    from.flows[packet.flow].in_flight -= 1;
+    let id = to.packets.alloc(packet, header);
+    to.net.ports[port.idx()].put_arrival(time, id);
+    to.flows[packet.flow].in_flight += 1;
+}
+
+/// Between two rounds (`Rounds`): every engine counts the flows that ended in another; the
+/// flows whose sender was done retire, those with nothing left in the network leave the table,
+/// in the order of their numbers; then the run's end is tested (every finite flow done: the
+/// run ends at the last one's end), stale timers are purged, and whether the run can still
+/// move if a port's timer ran.
+fn barrier(all: &mut [&mut Simulation]) {
+    let mut retiring = Vec::new();
+    let mut releases = Vec::new();
+    let mut stall_check_due = false;
+    let mut last_end = Instant::ZERO;
+    for i in 0..all.len() {
+        let rounds = all[i].rounds_mut();
+        retiring.append(&mut rounds.retiring);
+        releases.append(&mut rounds.releases);
+        stall_check_due |= std::mem::take(&mut rounds.stall_check_due);
+        last_end = last_end.max(rounds.last_end);
+        let ended = std::mem::take(&mut rounds.ended);
+        for j in (0..all.len()).filter(|&j| j != i) {
+            for &(id, at) in &ended {
+                all[j].count_ended(id, at);
+            }
+        }
+        if i > 0 {
+            // The first engine counts the run's events and judges its progress.
+            let (first, other) = pair(all, 0, i);
+            first.event_count += std::mem::take(&mut other.event_count);
+            first.watchdog.absorb(&mut other.watchdog);
+        }
+    }
+    for engine in all.iter_mut() {
+        engine.rounds_mut().last_end = last_end;
+    }
+    retiring.sort_unstable();
+    let now = all[0].now;
+    for (id, at) in retiring {
+        if all.len() > 1 {
+            gather_ends(all, id);
+        }
+        for engine in all.iter_mut() {
+            engine.now = at;
+            let flow = &mut engine.flows[id];
+            flow.retire();
+            if flow.finished_at.is_none() {
+                // The host gave up on the flow (D3 quenching): it ends here, without completing.
+                engine.on_flow_ended(id, false);
+            }
+        }
+        release_if_done(all, id);
+    }
+    for engine in all.iter_mut() {
+        engine.now = now;
+    }
+    releases.sort_unstable();
+    releases.dedup();
+    for id in releases {
+        if all[0].flows.get(id).is_some() {
+            release_if_done(all, id);
+        }
+    }
+    let first = &*all[0];
+    if first.finite_remaining == 0 && first.starts.is_empty() && (first.has_no_long_flows() || first.stop_after_finite_flows) {
+        for engine in all.iter_mut() {
+            engine.now = last_end;
+        }
+        all[0].done = true;
+        return;
+    }
+    let pending: usize = all.iter().map(|e| e.rounds_ref().timers_pending()).sum();
+    if pending >= all[0].purge_timers_at {
+        let left: usize = all.iter_mut().map(|e| e.drop_stale_timers()).sum();
+        all[0].purge_timers_at = (2 * left).max(all[0].purge_floor);
+    }
+    if stall_check_due {
+        let first = &*all[0];
+        if first.end.is_none() && first.starts.is_empty() && all.iter().all(|e| e.quiet()) {
+            // Unfinished flows are left (else the run would have ended), and none can act again.
+            let flows = all[0].running;
+            all[0].stalled(Stalled::Deadlock { flows });
+        }
+    }
+}
+
+/// Flow `id`, whose sender is done, retires: its receiver's end joins its sender's in the
+/// sender's engine, and every engine gets the outcome of the two and the receiver's record of
+/// its waits, as the one engine of a run on one thread has them.
+fn gather_ends(all: &mut [&mut Simulation], id: FlowId) {
+    let plan = all[0].flows[id].plan;
+    let rounds = all[0].rounds_ref();
+    let (home, away) = (rounds.engine_of_host(plan.src) as usize, rounds.engine_of_host(plan.dst) as usize);
+    if home != away {
+        let (sender, receiver) = pair(all, home, away);
+        let (at_home, away) = (&mut sender.flows[id], &mut receiver.flows[id]);
+        at_home.receiver = away.receiver.take();
+        at_home.receiver_timer_at = away.receiver_timer_at.take();
+        at_home.stalls = away.stalls;
+    }
+    let flow = &all[home].flows[id];
+    let (outcome, stalls) = (flow.outcome(), flow.stalls);
+    for engine in all.iter_mut() {
+        let flow = &mut engine.flows[id];
+        flow.outcome = Some(outcome);
+        flow.stalls = stalls;
+    }
+}
+
+/// Takes flow `id` out of every engine's table if it is over for good: ended in every engine,
+/// no packet of it left in any (`Simulation::releasable`). The first engine keeps its row.
+fn release_if_done(all: &mut [&mut Simulation], id: FlowId) {
+    let in_flight: u32 = all.iter().map(|e| e.flows[id].in_flight).sum();
+    let ended = all.iter().all(|e| e.flows[id].ends_freed());
+    if ended && all[0].releasable(id, in_flight) {
+        for (i, engine) in all.iter_mut().enumerate() {
+            engine.release(id, i == 0);
+        }
+    }
+}
+
+impl Simulation {
+    /// Ends a run on several threads: the other engines' ports (each port's from the engine
+    /// that ran its sending part), flows' ends, counters and packets join this one's, which then
+    /// holds the results. Returns the packets the others held.
+    pub(super) fn gather_crew(&mut self) -> u64 {
+        let Some(crew) = self.crew.take() else { return 0 };
+        let mut others: Vec<Simulation> = crew.engines.into_iter().map(|e| e.into_inner().expect("an engine's lock")).collect();
+        let mut packets = 0;
+        for other in &mut others {
+            self.event_count += std::mem::take(&mut other.event_count);
+            self.obs.counters.absorb(&other.obs.counters);
+            packets += other.packets.live();
+        }
+        let rounds = self.rounds.as_deref().expect("a run cut into parts");
+        for (p, port) in self.net.ports.iter_mut().enumerate() {
+            let engine = rounds.engine_of(rounds.sender_part(PortId(p as u32))) as usize;
+            if engine != 0 {
+                std::mem::swap(port, &mut others[engine - 1].net.ports[p]);
+            }
+        }
+        let live: Vec<FlowId> = self.flows.iter().map(|(id, _)| id).collect();
+        for id in live {
+            let plan = self.flows[id].plan;
+            let (home, away) = (rounds.engine_of_host(plan.src) as usize, rounds.engine_of_host(plan.dst) as usize);
+            if home != 0 {
+                let there = &mut others[home - 1].flows[id];
+                let (sender, timer) = (there.sender.take(), there.sender_timer_at.take());
+                let here = &mut self.flows[id];
+                (here.sender, here.sender_timer_at) = (sender, timer);
+            }
+            if away != 0 {
+                let there = &mut others[away - 1].flows[id];
+                let (receiver, timer, stalls) = (there.receiver.take(), there.receiver_timer_at.take(), there.stalls);
+                let here = &mut self.flows[id];
+                (here.receiver, here.receiver_timer_at, here.stalls) = (receiver, timer, stalls);
+            }
+        }
+        packets
+    }
+
+    /// Threads the run uses.
+    pub fn threads(&self) -> usize {
+        self.crew.as_deref().map_or(1, Crew::threads)
+    }
+}
