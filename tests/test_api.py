@@ -267,6 +267,38 @@ def test_seed_argument_overrides_the_file(tmp_path: Path) -> None:
         incast.run(path, seed="3")  # type: ignore[arg-type]
 
 
+def test_threads_give_the_same_results_and_are_checked() -> None:
+    # A k = 4 fat tree (20 parts) of Poisson DCTCP flows with drops: the network cut into parts,
+    # run on 1, 2 and 3 threads (docs/scenario.md, "Threads"), gives the same flows and ports.
+    scenario = {
+        "topology": {"kind": "fat-tree", "k": 4},
+        "switch": {"buffer": "16KB", "ecn_threshold": 10},
+        "transport": {"protocol": "dctcp", "min_rto": "1ms"},
+        "workload": [{"kind": "poisson", "load": 0.7, "size": {"dist": "uniform", "min": "1KB", "max": "60KB"},
+                      "stop": "2ms"}],
+        "run": {"threads": 1},
+    }
+    one = incast.run(scenario)
+    assert one.summary["packets_dropped"] > 0 and one.summary["flows_completed"] > 50
+    for threads in (2, "3"):
+        other = incast.run(scenario, threads=threads)
+        assert other.flows.equals(one.flows), threads
+        assert other.ports.equals(one.ports), threads
+        assert other.summary["events"] == one.summary["events"]
+    assert incast.api.simulation(scenario, threads=2).threads() == 2
+    # The one loop (no `threads`) runs the same flows, in another order of simultaneous events.
+    loop = incast.run({k: v for k, v in scenario.items() if k != "run"})
+    assert loop.flows.num_rows == one.flows.num_rows
+    assert incast.api.simulation({k: v for k, v in scenario.items() if k != "run"}).threads() is None
+    for bad in (0, -1, True, 1.5, "many"):
+        with pytest.raises(ValueError, match="threads must be"):
+            incast.run(scenario, threads=bad)  # type: ignore[arg-type]
+    with pytest.raises(incast.ScenarioError, match="run.threads"):
+        incast.run({**scenario, "run": {"threads": 0}})
+    with pytest.raises(incast.ScenarioError, match="output.queue_samples"):
+        incast.run({**scenario, "output": {"queue_sample_interval": "50us", "queue_sample_hosts": [0]}}, threads=2)
+
+
 def test_d2tcp_mixes_with_tcp_and_names_both_in_the_protocol_column() -> None:
     scenario = burst(senders=8, rounds=2, protocol="d2tcp")
     scenario["workload"].append(

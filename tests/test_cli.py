@@ -124,6 +124,29 @@ def test_bench_measures_a_scenario(tmp_path: Path) -> None:
     assert "ns per event over" not in proc.stdout and "ns_per_event_vs_reference" not in result
 
 
+def test_bench_runs_each_case_on_each_number_of_threads(tmp_path: Path) -> None:
+    bench_dir = tmp_path / "benches"
+    bench_dir.mkdir()
+    write(bench_dir / "tree.toml",
+          '[topology]\nkind = "fat-tree"\nk = 4\n[transport]\nprotocol = "dctcp"\n[switch]\necn_threshold = 10\n'
+          '[[workload]]\nkind = "poisson"\nload = 0.5\nsize = { dist = "uniform", min = "1KB", max = "30KB" }\n'
+          'stop = "1ms"\n')
+    report = tmp_path / "bench.json"
+    proc = incast("bench", "--dir", str(bench_dir), "--repeat", "1", "--threads", "1,2", "--extrapolate-to", "1s",
+                  "--json", str(report))
+    assert proc.returncode == 0, proc.stderr
+    one, two = json.loads(report.read_text())
+    assert (one["threads"], two["threads"], one["parts"]) == (1, 2, 20)
+    # The same run, bit for bit, whatever the threads.
+    assert one["events"] == two["events"] and one["packet_hops"] == two["packet_hops"]
+    lines = proc.stdout.splitlines()
+    assert [line.split()[:2] for line in lines[1:3]] == [["tree", "x1"], ["tree", "x2"]]
+    start = next(i for i, line in enumerate(lines) if line.startswith("extrapolated"))
+    rows = [r for r in (line.split() for line in lines[start:]) if r and r[0] == "tree"]
+    # threads, then the speed-up over the 1-thread row.
+    assert [(r[1], r[8]) for r in rows][0] == ("1", "1.00") and rows[1][1] == "2"
+
+
 def test_bench_compares_every_case_with_the_reference_measured_alongside() -> None:
     from incast import bench
 

@@ -320,6 +320,9 @@ def test_empty_scenario_file(tmp_path: Path) -> None:
     [
         (["run", "{scenario}", "--out", "{tmp}/o", "--seed", "-1"], "--seed"),
         (["run", "{scenario}", "--out", "{tmp}/o", "--seed", "abc"], "--seed"),
+        (["run", "{scenario}", "--out", "{tmp}/o", "--threads", "0"], "--threads"),
+        (["run", "{scenario}", "--out", "{tmp}/o", "--threads", "two"], "--threads"),
+        (["bench", "--threads", "1,x"], "--threads"),
         (["run", "{scenario}"], "--out"),
         (["run", "{scenario}", "--out", "{tmp}/o", "--bogus"], "--bogus"),
         (["demo", "--seeds", "0"], "--seeds"),
@@ -332,6 +335,9 @@ def test_empty_scenario_file(tmp_path: Path) -> None:
     ids=[
         "negative-seed",
         "text-seed",
+        "zero-threads",
+        "text-threads",
+        "bench-text-threads",
         "no-out",
         "unknown-flag",
         "zero-seeds",

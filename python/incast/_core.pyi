@@ -83,9 +83,14 @@ class Simulation:
         format: Literal["toml", "json"] = "toml",
         base_dir: Optional[_PathLike] = None,
         seed: Optional[int] = None,
+        threads: Optional[str] = None,
     ) -> Simulation:
         """Parses a scenario and builds its network; raises ScenarioError naming the bad key, or
-        ResourceError if memory runs out."""
+        ResourceError if memory runs out. `seed` and `threads` (a count or "auto") override the
+        scenario's `seed` and `[run] threads`; ValueError for a `threads` out of range."""
+    def threads(self) -> Optional[int]:
+        """Threads the run uses (`[run] threads`, at most one per part of the network), or None
+        for the one event loop over the whole network (no `[run] threads`, or one part)."""
     def step(self, max_events: int) -> bool:
         """Processes at most `max_events` events without the GIL; True once the run is over.
         Raises ResourceError if memory runs out or the run reaches `run.max_samples`."""
@@ -97,8 +102,8 @@ class Simulation:
     def partition(self) -> _PartitionDict:
         """How a run across threads would cut the network: its parts (each switch with the hosts
         it serves; never a link without delay), the least delay between two (how far one part
-        may run ahead), the links cut, and the egress ports of the largest part. The engine runs
-        one thread today (issue 41)."""
+        may run ahead), the links cut, and the egress ports of the largest part (`[run] threads`
+        runs the parts on that many threads)."""
     def take_flows(self) -> _ColumnsDict:
         """The flow rows of the flows that have left the run since the last call (the layout of
         `finish()["flows"]`), in the order they left it; `finish` returns only the rows not

@@ -222,8 +222,11 @@ def effective_transport(scenario: ScenarioLike) -> Dict[str, Any]:
     return check_source(source_of(scenario))
 
 
-def simulation(scenario: ScenarioLike, *, seed: Optional[int] = None) -> _core.Simulation:
+def simulation(
+    scenario: ScenarioLike, *, seed: Optional[int] = None, threads: Union[int, str, None] = None
+) -> _core.Simulation:
     """Parses `scenario` and builds its network, ready to `step`. See `run` for the arguments."""
+    threads_text = _threads_text(threads)
     if seed is not None:
         if isinstance(seed, bool) or not hasattr(seed, "__index__"):
             raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
@@ -232,15 +235,30 @@ def simulation(scenario: ScenarioLike, *, seed: Optional[int] = None) -> _core.S
             raise ValueError(f"seed must be in [0, 2**64), not {seed}")
     source = source_of(scenario)
     try:
-        return _core.Simulation(source.text, source.format, source.base_dir, seed)
+        return _core.Simulation(source.text, source.format, source.base_dir, seed, threads_text)
     except _core.ScenarioError as e:
         raise source.explain(e) from None
+
+
+def _threads_text(threads: Union[int, str, None]) -> Optional[str]:
+    """`threads` as the engine takes it: a positive count or "auto" (`[run] threads`)."""
+    if threads is None:
+        return None
+    if isinstance(threads, str):
+        text = threads.strip().lower()
+        if text == "auto" or text.isdigit():
+            return text
+    elif not isinstance(threads, bool) and isinstance(threads, int):
+        if threads >= 1:
+            return str(threads)
+    raise ValueError(f'threads must be a positive integer or "auto", not {threads!r}')
 
 
 def run(
     scenario: ScenarioLike,
     *,
     seed: Optional[int] = None,
+    threads: Union[int, str, None] = None,
     progress: Union[bool, ProgressCallback] = False,
     chunk_events: int = CHUNK_EVENTS,
     trace_flows: Sequence[int] = (),
@@ -252,7 +270,9 @@ def run(
 
     `scenario` is a path to a `.toml` (or `.json`) scenario file, or a dict of the same tree
     (docs/scenario.md); a trace workload whose path ends in `.parquet` is read here and handed to
-    the engine as explicit flows. `seed` overrides the scenario's seed. `progress=True` shows a
+    the engine as explicit flows. `seed` overrides the scenario's seed, `threads` (a count or
+    "auto") its `[run] threads`: the network cut into parts run on that many threads, with the
+    same results for any count (docs/scenario.md, "[run]"). `progress=True` shows a
     progress bar on stderr once the run has taken a second; a callable is called with a
     `Progress` after every `chunk_events` events and once at the end.
 
@@ -292,7 +312,7 @@ def run(
     if on_flows is not None and not callable(on_flows):
         raise ValueError(f"on_flows must be callable, not {type(on_flows).__name__}")
     traced = [int(i) for i in trace_flows]
-    sim = simulation(scenario, seed=seed)
+    sim = simulation(scenario, seed=seed, threads=threads)
     warned = tuple(scenario_warnings(sim.warnings()))
     if warn:
         for w in warned:
@@ -300,7 +320,7 @@ def run(
     if trace_slowest:
         first = _drive(sim, progress, chunk_events)
         traced += slowest_flows(first.flows, int(trace_slowest))
-        sim = simulation(scenario, seed=seed)
+        sim = simulation(scenario, seed=seed, threads=threads)
     if traced:
         try:
             sim.trace_flows(traced)

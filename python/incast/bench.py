@@ -30,9 +30,6 @@ HEADER = (
 #: the densest case, a 40-sender incast on one switch, whose working set fits in cache.
 REFERENCE = "star_incast_dctcp"
 
-#: Threads one run uses: the engine runs one event loop (issue 41 plans `[run] threads`); the
-#: extrapolation table keeps the column, and a speed-up over the 1-thread run of the same case.
-THREADS = 1
 
 
 class BenchError(Exception):
@@ -56,9 +53,10 @@ def discover(directory: Path) -> List[str]:
     return sorted(p.stem for p in directory.glob("*.toml"))
 
 
-def measure(scenario: Path, repeat: int) -> Dict[str, Any]:
-    """Runs `scenario` `repeat` times, each in a fresh child, and returns the medians."""
-    runs = [_run_child(scenario) for _ in range(repeat)]
+def measure(scenario: Path, repeat: int, threads: Optional[int] = None) -> Dict[str, Any]:
+    """Runs `scenario` `repeat` times, each in a fresh child, on `threads` threads (`[run]
+    threads`; the scenario's own if None), and returns the medians."""
+    runs = [_run_child(scenario, threads) for _ in range(repeat)]
 
     def med(key: str) -> float:
         return quantile((r[key] for r in runs), 0.5)
@@ -80,7 +78,9 @@ def measure(scenario: Path, repeat: int) -> Dict[str, Any]:
         "events": runs[0]["events"],
         "packet_hops": runs[0]["packet_hops"],
         "sim_time_s": runs[0]["sim_time_s"],
-        "threads": THREADS,
+        # Threads the run used: its `[run] threads`, at most one per part; `None` for the one
+        # event loop over the whole network (no `[run] threads`, or a network of one part).
+        "threads": runs[0]["threads"],
         # How a run across threads would cut the network (`Simulation.partition`): the most
         # threads it could use, how far apart its parts are, and the largest part's ports.
         "parts": runs[0]["parts"],
@@ -90,10 +90,10 @@ def measure(scenario: Path, repeat: int) -> Dict[str, Any]:
     }
 
 
-def _run_child(scenario: Path) -> Dict[str, Any]:
+def _run_child(scenario: Path, threads: Optional[int]) -> Dict[str, Any]:
     with tempfile.TemporaryFile() as stderr:
         child = subprocess.Popen(
-            [sys.executable, "-m", "incast.bench", str(scenario)],
+            [sys.executable, "-m", "incast.bench", str(scenario)] + ([] if threads is None else [str(threads)]),
             stdout=subprocess.PIPE,
             stderr=stderr,
             preexec_fn=_limit_memory,
@@ -126,6 +126,7 @@ def _run_child(scenario: Path) -> Dict[str, Any]:
         "parts": report["partition"]["parts"],
         "lookahead_s": report["partition"]["lookahead_s"],
         "largest_part_ports": report["partition"]["largest_part_ports"],
+        "threads": report["threads"],
     }
 
 
@@ -147,8 +148,9 @@ def format_row(r: Dict[str, Any]) -> str:
     def num(x: Optional[float], spec: str) -> str:
         return "-" if x is None else format(x, spec)
 
+    name = r["name"] if r.get("threads") is None else f"{r['name']} x{r['threads']}"
     return (
-        f"{r['name']:<28} {_si(r['events_per_s']):>10} {_si(r['packet_hops_per_s']):>10} "
+        f"{name:<28} {_si(r['events_per_s']):>10} {_si(r['packet_hops_per_s']):>10} "
         f"{r['sim_s_per_wall_s']:>12.4g} {r['wall_s']:>8.3f} {r['build_s']:>8.3f} "
         f"{r['peak_rss_bytes'] / 2**20:>7.1f}MB {_si(r['events']):>10} {num(r['ns_per_event'], '.1f'):>9} "
         f"{num(r['events_per_hop'], '.2f'):>10}"
@@ -187,7 +189,7 @@ def extrapolate(results: List[Dict[str, Any]], sim_seconds: float) -> List[str]:
         f"  {'benchmark':<28} {'threads':>7} {'sim s':>8} {'wall s':>9} {'CPU s':>9} {'peak RSS':>9} "
         f"{'wall h':>8} {'CPU h':>8} {'speed-up':>8} {'parts':>6} {'lookahead':>10}",
     ]
-    one_thread = {r["name"]: r["wall_s"] for r in results if r.get("threads", THREADS) == 1}
+    one_thread = {r["name"]: r["wall_s"] for r in results if r.get("threads") == 1}
     for r in results:
         if not r["sim_time_s"]:
             continue
@@ -197,12 +199,17 @@ def extrapolate(results: List[Dict[str, Any]], sim_seconds: float) -> List[str]:
         base = one_thread.get(r["name"])
         speedup = f"{base / r['wall_s']:.2f}" if base and r["wall_s"] else "-"
         lines.append(
-            f"  {r['name']:<28} {r.get('threads', THREADS):>7} {r['sim_time_s']:>8.4g} {r['wall_s']:>9.1f} "
+            f"  {r['name']:<28} {_threads(r):>7} {r['sim_time_s']:>8.4g} {r['wall_s']:>9.1f} "
             f"{'-' if cpu is None else format(cpu, '.1f'):>9} {r['peak_rss_bytes'] / 2**20:>7.1f}MB "
             f"{r['extrapolated_wall_s'] / 3600:>8.2f} {cpu_h:>8} {speedup:>8} {r.get('parts', '-'):>6} "
             f"{_lookahead(r.get('lookahead_s')):>10}"
         )
     return lines
+
+
+def _threads(r: Dict[str, Any]) -> str:
+    """A run's threads for the tables: "loop" for the one event loop over the whole network."""
+    return "loop" if r.get("threads") is None else str(r["threads"])
 
 
 def _lookahead(seconds: Optional[float]) -> str:
@@ -226,11 +233,13 @@ def _child(argv: Sequence[str]) -> int:
     """The measured process: builds and runs one scenario, prints timings and the summary."""
     from incast.api import CHUNK_EVENTS, simulation
 
-    (scenario,) = argv
+    scenario, *threads = argv
     started = time.perf_counter()
-    sim = simulation(scenario)
+    sim = simulation(scenario, threads=threads[0] if threads else None)
     # The network's cut is a property of the built network: counted with the build, not the run.
     part = dict(sim.partition())
+    # None: the one event loop over the whole network; else rounds over its parts.
+    threads_used = sim.threads()
     built = time.perf_counter()
     # The flow rows are taken as the run goes and dropped, as `incast run --stream-flows` takes
     # them to write them out: the peak memory is the engine's, following the flows in flight.
@@ -239,7 +248,8 @@ def _child(argv: Sequence[str]) -> int:
     sim.take_flows()
     raw = sim.finish()
     done = time.perf_counter()
-    report = {"build_s": built - started, "wall_s": done - built, "summary": raw["summary"], "partition": part}
+    report = {"build_s": built - started, "wall_s": done - built, "summary": raw["summary"], "partition": part,
+              "threads": threads_used}
     print(json.dumps(report))
     return 0
 

@@ -115,20 +115,39 @@ fn warning_pairs(warnings: &[scenario::Warning]) -> Vec<(String, String)> {
     warnings.iter().map(|w| (w.path.clone(), w.message.clone())).collect()
 }
 
-/// Parses and builds, without the GIL (a large trace takes a while); `seed` overrides the file's.
-/// Returns the simulation and the scenario's warnings.
+/// `threads` as the Python layer passes it: a count or "auto", as `[run] threads` takes them.
+fn threads_named(text: &str) -> PyResult<scenario::Threads> {
+    if text.trim().eq_ignore_ascii_case("auto") {
+        return Ok(scenario::Threads::Auto);
+    }
+    match text.trim().parse::<u32>() {
+        Ok(n) if (1..=scenario::MAX_THREADS).contains(&n) => Ok(scenario::Threads::Count(n)),
+        _ => Err(PyValueError::new_err(format!(
+            "threads must be between 1 and {} or \"auto\", not {text:?}",
+            scenario::MAX_THREADS
+        ))),
+    }
+}
+
+/// Parses and builds, without the GIL (a large trace takes a while); `seed` and `threads`
+/// override the file's. Returns the simulation and the scenario's warnings.
 fn build(
     py: Python<'_>,
     text: String,
     format: &str,
     base_dir: Option<PathBuf>,
     seed: Option<u64>,
+    threads: Option<&str>,
 ) -> PyResult<(Simulation, Vec<(String, String)>)> {
     let parse = parser(format)?;
+    let threads = threads.map(threads_named).transpose()?;
     py.detach(move || {
         let mut sc = parse(&text, base_dir.as_deref())?;
         if let Some(seed) = seed {
             sc.seed = seed;
+        }
+        if let Some(threads) = threads {
+            sc.run.threads = Some(threads);
         }
         Ok((Simulation::new(&sc)?, warning_pairs(&sc.warnings)))
     })
@@ -140,15 +159,16 @@ impl PySimulation {
     /// Parses a scenario and builds its network. Raises `ScenarioError` naming the bad key, or
     /// `ResourceError` if memory runs out.
     #[new]
-    #[pyo3(signature = (text, format = "toml", base_dir = None, seed = None))]
+    #[pyo3(signature = (text, format = "toml", base_dir = None, seed = None, threads = None))]
     fn new(
         py: Python<'_>,
         text: String,
         format: &str,
         base_dir: Option<PathBuf>,
         seed: Option<u64>,
+        threads: Option<&str>,
     ) -> PyResult<Self> {
-        let (sim, warnings) = build(py, text, format, base_dir, seed)?;
+        let (sim, warnings) = build(py, text, format, base_dir, seed, threads)?;
         Ok(PySimulation {
             inner: Mutex::new(Some(sim)),
             warnings,
@@ -199,6 +219,15 @@ impl PySimulation {
         d.set_item("flows_completed", p.flows_completed)?;
         d.set_item("flows_total", p.flows_total)?;
         Ok(d)
+    }
+
+    /// Threads the run uses (`[run] threads`, at most one per part of the network), or None for
+    /// the one event loop over the whole network.
+    fn threads(&self, py: Python<'_>) -> PyResult<Option<usize>> {
+        py.detach(|| {
+            let guard = self.inner.lock().map_err(|_| poisoned())?;
+            guard.as_ref().map(Simulation::threads).ok_or_else(used_after_finish)
+        })
     }
 
     /// How the network would be cut for a run across threads, as a dict (see `_core.pyi`).

@@ -64,6 +64,9 @@ pub(crate) struct PacketArena {
 }
 
 impl PacketArena {
+    // Inlined into the one loop's `inject` whatever else calls it (a run on several threads
+    // takes packets from other engines): out of line it cost the star 1.3% more instructions.
+    #[inline(always)]
     pub(crate) fn alloc(&mut self, mut packet: Packet, header: Option<Header>) -> PacketId {
         self.live += 1;
         packet.has_header = header.is_some();

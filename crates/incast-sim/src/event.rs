@@ -34,6 +34,10 @@ pub(crate) enum Event {
     ReceiverTimer(FlowId),
     /// The next flow start is due.
     FlowStarts,
+    /// A flow starts at its sender (a run cut into parts: its host's part starts it).
+    SenderStarts(FlowId),
+    /// A flow starts at its receiver (a run cut into parts).
+    ReceiverStarts(FlowId),
     /// A port processor asked to be woken.
     ProcessorTimer(PortId),
     /// Time-series sampling tick.
@@ -133,6 +137,36 @@ impl EventQueue {
             timers: std::collections::BinaryHeap::new(),
         };
         Ok(EventQueue { lookahead: Some(Box::new(lookahead)), ..EventQueue::default() })
+    }
+
+    /// A queue (without a lookahead) whose own events' sequence numbers start at `first`: a
+    /// part's of a run cut into parts (`crate::rounds`), whose numbers say which part scheduled
+    /// an event, so that an event from another part takes its place among those of its instant
+    /// by where it came from, whenever it is queued.
+    pub(crate) fn numbered_from(first: u64) -> EventQueue {
+        EventQueue { next_seq: first, ..EventQueue::default() }
+    }
+
+    /// Takes the next sequence number of this queue's own, for an event it schedules in
+    /// another queue (`push_numbered`).
+    #[inline]
+    pub(crate) fn take_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Schedules `event` at `time` with sequence number `seq`, taken from the queue of the part
+    /// that scheduled it (`take_seq`). Without a lookahead.
+    #[inline]
+    pub(crate) fn push_numbered(&mut self, time: Instant, seq: u64, event: Event) {
+        debug_assert!(self.lookahead.is_none());
+        let entry = Entry { key: (u128::from(time.as_ps()) << 64) | u128::from(seq), event };
+        if is_packet(event) {
+            self.packets.push(entry);
+        } else {
+            self.timers.push(entry);
+        }
     }
 
     /// Schedules `event` at `time`.

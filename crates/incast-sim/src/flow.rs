@@ -46,7 +46,9 @@ pub(crate) struct Flow {
     /// When the receiver last got new in-order bytes, and the longest wait so far.
     pub(crate) stalls: Stalls,
     /// Its packets in the network (queued or on a wire): an arriving packet reads its flow, so
-    /// an ended flow is released only once none is left.
+    /// an ended flow is released only once none is left. On several threads each engine counts
+    /// the packets that entered its parts less those that left the network there, modulo 2^32:
+    /// the sum over engines is the count.
     pub(crate) in_flight: u32,
     /// Forward, reverse: the route is the flow's own, given back when it is released
     /// (`Network::release_routes`).

@@ -544,6 +544,13 @@ impl Port {
         (id, self.pipe.front().filter(|_| !self.each_arrival).map(|&(t, _)| t))
     }
 
+    /// The packet last put on the wire, taken off it: it travels to another engine's copy of
+    /// this port (a run on several threads: `crate::sim`'s crew), with its arrival time.
+    pub(crate) fn take_last_sent(&mut self) -> (Instant, PacketId) {
+        debug_assert!(self.each_arrival);
+        self.pipe.pop_back().expect("a packet was just sent")
+    }
+
     /// Packet `id`, sent by another engine's copy of this port (a run on several threads:
     /// `crate::sim`'s crew), arrives at the far end at `at`, after those on the wire.
     pub(crate) fn put_arrival(&mut self, at: Instant, id: PacketId) {

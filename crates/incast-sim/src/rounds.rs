@@ -1,23 +1,30 @@
 //! A run cut into parts (`crate::partition`), its events run in rounds: each part runs every
 //! event of its own below the round's bound (the earliest pending event plus the lookahead, the
-//! least delay of a link between two parts), in its own (time, sequence) order, and an event it
-//! schedules in another part waits in its outbox until the round ends. The outboxes are then
-//! emptied in the order of the parts' numbers, so an event's place among those of its time in
-//! the part that receives it follows from the data (the time, the sending part, the order in
-//! which that part scheduled it), never from the order the parts ran in (issue 41; the rules in
-//! docs/notes/parallel-runs.md, "Step 2 worked out").
+//! least delay of a link between two parts), and an event it schedules in another part is due
+//! at or after that bound (a link between parts takes at least the lookahead). Every event is
+//! ordered by (time, the part that scheduled it, that part's count of events scheduled so far):
+//! each part's queue numbers its own events from `part << SEQ_BITS` (`EventQueue::numbered_from`),
+//! and an event for another part takes the next number of the part that schedules it. So an
+//! event's place among those of its instant follows from the data, never from the order the
+//! parts ran in nor from which engine ran them, nor from when it was queued (issue 41; the
+//! rules in docs/notes/parallel-runs.md, "Step 2 worked out").
 //!
 //! One engine runs its parts one after the other; `order` is that order, which tests shuffle: a
 //! run whose results change with it has a part reading what another wrote in the same round.
 //! A run on several threads (`crate::sim::crew`) has an engine per thread, each with a copy of
-//! these queues of which it runs only the parts it `owns`; its outboxes are emptied in the same
-//! order of parts, whichever engine holds them, so results do not depend on the thread count.
+//! these queues of which it runs only the parts it `owns`. An event for another engine's part
+//! (an arrival over a link between them) is a `Message` carrying its packet, left at the `Post`
+//! when the round ends and queued by that engine when the next begins.
 
 use incast_proto::time::{Duration, Instant};
 
+use std::sync::Mutex;
+
 use crate::event::{Event, EventQueue};
+use crate::packet::Packet;
 use crate::partition::Partition;
 use crate::topology::Topology;
+use crate::transport::Header;
 
 /// Not a part: the coordinator's events (flow starts, samples), and the state between rounds.
 pub(crate) const BARRIER: u32 = u32::MAX;
@@ -36,11 +43,17 @@ pub(crate) struct Rounds {
     /// between rounds: a round runs only the parts with an event before its bound, and the
     /// next round's start is the least of these, not a search of every queue.
     heads: Vec<Instant>,
-    /// Each part's events for other parts scheduled in this round, in the order it scheduled
-    /// them: (time, part that runs it, event). Only arrivals at the far end of a link between
-    /// two parts cross: between rounds too (a flow's start sends its first packets), so that
-    /// their order in the receiving part is that of the outboxes whichever engine runs it.
-    outboxes: Vec<Vec<(Instant, u32, Event)>>,
+    /// Arrivals in another engine's parts scheduled between rounds (a flow's start sends its
+    /// first packets): (time, sequence, part that runs it, event), handed over with their
+    /// packets before the next round (`crate::sim::crew::exchange`).
+    pub(crate) outbox: Vec<(Instant, u64, u32, Event)>,
+    /// This round's messages for each engine's parts.
+    sent: Vec<Mail>,
+    /// When the earliest message sent in the last round is due (`Instant::NEVER` if none): the
+    /// next round starts no later.
+    pub(crate) sent_min: Instant,
+    /// This engine's number.
+    engine: u32,
     /// The parts this engine runs (all of them, unless the run has an engine per thread).
     owned: Vec<bool>,
     /// The engine that runs each part (all 0 unless the run has an engine per thread).
@@ -59,6 +72,11 @@ pub(crate) struct Rounds {
     /// Flows whose receiver got every byte in this round, and when: the other engines of a run
     /// on several threads count them ended at the barrier.
     pub(crate) ended: Vec<(crate::ids::FlowId, Instant)>,
+    /// Flows whose sender started in this round, and when: the other engines count them
+    /// started at the barrier.
+    pub(crate) started: Vec<(crate::ids::FlowId, Instant)>,
+    /// Flow starts queued in this engine's parts and not run yet (`Event::SenderStarts`).
+    pub(crate) starts_pending: u64,
     /// The latest instant a flow ended at, so far.
     pub(crate) last_end: Instant,
     /// A port's processor's timer ran in this round: whether the run can still move is tested
@@ -76,9 +94,12 @@ impl Rounds {
             sends: topo.ports.iter().map(|p| part(p.node)).collect(),
             receives: topo.ports.iter().map(|p| part(p.peer)).collect(),
             host: topo.hosts.iter().map(|&h| part(h)).collect(),
-            queues: (0..parts).map(|_| EventQueue::default()).collect(),
+            queues: (0..parts as u64).map(|p| EventQueue::numbered_from(p << SEQ_BITS)).collect(),
             heads: vec![Instant::NEVER; parts],
-            outboxes: vec![Vec::new(); parts],
+            outbox: Vec::new(),
+            sent: vec![Mail::default()],
+            sent_min: Instant::NEVER,
+            engine: 0,
             owned: vec![true; parts],
             engine_of: vec![0; parts],
             current: BARRIER,
@@ -87,6 +108,8 @@ impl Rounds {
             retiring: Vec::new(),
             releases: Vec::new(),
             ended: Vec::new(),
+            started: Vec::new(),
+            starts_pending: 0,
             last_end: Instant::ZERO,
             stall_check_due: false,
         }
@@ -97,6 +120,13 @@ impl Rounds {
         self.owned = engine_of.iter().map(|&e| e == engine).collect();
         self.order = (0..engine_of.len() as u32).filter(|&p| self.owned[p as usize]).collect();
         self.engine_of = engine_of;
+        self.engine = engine;
+        self.sent = (0..self.engines()).map(|_| Mail::default()).collect();
+    }
+
+    /// This engine's number.
+    pub(crate) fn engine(&self) -> u32 {
+        self.engine
     }
 
     /// The engines the parts are run by.
@@ -140,11 +170,6 @@ impl Rounds {
         self.sends[port.idx()]
     }
 
-    /// The parts of the run.
-    pub(crate) fn parts(&self) -> usize {
-        self.queues.len()
-    }
-
     /// Whether port `port`'s link joins two parts (its packets then have an arrival event each:
     /// `Port::each_arrival`).
     #[inline]
@@ -164,58 +189,84 @@ impl Rounds {
         match event {
             Event::TxDone(p) | Event::ProcessorTimer(p) => self.sends[p.idx()],
             Event::Arrive(p) => self.receives[p.idx()],
-            Event::SenderTimer(_) | Event::ReceiverTimer(_) => self.part_of_host(host()),
+            Event::SenderTimer(_) | Event::ReceiverTimer(_) | Event::SenderStarts(_) | Event::ReceiverStarts(_) => self.part_of_host(host()),
             Event::FlowStarts | Event::Sample => unreachable!("the coordinator's events are not a part's"),
         }
     }
 
-    /// Schedules a port's or a flow end's `event` at `time`, from between rounds (into its
-    /// part's queue, or an arrival over a link between parts into the sending part's outbox) or
-    /// from the running part for another (into the running part's outbox); the running part's
-    /// own events go into the queue it runs (`Engine::schedule`). `host` is the host of a flow
-    /// end's timer. Returns the event back if it is the running part's.
+    /// Schedules a port's or a flow end's `event` at `time`: the running part's own into
+    /// `running`, the queue it runs (`Engine::events`); from the running part for another of
+    /// this engine straight into that part's queue, numbered as the running part's; between
+    /// rounds into the part's queue, numbered as its own (an arrival, as the sending part's).
+    /// Returns `Away` for an arrival in another engine's part (the caller sends it with its
+    /// packet), with its number. `host` is the host of a flow end's event.
     #[inline]
-    pub(crate) fn push(&mut self, time: Instant, event: Event, host: impl FnOnce() -> u32) -> Option<(Instant, Event)> {
+    pub(crate) fn push(&mut self, time: Instant, event: Event, host: impl FnOnce() -> u32, running: &mut EventQueue) -> Pushed {
         let owner = self.owner(event, host);
         if self.current == BARRIER {
-            if let Event::Arrive(p) = event {
-                let from = self.sends[p.idx()];
-                if from != owner {
-                    self.outboxes[from as usize].push((time, owner, event));
-                    return None;
+            let from = match event {
+                Event::Arrive(p) => self.sends[p.idx()],
+                _ => owner,
+            };
+            if !self.owned[owner as usize] {
+                if from != owner && self.owned[from as usize] {
+                    let seq = self.queues[from as usize].take_seq();
+                    self.outbox.push((time, seq, owner, event));
+                } else {
+                    // Another engine's part: a port's processor's first timer, which that
+                    // engine schedules in its own copy of the port.
+                    debug_assert!(matches!(event, Event::ProcessorTimer(_)), "{event:?} for part {owner}, which this engine does not run");
                 }
+                return Pushed::Held;
             }
-            if self.owned[owner as usize] {
-                self.deliver(owner, time, event);
-            } else {
-                // Another engine's part: a port's processor's first timer, which that engine
-                // schedules in its own copy of the port.
-                debug_assert!(matches!(event, Event::ProcessorTimer(_)), "{event:?} for part {owner}, which this engine does not run");
-            }
-        } else if owner == self.current {
-            return Some((time, event));
-        } else {
-            self.outboxes[self.current as usize].push((time, owner, event));
+            let seq = self.queues[from as usize].take_seq();
+            self.deliver(owner, time, seq, event);
+            return Pushed::Held;
         }
-        None
+        if owner == self.current {
+            running.push(time, event);
+            return Pushed::Held;
+        }
+        let seq = running.take_seq();
+        if self.engine_of[owner as usize] != self.engine {
+            return Pushed::Away { part: owner, seq };
+        }
+        self.deliver(owner, time, seq, event);
+        Pushed::Held
     }
 
-    /// Puts `event` at `time` into part `part`'s queue (between rounds).
+    /// Sends `message` with its packet from the running part to another engine's part (to be
+    /// queued at the start of the next round).
     #[inline]
-    pub(crate) fn deliver(&mut self, part: u32, time: Instant, event: Event) {
-        self.queues[part as usize].push(time, event);
+    pub(crate) fn send(&mut self, mut message: Message, packet: Packet, header: Option<Header>) {
+        self.sent_min = self.sent_min.min(message.time);
+        let mail = &mut self.sent[self.engine_of[message.to as usize] as usize];
+        message.parcel = mail.packets.len() as u32;
+        let header_at = header.map_or(NO_HEADER, |h| {
+            mail.headers.push(h);
+            mail.headers.len() as u32 - 1
+        });
+        mail.packets.push((packet, header_at));
+        mail.messages.push(message);
+    }
+
+    /// Leaves the messages of round `number` at `post`.
+    pub(crate) fn leave_at(&mut self, post: &Post, number: u64) {
+        post.leave(number, self.engine as usize, &mut self.sent);
+    }
+
+
+    /// Puts `event` at `time`, numbered `seq`, into part `part`'s queue (not the running one).
+    #[inline]
+    pub(crate) fn deliver(&mut self, part: u32, time: Instant, seq: u64, event: Event) {
+        self.queues[part as usize].push_numbered(time, seq, event);
         self.heads[part as usize] = self.heads[part as usize].min(time);
     }
 
-    /// Part `part`'s outbox, to empty between rounds (`take_outbox`, then `give_back`).
-    pub(crate) fn take_outbox(&mut self, part: u32) -> Vec<(Instant, u32, Event)> {
-        std::mem::take(&mut self.outboxes[part as usize])
-    }
-
-    /// Part `part`'s emptied outbox back, its memory kept for the next round.
-    pub(crate) fn give_back(&mut self, part: u32, outbox: Vec<(Instant, u32, Event)>) {
-        debug_assert!(outbox.is_empty() && self.outboxes[part as usize].is_empty());
-        self.outboxes[part as usize] = outbox;
+    /// Queues `event` at `time` in part `part`, between rounds, numbered as the part's own.
+    pub(crate) fn queue(&mut self, part: u32, time: Instant, event: Event) {
+        let seq = self.queues[part as usize].take_seq();
+        self.deliver(part, time, seq, event);
     }
 
     /// Part `part` runs next: its queue for `running`, the one the engine ran (the
@@ -261,5 +312,118 @@ impl Rounds {
     /// Timer events pending in all parts.
     pub(crate) fn timers_pending(&self) -> usize {
         self.queues.iter().map(EventQueue::timers_pending).sum()
+    }
+}
+
+/// Where `Rounds::push` put an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pushed {
+    /// In a queue or an outbox.
+    Held,
+    /// An arrival in part `part` of another engine, numbered `seq`: the caller sends it with
+    /// its packet.
+    Away { part: u32, seq: u64 },
+}
+
+/// Bits of an event's sequence number that count a part's events; those above say which part
+/// scheduled it. 2^40 events scheduled by one part is days of a core's time.
+pub(crate) const SEQ_BITS: u32 = 40;
+
+/// The most parts a run can be cut into (`SEQ_BITS` leave 24 bits for the part).
+pub(crate) const MAX_PARTS: u32 = 1 << (64 - SEQ_BITS);
+
+/// An arrival in another engine's part, scheduled in a round.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Message {
+    pub(crate) time: Instant,
+    /// Its number in the order of events (`EventQueue::take_seq` of the part that sent it).
+    pub(crate) seq: u64,
+    /// The part that runs it.
+    pub(crate) to: u32,
+    pub(crate) event: Event,
+    /// Where the arriving packet is in its `Mail`.
+    parcel: u32,
+}
+
+impl Message {
+    /// `event` at `time`, numbered `seq`, for part `to`.
+    pub(crate) fn new(time: Instant, seq: u64, to: u32, event: Event) -> Message {
+        Message { time, seq, to, event, parcel: 0 }
+    }
+}
+
+/// No header (`Mail::packets`).
+const NO_HEADER: u32 = u32::MAX;
+
+/// One engine's messages of a round for one engine, with the packets that travel with them
+/// and their headers apart (a header is larger than the rest, and most packets have none).
+#[derive(Default)]
+pub(crate) struct Mail {
+    messages: Vec<Message>,
+    /// Packets with where their header is in `headers` (`NO_HEADER`: none).
+    packets: Vec<(Packet, u32)>,
+    headers: Vec<Header>,
+}
+
+impl Mail {
+    fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.messages.clear();
+        self.packets.clear();
+        self.headers.clear();
+    }
+
+    /// The packet and header `message` carries.
+    fn parcel(&self, message: &Message) -> (Packet, Option<Header>) {
+        let (packet, header) = self.packets[message.parcel as usize];
+        (packet, self.headers.get(header as usize).copied())
+    }
+}
+
+/// The messages between engines: each engine leaves a round's messages for each other engine
+/// in a slot, taken at the start of the next round. Slots alternate between rounds, so that an
+/// engine that has finished a round may leave its messages while another is still taking the
+/// last round's.
+pub(crate) struct Post {
+    engines: usize,
+    /// By (round's parity, sending engine, receiving engine).
+    slots: Vec<Mutex<Mail>>,
+}
+
+impl Post {
+    /// The post of `engines` engines.
+    pub(crate) fn new(engines: usize) -> Post {
+        Post { engines, slots: (0..2 * engines * engines).map(|_| Mutex::new(Mail::default())).collect() }
+    }
+
+    fn slot(&self, number: u64, from: usize, to: usize) -> &Mutex<Mail> {
+        &self.slots[((number % 2) as usize * self.engines + from) * self.engines + to]
+    }
+
+    /// Engine `from` leaves the messages of its round `number`; the slots' emptied mail comes
+    /// back to it for the next round.
+    pub(crate) fn leave(&self, number: u64, from: usize, sent: &mut [Mail]) {
+        for (to, mail) in sent.iter_mut().enumerate().filter(|&(to, _)| to != from) {
+            let mut slot = self.slot(number, from, to).lock().expect("a slot's lock");
+            debug_assert!(slot.is_empty(), "the messages of round {} were not taken", number.wrapping_sub(2));
+            std::mem::swap(&mut *slot, mail);
+        }
+    }
+
+    /// Engine `to` takes the messages of round `number` from every other engine, calling
+    /// `take` on each with its packet (in any order: each carries its place among the events
+    /// of its instant).
+    pub(crate) fn take(&self, number: u64, to: usize, mut take: impl FnMut(&Message, Packet, Option<Header>)) {
+        for from in (0..self.engines).filter(|&from| from != to) {
+            let mut mail = self.slot(number, from, to).lock().expect("a slot's lock");
+            for message in &mail.messages {
+                let (packet, header) = mail.parcel(message);
+                take(message, packet, header);
+            }
+            mail.clear();
+        }
     }
 }

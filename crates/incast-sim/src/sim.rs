@@ -23,7 +23,7 @@ use crate::arena::PacketArena;
 use crate::packet::{Packet, PacketKind};
 use crate::port::Admission;
 use crate::report::{RecordTally, RunEnd};
-use crate::rounds::{Rounds, BARRIER};
+use crate::rounds::{Message, Pushed, Rounds, BARRIER, MAX_PARTS};
 use crate::results::{FlowRecord, RunResults, RunStatus, Stall};
 use crate::scenario::{Protocol, RunSpec, Scenario, TraceSpec, TransportSpec};
 use crate::transport::{port_counters, stall_keys, Arriving, FlowStart, Header, Passage, Processor, Way};
@@ -252,6 +252,9 @@ impl Simulation {
         };
         if let Some(cut) = cut {
             sim.cut_into_parts(scenario, &plan, cut).map_err(|(key, why)| Error::Scenario(crate::scenario::ScenarioError::new(key, why)))?;
+            if cut.engine == 0 {
+                sim.crew = sim.rounds.as_deref().map(|rounds| Box::new(crew::Crew::new(rounds.engines())));
+            }
         }
         for (i, f) in plan.numbered() {
             sim.add_flow(FlowId(i), f)?;
@@ -313,6 +316,10 @@ impl Simulation {
             }
         }
         let partition = crate::Partition::of(&self.net.topo);
+        if partition.parts > MAX_PARTS {
+            let why = format!("a network of {} parts (switches) cannot be cut into parts; at most {MAX_PARTS}", partition.parts);
+            return Err(("run.threads".to_owned(), why));
+        }
         if partition.parts > 1 {
             let mut rounds = Rounds::new(&self.net.topo, &partition);
             if cut.engines > 1 {
@@ -639,8 +646,10 @@ impl Simulation {
     #[inline]
     fn packet_gone(&mut self, id: FlowId) {
         let flow = &mut self.flows[id];
-        flow.in_flight -= 1;
-        if flow.in_flight == 0 && flow.ends_freed() {
+        flow.in_flight = flow.in_flight.wrapping_sub(1);
+        // On several threads each engine counts what entered and left its parts, and only the
+        // sum over engines says whether any is left (`crate::sim::crew`).
+        if flow.ends_freed() && (flow.in_flight == 0 || self.rounds.is_some()) {
             self.release_if_done(id);
         }
     }
@@ -695,6 +704,8 @@ impl Simulation {
             Event::SenderTimer(flow) => self.on_flow_timer(flow, Ends::Sender),
             Event::ReceiverTimer(flow) => self.on_flow_timer(flow, Ends::Receiver),
             Event::FlowStarts => self.on_flow_starts(),
+            Event::SenderStarts(flow) => self.start_sender(flow),
+            Event::ReceiverStarts(flow) => self.start_receiver(flow),
             Event::ProcessorTimer(port) => {
                 self.on_processor_timer(port);
                 match self.rounds.as_deref_mut() {
@@ -828,12 +839,16 @@ impl Simulation {
 
     /// Nothing of this engine's can act again: no packet in the network and no flow timer.
     fn quiet(&self) -> bool {
-        self.packets.live() == 0 && self.flows.slots().all(|f| f.sender_timer_at.is_none() && f.receiver_timer_at.is_none())
+        let in_messages = self.rounds.as_deref().is_some_and(|r| r.sent_min != Instant::NEVER || r.starts_pending > 0);
+        self.packets.live() == 0 && !in_messages && self.flows.slots().all(|f| f.sender_timer_at.is_none() && f.receiver_timer_at.is_none())
     }
 
     // ---- flows -------------------------------------------------------------------------------
 
     fn schedule_starts(&mut self) {
+        if self.rounds.is_some() {
+            return; // parts start their flows (`queue_starts_before`)
+        }
         if let Some(&Reverse((t, _, _))) = self.starts.peek() {
             if self.starts_event_at.is_none_or(|s| t < s) {
                 self.starts_event_at = Some(t);
@@ -878,15 +893,10 @@ impl Simulation {
         Ok(())
     }
 
+    /// Flow `id` starts now (the one loop).
     fn start_flow(&mut self, id: FlowId) {
-        let now = self.now;
-        self.running += 1;
-        self.watchdog.flow_started(self.running);
+        let deadline = self.begin_flow(id, self.now);
         let flow = &mut self.flows[id];
-        let deadline = flow.plan.deadline.map(|d| now + d);
-        flow.started_at = Some(now);
-        flow.deadline_at = deadline;
-        flow.stalls.since = now;
         if flow.plan.persistent {
             let key = (flow.plan.src, flow.plan.dst, flow.protocol);
             let bytes = flow.plan.size_bytes.expect("messages of persistent connections are sized");
@@ -899,23 +909,86 @@ impl Simulation {
             flow.connection = Some(Box::new(connection));
             flow.span = Some(span);
         }
+        let (sender, receiver) = self.endpoints(id);
+        let flow = &mut self.flows[id];
+        (flow.sender, flow.receiver) = (Some(sender), Some(receiver));
+        self.pump(id, Ends::Sender);
+    }
+
+    /// The run's record of flow `id` starting at `at`: it runs, its deadline counts from now.
+    /// Returns its deadline.
+    fn begin_flow(&mut self, id: FlowId, at: Instant) -> Option<Instant> {
+        self.running += 1;
+        if self.rounds.is_none() {
+            self.watchdog.flow_started(self.running);
+        }
+        let flow = &mut self.flows[id];
+        let deadline = flow.plan.deadline.map(|d| at + d);
+        flow.started_at = Some(at);
+        flow.deadline_at = deadline;
+        flow.stalls.since = at;
+        deadline
+    }
+
+    /// The two ends of flow `id`, starting now.
+    fn endpoints(&self, id: FlowId) -> (crate::transport::Sender, crate::transport::Receiver) {
+        let flow = &self.flows[id];
         let nic = self.net.topo.host_nic(flow.plan.src);
         let uplink = self.net.topo.ports[nic.idx()].link.rate;
-        let start = FlowStart { flow: id, nic, protocol: flow.protocol, plan: &flow.plan, deadline, now, uplink };
-        let (sender, receiver) = self.net.setups.endpoints(&start);
-        // On several threads, each engine keeps the ends of its hosts (`crate::rounds`).
-        let (sender_here, receiver_here) = match self.rounds.as_deref() {
-            None => (true, true),
-            Some(rounds) => (rounds.owns_host(flow.plan.src), rounds.owns_host(flow.plan.dst)),
-        };
-        flow.sender = sender_here.then_some(sender);
-        flow.receiver = receiver_here.then_some(receiver);
-        if sender_here {
-            self.pump(id, Ends::Sender);
-        } else if receiver_here {
-            let slot = self.flows.slot(id);
-            self.arm_timer(id, slot);
+        let start = FlowStart { flow: id, nic, protocol: flow.protocol, plan: &flow.plan, deadline: flow.plan.deadline.map(|d| self.now + d), now: self.now, uplink };
+        self.net.setups.endpoints(&start)
+    }
+
+    /// A run cut into parts: queues the starts of the flows due before `bound` in the parts of
+    /// their hosts this engine runs (`Event::SenderStarts`, `Event::ReceiverStarts`), so that
+    /// flows start within rounds rather than cut them at each start. Every engine draws every
+    /// flow (the same flows, in the same order: the table is every engine's).
+    fn queue_starts_before(&mut self, bound: Instant) {
+        while let Some(&Reverse((t, f, source))) = self.starts.peek() {
+            if t >= bound {
+                break;
+            }
+            self.starts.pop();
+            if source != NO_SOURCE {
+                if let Err(e) = self.draw_from(source as usize) {
+                    return self.fail(e);
+                }
+            }
+            let id = FlowId(f);
+            let plan = self.flows[id].plan;
+            let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
+            if rounds.owns_host(plan.src) {
+                rounds.queue(rounds.part_of_host(plan.src), t, Event::SenderStarts(id));
+                rounds.starts_pending += 1;
+            }
+            if rounds.owns_host(plan.dst) {
+                rounds.queue(rounds.part_of_host(plan.dst), t, Event::ReceiverStarts(id));
+            }
         }
+    }
+
+    /// Flow `id` starts at its sender, in the sender's part (a run cut into parts); the other
+    /// engines count it started at the barrier.
+    #[cold]
+    #[inline(never)]
+    fn start_sender(&mut self, id: FlowId) {
+        self.begin_flow(id, self.now);
+        let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
+        rounds.starts_pending -= 1;
+        rounds.started.push((id, self.now));
+        let (sender, _) = self.endpoints(id);
+        self.flows[id].sender = Some(sender);
+        self.pump(id, Ends::Sender);
+    }
+
+    /// Flow `id` starts at its receiver, in the receiver's part (a run cut into parts).
+    #[cold]
+    #[inline(never)]
+    fn start_receiver(&mut self, id: FlowId) {
+        let (_, receiver) = self.endpoints(id);
+        self.flows[id].receiver = Some(receiver);
+        let slot = self.flows.slot(id);
+        self.arm_timer_here(id, slot);
     }
 
     /// Message `id` of `bytes`, due at `deadline`, starts on the open connection of `carrier`.
@@ -966,7 +1039,7 @@ impl Simulation {
             let Some(out) = sender.poll_transmit(now) else { break };
             let route = self.net.next_forward(id, flow.forward);
             let priority = flow.plan.priority;
-            flow.in_flight += 1;
+            flow.in_flight = flow.in_flight.wrapping_add(1);
             self.inject(Packet::data(id, &out.seg, route, priority, out.header.as_ref()), out.header);
         }
     }
@@ -980,20 +1053,17 @@ impl Simulation {
             let Some(out) = receiver.poll_ack(now) else { break };
             let route = self.net.next_reverse(id, flow.reverse);
             let priority = flow.plan.priority;
-            flow.in_flight += 1;
+            flow.in_flight = flow.in_flight.wrapping_add(1);
             self.inject(Packet::ack(id, &out.ack, out.ect, route, priority, out.header.as_ref()), out.header);
         }
     }
 
     /// Frees a flow whose both ends are done, or makes sure its next timer has an event.
     fn rearm(&mut self, id: FlowId, slot: Slot) {
-        let (sender_here, _) = self.ends_here(slot);
-        let flow = &mut self.flows[slot];
-        if !sender_here {
-            // A run cut into parts, pumping the receiver's end in its part: the sender's state
-            // is its own part's.
-            return self.arm_timer(id, slot);
+        if self.rounds.is_some() {
+            return self.rearm_in_parts(id, slot);
         }
+        let flow = &mut self.flows[slot];
         let sender = flow.sender.as_ref().expect("pumped flows have started");
         if let Some(connection) = flow.connection.as_mut() {
             // A connection waits for its next message rather than retiring.
@@ -1007,15 +1077,6 @@ impl Simulation {
             return;
         }
         if sender.is_complete() {
-            if let Some(rounds) = self.rounds.as_deref_mut() {
-                // The receiver's part may still be acting on the flow: it retires at the barrier.
-                if !flow.retiring {
-                    flow.retiring = true;
-                    flow.sender_timer_at = None;
-                    rounds.retiring.push((id, self.now));
-                }
-                return;
-            }
             if flow.finished_at.is_none() {
                 // The sender is done but the receiver never got every byte: the host gave up on
                 // the flow (D3 quenching). It ends here for the run, without completing.
@@ -1034,17 +1095,32 @@ impl Simulation {
         self.arm_timer(id, slot);
     }
 
-    /// Which ends of the flow in `slot` this engine acts on now: both in the one loop; in a run
-    /// cut into parts, those of the running part (or, between rounds, those this engine holds).
-    #[inline(always)]
-    fn ends_here(&self, slot: Slot) -> (bool, bool) {
-        match self.rounds.as_deref() {
-            None => (true, true),
-            Some(rounds) => {
-                let plan = &self.flows[slot].plan;
-                rounds.ends_here(plan.src, plan.dst)
+    /// `rearm` in a run cut into parts: an end acts only in its own part (the other's state is
+    /// its part's), and a flow whose sender is done retires at the barrier (the receiver's
+    /// part may still be acting on it). Out of line, so that the one loop's stays as it was.
+    #[inline(never)]
+    fn rearm_in_parts(&mut self, id: FlowId, slot: Slot) {
+        let (sender_here, _) = self.ends_here(slot);
+        let flow = &mut self.flows[slot];
+        if sender_here && flow.sender.as_ref().is_some_and(crate::transport::Sender::is_complete) {
+            if !flow.retiring {
+                flow.retiring = true;
+                flow.sender_timer_at = None;
+                self.rounds.as_deref_mut().expect("a run cut into parts").retiring.push((id, self.now));
             }
+            return;
         }
+        self.arm_timer_here(id, slot);
+    }
+
+    /// Which ends of the flow in `slot` this engine acts on now, in a run cut into parts: those
+    /// of the running part (or, between rounds, those this engine holds).
+    fn ends_here(&self, slot: Slot) -> (bool, bool) {
+        let rounds = self.rounds.as_deref().expect("a run cut into parts");
+        let flow = &self.flows[slot];
+        let (sender, receiver) = rounds.ends_here(flow.plan.src, flow.plan.dst);
+        // An end starts in its own part, perhaps after the other in the same instant.
+        (sender && flow.sender.is_some(), receiver && flow.receiver.is_some())
     }
 
     /// Makes sure the next timer of each end of a running flow has an event. Each end has its
@@ -1053,8 +1129,21 @@ impl Simulation {
     /// re-arms when it finds nothing due); a new one is queued only when the new deadline is
     /// earlier than what is pending, and never before the next instant.
     fn arm_timer(&mut self, id: FlowId, slot: Slot) {
-        let next = self.now + Duration::from_ps(1);
+        self.arm_ends(id, slot, true, true);
+    }
+
+    /// `arm_timer` in a run cut into parts: the ends of the running part only.
+    #[inline(never)]
+    fn arm_timer_here(&mut self, id: FlowId, slot: Slot) {
         let (sender_here, receiver_here) = self.ends_here(slot);
+        self.arm_ends(id, slot, sender_here, receiver_here);
+    }
+
+    /// `arm_timer` for the ends `sender_here` and `receiver_here` say: constants in the one
+    /// loop's call, where it folds to what it was before runs were cut into parts.
+    #[inline(always)]
+    fn arm_ends(&mut self, id: FlowId, slot: Slot, sender_here: bool, receiver_here: bool) {
+        let next = self.now + Duration::from_ps(1);
         let flow = &mut self.flows[slot];
         let earlier = |due: Option<Instant>, pending: Option<Instant>| {
             due.map(|d| d.max(next)).filter(|&d| pending.is_none_or(|t| d < t))
@@ -1104,14 +1193,29 @@ impl Simulation {
     fn schedule_in_parts(&mut self, time: Instant, event: Event) {
         let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
         let flows = &self.flows;
-        let own = rounds.push(time, event, || match event {
-            Event::SenderTimer(id) => flows[id].plan.src,
-            Event::ReceiverTimer(id) => flows[id].plan.dst,
+        let host = || match event {
+            Event::SenderTimer(id) | Event::SenderStarts(id) => flows[id].plan.src,
+            Event::ReceiverTimer(id) | Event::ReceiverStarts(id) => flows[id].plan.dst,
             _ => unreachable!("a port's event names no host"),
-        });
-        if let Some((time, event)) = own {
-            self.events.push(time, event);
+        };
+        if let Pushed::Away { part, seq } = rounds.push(time, event, host, &mut self.events) {
+            self.send_away(time, seq, event, part);
         }
+    }
+
+    /// Sends the arrival `event` at `time`, numbered `seq`, in part `part` of another engine (a
+    /// run on several threads), with its packet: the one just put on the link, which leaves
+    /// this engine.
+    #[cold]
+    #[inline(never)]
+    fn send_away(&mut self, time: Instant, seq: u64, event: Event, part: u32) {
+        let Event::Arrive(port) = event else { unreachable!("{event:?} for another engine: only arrivals cross") };
+        let (at, id) = self.net.ports[port.idx()].take_last_sent();
+        debug_assert_eq!(at, time, "the packet of the arrival is the last one sent");
+        let (packet, header) = (*self.packets.get(id), self.packets.header(id).copied());
+        self.packets.release(id);
+        let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
+        rounds.send(Message::new(time, seq, part, event), packet, header);
     }
 
     /// Wakes the flows a call on a receiver gave something to send (`Plugin::poll_wake`): each
@@ -1474,7 +1578,7 @@ impl Simulation {
         let now = self.now;
         let id = pkt.flow;
         let flow = &mut self.flows[id];
-        flow.in_flight -= 1;
+        flow.in_flight = flow.in_flight.wrapping_sub(1);
         // A packet for an end that has retired is a late duplicate: the flow leaves the table if
         // it was the last of its packets.
         let ends = match pkt.kind {
@@ -1512,7 +1616,7 @@ impl Simulation {
         self.obs.counters.delivered += 1;
         let id = pkt.flow;
         let flow = &mut self.flows[id];
-        flow.in_flight -= 1;
+        flow.in_flight = flow.in_flight.wrapping_sub(1);
         let ends = match pkt.kind {
             PacketKind::Data => {
                 let Some(sender) = flow.sender.as_mut() else { return self.release_if_done(id) };
@@ -1958,7 +2062,7 @@ kind = "poisson"
         let mut scenario = scenario.clone();
         scenario.run.threads = Some(crate::scenario::Threads::Count(threads));
         let mut sim = Simulation::new(&scenario).expect("builds");
-        assert_eq!(sim.threads(), threads as usize);
+        assert_eq!(sim.threads(), Some(threads as usize));
         while !sim.step(step).expect("runs") {}
         sim.finish().expect("finishes")
     }
@@ -2021,7 +2125,7 @@ kind = "poisson"
         let mut star = parsed(POISSON_DCTCP);
         star.run.threads = Some(crate::scenario::Threads::Count(4));
         let sim = Simulation::new(&star).expect("builds");
-        assert!(sim.rounds.is_none() && sim.threads() == 1, "a star is one part");
+        assert!(sim.rounds.is_none() && sim.threads().is_none(), "a star is one part: the one loop");
     }
 
     /// The benchmarks that can be cut, each in two shuffled orders of its parts: minutes in a

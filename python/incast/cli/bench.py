@@ -26,12 +26,33 @@ def add_parsers(sub: Subparsers) -> None:
     p.add_argument("--only", metavar="NAME", action="append", help="run only this benchmark (repeatable)")
     p.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
     p.add_argument(
+        "--threads",
+        type=_thread_counts,
+        metavar="N[,M...]",
+        help="run each benchmark on each of these numbers of threads ([run] threads; the speed-up column of "
+        "--extrapolate-to compares each with 1)",
+    )
+    p.add_argument(
         "--extrapolate-to",
         type=_sim_seconds,
         metavar="TIME",
         help="also print each benchmark's wall time scaled to TIME of simulated time (\"5s\": the Parsimon study)",
     )
     p.set_defaults(handler=_cmd_bench)
+
+
+def _thread_counts(text: str) -> list[int]:
+    """`--threads`: comma-separated positive counts, as "1,2,4"."""
+    counts = []
+    for part in text.split(","):
+        try:
+            n = int(part)
+        except ValueError:
+            n = 0
+        if not 1 <= n <= 1024:
+            raise argparse.ArgumentTypeError(f"{text!r}: give numbers of threads between 1 and 1024, like 1,2,4")
+        counts.append(n)
+    return counts
 
 
 def _sim_seconds(text: str) -> float:
@@ -68,11 +89,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     print(bench.HEADER, flush=True)
     results = []
     for name in names:
-        try:
-            results.append(bench.measure(directory / f"{name}.toml", repeat=args.repeat))
-        except bench.BenchError as e:
-            raise CliError(f"benchmark {name}: {e}") from None
-        print(bench.format_row(results[-1]), flush=True)
+        for threads in args.threads or [None]:
+            try:
+                results.append(bench.measure(directory / f"{name}.toml", repeat=args.repeat, threads=threads))
+            except bench.BenchError as e:
+                raise CliError(f"benchmark {name}: {e}") from None
+            print(bench.format_row(results[-1]), flush=True)
     for line in bench.compare_to_reference(results):
         print(line)
     if args.extrapolate_to is not None:

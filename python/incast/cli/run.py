@@ -41,12 +41,28 @@ def seed_value(text: str) -> int:
     return value
 
 
+def threads_value(text: str) -> str:
+    """argparse type: a number of threads, or "auto" (one per core)."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'must be a positive integer or "auto", not {text!r}') from None
+    if not 1 <= value <= 1024:
+        raise argparse.ArgumentTypeError(f'must be between 1 and 1024 or "auto", not {text!r}')
+    return str(value)
+
+
 def add_parsers(sub: Subparsers) -> None:
     """`incast run` and `incast check`."""
     p = sub.add_parser("run", help="run a scenario file and write its results")
     p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
     p.add_argument("--out", required=True, metavar="DIR", help="directory for the result files")
     p.add_argument("--seed", type=seed_value, help="override the scenario's seed")
+    p.add_argument("--threads", type=threads_value, metavar="N",
+                   help="override the scenario's [run] threads: run the network cut into parts on N threads "
+                        "(or \"auto\", one per core); the results are the same for any N (docs/scenario.md)")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--progress", action="store_true", help="show the progress bar even without a terminal")
     p.add_argument("--trace-flow", type=flow_id, action="append", default=[], metavar="ID",
@@ -175,7 +191,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         try:
             with warnings_as_lines(args.scenario):
-                result = run(args.scenario, seed=args.seed, progress=bar if bar is not None else False,
+                result = run(args.scenario, seed=args.seed, threads=args.threads,
+                             progress=bar if bar is not None else False,
                              trace_flows=args.trace_flow, trace_slowest=args.trace_slowest,
                              on_flows=None if streamed is None else streamed.write)
         except OSError as e:

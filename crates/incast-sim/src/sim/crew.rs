@@ -6,11 +6,11 @@
 //! The first engine is the one the caller holds; the others are its `Crew`. Within a round the
 //! engines share nothing: each part runs its own events up to the round's bound, and an event
 //! for another part waits in the running part's outbox (`Rounds::push`). Between rounds, one
-//! thread holds every engine and
+//! round's end each engine leaves its messages for each engine in the `Post`; at the next
+//! round's start each takes those for its parts, in the order of the parts that sent them
+//! (`Simulation::receive`: a packet from another engine joins this engine's copy of its link).
+//! Between rounds one thread holds every engine and
 //!
-//! - empties the outboxes in the order of the parts' numbers (`exchange`), whichever engine holds
-//!   them: a packet crossing to another engine's part moves out of the sending engine's copy of
-//!   its link into the receiving engine's, its count in flight with it;
 //! - tells every engine of the flows whose receiver got every byte in another (`count_ended`),
 //!   so that the run's counters (flows running, completed, finite flows left), which every
 //!   engine keeps whole, agree again;
@@ -35,7 +35,9 @@ use crate::error::Error;
 use crate::event::Event;
 use crate::ids::{FlowId, PortId};
 use crate::partition::Partition;
-use crate::rounds::Rounds;
+use crate::packet::Packet;
+use crate::rounds::{Message, Post, Rounds};
+use crate::transport::Header;
 use crate::scenario::Scenario;
 use crate::topology::Topology;
 use crate::watchdog::Stalled;
@@ -53,23 +55,28 @@ impl Cut {
     pub(crate) const WHOLE: Cut = Cut { engine: 0, engines: 1 };
 }
 
-/// The engines of a run's other threads.
+/// The engines of a run's other threads, and the post between all.
 pub(crate) struct Crew {
     engines: Vec<Mutex<Simulation>>,
+    post: Post,
+    /// Rounds run so far.
+    rounds: u64,
 }
 
 impl Crew {
+    /// The crew of the first of `engines` engines, before the others are built.
+    pub(super) fn new(engines: u32) -> Crew {
+        Crew { engines: Vec::new(), post: Post::new(engines as usize), rounds: 0 }
+    }
+
     /// The run of `scenario` on `threads` threads: the first engine, holding the others. A
     /// network of one part runs as one loop, of fewer parts than threads on one thread a part.
     pub(super) fn build(scenario: &Scenario, threads: u32) -> Result<Simulation, Error> {
         let mut first = Simulation::build(scenario, None, Some(Cut { engine: 0, engines: threads }))?;
         let engines = first.rounds.as_deref().map_or(1, Rounds::engines);
-        if engines > 1 {
-            let mut others = Vec::with_capacity(engines as usize - 1);
-            for engine in 1..engines {
-                others.push(Mutex::new(Simulation::build(scenario, None, Some(Cut { engine, engines }))?));
-            }
-            first.crew = Some(Box::new(Crew { engines: others }));
+        for engine in 1..engines {
+            let other = Simulation::build(scenario, None, Some(Cut { engine, engines }))?;
+            first.crew.as_deref_mut().expect("a run cut into parts has a crew").engines.push(Mutex::new(other));
         }
         Ok(first)
     }
@@ -88,7 +95,9 @@ impl Crew {
 /// Which engine of `engines` runs each part of `partition` (at most one engine per part): the
 /// parts taken from the most ports to the fewest, each to the engine with the fewest ports so
 /// far (the lowest numbered of equals), so that engines get about as many ports each. Only
-/// speed depends on it.
+/// speed depends on it. (Measured on the Parsimon fabric's first 5 ms, 2 threads: keeping each
+/// pod's racks on one engine to cut the packets that cross engines was 40% slower, its load
+/// being skewed between racks: balance matters more than locality there.)
 pub(crate) fn assign(topo: &Topology, partition: &Partition, engines: u32) -> Vec<u32> {
     let parts = partition.parts as usize;
     let engines = engines.clamp(1, partition.parts) as usize;
@@ -117,6 +126,8 @@ struct Gate {
     round: AtomicU64,
     /// The open round's bound, picoseconds.
     bound: AtomicU64,
+    /// The open round's number.
+    number: AtomicU64,
     /// Engines still running the open round.
     running: AtomicUsize,
     /// No more rounds: the threads end.
@@ -126,21 +137,23 @@ struct Gate {
 }
 
 impl Gate {
-    /// Opens a round up to `bound` for `engines` engines.
-    fn open(&self, bound: Instant, engines: usize) {
+    /// Opens round `number` up to `bound` for `engines` engines.
+    fn open(&self, number: u64, bound: Instant, engines: usize) {
         self.bound.store(bound.as_ps(), Ordering::Relaxed);
+        self.number.store(number, Ordering::Relaxed);
         self.running.store(engines, Ordering::Relaxed);
         self.round.fetch_add(1, Ordering::Release);
     }
 
-    /// Waits for a round after round `seen` (then seen): its bound, or `None` once closed.
-    fn wait_open(&self, seen: &mut u64) -> Option<Instant> {
+    /// Waits for a round after round `seen` (then seen): its number and bound, or `None` once
+    /// closed.
+    fn wait_open(&self, seen: &mut u64) -> Option<(u64, Instant)> {
         wait_until(|| self.closed.load(Ordering::Acquire) || self.round.load(Ordering::Acquire) != *seen);
         if self.closed.load(Ordering::Acquire) {
             return None;
         }
         *seen = self.round.load(Ordering::Acquire);
-        Some(Instant::from_ps(self.bound.load(Ordering::Relaxed)))
+        Some((self.number.load(Ordering::Relaxed), Instant::from_ps(self.bound.load(Ordering::Relaxed))))
     }
 
     /// An engine is done with the open round.
@@ -181,11 +194,11 @@ fn wait_until(ready: impl Fn() -> bool) {
 }
 
 /// An engine's thread: runs its parts in each round until the gate closes.
-fn work(engine: &Mutex<Simulation>, gate: &Gate) {
+fn work(engine: &Mutex<Simulation>, post: &Post, gate: &Gate) {
     let mut seen = 0;
-    while let Some(bound) = gate.wait_open(&mut seen) {
+    while let Some((number, bound)) = gate.wait_open(&mut seen) {
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            engine.lock().expect("an engine's lock").run_parts(bound);
+            engine.lock().expect("an engine's lock").run_round(number, bound, post);
         }));
         if ran.is_err() {
             gate.panicked.store(true, Ordering::Release);
@@ -218,48 +231,96 @@ impl Simulation {
     /// Runs rounds (`crate::rounds`) until `budget` events have run, at a barrier, or the run is
     /// over at `stop` (its end or horizon), on as many threads as the run has engines.
     pub(super) fn run_rounds(&mut self, budget: u64, stop: Instant) {
-        let crew = self.crew.take();
-        match crew.as_deref() {
-            None => self.rounds_loop(&[], None, budget, stop),
-            Some(crew) => {
-                let gate = Gate::default();
-                std::thread::scope(|scope| {
-                    let closing = Closing(&gate);
-                    for engine in &crew.engines {
-                        let gate = &gate;
-                        scope.spawn(move || work(engine, gate));
-                    }
-                    self.rounds_loop(&crew.engines, Some(&gate), budget, stop);
-                    drop(closing);
-                });
-            }
+        let mut crew = self.crew.take().expect("a run cut into parts has a crew");
+        let Crew { engines, post, rounds } = &mut *crew;
+        if engines.is_empty() {
+            self.rounds_loop(engines, post, rounds, None, budget, stop);
+        } else {
+            let gate = Gate::default();
+            let (engines, post) = (&*engines, &*post);
+            std::thread::scope(|scope| {
+                let closing = Closing(&gate);
+                for engine in engines {
+                    let gate = &gate;
+                    scope.spawn(move || work(engine, post, gate));
+                }
+                self.rounds_loop(engines, post, rounds, Some(&gate), budget, stop);
+                drop(closing);
+            });
         }
-        self.crew = crew;
+        self.crew = Some(crew);
     }
 
-    /// The rounds of `run_rounds`, this engine's parts on this thread, `others`' on theirs.
-    fn rounds_loop(&mut self, others: &[Mutex<Simulation>], gate: Option<&Gate>, budget: u64, stop: Instant) {
+    /// The rounds of `run_rounds`, this engine's parts on this thread, `others`' on theirs;
+    /// `rounds` counts them.
+    fn rounds_loop(&mut self, others: &[Mutex<Simulation>], post: &Post, rounds: &mut u64, gate: Option<&Gate>, budget: u64, stop: Instant) {
         let start = self.event_count;
+        let (mut t_serial, mut t_own, mut t_wait, mut n) = (0f64, 0f64, 0f64, 0u64);
+        let stats = std::env::var("INCAST_CREW_STATS").is_ok();
+        let report = |t_serial: f64, t_own: f64, t_wait: f64, n: u64, events: u64| if stats { eprintln!("rounds {n} events {events} ev/round {:.1} serial {t_serial:.3}s own {t_own:.3}s wait {t_wait:.3}s", events as f64 / n.max(1) as f64) };
         loop {
+            let t0 = std::time::Instant::now();
             let bound = {
                 let mut locked: Vec<_> = others.iter().map(|e| e.lock().expect("an engine's lock")).collect();
                 let mut all: Vec<&mut Simulation> = std::iter::once(&mut *self).chain(locked.iter_mut().map(|e| &mut **e)).collect();
                 match next_round(&mut all, start, budget, stop) {
                     Some(bound) => bound,
-                    None => return,
+                    None => { let ev = all[0].event_count - start; report(t_serial + t0.elapsed().as_secs_f64(), t_own, t_wait, n, ev); return },
                 }
             };
+            let t1 = std::time::Instant::now();
+            t_serial += (t1 - t0).as_secs_f64();
+            n += 1;
+            let number = *rounds;
+            *rounds += 1;
             if let Some(gate) = gate {
-                gate.open(bound, others.len());
+                gate.open(number, bound, others.len());
             }
-            self.run_parts(bound);
+            self.run_round(number, bound, post);
+            let t2 = std::time::Instant::now();
+            t_own += (t2 - t1).as_secs_f64();
             if let Some(gate) = gate {
                 gate.wait_done();
             }
+            let t3 = std::time::Instant::now();
+            t_wait += (t3 - t2).as_secs_f64();
+            let t0 = t3;
             let mut locked: Vec<_> = others.iter().map(|e| e.lock().expect("an engine's lock")).collect();
             let mut all: Vec<&mut Simulation> = std::iter::once(&mut *self).chain(locked.iter_mut().map(|e| &mut **e)).collect();
-            end_round(&mut all, bound);
+            end_round(&mut all);
+            drop(all); drop(locked);
+            t_serial += t0.elapsed().as_secs_f64();
         }
+    }
+
+    /// Round `number` of this engine, up to `bound`: the flows starting in it and the last
+    /// round's messages for its parts queued, its parts run, its messages left at the post.
+    fn run_round(&mut self, number: u64, bound: Instant, post: &Post) {
+        // The flows starting in the round (every engine draws them all, in parallel), then
+        // the last round's messages.
+        self.queue_starts_before(bound);
+        if number > 0 {
+            self.take_post(number - 1, post);
+        }
+        self.rounds_mut().sent_min = Instant::NEVER;
+        self.run_parts(bound);
+        self.rounds_mut().leave_at(post, number);
+    }
+
+    /// Queues the messages of round `number` for this engine's parts.
+    fn take_post(&mut self, number: u64, post: &Post) {
+        let engine = self.rounds_ref().engine() as usize;
+        post.take(number, engine, |message, packet, header| self.receive(message, packet, header));
+    }
+
+    /// Queues `message`, an arrival from another engine, in its part, its packet on this
+    /// engine's copy of its link.
+    fn receive(&mut self, message: &Message, packet: Packet, header: Option<Header>) {
+        let &Message { time, seq, to, event, .. } = message;
+        let Event::Arrive(port) = event else { unreachable!("{event:?} from another engine: only arrivals cross") };
+        let id = self.packets.alloc(packet, header);
+        self.net.ports[port.idx()].put_arrival(time, id);
+        self.rounds_mut().deliver(to, time, seq, event);
     }
 
     /// Runs every event of this engine's parts due before `bound`, part after part in its order.
@@ -305,7 +366,11 @@ fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instan
             return None;
         }
         let coordinator = all[0].events.peek_time();
-        let parts = all.iter().filter_map(|e| e.rounds_ref().next_time()).min();
+        // The parts' next events, those of the last round's messages and the next flow start
+        // (every engine has the same) among them.
+        let sent = all.iter().map(|e| e.rounds_ref().sent_min).min().filter(|&t| t != Instant::NEVER);
+        let start = all[0].starts.peek().map(|&Reverse((t, ..))| t);
+        let parts = all.iter().filter_map(|e| e.rounds_ref().next_time()).chain(sent).chain(start).min();
         let next = match (parts, coordinator) {
             (Some(p), Some(c)) => Some(p.min(c)),
             (p, c) => p.or(c),
@@ -319,7 +384,7 @@ fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instan
             }
         }
         let Some(next) = next.filter(|&t| t <= stop) else {
-            let pending = all.iter().any(|e| !e.events.is_empty() || !e.rounds_ref().is_empty());
+            let pending = sent.is_some() || all.iter().any(|e| !e.events.is_empty() || !e.rounds_ref().is_empty());
             all[0].run_out_with(stop, pending);
             return None;
         };
@@ -349,10 +414,9 @@ fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instan
     }
 }
 
-/// After a round up to `bound`: the outboxes emptied, every engine at the latest instant any
-/// part reached, whatever their order, and a failure of any engine the run's.
-fn end_round(all: &mut [&mut Simulation], bound: Instant) {
-    exchange(all, bound);
+/// After a round: every engine at the latest instant any part reached, whatever their order,
+/// and a failure of any engine the run's.
+fn end_round(all: &mut [&mut Simulation]) {
     let latest = all.iter().map(|e| e.now).max().expect("an engine");
     for engine in all.iter_mut() {
         engine.now = latest;
@@ -370,41 +434,33 @@ fn take_failures(all: &mut [&mut Simulation]) {
     }
 }
 
-/// Empties each part's outbox, in the order of the parts' numbers, into the queues of the parts
-/// its events run in. Every event crossing to another part is an arrival at the far end of a
-/// link between parts, due at or after `bound` (such a link takes at least the lookahead); one
-/// crossing to another engine's part takes its packet along (`move_packet`).
+/// Between rounds, after the coordinator's events: hands each engine's arrivals in another
+/// engine's parts over, with their packets (`move_packet`). Each is due at or after `bound`
+/// (a link between parts takes at least the lookahead).
 fn exchange(all: &mut [&mut Simulation], bound: Instant) {
-    let parts = all[0].rounds_ref().parts() as u32;
-    for from in 0..parts {
-        let sender = all[0].rounds_ref().engine_of(from) as usize;
-        let mut outbox = all[sender].rounds_mut().take_outbox(from);
-        for &(time, to, event) in &outbox {
+    for sender in 0..all.len() {
+        let outbox = std::mem::take(&mut all[sender].rounds_mut().outbox);
+        for &(time, seq, to, event) in &outbox {
             debug_assert!(time >= bound, "an event crossing parts at {time:?}, before the round's bound {bound:?}");
             let receiver = all[0].rounds_ref().engine_of(to) as usize;
-            if receiver != sender {
-                let Event::Arrive(port) = event else { unreachable!("{event:?} crossing parts: only arrivals do") };
-                move_packet(all, sender, receiver, port, time);
-            }
-            all[receiver].rounds_mut().deliver(to, time, event);
+            let Event::Arrive(port) = event else { unreachable!("{event:?} crossing engines: only arrivals do") };
+            move_packet(all, sender, receiver, port, time);
+            all[receiver].rounds_mut().deliver(to, time, seq, event);
         }
-        outbox.clear();
-        all[sender].rounds_mut().give_back(from, outbox);
     }
 }
 
 /// The packet at the far end of `port`'s link in engine `from`'s copy of the link, due there at
-/// `time`, moves to engine `to`'s copy, and its flow's count of packets in flight with it.
+/// `time`, moves to engine `to`'s copy (its flow's count of packets in flight stays with the
+/// engine it entered: `Flow::in_flight`).
 fn move_packet(all: &mut [&mut Simulation], from: usize, to: usize, port: PortId, time: Instant) {
     let (from, to) = pair(all, from, to);
     let (id, _) = from.net.ports[port.idx()].pop_arrival();
     let packet = *from.packets.get(id);
     let header = from.packets.header(id).copied();
     from.packets.release(id);
-    from.flows[packet.flow].in_flight -= 1;
     let id = to.packets.alloc(packet, header);
     to.net.ports[port.idx()].put_arrival(time, id);
-    to.flows[packet.flow].in_flight += 1;
 }
 
 /// Between two rounds (`Rounds`): every engine counts the flows that ended in another; the
@@ -423,8 +479,12 @@ fn barrier(all: &mut [&mut Simulation]) {
         releases.append(&mut rounds.releases);
         stall_check_due |= std::mem::take(&mut rounds.stall_check_due);
         last_end = last_end.max(rounds.last_end);
-        let ended = std::mem::take(&mut rounds.ended);
+        let (started, ended) = (std::mem::take(&mut rounds.started), std::mem::take(&mut rounds.ended));
         for j in (0..all.len()).filter(|&j| j != i) {
+            // Started first: a flow may start and end in one round, within one part.
+            for &(id, at) in &started {
+                all[j].begin_flow(id, at);
+            }
             for &(id, at) in &ended {
                 all[j].count_ended(id, at);
             }
@@ -439,6 +499,9 @@ fn barrier(all: &mut [&mut Simulation]) {
     for engine in all.iter_mut() {
         engine.rounds_mut().last_end = last_end;
     }
+    // The most flows running at once, as seen between rounds (whichever engine started them).
+    let running = all[0].running;
+    all[0].watchdog.flow_started(running);
     retiring.sort_unstable();
     let now = all[0].now;
     for (id, at) in retiring {
@@ -515,7 +578,7 @@ fn gather_ends(all: &mut [&mut Simulation], id: FlowId) {
 /// Takes flow `id` out of every engine's table if it is over for good: ended in every engine,
 /// no packet of it left in any (`Simulation::releasable`). The first engine keeps its row.
 fn release_if_done(all: &mut [&mut Simulation], id: FlowId) {
-    let in_flight: u32 = all.iter().map(|e| e.flows[id].in_flight).sum();
+    let in_flight = all.iter().fold(0u32, |sum, e| sum.wrapping_add(e.flows[id].in_flight));
     let ended = all.iter().all(|e| e.flows[id].ends_freed());
     if ended && all[0].releasable(id, in_flight) {
         for (i, engine) in all.iter_mut().enumerate() {
@@ -530,7 +593,15 @@ impl Simulation {
     /// holds the results. Returns the packets the others held.
     pub(super) fn gather_crew(&mut self) -> u64 {
         let Some(crew) = self.crew.take() else { return 0 };
-        let mut others: Vec<Simulation> = crew.engines.into_iter().map(|e| e.into_inner().expect("an engine's lock")).collect();
+        let Crew { engines, post, rounds: run } = *crew;
+        let mut others: Vec<Simulation> = engines.into_iter().map(|e| e.into_inner().expect("an engine's lock")).collect();
+        if run > 0 {
+            // The last round's messages: their packets are in the network.
+            self.take_post(run - 1, &post);
+            for other in &mut others {
+                other.take_post(run - 1, &post);
+            }
+        }
         let mut packets = 0;
         for other in &mut others {
             self.event_count += std::mem::take(&mut other.event_count);
@@ -564,8 +635,9 @@ impl Simulation {
         packets
     }
 
-    /// Threads the run uses.
-    pub fn threads(&self) -> usize {
-        self.crew.as_deref().map_or(1, Crew::threads)
+    /// Threads the run uses (`[run] threads`, at most one per part), or `None` when it runs as
+    /// one event loop over the whole network (no `[run] threads`, or a network of one part).
+    pub fn threads(&self) -> Option<usize> {
+        self.crew.as_deref().map(Crew::threads)
     }
 }
