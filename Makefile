@@ -8,7 +8,8 @@
 #   make bench   the speed and memory benchmarks of benches/
 #   make bench-trace  memory of streamed traces of 10^5 and 10^6 flows, CSV and Parquet (benches/make_trace.py)
 #   make bench-large  the Parsimon study (6,144 hosts): 20 ms windows on both fabrics, the 200 ms one,
-#                extrapolated to the study's 5 s (benches/make_parsimon.py; ~10 min on 2 idle cores)
+#                on 1 and 2 threads, extrapolated to the study's 5 s (benches/make_parsimon.py; ~15 min
+#                on 2 idle cores)
 #   make pins    rerun the quick reproductions and pin their numbers (tests/reproduce_pins.json)
 #   make crosscheck  install ns-3 (pip, ~200 MB) into .venv and compare incast with it (docs/crosscheck/)
 #   make crosscheck-ndp  incast's NDP against htsim's committed outputs (docs/crosscheck/ndp/);
@@ -41,7 +42,7 @@ help:
 	@echo "make lint   cargo clippy -D warnings, ruff check, mypy --strict, no import circles"
 	@echo "make bench  speed and memory benchmarks"
 	@echo "make bench-trace  memory of streamed traces, CSV and Parquet (10^5 and 10^6 flows)"
-	@echo "make bench-large  the Parsimon study's 20 ms and 200 ms windows, extrapolated to its 5 s"
+	@echo "make bench-large  the Parsimon study's 20 ms and 200 ms windows on 1 and 2 threads, extrapolated to its 5 s"
 	@echo "make pins  rerun the quick reproductions and pin their numbers (after an intended change)"
 	@echo "make crosscheck  incast against ns-3 on the same flows (installs ns-3 into .venv)"
 	@echo "make crosscheck-ndp  incast's NDP against htsim's (HTSIM=path runs htsim, else its committed outputs)"
@@ -158,12 +159,14 @@ bench-trace: setup
 
 # The field's large study as a benchmark (issue 41): Parsimon's 6,144-host Facebook fabric (and its
 # 2:1 variant) with the study's workload, generated into benches/generated/ (~35 MB, ignored by
-# git), one run each (LARGE_WINDOWS="20ms" skips the 200 ms window, ~5 of the ~10 minutes),
-# extrapolated to the study's 5 simulated seconds. docs/notes/parallel-runs.md has the figures.
+# git), one run each on each of LARGE_THREADS threads ([run] threads; the speed-up column compares
+# with 1) (LARGE_WINDOWS="20ms" skips the 200 ms window, ~10 of the ~15 minutes), extrapolated to
+# the study's 5 simulated seconds. docs/notes/parallel-runs.md has the figures.
 LARGE_WINDOWS ?= 20ms,200ms
+LARGE_THREADS ?= 1,2
 bench-large: setup
 	$(VPY) benches/make_parsimon.py --windows $(LARGE_WINDOWS)
-	$(VENV_ENV) incast bench --dir benches/generated --repeat 1 --extrapolate-to 5s \
+	$(VENV_ENV) incast bench --dir benches/generated --repeat 1 --extrapolate-to 5s --threads $(LARGE_THREADS) \
 		$$(for w in $$(echo $(LARGE_WINDOWS) | tr , ' '); do printf -- '--only parsimon_%s ' $$w; \
 		   [ $$w = 20ms ] && printf -- '--only parsimon_2to1_20ms '; done) \
 		--json benches/generated/bench-large.json

@@ -4,25 +4,27 @@
 //! On several threads each thread has an engine of its own: a whole `Simulation`, with its own
 //! copy of the network and of the flow table, that runs only its share of the parts (`assign`).
 //! The first engine is the one the caller holds; the others are its `Crew`. Within a round the
-//! engines share nothing: each part runs its own events up to the round's bound, and an event
-//! for another part waits in the running part's outbox (`Rounds::push`). Between rounds, one
-//! round's end each engine leaves its messages for each engine in the `Post`; at the next
-//! round's start each takes those for its parts, in the order of the parts that sent them
-//! (`Simulation::receive`: a packet from another engine joins this engine's copy of its link).
-//! Between rounds one thread holds every engine and
+//! engines share nothing but the `Post`: each part runs its own events up to the round's bound;
+//! an event for another part of its engine goes straight into that part's queue, one for
+//! another engine's part (an arrival, with its packet) is a message, left at the post when the
+//! round ends and queued by the receiving engine when the next begins (`Simulation::receive`:
+//! the packet joins that engine's copy of its link). Each engine also queues the starts of the
+//! flows of its hosts due in the round (`Simulation::queue_starts_before`). Between rounds one
+//! thread holds every engine and
 //!
-//! - tells every engine of the flows whose receiver got every byte in another (`count_ended`),
-//!   so that the run's counters (flows running, completed, finite flows left), which every
-//!   engine keeps whole, agree again;
+//! - tells every engine of the flows started and ended in another (`begin_flow`,
+//!   `count_ended`), so that the run's counters (flows running, completed, finite flows left)
+//!   and the flows' start and end times, which every engine keeps whole, agree again;
 //! - retires the flows whose sender was done (`gather_ends`: the receiver's end joins the
 //!   sender's, the flow's outcome is taken from the two and given to every engine) and releases
 //!   those with no packet left in any engine, in the order of their numbers;
 //! - takes the event counts and the watchdog's evidence into the first engine, which decides
 //!   the run's end, its stalls and the next round.
 //!
-//! Every choice between rounds is a function of the data (flow numbers, part numbers, times),
-//! never of which engine holds what, so one thread and eight give the same results bit for bit;
-//! what the one engine on one thread does is the same code with a crew of none.
+//! Every event is ordered by (time, the part that scheduled it, that part's count), and every
+//! choice between rounds is a function of the data (flow numbers, part numbers, times), never of
+//! which engine holds what, so one thread and eight give the same results bit for bit; the one
+//! engine on one thread is the same code with a crew of none.
 
 use std::cmp::Reverse;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
