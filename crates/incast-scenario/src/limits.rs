@@ -136,6 +136,17 @@ pub(crate) fn network_memory(topology: &TopologySpec, switch: &SwitchSpec, flows
     let footprint = Footprint::of(&shape, switch, planned);
     let total = footprint.total();
     if total <= run.max_network_bytes as f64 {
+        // On several threads each engine holds a copy of the network and its flows, one engine
+        // per thread at most one per switch (each switch is a part at most).
+        let engines = run.threads.map_or(1, |t| u64::from(t.count()).min(shape.switches.max(1)));
+        if engines > 1 && total * engines as f64 > run.max_network_bytes as f64 {
+            let found = format!(
+                "{engines} threads each hold a copy of the network and its flows (about {} each): about {}",
+                bytes(total),
+                bytes(total * engines as f64)
+            );
+            return Err(err("run.threads", above_limit(&found, run.max_network_bytes, "bytes", "max_network_bytes")));
+        }
         return Ok(());
     }
     let ports = 2 * shape.links;
@@ -406,6 +417,7 @@ mod tests {
         zero_max_network_bytes: concat!(star!(), burst!(), "[run]\nmax_network_bytes = 0\n"), "run.max_network_bytes", "must be a positive integer (found 0)";
         fat_tree_k160_above_network_limit: concat!("[topology]\nkind = \"fat-tree\"\nk = 160\n", burst!()), "topology.k", "the network needs about 5.3 GB (6144000 ports, 32000 switches and 1024000 hosts: 5.1 GB; routes and events of 1023999 flows: 205 MB), above the limit of 4294967296 bytes (`run.max_network_bytes`; raise it to run anyway)";
         million_spines_four_racks: concat!("[topology]\nkind = \"leaf-spine\"\nracks = 4\nhosts_per_rack = 2\nspines = 1000000\n", burst!()), "topology.spines", "(8000016 ports, 1000004 switches and 8 hosts";
+        threads_above_network_limit: concat!("[topology]\nkind = \"fat-tree\"\nk = 32\n", burst!(), "[run]\nthreads = 1024\n"), "run.threads", "1024 threads each hold a copy of the network and its flows (about";
         star_above_lowered_network_limit: concat!(star!(), burst!(), "[run]\nmax_network_bytes = 1000000\n"), "topology.hosts", "the network needs about 16 MB";
         two_tier_racks_above_network_limit: concat!("[topology]\nkind = \"two-tier\"\nracks = 1000\nhosts_per_rack = 2\n", burst!(), "[run]\nmax_network_bytes = 2000000\n"), "topology.racks", "above the limit of 2000000 bytes";
         flows_routes_above_network_limit: concat!(star!(), "[[workload]]\nkind = \"poisson\"\nrate = 1e8\nstop = \"1s\"\n[run]\nmax_flows = 200000000\n"), "workload[0].rate", "routes and events of 100000000 flows: 7.2 GB)";

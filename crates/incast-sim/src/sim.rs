@@ -31,7 +31,6 @@ use crate::watchdog::{Stalled, Watchdog};
 use crate::workload::{plan, Burst, FlowPlan, LazySource};
 
 mod crew;
-pub(crate) use crew::Cut;
 
 /// Where a running simulation is.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -124,7 +123,45 @@ pub struct Simulation {
     rounds: Option<Box<Rounds>>,
     /// A run on several threads: the engines of the other threads (`crew`); this one is the
     /// first, which holds the results.
-    crew: Option<Box<crew::Crew>>,
+    crew: Option<Box<Crew>>,
+}
+
+/// Which share of a run cut into parts an engine runs: engine `engine` of `engines`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Cut {
+    pub(crate) engine: u32,
+    pub(crate) engines: u32,
+}
+
+impl Cut {
+    /// Every part, on one engine.
+    #[cfg(test)]
+    pub(crate) const WHOLE: Cut = Cut { engine: 0, engines: 1 };
+}
+
+/// The engines of a run's other threads, and the post between all (`crew`).
+pub(crate) struct Crew {
+    engines: Vec<std::sync::Mutex<Simulation>>,
+    post: crate::rounds::Post,
+    /// Rounds run so far.
+    rounds: u64,
+}
+
+impl Crew {
+    /// The crew of the first of `engines` engines, before the others are built.
+    pub(crate) fn new(engines: u32) -> Crew {
+        Crew { engines: Vec::new(), post: crate::rounds::Post::new(engines as usize), rounds: 0 }
+    }
+
+    /// Threads the run uses.
+    pub(crate) fn threads(&self) -> usize {
+        self.engines.len() + 1
+    }
+
+    /// The sum of `count` over the other engines.
+    pub(crate) fn held(&self, count: impl Fn(&Simulation) -> u64) -> u64 {
+        self.engines.iter().map(|e| count(&e.lock().expect("an engine's lock"))).sum()
+    }
 }
 
 /// Ports' memory beyond which a network is large: its events go through a lookahead window
@@ -168,8 +205,21 @@ impl Simulation {
     pub fn new(scenario: &Scenario) -> Result<Simulation, Error> {
         match scenario.run.threads {
             None => Simulation::build(scenario, None, None),
-            Some(threads) => crew::Crew::build(scenario, threads.count()),
+            Some(threads) => Simulation::on_threads(scenario, threads.count()),
         }
+    }
+
+    /// The run of `scenario` on `threads` threads (`[run] threads`, `crew`): the first engine,
+    /// holding the others. A network of one part runs as one loop, of fewer parts than threads
+    /// on one thread a part.
+    fn on_threads(scenario: &Scenario, threads: u32) -> Result<Simulation, Error> {
+        let mut first = Simulation::build(scenario, None, Some(Cut { engine: 0, engines: threads }))?;
+        let engines = first.rounds.as_deref().map_or(1, Rounds::engines);
+        for engine in 1..engines {
+            let other = Simulation::build(scenario, None, Some(Cut { engine, engines }))?;
+            first.crew.as_deref_mut().expect("a run cut into parts has a crew").engines.push(std::sync::Mutex::new(other));
+        }
+        Ok(first)
     }
 
     /// `new`, its network cut into parts that run in rounds (`crate::rounds`), the parts taken in
@@ -253,7 +303,7 @@ impl Simulation {
         if let Some(cut) = cut {
             sim.cut_into_parts(scenario, &plan, cut).map_err(|(key, why)| Error::Scenario(crate::scenario::ScenarioError::new(key, why)))?;
             if cut.engine == 0 {
-                sim.crew = sim.rounds.as_deref().map(|rounds| Box::new(crew::Crew::new(rounds.engines())));
+                sim.crew = sim.rounds.as_deref().map(|rounds| Box::new(Crew::new(rounds.engines())));
             }
         }
         for (i, f) in plan.numbered() {
@@ -323,7 +373,7 @@ impl Simulation {
         if partition.parts > 1 {
             let mut rounds = Rounds::new(&self.net.topo, &partition);
             if cut.engines > 1 {
-                rounds.own_only(crew::assign(&self.net.topo, &partition, cut.engines), cut.engine);
+                rounds.own_only(partition.assign(&self.net.topo, cut.engines), cut.engine);
             }
             // A link between two parts: each packet on it has an arrival event of its own,
             // scheduled by the part that sends it. Were the receiving part to schedule the next
@@ -2031,21 +2081,26 @@ kind = "poisson"
         assert!(e.starts_with("`transport.protocol`: a run cut into parts cannot have Homa flows"), "{e}");
     }
 
+    /// The fat tree's scenario `text` with `protocol`'s flows, to 4 ms (PDQ's last flows
+    /// otherwise wait seconds for their probes' timer), priority classes for those that need them.
+    fn fat_tree_of(protocol: &str, text: &str) -> Scenario {
+        let text = text.replace("protocol = \"dctcp\"", &format!("protocol = \"{protocol}\""));
+        let text = format!("{text}[run]\nduration = \"4ms\"\n");
+        let text = if protocol == "pfabric" || protocol == "ndp" {
+            text.replace("ecn_threshold = 10", "ecn_threshold = 10\npriority_classes = 8")
+        } else {
+            text
+        };
+        crate::scenario::parse_toml(&text, None).unwrap_or_else(|e| panic!("{protocol}: {e}"))
+    }
+
     #[test]
     fn every_transport_that_can_be_cut_runs_the_same_in_any_order_of_the_parts() {
         // DCTCP has the test above; these bring what crosses a port beside the packet: D3's
         // allocators at every switch port, PDQ's schedulers on both ways, pFabric's rank queue,
         // NDP's trimming, returned headers and paced pulls.
         for protocol in ["d3", "pdq", "pfabric", "ndp"] {
-            let text = fat_tree_poisson().replace("protocol = \"dctcp\"", &format!("protocol = \"{protocol}\""));
-            // Until 4 ms: PDQ's last flows otherwise wait seconds for their probes' timer.
-            let text = format!("{text}[run]\nduration = \"4ms\"\n");
-            let text = if protocol == "pfabric" || protocol == "ndp" {
-                text.replace("ecn_threshold = 10", "ecn_threshold = 10\npriority_classes = 8")
-            } else {
-                text
-            };
-            let scenario = crate::scenario::parse_toml(&text, None).unwrap_or_else(|e| panic!("{protocol}: {e}"));
+            let scenario = fat_tree_of(protocol, &fat_tree_poisson());
             let reference = run_in_parts(&scenario, None, u64::MAX);
             assert!(reference.summary.flows_completed > 100, "{protocol}: {:?}", reference.summary);
             for seed in [7, 8] {
@@ -2099,14 +2154,7 @@ kind = "poisson"
     #[test]
     fn every_transport_that_can_be_cut_runs_the_same_on_any_number_of_threads() {
         for protocol in ["d3", "pdq", "pfabric", "ndp"] {
-            let text = fat_tree_unsampled().replace("protocol = \"dctcp\"", &format!("protocol = \"{protocol}\""));
-            let text = format!("{text}[run]\nduration = \"4ms\"\n");
-            let text = if protocol == "pfabric" || protocol == "ndp" {
-                text.replace("ecn_threshold = 10", "ecn_threshold = 10\npriority_classes = 8")
-            } else {
-                text
-            };
-            let scenario = crate::scenario::parse_toml(&text, None).unwrap_or_else(|e| panic!("{protocol}: {e}"));
+            let scenario = fat_tree_of(protocol, &fat_tree_unsampled());
             let one = run_on_threads(&scenario, 1, u64::MAX);
             assert!(one.summary.flows_completed > 100, "{protocol}: {:?}", one.summary);
             let three = run_on_threads(&scenario, 3, u64::MAX);

@@ -32,92 +32,13 @@ use std::sync::Mutex;
 
 use incast_proto::time::{Duration, Instant};
 
-use super::Simulation;
-use crate::error::Error;
+use super::{Crew, Simulation};
 use crate::event::Event;
 use crate::ids::{FlowId, PortId};
-use crate::partition::Partition;
 use crate::packet::Packet;
 use crate::rounds::{Message, Post, Rounds};
 use crate::transport::Header;
-use crate::scenario::Scenario;
-use crate::topology::Topology;
 use crate::watchdog::Stalled;
-
-/// Which share of a run cut into parts an engine runs: engine `engine` of `engines`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Cut {
-    pub(crate) engine: u32,
-    pub(crate) engines: u32,
-}
-
-impl Cut {
-    /// Every part, on one engine.
-    #[cfg(test)]
-    pub(crate) const WHOLE: Cut = Cut { engine: 0, engines: 1 };
-}
-
-/// The engines of a run's other threads, and the post between all.
-pub(crate) struct Crew {
-    engines: Vec<Mutex<Simulation>>,
-    post: Post,
-    /// Rounds run so far.
-    rounds: u64,
-}
-
-impl Crew {
-    /// The crew of the first of `engines` engines, before the others are built.
-    pub(super) fn new(engines: u32) -> Crew {
-        Crew { engines: Vec::new(), post: Post::new(engines as usize), rounds: 0 }
-    }
-
-    /// The run of `scenario` on `threads` threads: the first engine, holding the others. A
-    /// network of one part runs as one loop, of fewer parts than threads on one thread a part.
-    pub(super) fn build(scenario: &Scenario, threads: u32) -> Result<Simulation, Error> {
-        let mut first = Simulation::build(scenario, None, Some(Cut { engine: 0, engines: threads }))?;
-        let engines = first.rounds.as_deref().map_or(1, Rounds::engines);
-        for engine in 1..engines {
-            let other = Simulation::build(scenario, None, Some(Cut { engine, engines }))?;
-            first.crew.as_deref_mut().expect("a run cut into parts has a crew").engines.push(Mutex::new(other));
-        }
-        Ok(first)
-    }
-
-    /// Threads the run uses.
-    pub(super) fn threads(&self) -> usize {
-        self.engines.len() + 1
-    }
-
-    /// The sum of `count` over the other engines.
-    pub(super) fn held(&self, count: impl Fn(&Simulation) -> u64) -> u64 {
-        self.engines.iter().map(|e| count(&e.lock().expect("an engine's lock"))).sum()
-    }
-}
-
-/// Which engine of `engines` runs each part of `partition` (at most one engine per part): the
-/// parts taken from the most ports to the fewest, each to the engine with the fewest ports so
-/// far (the lowest numbered of equals), so that engines get about as many ports each. Only
-/// speed depends on it. (Measured on the Parsimon fabric's first 5 ms, 2 threads: keeping each
-/// pod's racks on one engine to cut the packets that cross engines was 40% slower, its load
-/// being skewed between racks: balance matters more than locality there.)
-pub(crate) fn assign(topo: &Topology, partition: &Partition, engines: u32) -> Vec<u32> {
-    let parts = partition.parts as usize;
-    let engines = engines.clamp(1, partition.parts) as usize;
-    let mut ports = vec![0u64; parts];
-    for port in &topo.ports {
-        ports[partition.part_of(port.node) as usize] += 1;
-    }
-    let mut order: Vec<usize> = (0..parts).collect();
-    order.sort_by_key(|&p| (Reverse(ports[p]), p));
-    let mut load = vec![0u64; engines];
-    let mut engine_of = vec![0u32; parts];
-    for p in order {
-        let e = (0..engines).min_by_key(|&e| (load[e], e)).expect("at least one engine");
-        engine_of[p] = e as u32;
-        load[e] += ports[p];
-    }
-    engine_of
-}
 
 /// Starts and ends the rounds of the engines on other threads. Each waits, spinning and then
 /// yielding its core, for the next round to open; the first engine's thread waits the same way
