@@ -8,7 +8,9 @@
 //! - an ECN-based transport (`TransportRules::ECN_REACTIVE`: DCTCP, D2TCP) on ports that never
 //!   mark (`switch.ecn_threshold = "off"`): it runs as a loss-based TCP;
 //! - an RTO floor (or initial RTO) more than [`RTO_RATIO`] times the network's base RTT on host
-//!   links of [`FAST_LINK`] or faster: Linux's 200 ms and 1 s on a 10 Gbps fabric ([`base_rtt`]).
+//!   links of [`FAST_LINK`] or faster: Linux's 200 ms and 1 s on a 10 Gbps fabric ([`base_rtt`]);
+//! - `run.threads` above what the network can use: a part per switch at most (one switch: the
+//!   one event loop).
 
 use std::collections::VecDeque;
 
@@ -16,6 +18,7 @@ use incast_proto::time::{BitsPerSec, Duration};
 
 use super::describe::transport_unread;
 use super::error::Warning;
+use super::footprint::Shape;
 use super::protocols::{named_at, prose, ProtocolSections};
 use super::scenario::Scenario;
 use super::spec::{EcnMark, EcnSpec, GraphSpec, LinkSpec, Protocol, TopologySpec};
@@ -49,7 +52,25 @@ pub(crate) fn of(scenario: &Scenario, given: &Given<'_>) -> Vec<Warning> {
     out.extend(unread_transport_keys(&in_use, given));
     out.extend(ecn_off(scenario, &in_use));
     out.extend(long_rto(scenario, &in_use, given));
+    out.extend(idle_threads(scenario));
     out
+}
+
+/// `run.threads` above the parts the network can be cut into: each switch with the hosts it
+/// serves is a part at most, and a thread runs at least one part (one switch: no parts, the one
+/// event loop). Silently, the run would use fewer threads than the file says.
+fn idle_threads(scenario: &Scenario) -> Option<Warning> {
+    let threads = scenario.run.threads?.count();
+    let switches = Shape::of(&scenario.topology).switches;
+    if u64::from(threads) <= switches.max(1) || threads == 1 {
+        return None;
+    }
+    let why = if switches <= 1 {
+        "a network of one switch is one part, so the run is the one event loop, on one thread".to_owned()
+    } else {
+        format!("a network of {switches} switches is cut into at most {switches} parts, so the run uses at most {switches} threads")
+    };
+    Some(Warning::new("run.threads", format!("asks for {threads} threads, but {why} (docs/scenario.md, \"Threads\")")))
 }
 
 /// `[transport]` keys besides `protocol` that no flow reads: every flow runs a transport whose
@@ -254,6 +275,17 @@ mod tests {
     use crate::spec::RunSpec;
 
     /// The warnings of scenario `text`, as `` `key`: message `` lines.
+    #[test]
+    fn threads_beyond_the_networks_parts_are_warned_about() {
+        let star = "[topology]\nkind = \"star\"\nhosts = 4\n[run]\nthreads = 4\n[[workload]]\nkind = \"flow-burst\"\n";
+        let w = one(star, "run.threads", "asks for 4 threads, but a network of one switch is one part");
+        assert!(w.message.contains("the one event loop"), "{}", w.message);
+        let tree = "[topology]\nkind = \"fat-tree\"\nk = 4\n[run]\nthreads = 64\n[[workload]]\nkind = \"poisson\"\nrate = 1.0\nstop = \"1ms\"\n";
+        one(tree, "run.threads", "a network of 20 switches is cut into at most 20 parts, so the run uses at most 20 threads");
+        let fits = tree.replace("threads = 64", "threads = 2");
+        assert!(warned(&fits).iter().all(|w| !w.contains("run.threads")), "{:?}", warned(&fits));
+    }
+
     fn warned(text: &str) -> Vec<String> {
         toml(text).warnings.iter().map(Warning::to_string).collect()
     }
