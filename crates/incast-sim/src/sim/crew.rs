@@ -178,41 +178,27 @@ impl Simulation {
     /// `rounds` counts them.
     fn rounds_loop(&mut self, others: &[Mutex<Simulation>], post: &Post, rounds: &mut u64, gate: Option<&Gate>, budget: u64, stop: Instant) {
         let start = self.event_count;
-        let (mut t_serial, mut t_own, mut t_wait, mut n) = (0f64, 0f64, 0f64, 0u64);
-        let stats = std::env::var("INCAST_CREW_STATS").is_ok();
-        let report = |t_serial: f64, t_own: f64, t_wait: f64, n: u64, events: u64| if stats { eprintln!("rounds {n} events {events} ev/round {:.1} serial {t_serial:.3}s own {t_own:.3}s wait {t_wait:.3}s", events as f64 / n.max(1) as f64) };
         loop {
-            let t0 = std::time::Instant::now();
             let bound = {
                 let mut locked: Vec<_> = others.iter().map(|e| e.lock().expect("an engine's lock")).collect();
                 let mut all: Vec<&mut Simulation> = std::iter::once(&mut *self).chain(locked.iter_mut().map(|e| &mut **e)).collect();
                 match next_round(&mut all, start, budget, stop) {
                     Some(bound) => bound,
-                    None => { let ev = all[0].event_count - start; report(t_serial + t0.elapsed().as_secs_f64(), t_own, t_wait, n, ev); return },
+                    None => return,
                 }
             };
-            let t1 = std::time::Instant::now();
-            t_serial += (t1 - t0).as_secs_f64();
-            n += 1;
             let number = *rounds;
             *rounds += 1;
             if let Some(gate) = gate {
                 gate.open(number, bound, others.len());
             }
             self.run_round(number, bound, post);
-            let t2 = std::time::Instant::now();
-            t_own += (t2 - t1).as_secs_f64();
             if let Some(gate) = gate {
                 gate.wait_done();
             }
-            let t3 = std::time::Instant::now();
-            t_wait += (t3 - t2).as_secs_f64();
-            let t0 = t3;
             let mut locked: Vec<_> = others.iter().map(|e| e.lock().expect("an engine's lock")).collect();
             let mut all: Vec<&mut Simulation> = std::iter::once(&mut *self).chain(locked.iter_mut().map(|e| &mut **e)).collect();
             end_round(&mut all);
-            drop(all); drop(locked);
-            t_serial += t0.elapsed().as_secs_f64();
         }
     }
 
