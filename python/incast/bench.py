@@ -31,7 +31,6 @@ HEADER = (
 REFERENCE = "star_incast_dctcp"
 
 
-
 class BenchError(Exception):
     """A benchmark child failed."""
 
