@@ -29,7 +29,7 @@ use crate::transport::Header;
 /// Not a part: the coordinator's events (flow starts, samples), and the state between rounds.
 pub(crate) const BARRIER: u32 = u32::MAX;
 
-/// The parts' queues and outboxes.
+/// The parts' queues, and the messages this engine sends to others' parts.
 pub(crate) struct Rounds {
     /// The part that sends on each port (where its serializer's events run).
     sends: Vec<u32>,
@@ -43,10 +43,6 @@ pub(crate) struct Rounds {
     /// between rounds: a round runs only the parts with an event before its bound, and the
     /// next round's start is the least of these, not a search of every queue.
     heads: Vec<Instant>,
-    /// Arrivals in another engine's parts scheduled between rounds (a flow's start sends its
-    /// first packets): (time, sequence, part that runs it, event), handed over with their
-    /// packets before the next round (`crate::sim::crew::exchange`).
-    pub(crate) outbox: Vec<(Instant, u64, u32, Event)>,
     /// This round's messages for each engine's parts.
     sent: Vec<Mail>,
     /// When the earliest message sent in the last round is due (`Instant::NEVER` if none): the
@@ -54,8 +50,6 @@ pub(crate) struct Rounds {
     pub(crate) sent_min: Instant,
     /// This engine's number.
     engine: u32,
-    /// The parts this engine runs (all of them, unless the run has an engine per thread).
-    owned: Vec<bool>,
     /// The engine that runs each part (all 0 unless the run has an engine per thread).
     engine_of: Vec<u32>,
     /// The part running now, or `BARRIER`. The running part's queue is the engine's own
@@ -96,11 +90,9 @@ impl Rounds {
             host: topo.hosts.iter().map(|&h| part(h)).collect(),
             queues: (0..parts as u64).map(|p| EventQueue::numbered_from(p << SEQ_BITS)).collect(),
             heads: vec![Instant::NEVER; parts],
-            outbox: Vec::new(),
             sent: vec![Mail::default()],
             sent_min: Instant::NEVER,
             engine: 0,
-            owned: vec![true; parts],
             engine_of: vec![0; parts],
             current: BARRIER,
             lookahead,
@@ -117,8 +109,7 @@ impl Rounds {
 
     /// This engine runs only the parts `engine_of` gives `engine` (a run on several threads).
     pub(crate) fn own_only(&mut self, engine_of: Vec<u32>, engine: u32) {
-        self.owned = engine_of.iter().map(|&e| e == engine).collect();
-        self.order = (0..engine_of.len() as u32).filter(|&p| self.owned[p as usize]).collect();
+        self.order = (0..engine_of.len() as u32).filter(|&p| engine_of[p as usize] == engine).collect();
         self.engine_of = engine_of;
         self.engine = engine;
         self.sent = (0..self.engines()).map(|_| Mail::default()).collect();
@@ -161,7 +152,7 @@ impl Rounds {
     /// Whether this engine runs the part of host `host`.
     #[inline]
     pub(crate) fn owns_host(&self, host: u32) -> bool {
-        self.owned[self.part_of_host(host) as usize]
+        self.engine_of_host(host) == self.engine
     }
 
     /// The part that sends on port `port`.
@@ -197,30 +188,27 @@ impl Rounds {
     /// Schedules a port's or a flow end's `event` at `time`: the running part's own into
     /// `running`, the queue it runs (`Engine::events`); from the running part for another of
     /// this engine straight into that part's queue, numbered as the running part's; between
-    /// rounds into the part's queue, numbered as its own (an arrival, as the sending part's).
-    /// Returns `Away` for an arrival in another engine's part (the caller sends it with its
-    /// packet), with its number. `host` is the host of a flow end's event.
+    /// rounds into the part's queue, numbered as its own. Returns `Away` for an arrival in
+    /// another engine's part (the caller sends it with its packet), with its number. `host` is
+    /// the host of a flow end's event.
     #[inline]
     pub(crate) fn push(&mut self, time: Instant, event: Event, host: impl FnOnce() -> u32, running: &mut EventQueue) -> Pushed {
         let owner = self.owner(event, host);
         if self.current == BARRIER {
-            let from = match event {
-                Event::Arrive(p) => self.sends[p.idx()],
-                _ => owner,
-            };
-            if !self.owned[owner as usize] {
-                if from != owner && self.owned[from as usize] {
-                    let seq = self.queues[from as usize].take_seq();
-                    self.outbox.push((time, seq, owner, event));
-                } else {
-                    // Another engine's part: a port's processor's first timer, which that
-                    // engine schedules in its own copy of the port.
-                    debug_assert!(matches!(event, Event::ProcessorTimer(_)), "{event:?} for part {owner}, which this engine does not run");
-                }
-                return Pushed::Held;
+            // Between rounds only ports' processors' first timers (at the start) are scheduled
+            // here: flows start within their parts (`Event::SenderStarts`), so no packet is
+            // sent between rounds, let alone over a link between two parts.
+            assert!(
+                !matches!(event, Event::Arrive(p) if self.sends[p.idx()] != owner),
+                "{event:?} over a link between parts, scheduled between rounds"
+            );
+            if self.engine_of[owner as usize] == self.engine {
+                self.queue(owner, time, event);
+            } else {
+                // Another engine's part: a port's processor's first timer, which that engine
+                // schedules in its own copy of the port.
+                debug_assert!(matches!(event, Event::ProcessorTimer(_)), "{event:?} for part {owner}, which this engine does not run");
             }
-            let seq = self.queues[from as usize].take_seq();
-            self.deliver(owner, time, seq, event);
             return Pushed::Held;
         }
         if owner == self.current {
@@ -318,7 +306,7 @@ impl Rounds {
 /// Where `Rounds::push` put an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Pushed {
-    /// In a queue or an outbox.
+    /// In a queue, or dropped (another engine's processor timer, between rounds).
     Held,
     /// An arrival in part `part` of another engine, numbered `seq`: the caller sends it with
     /// its packet.

@@ -1237,8 +1237,9 @@ impl Simulation {
         }
     }
 
-    /// `schedule` in a run cut into parts: the running part's own events into the queue it
-    /// runs, the others' into its outbox, or from between rounds into their parts' queues.
+    /// `schedule` in a run cut into parts (`Rounds::push`): the running part's own events into
+    /// the queue it runs, another part's of this engine into that part's queue, another
+    /// engine's as a message with its packet (`send_away`).
     #[inline(never)]
     fn schedule_in_parts(&mut self, time: Instant, event: Event) {
         let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");

@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from incast.cli.common import CliError, positive_int
+from incast.cli.common import MAX_THREADS, CliError, positive_int
 
 if TYPE_CHECKING:
     from incast.cli.common import Subparsers
@@ -49,8 +49,10 @@ def _thread_counts(text: str) -> list[int]:
             n = int(part)
         except ValueError:
             n = 0
-        if not 1 <= n <= 1024:
-            raise argparse.ArgumentTypeError(f"{text!r}: give numbers of threads between 1 and 1024, like 1,2,4")
+        if not 1 <= n <= MAX_THREADS:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: give numbers of threads between 1 and {MAX_THREADS}, like 1,2,4"
+            )
         counts.append(n)
     return counts
 

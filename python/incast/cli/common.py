@@ -52,6 +52,10 @@ def _int_at_least(text: str, least: int, what: str) -> int:
     return value
 
 
+#: The most threads `--threads` takes: `[run] threads`' bound (the engine's `MAX_THREADS`).
+MAX_THREADS = 1024
+
+
 def positive_int(text: str) -> int:
     """argparse type: an integer >= 1."""
     return _int_at_least(text, 1, "a positive integer")

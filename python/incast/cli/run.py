@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional
 
 from incast import units
-from incast.cli.common import CliError, check_out_dir, non_negative_int, os_error, print_warnings, slowdown_lines
+from incast.cli.common import (
+    MAX_THREADS,
+    CliError,
+    check_out_dir,
+    non_negative_int,
+    os_error,
+    print_warnings,
+    slowdown_lines,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -49,8 +57,8 @@ def threads_value(text: str) -> str:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f'must be a positive integer or "auto", not {text!r}') from None
-    if not 1 <= value <= 1024:
-        raise argparse.ArgumentTypeError(f'must be between 1 and 1024 or "auto", not {text!r}')
+    if not 1 <= value <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(f'must be between 1 and {MAX_THREADS} or "auto", not {text!r}')
     return str(value)
 
 

@@ -263,7 +263,7 @@ impl Simulation {
 }
 
 /// Between rounds: what the last round left for the barrier (`barrier`), then the next round's
-/// bound, after the coordinator's events due before it (flow starts, samples) and the watchdog's
+/// bound, after the coordinator's events due before it (samples) and the watchdog's
 /// tests; `None` when the run is over or `budget` events have run since the count `start`.
 fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instant) -> Option<Instant> {
     loop {
@@ -298,9 +298,9 @@ fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instan
             return None;
         };
         if coordinator == Some(next) {
-            // The coordinator's events of this instant, between rounds, before the parts' (its
-            // queue is the one an engine runs between rounds): every engine runs them, each
-            // starting the ends of the flows it holds, and they count once.
+            // The coordinator's events of this instant (samples, on one thread), between rounds,
+            // before the parts' (its queue is the one an engine runs between rounds): every
+            // engine runs them, and they count once.
             for (i, engine) in all.iter_mut().enumerate() {
                 let before = engine.event_count;
                 engine.run_events(u64::MAX, next, Instant::NEVER);
@@ -308,8 +308,6 @@ fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instan
                     engine.event_count = before;
                 }
             }
-            // The first packets of the flows started now, on their way into other parts.
-            exchange(all, next);
             take_failures(all);
             continue;
         }
@@ -341,35 +339,6 @@ fn take_failures(all: &mut [&mut Simulation]) {
             all[0].done = true;
         }
     }
-}
-
-/// Between rounds, after the coordinator's events: hands each engine's arrivals in another
-/// engine's parts over, with their packets (`move_packet`). Each is due at or after `bound`
-/// (a link between parts takes at least the lookahead).
-fn exchange(all: &mut [&mut Simulation], bound: Instant) {
-    for sender in 0..all.len() {
-        let outbox = std::mem::take(&mut all[sender].rounds_mut().outbox);
-        for &(time, seq, to, event) in &outbox {
-            debug_assert!(time >= bound, "an event crossing parts at {time:?}, before the round's bound {bound:?}");
-            let receiver = all[0].rounds_ref().engine_of(to) as usize;
-            let Event::Arrive(port) = event else { unreachable!("{event:?} crossing engines: only arrivals do") };
-            move_packet(all, sender, receiver, port, time);
-            all[receiver].rounds_mut().deliver(to, time, seq, event);
-        }
-    }
-}
-
-/// The packet at the far end of `port`'s link in engine `from`'s copy of the link, due there at
-/// `time`, moves to engine `to`'s copy (its flow's count of packets in flight stays with the
-/// engine it entered: `Flow::in_flight`).
-fn move_packet(all: &mut [&mut Simulation], from: usize, to: usize, port: PortId, time: Instant) {
-    let (from, to) = pair(all, from, to);
-    let (id, _) = from.net.ports[port.idx()].pop_arrival();
-    let packet = *from.packets.get(id);
-    let header = from.packets.header(id).copied();
-    from.packets.release(id);
-    let id = to.packets.alloc(packet, header);
-    to.net.ports[port.idx()].put_arrival(time, id);
 }
 
 /// Between two rounds (`Rounds`): every engine counts the flows that ended in another; the
