@@ -3,18 +3,23 @@
 //! least delay of a link between two parts), and an event it schedules in another part is due
 //! at or after that bound (a link between parts takes at least the lookahead). Every event is
 //! ordered by (time, the part that scheduled it, that part's count of events scheduled so far):
-//! each part's queue numbers its own events from `part << SEQ_BITS` (`EventQueue::numbered_from`),
-//! and an event for another part takes the next number of the part that schedules it. So an
-//! event's place among those of its instant follows from the data, never from the order the
-//! parts ran in nor from which engine ran them, nor from when it was queued (issue 41; the
-//! rules in docs/notes/parallel-runs.md, "Step 2 worked out").
+//! each part numbers the events it schedules from `part << SEQ_BITS`. So an event's place among
+//! those of its instant follows from the data, never from the order the parts ran in nor from
+//! which engine ran them, nor from when it was queued (issue 41; the rules in
+//! docs/notes/parallel-runs.md, "Step 2 worked out").
 //!
-//! One engine runs its parts one after the other; `order` is that order, which tests shuffle: a
-//! run whose results change with it has a part reading what another wrote in the same round.
-//! A run on several threads (`crate::sim::crew`) has an engine per thread, each with a copy of
-//! these queues of which it runs only the parts it `owns`. An event for another engine's part
-//! (an arrival over a link between them) is a `Message` carrying its packet, left at the `Post`
-//! when the round ends and queued by that engine when the next begins.
+//! An engine keeps the events of all its parts in its one queue (`Simulation::events`, with the
+//! large network's lookahead window and calendar where the one loop would have them), and runs
+//! a round's events in that queue's order, each in its part (`Rounds::part_of`, looked up when
+//! the event runs): within a round the parts share nothing, so how their events interleave
+//! changes nothing, and an event one part schedules for another is due at or after the round's
+//! bound, so it waits in the same queue. Tests deal the parts to engines in many ways: a run
+//! whose results change with the deal has a part reading what another wrote in the same round.
+//!
+//! A run on several threads (`crate::sim::crew`) has an engine per thread, each running only
+//! the parts it `owns`. An event for another engine's part (an arrival over a link between
+//! them) is a `Message` carrying its packet, left at the `Post` when the round ends and queued
+//! by that engine when the next begins.
 
 use incast_proto::time::{Duration, Instant};
 
@@ -26,10 +31,10 @@ use crate::partition::Partition;
 use crate::topology::Topology;
 use crate::transport::Header;
 
-/// Not a part: the coordinator's events (flow starts, samples), and the state between rounds.
+/// Not a part: the coordinator's events (samples), and the state between rounds.
 pub(crate) const BARRIER: u32 = u32::MAX;
 
-/// The parts' queues, and the messages this engine sends to others' parts.
+/// The parts' numbering of events, and the messages this engine sends to others' parts.
 pub(crate) struct Rounds {
     /// The part that sends on each port (where its serializer's events run).
     sends: Vec<u32>,
@@ -37,12 +42,12 @@ pub(crate) struct Rounds {
     receives: Vec<u32>,
     /// The part of each host.
     host: Vec<u32>,
-    /// Each part's pending events.
-    queues: Vec<EventQueue>,
-    /// When each part's earliest pending event is due (`Instant::NEVER` if none), exact
-    /// between rounds: a round runs only the parts with an event before its bound, and the
-    /// next round's start is the least of these, not a search of every queue.
-    heads: Vec<Instant>,
+    /// The number of the next event each part schedules (from `part << SEQ_BITS`), counted by
+    /// the engine that runs the part.
+    seqs: Vec<u64>,
+    /// The coordinator's events (samples, on one thread), run between rounds from the
+    /// engine's place for its queue (`Simulation::events`).
+    pub(crate) coordinator: EventQueue,
     /// This round's messages for each engine's parts.
     sent: Vec<Mail>,
     /// When the earliest message sent in the last round is due (`Instant::NEVER` if none): the
@@ -52,13 +57,10 @@ pub(crate) struct Rounds {
     engine: u32,
     /// The engine that runs each part (all 0 unless the run has an engine per thread).
     engine_of: Vec<u32>,
-    /// The part running now, or `BARRIER`. The running part's queue is the engine's own
-    /// (`Engine::events`, swapped in by `enter`), so that one loop pops every event.
+    /// The part of the event running now (each event's queue entry says), or `BARRIER`.
     pub(crate) current: u32,
     /// The least delay of a link between two parts.
     pub(crate) lookahead: Duration,
-    /// The order the parts run in within a round (their numbers, unless a test shuffles it).
-    pub(crate) order: Vec<u32>,
     /// Flows whose sender was done in this round, and when: they retire at the barrier.
     pub(crate) retiring: Vec<(crate::ids::FlowId, Instant)>,
     /// Flows that may have left the network in this round: released at the barrier if so.
@@ -88,15 +90,14 @@ impl Rounds {
             sends: topo.ports.iter().map(|p| part(p.node)).collect(),
             receives: topo.ports.iter().map(|p| part(p.peer)).collect(),
             host: topo.hosts.iter().map(|&h| part(h)).collect(),
-            queues: (0..parts as u64).map(|p| EventQueue::numbered_from(p << SEQ_BITS)).collect(),
-            heads: vec![Instant::NEVER; parts],
+            seqs: (0..parts as u64).map(|p| p << SEQ_BITS).collect(),
+            coordinator: EventQueue::default(),
             sent: vec![Mail::default()],
             sent_min: Instant::NEVER,
             engine: 0,
             engine_of: vec![0; parts],
             current: BARRIER,
             lookahead,
-            order: (0..partition.parts).collect(),
             retiring: Vec::new(),
             releases: Vec::new(),
             ended: Vec::new(),
@@ -109,7 +110,7 @@ impl Rounds {
 
     /// This engine runs only the parts `engine_of` gives `engine` (a run on several threads).
     pub(crate) fn own_only(&mut self, engine_of: Vec<u32>, engine: u32) {
-        self.order = (0..engine_of.len() as u32).filter(|&p| engine_of[p as usize] == engine).collect();
+        debug_assert_eq!(engine_of.len(), self.seqs.len(), "an engine for every part");
         self.engine_of = engine_of;
         self.engine = engine;
         self.sent = (0..self.engines()).map(|_| Mail::default()).collect();
@@ -118,6 +119,12 @@ impl Rounds {
     /// This engine's number.
     pub(crate) fn engine(&self) -> u32 {
         self.engine
+    }
+
+    /// The parts the network is cut into.
+    #[cfg(test)]
+    pub(crate) fn parts(&self) -> u32 {
+        self.seqs.len() as u32
     }
 
     /// The engines the parts are run by.
@@ -174,27 +181,30 @@ impl Rounds {
         self.host[host as usize]
     }
 
-    /// The part that runs `event`, a port's or a flow end's (whose host is `host`).
+    /// The part that runs `event`: a port's, or a flow end's whose host `host` gives (`None`:
+    /// its flow has left the table, and the event, stale, does nothing); `BARRIER` for the
+    /// coordinator's events and a left flow's.
     #[inline]
-    fn owner(&self, event: Event, host: impl FnOnce() -> u32) -> u32 {
+    pub(crate) fn part_of(&self, event: Event, host: impl FnOnce() -> Option<u32>) -> u32 {
         match event {
             Event::TxDone(p) | Event::ProcessorTimer(p) => self.sends[p.idx()],
             Event::Arrive(p) => self.receives[p.idx()],
-            Event::SenderTimer(_) | Event::ReceiverTimer(_) | Event::SenderStarts(_) | Event::ReceiverStarts(_) => self.part_of_host(host()),
-            Event::FlowStarts | Event::Sample => unreachable!("the coordinator's events are not a part's"),
+            Event::SenderTimer(_) | Event::ReceiverTimer(_) | Event::SenderStarts(_) | Event::ReceiverStarts(_) => {
+                host().map_or(BARRIER, |h| self.part_of_host(h))
+            }
+            Event::FlowStarts | Event::Sample => BARRIER,
         }
     }
 
-    /// Schedules a port's or a flow end's `event` at `time`: the running part's own into
-    /// `running`, the queue it runs (`Engine::events`); from the running part for another of
-    /// this engine straight into that part's queue, numbered as the running part's; between
-    /// rounds into the part's queue, numbered as its own. Returns `Away` for an arrival in
-    /// another engine's part (the caller sends it with its packet), with its number. `host` is
-    /// the host of a flow end's event.
+    /// Schedules a port's or a flow end's `event` at `time` in `queue`, the engine's, for the
+    /// part that runs it, numbered as the running part's (between rounds, as that part's own).
+    /// Returns `Away` for an arrival in another engine's part (the caller sends it with its
+    /// packet), with its number. `host` is the host of a flow end's event.
     #[inline]
-    pub(crate) fn push(&mut self, time: Instant, event: Event, host: impl FnOnce() -> u32, running: &mut EventQueue) -> Pushed {
-        let owner = self.owner(event, host);
-        if self.current == BARRIER {
+    pub(crate) fn push(&mut self, time: Instant, event: Event, host: impl FnOnce() -> Option<u32>, queue: &mut EventQueue) -> Pushed {
+        let owner = self.part_of(event, host);
+        assert_ne!(owner, BARRIER, "{event:?} is a part's, of a flow in the table");
+        let seq = if self.current == BARRIER {
             // Between rounds only ports' processors' first timers (at the start) are scheduled
             // here: flows start within their parts (`Event::SenderStarts`), so no packet is
             // sent between rounds, let alone over a link between two parts.
@@ -202,25 +212,30 @@ impl Rounds {
                 !matches!(event, Event::Arrive(p) if self.sends[p.idx()] != owner),
                 "{event:?} over a link between parts, scheduled between rounds"
             );
-            if self.engine_of[owner as usize] == self.engine {
-                self.queue(owner, time, event);
-            } else {
+            if self.engine_of[owner as usize] != self.engine {
                 // Another engine's part: a port's processor's first timer, which that engine
                 // schedules in its own copy of the port.
                 debug_assert!(matches!(event, Event::ProcessorTimer(_)), "{event:?} for part {owner}, which this engine does not run");
+                return Pushed::Held;
             }
-            return Pushed::Held;
-        }
-        if owner == self.current {
-            running.push(time, event);
-            return Pushed::Held;
-        }
-        let seq = running.take_seq();
-        if self.engine_of[owner as usize] != self.engine {
-            return Pushed::Away { part: owner, seq };
-        }
-        self.deliver(owner, time, seq, event);
+            self.take_seq(owner)
+        } else {
+            let seq = self.take_seq(self.current);
+            if self.engine_of[owner as usize] != self.engine {
+                return Pushed::Away { part: owner, seq };
+            }
+            seq
+        };
+        queue.push_numbered(time, seq, event);
         Pushed::Held
+    }
+
+    /// The next number of the events part `part` schedules.
+    #[inline]
+    fn take_seq(&mut self, part: u32) -> u64 {
+        let seq = &mut self.seqs[part as usize];
+        *seq += 1;
+        *seq - 1
     }
 
     /// Sends `message` with its packet from the running part to another engine's part (to be
@@ -243,70 +258,19 @@ impl Rounds {
         post.leave(number, self.engine as usize, &mut self.sent);
     }
 
-
-    /// Puts `event` at `time`, numbered `seq`, into part `part`'s queue (not the running one).
-    #[inline]
-    pub(crate) fn deliver(&mut self, part: u32, time: Instant, seq: u64, event: Event) {
-        self.queues[part as usize].push_numbered(time, seq, event);
-        self.heads[part as usize] = self.heads[part as usize].min(time);
-    }
-
-    /// Queues `event` at `time` in part `part`, between rounds, numbered as the part's own.
-    pub(crate) fn queue(&mut self, part: u32, time: Instant, event: Event) {
-        let seq = self.queues[part as usize].take_seq();
-        self.deliver(part, time, seq, event);
-    }
-
-    /// Part `part` runs next: its queue for `running`, the one the engine ran (the
-    /// coordinator's, between rounds), which goes back where it was at `leave`.
-    pub(crate) fn enter(&mut self, part: u32, running: &mut EventQueue) {
-        debug_assert_eq!(self.current, BARRIER);
-        self.current = part;
-        std::mem::swap(&mut self.queues[part as usize], running);
-    }
-
-    /// The running part is done with the round: its queue for `running` (the coordinator's).
-    pub(crate) fn leave(&mut self, running: &mut EventQueue) {
-        let part = self.current as usize;
-        std::mem::swap(&mut self.queues[part], running);
-        self.heads[part] = self.queues[part].peek_time().unwrap_or(Instant::NEVER);
-        self.current = BARRIER;
-    }
-
-    /// Whether part `part` has an event due before `bound` (between rounds).
-    #[inline]
-    pub(crate) fn has_before(&self, part: u32, bound: Instant) -> bool {
-        self.heads[part as usize] < bound
-    }
-
-    /// The earliest event pending in any part this engine runs, if any.
-    pub(crate) fn next_time(&self) -> Option<Instant> {
-        self.heads.iter().copied().min().filter(|&t| t != Instant::NEVER)
-    }
-
-    /// Whether no part this engine runs has an event pending.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.queues.iter().all(EventQueue::is_empty)
-    }
-
-    /// Drops the stale timers of every part (`EventQueue::purge_timers`).
-    pub(crate) fn purge_timers(&mut self, mut live: impl FnMut(Instant, Event) -> bool) {
-        for (queue, head) in self.queues.iter_mut().zip(&mut self.heads) {
-            queue.purge_timers(&mut live);
-            *head = queue.peek_time().unwrap_or(Instant::NEVER);
-        }
-    }
-
-    /// Timer events pending in all parts.
-    pub(crate) fn timers_pending(&self) -> usize {
-        self.queues.iter().map(EventQueue::timers_pending).sum()
+    /// Queues `event` at `time` for part `part` of this engine in `queue`, the engine's,
+    /// between rounds, numbered as the part's own.
+    pub(crate) fn queue(&mut self, part: u32, time: Instant, event: Event, queue: &mut EventQueue) {
+        debug_assert_eq!(self.engine_of(part), self.engine, "a part of this engine");
+        let seq = self.take_seq(part);
+        queue.push_numbered(time, seq, event);
     }
 }
 
 /// Where `Rounds::push` put an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Pushed {
-    /// In a queue, or dropped (another engine's processor timer, between rounds).
+    /// In the engine's queue, or dropped (another engine's processor timer, between rounds).
     Held,
     /// An arrival in part `part` of another engine, numbered `seq`: the caller sends it with
     /// its packet.

@@ -4,9 +4,9 @@
 //! On several threads each thread has an engine of its own: a whole `Simulation`, with its own
 //! copy of the network and of the flow table, that runs only its share of the parts (`assign`).
 //! The first engine is the one the caller holds; the others are its `Crew`. Within a round the
-//! engines share nothing but the `Post`: each part runs its own events up to the round's bound;
-//! an event for another part of its engine goes straight into that part's queue, one for
-//! another engine's part (an arrival, with its packet) is a message, left at the post when the
+//! engines share nothing but the `Post`: each engine runs its parts' events up to the round's
+//! bound, from its one queue; an event for another part of its engine goes into that queue, one
+//! for another engine's part (an arrival, with its packet) is a message, left at the post when the
 //! round ends and queued by the receiving engine when the next begins (`Simulation::receive`:
 //! the packet joins that engine's copy of its link). Each engine also queues the starts of the
 //! flows of its hosts due in the round (`Simulation::queue_starts_before`). Between rounds one
@@ -229,28 +229,23 @@ impl Simulation {
         let Event::Arrive(port) = event else { unreachable!("{event:?} from another engine: only arrivals cross") };
         let id = self.packets.alloc(packet, header);
         self.net.ports[port.idx()].put_arrival(time, id);
-        self.rounds_mut().deliver(to, time, seq, event);
+        debug_assert_eq!(self.rounds_ref().engine_of(to), self.rounds_ref().engine(), "a message for this engine's part");
+        self.events.push_numbered(time, seq, event);
     }
 
-    /// Runs every event of this engine's parts due before `bound`, part after part in its order.
+    /// Runs every event of this engine's parts due before `bound`, in its queue's order.
     fn run_parts(&mut self, bound: Instant) {
-        let last = Instant::from_ps(bound.as_ps() - 1);
-        let mut latest = self.now;
-        for i in 0..self.rounds_ref().order.len() {
-            let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
-            let part = rounds.order[i];
-            if !rounds.has_before(part, bound) {
-                continue; // nothing of this part's is due in the round
-            }
-            rounds.enter(part, &mut self.events);
-            self.run_events(u64::MAX, last, Instant::NEVER);
-            self.rounds.as_deref_mut().expect("a run cut into parts").leave(&mut self.events);
-            latest = latest.max(self.now);
-            if self.done {
-                break; // a part failed (out of memory, too many samples)
-            }
-        }
-        self.now = latest;
+        self.run_events(u64::MAX, Instant::from_ps(bound.as_ps() - 1), Instant::NEVER);
+        self.rounds_mut().current = crate::rounds::BARRIER;
+    }
+
+    /// Runs the coordinator's events due at or before `until`, between rounds.
+    fn run_coordinator(&mut self, until: Instant) {
+        let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
+        std::mem::swap(&mut rounds.coordinator, &mut self.events);
+        self.run_events(u64::MAX, until, Instant::NEVER);
+        let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
+        std::mem::swap(&mut rounds.coordinator, &mut self.events);
     }
 
     /// Flow `id`'s receiver got every byte at `at` in another engine: this one counts it ended.
@@ -274,12 +269,12 @@ fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instan
         if all[0].done {
             return None;
         }
-        let coordinator = all[0].events.peek_time();
+        let coordinator = all[0].rounds_ref().coordinator.peek_time();
         // The parts' next events, those of the last round's messages and the next flow start
         // (every engine has the same) among them.
         let sent = all.iter().map(|e| e.rounds_ref().sent_min).min().filter(|&t| t != Instant::NEVER);
         let start = all[0].starts.peek().map(|&Reverse((t, ..))| t);
-        let parts = all.iter().filter_map(|e| e.rounds_ref().next_time()).chain(sent).chain(start).min();
+        let parts = all.iter().filter_map(|e| e.events.peek_time()).chain(sent).chain(start).min();
         let next = match (parts, coordinator) {
             (Some(p), Some(c)) => Some(p.min(c)),
             (p, c) => p.or(c),
@@ -293,17 +288,17 @@ fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instan
             }
         }
         let Some(next) = next.filter(|&t| t <= stop) else {
-            let pending = sent.is_some() || all.iter().any(|e| !e.events.is_empty() || !e.rounds_ref().is_empty());
+            let pending = sent.is_some() || all.iter().any(|e| !e.events.is_empty() || !e.rounds_ref().coordinator.is_empty());
             all[0].run_out_with(stop, pending);
             return None;
         };
         if coordinator == Some(next) {
             // The coordinator's events of this instant (samples, on one thread), between rounds,
-            // before the parts' (its queue is the one an engine runs between rounds): every
-            // engine runs them, and they count once.
+            // before the parts': every engine runs them from its coordinator's queue, put in
+            // its queue's place for the while, and they count once.
             for (i, engine) in all.iter_mut().enumerate() {
                 let before = engine.event_count;
-                engine.run_events(u64::MAX, next, Instant::NEVER);
+                engine.run_coordinator(next);
                 if i > 0 {
                     engine.event_count = before;
                 }
@@ -415,7 +410,7 @@ fn barrier(all: &mut [&mut Simulation]) {
         all[0].done = true;
         return;
     }
-    let pending: usize = all.iter().map(|e| e.rounds_ref().timers_pending()).sum();
+    let pending: usize = all.iter().map(|e| e.events.timers_pending()).sum();
     if pending >= all[0].purge_timers_at {
         let left: usize = all.iter_mut().map(|e| e.drop_stale_timers()).sum();
         all[0].purge_timers_at = (2 * left).max(all[0].purge_floor);
