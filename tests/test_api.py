@@ -295,8 +295,13 @@ def test_threads_give_the_same_results_and_are_checked() -> None:
             incast.run(scenario, threads=bad)  # type: ignore[arg-type]
     with pytest.raises(incast.ScenarioError, match="run.threads"):
         incast.run({**scenario, "run": {"threads": 0}})
-    with pytest.raises(incast.ScenarioError, match="output.queue_samples"):
-        incast.run({**scenario, "output": {"queue_sample_interval": "50us", "queue_sample_hosts": [0]}}, threads=2)
+    # Queue samples read ports that other threads run: the same rows on 1 and 2 threads.
+    sampled = {**scenario, "output": {"queue_sample_interval": "50us", "queue_sample_hosts": [0, 9],
+                                      "queue_sample_ports": ["agg*"]}}
+    queues = incast.run(sampled).queues
+    assert queues.num_rows > 100 and queues.equals(incast.run(sampled, threads=2).queues)
+    with pytest.raises(incast.ScenarioError, match="output.flow_throughput_interval"):
+        incast.run({**scenario, "output": {"flow_throughput_interval": "50us"}}, threads=2)
 
 
 def test_d2tcp_mixes_with_tcp_and_names_both_in_the_protocol_column() -> None:

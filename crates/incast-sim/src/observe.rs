@@ -137,6 +137,11 @@ impl Sampling {
         }))
     }
 
+    /// The ports whose queues are sampled.
+    pub(crate) fn ports(&self) -> &[PortId] {
+        &self.queue_ports
+    }
+
     /// Records one tick's samples at `now`, within `run.max_samples` rows and the memory there
     /// is, and returns when the next tick is due.
     pub(crate) fn take(&mut self, now: Instant, ports: &[Port], flows: &FlowTable) -> Result<Instant, ResourceError> {

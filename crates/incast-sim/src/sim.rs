@@ -311,6 +311,9 @@ impl Simulation {
             sim.cut_into_parts(scenario, &plan, cut).map_err(|(key, why)| Error::Scenario(crate::scenario::ScenarioError::new(key, why)))?;
             if cut.engine == 0 {
                 sim.crew = sim.rounds.as_deref().map(|rounds| Box::new(Crew::new(rounds.engines())));
+            } else {
+                // The first engine samples, with the other engines' ports lent to it (`crew`).
+                sim.obs.sampling = None;
             }
         }
         for (i, f) in plan.numbered() {
@@ -366,12 +369,9 @@ impl Simulation {
                 return refuse(key, "a capture, an offer log or traces");
             }
         }
-        if cut.engines > 1 {
-            for (set, key) in [(output.queue_samples.is_some(), "output.queue_samples"), (output.flow_throughput_interval.is_some(), "output.flow_throughput_interval")] {
-                if set {
-                    return Err((key.to_owned(), "a run on more than one thread cannot sample queues or throughput yet (run.threads)".to_owned()));
-                }
-            }
+        if cut.engines > 1 && output.flow_throughput_interval.is_some() {
+            let why = "a run on more than one thread cannot sample flows' throughput yet (run.threads)";
+            return Err(("output.flow_throughput_interval".to_owned(), why.to_owned()));
         }
         let partition = crate::Partition::of(&self.net.topo);
         if partition.parts > MAX_PARTS {
@@ -788,7 +788,11 @@ impl Simulation {
             }
             Event::Sample => {
                 self.on_sample();
-                self.stop_if_stalled();
+                match self.rounds.as_deref_mut() {
+                    None => self.stop_if_stalled(),
+                    // Tested at the next barrier, over every engine.
+                    Some(rounds) => rounds.stall_check_due = true,
+                }
             }
         }
     }
@@ -2130,16 +2134,11 @@ kind = "poisson"
         sim.finish().expect("finishes")
     }
 
-    /// The fat tree's Poisson DCTCP flows, without the queue samples (one thread's only, yet).
-    fn fat_tree_unsampled() -> String {
-        fat_tree_poisson().replace("[output]\nqueue_sample_interval = \"50us\"\nqueue_sample_hosts = [0, 5, 12]\n", "")
-    }
-
     #[test]
     fn any_number_of_threads_gives_the_same_results_bit_for_bit() {
-        let scenario = parsed(&fat_tree_unsampled());
-        assert!(scenario.output.queue_samples.is_none());
+        let scenario = parsed(&fat_tree_poisson());
         let one = run_on_threads(&scenario, 1, u64::MAX);
+        assert!(!one.queues.is_empty(), "queues sampled");
         let s = &one.summary;
         assert!(s.timeouts > 0 && s.packets_dropped > 0 && s.flows_completed > 100, "{s:?}");
         // One thread is the round loop of one engine.
@@ -2150,6 +2149,7 @@ kind = "poisson"
             let other = run_on_threads(&scenario, threads, u64::MAX);
             assert_eq!(other.flows, one.flows, "{threads} threads");
             assert_eq!(other.ports, one.ports, "{threads} threads");
+            assert_eq!(other.queues, one.queues, "{threads} threads");
             assert_eq!(counts(&other), counts(&one), "{threads} threads");
         }
         // Nor on which engine runs which part: each engine's parts' events interleave in its
@@ -2158,6 +2158,7 @@ kind = "poisson"
             let other = run_dealt(&scenario, 3, Some(dealt(20, 3, seed)), u64::MAX);
             assert_eq!(other.flows, one.flows, "deal {seed}");
             assert_eq!(other.ports, one.ports, "deal {seed}");
+            assert_eq!(other.queues, one.queues, "deal {seed}");
             assert_eq!(counts(&other), counts(&one), "deal {seed}");
         }
         for step in [1, 977] {
@@ -2170,12 +2171,13 @@ kind = "poisson"
     #[test]
     fn every_transport_that_can_be_cut_runs_the_same_on_any_number_of_threads() {
         for protocol in ["d3", "pdq", "pfabric", "ndp"] {
-            let scenario = fat_tree_of(protocol, &fat_tree_unsampled());
+            let scenario = fat_tree_of(protocol, &fat_tree_poisson());
             let one = run_on_threads(&scenario, 1, u64::MAX);
             assert!(one.summary.flows_completed > 100, "{protocol}: {:?}", one.summary);
             let three = run_on_threads(&scenario, 3, u64::MAX);
             assert_eq!(three.flows, one.flows, "{protocol}");
             assert_eq!(three.ports, one.ports, "{protocol}");
+            assert_eq!(three.queues, one.queues, "{protocol}");
             assert_eq!(counts(&three), counts(&one), "{protocol}");
             let dealt = run_dealt(&scenario, 2, Some(dealt(20, 2, 7)), u64::MAX);
             assert_eq!(dealt.flows, one.flows, "{protocol}, dealt");
@@ -2185,11 +2187,11 @@ kind = "poisson"
     }
 
     #[test]
-    fn threads_refuse_samples_naming_the_key_and_a_star_runs_on_one() {
-        let mut scenario = parsed(&fat_tree_poisson());
+    fn threads_refuse_throughput_samples_naming_the_key_and_a_star_runs_on_one() {
+        let mut scenario = parsed(&format!("{}flow_throughput_interval = \"100us\"\n", fat_tree_poisson()));
         scenario.run.threads = Some(crate::scenario::Threads::Count(2));
         let e = Simulation::new(&scenario).err().expect("refused").to_string();
-        assert!(e.starts_with("`output.queue_samples`: a run on more than one thread"), "{e}");
+        assert!(e.starts_with("`output.flow_throughput_interval`: a run on more than one thread"), "{e}");
         let mut star = parsed(POISSON_DCTCP);
         star.run.threads = Some(crate::scenario::Threads::Count(4));
         let sim = Simulation::new(&star).expect("builds");

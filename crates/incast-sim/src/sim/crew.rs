@@ -293,17 +293,11 @@ fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instan
             return None;
         };
         if coordinator == Some(next) {
-            // The coordinator's events of this instant (samples, on one thread), between rounds,
-            // before the parts': every engine runs them from its coordinator's queue, put in
-            // its queue's place for the while, and they count once.
-            for (i, engine) in all.iter_mut().enumerate() {
-                let before = engine.event_count;
-                engine.run_coordinator(next);
-                if i > 0 {
-                    engine.event_count = before;
-                }
-            }
-            take_failures(all);
+            // The coordinator's events of this instant (samples), between rounds, before the
+            // parts': the first engine runs them, the sampled ports of the others lent to it.
+            let lent = lend_sampled_ports(all);
+            all[0].run_coordinator(next);
+            swap_ports(all, &lent); // back to their engines
             continue;
         }
         let after = |t: Instant| t + Duration::from_ps(1);
@@ -313,6 +307,26 @@ fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instan
             bound = bound.min(c);
         }
         return Some(bound);
+    }
+}
+
+/// Lends the first engine the sampled ports (`Sampling::ports`) that other engines run, for a
+/// sample between rounds: a port's state is that of the engine that runs its sending part.
+/// Returns them, with their engines, for `swap_ports` to give them back.
+fn lend_sampled_ports(all: &mut [&mut Simulation]) -> Vec<(PortId, usize)> {
+    let Some(sampling) = all[0].obs.sampling.as_ref() else { return Vec::new() };
+    let rounds = all[0].rounds_ref();
+    let lent: Vec<(PortId, usize)> =
+        sampling.ports().iter().map(|&p| (p, rounds.engine_of(rounds.sender_part(p)) as usize)).filter(|&(_, e)| e != 0).collect();
+    swap_ports(all, &lent);
+    lent
+}
+
+/// Swaps each port of `ports` between the first engine and the engine named beside it.
+fn swap_ports(all: &mut [&mut Simulation], ports: &[(PortId, usize)]) {
+    for &(port, engine) in ports {
+        let (first, other) = pair(all, 0, engine);
+        std::mem::swap(&mut first.net.ports[port.idx()], &mut other.net.ports[port.idx()]);
     }
 }
 
