@@ -295,13 +295,12 @@ def test_threads_give_the_same_results_and_are_checked() -> None:
             incast.run(scenario, threads=bad)  # type: ignore[arg-type]
     with pytest.raises(incast.ScenarioError, match="run.threads"):
         incast.run({**scenario, "run": {"threads": 0}})
-    # Queue samples read ports that other threads run: the same rows on 1 and 2 threads.
+    # Samples read ports and flows' ends that other threads run: the same rows on 1 and 2 threads.
     sampled = {**scenario, "output": {"queue_sample_interval": "50us", "queue_sample_hosts": [0, 9],
-                                      "queue_sample_ports": ["agg*"]}}
-    queues = incast.run(sampled).queues
-    assert queues.num_rows > 100 and queues.equals(incast.run(sampled, threads=2).queues)
-    with pytest.raises(incast.ScenarioError, match="output.flow_throughput_interval"):
-        incast.run({**scenario, "output": {"flow_throughput_interval": "50us"}}, threads=2)
+                                      "queue_sample_ports": ["agg*"], "flow_throughput_interval": "100us"}}
+    one_sampled, two_sampled = incast.run(sampled), incast.run(sampled, threads=2)
+    assert one_sampled.queues.num_rows > 100 and one_sampled.queues.equals(two_sampled.queues)
+    assert one_sampled.throughput.num_rows > 100 and one_sampled.throughput.equals(two_sampled.throughput)
 
 
 def test_d2tcp_mixes_with_tcp_and_names_both_in_the_protocol_column() -> None:

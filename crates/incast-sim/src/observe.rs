@@ -142,6 +142,11 @@ impl Sampling {
         &self.queue_ports
     }
 
+    /// Whether the next tick samples flows' throughput (which reads both ends of every flow).
+    pub(crate) fn reads_flows_next(&self) -> bool {
+        self.throughput_every.is_some_and(|every| self.ticks.is_multiple_of(every))
+    }
+
     /// Records one tick's samples at `now`, within `run.max_samples` rows and the memory there
     /// is, and returns when the next tick is due.
     pub(crate) fn take(&mut self, now: Instant, ports: &[Port], flows: &FlowTable) -> Result<Instant, ResourceError> {
@@ -166,19 +171,18 @@ impl Sampling {
                 }
             }
         }
-        if let (Some(every), Some(tp)) = (self.throughput_every, self.throughput.as_mut()) {
-            if self.ticks.is_multiple_of(every) {
-                // Flows are not released while throughput is sampled (`Simulation::releasing`),
-                // so the table holds every flow added.
-                for (id, f) in flows.iter() {
-                    if f.started_at.is_none() || f.finished_at.is_some_and(|done| done < now) {
-                        continue;
-                    }
-                    take_row(&mut self.rows_left, "output.flow_throughput_interval")?;
-                    push(&mut tp.time_s, t)?;
-                    push(&mut tp.flow_id, id.0)?;
-                    push(&mut tp.delivered_bytes, outcome_of(flows, f).delivered_bytes)?;
+        let reads_flows = self.reads_flows_next();
+        if let Some(tp) = self.throughput.as_mut().filter(|_| reads_flows) {
+            // Flows are not released while throughput is sampled (`Simulation::releasing`),
+            // so the table holds every flow added.
+            for (id, f) in flows.iter() {
+                if f.started_at.is_none() || f.finished_at.is_some_and(|done| done < now) {
+                    continue;
                 }
+                take_row(&mut self.rows_left, "output.flow_throughput_interval")?;
+                push(&mut tp.time_s, t)?;
+                push(&mut tp.flow_id, id.0)?;
+                push(&mut tp.delivered_bytes, outcome_of(flows, f).delivered_bytes)?;
             }
         }
         self.ticks += 1;

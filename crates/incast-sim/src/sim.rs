@@ -369,10 +369,6 @@ impl Simulation {
                 return refuse(key, "a capture, an offer log or traces");
             }
         }
-        if cut.engines > 1 && output.flow_throughput_interval.is_some() {
-            let why = "a run on more than one thread cannot sample flows' throughput yet (run.threads)";
-            return Err(("output.flow_throughput_interval".to_owned(), why.to_owned()));
-        }
         let partition = crate::Partition::of(&self.net.topo);
         if partition.parts > MAX_PARTS {
             let why = format!("a network of {} parts (switches) cannot be cut into parts; at most {MAX_PARTS}", partition.parts);
@@ -2187,11 +2183,17 @@ kind = "poisson"
     }
 
     #[test]
-    fn threads_refuse_throughput_samples_naming_the_key_and_a_star_runs_on_one() {
-        let mut scenario = parsed(&format!("{}flow_throughput_interval = \"100us\"\n", fat_tree_poisson()));
-        scenario.run.threads = Some(crate::scenario::Threads::Count(2));
-        let e = Simulation::new(&scenario).err().expect("refused").to_string();
-        assert!(e.starts_with("`output.flow_throughput_interval`: a run on more than one thread"), "{e}");
+    fn throughput_samples_are_the_same_on_any_number_of_threads_and_a_star_runs_on_one() {
+        // Each sample reads both ends of every flow, which live in different engines.
+        let scenario = parsed(&format!("{}flow_throughput_interval = \"100us\"\n", fat_tree_poisson()));
+        let one = run_on_threads(&scenario, 1, u64::MAX);
+        assert!(one.throughput.as_ref().is_some_and(|t| t.flow_id.len() > 1000), "sampled");
+        for threads in [2, 3] {
+            let other = run_on_threads(&scenario, threads, u64::MAX);
+            assert_eq!(other.throughput, one.throughput, "{threads} threads");
+            assert_eq!(other.queues, one.queues, "{threads} threads");
+            assert_eq!(other.flows, one.flows, "{threads} threads");
+        }
         let mut star = parsed(POISSON_DCTCP);
         star.run.threads = Some(crate::scenario::Threads::Count(4));
         let sim = Simulation::new(&star).expect("builds");

@@ -296,8 +296,12 @@ fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instan
             // The coordinator's events of this instant (samples), between rounds, before the
             // parts': the first engine runs them, the sampled ports of the others lent to it.
             let lent = lend_sampled_ports(all);
+            let flows_lent = lend_flow_ends(all);
             all[0].run_coordinator(next);
             swap_ports(all, &lent); // back to their engines
+            if flows_lent {
+                swap_flow_ends(all);
+            }
             continue;
         }
         let after = |t: Instant| t + Duration::from_ps(1);
@@ -320,6 +324,36 @@ fn lend_sampled_ports(all: &mut [&mut Simulation]) -> Vec<(PortId, usize)> {
         sampling.ports().iter().map(|&p| (p, rounds.engine_of(rounds.sender_part(p)) as usize)).filter(|&(_, e)| e != 0).collect();
     swap_ports(all, &lent);
     lent
+}
+
+/// Lends the first engine every flow's ends that other engines hold, if the next sample reads
+/// flows (their throughput: `Sampling::reads_flows_next`); returns whether it did, for
+/// `swap_flow_ends` to give them back.
+fn lend_flow_ends(all: &mut [&mut Simulation]) -> bool {
+    let reads = all.len() > 1 && all[0].obs.sampling.as_ref().is_some_and(crate::observe::Sampling::reads_flows_next);
+    if reads {
+        swap_flow_ends(all);
+    }
+    reads
+}
+
+/// Swaps each flow's ends (and their timers' due times) between the first engine and the
+/// engine that holds them, for the flows the first engine does not hold.
+fn swap_flow_ends(all: &mut [&mut Simulation]) {
+    let ids: Vec<FlowId> = all[0].flows.iter().map(|(id, _)| id).collect();
+    for id in ids {
+        let plan = all[0].flows[id].plan;
+        let rounds = all[0].rounds_ref();
+        let (home, away) = (rounds.engine_of_host(plan.src) as usize, rounds.engine_of_host(plan.dst) as usize);
+        if home != 0 {
+            let (first, other) = pair(all, 0, home);
+            std::mem::swap(&mut first.flows[id].sender, &mut other.flows[id].sender);
+        }
+        if away != 0 {
+            let (first, other) = pair(all, 0, away);
+            std::mem::swap(&mut first.flows[id].receiver, &mut other.flows[id].receiver);
+        }
+    }
 }
 
 /// Swaps each port of `ports` between the first engine and the engine named beside it.
