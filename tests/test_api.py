@@ -301,6 +301,9 @@ def test_threads_give_the_same_results_and_are_checked() -> None:
     one_sampled, two_sampled = incast.run(sampled), incast.run(sampled, threads=2)
     assert one_sampled.queues.num_rows > 100 and one_sampled.queues.equals(two_sampled.queues)
     assert one_sampled.throughput.num_rows > 100 and one_sampled.throughput.equals(two_sampled.throughput)
+    traced = {**scenario, "output": {"trace_workloads": [0]}}
+    one_traced = incast.run(traced)
+    assert one_traced.traces.num_rows > 1000 and one_traced.traces.equals(incast.run(traced, threads=3).traces)
 
 
 def test_d2tcp_mixes_with_tcp_and_names_both_in_the_protocol_column() -> None:

@@ -53,16 +53,60 @@ impl Traces {
         self.workloads.contains(&workload) || app.is_some_and(|a| self.apps.contains(&a)) || self.flows.binary_search(&id.0).is_ok()
     }
 
+    /// Joins the rows of `other` (another engine's, which ran other flows' senders: `crate::sim::crew`)
+    /// to these; fails if together they pass `run.max_samples`, as one engine's would have.
+    pub(crate) fn absorb(&mut self, other: Traces) -> Result<(), ResourceError> {
+        let theirs = other.series;
+        if theirs.flow_id.len() as u64 > self.rows_left {
+            return Err(too_many_rows());
+        }
+        self.rows_left -= theirs.flow_id.len() as u64;
+        let s = &mut self.series;
+        let rows = theirs.flow_id.len();
+        for (ours, theirs) in s.columns.iter_mut().zip(theirs.columns) {
+            match (&mut ours.values, theirs.values) {
+                (ExtraValues::U64(ours), ExtraValues::U64(theirs)) => extend(ours, theirs)?,
+                (ExtraValues::F64(ours), ExtraValues::F64(theirs)) => extend(ours, theirs)?,
+                _ => unreachable!("the same columns in every engine (`trace_columns`)"),
+            }
+        }
+        extend(&mut s.flow_id, theirs.flow_id)?;
+        extend(&mut s.time_s, theirs.time_s)?;
+        extend(&mut s.srtt_s, theirs.srtt_s)?;
+        extend(&mut s.rto_s, theirs.rto_s)?;
+        debug_assert!(s.columns.iter().all(|c| c.values.len() == s.flow_id.len()), "{rows} rows joined to every column");
+        Ok(())
+    }
+
+    /// Orders the rows by time, then by flow, each flow's rows in the order they were recorded:
+    /// a run cut into parts records each flow's rows in its sender's part, and the parts'
+    /// events interleave in an order that depends on which engine ran them.
+    pub(crate) fn order_by_time_and_flow(&mut self) {
+        let s = &mut self.series;
+        let mut order: Vec<usize> = (0..s.flow_id.len()).collect();
+        order.sort_by(|&a, &b| s.time_s[a].total_cmp(&s.time_s[b]).then(s.flow_id[a].cmp(&s.flow_id[b])));
+        fn permute<T: Copy>(values: &mut Vec<T>, order: &[usize]) {
+            *values = order.iter().map(|&i| values[i]).collect();
+        }
+        permute(&mut s.flow_id, &order);
+        permute(&mut s.time_s, &order);
+        permute(&mut s.srtt_s, &order);
+        permute(&mut s.rto_s, &order);
+        for column in &mut s.columns {
+            match &mut column.values {
+                ExtraValues::U64(values) => permute(values, &order),
+                ExtraValues::F64(values) => permute(values, &order),
+            }
+        }
+    }
+
     /// Appends a row for flow `id` at `now` if its state differs from the last one recorded.
     pub(crate) fn record(&mut self, id: FlowId, now: Instant, state: TraceRow) -> Result<(), ResourceError> {
         if self.last.get(&id.0) == Some(&state) {
             return Ok(());
         }
         if self.rows_left == 0 {
-            return Err(ResourceError::new(
-                "output.trace_flows",
-                "the run reached the limit of trace rows (`run.max_samples`; raise it, or trace fewer flows)",
-            ));
+            return Err(too_many_rows());
         }
         self.rows_left -= 1;
         let s = &mut self.series;
@@ -123,4 +167,16 @@ mod tests {
         let e = t.record(FlowId(3), at, state(11)).unwrap_err();
         assert!(e.to_string().contains("output.trace_flows"), "{e}");
     }
+}
+
+/// The error of a run past its limit of trace rows.
+fn too_many_rows() -> ResourceError {
+    ResourceError::new("output.trace_flows", "the run reached the limit of trace rows (`run.max_samples`; raise it, or trace fewer flows)")
+}
+
+/// Appends `more` to `values`, or fails if memory runs out.
+fn extend<T>(values: &mut Vec<T>, more: Vec<T>) -> Result<(), ResourceError> {
+    reserve(values, more.len(), "the trace rows")?;
+    values.extend(more);
+    Ok(())
 }

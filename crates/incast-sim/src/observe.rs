@@ -84,6 +84,12 @@ impl Observers {
             max_rows: scenario.run.max_samples,
         })
     }
+
+    /// Traces flows `ids` too (`Simulation::trace_flows`).
+    pub(crate) fn trace_flows(&mut self, ids: &[u32]) {
+        let max_rows = self.max_rows;
+        self.traces.get_or_insert_with(|| Traces::new(&crate::scenario::TraceSpec::default(), max_rows)).add_flows(ids);
+    }
 }
 
 /// Sampling configuration and what was sampled.

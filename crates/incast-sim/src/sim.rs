@@ -14,7 +14,6 @@ use crate::error::{reserve, try_vec, Error, ResourceError};
 use crate::event::{Event, EventQueue};
 use crate::flow::Flow;
 use crate::flow_table::{FlowTable, Slot};
-use crate::flow_trace::Traces;
 use crate::ids::{FlowId, NodeId, PacketId, PortId};
 use crate::network::Network;
 use crate::observe::Observers;
@@ -25,7 +24,7 @@ use crate::port::Admission;
 use crate::report::{RecordTally, RunEnd};
 use crate::rounds::{Message, Pushed, Rounds, BARRIER, MAX_PARTS};
 use crate::results::{FlowRecord, RunResults, RunStatus, Stall};
-use crate::scenario::{Protocol, RunSpec, Scenario, TraceSpec, TransportSpec};
+use crate::scenario::{Protocol, RunSpec, Scenario, TransportSpec};
 use crate::transport::{port_counters, stall_keys, Arriving, FlowStart, Header, Passage, Processor, Way};
 use crate::watchdog::{Stalled, Watchdog};
 use crate::workload::{plan, Burst, FlowPlan, LazySource};
@@ -364,9 +363,9 @@ impl Simulation {
             return refuse(key, why);
         }
         let output = &scenario.output;
-        for (set, key) in [(output.capture.is_some(), "output.capture"), (output.offer_log.is_some(), "output.offer_log"), (output.traces.is_some(), "output.traces")] {
+        for (set, key) in [(output.capture.is_some(), "output.capture"), (output.offer_log.is_some(), "output.offer_log")] {
             if set {
-                return refuse(key, "a capture, an offer log or traces");
+                return refuse(key, "a capture or an offer log");
             }
         }
         let partition = crate::Partition::of(&self.net.topo);
@@ -417,15 +416,15 @@ impl Simulation {
         if self.event_count != 0 {
             return Err("flows are chosen for tracing before the run starts".into());
         }
-        if self.rounds.is_some() {
-            return Err("a run cut into parts (run.threads) cannot trace flows yet".into());
-        }
         let flows = u64::from(self.numbered) + self.bursts.iter().flatten().map(Burst::flows_to_come).sum::<u64>();
         if let Some(&id) = ids.iter().find(|&&id| u64::from(id) >= flows) {
             return Err(format!("flow {id} does not exist (the run has {flows} flows, numbered from 0)"));
         }
-        let max_rows = self.obs.max_rows;
-        self.obs.traces.get_or_insert_with(|| Traces::new(&TraceSpec::default(), max_rows)).add_flows(ids);
+        self.obs.trace_flows(ids);
+        // On several threads, each engine traces the flows whose senders it runs.
+        for engine in self.crew.iter().flat_map(|crew| crew.engines.iter()) {
+            engine.lock().expect("an engine's lock").obs.trace_flows(ids);
+        }
         Ok(())
     }
 
@@ -607,7 +606,12 @@ impl Simulation {
     /// [`take_flow_records`](Self::take_flow_records), in flow number order, and the summary of
     /// every flow. Fails only if memory runs out for the flow table.
     pub fn finish(mut self) -> Result<RunResults, ResourceError> {
-        let packets_elsewhere = self.gather_crew();
+        let packets_elsewhere = self.gather_crew()?;
+        if let Some(traces) = self.obs.traces.as_mut().filter(|_| self.rounds.is_some()) {
+            // Each flow's rows come from its sender's part; parts interleave differently on
+            // different engines, flows do not.
+            traces.order_by_time_and_flow();
+        }
         let mut records = std::mem::take(&mut self.records);
         let live: Vec<FlowId> = self.flows.iter().map(|(id, _)| id).collect();
         reserve(&mut records, live.len(), "the flow records")?;
@@ -1084,7 +1088,9 @@ impl Simulation {
                 self.wake_others();
             }
         }
-        if self.obs.traces.is_some() {
+        // A run cut into parts records a flow's rows in its sender's part only, so that they
+        // follow its events alone (the engine that runs its receiver may not hold its sender).
+        if self.obs.traces.is_some() && (self.rounds.is_none() || matches!(ends, Ends::Sender)) {
             self.trace(id);
         }
         self.rearm(id, slot);
@@ -2090,9 +2096,9 @@ kind = "poisson"
         let burst = "[topology]\nkind = \"fat-tree\"\nk = 4\n[[workload]]\nkind = \"flow-burst\"\nsenders = 3\nsize = \"2KB\"\n";
         let e = Simulation::in_parts(&parsed(burst)).err().expect("refused");
         assert!(e.starts_with("`workload.kind`: a run cut into parts cannot have flow-burst rounds"), "{e}");
-        let traced = format!("{}trace_flows = [1]\n", fat_tree_poisson());
-        let e = Simulation::in_parts(&parsed(&traced)).err().expect("refused");
-        assert!(e.starts_with("`output.traces`:"), "{e}");
+        let captured = format!("{}capture_ports = [\"core*\"]\n", fat_tree_poisson());
+        let e = Simulation::in_parts(&parsed(&captured)).err().expect("refused");
+        assert!(e.starts_with("`output.capture`:"), "{e}");
         let homa = fat_tree_poisson().replace("protocol = \"dctcp\"", "protocol = \"homa\"").replace("ecn_threshold = 10", "priority_classes = 8");
         let e = Simulation::in_parts(&parsed(&homa)).err().expect("refused");
         assert!(e.starts_with("`transport.protocol`: a run cut into parts cannot have Homa flows"), "{e}");
@@ -2198,6 +2204,36 @@ kind = "poisson"
         star.run.threads = Some(crate::scenario::Threads::Count(4));
         let sim = Simulation::new(&star).expect("builds");
         assert!(sim.rounds.is_none() && sim.threads().is_none(), "a star is one part: the one loop");
+    }
+
+    #[test]
+    fn traces_are_the_same_on_any_number_of_threads() {
+        // A flow's rows are recorded in its sender's part; the engines' rows joined and ordered
+        // by time and flow. Workload 0's flows all, and two picked by the API.
+        let unsampled = fat_tree_poisson().replace("queue_sample_interval = \"50us\"\nqueue_sample_hosts = [0, 5, 12]\n", "");
+        let scenario = parsed(&format!("{unsampled}trace_workloads = [0]\n"));
+        assert!(scenario.output.queue_samples.is_none());
+        let run = |scenario: &Scenario, threads: u32| -> Result<RunResults, ResourceError> {
+            let mut sim = Simulation::on_threads(scenario, threads, None).expect("builds");
+            sim.trace_flows(&[3, 40]).expect("flows of the run");
+            while !sim.step(u64::MAX)? {}
+            sim.finish()
+        };
+        let one = run(&scenario, 1).expect("runs");
+        let rows = one.traces.as_ref().map_or(0, |t| t.flow_id.len());
+        assert!(rows > 10_000, "{rows} rows");
+        for threads in [2, 3] {
+            let other = run(&scenario, threads).expect("runs");
+            assert_eq!(other.traces, one.traces, "{threads} threads");
+            assert_eq!(other.flows, one.flows, "{threads} threads");
+        }
+        // Within `run.max_samples` together, as on one thread.
+        let mut few = scenario.clone();
+        few.run.max_samples = rows as u64 - 1;
+        for threads in [1, 2] {
+            let e = run(&few, threads).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains("limit of trace rows"), "{threads} threads: {e}");
+        }
     }
 
     /// The benchmarks that can be cut, each on 4 threads and dealt at random to 3: minutes in a

@@ -511,9 +511,10 @@ fn release_if_done(all: &mut [&mut Simulation], id: FlowId) {
 impl Simulation {
     /// Ends a run on several threads: the other engines' ports (each port's from the engine
     /// that ran its sending part), flows' ends, counters and packets join this one's, which then
-    /// holds the results. Returns the packets the others held.
-    pub(super) fn gather_crew(&mut self) -> u64 {
-        let Some(crew) = self.crew.take() else { return 0 };
+    /// holds the results. Returns the packets the others held; fails if their trace rows
+    /// together pass `run.max_samples`.
+    pub(super) fn gather_crew(&mut self) -> Result<u64, crate::error::ResourceError> {
+        let Some(crew) = self.crew.take() else { return Ok(0) };
         let Crew { engines, post, rounds: run } = *crew;
         let mut others: Vec<Simulation> = engines.into_iter().map(|e| e.into_inner().expect("an engine's lock")).collect();
         if run > 0 {
@@ -527,6 +528,9 @@ impl Simulation {
         for other in &mut others {
             self.event_count += std::mem::take(&mut other.event_count);
             self.obs.counters.absorb(&other.obs.counters);
+            if let (Some(traces), Some(theirs)) = (self.obs.traces.as_mut(), other.obs.traces.take()) {
+                traces.absorb(theirs)?;
+            }
             packets += other.packets.live();
         }
         let rounds = self.rounds.as_deref().expect("a run cut into parts");
@@ -553,7 +557,7 @@ impl Simulation {
                 (here.receiver, here.receiver_timer_at, here.stalls) = (receiver, timer, stalls);
             }
         }
-        packets
+        Ok(packets)
     }
 
     /// Threads the run uses (`[run] threads`, at most one per part), or `None` when it runs as
