@@ -141,6 +141,18 @@ impl Traces {
     }
 }
 
+/// The error of a run past its limit of trace rows.
+fn too_many_rows() -> ResourceError {
+    ResourceError::new("output.trace_flows", "the run reached the limit of trace rows (`run.max_samples`; raise it, or trace fewer flows)")
+}
+
+/// Appends `more` to `values`, or fails if memory runs out.
+fn extend<T>(values: &mut Vec<T>, more: Vec<T>) -> Result<(), ResourceError> {
+    reserve(values, more.len(), "the trace rows")?;
+    values.extend(more);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,16 +179,4 @@ mod tests {
         let e = t.record(FlowId(3), at, state(11)).unwrap_err();
         assert!(e.to_string().contains("output.trace_flows"), "{e}");
     }
-}
-
-/// The error of a run past its limit of trace rows.
-fn too_many_rows() -> ResourceError {
-    ResourceError::new("output.trace_flows", "the run reached the limit of trace rows (`run.max_samples`; raise it, or trace fewer flows)")
-}
-
-/// Appends `more` to `values`, or fails if memory runs out.
-fn extend<T>(values: &mut Vec<T>, more: Vec<T>) -> Result<(), ResourceError> {
-    reserve(values, more.len(), "the trace rows")?;
-    values.extend(more);
-    Ok(())
 }
