@@ -45,8 +45,8 @@ pub(crate) struct Rounds {
     /// The number of the next event each part schedules (from `part << SEQ_BITS`), counted by
     /// the engine that runs the part.
     seqs: Vec<u64>,
-    /// The coordinator's events (samples, on one thread), run between rounds from the
-    /// engine's place for its queue (`Simulation::events`).
+    /// The coordinator's events (samples, the first engine's only), run between rounds from
+    /// the engine's place for its queue (`Simulation::events`).
     pub(crate) coordinator: EventQueue,
     /// This round's messages for each engine's parts.
     sent: Vec<Mail>,
@@ -57,7 +57,7 @@ pub(crate) struct Rounds {
     engine: u32,
     /// The engine that runs each part (all 0 unless the run has an engine per thread).
     engine_of: Vec<u32>,
-    /// The part of the event running now (each event's queue entry says), or `BARRIER`.
+    /// The part of the event running now (`part_of` it, looked up as it runs), or `BARRIER`.
     pub(crate) current: u32,
     /// The least delay of a link between two parts.
     pub(crate) lookahead: Duration,
