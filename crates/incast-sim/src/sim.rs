@@ -510,8 +510,7 @@ impl Simulation {
 
     /// A run cut into parts: the part of `event`, about to run, is the running one
     /// (`Rounds::current`; the coordinator's events run between rounds). Out of line, so that
-    /// the one loop's stays as it was (and cold, which costs the round loop nothing measurable).
-    #[cold]
+    /// the one loop's stays as it was.
     #[inline(never)]
     fn enter_part_of(&mut self, event: Event) {
         let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
