@@ -369,6 +369,20 @@ def test_run_traces_the_slowest_flows_and_names_a_flow_that_does_not_exist(tmp_p
     assert "trace_flows: flow 4000000 does not exist (the run has 6 flows, numbered from 0)" in bad.stderr, bad.stderr
 
 
+def test_run_traces_the_slowest_flows_on_threads_as_on_one(tmp_path: Path) -> None:
+    # The fat-tree example cut into parts: --trace-slowest runs it twice (to find the flows,
+    # then to trace them), and 2 threads give the rows of 1 (docs/scenario.md, "Threads").
+    example = Path(__file__).resolve().parent.parent / "examples" / "fat-tree-ports.toml"
+    tables = []
+    for threads in ("1", "2"):
+        out = tmp_path / f"t{threads}"
+        done = incast("run", str(example), "--out", str(out), "--quiet", "--threads", threads, "--trace-slowest", "3")
+        assert done.returncode == 0, done.stderr
+        tables.append(pq.read_table(out / "traces.parquet"))
+    assert len(set(tables[0]["flow_id"].to_pylist())) == 3 and tables[0].num_rows > 50
+    assert tables[0].equals(tables[1])
+
+
 @pytest.mark.parametrize("fault", ["exchange", "second-rename", "full-disk"])
 def test_a_failing_save_leaves_the_old_result_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, fault: str
