@@ -202,30 +202,35 @@ impl Rounds {
     /// packet), with its number. `host` is the host of a flow end's event.
     #[inline]
     pub(crate) fn push(&mut self, time: Instant, event: Event, host: impl FnOnce() -> Option<u32>, queue: &mut EventQueue) -> Pushed {
+        if self.current != BARRIER {
+            // In a round only an arrival can be another part's: a port's serializer and
+            // processor and a flow end schedule their own events, in their own part.
+            let seq = self.take_seq(self.current);
+            match event {
+                Event::Arrive(p) => {
+                    let owner = self.receives[p.idx()];
+                    if self.engine_of[owner as usize] != self.engine {
+                        return Pushed::Away { part: owner, seq };
+                    }
+                }
+                _ => debug_assert_eq!(self.part_of(event, host), self.current, "{event:?} scheduled in another part"),
+            }
+            queue.push_numbered(time, seq, event);
+            return Pushed::Held;
+        }
+        // Between rounds only ports' processors' first timers (at the start) are scheduled
+        // here: flows start within their parts (`Event::SenderStarts`), so no packet is sent
+        // between rounds, let alone over a link between two parts.
         let owner = self.part_of(event, host);
         assert_ne!(owner, BARRIER, "{event:?} is a part's, of a flow in the table");
-        let seq = if self.current == BARRIER {
-            // Between rounds only ports' processors' first timers (at the start) are scheduled
-            // here: flows start within their parts (`Event::SenderStarts`), so no packet is
-            // sent between rounds, let alone over a link between two parts.
-            assert!(
-                !matches!(event, Event::Arrive(p) if self.sends[p.idx()] != owner),
-                "{event:?} over a link between parts, scheduled between rounds"
-            );
-            if self.engine_of[owner as usize] != self.engine {
-                // Another engine's part: a port's processor's first timer, which that engine
-                // schedules in its own copy of the port.
-                debug_assert!(matches!(event, Event::ProcessorTimer(_)), "{event:?} for part {owner}, which this engine does not run");
-                return Pushed::Held;
-            }
-            self.take_seq(owner)
-        } else {
-            let seq = self.take_seq(self.current);
-            if self.engine_of[owner as usize] != self.engine {
-                return Pushed::Away { part: owner, seq };
-            }
-            seq
-        };
+        assert!(!matches!(event, Event::Arrive(p) if self.sends[p.idx()] != owner), "{event:?} over a link between parts, scheduled between rounds");
+        if self.engine_of[owner as usize] != self.engine {
+            // Another engine's part: a port's processor's first timer, which that engine
+            // schedules in its own copy of the port.
+            debug_assert!(matches!(event, Event::ProcessorTimer(_)), "{event:?} for part {owner}, which this engine does not run");
+            return Pushed::Held;
+        }
+        let seq = self.take_seq(owner);
         queue.push_numbered(time, seq, event);
         Pushed::Held
     }
