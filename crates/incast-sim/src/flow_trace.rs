@@ -81,23 +81,31 @@ impl Traces {
     /// Orders the rows by time, then by flow, each flow's rows in the order they were recorded:
     /// a run cut into parts records each flow's rows in its sender's part, and the parts'
     /// events interleave in an order that depends on which engine ran them.
-    pub(crate) fn order_by_time_and_flow(&mut self) {
+    /// Fails if memory runs out for the reordered rows.
+    pub(crate) fn order_by_time_and_flow(&mut self) -> Result<(), ResourceError> {
         let s = &mut self.series;
-        let mut order: Vec<usize> = (0..s.flow_id.len()).collect();
+        let mut order: Vec<usize> = Vec::new();
+        reserve(&mut order, s.flow_id.len(), "the trace rows")?;
+        order.extend(0..s.flow_id.len());
         order.sort_by(|&a, &b| s.time_s[a].total_cmp(&s.time_s[b]).then(s.flow_id[a].cmp(&s.flow_id[b])));
-        fn permute<T: Copy>(values: &mut Vec<T>, order: &[usize]) {
-            *values = order.iter().map(|&i| values[i]).collect();
+        fn permute<T: Copy>(values: &mut Vec<T>, order: &[usize]) -> Result<(), ResourceError> {
+            let mut ordered = Vec::new();
+            reserve(&mut ordered, order.len(), "the trace rows")?;
+            ordered.extend(order.iter().map(|&i| values[i]));
+            *values = ordered;
+            Ok(())
         }
-        permute(&mut s.flow_id, &order);
-        permute(&mut s.time_s, &order);
-        permute(&mut s.srtt_s, &order);
-        permute(&mut s.rto_s, &order);
+        permute(&mut s.flow_id, &order)?;
+        permute(&mut s.time_s, &order)?;
+        permute(&mut s.srtt_s, &order)?;
+        permute(&mut s.rto_s, &order)?;
         for column in &mut s.columns {
             match &mut column.values {
-                ExtraValues::U64(values) => permute(values, &order),
-                ExtraValues::F64(values) => permute(values, &order),
+                ExtraValues::U64(values) => permute(values, &order)?,
+                ExtraValues::F64(values) => permute(values, &order)?,
             }
         }
+        Ok(())
     }
 
     /// Appends a row for flow `id` at `now` if its state differs from the last one recorded.

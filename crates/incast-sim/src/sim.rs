@@ -609,7 +609,7 @@ impl Simulation {
         if let Some(traces) = self.obs.traces.as_mut().filter(|_| self.rounds.is_some()) {
             // Each flow's rows come from its sender's part; parts interleave differently on
             // different engines, flows do not.
-            traces.order_by_time_and_flow();
+            traces.order_by_time_and_flow()?;
         }
         let mut records = std::mem::take(&mut self.records);
         let live: Vec<FlowId> = self.flows.iter().map(|(id, _)| id).collect();
