@@ -144,6 +144,12 @@ impl Rounds {
         self.engine_of[self.part_of_host(host) as usize]
     }
 
+    /// The engines that hold the sender and the receiver of a flow from host `src` to host
+    /// `dst` (the engines of their hosts' parts).
+    pub(crate) fn engines_of_ends(&self, src: u32, dst: u32) -> (usize, usize) {
+        (self.engine_of_host(src) as usize, self.engine_of_host(dst) as usize)
+    }
+
     /// Which of a flow's ends, from host `src` to host `dst`, the engine acts on now: between
     /// rounds those it holds, in a round those of the running part (an end never polls the
     /// other's state, which lives in another part).
@@ -293,7 +299,7 @@ pub(crate) const MAX_PARTS: u32 = 1 << (64 - SEQ_BITS);
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Message {
     pub(crate) time: Instant,
-    /// Its number in the order of events (`EventQueue::take_seq` of the part that sent it).
+    /// Its number in the order of events (`Rounds::take_seq` of the part that sent it).
     pub(crate) seq: u64,
     /// The part that runs it.
     pub(crate) to: u32,

@@ -337,14 +337,14 @@ fn lend_flow_ends(all: &mut [&mut Simulation]) -> bool {
     reads
 }
 
-/// Swaps each flow's ends (and their timers' due times) between the first engine and the
-/// engine that holds them, for the flows the first engine does not hold.
+/// Swaps each flow's ends between the first engine and the engines that hold them, for the
+/// ends the first engine does not hold.
 fn swap_flow_ends(all: &mut [&mut Simulation]) {
     let ids: Vec<FlowId> = all[0].flows.iter().map(|(id, _)| id).collect();
     for id in ids {
         let plan = all[0].flows[id].plan;
         let rounds = all[0].rounds_ref();
-        let (home, away) = (rounds.engine_of_host(plan.src) as usize, rounds.engine_of_host(plan.dst) as usize);
+        let (home, away) = rounds.engines_of_ends(plan.src, plan.dst);
         if home != 0 {
             let (first, other) = pair(all, 0, home);
             std::mem::swap(&mut first.flows[id].sender, &mut other.flows[id].sender);
@@ -479,7 +479,7 @@ fn barrier(all: &mut [&mut Simulation]) {
 fn gather_ends(all: &mut [&mut Simulation], id: FlowId) {
     let plan = all[0].flows[id].plan;
     let rounds = all[0].rounds_ref();
-    let (home, away) = (rounds.engine_of_host(plan.src) as usize, rounds.engine_of_host(plan.dst) as usize);
+    let (home, away) = rounds.engines_of_ends(plan.src, plan.dst);
     if home != away {
         let (sender, receiver) = pair(all, home, away);
         let (at_home, away) = (&mut sender.flows[id], &mut receiver.flows[id]);
@@ -543,7 +543,7 @@ impl Simulation {
         let live: Vec<FlowId> = self.flows.iter().map(|(id, _)| id).collect();
         for id in live {
             let plan = self.flows[id].plan;
-            let (home, away) = (rounds.engine_of_host(plan.src) as usize, rounds.engine_of_host(plan.dst) as usize);
+            let (home, away) = rounds.engines_of_ends(plan.src, plan.dst);
             if home != 0 {
                 let there = &mut others[home - 1].flows[id];
                 let (sender, timer) = (there.sender.take(), there.sender_timer_at.take());
