@@ -27,8 +27,8 @@
 //! engine on one thread is the same code with a crew of none.
 
 use std::cmp::Reverse;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 
 use incast_proto::time::{Duration, Instant};
 
@@ -40,9 +40,9 @@ use crate::rounds::{Message, Post, Rounds};
 use crate::transport::Header;
 use crate::watchdog::Stalled;
 
-/// Starts and ends the rounds of the engines on other threads. Each waits, spinning and then
-/// yielding its core, for the next round to open; the first engine's thread waits the same way
-/// for all to be done.
+/// Starts and ends the rounds of the engines on other threads. Each waits for the next round to
+/// open, spinning a while and then asleep (`Gate::wait_until`); the first engine's thread waits
+/// the same way for all to be done.
 #[derive(Default)]
 struct Gate {
     /// Rounds opened so far.
@@ -57,6 +57,14 @@ struct Gate {
     closed: AtomicBool,
     /// An engine's thread panicked (a bug): the run stops with its panic.
     panicked: AtomicBool,
+    /// Spins before yielding (`spins_for`).
+    spins: u32,
+    /// Threads asleep in `wait_until`, or about to be: a change wakes them only if there are any.
+    sleepers: AtomicUsize,
+    /// Held to go to sleep and to wake the sleepers, so that no wake-up falls between a sleeper's
+    /// last test and its sleep.
+    sleep: Mutex<()>,
+    wake: Condvar,
 }
 
 impl Gate {
@@ -66,12 +74,13 @@ impl Gate {
         self.number.store(number, Ordering::Relaxed);
         self.running.store(engines, Ordering::Relaxed);
         self.round.fetch_add(1, Ordering::Release);
+        self.wake_sleepers();
     }
 
     /// Waits for a round after round `seen` (then seen): its number and bound, or `None` once
     /// closed.
     fn wait_open(&self, seen: &mut u64) -> Option<(u64, Instant)> {
-        wait_until(|| self.closed.load(Ordering::Acquire) || self.round.load(Ordering::Acquire) != *seen);
+        self.wait_until(|| self.closed.load(Ordering::Acquire) || self.round.load(Ordering::Acquire) != *seen);
         if self.closed.load(Ordering::Acquire) {
             return None;
         }
@@ -82,11 +91,12 @@ impl Gate {
     /// An engine is done with the open round.
     fn done(&self) {
         self.running.fetch_sub(1, Ordering::Release);
+        self.wake_sleepers();
     }
 
     /// Waits for every engine to be done with the open round.
     fn wait_done(&self) {
-        wait_until(|| self.running.load(Ordering::Acquire) == 0);
+        self.wait_until(|| self.running.load(Ordering::Acquire) == 0);
         if self.panicked.load(Ordering::Acquire) {
             panic!("an engine's thread panicked");
         }
@@ -99,19 +109,65 @@ struct Closing<'a>(&'a Gate);
 impl Drop for Closing<'_> {
     fn drop(&mut self) {
         self.0.closed.store(true, Ordering::Release);
+        self.0.wake_sleepers();
     }
 }
 
-/// Waits for `ready`: spinning a while (a round is often shorter than a thread's wake-up), then
-/// yielding the core (a machine with fewer cores than threads).
-fn wait_until(ready: impl Fn() -> bool) {
-    let mut spins = 0u32;
-    while !ready() {
-        if spins < 1 << 12 {
-            spins += 1;
-            std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
+/// How many times a thread waiting at the gate spins before it yields and then sleeps, for a run
+/// of `threads` threads on a machine of `cores`: a while (about 0.1-0.2 ms) when each thread can
+/// have a core, since a round is often shorter than a sleeping thread's wake-up (spinning 10 us
+/// instead made the k = 32 fat tree on 2 threads 15% slower); not at all when they cannot, since
+/// a spinning thread then holds a core that a thread with work needs.
+pub(super) fn spins_for(threads: usize, cores: usize) -> u32 {
+    if threads <= cores {
+        1 << 12
+    } else {
+        0
+    }
+}
+
+impl Gate {
+    /// Waits for `ready`: spinning a while (a round is often shorter than a thread's wake-up),
+    /// yielding the core a few times, then asleep until a change of the gate wakes it. Waiting
+    /// only by yielding, as it first did, kept every waiting thread runnable: with more threads
+    /// than free cores (8 threads on 2 cores, or two runs of 2 threads side by side) the waiting
+    /// threads took the cores from the ones with work, and the bit-for-bit test on 8 threads ran
+    /// for half a minute, a third of it in the kernel.
+    fn wait_until(&self, ready: impl Fn() -> bool) {
+        for spin in 0..self.spins + 64 {
+            if ready() {
+                return;
+            }
+            if spin < self.spins {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        loop {
+            // Announced before the last test, and the wakers' changes made before they read
+            // the count (both fenced): either this test sees the change, or its waker sees this
+            // sleeper and wakes it, under the lock it holds from here to its sleep.
+            self.sleepers.fetch_add(1, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
+            let asleep = self.sleep.lock().expect("the gate's lock");
+            let woken = ready() || {
+                drop(self.wake.wait(asleep).expect("the gate's lock"));
+                ready()
+            };
+            self.sleepers.fetch_sub(1, Ordering::SeqCst);
+            if woken {
+                return;
+            }
+        }
+    }
+
+    /// Wakes the threads asleep in `wait_until`, if any, after a change of the gate.
+    fn wake_sleepers(&self) {
+        fence(Ordering::SeqCst);
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            let _held = self.sleep.lock().expect("the gate's lock");
+            self.wake.notify_all();
         }
     }
 }
@@ -155,11 +211,11 @@ impl Simulation {
     /// over at `stop` (its end or horizon), on as many threads as the run has engines.
     pub(super) fn run_rounds(&mut self, budget: u64, stop: Instant) {
         let mut crew = self.crew.take().expect("a run cut into parts has a crew");
-        let Crew { engines, post, rounds } = &mut *crew;
+        let Crew { engines, post, rounds, spins } = &mut *crew;
         if engines.is_empty() {
             self.rounds_loop(engines, post, rounds, None, budget, stop);
         } else {
-            let gate = Gate::default();
+            let gate = Gate { spins: *spins, ..Gate::default() };
             let (engines, post) = (&*engines, &*post);
             std::thread::scope(|scope| {
                 let closing = Closing(&gate);
@@ -515,7 +571,7 @@ impl Simulation {
     /// together pass `run.max_samples`.
     pub(super) fn gather_crew(&mut self) -> Result<u64, crate::error::ResourceError> {
         let Some(crew) = self.crew.take() else { return Ok(0) };
-        let Crew { engines, post, rounds: run } = *crew;
+        let Crew { engines, post, rounds: run, .. } = *crew;
         let mut others: Vec<Simulation> = engines.into_iter().map(|e| e.into_inner().expect("an engine's lock")).collect();
         if run > 0 {
             // The last round's messages: their packets are in the network.
