@@ -1,8 +1,7 @@
 //! End to end: OLDI leaves answering over persistent connections (`connections = "persistent"`).
 
-mod common;
 
-use common::assert_conservation;
+use crate::common::assert_conservation;
 use incast_sim::results::RunResults;
 use incast_sim::scenario::parse_toml;
 

@@ -1,9 +1,8 @@
 //! D2TCP end to end through the engine (D2TCP Section 3): deadline-aware back-off on a marking
 //! switch, and exactly DCTCP when no flow has a deadline.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use incast_proto::cc::{D2tcpConfig, FixedD, RemainingBytes, TcUnits};
 use incast_proto::time::{Duration, Instant};
 use incast_sim::results::{FlowRecord, RunResults, Summary};

@@ -3,11 +3,10 @@
 //! (sample rows without a duration, flows drawn at random) fail the run with a `ResourceError`
 //! naming the key, never an abort.
 
-mod common;
 
 use std::time::Instant as WallClock;
 
-use common::*;
+use crate::common::*;
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 use incast_sim::scenario::*;
 use incast_sim::results::RunStatus;

@@ -1,8 +1,7 @@
 //! The ports table: every egress port's counters, named after the nodes at both ends of its link.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use incast_proto::time::{Duration, Instant};
 use incast_sim::results::{PortRecord, RunResults};
 use incast_sim::scenario::*;

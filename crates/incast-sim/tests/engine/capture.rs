@@ -1,11 +1,10 @@
 //! Packet capture (`[output] capture_ports`): the pcap file read back, against the flow and ports
 //! tables of the same run.
 
-mod common;
 
 use std::collections::HashMap;
 
-use common::*;
+use crate::common::*;
 use etherparse::{LaxNetSlice, LaxSlicedPacket, TransportSlice};
 use incast_proto::time::Duration;
 use incast_sim::results::RunResults;

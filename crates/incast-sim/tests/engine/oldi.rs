@@ -2,12 +2,11 @@
 //! sensible results: packets are conserved, every application sends with its own message size
 //! and deadlines, messages finish, and the background senders get bandwidth.
 
-mod common;
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
-use common::assert_conservation;
+use crate::common::assert_conservation;
 use incast_sim::results::{FlowRecord, RunResults};
 use incast_sim::scenario::{parse_toml, TraceSpec, D2TCP_APPS};
 use incast_sim::Simulation;

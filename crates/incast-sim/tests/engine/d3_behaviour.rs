@@ -2,9 +2,8 @@
 //! outcomes, each in the direction the paper reports. Magnitudes are compared with the paper in
 //! the reproductions, not here.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 use incast_sim::results::RunResults;
 use incast_sim::scenario::*;

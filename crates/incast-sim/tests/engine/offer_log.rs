@@ -2,9 +2,8 @@
 //! the same run, the queue each offer found against the port's limit and threshold, the row
 //! limit, and that logging changes nothing else.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use incast_proto::time::Duration;
 use incast_sim::results::{OfferLogSeries, RunResults};
 use incast_sim::scenario::*;

@@ -1,9 +1,8 @@
 //! End to end: pFabric's ports and hosts (`protocol = "pfabric"`) on small networks, and the packet
 //! spraying its evaluation uses (`[switch] load_balancing = "spray"`).
 
-mod common;
 
-use common::assert_conservation;
+use crate::common::assert_conservation;
 use incast_sim::results::RunResults;
 use incast_sim::scenario::parse_toml;
 

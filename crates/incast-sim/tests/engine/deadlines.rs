@@ -1,9 +1,8 @@
 //! The engine's deadline verdict end to end (`FlowRecord::met_deadline`): met, missed, or unknown
 //! when the deadline lies past the end of the run, and the summary's tally of it.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use incast_proto::time::{Duration, Instant};
 use incast_sim::results::RunResults;
 use incast_sim::scenario::*;

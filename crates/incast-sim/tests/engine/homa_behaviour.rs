@@ -2,9 +2,8 @@
 //! switches' classes honour (and the ns-3 port's stripped ones that they cannot), loss recovery
 //! by RESEND on small buffers, the ns-3 port's model. Each against what the rules give by hand.
 
-mod common;
 
-use common::assert_conservation;
+use crate::common::assert_conservation;
 use incast_proto::time::{BitsPerSec, Duration, Instant};
 use incast_sim::results::{FlowRecord, RunResults};
 use incast_sim::scenario::*;

@@ -2,9 +2,8 @@
 //! rows taken during the run, rows of a run that keeps every flow to the end, and Poisson flows
 //! drawn as the run reaches them all give the same flow table and summary.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use incast_sim::results::{FlowRecord, RunResults};
 use incast_sim::scenario::{parse_toml, Scenario};
 use incast_sim::Simulation;

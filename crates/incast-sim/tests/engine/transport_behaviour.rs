@@ -1,9 +1,8 @@
 //! End-to-end checks of the core against the DCTCP paper's and standard TCP behaviour. Each is a
 //! real assertion on simulated outcomes, never on wall time.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use incast_proto::tcp::{Stack, TcpConfig};
 use incast_proto::time::{Duration, Instant};
 use incast_sim::results::{FlowRecord, RunResults};
