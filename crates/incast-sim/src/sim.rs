@@ -147,17 +147,16 @@ pub(crate) struct Crew {
     post: crate::rounds::Post,
     /// Rounds run so far.
     rounds: u64,
-    /// How long a thread waiting for the others spins before it yields and sleeps
-    /// (`crew::spins_for`).
-    spins: u32,
+    /// The machine's cores, read once: whether the threads may spin as they wait for each other
+    /// (`crew`).
+    cores: usize,
 }
 
 impl Crew {
     /// The crew of the first of `engines` engines, before the others are built.
     pub(crate) fn new(engines: u32) -> Crew {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let spins = crew::spins_for(engines as usize, cores);
-        Crew { engines: Vec::new(), post: crate::rounds::Post::new(engines as usize), rounds: 0, spins }
+        Crew { engines: Vec::new(), post: crate::rounds::Post::new(engines as usize), rounds: 0, cores }
     }
 
     /// Threads the run uses.

@@ -118,7 +118,7 @@ impl Drop for Closing<'_> {
 /// have a core, since a round is often shorter than a sleeping thread's wake-up (spinning 10 us
 /// instead made the k = 32 fat tree on 2 threads 15% slower); not at all when they cannot, since
 /// a spinning thread then holds a core that a thread with work needs.
-pub(super) fn spins_for(threads: usize, cores: usize) -> u32 {
+fn spins_for(threads: usize, cores: usize) -> u32 {
     if threads <= cores {
         1 << 12
     } else {
@@ -211,11 +211,11 @@ impl Simulation {
     /// over at `stop` (its end or horizon), on as many threads as the run has engines.
     pub(super) fn run_rounds(&mut self, budget: u64, stop: Instant) {
         let mut crew = self.crew.take().expect("a run cut into parts has a crew");
-        let Crew { engines, post, rounds, spins } = &mut *crew;
+        let Crew { engines, post, rounds, cores } = &mut *crew;
         if engines.is_empty() {
             self.rounds_loop(engines, post, rounds, None, budget, stop);
         } else {
-            let gate = Gate { spins: *spins, ..Gate::default() };
+            let gate = Gate { spins: spins_for(engines.len() + 1, *cores), ..Gate::default() };
             let (engines, post) = (&*engines, &*post);
             std::thread::scope(|scope| {
                 let closing = Closing(&gate);
