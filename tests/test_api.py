@@ -304,6 +304,16 @@ def test_threads_give_the_same_results_and_are_checked() -> None:
     traced = {**scenario, "output": {"trace_workloads": [0]}}
     one_traced = incast.run(traced)
     assert one_traced.traces.num_rows > 1000 and one_traced.traces.equals(incast.run(traced, threads=3).traces)
+    # Captures and offer logs record each port's packets in one part, joined and ordered after
+    # the run, their limits kept as one thread keeps them.
+    recorded = {**scenario, "output": {"capture_ports": ["agg*"], "capture_max_packets": 3000,
+                                       "offer_log_ports": ["core*"], "offer_log_max_rows": 2000}}
+    one_recorded, two_recorded = incast.run(recorded), incast.run(recorded, threads=2)
+    assert one_recorded.capture is not None and two_recorded.capture is not None
+    assert one_recorded.capture.missed > 0 and one_recorded.offers_missed > 0
+    assert (one_recorded.capture.pcap, one_recorded.capture.missed) == (two_recorded.capture.pcap, two_recorded.capture.missed)
+    assert one_recorded.offers is not None and one_recorded.offers.num_rows == 2000
+    assert one_recorded.offers.equals(two_recorded.offers) and one_recorded.offers_missed == two_recorded.offers_missed
 
 
 def test_d2tcp_mixes_with_tcp_and_names_both_in_the_protocol_column() -> None:

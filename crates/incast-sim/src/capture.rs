@@ -31,13 +31,17 @@ use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHea
 use incast_proto::tcp::TcpConfig;
 use incast_proto::time::Instant;
 
+use crate::error::{reserve, ResourceError};
 use crate::packet::{Packet, PacketKind};
 use crate::results::CaptureFile;
 use crate::transport::CapturedHeader;
 
+/// Bytes of the pcap file header.
+const FILE_HEADER_LEN: usize = 24;
+
 /// The pcap file header: nanosecond timestamps, version 2.4, snapshot length 65535, Ethernet.
-fn file_header() -> [u8; 24] {
-    let mut h = [0u8; 24];
+fn file_header() -> [u8; FILE_HEADER_LEN] {
+    let mut h = [0u8; FILE_HEADER_LEN];
     h[0..4].copy_from_slice(&0xa1b2_3c4d_u32.to_le_bytes());
     h[4..6].copy_from_slice(&2u16.to_le_bytes());
     h[6..8].copy_from_slice(&4u16.to_le_bytes());
@@ -86,6 +90,13 @@ impl<'a> Frame<'a> {
 }
 
 /// The capture file being written, in memory until the run ends.
+///
+/// In a run cut into parts (`crate::rounds`) each engine captures the packets its parts receive,
+/// in its own order of events; after the run the records are joined and ordered by time, then
+/// port, each port's in the order captured (`order_and_cut`), and `max_packets` is kept as the
+/// offer log keeps its limit (`crate::offer_log::OfferLog`, which says why the result is the
+/// same for any number of threads): an engine goes on capturing past the limit while packets
+/// arrive at the instant of its last record within it.
 #[derive(Debug)]
 pub(crate) struct Capture {
     /// Whether each port (by index) is captured.
@@ -95,6 +106,17 @@ pub(crate) struct Capture {
     max_packets: u64,
     /// Packets of captured ports not written because `max_packets` was reached.
     missed: u64,
+    /// A run cut into parts: where each record is, to order them after the run.
+    records: Option<Vec<Record>>,
+}
+
+/// Where a record of a run cut into parts is in `Capture::bytes`, and what orders it.
+#[derive(Clone, Copy, Debug)]
+struct Record {
+    at: Instant,
+    port: u32,
+    start: usize,
+    len: usize,
 }
 
 fn ip_of(host: u32) -> [u8; 4] {
@@ -114,16 +136,33 @@ fn wire_seq(b: u64) -> u32 {
 impl Capture {
     /// A capture of `ports` (by index).
     pub(crate) fn new(ports: Vec<bool>, max_packets: u64) -> Capture {
-        Capture { ports, bytes: file_header().to_vec(), packets: 0, max_packets, missed: 0 }
+        Capture { ports, bytes: file_header().to_vec(), packets: 0, max_packets, missed: 0, records: None }
     }
 
-    /// Appends `frame` received at `at`; false, writing nothing, once `max_packets` are captured.
-    pub(crate) fn record(&mut self, at: Instant, frame: &Frame<'_>) -> bool {
-        if self.packets == self.max_packets {
+    /// The capture of a run cut into parts (the type's comment).
+    pub(crate) fn cut_into_parts(&mut self) {
+        self.records = Some(Vec::new());
+    }
+
+    /// Appends `frame` received at `at` from port `port`; false, writing nothing, once
+    /// `max_packets` are captured (in a run cut into parts, once past the instant of the last).
+    pub(crate) fn record(&mut self, at: Instant, port: u32, frame: &Frame<'_>) -> bool {
+        let same_instant = self.records.as_ref().and_then(|r| r.last()).is_some_and(|last| last.at == at);
+        if self.packets >= self.max_packets && !same_instant {
             self.missed += 1;
             return false;
         }
         self.packets += 1;
+        let start = self.bytes.len();
+        self.write(at, frame);
+        if let Some(records) = self.records.as_mut() {
+            records.push(Record { at, port, start, len: self.bytes.len() - start });
+        }
+        true
+    }
+
+    /// Writes `frame`'s record, received at `at`.
+    fn write(&mut self, at: Instant, frame: &Frame<'_>) {
         let p = frame.packet;
         let sender_port = 1024 + (frame.flow_id % 64_512) as u16;
         let (sport, dport) = match p.kind {
@@ -210,7 +249,41 @@ impl Capture {
         ip.write(&mut self.bytes).expect("writing to a Vec");
         tcp.write(&mut self.bytes).expect("writing to a Vec");
         self.bytes.extend_from_slice(opening);
-        true
+    }
+
+    /// Joins the records of `other`, another engine's capture of the same run
+    /// (`crate::sim::crew`); fails if memory runs out.
+    pub(crate) fn absorb(&mut self, other: Capture) -> Result<(), ResourceError> {
+        let shift = self.bytes.len() - FILE_HEADER_LEN;
+        reserve(&mut self.bytes, other.bytes.len() - FILE_HEADER_LEN, "the capture")?;
+        self.bytes.extend_from_slice(&other.bytes[FILE_HEADER_LEN..]);
+        let theirs = other.records.unwrap_or_default();
+        let ours = self.records.get_or_insert_with(Vec::new);
+        reserve(ours, theirs.len(), "the capture")?;
+        ours.extend(theirs.into_iter().map(|r| Record { start: r.start + shift, ..r }));
+        self.packets += other.packets;
+        self.missed += other.missed;
+        Ok(())
+    }
+
+    /// A run cut into parts, after `absorb`: orders the records by time, then port, each port's
+    /// in the order captured, and keeps the first `max_packets`, counting the others missed.
+    pub(crate) fn order_and_cut(&mut self) -> Result<(), ResourceError> {
+        let Some(records) = self.records.as_mut() else { return Ok(()) };
+        // Stable: a port's records, all from one engine, keep the order they were captured in.
+        records.sort_by_key(|r| (r.at, r.port));
+        let kept = records.len().min(usize::try_from(self.max_packets).unwrap_or(usize::MAX));
+        self.missed += (records.len() - kept) as u64;
+        self.packets = kept as u64;
+        records.truncate(kept);
+        let mut bytes = Vec::new();
+        reserve(&mut bytes, FILE_HEADER_LEN + records.iter().map(|r| r.len).sum::<usize>(), "the capture")?;
+        bytes.extend_from_slice(&self.bytes[..FILE_HEADER_LEN]);
+        for r in records.iter() {
+            bytes.extend_from_slice(&self.bytes[r.start..r.start + r.len]);
+        }
+        self.bytes = bytes;
+        Ok(())
     }
 
     /// The pcap file, with how many packets it holds and how many the limit kept out.
@@ -258,7 +331,7 @@ mod tests {
         let data = packet(PacketKind::Data, 1448, 1448);
         let header = CapturedHeader::default();
         let frame = Frame { packet: &data, header, src: 5, dst: 0, flow_id: 3, timestamps: true, mss: 1448, sack_permitted: false };
-        assert!(c.record(Instant::ZERO, &frame));
+        assert!(c.record(Instant::ZERO, 0, &frame));
         let CaptureFile { pcap: bytes, missed, .. } = c.finish();
         assert_eq!(missed, 0);
         assert_eq!(&bytes[0..4], &0xa1b2_3c4d_u32.to_le_bytes());
@@ -283,9 +356,44 @@ mod tests {
         let ack = packet(PacketKind::Ack, 10, 0);
         let header = CapturedHeader::default();
         let frame = Frame { packet: &ack, header, src: 0, dst: 5, flow_id: 3, timestamps: false, mss: 1448, sack_permitted: false };
-        assert!(c.record(Instant::ZERO, &frame));
-        assert!(!c.record(Instant::ZERO, &frame));
+        assert!(c.record(Instant::ZERO, 0, &frame));
+        assert!(!c.record(Instant::ZERO, 0, &frame));
         let file = c.finish();
         assert_eq!((file.packets, file.missed), (1, 1), "the second is counted as missed");
+    }
+
+    /// Packets of one instant captured out of port order, the limit falling among them: the
+    /// records kept are the first in (time, port) order, as if every engine had kept all.
+    #[test]
+    fn in_parts_an_engine_keeps_the_instant_of_its_limit_and_the_join_keeps_the_first_by_time_and_port() {
+        // Each record tells its port by its acknowledgement number.
+        let capture = |packets: &[(u64, u32)], max: u64| {
+            let mut c = Capture::new(vec![true; 10], max);
+            c.cut_into_parts();
+            for &(ns, port) in packets {
+                let ack = packet(PacketKind::Ack, u64::from(port), 0);
+                let frame = Frame { packet: &ack, header: CapturedHeader::default(), src: 0, dst: 5, flow_id: 3, timestamps: false, mss: 1448, sack_permitted: false };
+                c.record(Instant::from_ps(ns * 1000), port, &frame);
+            }
+            c
+        };
+        let ports_of = |file: &CaptureFile| {
+            let mut ports = Vec::new();
+            let mut at = 24;
+            while at < file.pcap.len() {
+                let len = u32::from_le_bytes(file.pcap[at + 8..at + 12].try_into().unwrap()) as usize;
+                let sliced = LaxSlicedPacket::from_ethernet(&file.pcap[at + 16..at + 16 + len]).expect("parses");
+                let Some(TransportSlice::Tcp(tcp)) = sliced.transport else { panic!("TCP") };
+                ports.push(tcp.acknowledgment_number() - 1);
+                at += 16 + len;
+            }
+            ports
+        };
+        let mut a = capture(&[(1, 6), (2, 7), (2, 3), (3, 1)], 2);
+        a.absorb(capture(&[(2, 4), (2, 5)], 2)).expect("memory");
+        a.order_and_cut().expect("memory");
+        let file = a.finish();
+        assert_eq!(ports_of(&file), [6, 3]);
+        assert_eq!((file.packets, file.missed), (2, 4));
     }
 }

@@ -98,6 +98,24 @@ pub(crate) fn reserve<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Resul
     v.try_reserve(additional).map_err(|_| ResourceError::allocation::<T>(what, v.len().saturating_add(additional)))
 }
 
+/// Appends `more` to `values`, or a [`ResourceError`] naming `what`: the rows of another
+/// engine joined to one's (`crate::sim::crew`).
+pub(crate) fn try_extend<T>(values: &mut Vec<T>, more: Vec<T>, what: &str) -> Result<(), ResourceError> {
+    reserve(values, more.len(), what)?;
+    values.extend(more);
+    Ok(())
+}
+
+/// `values` in `order` (indices into it, possibly fewer), or a [`ResourceError`] naming `what`:
+/// the columns of a table put in the order of its rows sorted apart.
+pub(crate) fn try_permute<T: Copy>(values: &mut Vec<T>, order: &[usize], what: &str) -> Result<(), ResourceError> {
+    let mut ordered = Vec::new();
+    reserve(&mut ordered, order.len(), what)?;
+    ordered.extend(order.iter().map(|&i| values[i]));
+    *values = ordered;
+    Ok(())
+}
+
 /// `text` in a box of its own, or a [`ResourceError`] naming `what`: for names, one per node of
 /// a graph file, which are many small allocations on a large network.
 pub(crate) fn try_boxed_str(text: &str, what: &str) -> Result<Box<str>, ResourceError> {

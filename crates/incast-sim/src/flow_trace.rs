@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use incast_proto::time::Instant;
 
-use crate::error::{reserve, ResourceError};
+use crate::error::{reserve, try_extend, try_permute, ResourceError};
 use crate::ids::FlowId;
 use crate::results::{ExtraSeries, ExtraValue, ExtraValues, TraceSeries};
 use crate::transport::trace_columns;
@@ -89,11 +89,7 @@ impl Traces {
         order.extend(0..s.flow_id.len());
         order.sort_by(|&a, &b| s.time_s[a].total_cmp(&s.time_s[b]).then(s.flow_id[a].cmp(&s.flow_id[b])));
         fn permute<T: Copy>(values: &mut Vec<T>, order: &[usize]) -> Result<(), ResourceError> {
-            let mut ordered = Vec::new();
-            reserve(&mut ordered, order.len(), "the trace rows")?;
-            ordered.extend(order.iter().map(|&i| values[i]));
-            *values = ordered;
-            Ok(())
+            try_permute(values, order, "the trace rows")
         }
         permute(&mut s.flow_id, &order)?;
         permute(&mut s.time_s, &order)?;
@@ -156,9 +152,7 @@ fn too_many_rows() -> ResourceError {
 
 /// Appends `more` to `values`, or fails if memory runs out.
 fn extend<T>(values: &mut Vec<T>, more: Vec<T>) -> Result<(), ResourceError> {
-    reserve(values, more.len(), "the trace rows")?;
-    values.extend(more);
-    Ok(())
+    try_extend(values, more, "the trace rows")
 }
 
 #[cfg(test)]

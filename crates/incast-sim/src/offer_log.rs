@@ -10,6 +10,7 @@
 
 use incast_proto::time::Instant;
 
+use crate::error::{reserve, try_extend, try_permute, ResourceError};
 use crate::ids::{FlowId, PortId};
 use crate::port::Admission;
 use crate::results::OfferLogSeries;
@@ -26,24 +27,49 @@ pub(crate) struct Offer {
 }
 
 /// The log being written.
+///
+/// In a run cut into parts (`crate::rounds`) each engine logs the offers to the ports of its
+/// parts, in its own order of events, and the rows are joined and ordered after the run by
+/// time, then port, each port's rows in the order they were logged (`order_and_cut`): a port's
+/// offers all happen in one part, whose events run in the same order whatever engine runs it,
+/// so the rows are the same for any number of threads. The limit is kept the same way: an
+/// engine keeps logging past `max_rows` while offers fall at the instant of its `max_rows`-th
+/// row, so that it never cuts an instant. If T is the instant of the `max_rows`-th row of all
+/// the engines' rows in that order, each engine has fewer than `max_rows` rows before T and so
+/// keeps every row up to T: the joined rows hold the first `max_rows` of all, which are kept,
+/// and the rest are counted missed, as one engine would have.
 pub(crate) struct OfferLog {
     /// Whether each port (by index) is logged; copied into each `Port::offers_logged`.
     pub(crate) ports: Vec<bool>,
     max_rows: u64,
     series: OfferLogSeries,
+    /// Each row's instant (a run cut into parts orders the rows by it: `time_s` rounds).
+    at: Vec<Instant>,
+    /// A run cut into parts: rows at the instant of the `max_rows`-th are kept past it.
+    in_parts: bool,
 }
 
 impl OfferLog {
     pub(crate) fn new(ports: Vec<bool>, max_rows: u64) -> OfferLog {
-        OfferLog { ports, max_rows, series: OfferLogSeries::default() }
+        OfferLog { ports, max_rows, series: OfferLogSeries::default(), at: Vec::new(), in_parts: false }
     }
 
-    /// Logs one offer and the port's answer; past `max_rows`, counts it as missed.
+    /// The log of a run cut into parts (the type's comment).
+    pub(crate) fn cut_into_parts(&mut self) {
+        self.in_parts = true;
+    }
+
+    /// Logs one offer and the port's answer; past `max_rows`, counts it as missed (in a run cut
+    /// into parts, once past the instant of the `max_rows`-th row).
     pub(crate) fn record(&mut self, now: Instant, offer: &Offer, admission: Admission) {
         let s = &mut self.series;
-        if s.time_s.len() as u64 >= self.max_rows {
+        let rows = s.time_s.len();
+        if rows as u64 >= self.max_rows && !(self.in_parts && rows > 0 && self.at[rows - 1] == now) {
             s.missed += 1;
             return;
+        }
+        if self.in_parts {
+            self.at.push(now);
         }
         s.time_s.push(now.as_secs_f64());
         s.port.push(offer.port.0);
@@ -64,9 +90,96 @@ impl OfferLog {
         });
     }
 
+    /// Joins the rows of `other`, another engine's log of the same run (`crate::sim::crew`).
+    pub(crate) fn absorb(&mut self, other: OfferLog) -> Result<(), ResourceError> {
+        let (s, theirs) = (&mut self.series, other.series);
+        s.missed += theirs.missed;
+        join(&mut self.at, other.at)?;
+        join(&mut s.time_s, theirs.time_s)?;
+        join(&mut s.port, theirs.port)?;
+        join(&mut s.flow_id, theirs.flow_id)?;
+        join(&mut s.seq, theirs.seq)?;
+        join(&mut s.payload_bytes, theirs.payload_bytes)?;
+        join(&mut s.queued_packets, theirs.queued_packets)?;
+        join(&mut s.queued_bytes, theirs.queued_bytes)?;
+        join(&mut s.ce_on_arrival, theirs.ce_on_arrival)?;
+        join(&mut s.outcome, theirs.outcome)
+    }
+
+    /// A run cut into parts, after `absorb`: orders the rows by time, then port, each port's in
+    /// the order logged, and keeps the first `max_rows`, counting the others missed (the
+    /// type's comment says why that is what one engine would have kept).
+    pub(crate) fn order_and_cut(&mut self) -> Result<(), ResourceError> {
+        let s = &mut self.series;
+        let mut order: Vec<usize> = Vec::new();
+        reserve(&mut order, self.at.len(), "the offer log's rows")?;
+        order.extend(0..self.at.len());
+        // Stable: a port's rows, all from one engine, keep the order they were logged in.
+        order.sort_by_key(|&i| (self.at[i], s.port[i]));
+        let kept = order.len().min(usize::try_from(self.max_rows).unwrap_or(usize::MAX));
+        s.missed += (order.len() - kept) as u64;
+        order.truncate(kept);
+        permute(&mut self.at, &order)?;
+        permute(&mut s.time_s, &order)?;
+        permute(&mut s.port, &order)?;
+        permute(&mut s.flow_id, &order)?;
+        permute(&mut s.seq, &order)?;
+        permute(&mut s.payload_bytes, &order)?;
+        permute(&mut s.queued_packets, &order)?;
+        permute(&mut s.queued_bytes, &order)?;
+        permute(&mut s.ce_on_arrival, &order)?;
+        permute(&mut s.outcome, &order)
+    }
+
     /// The rows, with the ports' names.
     pub(crate) fn finish(mut self, port_names: Vec<String>) -> OfferLogSeries {
         self.series.port_names = port_names;
         self.series
+    }
+}
+
+/// Appends `theirs` to `ours`; fails if memory runs out.
+fn join<T>(ours: &mut Vec<T>, theirs: Vec<T>) -> Result<(), ResourceError> {
+    try_extend(ours, theirs, "the offer log's rows")
+}
+
+/// `values` in `order`; fails if memory runs out.
+fn permute<T: Copy>(values: &mut Vec<T>, order: &[usize]) -> Result<(), ResourceError> {
+    try_permute(values, order, "the offer log's rows")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offer(port: u32) -> Offer {
+        Offer { port: PortId(port), flow: FlowId(0), seq: 0, payload_bytes: 1, queued_packets: 0, queued_bytes: 0, ce_on_arrival: false }
+    }
+
+    fn log(rows: &[(u64, u32)], max_rows: u64) -> OfferLog {
+        let mut log = OfferLog::new(vec![true; 10], max_rows);
+        log.cut_into_parts();
+        for &(ns, port) in rows {
+            log.record(Instant::from_ps(ns * 1000), &offer(port), Admission::Queued { marked: false });
+        }
+        log
+    }
+
+    /// Offers at one instant logged out of port order, the limit falling among them: the rows
+    /// kept are the first in (time, port) order, as if every engine's rows had been kept.
+    #[test]
+    fn an_engine_keeps_the_instant_of_its_limit_and_the_join_keeps_the_first_rows_by_time_and_port() {
+        let mut a = log(&[(1, 6), (2, 7), (2, 3), (3, 1)], 2);
+        let b = log(&[(2, 4), (2, 5)], 2);
+        a.absorb(b).expect("memory");
+        a.order_and_cut().expect("memory");
+        let s = &a.series;
+        assert_eq!(s.port, [6, 3]);
+        assert_eq!(s.time_s, [1e-9, 2e-9]);
+        assert_eq!(s.missed, 4, "(3, 1) at once, (2, 4), (2, 5), (2, 7) when cut");
+        // One engine alone, the same.
+        let mut one = log(&[(1, 6), (2, 7), (2, 3), (2, 4), (2, 5), (3, 1)], 2);
+        one.order_and_cut().expect("memory");
+        assert_eq!((one.series.port.as_slice(), one.series.missed), ([6, 3].as_slice(), 4));
     }
 }

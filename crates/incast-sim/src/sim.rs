@@ -353,8 +353,8 @@ impl Simulation {
     /// one part act at once on another's state or record rows in the order the parts ran:
     /// flow-burst rounds (a round starts where the last response ends, everywhere at once),
     /// persistent connections (one connection object read by both ends), a transport whose ends
-    /// share state without a packet (`Plugin::UNSPLIT`), captures, offer logs and traces (rows
-    /// in processing order); on several threads, samples too (they read every port at once).
+    /// share state without a packet (`Plugin::UNSPLIT`). Traces, offer logs and captures are
+    /// recorded per part and ordered after the run.
     fn cut_into_parts(&mut self, scenario: &Scenario, plan: &crate::workload::Plan, cut: Cut) -> Result<(), (String, String)> {
         let refuse = |key: &str, why: &str| Err((key.to_owned(), format!("a run cut into parts cannot have {why} yet")));
         if self.bursts.iter().any(Option::is_some) {
@@ -365,12 +365,6 @@ impl Simulation {
         }
         if let Some((key, why)) = scenario.protocols_in_use().into_iter().find_map(crate::transport::unsplit) {
             return refuse(key, why);
-        }
-        let output = &scenario.output;
-        for (set, key) in [(output.capture.is_some(), "output.capture"), (output.offer_log.is_some(), "output.offer_log")] {
-            if set {
-                return refuse(key, "a capture or an offer log");
-            }
         }
         let partition = crate::Partition::of(&self.net.topo);
         if partition.parts > MAX_PARTS {
@@ -390,6 +384,12 @@ impl Simulation {
             // after, that is on the order the parts run in.
             for (i, port) in self.net.ports.iter_mut().enumerate() {
                 port.each_arrival = rounds.is_cut(PortId(i as u32));
+            }
+            if let Some(log) = self.obs.offer_log.as_mut() {
+                log.cut_into_parts();
+            }
+            if let Some(capture) = self.obs.capture.as_mut() {
+                capture.cut_into_parts();
             }
             self.rounds = Some(Box::new(rounds));
         }
@@ -610,10 +610,19 @@ impl Simulation {
     /// every flow. Fails only if memory runs out for the flow table.
     pub fn finish(mut self) -> Result<RunResults, ResourceError> {
         let packets_elsewhere = self.gather_crew()?;
-        if let Some(traces) = self.obs.traces.as_mut().filter(|_| self.rounds.is_some()) {
-            // Each flow's rows come from its sender's part; parts interleave differently on
-            // different engines, flows do not.
-            traces.order_by_time_and_flow()?;
+        if self.rounds.is_some() {
+            // Each flow's rows come from its sender's part, each port's offers from the port's
+            // part and its captured packets from its far end's; parts interleave differently on
+            // different engines, flows and ports do not.
+            if let Some(traces) = self.obs.traces.as_mut() {
+                traces.order_by_time_and_flow()?;
+            }
+            if let Some(log) = self.obs.offer_log.as_mut() {
+                log.order_and_cut()?;
+            }
+            if let Some(capture) = self.obs.capture.as_mut() {
+                capture.order_and_cut()?;
+            }
         }
         let mut records = std::mem::take(&mut self.records);
         let live: Vec<FlowId> = self.flows.iter().map(|(id, _)| id).collect();
@@ -1619,7 +1628,7 @@ impl Simulation {
             let plan = &self.flows[pkt.flow].plan;
             let header = self.packets.header(id).map(|h| self.net.setups.capture(h)).unwrap_or_default();
             let frame = Frame::of(pkt, header, plan.src, plan.dst, &self.transport.tcp);
-            capture.record(self.now, &frame);
+            capture.record(self.now, port_id.0, &frame);
         }
         let pkt = self.packets.get_mut(id);
         pkt.route.hop += 1;
@@ -2099,9 +2108,6 @@ kind = "poisson"
         let burst = "[topology]\nkind = \"fat-tree\"\nk = 4\n[[workload]]\nkind = \"flow-burst\"\nsenders = 3\nsize = \"2KB\"\n";
         let e = Simulation::in_parts(&parsed(burst)).err().expect("refused");
         assert!(e.starts_with("`workload.kind`: a run cut into parts cannot have flow-burst rounds"), "{e}");
-        let captured = format!("{}capture_ports = [\"core*\"]\n", fat_tree_poisson());
-        let e = Simulation::in_parts(&parsed(&captured)).err().expect("refused");
-        assert!(e.starts_with("`output.capture`:"), "{e}");
         let homa = fat_tree_poisson().replace("protocol = \"dctcp\"", "protocol = \"homa\"").replace("ecn_threshold = 10", "priority_classes = 8");
         let e = Simulation::in_parts(&parsed(&homa)).err().expect("refused");
         assert!(e.starts_with("`transport.protocol`: a run cut into parts cannot have Homa flows"), "{e}");
@@ -2236,6 +2242,107 @@ kind = "poisson"
         for threads in [1, 2] {
             let e = run(&few, threads).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(e.contains("limit of trace rows"), "{threads} threads: {e}");
+        }
+    }
+
+    #[test]
+    fn offer_logs_are_the_same_on_any_number_of_threads_and_cut_where_one_would() {
+        // Each port's offers are logged in its part; the engines' rows joined and ordered by
+        // time, then port.
+        let unsampled = fat_tree_poisson().replace("queue_sample_interval = \"50us\"\nqueue_sample_hosts = [0, 5, 12]\n", "");
+        let logged = |max_rows: u64| parsed(&format!("{unsampled}offer_log_ports = [\"*\"]\noffer_log_max_rows = {max_rows}\n"));
+        let log_of = |r: &RunResults| r.offer_log.clone().expect("an offer log");
+        let all = run_on_threads(&logged(10_000_000), 1, u64::MAX);
+        let full = log_of(&all);
+        let rows = full.time_s.len();
+        assert!(rows > 10_000 && full.missed == 0, "{rows} rows");
+        assert!(full.time_s.windows(2).all(|w| w[0] <= w[1]), "in time order");
+        for threads in [2, 3] {
+            let other = run_on_threads(&logged(10_000_000), threads, u64::MAX);
+            assert_eq!(log_of(&other), full, "{threads} threads");
+            assert_eq!(other.flows, all.flows, "{threads} threads");
+        }
+        let dealt_log = log_of(&run_dealt(&logged(10_000_000), 3, Some(dealt(20, 3, 5)), u64::MAX));
+        assert_eq!(dealt_log, full, "dealt");
+        // A limit that falls inside an instant, after its first offer, early enough that each of
+        // 3 engines reaches it: the whole log's first rows, the rest missed (`OfferLog`'s own
+        // tests check the rule for an instant whose offers came out of port order).
+        for limit in cuts_inside_instants(&full.time_s, |i| full.port[i] != full.port[i + 1]) {
+            let mut first = full.clone();
+            first.time_s.truncate(limit);
+            first.port.truncate(limit);
+            first.flow_id.truncate(limit);
+            first.seq.truncate(limit);
+            first.payload_bytes.truncate(limit);
+            first.queued_packets.truncate(limit);
+            first.queued_bytes.truncate(limit);
+            first.ce_on_arrival.truncate(limit);
+            first.outcome.truncate(limit);
+            first.missed = (rows - limit) as u64;
+            for threads in [1, 2, 3] {
+                assert_eq!(log_of(&run_on_threads(&logged(limit as u64), threads, u64::MAX)), first, "{threads} threads, {limit} rows");
+            }
+        }
+    }
+
+    /// A row count that cuts a table ordered by time, then port, just after the first row of an
+    /// instant whose next row is `distinct` from it (another port's), in the table's first
+    /// eighth, so that each of 3 engines reaches it.
+    fn cuts_inside_instants<T: PartialEq>(times: &[T], distinct: impl Fn(usize) -> bool) -> Vec<usize> {
+        let rows = times.len();
+        [rows / 8]
+            .into_iter()
+            .map(|from| {
+                (from.max(1)..rows - 1)
+                    .find(|&i| times[i - 1] != times[i] && times[i] == times[i + 1] && distinct(i))
+                    .map(|i| i + 1)
+                    .expect("an instant with offers at two ports")
+            })
+            .collect()
+    }
+
+    /// A pcap file's records (each with its 16-byte header), after the 24-byte file header.
+    fn pcap_records(pcap: &[u8]) -> Vec<&[u8]> {
+        let mut records = Vec::new();
+        let mut at = 24;
+        while at < pcap.len() {
+            let captured = u32::from_le_bytes(pcap[at + 8..at + 12].try_into().expect("4 bytes")) as usize;
+            records.push(&pcap[at..at + 16 + captured]);
+            at += 16 + captured;
+        }
+        records
+    }
+
+    #[test]
+    fn captures_are_the_same_on_any_number_of_threads_and_cut_where_one_would() {
+        // Each port's packets are captured in the part of its far end; the engines' records
+        // joined and ordered by time, then port.
+        let unsampled = fat_tree_poisson().replace("queue_sample_interval = \"50us\"\nqueue_sample_hosts = [0, 5, 12]\n", "");
+        let captured = |max: u64| parsed(&format!("{unsampled}capture_ports = [\"*\"]\ncapture_max_packets = {max}\n"));
+        let capture_of = |r: &RunResults| r.capture.clone().expect("a capture");
+        let all = run_on_threads(&captured(10_000_000), 1, u64::MAX);
+        let full = capture_of(&all);
+        let records = pcap_records(&full.pcap);
+        assert!(records.len() > 10_000 && records.len() as u64 == full.packets && full.missed == 0, "{} records", records.len());
+        let time = |r: &[u8]| (u32::from_le_bytes(r[0..4].try_into().expect("4")), u32::from_le_bytes(r[4..8].try_into().expect("4")));
+        assert!(records.windows(2).all(|w| time(w[0]) <= time(w[1])), "in time order");
+        for threads in [2, 3] {
+            let other = run_on_threads(&captured(10_000_000), threads, u64::MAX);
+            assert_eq!(capture_of(&other), full, "{threads} threads");
+            assert_eq!(other.flows, all.flows, "{threads} threads");
+        }
+        assert_eq!(capture_of(&run_dealt(&captured(10_000_000), 3, Some(dealt(20, 3, 5)), u64::MAX)), full, "dealt");
+        // A limit inside a nanosecond's packets: the whole capture's first records.
+        let times: Vec<_> = records.iter().map(|r| time(r)).collect();
+        for limit in cuts_inside_instants(&times, |i| records[i] != records[i + 1]) {
+            let mut first = full.pcap[..24].to_vec();
+            for record in &records[..limit] {
+                first.extend_from_slice(record);
+            }
+            let expected = crate::results::CaptureFile { pcap: first, packets: limit as u64, missed: (records.len() - limit) as u64 };
+            for threads in [1, 2, 3] {
+                assert_eq!(capture_of(&run_on_threads(&captured(limit as u64), threads, u64::MAX)), expected, "{threads} threads, {limit} packets");
+            }
         }
     }
 

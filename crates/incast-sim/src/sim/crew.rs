@@ -566,9 +566,9 @@ fn release_if_done(all: &mut [&mut Simulation], id: FlowId) {
 
 impl Simulation {
     /// Ends a run on several threads: the other engines' ports (each port's from the engine
-    /// that ran its sending part), flows' ends, counters and packets join this one's, which then
-    /// holds the results. Returns the packets the others held; fails if their trace rows
-    /// together pass `run.max_samples`.
+    /// that ran its sending part), flows' ends, counters, trace rows, offer log rows, captured
+    /// packets and packets join this one's, which then holds the results. Returns the packets the others held;
+    /// fails if their trace rows together pass `run.max_samples`, or if memory runs out.
     pub(super) fn gather_crew(&mut self) -> Result<u64, crate::error::ResourceError> {
         let Some(crew) = self.crew.take() else { return Ok(0) };
         let Crew { engines, post, rounds: run, .. } = *crew;
@@ -586,6 +586,12 @@ impl Simulation {
             self.obs.counters.absorb(&other.obs.counters);
             if let (Some(traces), Some(theirs)) = (self.obs.traces.as_mut(), other.obs.traces.take()) {
                 traces.absorb(theirs)?;
+            }
+            if let (Some(log), Some(theirs)) = (self.obs.offer_log.as_mut(), other.obs.offer_log.take()) {
+                log.absorb(theirs)?;
+            }
+            if let (Some(capture), Some(theirs)) = (self.obs.capture.as_mut(), other.obs.capture.take()) {
+                capture.absorb(theirs)?;
             }
             packets += other.packets.live();
         }
