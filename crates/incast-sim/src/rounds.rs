@@ -73,6 +73,9 @@ pub(crate) struct Rounds {
     pub(crate) started: Vec<(crate::ids::FlowId, Instant)>,
     /// Flow starts queued in this engine's parts and not run yet (`Event::SenderStarts`).
     pub(crate) starts_pending: u64,
+    /// Flows of closed-loop flow-burst workloads that ended since the last barrier, when, and
+    /// their workload: the next rounds are drawn at the barrier (`Simulation::draw_bursts`).
+    pub(crate) burst_ends: Vec<(Instant, crate::ids::FlowId, u32)>,
     /// The latest instant a flow ended at, so far.
     pub(crate) last_end: Instant,
     /// A port's processor's timer ran in this round: whether the run can still move is tested
@@ -103,6 +106,7 @@ impl Rounds {
             ended: Vec::new(),
             started: Vec::new(),
             starts_pending: 0,
+            burst_ends: Vec::new(),
             last_end: Instant::ZERO,
             stall_check_due: false,
         }

@@ -357,9 +357,6 @@ impl Simulation {
     /// recorded per part and ordered after the run.
     fn cut_into_parts(&mut self, scenario: &Scenario, plan: &crate::workload::Plan, cut: Cut) -> Result<(), (String, String)> {
         let refuse = |key: &str, why: &str| Err((key.to_owned(), format!("a run cut into parts cannot have {why} yet")));
-        if self.bursts.iter().any(Option::is_some) {
-            return refuse("workload.kind", "flow-burst rounds");
-        }
         if plan.flows.iter().any(|f| f.persistent) {
             return refuse("workload.persistent", "persistent connections");
         }
@@ -373,6 +370,16 @@ impl Simulation {
         }
         if partition.parts > 1 {
             let mut rounds = Rounds::new(&self.net.topo, &partition);
+            // A closed loop's next round starts `round_gap` after its last response ends, in
+            // every part: drawn at the barrier after that end's round, it must not start
+            // before that round's bound.
+            if let Some(gap) = self.bursts.iter().flatten().map(Burst::gap).filter(|&g| g < rounds.lookahead).min() {
+                let why = format!(
+                    "a closed-loop flow-burst workload in a run cut into parts needs `round_gap` at least the least delay of a link between parts ({}), since its next round starts where the last response ends, in every part at once; it is {}",
+                    rounds.lookahead, gap
+                );
+                return Err(("workload.round_gap".to_owned(), why));
+            }
             if cut.engines > 1 {
                 let deal = cut.deal.map_or_else(|| partition.assign(&self.net.topo, cut.engines), <[u32]>::to_vec);
                 rounds.own_only(deal, cut.engine);
@@ -1391,7 +1398,39 @@ impl Simulation {
         self.running -= 1;
         self.completed += u64::from(completed);
         self.finite_remaining -= 1;
-        let workload = self.flows[id].plan.workload as usize;
+        let workload = self.flows[id].plan.workload;
+        if self.bursts[workload as usize].is_none() {
+            return;
+        }
+        if let Some(rounds) = self.rounds.as_deref_mut() {
+            // A run cut into parts: the round's ends reach every engine only at the barrier, in
+            // no set order; the next round is drawn there (`draw_bursts`).
+            rounds.burst_ends.push((self.now, id, workload));
+            return;
+        }
+        self.burst_flow_ended(workload as usize);
+    }
+
+    /// A run cut into parts, at a barrier: the flow-burst flows that ended since the last one
+    /// go to their workloads in the order of their ends, then of their numbers, so that a
+    /// round's last (latest) end draws the next round, starting `round_gap` after it, as in the
+    /// one loop; every engine draws the same flows. `round_gap` is at least the lookahead
+    /// (`cut_into_parts`), so the round starts at or after the bound of the round just run.
+    pub(super) fn draw_bursts(&mut self) {
+        let Some(rounds) = self.rounds.as_deref_mut() else { return };
+        let mut ends = std::mem::take(&mut rounds.burst_ends);
+        ends.sort_unstable_by_key(|&(at, id, _)| (at, id));
+        let now = self.now;
+        for (at, _, workload) in ends {
+            self.now = at;
+            self.burst_flow_ended(workload as usize);
+        }
+        self.now = now;
+    }
+
+    /// A flow of flow-burst workload `workload` ended now: when it was its round's last, the
+    /// next round's flows join the run.
+    fn burst_flow_ended(&mut self, workload: usize) {
         let Some(burst) = self.bursts[workload].as_mut() else { return };
         let mut next = Vec::new();
         if burst.flow_completed(self.now, &mut next) {
@@ -2104,10 +2143,45 @@ kind = "poisson"
     }
 
     #[test]
+    fn closed_loop_flow_bursts_run_the_same_on_any_number_of_threads_each_round_a_gap_after_the_last_end() {
+        // Workers in every pod answer host 0, round after round, beside Poisson flows; each
+        // round's last end, seen in the receiver's part, reaches the other engines only at the
+        // barrier, where the next round is drawn.
+        // Links of 20 us, so that a round (of at most the 20 us lookahead) sees several ends of
+        // one burst round, whose latest must start the next.
+        let unsampled = fat_tree_poisson()
+            .replace("[output]\nqueue_sample_interval = \"50us\"\nqueue_sample_hosts = [0, 5, 12]\n", "")
+            .replace("link_delay = \"1us\"", "link_delay = \"20us\"")
+            .replace("min_rto = \"200us\"", "min_rto = \"2ms\"");
+        let text = format!(
+            "{unsampled}[[workload]]\nkind = \"flow-burst\"\naggregator = 0\nworker_hosts = [3, 6, 9, 12, 15]\nsenders = 10\nsize = \"20KB\"\nrounds = 40\nround_gap = \"27us\"\n"
+        );
+        let scenario = parsed(&text);
+        let one = run_on_threads(&scenario, 1, u64::MAX);
+        let bursts: Vec<&FlowRecord> = one.flows.iter().filter(|f| f.workload == 1).collect();
+        assert_eq!(bursts.len(), 400, "every round ran");
+        for round in 1..40 {
+            let last_end = bursts.iter().filter(|f| f.round == round - 1).map(|f| f.finish_s.expect("finished")).fold(0.0, f64::max);
+            for f in bursts.iter().filter(|f| f.round == round) {
+                assert!((f.start_s - (last_end + 27e-6)).abs() < 1e-12, "round {round} starts 27 us after round {}'s last end", round - 1);
+            }
+        }
+        for threads in [2, 3] {
+            let other = run_on_threads(&scenario, threads, u64::MAX);
+            assert_eq!(other.flows, one.flows, "{threads} threads");
+            assert_eq!(other.ports, one.ports, "{threads} threads");
+            assert_eq!(counts(&other), counts(&one), "{threads} threads");
+        }
+        let other = run_dealt(&scenario, 3, Some(dealt(20, 3, 9)), u64::MAX);
+        assert_eq!(other.flows, one.flows, "dealt");
+    }
+
+    #[test]
     fn what_a_part_cannot_share_is_refused_naming_its_key() {
-        let burst = "[topology]\nkind = \"fat-tree\"\nk = 4\n[[workload]]\nkind = \"flow-burst\"\nsenders = 3\nsize = \"2KB\"\n";
+        let burst = "[topology]\nkind = \"fat-tree\"\nk = 4\nlink_delay = \"2us\"\n[[workload]]\nkind = \"flow-burst\"\nsenders = 3\nsize = \"2KB\"\nrounds = 2\nround_gap = \"1us\"\n";
         let e = Simulation::in_parts(&parsed(burst)).err().expect("refused");
-        assert!(e.starts_with("`workload.kind`: a run cut into parts cannot have flow-burst rounds"), "{e}");
+        assert!(e.starts_with("`workload.round_gap`: a closed-loop flow-burst workload in a run cut into parts needs `round_gap` at least the least delay of a link between parts (2.000us)"), "{e}");
+        assert!(e.ends_with("it is 1.000us"), "{e}");
         let homa = fat_tree_poisson().replace("protocol = \"dctcp\"", "protocol = \"homa\"").replace("ecn_threshold = 10", "priority_classes = 8");
         let e = Simulation::in_parts(&parsed(&homa)).err().expect("refused");
         assert!(e.starts_with("`transport.protocol`: a run cut into parts cannot have Homa flows"), "{e}");

@@ -498,6 +498,7 @@ fn barrier(all: &mut [&mut Simulation]) {
     }
     for engine in all.iter_mut() {
         engine.now = now;
+        engine.draw_bursts();
     }
     releases.sort_unstable();
     releases.dedup();
