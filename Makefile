@@ -57,12 +57,13 @@ $(VENV)/.tools:
 	touch $@
 
 # The project's Python dependencies and its dev extra (pytest, ruff, mypy and stubs), as
-# pyproject.toml lists them. --no-compile: pip would byte-compile every module of every package
-# (10 of the install's 21 CPU-seconds, measured 2026-11-29), where Python compiles the few that
-# are imported when they first are (2 CPU-seconds for incast's imports).
+# pyproject.toml lists them. pip byte-compiles every module it installs (10 of the install's 21
+# CPU-seconds); `--no-compile` was tried and taken back: where PYTHONDONTWRITEBYTECODE is set (as
+# on this project's CI machine), every process then compiles its imports again, about a second
+# each (measured 2026-11-29).
 $(VENV)/.deps: $(VENV)/.tools pyproject.toml
 	$(VPY) tools/requirements.py --extra dev > $(VENV)/requirements.txt
-	$(VPY) -m pip install --quiet --no-compile -r $(VENV)/requirements.txt
+	$(VPY) -m pip install --quiet -r $(VENV)/requirements.txt
 	touch $@
 
 # The engine built in release mode and installed into the venv with its dependencies; the Python
