@@ -373,12 +373,13 @@ impl Simulation {
             // A closed loop's next round starts `round_gap` after its last response ends, in
             // every part: drawn at the barrier after that end's round, it must not start
             // before that round's bound.
-            if let Some(gap) = self.bursts.iter().flatten().map(Burst::gap).filter(|&g| g < rounds.lookahead).min() {
+            let short = self.bursts.iter().enumerate().find_map(|(i, b)| b.as_ref().map(Burst::gap).filter(|&g| g < rounds.lookahead).map(|g| (i, g)));
+            if let Some((workload, gap)) = short {
                 let why = format!(
                     "a closed-loop flow-burst workload in a run cut into parts needs `round_gap` at least the least delay of a link between parts ({}), since its next round starts where the last response ends, in every part at once; it is {}",
                     rounds.lookahead, gap
                 );
-                return Err(("workload.round_gap".to_owned(), why));
+                return Err((format!("workload[{workload}].round_gap"), why));
             }
             if cut.engines > 1 {
                 let deal = cut.deal.map_or_else(|| partition.assign(&self.net.topo, cut.engines), <[u32]>::to_vec);
@@ -2180,7 +2181,7 @@ kind = "poisson"
     fn what_a_part_cannot_share_is_refused_naming_its_key() {
         let burst = "[topology]\nkind = \"fat-tree\"\nk = 4\nlink_delay = \"2us\"\n[[workload]]\nkind = \"flow-burst\"\nsenders = 3\nsize = \"2KB\"\nrounds = 2\nround_gap = \"1us\"\n";
         let e = Simulation::in_parts(&parsed(burst)).err().expect("refused");
-        assert!(e.starts_with("`workload.round_gap`: a closed-loop flow-burst workload in a run cut into parts needs `round_gap` at least the least delay of a link between parts (2.000us)"), "{e}");
+        assert!(e.starts_with("`workload[0].round_gap`: a closed-loop flow-burst workload in a run cut into parts needs `round_gap` at least the least delay of a link between parts (2.000us)"), "{e}");
         assert!(e.ends_with("it is 1.000us"), "{e}");
         let homa = fat_tree_poisson().replace("protocol = \"dctcp\"", "protocol = \"homa\"").replace("ecn_threshold = 10", "priority_classes = 8");
         let e = Simulation::in_parts(&parsed(&homa)).err().expect("refused");
