@@ -648,6 +648,17 @@ WATCHDOG = [
         needle="give at least 0.008",
     ),
     error("d3-base-rate-above-every-grant", toml(transport=D3, d3={"base_rate": '"3Gbps"'}), "d3.base_rate"),
+    # Threads on a network of two switches: a closed loop's next round starts where the last
+    # response ends, in every part at once; with a gap below the links' delay between parts it
+    # could start inside a round already run (check refuses it as the run does).
+    error(
+        "threads-closed-loop-gap-below-lookahead",
+        toml(topology=TWO_TIER, run={"threads": "2"}, workloads=(burst(rounds="3"),)),
+        "workload[0].round_gap",
+        needle="at least the least delay of a link between parts",
+    ),
+    ok("threads-closed-loop-gap-of-the-lookahead", toml(topology=TWO_TIER, run={"threads": "2"}, workloads=(burst(rounds="3", round_gap='"20us"'),))),
+    warn("threads-closed-loop-on-a-star", toml(run={"threads": "2"}, workloads=(burst(rounds="3"),)), "run.threads", "one part"),
     # 1.25 units: one flow alone could be granted one, three share less than one each, so every
     # grant truncates to the base grant and no flow ever sends a byte (the default horizon was
     # hours of wall time of it).

@@ -281,11 +281,15 @@ fn check<'py>(py: Python<'py>, text: String, format: &str, base_dir: Option<Path
     let parse = parser(format)?;
     let sections = py
         .detach(move || {
-            parse(&text, base_dir.as_deref()).map(|s| {
-                let mut sections = scenario::effective_sections(&s);
-                sections.insert("warnings".into(), serde_json::json!(warning_pairs(&s.warnings)));
-                sections
-            })
+            let s = parse(&text, base_dir.as_deref())?;
+            // What a run on `[run] threads` refuses, check refuses too; a topology too large to
+            // build is left to the run, which reports the `ResourceError` it is.
+            if let Err(incast_sim::Error::Scenario(e)) = incast_sim::check_parts(&s) {
+                return Err(e);
+            }
+            let mut sections = scenario::effective_sections(&s);
+            sections.insert("warnings".into(), serde_json::json!(warning_pairs(&s.warnings)));
+            Ok(sections)
         })
         .map_err(|e| scenario_error(py, &e))?;
     json_loads(py, &serde_json::Value::Object(sections).to_string())

@@ -141,6 +141,62 @@ impl Cut {
     pub(crate) const WHOLE: Cut = Cut { engine: 0, engines: 1, deal: None };
 }
 
+/// What a run cut into parts (`[run] threads`) cannot have, from the scenario and its network's
+/// `partition` alone, so that `incast check` refuses what the run would: the key and why, or
+/// `None`. A network of one part is never cut, and refuses nothing.
+///
+/// - persistent connections (an OLDI workload's `connections`): one connection object that
+///   both ends read, each in its own part;
+/// - a transport whose ends share state without a packet (`Plugin::UNSPLIT`: Homa);
+/// - more parts than an event's sequence number can tell apart (`MAX_PARTS`);
+/// - a closed-loop flow-burst workload whose `round_gap` is below the lookahead: its next round
+///   starts `round_gap` after the round's last response ends, in every part; drawn at the
+///   barrier after the round in which that end fell (`Simulation::draw_bursts`), it must not
+///   start before that round's bound.
+pub(crate) fn refused_in_parts(scenario: &Scenario, partition: &crate::Partition) -> Option<(String, String)> {
+    use crate::scenario::{Connections, RoundStarts, WorkloadSpec};
+    let lookahead = partition.lookahead.filter(|_| partition.parts > 1)?;
+    let cannot = |key: String, why: &str| Some((key, format!("a run cut into parts cannot have {why} yet")));
+    for (i, workload) in scenario.workloads.iter().enumerate() {
+        if matches!(workload, WorkloadSpec::Oldi(o) if o.connections == Connections::Persistent) {
+            return cannot(format!("workload[{i}].connections"), "persistent connections");
+        }
+    }
+    if let Some((key, why)) = scenario.protocols_in_use().into_iter().find_map(crate::transport::unsplit) {
+        return cannot(key.to_owned(), why);
+    }
+    if partition.parts > MAX_PARTS {
+        let why = format!("a network of {} parts (switches) cannot be cut into parts; at most {MAX_PARTS}", partition.parts);
+        return Some(("run.threads".to_owned(), why));
+    }
+    for (i, workload) in scenario.workloads.iter().enumerate() {
+        if let WorkloadSpec::FlowBurst { rounds, round_starts: RoundStarts::AfterCompletion { gap }, .. } = workload {
+            if *rounds > 1 && *gap < lookahead {
+                let why = format!(
+                    "a closed-loop flow-burst workload in a run cut into parts needs `round_gap` at least the least delay of a link between parts ({lookahead}), since its next round starts where the last response ends, in every part at once; it is {gap}"
+                );
+                return Some((format!("workload[{i}].round_gap"), why));
+            }
+        }
+    }
+    None
+}
+
+/// Refuses, as a run on `scenario.run.threads` would, what its parts cannot have
+/// (`refused_in_parts`); nothing without `threads`. Builds the topology, not the network:
+/// `incast check` (`incast._core.check`) calls it after parsing, so that it refuses what the
+/// run would.
+pub fn check_parts(scenario: &Scenario) -> Result<(), Error> {
+    if scenario.run.threads.is_none() {
+        return Ok(());
+    }
+    let partition = crate::Partition::of(&crate::topology::Topology::build(&scenario.topology)?);
+    match refused_in_parts(scenario, &partition) {
+        Some((key, why)) => Err(Error::Scenario(crate::scenario::ScenarioError::new(key, why))),
+        None => Ok(()),
+    }
+}
+
 /// The engines of a run's other threads, and the post between all (`crew`).
 pub(crate) struct Crew {
     engines: Vec<std::sync::Mutex<Simulation>>,
@@ -311,7 +367,7 @@ impl Simulation {
             crew: None,
         };
         if let Some(cut) = cut {
-            sim.cut_into_parts(scenario, &plan, cut).map_err(|(key, why)| Error::Scenario(crate::scenario::ScenarioError::new(key, why)))?;
+            sim.cut_into_parts(scenario, cut).map_err(|(key, why)| Error::Scenario(crate::scenario::ScenarioError::new(key, why)))?;
             if cut.engine == 0 {
                 sim.crew = sim.rounds.as_deref().map(|rounds| Box::new(Crew::new(rounds.engines())));
             } else {
@@ -349,38 +405,16 @@ impl Simulation {
     }
 
     /// Cuts the network into parts run in rounds (`crate::rounds`), before anything is
-    /// scheduled; a network of one part is left whole. Refuses, naming the key, what would have
-    /// one part act at once on another's state or record rows in the order the parts ran:
-    /// flow-burst rounds (a round starts where the last response ends, everywhere at once),
-    /// persistent connections (one connection object read by both ends), a transport whose ends
-    /// share state without a packet (`Plugin::UNSPLIT`). Traces, offer logs and captures are
-    /// recorded per part and ordered after the run.
-    fn cut_into_parts(&mut self, scenario: &Scenario, plan: &crate::workload::Plan, cut: Cut) -> Result<(), (String, String)> {
-        let refuse = |key: &str, why: &str| Err((key.to_owned(), format!("a run cut into parts cannot have {why} yet")));
-        if plan.flows.iter().any(|f| f.persistent) {
-            return refuse("workload.persistent", "persistent connections");
-        }
-        if let Some((key, why)) = scenario.protocols_in_use().into_iter().find_map(crate::transport::unsplit) {
-            return refuse(key, why);
-        }
+    /// scheduled; a network of one part is left whole. Refuses, naming the key, what the parts
+    /// cannot share (`refused_in_parts`). Traces, offer logs and captures are recorded per part
+    /// and ordered after the run.
+    fn cut_into_parts(&mut self, scenario: &Scenario, cut: Cut) -> Result<(), (String, String)> {
         let partition = crate::Partition::of(&self.net.topo);
-        if partition.parts > MAX_PARTS {
-            let why = format!("a network of {} parts (switches) cannot be cut into parts; at most {MAX_PARTS}", partition.parts);
-            return Err(("run.threads".to_owned(), why));
+        if let Some(refused) = refused_in_parts(scenario, &partition) {
+            return Err(refused);
         }
         if partition.parts > 1 {
             let mut rounds = Rounds::new(&self.net.topo, &partition);
-            // A closed loop's next round starts `round_gap` after its last response ends, in
-            // every part: drawn at the barrier after that end's round, it must not start
-            // before that round's bound.
-            let short = self.bursts.iter().enumerate().find_map(|(i, b)| b.as_ref().map(Burst::gap).filter(|&g| g < rounds.lookahead).map(|g| (i, g)));
-            if let Some((workload, gap)) = short {
-                let why = format!(
-                    "a closed-loop flow-burst workload in a run cut into parts needs `round_gap` at least the least delay of a link between parts ({}), since its next round starts where the last response ends, in every part at once; it is {}",
-                    rounds.lookahead, gap
-                );
-                return Err((format!("workload[{workload}].round_gap"), why));
-            }
             if cut.engines > 1 {
                 let deal = cut.deal.map_or_else(|| partition.assign(&self.net.topo, cut.engines), <[u32]>::to_vec);
                 rounds.own_only(deal, cut.engine);
@@ -2175,6 +2209,28 @@ kind = "poisson"
         }
         let other = run_dealt(&scenario, 3, Some(dealt(20, 3, 9)), u64::MAX);
         assert_eq!(other.flows, one.flows, "dealt");
+    }
+
+    /// What `incast check` asks of a scenario with `[run] threads` (`check_parts`): the run's
+    /// rule; a network of one part refuses nothing, nor does a scenario without `threads`.
+    #[test]
+    fn checking_threads_refuses_what_the_run_would() {
+        let burst = |topology: &str, gap: &str| {
+            parsed(&format!(
+                "[run]\nthreads = 2\n[topology]\n{topology}\n[[workload]]\nkind = \"flow-burst\"\nsenders = 3\nrounds = 4\nround_gap = \"{gap}\"\n"
+            ))
+        };
+        let fat_tree = "kind = \"fat-tree\"\nk = 4\nlink_delay = \"5us\"";
+        let Err(Error::Scenario(e)) = check_parts(&burst(fat_tree, "2us")) else { panic!("a gap below the lookahead") };
+        assert_eq!(e.path, "workload[0].round_gap");
+        assert!(e.message.contains("at least the least delay of a link between parts (5.000us)"), "{e}");
+        let run = Simulation::on_threads(&burst(fat_tree, "2us"), 2, None).err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(run, e.to_string(), "the run refuses it alike");
+        check_parts(&burst(fat_tree, "5us")).expect("a gap of the lookahead");
+        check_parts(&burst("kind = \"star\"\nhosts = 4", "0s")).expect("a star is one part: never cut");
+        let mut unthreaded = burst(fat_tree, "2us");
+        unthreaded.run.threads = None;
+        check_parts(&unthreaded).expect("no threads");
     }
 
     #[test]

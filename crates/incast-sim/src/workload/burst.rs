@@ -56,11 +56,6 @@ impl Burst {
         out.extend(self.responses.flows(round, at, &mut self.rng));
     }
 
-    /// The idle time between a round's last completion and the next round (`round_gap`).
-    pub(crate) fn gap(&self) -> Duration {
-        self.gap
-    }
-
     /// Flows of the rounds not yet drawn.
     pub(crate) fn flows_to_come(&self) -> u64 {
         u64::from(self.rounds.saturating_sub(self.current + 1)) * self.responses.workers.len() as u64
