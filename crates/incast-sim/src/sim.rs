@@ -2231,6 +2231,16 @@ kind = "poisson"
         let mut unthreaded = burst(fat_tree, "2us");
         unthreaded.run.threads = None;
         check_parts(&unthreaded).expect("no threads");
+        // An OLDI workload's persistent connections, named by the key the file has.
+        let oldi = |connections: &str| {
+            parsed(&format!(
+                "[run]\nthreads = 2\nduration = \"20ms\"\n[topology]\nkind = \"two-tier\"\nracks = 4\nhosts_per_rack = 10\n\
+                 [[workload]]\nkind = \"oldi\"\nfan_in = 5\nutilization = 0.1\nconnections = \"{connections}\"\n"
+            ))
+        };
+        let Err(Error::Scenario(e)) = check_parts(&oldi("persistent")) else { panic!("persistent connections") };
+        assert_eq!((e.path.as_str(), e.message.as_str()), ("workload[0].connections", "a run cut into parts cannot have persistent connections yet"));
+        check_parts(&oldi("per-message")).expect("a connection per message");
     }
 
     #[test]
