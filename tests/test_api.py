@@ -311,7 +311,8 @@ def test_threads_give_the_same_results_and_are_checked() -> None:
     one_recorded, two_recorded = incast.run(recorded), incast.run(recorded, threads=2)
     assert one_recorded.capture is not None and two_recorded.capture is not None
     assert one_recorded.capture.missed > 0 and one_recorded.offers_missed > 0
-    assert (one_recorded.capture.pcap, one_recorded.capture.missed) == (two_recorded.capture.pcap, two_recorded.capture.missed)
+    assert one_recorded.capture.pcap == two_recorded.capture.pcap
+    assert one_recorded.capture.missed == two_recorded.capture.missed
     assert one_recorded.offers is not None and one_recorded.offers.num_rows == 2000
     assert one_recorded.offers.equals(two_recorded.offers) and one_recorded.offers_missed == two_recorded.offers_missed
 

@@ -657,8 +657,16 @@ WATCHDOG = [
         "workload[0].round_gap",
         needle="at least the least delay of a link between parts",
     ),
-    ok("threads-closed-loop-gap-of-the-lookahead", toml(topology=TWO_TIER, run={"threads": "2"}, workloads=(burst(rounds="3", round_gap='"20us"'),))),
-    warn("threads-closed-loop-on-a-star", toml(run={"threads": "2"}, workloads=(burst(rounds="3"),)), "run.threads", "one part"),
+    ok(
+        "threads-closed-loop-gap-of-the-lookahead",
+        toml(topology=TWO_TIER, run={"threads": "2"}, workloads=(burst(rounds="3", round_gap='"20us"'),)),
+    ),
+    warn(
+        "threads-closed-loop-on-a-star",
+        toml(run={"threads": "2"}, workloads=(burst(rounds="3"),)),
+        "run.threads",
+        "one part",
+    ),
     # 1.25 units: one flow alone could be granted one, three share less than one each, so every
     # grant truncates to the base grant and no flow ever sends a byte (the default horizon was
     # hours of wall time of it).
