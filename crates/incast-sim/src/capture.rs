@@ -34,6 +34,7 @@ use incast_proto::time::Instant;
 use crate::error::{reserve, ResourceError};
 use crate::packet::{Packet, PacketKind};
 use crate::results::CaptureFile;
+use crate::row_limit::RowLimit;
 use crate::transport::CapturedHeader;
 
 /// Bytes of the pcap file header.
@@ -89,25 +90,22 @@ impl<'a> Frame<'a> {
     }
 }
 
-/// The capture file being written, in memory until the run ends.
-///
-/// In a run cut into parts (`crate::rounds`) each engine captures the packets its parts receive,
-/// in its own order of events; after the run the records are joined and ordered by time, then
-/// port, each port's in the order captured (`order_and_cut`), and `max_packets` is kept as the
-/// offer log keeps its limit (`crate::offer_log::OfferLog`, which says why the result is the
-/// same for any number of threads): an engine goes on capturing past the limit while packets
-/// arrive at the instant of its last record within it.
+/// The capture file being written, in memory until the run ends. In a run cut into parts
+/// (`crate::rounds`) each engine captures the packets its parts receive; after the run the
+/// records are joined and ordered, their limit kept as one engine would keep it
+/// (`crate::row_limit`).
 #[derive(Debug)]
 pub(crate) struct Capture {
     /// Whether each port (by index) is captured.
     pub(crate) ports: Vec<bool>,
     bytes: Vec<u8>,
     packets: u64,
-    max_packets: u64,
-    /// Packets of captured ports not written because `max_packets` was reached.
+    limit: RowLimit,
+    /// Packets of captured ports not written because the limit (`capture_max_packets`) was
+    /// reached.
     missed: u64,
     /// A run cut into parts: where each record is, to order them after the run.
-    records: Option<Vec<Record>>,
+    records: Vec<Record>,
 }
 
 /// Where a record of a run cut into parts is in `Capture::bytes`, and what orders it.
@@ -136,27 +134,26 @@ fn wire_seq(b: u64) -> u32 {
 impl Capture {
     /// A capture of `ports` (by index).
     pub(crate) fn new(ports: Vec<bool>, max_packets: u64) -> Capture {
-        Capture { ports, bytes: file_header().to_vec(), packets: 0, max_packets, missed: 0, records: None }
+        Capture { ports, bytes: file_header().to_vec(), packets: 0, limit: RowLimit::new(max_packets), missed: 0, records: Vec::new() }
     }
 
-    /// The capture of a run cut into parts (the type's comment).
+    /// The capture of a run cut into parts.
     pub(crate) fn cut_into_parts(&mut self) {
-        self.records = Some(Vec::new());
+        self.limit.cut_into_parts();
     }
 
-    /// Appends `frame` received at `at` from port `port`; false, writing nothing, once
-    /// `max_packets` are captured (in a run cut into parts, once past the instant of the last).
+    /// Appends `frame` received at `at` from port `port`; false, writing nothing, past the
+    /// limit (`RowLimit::keeps`).
     pub(crate) fn record(&mut self, at: Instant, port: u32, frame: &Frame<'_>) -> bool {
-        let same_instant = self.records.as_ref().and_then(|r| r.last()).is_some_and(|last| last.at == at);
-        if self.packets >= self.max_packets && !same_instant {
+        if !self.limit.keeps(self.packets, at) {
             self.missed += 1;
             return false;
         }
         self.packets += 1;
         let start = self.bytes.len();
         self.write(at, frame);
-        if let Some(records) = self.records.as_mut() {
-            records.push(Record { at, port, start, len: self.bytes.len() - start });
+        if self.limit.in_parts() {
+            self.records.push(Record { at, port, start, len: self.bytes.len() - start });
         }
         true
     }
@@ -257,25 +254,22 @@ impl Capture {
         let shift = self.bytes.len() - FILE_HEADER_LEN;
         reserve(&mut self.bytes, other.bytes.len() - FILE_HEADER_LEN, "the capture")?;
         self.bytes.extend_from_slice(&other.bytes[FILE_HEADER_LEN..]);
-        let theirs = other.records.unwrap_or_default();
-        let ours = self.records.get_or_insert_with(Vec::new);
-        reserve(ours, theirs.len(), "the capture")?;
-        ours.extend(theirs.into_iter().map(|r| Record { start: r.start + shift, ..r }));
+        reserve(&mut self.records, other.records.len(), "the capture")?;
+        self.records.extend(other.records.into_iter().map(|r| Record { start: r.start + shift, ..r }));
         self.packets += other.packets;
         self.missed += other.missed;
         Ok(())
     }
 
-    /// A run cut into parts, after `absorb`: orders the records by time, then port, each port's
-    /// in the order captured, and keeps the first `max_packets`, counting the others missed.
+    /// A run cut into parts, after `absorb`: orders the records by time, then port, and keeps
+    /// the first of them, counting the others missed (`RowLimit::order_and_cut`).
     pub(crate) fn order_and_cut(&mut self) -> Result<(), ResourceError> {
-        let Some(records) = self.records.as_mut() else { return Ok(()) };
-        // Stable: a port's records, all from one engine, keep the order they were captured in.
-        records.sort_by_key(|r| (r.at, r.port));
-        let kept = records.len().min(usize::try_from(self.max_packets).unwrap_or(usize::MAX));
-        self.missed += (records.len() - kept) as u64;
-        self.packets = kept as u64;
-        records.truncate(kept);
+        if !self.limit.in_parts() {
+            return Ok(());
+        }
+        let records = &mut self.records;
+        self.missed += self.limit.order_and_cut(records, |r| (r.at, r.port));
+        self.packets = records.len() as u64;
         let mut bytes = Vec::new();
         reserve(&mut bytes, FILE_HEADER_LEN + records.iter().map(|r| r.len).sum::<usize>(), "the capture")?;
         bytes.extend_from_slice(&self.bytes[..FILE_HEADER_LEN]);

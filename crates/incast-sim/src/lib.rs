@@ -46,6 +46,7 @@ pub mod results;
 mod rng;
 mod rounds;
 mod routing;
+mod row_limit;
 pub mod scenario;
 mod sim;
 mod topology;

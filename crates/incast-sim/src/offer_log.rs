@@ -14,6 +14,7 @@ use crate::error::{reserve, try_extend, try_permute, ResourceError};
 use crate::ids::{FlowId, PortId};
 use crate::port::Admission;
 use crate::results::OfferLogSeries;
+use crate::row_limit::RowLimit;
 
 /// What a logged port found when a packet was offered to it.
 pub(crate) struct Offer {
@@ -26,49 +27,38 @@ pub(crate) struct Offer {
     pub(crate) ce_on_arrival: bool,
 }
 
-/// The log being written.
-///
-/// In a run cut into parts (`crate::rounds`) each engine logs the offers to the ports of its
-/// parts, in its own order of events, and the rows are joined and ordered after the run by
-/// time, then port, each port's rows in the order they were logged (`order_and_cut`): a port's
-/// offers all happen in one part, whose events run in the same order whatever engine runs it,
-/// so the rows are the same for any number of threads. The limit is kept the same way: an
-/// engine keeps logging past `max_rows` while offers fall at the instant of its `max_rows`-th
-/// row, so that it never cuts an instant. If T is the instant of the `max_rows`-th row of all
-/// the engines' rows in that order, each engine has fewer than `max_rows` rows before T and so
-/// keeps every row up to T: the joined rows hold the first `max_rows` of all, which are kept,
-/// and the rest are counted missed, as one engine would have.
+/// The log being written. In a run cut into parts (`crate::rounds`) each engine logs the offers
+/// to the ports of its parts, and the rows are joined and ordered after the run, their limit
+/// kept as one engine would keep it (`crate::row_limit`).
 pub(crate) struct OfferLog {
     /// Whether each port (by index) is logged; copied into each `Port::offers_logged`.
     pub(crate) ports: Vec<bool>,
-    max_rows: u64,
+    limit: RowLimit,
     series: OfferLogSeries,
-    /// Each row's instant (a run cut into parts orders the rows by it: `time_s` rounds).
+    /// Each row's instant, in a run cut into parts (which orders the rows by it: `time_s`
+    /// rounds).
     at: Vec<Instant>,
-    /// A run cut into parts: rows at the instant of the `max_rows`-th are kept past it.
-    in_parts: bool,
 }
 
 impl OfferLog {
     pub(crate) fn new(ports: Vec<bool>, max_rows: u64) -> OfferLog {
-        OfferLog { ports, max_rows, series: OfferLogSeries::default(), at: Vec::new(), in_parts: false }
+        OfferLog { ports, limit: RowLimit::new(max_rows), series: OfferLogSeries::default(), at: Vec::new() }
     }
 
-    /// The log of a run cut into parts (the type's comment).
+    /// The log of a run cut into parts.
     pub(crate) fn cut_into_parts(&mut self) {
-        self.in_parts = true;
+        self.limit.cut_into_parts();
     }
 
-    /// Logs one offer and the port's answer; past `max_rows`, counts it as missed (in a run cut
-    /// into parts, once past the instant of the `max_rows`-th row).
+    /// Logs one offer and the port's answer; past the limit (`RowLimit::keeps`), counts it as
+    /// missed.
     pub(crate) fn record(&mut self, now: Instant, offer: &Offer, admission: Admission) {
         let s = &mut self.series;
-        let rows = s.time_s.len();
-        if rows as u64 >= self.max_rows && !(self.in_parts && rows > 0 && self.at[rows - 1] == now) {
+        if !self.limit.keeps(s.time_s.len() as u64, now) {
             s.missed += 1;
             return;
         }
-        if self.in_parts {
+        if self.limit.in_parts() {
             self.at.push(now);
         }
         s.time_s.push(now.as_secs_f64());
@@ -106,19 +96,14 @@ impl OfferLog {
         join(&mut s.outcome, theirs.outcome)
     }
 
-    /// A run cut into parts, after `absorb`: orders the rows by time, then port, each port's in
-    /// the order logged, and keeps the first `max_rows`, counting the others missed (the
-    /// type's comment says why that is what one engine would have kept).
+    /// A run cut into parts, after `absorb`: orders the rows by time, then port, and keeps the
+    /// first of them, counting the others missed (`RowLimit::order_and_cut`).
     pub(crate) fn order_and_cut(&mut self) -> Result<(), ResourceError> {
         let s = &mut self.series;
         let mut order: Vec<usize> = Vec::new();
         reserve(&mut order, self.at.len(), "the offer log's rows")?;
         order.extend(0..self.at.len());
-        // Stable: a port's rows, all from one engine, keep the order they were logged in.
-        order.sort_by_key(|&i| (self.at[i], s.port[i]));
-        let kept = order.len().min(usize::try_from(self.max_rows).unwrap_or(usize::MAX));
-        s.missed += (order.len() - kept) as u64;
-        order.truncate(kept);
+        s.missed += self.limit.order_and_cut(&mut order, |&i| (self.at[i], s.port[i]));
         permute(&mut self.at, &order)?;
         permute(&mut s.time_s, &order)?;
         permute(&mut s.port, &order)?;

@@ -240,8 +240,7 @@ impl Rounds {
             debug_assert!(matches!(event, Event::ProcessorTimer(_)), "{event:?} for part {owner}, which this engine does not run");
             return Pushed::Held;
         }
-        let seq = self.take_seq(owner);
-        queue.push_numbered(time, seq, event);
+        self.queue(owner, time, event, queue);
         Pushed::Held
     }
 

@@ -1450,7 +1450,7 @@ impl Simulation {
     /// go to their workloads in the order of their ends, then of their numbers, so that a
     /// round's last (latest) end draws the next round, starting `round_gap` after it, as in the
     /// one loop; every engine draws the same flows. `round_gap` is at least the lookahead
-    /// (`cut_into_parts`), so the round starts at or after the bound of the round just run.
+    /// (`refused_in_parts`), so the round starts at or after the bound of the round just run.
     pub(super) fn draw_bursts(&mut self) {
         let Some(rounds) = self.rounds.as_deref_mut() else { return };
         let mut ends = std::mem::take(&mut rounds.burst_ends);

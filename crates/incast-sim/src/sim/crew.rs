@@ -568,8 +568,9 @@ fn release_if_done(all: &mut [&mut Simulation], id: FlowId) {
 impl Simulation {
     /// Ends a run on several threads: the other engines' ports (each port's from the engine
     /// that ran its sending part), flows' ends, counters, trace rows, offer log rows, captured
-    /// packets and packets join this one's, which then holds the results. Returns the packets the others held;
-    /// fails if their trace rows together pass `run.max_samples`, or if memory runs out.
+    /// packets and packets join this one's, which then holds the results. Returns the packets
+    /// the others held; fails if their trace rows together pass `run.max_samples`, or if memory
+    /// runs out.
     pub(super) fn gather_crew(&mut self) -> Result<u64, crate::error::ResourceError> {
         let Some(crew) = self.crew.take() else { return Ok(0) };
         let Crew { engines, post, rounds: run, .. } = *crew;
