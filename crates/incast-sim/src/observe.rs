@@ -182,7 +182,7 @@ impl Sampling {
             // Flows are not released while throughput is sampled (`Simulation::releasing`),
             // so the table holds every flow added.
             for (id, f) in flows.iter() {
-                if f.started_at.is_none() || f.finished_at.is_some_and(|done| done < now) {
+                if !samples_throughput_of(f, now) {
                     continue;
                 }
                 take_row(&mut self.rows_left, "output.flow_throughput_interval")?;
@@ -194,6 +194,13 @@ impl Sampling {
         self.ticks += 1;
         Ok(now + self.interval)
     }
+}
+
+/// Whether a throughput sample at `now` has a row for flow `f` (started, and not ended before
+/// `now`): the flows it reads, and so the only ones whose ends a run on threads lends the
+/// sampling engine (`sim::crew`).
+pub(crate) fn samples_throughput_of(f: &Flow, now: Instant) -> bool {
+    f.started_at.is_some() && f.finished_at.is_none_or(|done| done >= now)
 }
 
 /// The counters of flow `f` of `flows`: a message of a persistent connection reads its share of
