@@ -80,20 +80,52 @@ use file::RawScenario;
 /// (the scenario file's directory; `None` resolves them against the working directory);
 /// `port_names` names the ports `[output]`'s port patterns must match.
 pub fn parse_toml(text: &str, base_dir: Option<&Path>, port_names: &dyn PortNames) -> Result<Scenario, ScenarioError> {
-    let raw: RawScenario = serde_path_to_error::deserialize(toml_syntax(text)?).map_err(|e| {
-        let position = e.inner().span().map_or_else(String::new, |s| {
-            let (line, column) = line_column(text, s.start);
-            format!(" (line {line}, column {column})")
-        });
-        key_error(path_string(e.path()), e.inner().message(), &position)
+    let tree = document(text, Format::Toml)?;
+    let raw = raw_scenario(&tree.to_string(), |path| {
+        toml_position(text, path).map_or_else(String::new, |(line, column)| format!(" (line {line}, column {column})"))
     })?;
     validate::scenario(raw, base_dir, port_names)
 }
 
-/// The TOML syntax pass, shared by [`parse_toml`] and [`document`] so that both accept exactly
-/// the same documents.
-fn toml_syntax(text: &str) -> Result<toml::Deserializer<'_>, ScenarioError> {
-    toml::Deserializer::parse(text).map_err(|e| toml_syntax_error(text, &e))
+/// The file types of a scenario read from JSON text, errors named by their path and placed by
+/// `position` (a path's place in the file, or `""`): the one schema pass of both formats, a TOML
+/// file read as the JSON of its tree ([`document`]). Not one pass per format: toml's and
+/// serde_json's deserializers each instantiated every `Deserialize` of the file types, and the
+/// two made this crate 50 CPU-seconds of the release build against 23 for one (2026-11-29,
+/// `cargo build --release -p incast-scenario`), and the whole-program link longer. Not from a
+/// `serde_json::Value` either: a list of 200,000 flows took 3 times as long and 2.4 times the
+/// memory that way. serde_json reads floats exactly (its `float_roundtrip` feature), so the JSON
+/// of a TOML file's tree holds the numbers the file wrote.
+fn raw_scenario(text: &str, position: impl Fn(&serde_path_to_error::Path) -> String) -> Result<RawScenario, ScenarioError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let raw = serde_path_to_error::deserialize(&mut de).map_err(|e| json_error(path_string(e.path()), e.inner(), &position(e.path())))?;
+    de.end().map_err(|e| json_error(String::new(), &e, ""))?;
+    Ok(raw)
+}
+
+/// Where the value at `path` starts in TOML document `text`, as (line, column): the position a
+/// schema error names. The deepest value of the path the file has, or `None` if it has none.
+fn toml_position(text: &str, path: &serde_path_to_error::Path) -> Option<(usize, usize)> {
+    use serde_path_to_error::Segment;
+    let root = toml::de::DeValue::Table(toml::de::DeTable::parse(text).ok()?.into_inner());
+    let mut value = &root;
+    let mut at = None;
+    for segment in path.iter() {
+        let next = match segment {
+            Segment::Map { key } => value.get(key.as_str()),
+            Segment::Seq { index } => value.get(*index),
+            // An externally tagged variant is a key of the table in the file, when it is one.
+            Segment::Enum { variant } => match value.get(variant.as_str()) {
+                Some(next) => Some(next),
+                None => continue,
+            },
+            Segment::Unknown => None,
+        };
+        let Some(next) = next else { break };
+        at = Some(next.span().start);
+        value = next.get_ref();
+    }
+    at.map(|at| line_column(text, at))
 }
 
 /// A TOML syntax error, at its line and column.
@@ -117,12 +149,7 @@ pub fn parse_json(text: &str, base_dir: Option<&Path>, port_names: &dyn PortName
             format!("a JSON scenario is an object of sections, at line {line}, column {column}"),
         ));
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let raw: RawScenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = path_string(e.path());
-        json_error(path, e.inner())
-    })?;
-    de.end().map_err(|e| json_error(String::new(), &e))?;
+    let raw = raw_scenario(text, |_| String::new())?;
     validate::scenario(raw, base_dir, port_names)
 }
 
@@ -158,20 +185,20 @@ fn is_json(path: &Path) -> bool {
 /// and never accepts or refuses a file the engine would not. TOML datetimes become their text.
 ///
 /// A syntax error is the [`ScenarioError`] [`parse_toml`] or [`parse_json`] would give; a TOML
-/// `nan` or `inf`, which JSON cannot hold, is an error naming its key (no scenario key takes one).
+/// `nan` or `inf`, which JSON cannot hold, is an error naming its key (no scenario key takes one),
+/// in the words of the checks of numbers (`check::finite`).
 pub fn document(text: &str, format: Format) -> Result<serde_json::Value, ScenarioError> {
     use serde::Deserialize;
     match format {
         Format::Toml => {
-            let table = toml::Table::deserialize(toml_syntax(text)?)
-                .map_err(|e| toml_syntax_error(text, &e))?;
-            toml_to_json(toml::Value::Table(table), "")
+            let table = toml::de::DeTable::parse(text).map_err(|e| toml_syntax_error(text, &e))?;
+            toml_to_json(&toml::de::DeValue::Table(table.into_inner()), "")
         }
         Format::Json => {
             let mut de = serde_json::Deserializer::from_str(text);
             let value = serde_json::Value::deserialize(&mut de)
                 .and_then(|v| de.end().map(|()| v))
-                .map_err(|e| json_error(String::new(), &e))?;
+                .map_err(|e| json_error(String::new(), &e, ""))?;
             Ok(value)
         }
     }
@@ -186,33 +213,47 @@ pub enum Format {
     Json,
 }
 
-/// A TOML value as JSON; `path` names it in an error.
-fn toml_to_json(value: toml::Value, path: &str) -> Result<serde_json::Value, ScenarioError> {
+/// A value of TOML's parse tree as JSON; `path` names it in an error. An integer keeps the
+/// range the file types read (`i64` and `u64`: a seed may be any `u64`).
+fn toml_to_json(value: &toml::de::DeValue<'_>, path: &str) -> Result<serde_json::Value, ScenarioError> {
     use serde_json::Value as Json;
+    use toml::de::DeValue;
     Ok(match value {
-        toml::Value::String(s) => Json::String(s),
-        toml::Value::Integer(i) => Json::from(i),
-        toml::Value::Float(f) => serde_json::Number::from_f64(f)
-            .map(Json::Number)
-            .ok_or_else(|| ScenarioError::new(path, format!("{f} is not a finite number")))?,
-        toml::Value::Boolean(b) => Json::Bool(b),
-        toml::Value::Datetime(d) => Json::String(d.to_string()),
-        toml::Value::Array(items) => Json::Array(
+        DeValue::String(s) => Json::String(s.to_string()),
+        DeValue::Integer(i) => match (i64::from_str_radix(i.as_str(), i.radix()), u64::from_str_radix(i.as_str(), i.radix())) {
+            (Ok(v), _) => Json::from(v),
+            (_, Ok(v)) => Json::from(v),
+            _ => {
+                let range = format!("from {} to {}", i64::MIN, u64::MAX);
+                return Err(ScenarioError::new(path, format!("must be a whole number {range} (found {i})")));
+            }
+        },
+        DeValue::Float(f) => {
+            // A float too large for an f64 parses as infinite.
+            let v: f64 = f.as_str().parse().unwrap_or(f64::NAN);
+            serde_json::Number::from_f64(v)
+                .map(Json::Number)
+                .ok_or_else(|| ScenarioError::new(path, format!("must be a finite number (found {v})")))?
+        }
+        DeValue::Boolean(b) => Json::Bool(*b),
+        DeValue::Datetime(d) => Json::String(d.to_string()),
+        DeValue::Array(items) => Json::Array(
             items
-                .into_iter()
+                .iter()
                 .enumerate()
-                .map(|(i, item)| toml_to_json(item, &join(path, &format!("[{i}]"))))
+                .map(|(i, item)| toml_to_json(item.get_ref(), &join(path, &format!("[{i}]"))))
                 .collect::<Result<_, _>>()?,
         ),
-        toml::Value::Table(table) => Json::Object(
+        DeValue::Table(table) => Json::Object(
             table
-                .into_iter()
+                .iter()
                 .map(|(key, item)| {
+                    let key: &str = key.get_ref();
                     // A key that is not bare is quoted, as TOML writes it: `vary.grid."d3.alpha"`.
                     let bare = key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-                    let segment = if bare { key.clone() } else { format!("{key:?}") };
-                    let value = toml_to_json(item, &join(path, &segment))?;
-                    Ok((key, value))
+                    let segment = if bare { key.to_owned() } else { format!("{key:?}") };
+                    let value = toml_to_json(item.get_ref(), &join(path, &segment))?;
+                    Ok((key.to_owned(), value))
                 })
                 .collect::<Result<_, _>>()?,
         ),
@@ -279,14 +320,15 @@ fn key_error(path: String, message: &str, position: &str) -> ScenarioError {
     ScenarioError::new(path, format!("{message}{position}"))
 }
 
-/// A serde_json error: a data error at `path`, or a syntax error at its line and column.
-fn json_error(path: String, e: &serde_json::Error) -> ScenarioError {
+/// A serde_json error: a data error at `path` (at `position` in the file, or `""`), or a syntax
+/// error at its line and column.
+fn json_error(path: String, e: &serde_json::Error, position: &str) -> ScenarioError {
     // serde_json appends its position to every message; keep the sentence alone.
     let full = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
     let message = full.strip_suffix(&suffix).unwrap_or(&full);
     match e.classify() {
-        serde_json::error::Category::Data => key_error(path, message, ""),
+        serde_json::error::Category::Data => key_error(path, message, position),
         _ => ScenarioError::new(
             "",
             format!(

@@ -1294,7 +1294,29 @@ mod reading {
             );
         }
         let e = document("[a]\nb = [1.0, nan]\n", Format::Toml).unwrap_err();
-        assert_eq!(e.to_string(), "`a.b[1]`: NaN is not a finite number");
+        assert_eq!(e.to_string(), "`a.b[1]`: must be a finite number (found NaN)");
+    }
+
+    #[test]
+    fn both_formats_read_the_same_tree_with_the_same_integers_and_a_toml_error_says_where() {
+        // Integers as the file types read them: any u64 (a seed past i64), hex too; past u64 an
+        // error naming the key, in either format.
+        let toml = |seed: &str| parse_toml(&format!("seed = {seed}\n{}{}", star!(), burst!()), None, &PORTS);
+        let json = |seed: &str| parse_json(&format!("{{\"seed\": {seed}, \"topology\": {{\"kind\": \"star\", \"hosts\": 4}}, \
+             \"workload\": [{{\"kind\": \"flow-burst\"}}]}}"), None, &PORTS);
+        assert_eq!(toml("18446744073709551615").unwrap().seed, u64::MAX);
+        assert_eq!(json("18446744073709551615").unwrap().seed, u64::MAX);
+        assert_eq!(toml("0xff").unwrap().seed, 255);
+        assert_eq!(toml("99999999999999999999").unwrap_err().path, "seed");
+        assert_eq!(json("99999999999999999999").unwrap_err().path, "seed");
+        let (in_toml, in_json) = (toml("-1").unwrap_err(), json("-1").unwrap_err());
+        assert_eq!((in_toml.path.as_str(), in_json.path.as_str()), ("seed", "seed"));
+        assert_eq!(in_toml.message, format!("{} (line 1, column 8)", in_json.message));
+        // The position is that of the value the error is about, in a nested table too.
+        let line = "size = { dist = \"uniform\", min = \"1KB\", max = 5 }\n";
+        let e = parse_toml(&format!("{}{}{line}", star!(), burst!()), None, &PORTS).unwrap_err();
+        assert_eq!(e.path, "workload[0].size.max");
+        assert!(e.message.ends_with(&format!("(line 6, column {})", line.find('5').unwrap() + 1)), "{e}");
     }
 
     #[test]
