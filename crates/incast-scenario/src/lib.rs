@@ -91,7 +91,7 @@ pub fn parse_toml(text: &str, base_dir: Option<&Path>, port_names: &dyn PortName
 /// `position` (a path's place in the file, or `""`): the one schema pass of both formats, a TOML
 /// file read as the JSON of its tree ([`document`]). Not one pass per format: toml's and
 /// serde_json's deserializers each instantiated every `Deserialize` of the file types, and the
-/// two made this crate 50 CPU-seconds of the release build against 23 for one (2026-11-29,
+/// two made this crate 49 CPU-seconds of the release build against 27 for one (2026-11-29,
 /// `cargo build --release -p incast-scenario`), and the whole-program link longer. Not from a
 /// `serde_json::Value` either: a list of 200,000 flows took 3 times as long and 2.4 times the
 /// memory that way. serde_json reads floats exactly (its `float_roundtrip` feature), so the JSON
