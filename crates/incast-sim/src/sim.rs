@@ -2318,7 +2318,9 @@ kind = "poisson"
         assert_eq!(counts(&stepped), counts(&one), "steps of 977");
         // Steps of one event each (a step ends after a whole round, and each spawns the crew's
         // threads), on the first flows: 2 ms of arrivals took 5 s of a debug build this way.
-        let first = parsed(&fat_tree_poisson().replace("stop = \"2ms\"", "stop = \"300us\""));
+        let text = fat_tree_poisson().replace("stop = \"2ms\"", "stop = \"300us\"");
+        assert_ne!(text, fat_tree_poisson(), "the arrivals cut short");
+        let first = parsed(&text);
         let one = run_on_threads(&first, 1, u64::MAX);
         assert!(one.summary.packets_dropped > 0 && one.summary.flows_completed > 20, "{:?}", one.summary);
         let stepped = run_on_threads(&first, 2, 1);
