@@ -2120,9 +2120,17 @@ kind = "poisson"
     /// Poisson DCTCP flows on a k = 4 fat tree (20 parts, 1 us apart) that drop packets, time
     /// out and end at the same picoseconds, with the queues sampled.
     fn fat_tree_poisson() -> String {
+        fat_tree_poisson_until("2ms", QUEUE_SAMPLES)
+    }
+
+    /// The queue sampling of `fat_tree_poisson`.
+    const QUEUE_SAMPLES: &str = "queue_sample_interval = \"50us\"\nqueue_sample_hosts = [0, 5, 12]\n";
+
+    /// `fat_tree_poisson` with arrivals until `stop` and `output` as its `[output]` keys.
+    fn fat_tree_poisson_until(stop: &str, output: &str) -> String {
         format!(
-            "{FAT_TREE_K4}load = 0.7\nsize = {{ dist = \"uniform\", min = \"1KB\", max = \"60KB\" }}\nstop = \"2ms\"\n\
-             [output]\nqueue_sample_interval = \"50us\"\nqueue_sample_hosts = [0, 5, 12]\n"
+            "{FAT_TREE_K4}load = 0.7\nsize = {{ dist = \"uniform\", min = \"1KB\", max = \"60KB\" }}\nstop = \"{stop}\"\n\
+             [output]\n{output}"
         )
     }
 
@@ -2318,9 +2326,7 @@ kind = "poisson"
         assert_eq!(counts(&stepped), counts(&one), "steps of 977");
         // Steps of one event each (a step ends after a whole round, and each spawns the crew's
         // threads), on the first flows: 2 ms of arrivals took 5 s of a debug build this way.
-        let text = fat_tree_poisson().replace("stop = \"2ms\"", "stop = \"300us\"");
-        assert_ne!(text, fat_tree_poisson(), "the arrivals cut short");
-        let first = parsed(&text);
+        let first = parsed(&fat_tree_poisson_until("300us", QUEUE_SAMPLES));
         let one = run_on_threads(&first, 1, u64::MAX);
         assert!(one.summary.packets_dropped > 0 && one.summary.flows_completed > 20, "{:?}", one.summary);
         let stepped = run_on_threads(&first, 2, 1);
@@ -2368,8 +2374,7 @@ kind = "poisson"
     fn traces_are_the_same_on_any_number_of_threads() {
         // A flow's rows are recorded in its sender's part; the engines' rows joined and ordered
         // by time and flow. Workload 0's flows all, and two picked by the API.
-        let unsampled = fat_tree_poisson().replace("queue_sample_interval = \"50us\"\nqueue_sample_hosts = [0, 5, 12]\n", "");
-        let scenario = parsed(&format!("{unsampled}trace_workloads = [0]\n"));
+        let scenario = parsed(&fat_tree_poisson_until("2ms", "trace_workloads = [0]\n"));
         assert!(scenario.output.queue_samples.is_none());
         let run = |scenario: &Scenario, threads: u32| -> Result<RunResults, ResourceError> {
             let mut sim = Simulation::on_threads(scenario, threads, None).expect("builds");
@@ -2398,8 +2403,9 @@ kind = "poisson"
     fn offer_logs_are_the_same_on_any_number_of_threads_and_cut_where_one_would() {
         // Each port's offers are logged in its part; the engines' rows joined and ordered by
         // time, then port.
-        let unsampled = fat_tree_poisson().replace("queue_sample_interval = \"50us\"\nqueue_sample_hosts = [0, 5, 12]\n", "");
-        let logged = |max_rows: u64| parsed(&format!("{unsampled}offer_log_ports = [\"*\"]\noffer_log_max_rows = {max_rows}\n"));
+        let logged = |max_rows: u64| {
+            parsed(&fat_tree_poisson_until("2ms", &format!("offer_log_ports = [\"*\"]\noffer_log_max_rows = {max_rows}\n")))
+        };
         let log_of = |r: &RunResults| r.offer_log.clone().expect("an offer log");
         let all = run_on_threads(&logged(10_000_000), 1, u64::MAX);
         let full = log_of(&all);
@@ -2466,8 +2472,7 @@ kind = "poisson"
     fn captures_are_the_same_on_any_number_of_threads_and_cut_where_one_would() {
         // Each port's packets are captured in the part of its far end; the engines' records
         // joined and ordered by time, then port.
-        let unsampled = fat_tree_poisson().replace("queue_sample_interval = \"50us\"\nqueue_sample_hosts = [0, 5, 12]\n", "");
-        let captured = |max: u64| parsed(&format!("{unsampled}capture_ports = [\"*\"]\ncapture_max_packets = {max}\n"));
+        let captured = |max: u64| parsed(&fat_tree_poisson_until("2ms", &format!("capture_ports = [\"*\"]\ncapture_max_packets = {max}\n")));
         let capture_of = |r: &RunResults| r.capture.clone().expect("a capture");
         let all = run_on_threads(&captured(10_000_000), 1, u64::MAX);
         let full = capture_of(&all);
