@@ -355,9 +355,7 @@ fn next_round(all: &mut [&mut Simulation], start: u64, budget: u64, stop: Instan
             let flows_lent = lend_flow_ends(all, next);
             all[0].run_coordinator(next);
             swap_ports(all, &lent); // back to their engines
-            if flows_lent {
-                swap_flow_ends(all, next);
-            }
+            swap_flow_ends(all, &flows_lent);
             continue;
         }
         let after = |t: Instant| t + Duration::from_ps(1);
@@ -384,26 +382,25 @@ fn lend_sampled_ports(all: &mut [&mut Simulation]) -> Vec<(PortId, usize)> {
 
 /// Lends the first engine the ends it does not hold of the flows the sample at `now` reads, if
 /// it reads flows (their throughput: `Sampling::reads_flows_next`, `samples_throughput_of`);
-/// returns whether it did, for `swap_flow_ends` to give them back. Only those flows: the table
+/// returns those flows, for `swap_flow_ends` to give them back. Only those flows: the table
 /// keeps every flow while throughput is sampled, and lending all of them at every sample made a
 /// long run on 2 threads take twice as long as on one (a k = 4 fat tree, 970 flows, 3 s of
 /// samples every 100 us: 1.1-1.6 s against 0.5-0.7; 0.6-0.9 s now).
-fn lend_flow_ends(all: &mut [&mut Simulation], now: Instant) -> bool {
+fn lend_flow_ends(all: &mut [&mut Simulation], now: Instant) -> Vec<FlowId> {
     let reads = all.len() > 1 && all[0].obs.sampling.as_ref().is_some_and(crate::observe::Sampling::reads_flows_next);
-    if reads {
-        swap_flow_ends(all, now);
+    if !reads {
+        return Vec::new();
     }
-    reads
-}
-
-/// Swaps the ends of the flows a throughput sample at `now` reads between the first engine and
-/// the engines that hold them, for the ends the first engine does not hold. The flows are
-/// chosen from the first engine's table, whose starts and ends every engine shares at the
-/// barrier, so that lending and giving back swap the same ends.
-fn swap_flow_ends(all: &mut [&mut Simulation], now: Instant) {
     let ids: Vec<FlowId> =
         all[0].flows.iter().filter(|(_, f)| crate::observe::samples_throughput_of(f, now)).map(|(id, _)| id).collect();
-    for id in ids {
+    swap_flow_ends(all, &ids);
+    ids
+}
+
+/// Swaps the ends of flows `ids` between the first engine and the engines that hold them, for
+/// the ends the first engine does not hold.
+fn swap_flow_ends(all: &mut [&mut Simulation], ids: &[FlowId]) {
+    for &id in ids {
         let plan = all[0].flows[id].plan;
         let rounds = all[0].rounds_ref();
         let (home, away) = rounds.engines_of_ends(plan.src, plan.dst);
