@@ -94,6 +94,17 @@ def stage_file(directory: Path, name: str) -> Path:
 
 
 def _umask() -> int:
+    """The process's umask, read where Linux shows it (/proc/self/status, Linux 4.7 and later):
+    `os.umask` can only read the mask by setting another, and for that moment every file another
+    thread creates (a sweep writes points from several) would get the other mask. Elsewhere, and
+    on older kernels, it is set and put back."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
