@@ -25,6 +25,7 @@ Protocol: one JSON object a line on stdin ({"argv", "cwd", "env", "timeout", and
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
@@ -140,6 +141,7 @@ def serve() -> None:
     """The server's loop: a request a line in, a result a line out, until stdin closes."""
     for name in PRELOAD:
         __import__(name)
+    gc.freeze()
     # The commands see the path a fresh interpreter would: not this directory, put there only to
     # start the server.
     sys.path.remove(str(Path(__file__).parent))
