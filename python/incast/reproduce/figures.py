@@ -215,6 +215,10 @@ def draw(plot: Plot) -> "Figure":
         axes[j // columns][j % columns].set_visible(False)
     fig.suptitle(plot.title + (f"\n({plot.note})" if plot.note else ""), fontsize=11)
     fig.tight_layout()
+    # `tight_layout` leaves a placeholder engine that does nothing at draw time but makes every
+    # `savefig` lay the whole figure out once more in a dry run before drawing it: without an
+    # engine the PNG is the same, byte for byte, and a figure costs one layout pass fewer.
+    fig.set_layout_engine(None)
     return fig
 
 
