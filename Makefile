@@ -3,6 +3,7 @@
 #   make demo    set up .venv, build the engine (release), run the D3 flow-burst demo into demo-out/
 #   make test    set up the same way, then the static checks (make lint), cargo tests and pytest
 #                (the Rust checks in the background, beside the build and pytest)
+#   make check-rust  clippy and the cargo tests in one build (what `make test` runs for Rust)
 #   make lint    clippy with warnings as errors, ruff and mypy --strict (configured in pyproject.toml),
 #                and the layering check: no import circles between modules (tools/check_layers.py)
 #   make bench   the speed and memory benchmarks of benches/
@@ -40,6 +41,7 @@ help:
 	@echo "make demo   build (release) and run the D3 flow-burst demo into demo-out/"
 	@echo "make test   static checks + cargo test + pytest"
 	@echo "make lint   cargo clippy -D warnings, ruff check, mypy --strict, no import circles"
+	@echo "make check-rust  clippy and the cargo tests in one build (make test's Rust half)"
 	@echo "make bench  speed and memory benchmarks"
 	@echo "make bench-trace  memory of streamed traces, CSV and Parquet (10^5 and 10^6 flows)"
 	@echo "make bench-large  the Parsimon study's 20 ms and 200 ms windows on 1 and 2 threads, extrapolated to its 5 s"
