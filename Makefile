@@ -142,7 +142,9 @@ lint-rust:
 # incast-py's (a test harness with no tests) and the benches' included, so the crates are parsed
 # and type-checked once, not once for clippy and again for the tests: 55 + 118 + 59 -> 140 + 52
 # CPU-seconds for clippy, the test build and the run from scratch (docs/notes/test-time.md). The
-# run sets the same wrapper, so it finds the build fresh.
+# run sets the same wrapper, so it finds the build fresh. Built in target/rust-checks (unless
+# CARGO_TARGET_DIR says otherwise), so that a plain `cargo test`, whose builds have no wrapper,
+# keeps its own.
 check-rust:
 	@driver=$$(command -v clippy-driver || true); \
 	if [ -z "$$driver" ]; then echo "clippy-driver is not on PATH: 'rustup component add clippy' installs it"; exit 1; fi; \
@@ -154,6 +156,7 @@ check-rust:
 		export CLIPPY_ARGS=""; \
 	fi; \
 	export RUSTC_WORKSPACE_WRAPPER="$$driver"; \
+	export CARGO_TARGET_DIR="$${CARGO_TARGET_DIR:-$(abspath target/rust-checks)}"; \
 	time cargo test --workspace --all-targets --no-run; \
 	time cargo test --workspace
 
