@@ -336,9 +336,9 @@ MISSING = "missing"
 
 # Points that verified in this process, or that it wrote, by summary path, with the identity of
 # each of their files when they did (inode, size, modification time): a file rewritten since has
-# another, and is read again. Reproductions ask for the same cached sweep many times in one process (D3's
-# flow bursts: 2,400 points, each verified twice per call), and reading every footer each time
-# cost as much as the statistics drawn from the flows.
+# another, and is read again. Reproductions ask for the same cached sweep many times in one
+# process (D3's flow bursts: 2,400 points, each verified twice per call), and reading every
+# footer each time cost as much as the statistics drawn from the flows.
 _VERIFIED: Dict[str, Tuple[Tuple[str, int, int, int], ...]] = {}
 
 
