@@ -91,9 +91,9 @@ demo: setup
 # extension's release link is one process; most Rust test binaries run one test at a time):
 # in the background, the Rust checks (`check-rust`: clippy and the cargo tests, one build) in a
 # target directory of their own (target/rust-checks, so they never wait for the release build's
-# lock), their output kept in target/test-rust.log; in the foreground, the extension's build, the Python checks
-# and pytest. The Rust stream's results are printed when both are done (its whole log if it
-# failed), and `make test` fails if either did.
+# lock), their output kept in target/test-rust.log; in the foreground, the extension's build,
+# the Python checks and pytest. The Rust stream's results are printed when both are done (its
+# whole log if it failed), and `make test` fails if either did.
 RUST_CHECKS_LOG := target/test-rust.log
 
 test:
