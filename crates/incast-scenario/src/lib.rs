@@ -220,20 +220,17 @@ fn toml_to_json(value: &toml::de::DeValue<'_>, path: &str) -> Result<serde_json:
     use toml::de::DeValue;
     Ok(match value {
         DeValue::String(s) => Json::String(s.to_string()),
-        DeValue::Integer(i) => match (i64::from_str_radix(i.as_str(), i.radix()), u64::from_str_radix(i.as_str(), i.radix())) {
-            (Ok(v), _) => Json::from(v),
-            (_, Ok(v)) => Json::from(v),
-            _ => {
+        DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
+            .map(Json::from)
+            .or_else(|_| u64::from_str_radix(i.as_str(), i.radix()).map(Json::from))
+            .map_err(|_| {
                 let range = format!("from {} to {}", i64::MIN, u64::MAX);
-                return Err(ScenarioError::new(path, format!("must be a whole number {range} (found {i})")));
-            }
-        },
+                ScenarioError::new(path, format!("must be a whole number {range} (found {i})"))
+            })?,
         DeValue::Float(f) => {
             // A float too large for an f64 parses as infinite.
-            let v: f64 = f.as_str().parse().unwrap_or(f64::NAN);
-            serde_json::Number::from_f64(v)
-                .map(Json::Number)
-                .ok_or_else(|| ScenarioError::new(path, format!("must be a finite number (found {v})")))?
+            let v = check::finite(path, f.as_str().parse().unwrap_or(f64::NAN))?;
+            Json::Number(serde_json::Number::from_f64(v).expect("a finite number is a JSON number"))
         }
         DeValue::Boolean(b) => Json::Bool(*b),
         DeValue::Datetime(d) => Json::String(d.to_string()),
