@@ -120,6 +120,11 @@ test:
 # run `make lint`, fix what clippy finds, and commit both.
 CLIPPY_TOOLCHAIN := 1.95
 
+# For the recipes that run clippy: a shell test of whether rustc is that release, and what they
+# say when it is not.
+CLIPPY_ENFORCED := rustc --version | grep -q "^rustc $(CLIPPY_TOOLCHAIN)\."
+CLIPPY_NOT_ENFORCED := echo "rustc is not $(CLIPPY_TOOLCHAIN).x: clippy's findings are shown, not enforced (Makefile, CLIPPY_TOOLCHAIN)"
+
 # Static checks. clippy covers every crate, incast-py included (it only type-checks, so PyO3's
 # extension module needs no linking); ruff and mypy come with the dev extra and read their
 # settings from pyproject.toml (mypy: the stubs of pyarrow and tqdm). Last, tools/check_layers.py
@@ -128,11 +133,11 @@ CLIPPY_TOOLCHAIN := 1.95
 lint: lint-rust lint-python
 
 lint-rust:
-	@if rustc --version | grep -q "^rustc $(CLIPPY_TOOLCHAIN)\."; then \
+	@if $(CLIPPY_ENFORCED); then \
 		echo "cargo clippy --workspace --all-targets -- -D warnings"; \
 		cargo clippy --workspace --all-targets -- -D warnings; \
 	else \
-		echo "rustc is not $(CLIPPY_TOOLCHAIN).x: clippy's findings are shown, not enforced (Makefile, CLIPPY_TOOLCHAIN)"; \
+		$(CLIPPY_NOT_ENFORCED); \
 		cargo clippy --workspace --all-targets; \
 	fi
 
@@ -148,11 +153,11 @@ lint-rust:
 check-rust:
 	@driver=$$(command -v clippy-driver || true); \
 	if [ -z "$$driver" ]; then echo "clippy-driver is not on PATH: 'rustup component add clippy' installs it"; exit 1; fi; \
-	if rustc --version | grep -q "^rustc $(CLIPPY_TOOLCHAIN)\."; then \
+	if $(CLIPPY_ENFORCED); then \
 		echo "clippy (warnings as errors) as the compiler wrapper of cargo test --workspace --all-targets"; \
 		export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"; \
 	else \
-		echo "rustc is not $(CLIPPY_TOOLCHAIN).x: clippy's findings are shown, not enforced (Makefile, CLIPPY_TOOLCHAIN)"; \
+		$(CLIPPY_NOT_ENFORCED); \
 		export CLIPPY_ARGS=""; \
 	fi; \
 	export RUSTC_WORKSPACE_WRAPPER="$$driver"; \
