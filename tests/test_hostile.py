@@ -621,6 +621,7 @@ PROTOCOL_SECTIONS = [
 
 D3 = {"protocol": '"d3"'}
 PFABRIC = {"protocol": '"pfabric"'}
+HOMA = {"protocol": '"homa"'}
 
 # Issue 39, "never hang or mislead": settings the docs allowed made runs that never end and never
 # said why. Timers faster than a packet and capacities that grant nothing are refused with the
@@ -666,6 +667,18 @@ WATCHDOG = [
         toml(run={"threads": "2"}, workloads=(burst(rounds="3"),)),
         "run.threads",
         "one part",
+    ),
+    # Without ACKs a Homa receiver tells its sender of delivery with no packet, which cannot
+    # cross between parts: refused naming `homa.ack`; with them, the run goes on threads.
+    error(
+        "threads-homa-without-acks",
+        toml(topology=TWO_TIER, run={"threads": "2"}, transport=HOMA, switch={"priority_classes": "8"}),
+        "homa.ack",
+        needle="Homa flows without ACKs",
+    ),
+    ok(
+        "threads-homa-with-acks",
+        toml(topology=TWO_TIER, run={"threads": "2"}, transport=HOMA, switch={"priority_classes": "8"}, homa={"ack": "true"}),
     ),
     # 1.25 units: one flow alone could be granted one, three share less than one each, so every
     # grant truncates to the base grant and no flow ever sends a byte (the default horizon was

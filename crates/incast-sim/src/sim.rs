@@ -147,7 +147,8 @@ impl Cut {
 ///
 /// - persistent connections (an OLDI workload's `connections`): one connection object that
 ///   both ends read, each in its own part;
-/// - a transport whose ends share state without a packet (`Plugin::UNSPLIT`: Homa);
+/// - a transport whose ends share state without a packet (`Plugin::unsplit`: Homa without
+///   ACKs);
 /// - more parts than an event's sequence number can tell apart (`MAX_PARTS`);
 /// - a closed-loop flow-burst workload whose `round_gap` is below the lookahead: its next round
 ///   starts `round_gap` after the round's last response ends, in every part; drawn at the
@@ -162,7 +163,7 @@ pub(crate) fn refused_in_parts(scenario: &Scenario, partition: &crate::Partition
             return cannot(format!("workload[{i}].connections"), "persistent connections");
         }
     }
-    if let Some((key, why)) = scenario.protocols_in_use().into_iter().find_map(crate::transport::unsplit) {
+    if let Some((key, why)) = scenario.protocols_in_use().into_iter().find_map(|p| crate::transport::unsplit(p, scenario)) {
         return cannot(key.to_owned(), why);
     }
     if partition.parts > MAX_PARTS {
@@ -2259,7 +2260,8 @@ kind = "poisson"
         assert!(e.ends_with("it is 1.000us"), "{e}");
         let homa = fat_tree_poisson().replace("protocol = \"dctcp\"", "protocol = \"homa\"").replace("ecn_threshold = 10", "priority_classes = 8");
         let e = Simulation::in_parts(&parsed(&homa)).err().expect("refused");
-        assert!(e.starts_with("`transport.protocol`: a run cut into parts cannot have Homa flows"), "{e}");
+        assert!(e.starts_with("`homa.ack`: a run cut into parts cannot have Homa flows without ACKs"), "{e}");
+        Simulation::in_parts(&parsed(&format!("{homa}[homa]\nack = true\n"))).map(drop).expect("Homa with ACKs is cut");
     }
 
     /// The fat tree's scenario `text` with `protocol`'s flows, to 4 ms (PDQ's last flows
@@ -2267,10 +2269,11 @@ kind = "poisson"
     fn fat_tree_of(protocol: &str, text: &str) -> Scenario {
         let text = text.replace("protocol = \"dctcp\"", &format!("protocol = \"{protocol}\""));
         let text = format!("{text}[run]\nduration = \"4ms\"\n");
-        let text = if protocol == "pfabric" || protocol == "ndp" {
-            text.replace("ecn_threshold = 10", "ecn_threshold = 10\npriority_classes = 8")
-        } else {
-            text
+        let text = match protocol {
+            "pfabric" | "ndp" => text.replace("ecn_threshold = 10", "ecn_threshold = 10\npriority_classes = 8"),
+            // Homa without ACKs cannot be cut (`Plugin::unsplit`).
+            "homa" => format!("{}[homa]\nack = true\n", text.replace("ecn_threshold = 10", "priority_classes = 8")),
+            _ => text,
         };
         crate::scenario::parse_toml(&text, None).unwrap_or_else(|e| panic!("{protocol}: {e}"))
     }
@@ -2336,7 +2339,7 @@ kind = "poisson"
 
     #[test]
     fn every_transport_that_can_be_cut_runs_the_same_on_any_number_of_threads() {
-        for protocol in ["d3", "pdq", "pfabric", "ndp"] {
+        for protocol in ["d3", "pdq", "pfabric", "ndp", "homa"] {
             let scenario = fat_tree_of(protocol, &fat_tree_poisson());
             let one = run_on_threads(&scenario, 1, u64::MAX);
             assert!(one.summary.flows_completed > 100, "{protocol}: {:?}", one.summary);

@@ -52,11 +52,13 @@ pub(crate) trait Plugin {
     /// progress watchdog (`[run] stall_after`, `crate::watchdog`) names when they deliver
     /// nothing for the span, or their timers fire faster than packets can move.
     const STALL_KEYS: &'static [&'static str];
-    /// Why a run cut into parts (`crate::rounds`) cannot have the transport's flows yet, with the
-    /// key to name: its ends, or the hosts they run on, share state that no packet carries, which
-    /// would cross between parts within a round. `None` (the default): its ends meet only through
-    /// packets.
-    const UNSPLIT: Option<(&'static str, &'static str)> = None;
+    /// Why a run of `scenario` cut into parts (`crate::rounds`) cannot have the transport's flows
+    /// yet, with the key to name: its ends, or the hosts they run on, share state that no packet
+    /// carries, which would cross between parts within a round. `None` (the default): its ends
+    /// meet only through packets.
+    fn unsplit(_scenario: &Scenario) -> Option<(&'static str, &'static str)> {
+        None
+    }
 
     /// Its settings for a run of `scenario` over `net`.
     fn setup(scenario: &Scenario, net: &NetFacts) -> Self::Setup;

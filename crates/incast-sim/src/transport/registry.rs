@@ -442,11 +442,11 @@ macro_rules! engine_registry {
             }
         }
 
-        /// Why a run cut into parts cannot have `protocol`'s flows yet, and the key to name
-        /// (its transport's `Plugin::UNSPLIT`).
-        pub(crate) fn unsplit(protocol: Protocol) -> Option<(&'static str, &'static str)> {
+        /// Why a run of `scenario` cut into parts cannot have `protocol`'s flows yet, and the key
+        /// to name (its transport's `Plugin::unsplit`).
+        pub(crate) fn unsplit(protocol: Protocol, scenario: &Scenario) -> Option<(&'static str, &'static str)> {
             match protocol {
-                $($(Protocol::$variant)|+ => <super::$module::Plugin as Plugin>::UNSPLIT,)+
+                $($(Protocol::$variant)|+ => <super::$module::Plugin as Plugin>::unsplit(scenario),)+
             }
         }
 

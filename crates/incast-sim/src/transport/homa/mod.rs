@@ -130,8 +130,16 @@ impl super::Plugin for Plugin {
     /// ask again, or its messages' packets do not fit the switches' buffers.
     const STALL_KEYS: &'static [&'static str] = &["homa.resend_timeout", "switch.buffer"];
     /// Without ACKs (`[homa] ack = false`, the default) a receiver tells its sender of delivery
-    /// at once through a shared flag (docs/homa.md); with them, not yet tried in parts.
-    const UNSPLIT: Option<(&'static str, &'static str)> = Some(("transport.protocol", "Homa flows"));
+    /// at once through a shared flag (docs/homa.md), which would cross between parts within a
+    /// round. With them the two ends meet only through packets, and what a host's messages share
+    /// (its receiver, its NIC's queue, the wakes of its receiver's messages) stays in the host's
+    /// part.
+    fn unsplit(scenario: &Scenario) -> Option<(&'static str, &'static str)> {
+        (!scenario.sections.homa.ack).then_some((
+            "homa.ack",
+            "Homa flows without ACKs (a receiver tells its sender of delivery at once, with no packet between them; `ack = true` sends one)",
+        ))
+    }
 
     fn setup(scenario: &Scenario, net: &NetFacts) -> Setup {
         let spec = &scenario.sections.homa;
