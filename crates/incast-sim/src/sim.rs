@@ -164,7 +164,7 @@ pub(crate) fn refused_in_parts(scenario: &Scenario, partition: &crate::Partition
         }
     }
     if let Some((key, why)) = scenario.protocols_in_use().into_iter().find_map(|p| crate::transport::unsplit(p, scenario)) {
-        return cannot(key.to_owned(), why);
+        return Some((key.to_owned(), format!("a run cut into parts cannot have {why}")));
     }
     if partition.parts > MAX_PARTS {
         let why = format!("a network of {} parts (switches) cannot be cut into parts; at most {MAX_PARTS}", partition.parts);

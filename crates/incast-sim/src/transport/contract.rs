@@ -54,8 +54,9 @@ pub(crate) trait Plugin {
     const STALL_KEYS: &'static [&'static str];
     /// Why a run of `scenario` cut into parts (`crate::rounds`) cannot have the transport's flows
     /// yet, with the key to name: its ends, or the hosts they run on, share state that no packet
-    /// carries, which would cross between parts within a round. `None` (the default): its ends
-    /// meet only through packets.
+    /// carries, which would cross between parts within a round. The message reads "a run cut
+    /// into parts cannot have" and the text. `None` (the default): its ends meet only through
+    /// packets.
     fn unsplit(_scenario: &Scenario) -> Option<(&'static str, &'static str)> {
         None
     }

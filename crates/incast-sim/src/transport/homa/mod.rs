@@ -137,7 +137,7 @@ impl super::Plugin for Plugin {
     fn unsplit(scenario: &Scenario) -> Option<(&'static str, &'static str)> {
         (!scenario.sections.homa.ack).then_some((
             "homa.ack",
-            "Homa flows without ACKs (a receiver tells its sender of delivery at once, with no packet between them; `ack = true` sends one)",
+            "Homa flows without ACKs yet: a receiver tells its sender of delivery at once, with no packet between them (`ack = true` sends one)",
         ))
     }
 
