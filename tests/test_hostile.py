@@ -668,6 +668,13 @@ WATCHDOG = [
         "run.threads",
         "one part",
     ),
+    # Links without delay join switches into one part: the run is the one loop, and says so.
+    warn(
+        "threads-fat-tree-without-delays",
+        toml(topology={"kind": '"fat-tree"', "hosts": None, "k": "4", "link_delay": '"0s"'}, run={"threads": "2"}),
+        "run.threads",
+        "links without delay join this network's 20 switches into one part",
+    ),
     # Without ACKs a Homa receiver tells its sender of delivery with no packet, which cannot
     # cross between parts: refused naming `homa.ack`; with them, the run goes on threads.
     error(
@@ -678,7 +685,13 @@ WATCHDOG = [
     ),
     ok(
         "threads-homa-with-acks",
-        toml(topology=TWO_TIER, run={"threads": "2"}, transport=HOMA, switch={"priority_classes": "8"}, homa={"ack": "true"}),
+        toml(
+            topology=TWO_TIER,
+            run={"threads": "2"},
+            transport=HOMA,
+            switch={"priority_classes": "8"},
+            homa={"ack": "true"},
+        ),
     ),
     # 1.25 units: one flow alone could be granted one, three share less than one each, so every
     # grant truncates to the base grant and no flow ever sends a byte (the default horizon was

@@ -149,7 +149,12 @@ fn build(
         if let Some(threads) = threads {
             sc.run.threads = Some(threads);
         }
-        Ok((Simulation::new(&sc)?, warning_pairs(&sc.warnings)))
+        let sim = Simulation::new(&sc)?;
+        let mut warnings = warning_pairs(&sc.warnings);
+        if sc.run.threads.is_some() {
+            warnings.extend(incast_sim::threads_warning(&sc, &sim.partition()).map(|w| (w.path, w.message)));
+        }
+        Ok((sim, warnings))
     })
     .map_err(|e: incast_sim::Error| engine_error(py, &e))
 }
@@ -284,11 +289,14 @@ fn check<'py>(py: Python<'py>, text: String, format: &str, base_dir: Option<Path
             let s = parse(&text, base_dir.as_deref())?;
             // What a run on `[run] threads` refuses, check refuses too; a topology too large to
             // build is left to the run, which reports the `ResourceError` it is.
-            if let Err(incast_sim::Error::Scenario(e)) = incast_sim::check_parts(&s) {
-                return Err(e);
+            let mut warnings = warning_pairs(&s.warnings);
+            match incast_sim::check_parts(&s) {
+                Err(incast_sim::Error::Scenario(e)) => return Err(e),
+                Ok(Some(partition)) => warnings.extend(incast_sim::threads_warning(&s, &partition).map(|w| (w.path, w.message))),
+                Ok(None) | Err(_) => {}
             }
             let mut sections = scenario::effective_sections(&s);
-            sections.insert("warnings".into(), serde_json::json!(warning_pairs(&s.warnings)));
+            sections.insert("warnings".into(), serde_json::json!(warnings));
             Ok(sections)
         })
         .map_err(|e| scenario_error(py, &e))?;

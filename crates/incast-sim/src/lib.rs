@@ -56,5 +56,5 @@ mod workload;
 
 pub use error::{Error, ResourceError};
 pub use partition::Partition;
-pub use sim::{check_parts, run, Progress, Simulation};
+pub use sim::{check_parts, run, threads_warning, Progress, Simulation};
 pub use transport::{port_sample_columns, trace_columns};

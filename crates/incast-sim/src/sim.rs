@@ -186,16 +186,35 @@ pub(crate) fn refused_in_parts(scenario: &Scenario, partition: &crate::Partition
 /// Refuses, as a run on `scenario.run.threads` would, what its parts cannot have
 /// (`refused_in_parts`); nothing without `threads`. Builds the topology, not the network:
 /// `incast check` (`incast._core.check`) calls it after parsing, so that it refuses what the
-/// run would.
-pub fn check_parts(scenario: &Scenario) -> Result<(), Error> {
+/// run would. Returns the network's partition when `threads` is set, for `threads_warning`.
+pub fn check_parts(scenario: &Scenario) -> Result<Option<crate::Partition>, Error> {
     if scenario.run.threads.is_none() {
-        return Ok(());
+        return Ok(None);
     }
     let partition = crate::Partition::of(&crate::topology::Topology::build(&scenario.topology)?);
     match refused_in_parts(scenario, &partition) {
         Some((key, why)) => Err(Error::Scenario(crate::scenario::ScenarioError::new(key, why))),
-        None => Ok(()),
+        None => Ok(Some(partition)),
     }
+}
+
+/// `[run] threads` above the parts of `partition`, the network's, where links without delay
+/// joined switches into fewer parts than it has switches (the network is never cut across a
+/// link without delay, so its two ends share a part): the run uses fewer threads than the
+/// file says, which only the built topology shows. The scenario's own warning at `run.threads`
+/// (incast-scenario's `warnings`) counts switches; when it fires, this does not.
+pub fn threads_warning(scenario: &Scenario, partition: &crate::Partition) -> Option<crate::scenario::Warning> {
+    let threads = scenario.run.threads?.count();
+    let switches = incast_scenario::footprint::Shape::of(&scenario.topology).switches;
+    if threads <= partition.parts || u64::from(threads) > switches.max(1) {
+        return None;
+    }
+    let parts = partition.parts;
+    let what = if parts == 1 { "one part, so the run is the one event loop, on one thread".to_owned() } else { format!("{parts} parts, so the run uses at most {parts} threads") };
+    let why = format!(
+        "asks for {threads} threads, but links without delay join this network's {switches} switches into {what} (the network is never cut across a link without delay; docs/scenario.md, \"Threads\")"
+    );
+    Some(crate::scenario::Warning::new("run.threads", why))
 }
 
 /// The engines of a run's other threads, and the post between all (`crew`).
@@ -2250,6 +2269,28 @@ kind = "poisson"
         let Err(Error::Scenario(e)) = check_parts(&oldi("persistent")) else { panic!("persistent connections") };
         assert_eq!((e.path.as_str(), e.message.as_str()), ("workload[0].connections", "a run cut into parts cannot have persistent connections yet"));
         check_parts(&oldi("per-message")).expect("a connection per message");
+    }
+
+    /// Links without delay join switches into one part: `threads_warning` says the run uses
+    /// fewer threads than asked, where the scenario's own warning (which counts switches) does
+    /// not; the run's partition says the same as check's.
+    #[test]
+    fn threads_above_the_parts_that_links_without_delay_leave_are_warned() {
+        let fat_tree = |delay: &str, threads: u32| {
+            parsed(&format!(
+                "[run]\nthreads = {threads}\n[topology]\nkind = \"fat-tree\"\nk = 4\nlink_delay = \"{delay}\"\n[[workload]]\nkind = \"flow-burst\"\nsenders = 3\nsize = \"2KB\"\n"
+            ))
+        };
+        let warned = |s: &Scenario| check_parts(s).expect("nothing refused").and_then(|p| threads_warning(s, &p)).map(|w| (w.path, w.message));
+        let (key, message) = warned(&fat_tree("0s", 2)).expect("one part");
+        assert_eq!(key, "run.threads");
+        assert!(message.starts_with("asks for 2 threads, but links without delay join this network's 20 switches into one part, so the run is the one event loop, on one thread"), "{message}");
+        assert_eq!(warned(&fat_tree("1us", 2)), None, "20 parts");
+        // More threads than switches: the scenario's own warning says so, this one does not.
+        assert_eq!(warned(&fat_tree("0s", 64)), None);
+        assert!(fat_tree("0s", 64).warnings.iter().any(|w| w.path == "run.threads"));
+        let sim = Simulation::new(&fat_tree("0s", 2)).expect("builds");
+        assert_eq!(threads_warning(&fat_tree("0s", 2), &sim.partition()).map(|w| w.message), Some(message));
     }
 
     #[test]
