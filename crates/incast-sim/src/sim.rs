@@ -157,10 +157,10 @@ impl Cut {
 pub(crate) fn refused_in_parts(scenario: &Scenario, partition: &crate::Partition) -> Option<(String, String)> {
     use crate::scenario::{Connections, RoundStarts, WorkloadSpec};
     let lookahead = partition.lookahead.filter(|_| partition.parts > 1)?;
-    let cannot = |key: String, why: &str| Some((key, format!("a run cut into parts cannot have {why} yet")));
     for (i, workload) in scenario.workloads.iter().enumerate() {
         if matches!(workload, WorkloadSpec::Oldi(o) if o.connections == Connections::Persistent) {
-            return cannot(format!("workload[{i}].connections"), "persistent connections");
+            let why = "a run cut into parts cannot have persistent connections (whose messages' ends meet in one connection object, not only through packets) yet; set connections = \"per-message\", or leave [run] threads unset";
+            return Some((format!("workload[{i}].connections"), why.to_owned()));
         }
     }
     if let Some((key, why)) = scenario.protocols_in_use().into_iter().find_map(|p| crate::transport::unsplit(p, scenario)) {
@@ -2267,7 +2267,7 @@ kind = "poisson"
             ))
         };
         let Err(Error::Scenario(e)) = check_parts(&oldi("persistent")) else { panic!("persistent connections") };
-        assert_eq!((e.path.as_str(), e.message.as_str()), ("workload[0].connections", "a run cut into parts cannot have persistent connections yet"));
+        assert_eq!((e.path.as_str(), e.message.as_str()), ("workload[0].connections", "a run cut into parts cannot have persistent connections (whose messages' ends meet in one connection object, not only through packets) yet; set connections = \"per-message\", or leave [run] threads unset"));
         check_parts(&oldi("per-message")).expect("a connection per message");
     }
 
