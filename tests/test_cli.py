@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 import pyarrow.parquet as pq
 import pytest
@@ -247,6 +247,30 @@ def test_check_prints_the_network_and_its_oversubscription(tmp_path: Path, topol
     proc = incast("check", str(scenario))
     assert proc.returncode == 0, proc.stderr
     assert line in proc.stdout.splitlines()
+
+
+@pytest.mark.parametrize("run, line", [
+    # A k = 4 fat tree: 20 switches, 32 links between them, 1 us each.
+    ('link_delay = "1us"\n[run]\nthreads = 2',
+     "threads: 2 over 20 parts (each switch with its hosts), 32 links between parts, the shortest 1 us: "
+     "rounds of at most 1 us of simulated time"),
+    # More threads than parts: the run uses one per part.
+    ('link_delay = "1us"\n[run]\nthreads = 64', "threads: 20 over 20 parts"),
+    # Links without delay are never cut: one part.
+    ('link_delay = "0s"\n[run]\nthreads = 2',
+     "threads: a network of one part runs as the one event loop, on one thread"),
+    ('link_delay = "1us"', None),
+])
+def test_check_says_how_threads_would_cut_the_network(tmp_path: Path, run: str, line: Optional[str]) -> None:
+    scenario = write(tmp_path / "s.toml", (
+        f"[topology]\nkind = \"fat-tree\"\nk = 4\n{run}\n[[workload]]\nkind = \"flow-burst\"\nsenders = 2\n"))
+    proc = incast("check", str(scenario))
+    assert proc.returncode == 0, proc.stderr
+    threads = [x for x in proc.stdout.splitlines() if x.startswith("threads:")]
+    if line is None:
+        assert threads == [], proc.stdout
+    else:
+        assert len(threads) == 1 and threads[0].startswith(line), proc.stdout
 
 
 @pytest.mark.parametrize("ecn, resolved", [

@@ -122,7 +122,9 @@ def check(
     """Parses a scenario without building it; raises ScenarioError naming the bad key. Returns
     the sections in effect: `transport`, each protocol section its flows read (`d2tcp`, `tcppr`,
     `d3`, `pfabric`, `pdq`), `topology`, Poisson `arrivals`, and `check`, the blocks `incast
-    check` prints as [heading, keys or None]; and `warnings`, the scenario's warnings as [key,
+    check` prints as [heading, keys or None]; `threads` when `[run] threads` is set (the threads
+    the run would use, and `parts`, `lookahead_s`, `cut_links` and `largest_part_ports` as
+    `Simulation.partition()` gives them); and `warnings`, the scenario's warnings as [key,
     message] pairs (docs/scenario.md, "Warnings")."""
 
 def columns(table: _Table) -> List[Tuple[str, _ColumnType, bool, str]]:

@@ -154,7 +154,8 @@ def check_sections(source: Source) -> Dict[str, Any]:
     """Checks a scenario in the engine without building it, and returns the sections it runs
     with, in effect: `transport` (its stack's defaults with its keys applied), each protocol
     section its flows read (`d2tcp`, `tcppr`, `d3`, `pfabric`, `pdq`), `topology`, Poisson
-    `arrivals`, and `check`, what `incast check` prints: a list of [heading, keys or None]; and
+    `arrivals`, and `check`, what `incast check` prints: a list of [heading, keys or None];
+    `threads` with `[run] threads` (how the run would cut the network, `_core.check`); and
     `warnings`, the scenario's warnings as [key, message] pairs (`scenario_warnings` makes them
     `ScenarioWarning`s). Raises `ScenarioError` naming the bad key."""
     try:

@@ -290,17 +290,39 @@ fn check<'py>(py: Python<'py>, text: String, format: &str, base_dir: Option<Path
             // What a run on `[run] threads` refuses, check refuses too; a topology too large to
             // build is left to the run, which reports the `ResourceError` it is.
             let mut warnings = warning_pairs(&s.warnings);
+            let mut threads = None;
             match incast_sim::check_parts(&s) {
                 Err(incast_sim::Error::Scenario(e)) => return Err(e),
-                Ok(Some(partition)) => warnings.extend(incast_sim::threads_warning(&s, &partition).map(|w| (w.path, w.message))),
+                Ok(Some(partition)) => {
+                    warnings.extend(incast_sim::threads_warning(&s, &partition).map(|w| (w.path, w.message)));
+                    threads = s.run.threads.map(|t| threads_section(t.count(), &partition));
+                }
                 Ok(None) | Err(_) => {}
             }
             let mut sections = scenario::effective_sections(&s);
             sections.insert("warnings".into(), serde_json::json!(warnings));
+            if let Some(threads) = threads {
+                sections.insert("threads".into(), threads);
+            }
             Ok(sections)
         })
         .map_err(|e| scenario_error(py, &e))?;
     json_loads(py, &serde_json::Value::Object(sections).to_string())
+}
+
+/// `check`'s `threads` section: how a run on `threads` threads would be cut (as
+/// `Simulation.partition()` says) and how many threads it would use (at most one per part;
+/// none beside the one loop on a network of one part).
+fn threads_section(threads: u32, p: &incast_sim::Partition) -> serde_json::Value {
+    let used = if p.parts > 1 { threads.min(p.parts) } else { 1 };
+    serde_json::json!({
+        "threads": threads,
+        "used": used,
+        "parts": p.parts,
+        "lookahead_s": p.lookahead.map(|l| l.as_secs_f64()),
+        "cut_links": p.cut_links,
+        "largest_part_ports": p.largest_part_ports,
+    })
 }
 
 /// The engine's parse of a scenario document, before any schema check, as plain Python objects

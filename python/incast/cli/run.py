@@ -154,7 +154,22 @@ def _cmd_check(args: argparse.Namespace) -> int:
     for name, a in sections.get("arrivals", {}).items():
         print(f"{name}: Poisson arrivals at {a['flows_per_s']:,.1f} flows/s from {a['senders']} senders, mean size "
               f"{a['mean_size_bytes']:,.0f} B: a load of {a['load']:.3g} on each sender's link")
+    if "threads" in sections:
+        print(threads_line(sections["threads"]))
     return 0
+
+
+def threads_line(t: Dict[str, Any]) -> str:
+    """`incast check`'s line about `[run] threads`: the parts the network is cut into, how far
+    apart (the rounds' lookahead) and the threads the run would use."""
+    if t["parts"] <= 1:
+        return "threads: a network of one part runs as the one event loop, on one thread"
+    lookahead = units.seconds(t["lookahead_s"], ".4g")
+    return (
+        f"threads: {t['used']} over {t['parts']:,} parts (each switch with its hosts), "
+        f"{t['cut_links']:,} links between parts, the shortest {lookahead}: "
+        f"rounds of at most {lookahead} of simulated time"
+    )
 
 
 def _print_section(heading: str, values: Dict[str, Any]) -> None:
