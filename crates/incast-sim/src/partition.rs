@@ -24,12 +24,12 @@ use incast_proto::time::Duration;
 use crate::ids::NodeId;
 use crate::topology::Topology;
 
-/// How far from the mean of ports an engine's share may go when parts move for locality
-/// (`Partition::keep_together`): 2%.
+/// How far from its share of ports each side of a halving may go when parts move for locality
+/// (`halve`): 2%, at each of the log2(engines) halvings.
 const BALANCE: f64 = 0.02;
 
-/// Passes over the parts at most when they move for locality: each pass moves a part only when
-/// that cuts fewer links, and on the benchmark fabrics the moves stop after a few passes.
+/// Passes over the parts at most when they move for locality (`halve`): each pass moves a part
+/// only when that cuts fewer links, and on the benchmark fabrics the moves stop after a few.
 const PASSES: usize = 50;
 
 /// The parts of a network and how far apart they are in time.
@@ -98,26 +98,31 @@ impl Partition {
 
     /// Which of `engines` engines runs each part, on several threads (`crate::sim::crew`; at most
     /// one engine per part). Only speed depends on it: results are the same for any deal (the
-    /// engine's tests deal parts at random). Two steps:
-    /// - balance: the parts taken from the most ports to the fewest, each to the engine with the
-    ///   fewest ports so far (the lowest numbered of equals), so that engines get about as many
-    ///   ports each;
-    /// - locality (`keep_together`): parts move to the engine that holds more of their
-    ///   neighbours, while every engine keeps within [`BALANCE`] of the mean of ports, so that
-    ///   fewer packets cross between engines (each crossing is a copy and misses on both sides).
+    /// engine's tests deal parts at random). Recursive bisection (`deal`): the parts halved, each
+    /// half holding its engines' share of the ports within [`BALANCE`] and as few links as
+    /// possible to the other half (`halve`), and each half dealt the same way to its engines, so
+    /// that few packets cross between engines (each crossing is a copy and misses on both sides)
+    /// while engines get about as many ports each.
     ///
     /// Measured on 2 threads (2026-11-29, alternated runs): the cut between engines halved on the
     /// k = 32 fat tree (16,384 -> 8,192 ports facing the other engine) and on the Parsimon study's
-    /// fabric (3,072 -> 1,536), with ports exactly balanced; docs/notes/parallel-runs.md has the
-    /// times. (Keeping each pod's racks on one engine, whatever their ports, had been 40% slower
-    /// on the Parsimon fabric, whose load is skewed between racks: balance comes first.)
+    /// fabric (3,072 -> 1,536), ports balanced exactly, 2-12% less CPU than the deal by ports
+    /// alone; docs/notes/parallel-runs.md has the times. (Keeping each pod's racks on one engine,
+    /// whatever their ports, had been 40% slower on the Parsimon fabric, whose load is skewed
+    /// between racks: balance comes first.)
     pub(crate) fn assign(&self, topo: &Topology, engines: u32) -> Vec<u32> {
-        let engines = engines.clamp(1, self.parts) as usize;
         let ports = self.ports_of(topo);
-        let mut engine_of = deal_by_ports(&ports, engines);
-        if engines > 1 {
-            self.keep_together(topo, &ports, &mut engine_of, engines);
+        // Each part's links to other parts, as the parts at their far ends (once per link).
+        let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); ports.len()];
+        for port in &topo.ports {
+            let (from, to) = (self.part_of(port.node), self.part_of(port.peer));
+            if from != to {
+                neighbours[from as usize].push(to);
+            }
         }
+        let mut engine_of = vec![0u32; ports.len()];
+        let all: Vec<usize> = (0..ports.len()).collect();
+        deal(&neighbours, &ports, &all, 0..engines.clamp(1, self.parts), &mut engine_of);
         engine_of
     }
 
@@ -130,69 +135,96 @@ impl Partition {
         ports
     }
 
-    /// Moves parts between engines to cut fewer links between engines: in passes over the
-    /// parts, in order, a part goes to the engine holding most of its links to other parts if
-    /// that engine holds strictly more of them than its own, and both engines stay within
-    /// [`BALANCE`] of the mean of ports. Each move cuts fewer links, so the passes end; at most
-    /// [`PASSES`] of them.
-    fn keep_together(&self, topo: &Topology, ports: &[u64], engine_of: &mut [u32], engines: usize) {
-        let parts = ports.len();
-        // Each part's links to other parts, as the parts at their far ends (a part once per link).
-        let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); parts];
-        for port in &topo.ports {
-            let (from, to) = (self.part_of(port.node), self.part_of(port.peer));
-            if from != to {
-                neighbours[from as usize].push(to);
-            }
-        }
-        let mean = ports.iter().sum::<u64>() as f64 / engines as f64;
-        let (low, high) = ((mean * (1.0 - BALANCE)).floor() as u64, (mean * (1.0 + BALANCE)).ceil() as u64);
-        let mut load = vec![0u64; engines];
-        for (p, &e) in engine_of.iter().enumerate() {
-            load[e as usize] += ports[p];
-        }
-        let mut links = vec![0u64; engines];
-        for _ in 0..PASSES {
-            let mut moved = false;
-            for p in 0..parts {
-                links.iter_mut().for_each(|l| *l = 0);
-                for &q in &neighbours[p] {
-                    links[engine_of[q as usize] as usize] += 1;
-                }
-                let here = engine_of[p] as usize;
-                let Some(there) = (0..engines).filter(|&e| e != here).max_by_key(|&e| (links[e], Reverse(e))) else { continue };
-                if links[there] > links[here] && load[there] + ports[p] <= high && load[here] - ports[p] >= low {
-                    engine_of[p] = there as u32;
-                    load[there] += ports[p];
-                    load[here] -= ports[p];
-                    moved = true;
-                }
-            }
-            if !moved {
-                break;
-            }
-        }
-    }
-
     /// The part node `node` belongs to.
     pub fn part_of(&self, node: NodeId) -> u32 {
         self.part_of[node.idx()]
     }
 }
 
-/// The parts, of `ports` egress ports each, dealt to `engines` engines from the most ports to
-/// the fewest, each to the engine with the fewest ports so far (the lowest numbered of equals).
-fn deal_by_ports(ports: &[u64], engines: usize) -> Vec<u32> {
-    let mut order: Vec<usize> = (0..ports.len()).collect();
-    order.sort_by_key(|&p| (Reverse(ports[p]), p));
-    let mut load = vec![0u64; engines];
-    let mut engine_of = vec![0u32; ports.len()];
-    for p in order {
-        let e = (0..engines).min_by_key(|&e| (load[e], e)).expect("at least one engine");
-        engine_of[p] = e as u32;
-        load[e] += ports[p];
+/// Deals `parts` (of `ports` egress ports each, linked as `neighbours` says) to the engines
+/// `engines`: halves them (`halve`), the first half of the engines taking their share of the
+/// ports, and deals each half the same way to its engines (recursive bisection: the parts that
+/// share an engine stay neighbours on any number of engines).
+fn deal(neighbours: &[Vec<u32>], ports: &[u64], parts: &[usize], engines: std::ops::Range<u32>, engine_of: &mut [u32]) {
+    let count = engines.end - engines.start;
+    if count <= 1 {
+        for &p in parts {
+            engine_of[p] = engines.start;
+        }
+        return;
     }
-    engine_of
+    let first = count / 2;
+    let in_first = halve(neighbours, ports, parts, [first as usize, (count - first) as usize]);
+    let (a, b): (Vec<usize>, Vec<usize>) = parts.iter().zip(&in_first).fold((Vec::new(), Vec::new()), |(mut a, mut b), (&p, &first)| {
+        if first { a.push(p) } else { b.push(p) }
+        (a, b)
+    });
+    deal(neighbours, ports, &a, engines.start..engines.start + first, engine_of);
+    deal(neighbours, ports, &b, engines.start + first..engines.end, engine_of);
+}
+
+/// Splits `parts` in two for `engines` engines on each side (at least that many parts each,
+/// as `parts` holds at least their sum), each side holding its engines' share of the ports, with
+/// few links between the two: first by ports, the parts from the most ports to the fewest, each
+/// to the side furthest below its share (the first of equals), then the smallest parts of the
+/// other side to a side short of parts; then, in passes over the parts in order, a part crosses
+/// to the other side when that side holds strictly more of its links (within `parts`) than its
+/// own, both sides stay within [`BALANCE`] of their shares and keep their parts. Each move cuts
+/// fewer links, so the passes end; at most [`PASSES`] of them. Returns, for each part in order,
+/// whether it is in the first side.
+fn halve(neighbours: &[Vec<u32>], ports: &[u64], parts: &[usize], engines: [usize; 2]) -> Vec<bool> {
+    const OUTSIDE: u8 = 2;
+    debug_assert!(parts.len() >= engines[0] + engines[1], "a part for each engine at least");
+    let total = parts.iter().map(|&p| ports[p]).sum::<u64>() as f64;
+    let share = engines[0] as f64 / (engines[0] + engines[1]) as f64;
+    let target = [total * share, total * (1.0 - share)];
+    let (low, high) = (target.map(|t| (t * (1.0 - BALANCE)).floor() as u64), target.map(|t| (t * (1.0 + BALANCE)).ceil() as u64));
+    let mut side = vec![OUTSIDE; ports.len()];
+    let (mut load, mut count) = ([0u64; 2], [0usize; 2]);
+    let mut order = parts.to_vec();
+    order.sort_by_key(|&p| (Reverse(ports[p]), p));
+    for &p in &order {
+        // The side furthest below its share, by the ratio of its ports to its target.
+        let s = usize::from(load[1] as f64 * target[0] < load[0] as f64 * target[1]);
+        side[p] = s as u8;
+        load[s] += ports[p];
+        count[s] += 1;
+    }
+    for short in 0..2 {
+        for &p in order.iter().rev() {
+            if count[short] >= engines[short] {
+                break;
+            }
+            if usize::from(side[p]) != short {
+                side[p] = short as u8;
+                (load[short], load[1 - short]) = (load[short] + ports[p], load[1 - short] - ports[p]);
+                (count[short], count[1 - short]) = (count[short] + 1, count[1 - short] - 1);
+            }
+        }
+    }
+    for _ in 0..PASSES {
+        let mut moved = false;
+        for &p in parts {
+            let mut links = [0u64; 2];
+            for &q in &neighbours[p] {
+                if let Some(l) = links.get_mut(usize::from(side[q as usize])) {
+                    *l += 1;
+                }
+            }
+            let (here, there) = (usize::from(side[p]), 1 - usize::from(side[p]));
+            let balanced = load[there] + ports[p] <= high[there] && load[here] - ports[p] >= low[here];
+            if links[there] > links[here] && balanced && count[here] > engines[here] {
+                side[p] = there as u8;
+                (load[there], load[here]) = (load[there] + ports[p], load[here] - ports[p]);
+                (count[there], count[here]) = (count[there] + 1, count[here] - 1);
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    parts.iter().map(|&p| side[p] == 0).collect()
 }
 
 /// Disjoint sets of node indices, joined by links that must not be cut.
@@ -285,26 +317,49 @@ mod tests {
     fn engines_get_as_many_ports_each_and_hold_neighbouring_parts_together() {
         let spec = TopologySpec::FatTree { k: 8, host_link: link(1000), agg_link: link(1000), core_link: link(1000) };
         let (topo, p) = cut(&spec);
-        for engines in [2, 3, 4] {
+        for engines in [2, 3, 4, 8] {
             let engine_of = p.assign(&topo, engines);
             let mut load = vec![0u64; engines as usize];
             for port in &topo.ports {
                 load[engine_of[p.part_of(port.node) as usize] as usize] += 1;
             }
-            let mean = topo.ports.len() as f64 / f64::from(engines);
-            assert!(load.iter().all(|&l| (l as f64 - mean).abs() <= mean * BALANCE + 1.0), "{engines} engines: {load:?}");
-            // Fewer links cross between engines than when dealt by ports alone.
-            let dealt = deal_by_ports(&p.ports_of(&topo), engines as usize);
+            // Within 2% of its share at each halving: 4% after two.
+            let (mean, halvings) = (topo.ports.len() as f64 / f64::from(engines), f64::from(engines).log2().ceil());
+            assert!(load.iter().all(|&l| (l as f64 - mean).abs() <= mean * BALANCE * halvings + 12.0), "{engines} engines: {load:?}");
+            // Fewer links cross between engines than when dealt by ports alone (largest first,
+            // each to the engine with the fewest so far).
+            let ports = p.ports_of(&topo);
+            let mut order: Vec<usize> = (0..ports.len()).collect();
+            order.sort_by_key(|&q| (Reverse(ports[q]), q));
+            let mut dealt = vec![0u32; ports.len()];
+            let mut so_far = vec![0u64; engines as usize];
+            for q in order {
+                let e = (0..engines as usize).min_by_key(|&e| (so_far[e], e)).expect("engines");
+                dealt[q] = e as u32;
+                so_far[e] += ports[q];
+            }
             let (before, after) = (cut_between_engines(&topo, &p, &dealt), cut_between_engines(&topo, &p, &engine_of));
-            // Two engines: the cut halves (256 -> 128 of the 512 ports between parts). More: single
-            // moves within the balance gain less (3 engines: 350 -> 324; 4: none here).
-            assert!(after <= before, "{engines} engines: {before} -> {after}");
+            // 256 -> 128 of the 512 ports between parts on 2 engines, 350 -> 292 on 3, 384 -> 320
+            // on 4, 416 -> 384 on 8 (on a k = 32 fat tree: 16,384, 12,288 and 14,336 of 32,768 on
+            // 2, 4 and 8).
+            assert!(after < before, "{engines} engines: {before} -> {after}");
             if engines == 2 {
-                assert!(after * 2 <= before, "{before} -> {after}");
+                assert_eq!(after * 2, before, "two engines: the cut halves");
             }
         }
         // The deal is the topology's and the engines' alone.
         assert_eq!(p.assign(&topo, 2), p.assign(&topo, 2));
+        // Every engine runs a part at least, however few and uneven the parts: a leaf-spine's
+        // 4 leaves of 16 hosts and 4 spines, on up to 8 engines.
+        let spec = TopologySpec::LeafSpine { racks: 4, hosts_per_rack: 16, spines: 4, host_link: link(100), fabric_link: link(250) };
+        let (topo, p) = cut(&spec);
+        for engines in 1..=8 {
+            let engine_of = p.assign(&topo, engines);
+            let mut used: Vec<u32> = engine_of.clone();
+            used.sort_unstable();
+            used.dedup();
+            assert_eq!(used, (0..engines).collect::<Vec<_>>(), "{engines} engines: {engine_of:?}");
+        }
     }
 
     #[test]
