@@ -106,8 +106,9 @@ impl Partition {
     ///
     /// Measured on 2 threads (2026-11-29, alternated runs): the cut between engines halved on the
     /// k = 32 fat tree (16,384 -> 8,192 ports facing the other engine) and on the Parsimon study's
-    /// fabric (3,072 -> 1,536), ports balanced exactly, 2-12% less CPU than the deal by ports
-    /// alone; docs/notes/parallel-runs.md has the times. (Keeping each pod's racks on one engine,
+    /// fabric (3,072 -> 1,536), ports balanced exactly; against the deal by ports alone, about 8%
+    /// less time on the fat tree and a few percent on the study, whose racks are skewed
+    /// (alternated runs, docs/notes/parallel-runs.md). (Keeping each pod's racks on one engine,
     /// whatever their ports, had been 40% slower on the Parsimon fabric, whose load is skewed
     /// between racks: balance comes first.)
     pub(crate) fn assign(&self, topo: &Topology, engines: u32) -> Vec<u32> {
