@@ -311,13 +311,11 @@ fn check<'py>(py: Python<'py>, text: String, format: &str, base_dir: Option<Path
 }
 
 /// `check`'s `threads` section: how a run on `threads` threads would be cut (as
-/// `Simulation.partition()` says) and how many threads it would use (at most one per part;
-/// none beside the one loop on a network of one part).
+/// `Simulation.partition()` says) and how many threads it would use (`Partition::engines`).
 fn threads_section(threads: u32, p: &incast_sim::Partition) -> serde_json::Value {
-    let used = if p.parts > 1 { threads.min(p.parts) } else { 1 };
     serde_json::json!({
         "threads": threads,
-        "used": used,
+        "used": p.engines(threads),
         "parts": p.parts,
         "lookahead_s": p.lookahead.map(|l| l.as_secs_f64()),
         "cut_links": p.cut_links,

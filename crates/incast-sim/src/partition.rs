@@ -123,8 +123,13 @@ impl Partition {
         }
         let mut engine_of = vec![0u32; ports.len()];
         let all: Vec<usize> = (0..ports.len()).collect();
-        deal(&neighbours, &ports, &all, 0..engines.clamp(1, self.parts), &mut engine_of);
+        deal(&neighbours, &ports, &all, 0..self.engines(engines), &mut engine_of);
         engine_of
+    }
+
+    /// The engines a run on `threads` threads has: one per thread, at most one per part.
+    pub fn engines(&self, threads: u32) -> u32 {
+        threads.clamp(1, self.parts)
     }
 
     /// Each part's egress ports.
@@ -155,11 +160,7 @@ fn deal(neighbours: &[Vec<u32>], ports: &[u64], parts: &[usize], engines: std::o
         return;
     }
     let first = count / 2;
-    let in_first = halve(neighbours, ports, parts, [first as usize, (count - first) as usize]);
-    let (a, b): (Vec<usize>, Vec<usize>) = parts.iter().zip(&in_first).fold((Vec::new(), Vec::new()), |(mut a, mut b), (&p, &first)| {
-        if first { a.push(p) } else { b.push(p) }
-        (a, b)
-    });
+    let (a, b) = halve(neighbours, ports, parts, [first as usize, (count - first) as usize]);
     deal(neighbours, ports, &a, engines.start..engines.start + first, engine_of);
     deal(neighbours, ports, &b, engines.start + first..engines.end, engine_of);
 }
@@ -171,9 +172,9 @@ fn deal(neighbours: &[Vec<u32>], ports: &[u64], parts: &[usize], engines: std::o
 /// other side to a side short of parts; then, in passes over the parts in order, a part crosses
 /// to the other side when that side holds strictly more of its links (within `parts`) than its
 /// own, both sides stay within [`BALANCE`] of their shares and keep their parts. Each move cuts
-/// fewer links, so the passes end; at most [`PASSES`] of them. Returns, for each part in order,
-/// whether it is in the first side.
-fn halve(neighbours: &[Vec<u32>], ports: &[u64], parts: &[usize], engines: [usize; 2]) -> Vec<bool> {
+/// fewer links, so the passes end; at most [`PASSES`] of them. Returns the two sides' parts, in
+/// the order of `parts`.
+fn halve(neighbours: &[Vec<u32>], ports: &[u64], parts: &[usize], engines: [usize; 2]) -> (Vec<usize>, Vec<usize>) {
     const OUTSIDE: u8 = 2;
     debug_assert!(parts.len() >= engines[0] + engines[1], "a part for each engine at least");
     let total = parts.iter().map(|&p| ports[p]).sum::<u64>() as f64;
@@ -225,7 +226,7 @@ fn halve(neighbours: &[Vec<u32>], ports: &[u64], parts: &[usize], engines: [usiz
             break;
         }
     }
-    parts.iter().map(|&p| side[p] == 0).collect()
+    parts.iter().partition(|&&p| side[p] == 0)
 }
 
 /// Disjoint sets of node indices, joined by links that must not be cut.

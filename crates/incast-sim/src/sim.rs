@@ -206,7 +206,7 @@ pub fn check_parts(scenario: &Scenario) -> Result<Option<crate::Partition>, Erro
 pub fn threads_warning(scenario: &Scenario, partition: &crate::Partition) -> Option<crate::scenario::Warning> {
     let threads = scenario.run.threads?.count();
     let switches = incast_scenario::footprint::Shape::of(&scenario.topology).switches;
-    if threads <= partition.parts || u64::from(threads) > switches.max(1) {
+    if partition.engines(threads) == threads || u64::from(threads) > switches.max(1) {
         return None;
     }
     let parts = partition.parts;
@@ -297,8 +297,7 @@ impl Simulation {
     /// (`Cut::deal`: tests). The engines are built at once, each on its thread (on the k = 32
     /// fat tree a build is a tenth of the run on 2 threads).
     fn on_threads(scenario: &Scenario, threads: u32, deal: Option<&'static [u32]>) -> Result<Simulation, Error> {
-        let parts = crate::Partition::of(&crate::topology::Topology::build(&scenario.topology)?).parts;
-        let engines = threads.min(parts).max(1);
+        let engines = crate::Partition::of(&crate::topology::Topology::build(&scenario.topology)?).engines(threads);
         let build = |engine| Simulation::build(scenario, None, Some(Cut { engine, engines, deal }));
         let mut built = std::thread::scope(|scope| {
             let others: Vec<_> = (1..engines).map(|engine| scope.spawn(move || build(engine))).collect();
