@@ -147,8 +147,7 @@ impl Cut {
 ///
 /// - persistent connections (an OLDI workload's `connections`): one connection object that
 ///   both ends read, each in its own part;
-/// - a transport whose ends share state without a packet (`Plugin::unsplit`: Homa without
-///   ACKs);
+/// - a transport whose ends share state without a packet, as its `Plugin::unsplit` says;
 /// - more parts than an event's sequence number can tell apart (`MAX_PARTS`);
 /// - a closed-loop flow-burst workload whose `round_gap` is below the lookahead: its next round
 ///   starts `round_gap` after the round's last response ends, in every part; drawn at the
