@@ -26,6 +26,7 @@ use incast_proto::time::{Duration, Instant};
 use std::sync::Mutex;
 
 use crate::event::{Event, EventQueue};
+use crate::ids::PortId;
 use crate::packet::Packet;
 use crate::partition::Partition;
 use crate::topology::Topology;
@@ -174,14 +175,20 @@ impl Rounds {
 
     /// The part that sends on port `port`.
     #[inline]
-    pub(crate) fn sender_part(&self, port: crate::ids::PortId) -> u32 {
+    pub(crate) fn sender_part(&self, port: PortId) -> u32 {
         self.sends[port.idx()]
+    }
+
+    /// The part at the far end of port `port`'s link (where its arrivals run).
+    #[inline]
+    pub(crate) fn receiver_part(&self, port: PortId) -> u32 {
+        self.receives[port.idx()]
     }
 
     /// Whether port `port`'s link joins two parts (its packets then have an arrival event each:
     /// `Port::each_arrival`).
     #[inline]
-    pub(crate) fn is_cut(&self, port: crate::ids::PortId) -> bool {
+    pub(crate) fn is_cut(&self, port: PortId) -> bool {
         self.sends[port.idx()] != self.receives[port.idx()]
     }
 
@@ -209,17 +216,27 @@ impl Rounds {
     /// Schedules a port's or a flow end's `event` at `time` in `queue`, the engine's, for the
     /// part that runs it, numbered as the running part's (between rounds, as that part's own).
     /// Returns `Away` for an arrival in another engine's part (the caller sends it with its
-    /// packet), with its number. `host` is the host of a flow end's event.
+    /// packet), with its number. `host` is the host of a flow end's event; `far_end` the part
+    /// at the far end of a port's link and whether another engine runs it (read from the port,
+    /// `Port::receive_part`).
     #[inline]
-    pub(crate) fn push(&mut self, time: Instant, event: Event, host: impl FnOnce() -> Option<u32>, queue: &mut EventQueue) -> Pushed {
+    pub(crate) fn push(
+        &mut self,
+        time: Instant,
+        event: Event,
+        host: impl FnOnce() -> Option<u32>,
+        far_end: impl FnOnce(PortId) -> (u32, bool),
+        queue: &mut EventQueue,
+    ) -> Pushed {
         if self.current != BARRIER {
             // In a round only an arrival can be another part's: a port's serializer and
             // processor and a flow end schedule their own events, in their own part.
             let seq = self.take_seq(self.current);
             match event {
                 Event::Arrive(p) => {
-                    let owner = self.receives[p.idx()];
-                    if self.engine_of[owner as usize] != self.engine {
+                    let (owner, away) = far_end(p);
+                    debug_assert_eq!((owner, away), (self.receives[p.idx()], self.engine_of(self.receives[p.idx()]) != self.engine));
+                    if away {
                         return Pushed::Away { part: owner, seq };
                     }
                 }

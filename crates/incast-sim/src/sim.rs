@@ -443,7 +443,10 @@ impl Simulation {
             // would depend on whether the sending part had put the packet on the wire before or
             // after, that is on the order the parts run in.
             for (i, port) in self.net.ports.iter_mut().enumerate() {
-                port.each_arrival = rounds.is_cut(PortId(i as u32));
+                let id = PortId(i as u32);
+                port.each_arrival = rounds.is_cut(id);
+                (port.send_part, port.receive_part) = (rounds.sender_part(id), rounds.receiver_part(id));
+                port.receive_away = rounds.engine_of(port.receive_part) != rounds.engine();
             }
             if let Some(log) = self.obs.offer_log.as_mut() {
                 log.cut_into_parts();
@@ -578,7 +581,16 @@ impl Simulation {
     #[inline(never)]
     fn enter_part_of(&mut self, event: Event) {
         let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
-        rounds.current = rounds.part_of(event, || host_of(&self.flows, event));
+        // A port's event reads its part from the port (`Port::send_part`), whose lines the
+        // event reads next anyway; the tables by port agree (`Rounds::part_of`).
+        let ports = &self.net.ports;
+        let part = match event {
+            Event::TxDone(p) | Event::ProcessorTimer(p) => ports[p.idx()].send_part,
+            Event::Arrive(p) => ports[p.idx()].receive_part,
+            _ => rounds.part_of(event, || host_of(&self.flows, event)),
+        };
+        debug_assert_eq!(part, rounds.part_of(event, || host_of(&self.flows, event)), "{event:?}");
+        rounds.current = part;
     }
 
     /// Nothing is left to run before `stop` (the end of the run or its horizon): the run is over
@@ -1341,8 +1353,9 @@ impl Simulation {
     #[inline(never)]
     fn schedule_in_parts(&mut self, time: Instant, event: Event) {
         let rounds = self.rounds.as_deref_mut().expect("a run cut into parts");
-        let flows = &self.flows;
-        if let Pushed::Away { part, seq } = rounds.push(time, event, || host_of(flows, event), &mut self.events) {
+        let (flows, ports) = (&self.flows, &self.net.ports);
+        let far_end = |p: PortId| (ports[p.idx()].receive_part, ports[p.idx()].receive_away);
+        if let Pushed::Away { part, seq } = rounds.push(time, event, || host_of(flows, event), far_end, &mut self.events) {
             self.send_away(time, seq, event, part);
         }
     }
