@@ -145,6 +145,36 @@ def test_bench_runs_each_case_on_each_number_of_threads(tmp_path: Path) -> None:
     rows = [r for r in (line.split() for line in lines[start:]) if r and r[0] == "tree"]
     # threads, then the speed-up over the 1-thread row.
     assert [(r[1], r[8]) for r in rows][0] == ("1", "1.00") and rows[1][1] == "2"
+    speedup = next(i for i, line in enumerate(lines) if line.startswith("speed-up over 1 thread"))
+    assert lines[speedup + 1].split()[:2] == ["tree", "x2"] and "rounds" in lines[speedup + 1]
+    assert set(two["speedup"]) == {"fastest", "rounds"} and "speedup" not in one
+
+
+def test_bench_runs_thread_counts_in_turn_and_compares_each_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    from incast import bench
+
+    order = []
+    walls = {1: iter([10.0, 12.0, 9.0]), 4: iter([4.0, 4.0, 5.0])}
+
+    def fake_run(scenario: Path, threads: int) -> dict:
+        order.append(threads)
+        wall = next(walls[threads])
+        return {"events": 100, "packet_hops": 50, "sim_time_s": 0.01, "wall_s": wall, "build_s": 0.0,
+                "events_per_s": 100 / wall, "packet_hops_per_s": 50 / wall, "sim_s_per_wall_s": 0.01 / wall,
+                "cpu_s": wall, "peak_rss_bytes": 1, "parts": 20, "lookahead_s": 1e-6, "largest_part_ports": 8,
+                "threads": threads}
+
+    monkeypatch.setattr(bench, "_run_child", fake_run)
+    one, four = bench.measure_interleaved(Path("tree.toml"), 3, [1, 4])
+    # In turn, round by round: each round's two runs are seconds apart.
+    assert order == [1, 4, 1, 4, 1, 4]
+    assert (one["wall_s"], four["wall_s"], one["threads"], four["threads"]) == (10.0, 4.0, 1, 4)
+    lines = bench.speedups([one, four])
+    # Fastest over fastest: 9 / 4; each round's pair: 10/4, 12/4, 9/5.
+    assert four["speedup"] == {"fastest": 2.25, "rounds": [2.5, 3.0, 1.8]}
+    assert lines[1].split()[:3] == ["tree", "x4", "2.25x"] and "rounds 2.50, 3.00, 1.80 (median 2.50x)" in lines[1]
+    # Without a 1-thread result there is nothing to compare with.
+    assert bench.speedups([four]) == []
 
 
 def test_bench_compares_every_case_with_the_reference_measured_alongside() -> None:

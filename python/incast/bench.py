@@ -55,7 +55,25 @@ def discover(directory: Path) -> List[str]:
 def measure(scenario: Path, repeat: int, threads: Optional[int] = None) -> Dict[str, Any]:
     """Runs `scenario` `repeat` times, each in a fresh child, on `threads` threads (`[run]
     threads`; the scenario's own if None), and returns the medians."""
-    runs = [_run_child(scenario, threads) for _ in range(repeat)]
+    return summarize(scenario, [_run_child(scenario, threads) for _ in range(repeat)])
+
+
+def measure_interleaved(scenario: Path, repeat: int, thread_counts: Sequence[int]) -> List[Dict[str, Any]]:
+    """Runs `scenario` on each of `thread_counts` in turn, `repeat` rounds of one run each (1, 2,
+    1, 2, ...), and returns one result per count, as `measure` does. This machine's speed drifts
+    by tens of percent within minutes, so a count's runs taken one after the other and the next
+    count's after them compare two moments of the machine as much as two counts; in turn, each
+    round's runs are seconds apart (`speedups` compares them round by round)."""
+    runs: Dict[int, List[Dict[str, Any]]] = {t: [] for t in thread_counts}
+    for _ in range(repeat):
+        for t in thread_counts:
+            runs[t].append(_run_child(scenario, t))
+    return [summarize(scenario, runs[t]) for t in thread_counts]
+
+
+def summarize(scenario: Path, runs: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The medians of `runs` of `scenario` (and its fastest cost per event), with the runs."""
+    repeat = len(runs)
 
     def med(key: str) -> float:
         return quantile((r[key] for r in runs), 0.5)
@@ -202,6 +220,36 @@ def extrapolate(results: List[Dict[str, Any]], sim_seconds: float) -> List[str]:
             f"{'-' if cpu is None else format(cpu, '.1f'):>9} {r['peak_rss_bytes'] / 2**20:>7.1f}MB "
             f"{r['extrapolated_wall_s'] / 3600:>8.2f} {cpu_h:>8} {speedup:>8} {r.get('parts', '-'):>6} "
             f"{_lookahead(r.get('lookahead_s')):>10}"
+        )
+    return lines
+
+
+def speedups(results: List[Dict[str, Any]]) -> List[str]:
+    """Each benchmark's speed-up on more threads over its runs on 1 thread of the same call, set
+    in each result as `speedup` (None for 1 thread and the one loop); the lines to print, none
+    without a 1-thread result. Three figures, as this machine's drift calls for: the fastest
+    run's over the fastest run's (interference only ever slows a run, so the fastest runs are
+    the closest to the work itself), and the lowest and median of the ratios of the runs made in
+    the same round (`measure_interleaved`: seconds apart)."""
+    one = {r["name"]: r for r in results if r.get("threads") == 1}
+    lines: List[str] = []
+    for r in results:
+        base = one.get(r["name"])
+        if base is None or r.get("threads") in (None, 1):
+            continue
+        base_walls = [run["wall_s"] for run in base["runs"]]
+        walls = [run["wall_s"] for run in r["runs"]]
+        if min(walls) <= 0 or min(base_walls) <= 0:
+            continue
+        fastest = min(base_walls) / min(walls)
+        paired = [b / w for b, w in zip(base_walls, walls)]
+        r["speedup"] = {"fastest": fastest, "rounds": paired}
+        if not lines:
+            lines.append("speed-up over 1 thread (fastest run over fastest run; each round's pair, run in turn):")
+        rounds = ", ".join(f"{x:.2f}" for x in paired)
+        lines.append(
+            f"  {r['name']:<28} x{r['threads']:<3} {fastest:.2f}x ({min(base_walls):.3f} s / {min(walls):.3f} s); "
+            f"rounds {rounds} (median {quantile(paired, 0.5):.2f}x)"
         )
     return lines
 

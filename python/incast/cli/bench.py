@@ -29,8 +29,8 @@ def add_parsers(sub: Subparsers) -> None:
         "--threads",
         type=_thread_counts,
         metavar="N[,M...]",
-        help="run each benchmark on each of these numbers of threads ([run] threads; the speed-up column of "
-        "--extrapolate-to compares each with 1)",
+        help="run each benchmark on each of these numbers of threads ([run] threads), the counts in turn in each "
+        "of --repeat rounds; with 1 among them, prints each count's speed-up over 1 thread",
     )
     p.add_argument(
         "--extrapolate-to",
@@ -91,13 +91,19 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     print(bench.HEADER, flush=True)
     results = []
     for name in names:
-        for threads in args.threads or [None]:
-            try:
-                results.append(bench.measure(directory / f"{name}.toml", repeat=args.repeat, threads=threads))
-            except bench.BenchError as e:
-                raise CliError(f"benchmark {name}: {e}") from None
-            print(bench.format_row(results[-1]), flush=True)
-    for line in bench.compare_to_reference(results):
+        try:
+            if args.threads:
+                # The counts in turn, round by round, so that each round's runs are seconds
+                # apart (`bench.measure_interleaved`).
+                measured = bench.measure_interleaved(directory / f"{name}.toml", args.repeat, args.threads)
+            else:
+                measured = [bench.measure(directory / f"{name}.toml", repeat=args.repeat)]
+        except bench.BenchError as e:
+            raise CliError(f"benchmark {name}: {e}") from None
+        for result in measured:
+            results.append(result)
+            print(bench.format_row(result), flush=True)
+    for line in bench.compare_to_reference(results) + bench.speedups(results):
         print(line)
     if args.extrapolate_to is not None:
         for line in bench.extrapolate(results, args.extrapolate_to):
