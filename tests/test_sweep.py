@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -626,6 +627,57 @@ def test_a_stalled_point_is_a_result_kept_and_not_run_again(
     calls = record_runs(monkeypatch, sweep)
     again = run_sweep(sweep, out)
     assert (again.ran, again.stalled, calls) == (0, 0, [])
+
+
+# A k = 4 fat tree on 2 threads, 2 points; and a star, which runs as one loop whatever
+# `run.threads` says.
+THREADED_SWEEP = """\
+seeds = [1, 2]
+
+[scenario]
+topology = { kind = "fat-tree", k = 4 }
+transport = { protocol = "dctcp" }
+run = { threads = 2 }
+
+[[scenario.workload]]
+kind = "poisson"
+load = 0.2
+size = { dist = "fixed", value = "10KB" }
+stop = "200us"
+"""
+
+
+def test_points_on_threads_side_by_side_beyond_the_cores_are_warned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from incast import ScenarioWarning
+    from incast.sweep import execute
+
+    sweep = load_sweep(sweep_file(tmp_path, THREADED_SWEEP))
+    assert [p.threads for p in sweep.points] == [2, 2]
+    monkeypatch.setattr(execute, "_cores", lambda: 2)
+    with pytest.warns(ScenarioWarning) as warned:
+        run_sweep(sweep, tmp_path / "two-jobs", jobs=2)
+    (w,) = [w.message for w in warned]
+    assert isinstance(w, ScenarioWarning) and w.path == "run.threads"
+    assert w.message.startswith("2 points at a time (jobs), each on up to 2 threads, want 4 threads on 2 cores")
+    # One point at a time, or enough cores, or a star (one part: no threads): nothing to say.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ScenarioWarning)
+        run_sweep(sweep, tmp_path / "one-job", jobs=1)
+        monkeypatch.setattr(execute, "_cores", lambda: 4)
+        run_sweep(sweep, tmp_path / "four-cores", jobs=2)
+        monkeypatch.setattr(execute, "_cores", lambda: 2)
+        star_sweep = THREADED_SWEEP.replace('{ kind = "fat-tree", k = 4 }', '{ kind = "star", hosts = 8 }')
+        star = load_sweep(sweep_file(tmp_path, star_sweep, "star.toml"))
+        assert [p.threads for p in star.points] == [1, 1]
+        run_sweep(star, tmp_path / "star", jobs=2)
+    # The command prints it as one warning line before the points run.
+    monkeypatch.setattr(execute, "_cores", lambda: 2)
+    capsys.readouterr()
+    assert main(["sweep", str(tmp_path / "s.toml"), "--out", str(tmp_path / "cli"), "--jobs", "2", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err == f"incast: warning: {tmp_path / 's.toml'}: `run.threads`: {w.message}\n"
 
 
 def test_run_sweep_rejects_zero_jobs(tmp_path: Path) -> None:

@@ -6,10 +6,12 @@ warnings' lines `incast check`, `run` and `sweep` print, and the slowdown table 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, Optional, Sequence
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -142,3 +144,25 @@ def deadline_lines(table: "pa.Table") -> str:
         table, groups, f"{'judged':>9} {'met':>9} {'missed':>9} {'unknown':>8} {'app thpt':>9} {'% missed':>8}",
         lambda r: f"{r['deadline_flows']:>9,} {r['met']:>9,} {r['missed']:>9,} {r['unknown']:>8,} "
                   f"{share(r['app_throughput']):>9} {share(r['missed_share']):>8}")
+
+
+@contextlib.contextmanager
+def warnings_as_lines(scenario: str) -> Iterator[None]:
+    """While it lasts, the `incast.ScenarioWarning`s `incast.run` and `incast.run_sweep` issue
+    print as `print_warnings` lines, each once, as they are issued (before the runs start); other
+    warnings as Python prints them."""
+    from incast import ScenarioWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", ScenarioWarning)
+        show = warnings.showwarning
+
+        def show_line(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+                      line: Optional[str] = None) -> None:
+            if isinstance(message, ScenarioWarning):
+                print_warnings(scenario, [message])
+            else:
+                show(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show_line
+        yield

@@ -8,9 +8,8 @@ import contextlib
 import json
 import os
 import sys
-import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from incast import units
 from incast.cli.common import (
@@ -21,6 +20,7 @@ from incast.cli.common import (
     os_error,
     print_warnings,
     slowdown_lines,
+    warnings_as_lines,
 )
 
 if TYPE_CHECKING:
@@ -109,28 +109,6 @@ def check_run_out_dir(out: str) -> Path:
 
 def _read_scenario_error(scenario: str, e: OSError) -> CliError:
     return CliError(f"cannot read scenario {scenario!r}: {e.strerror or e}")
-
-
-@contextlib.contextmanager
-def warnings_as_lines(scenario: str) -> Iterator[None]:
-    """While it lasts, the `incast.ScenarioWarning`s `incast.run` issues print as `print_warnings`
-    lines, each once, as they are issued (before the run starts); other warnings as Python
-    prints them."""
-    from incast import ScenarioWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("always", ScenarioWarning)
-        show = warnings.showwarning
-
-        def show_line(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
-                      line: Optional[str] = None) -> None:
-            if isinstance(message, ScenarioWarning):
-                print_warnings(scenario, [message])
-            else:
-                show(message, category, filename, lineno, file, line)
-
-        warnings.showwarning = show_line
-        yield
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from incast.cli.common import (
     deadline_lines,
     print_warnings,
     slowdown_lines,
+    warnings_as_lines,
 )
 
 if TYPE_CHECKING:
@@ -87,7 +88,8 @@ def run_points(sweep: "Sweep", out: Path, args: argparse.Namespace, source: str)
 
     show = not args.quiet and (args.progress or sys.stderr.isatty())
     try:
-        return run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler, progress=show)
+        with warnings_as_lines(source):
+            return run_sweep(sweep, out, jobs=args.jobs, scheduler=args.scheduler, progress=show)
     except SweepError as e:
         if e.key in ("out", "scheduler"):
             raise CliError(f"--{e.key} {getattr(args, e.key)!r}: {e.message}") from None

@@ -7,12 +7,13 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import warnings
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from incast import ScenarioError, __version__, api, deadlines
+from incast import ScenarioError, ScenarioWarning, __version__, api, deadlines
 from incast.api import Progress, RunResult
 from incast.slowdown import PFABRIC_EDGES, by_size
 from incast.sweep.spec import Point, Sweep, SweepError, build_version, load_sweep
@@ -177,6 +178,10 @@ def run_sweep(
     work = any(not store.done(p) for p in sweep.points)
     with _connect(distributed, scheduler, jobs) if work else contextlib.nullcontext() as client, store:
         todo, damaged = store.survey()
+        if client is None or scheduler == "local":
+            crowded = threads_crowded(todo, jobs, _cores())
+            if crowded is not None:
+                warnings.warn(crowded, stacklevel=2)
         cached = len(sweep.points) - len(todo)
         report = _Reporter(len(sweep.points), cached, progress)
         try:
@@ -200,6 +205,33 @@ def run_sweep(
         order = {p.key: i for i, p in enumerate(sweep.points)}
         raise PointError(sorted(failures, key=lambda f: order[f.point.key]), result)
     return result
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def threads_crowded(todo: Sequence[Point], jobs: int, cores: int) -> Optional[ScenarioWarning]:
+    """A warning when `jobs` of the points `todo` at a time, on the threads their runs use
+    (`Point.threads`), would want more threads than this machine's `cores`, else None. A run on
+    threads waits every round for all of its threads, so runs whose threads share cores wait on
+    each other's turns: two 2-thread runs of the k = 8 fat tree at once on 2 cores took 4.7-6.7 s,
+    one alone 1.3 s (docs/sweeps.md)."""
+    widest = max((p.threads for p in todo), default=1)
+    at_once = min(jobs, len(todo))
+    if widest <= 1 or at_once * widest <= cores:
+        return None
+    return ScenarioWarning(
+        "run.threads",
+        f"{at_once} points at a time (jobs), each on up to {widest} threads, want {at_once * widest} threads on "
+        f"{cores} cores: a run on threads waits every round for all of its threads, so side by side such runs "
+        f"take several times as long as one alone; run the points one at a time (jobs = 1, `--jobs 1`), or "
+        f"without `run.threads` (docs/sweeps.md)",
+    )
 
 
 class _Reporter:

@@ -69,6 +69,9 @@ class Point:
     """Value of each varied key (dotted, normalized: `workload.0.senders`), in sweep order."""
     scenario: Dict[str, Any] = field(repr=False)
     """The scenario to run: the base with `params` substituted, `seed` set and trace paths absolute."""
+    threads: int = 1
+    """Threads its run uses: its `[run] threads`, at most one per part of its network (as `incast
+    check` says); 1 without `[run] threads` or on a network of one part."""
 
     def describe(self) -> str:
         """`transport.protocol = "d3", workload.0.senders = 8, seed = 2`, for messages."""
@@ -374,12 +377,14 @@ def _expand(sweep: Sweep, names: Dict[str, str], shown: str, warned: Dict[Scenar
         for key, value in params.items():
             tree = _substitute(tree, key.split("."), value, names[key])
         runnable = _absolute_traces(tree, sweep.base_dir)
-        for w in dict.fromkeys(_check(runnable, params, names, sweep, shown)):
+        checked = _check(runnable, params, names, sweep, shown)
+        for w in dict.fromkeys(checked.warnings):
             warned[w] = warned.get(w, 0) + len(sweep.seeds)
         inputs = _trace_digests(tree, sweep.base_dir, digests)
         for seed in sweep.seeds:
             key = point_key(tree, seed, version=sweep.version, inputs=inputs)
-            yield Point(key=key, seed=seed, params=dict(params), scenario={**runnable, "seed": seed})
+            scenario = {**runnable, "seed": seed}
+            yield Point(key=key, seed=seed, params=dict(params), scenario=scenario, threads=checked.threads)
 
 
 def _substitute(node: Any, segments: List[str], value: Any, shown: str, done: str = "") -> Any:
@@ -431,11 +436,17 @@ def _trace_digests(tree: Dict[str, Any], base_dir: Path, cache: Dict[Path, str])
     return out
 
 
-def _check(
-    tree: Dict[str, Any], params: Dict[str, Any], names: Dict[str, str], sweep: Sweep, shown: str
-) -> List[ScenarioWarning]:
-    """Runs the scenario checker (as `incast check` does); names the varied key at fault. Returns
-    the scenario's warnings."""
+@dataclass(frozen=True)
+class Checked:
+    """What the scenario checker says of a scenario it accepts."""
+
+    warnings: List[ScenarioWarning]
+    threads: int
+    """Threads a run of it uses (`Point.threads`)."""
+
+
+def _check(tree: Dict[str, Any], params: Dict[str, Any], names: Dict[str, str], sweep: Sweep, shown: str) -> Checked:
+    """Runs the scenario checker (as `incast check` does); names the varied key at fault."""
     checked = _checked(tree)
     if isinstance(checked, ValueError):
         raise _blame(checked, params, names, sweep, shown)
@@ -448,8 +459,8 @@ def scenario_problem(tree: Dict[str, Any]) -> Optional[ValueError]:
     return checked if isinstance(checked, ValueError) else None
 
 
-def _checked(tree: Dict[str, Any]) -> Union[ValueError, List[ScenarioWarning]]:
-    """The scenario checker's error about `tree`, or the warnings of the scenario it accepts."""
+def _checked(tree: Dict[str, Any]) -> Union[ValueError, Checked]:
+    """The scenario checker's error about `tree`, or what it says of the scenario it accepts."""
     try:
         source = source_of(tree)
     except _core.ScenarioError as e:
@@ -458,7 +469,8 @@ def _checked(tree: Dict[str, Any]) -> Union[ValueError, List[ScenarioWarning]]:
         sections = _core.check(source.text, source.format, source.base_dir)
     except _core.ScenarioError as e:
         return source.explain(e)
-    return scenario_warnings(sections["warnings"])
+    threads = sections.get("threads") or {}
+    return Checked(scenario_warnings(sections["warnings"]), int(threads.get("used", 1)))
 
 
 def _blame(err: Any, params: Dict[str, Any], names: Dict[str, str], sweep: Sweep, shown: str) -> SweepError:
