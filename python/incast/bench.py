@@ -226,11 +226,11 @@ def extrapolate(results: List[Dict[str, Any]], sim_seconds: float) -> List[str]:
 
 def speedups(results: List[Dict[str, Any]]) -> List[str]:
     """Each benchmark's speed-up on more threads over its runs on 1 thread of the same call, set
-    in each result as `speedup` (None for 1 thread and the one loop); the lines to print, none
-    without a 1-thread result. Three figures, as this machine's drift calls for: the fastest
-    run's over the fastest run's (interference only ever slows a run, so the fastest runs are
-    the closest to the work itself), and the lowest and median of the ratios of the runs made in
-    the same round (`measure_interleaved`: seconds apart)."""
+    in each result as `speedup` (not on 1 thread's or the one loop's); the lines to print, none
+    without a 1-thread result. Two kinds of figure, as this machine's drift calls for: the
+    fastest run's over the fastest run's (interference only ever slows a run, so the fastest
+    runs are the closest to the work itself), and the ratio of the two runs of each round
+    (`measure_interleaved`: seconds apart), with their median."""
     one = {r["name"]: r for r in results if r.get("threads") == 1}
     lines: List[str] = []
     for r in results:
