@@ -447,25 +447,46 @@ impl Port {
     }
 
     /// Puts packet `id` of `wire_bytes` straight onto the wire at `now` if it finds the
-    /// serializer free and nothing waiting at a port that queues by a plain limit (no
-    /// discipline, no shared pool), as most packets of a network that is not congested do:
-    /// what `offer` and then `serve` would do, without joining and leaving a queue. Returns
-    /// `None` if it did not (the caller offers the packet), else when the caller must schedule
-    /// the port's next arrival (the wire was empty). The packet cannot be marked (nothing
-    /// waits), and a packet that fits no limit is left to `offer`, which drops it.
+    /// serializer free and nothing waiting at a port without a discipline of its own, as most
+    /// packets of a network that is not congested do: what `offer` and then `serve` would do,
+    /// without joining and leaving a queue. Returns `None` if it did not (the caller offers the
+    /// packet), else when the caller must schedule the port's next arrival (the wire was
+    /// empty). The packet cannot be marked (nothing waits), and a packet that fits no limit is
+    /// left to `offer`, which drops it.
     ///
     /// The time-averaged queue's sums (`PortCounters`) are left alone: a packet that waits no
     /// time adds the same to what entered and what left, and only their difference is read.
+    /// A shared pool's use is left alone too: `offer` would add the packet and `serve` take it
+    /// back before anything read the pool.
     #[inline]
-    pub(crate) fn send_if_idle(&mut self, now: Instant, id: PacketId, wire_bytes: u32) -> Option<Option<Instant>> {
+    pub(crate) fn send_if_idle(&mut self, now: Instant, id: PacketId, wire_bytes: u32, pools: &[SharedPool]) -> Option<Option<Instant>> {
         let size = u64::from(wire_bytes);
-        let idle = self.busy_until <= now && self.queued_packets == 0 && !self.special_limit;
-        if !(idle && size <= self.max_bytes && self.max_packets > 0) {
+        if !(self.busy_until <= now && self.queued_packets == 0) {
+            return None;
+        }
+        let fits = if self.special_limit { self.fits_idle_special(size, pools) } else { size <= self.max_bytes && self.max_packets > 0 };
+        if !fits {
             return None;
         }
         self.max_queue_bytes = self.max_queue_bytes.max(size);
         self.counters.packets_sent += 1;
         Some(self.start_sending(now, id, size))
+    }
+
+    /// Whether a packet of `size` bytes fits an empty queue whose limit is a special one: a
+    /// shared pool's test in `offer` with nothing waiting (a shared-buffer switch's ports are
+    /// most of a large fabric's, and most of their packets find them idle); never at a port
+    /// with a discipline of its own, which decides for itself.
+    #[inline]
+    fn fits_idle_special(&self, size: u64, pools: &[SharedPool]) -> bool {
+        match self.limit {
+            BufferLimit::Shared { pool, alpha } => {
+                let pool = &pools[pool as usize];
+                let free = pool.capacity - pool.used;
+                size <= free && size as f64 <= alpha * free as f64
+            }
+            _ => false,
+        }
     }
 
     /// Puts packet `id` of `size` bytes on the wire at `now` (the serializer is free): returns
@@ -757,5 +778,36 @@ mod tests {
         }
         assert_eq!(admitted, 5);
         assert_eq!(pools[0].used, 5000);
+    }
+
+    /// An idle port of a shared pool sends a packet on as `offer` then `serve` would, and
+    /// leaves to `offer` a packet that the pool's threshold refuses even with nothing waiting.
+    #[test]
+    fn an_idle_shared_pool_port_sends_what_offer_and_serve_would() {
+        let shared = || port(BufferLimit::Shared { pool: 0, alpha: 0.5 }, u64::MAX, 1);
+        let t = Instant::ZERO + Duration::from_ns(100);
+        // 3,000 B free: a 1,500 B packet is within alpha x free.
+        let mut pools = [SharedPool { capacity: 10_000, used: 7_000 }];
+        let (mut fast, mut slow) = (shared(), shared());
+        let sent = fast.send_if_idle(t, PacketId(1), 1500, &pools);
+        assert_eq!(offer(&mut slow, t, pkt(1, 1500, 0, false), &mut false, &mut pools), Admission::Queued { marked: false });
+        let served = slow.serve(t, &mut pools, |_| 1500);
+        assert_eq!(sent, Some(served.arrival));
+        assert_eq!(served.wake, None);
+        assert_eq!(pools[0].used, 7_000, "the pool holds nothing of a packet being serialized");
+        assert_eq!((fast.busy_until, fast.max_queue_bytes, fast.counters.packets_sent), (slow.busy_until, slow.max_queue_bytes, slow.counters.packets_sent));
+        assert_eq!(fast.pop_arrival(), slow.pop_arrival());
+        // 2,000 B free: 1,500 B is above alpha x free, so `offer` drops it.
+        let mut pools = [SharedPool { capacity: 10_000, used: 8_000 }];
+        let mut idle = shared();
+        assert_eq!(idle.send_if_idle(t, PacketId(2), 1500, &pools), None);
+        assert_eq!(offer(&mut idle, t, pkt(2, 1500, 0, false), &mut false, &mut pools), Admission::Dropped);
+        // A busy serializer or a packet waiting: never sent on.
+        let mut pools = [SharedPool { capacity: 10_000, used: 0 }];
+        let mut busy = shared();
+        assert!(busy.send_if_idle(t, PacketId(3), 100, &pools).is_some());
+        assert_eq!(busy.send_if_idle(t, PacketId(4), 100, &pools), None);
+        assert_eq!(offer(&mut busy, t, pkt(4, 100, 0, false), &mut false, &mut pools), Admission::Queued { marked: false });
+        assert_eq!(busy.send_if_idle(t + Duration::from_us(1), PacketId(5), 100, &pools), None);
     }
 }
