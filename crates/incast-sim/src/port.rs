@@ -447,12 +447,12 @@ impl Port {
     }
 
     /// Puts packet `id` of `wire_bytes` straight onto the wire at `now` if it finds the
-    /// serializer free and nothing waiting at a port without a discipline of its own, as most
-    /// packets of a network that is not congested do: what `offer` and then `serve` would do,
-    /// without joining and leaving a queue. Returns `None` if it did not (the caller offers the
-    /// packet), else when the caller must schedule the port's next arrival (the wire was
-    /// empty). The packet cannot be marked (nothing waits), and a packet that fits no limit is
-    /// left to `offer`, which drops it.
+    /// serializer free and nothing waiting at a port whose discipline, if it has one, lets it
+    /// through, as most packets of a network that is not congested do: what `offer` and then
+    /// `serve` would do, without joining and leaving a queue. Returns `None` if it did not (the
+    /// caller offers the packet), else when the caller must schedule the port's next arrival
+    /// (the wire was empty). The packet cannot be marked (nothing waits), and a packet that fits
+    /// no limit is left to `offer`, which drops it.
     ///
     /// The time-averaged queue's sums (`PortCounters`) are left alone: a packet that waits no
     /// time adds the same to what entered and what left, and only their difference is read.
@@ -464,7 +464,7 @@ impl Port {
         if !(self.busy_until <= now && self.queued_packets == 0) {
             return None;
         }
-        let fits = if self.special_limit { self.fits_idle_special(size, pools) } else { size <= self.max_bytes && self.max_packets > 0 };
+        let fits = if self.special_limit { self.fits_idle_special(wire_bytes, pools) } else { size <= self.max_bytes && self.max_packets > 0 };
         if !fits {
             return None;
         }
@@ -473,18 +473,20 @@ impl Port {
         Some(self.start_sending(now, id, size))
     }
 
-    /// Whether a packet of `size` bytes fits an empty queue whose limit is a special one: a
-    /// shared pool's test in `offer` with nothing waiting (a shared-buffer switch's ports are
-    /// most of a large fabric's, and most of their packets find them idle); never at a port
-    /// with a discipline of its own, which decides for itself.
+    /// Whether a packet of `wire_bytes` goes straight through an empty queue whose limit is a
+    /// special one: a shared pool's test in `offer` with nothing waiting (a shared-buffer
+    /// switch's ports are most of a large fabric's, and most of their packets find them idle),
+    /// or a discipline's own answer (`QueueDiscipline::passes_when_idle`).
     #[inline]
-    fn fits_idle_special(&self, size: u64, pools: &[SharedPool]) -> bool {
-        match self.limit {
-            BufferLimit::Shared { pool, alpha } => {
+    fn fits_idle_special(&self, wire_bytes: u32, pools: &[SharedPool]) -> bool {
+        let size = u64::from(wire_bytes);
+        match &self.limit {
+            &BufferLimit::Shared { pool, alpha } => {
                 let pool = &pools[pool as usize];
                 let free = pool.capacity - pool.used;
                 size <= free && size as f64 <= alpha * free as f64
             }
+            BufferLimit::Plugged(discipline) => discipline.passes_when_idle(wire_bytes),
             _ => false,
         }
     }

@@ -406,6 +406,15 @@ pub(crate) trait QueueDiscipline {
     /// The next packet to serialize at `now`, if any waits and may go.
     fn next(&mut self, now: Instant) -> Option<PacketId>;
 
+    /// Whether a packet of `wire_bytes` that finds nothing waiting and the serializer free would
+    /// join and at once leave, leaving nothing of it in the discipline's state: the port then
+    /// puts it on the wire without offering it (`Port::send_if_idle`, most hops of a network
+    /// that is not congested). Only a discipline whose state is its waiting packets may say so;
+    /// one that counts, paces or shares what passes keeps the default.
+    fn passes_when_idle(&self, _wire_bytes: u32) -> bool {
+        false
+    }
+
     /// When a packet that waits but may not go yet may go (`next` returned `None` while `len`
     /// is not 0): the port wakes then. `None` if every packet that waits may go.
     fn held_until(&self) -> Option<Instant> {

@@ -325,6 +325,14 @@ macro_rules! engine_registry {
                 }
             }
 
+            /// Whether a packet of `wire_bytes` that finds nothing waiting and the serializer
+            /// free may go straight onto the wire.
+            pub(crate) fn passes_when_idle(&self, wire_bytes: u32) -> bool {
+                match self {
+                    $(Discipline::$family(d) => d.passes_when_idle(wire_bytes),)+
+                }
+            }
+
             /// When a packet held back may go.
             pub(crate) fn held_until(&self) -> Option<Instant> {
                 match self {

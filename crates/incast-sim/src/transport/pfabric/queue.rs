@@ -103,6 +103,12 @@ impl QueueDiscipline for PfabricQueue {
         self.pop().map(|e| e.id)
     }
 
+    /// With nothing waiting, an arrival within the limit joins and is the one sent next; the
+    /// queue keeps nothing but its entries.
+    fn passes_when_idle(&self, wire_bytes: u32) -> bool {
+        u64::from(wire_bytes) <= self.limit
+    }
+
     fn len(&self) -> usize {
         PfabricQueue::len(self)
     }
