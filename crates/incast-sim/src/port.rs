@@ -459,12 +459,12 @@ impl Port {
     /// A shared pool's use is left alone too: `offer` would add the packet and `serve` take it
     /// back before anything read the pool.
     #[inline]
-    pub(crate) fn send_if_idle(&mut self, now: Instant, id: PacketId, wire_bytes: u32, pools: &[SharedPool]) -> Option<Option<Instant>> {
+    pub(crate) fn send_if_idle(&mut self, now: Instant, id: PacketId, wire_bytes: u32, payload: bool, pools: &[SharedPool]) -> Option<Option<Instant>> {
         let size = u64::from(wire_bytes);
         if !(self.busy_until <= now && self.queued_packets == 0) {
             return None;
         }
-        let fits = if self.special_limit { self.fits_idle_special(wire_bytes, pools) } else { size <= self.max_bytes && self.max_packets > 0 };
+        let fits = if self.special_limit { self.fits_idle_special(now, wire_bytes, payload, pools) } else { size <= self.max_bytes && self.max_packets > 0 };
         if !fits {
             return None;
         }
@@ -476,17 +476,18 @@ impl Port {
     /// Whether a packet of `wire_bytes` goes straight through an empty queue whose limit is a
     /// special one: a shared pool's test in `offer` with nothing waiting (a shared-buffer
     /// switch's ports are most of a large fabric's, and most of their packets find them idle),
-    /// or a discipline's own answer (`QueueDiscipline::passes_when_idle`).
+    /// or a discipline's own answer (`QueueDiscipline::take_when_idle`, which then keeps what
+    /// it keeps of a packet in service).
     #[inline]
-    fn fits_idle_special(&self, wire_bytes: u32, pools: &[SharedPool]) -> bool {
+    fn fits_idle_special(&mut self, now: Instant, wire_bytes: u32, payload: bool, pools: &[SharedPool]) -> bool {
         let size = u64::from(wire_bytes);
-        match &self.limit {
-            &BufferLimit::Shared { pool, alpha } => {
+        match &mut self.limit {
+            &mut BufferLimit::Shared { pool, alpha } => {
                 let pool = &pools[pool as usize];
                 let free = pool.capacity - pool.used;
                 size <= free && size as f64 <= alpha * free as f64
             }
-            BufferLimit::Plugged(discipline) => discipline.passes_when_idle(wire_bytes),
+            BufferLimit::Plugged(discipline) => discipline.take_when_idle(now, wire_bytes, payload),
             _ => false,
         }
     }
@@ -791,7 +792,7 @@ mod tests {
         // 3,000 B free: a 1,500 B packet is within alpha x free.
         let mut pools = [SharedPool { capacity: 10_000, used: 7_000 }];
         let (mut fast, mut slow) = (shared(), shared());
-        let sent = fast.send_if_idle(t, PacketId(1), 1500, &pools);
+        let sent = fast.send_if_idle(t, PacketId(1), 1500, true, &pools);
         assert_eq!(offer(&mut slow, t, pkt(1, 1500, 0, false), &mut false, &mut pools), Admission::Queued { marked: false });
         let served = slow.serve(t, &mut pools, |_| 1500);
         assert_eq!(sent, Some(served.arrival));
@@ -802,14 +803,14 @@ mod tests {
         // 2,000 B free: 1,500 B is above alpha x free, so `offer` drops it.
         let mut pools = [SharedPool { capacity: 10_000, used: 8_000 }];
         let mut idle = shared();
-        assert_eq!(idle.send_if_idle(t, PacketId(2), 1500, &pools), None);
+        assert_eq!(idle.send_if_idle(t, PacketId(2), 1500, true, &pools), None);
         assert_eq!(offer(&mut idle, t, pkt(2, 1500, 0, false), &mut false, &mut pools), Admission::Dropped);
         // A busy serializer or a packet waiting: never sent on.
         let mut pools = [SharedPool { capacity: 10_000, used: 0 }];
         let mut busy = shared();
-        assert!(busy.send_if_idle(t, PacketId(3), 100, &pools).is_some());
-        assert_eq!(busy.send_if_idle(t, PacketId(4), 100, &pools), None);
+        assert!(busy.send_if_idle(t, PacketId(3), 100, true, &pools).is_some());
+        assert_eq!(busy.send_if_idle(t, PacketId(4), 100, true, &pools), None);
         assert_eq!(offer(&mut busy, t, pkt(4, 100, 0, false), &mut false, &mut pools), Admission::Queued { marked: false });
-        assert_eq!(busy.send_if_idle(t + Duration::from_us(1), PacketId(5), 100, &pools), None);
+        assert_eq!(busy.send_if_idle(t + Duration::from_us(1), PacketId(5), 100, true, &pools), None);
     }
 }

@@ -1566,7 +1566,7 @@ impl Simulation {
         // An idle port that neither processes nor logs what it is offered sends the packet on:
         // most hops of a network that is not congested, and every event's worth of work less.
         if port.processor.is_none() && !port.offers_logged {
-            if let Some(arrival) = port.send_if_idle(now, id, pkt.wire_bytes, &self.net.pools) {
+            if let Some(arrival) = port.send_if_idle(now, id, pkt.wire_bytes, pkt.len > 0, &self.net.pools) {
                 if let Some(t) = arrival {
                     self.schedule(t, Event::Arrive(port_id));
                 }

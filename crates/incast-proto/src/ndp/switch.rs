@@ -165,6 +165,23 @@ impl<T: Copy> TrimmingQueue<T> {
         }
     }
 
+    /// A packet of `bytes` (`data` if it carries payload) arrives at `now` and finds nothing
+    /// waiting and the port's serializer free: it goes straight into service if `offer` would
+    /// queue it, as `offer` then `next` would take it (the queue keeps only its class, size and
+    /// end). Returns whether it did; if not, `offer` decides (and tosses the coin if it must).
+    pub fn take_idle(&mut self, now: Instant, bytes: u32, data: bool) -> bool {
+        debug_assert!(self.is_empty(), "a packet waits");
+        let (class, size, room) = match data {
+            true => (Class::Data, bytes, self.limit),
+            false => (Class::Header, self.header_size, 2 * self.limit),
+        };
+        if self.counted(now, class) + u64::from(size) > room {
+            return false;
+        }
+        self.in_service = Some((class, size, now + self.rate.tx_time(u64::from(size))));
+        true
+    }
+
     /// What becomes of header `id` (`bytes` before trimming) that found the header queue full:
     /// it goes back to its sender with return-to-sender on, unless it is on its way back already;
     /// else it is dropped.
@@ -350,6 +367,78 @@ mod tests {
                 prop_assert!(q.header_bytes_waiting <= 8 * 9000);
             }
             prop_assert_eq!(offered, dropped + sent + q.len() as u32);
+        }
+
+        /// A port that puts an arrival finding it idle straight into service (`take_idle`)
+        /// sends, trims and drops exactly as one that offers every arrival and then takes the
+        /// next packet: the same outcomes, the same packets on the wire at the same times.
+        #[test]
+        fn taking_idle_arrivals_straight_into_service_changes_nothing(
+            ops in proptest::collection::vec((0u64..3000, any::<bool>(), any::<bool>(), any::<bool>()), 0..300),
+        ) {
+            let mut fast = Port::new();
+            let mut slow = Port::new();
+            let mut now = Instant::ZERO;
+            for (id, &(gap_ns, small, data, coin)) in ops.iter().enumerate() {
+                now += crate::time::Duration::from_ns(gap_ns);
+                let bytes = match (data, small) { (true, false) => FULL, (true, true) => 1500, (false, _) => 64 };
+                let a = fast.arrive(now, id as u32, bytes, data, coin, true);
+                let b = slow.arrive(now, id as u32, bytes, data, coin, false);
+                prop_assert_eq!(a, b);
+            }
+            prop_assert_eq!(&fast.sent, &slow.sent);
+        }
+    }
+
+    /// A port of `queue()` as the engine drives it: each arrival is offered (or taken idle) and
+    /// the serializer, once free, takes the next packet; `sent` lists (id, time) in order.
+    struct Port {
+        q: TrimmingQueue<u32>,
+        sizes: std::collections::HashMap<u32, u32>,
+        busy_until: Instant,
+        sent: Vec<(u32, Instant)>,
+    }
+
+    impl Port {
+        fn new() -> Port {
+            Port { q: TrimmingQueue::new(3 * 9000, 64, RATE), sizes: Default::default(), busy_until: Instant::ZERO, sent: Vec::new() }
+        }
+
+        /// Sends what may go by `now`, then takes packet `id`: straight into service if
+        /// `take_idle` lets it and `idle_path`, else offered.
+        fn arrive(&mut self, now: Instant, id: u32, bytes: u32, data: bool, coin: bool, idle_path: bool) -> Offered<u32> {
+            self.serve_until(now);
+            let size = if data { bytes } else { 64 };
+            if idle_path && self.q.is_empty() && self.busy_until <= now && self.q.take_idle(now, bytes, data) {
+                self.start(id, size, now);
+                return Offered::Queued;
+            }
+            let outcome = self.q.offer(now, id, bytes, data, false, || coin);
+            self.sizes.insert(id, size);
+            if let Offered::Trimmed { packet, .. } = outcome {
+                self.sizes.insert(packet, 64);
+            }
+            if self.busy_until <= now {
+                if let Some(next) = self.q.next(now) {
+                    self.start(next, self.sizes[&next], now);
+                }
+            }
+            outcome
+        }
+
+        /// The serializer comes free while packets wait (they arrived while it was busy): each
+        /// takes the next at the moment it comes free.
+        fn serve_until(&mut self, now: Instant) {
+            while self.busy_until <= now {
+                let at = self.busy_until;
+                let Some(id) = self.q.next(at) else { break };
+                self.start(id, self.sizes[&id], at);
+            }
+        }
+
+        fn start(&mut self, id: u32, size: u32, at: Instant) {
+            self.busy_until = at + RATE.tx_time(u64::from(size));
+            self.sent.push((id, at));
         }
     }
 }

@@ -406,12 +406,13 @@ pub(crate) trait QueueDiscipline {
     /// The next packet to serialize at `now`, if any waits and may go.
     fn next(&mut self, now: Instant) -> Option<PacketId>;
 
-    /// Whether a packet of `wire_bytes` that finds nothing waiting and the serializer free would
-    /// join and at once leave, leaving nothing of it in the discipline's state: the port then
-    /// puts it on the wire without offering it (`Port::send_if_idle`, most hops of a network
-    /// that is not congested). Only a discipline whose state is its waiting packets may say so;
-    /// one that counts, paces or shares what passes keeps the default.
-    fn passes_when_idle(&self, _wire_bytes: u32) -> bool {
+    /// A packet of `wire_bytes` (`payload` if it carries any) arrives at `now` and finds nothing
+    /// waiting and the serializer free: if `offer` would queue it and `next` then send it at
+    /// once, the discipline keeps what it would keep of it in service and says yes, and the
+    /// port puts it on the wire without offering it (`Port::send_if_idle`: most hops of a
+    /// network that is not congested). It says no (the default) where the two calls would do
+    /// anything else, or where its state is shared with a host's transport or paced.
+    fn take_when_idle(&mut self, _now: Instant, _wire_bytes: u32, _payload: bool) -> bool {
         false
     }
 

@@ -325,11 +325,11 @@ macro_rules! engine_registry {
                 }
             }
 
-            /// Whether a packet of `wire_bytes` that finds nothing waiting and the serializer
-            /// free may go straight onto the wire.
-            pub(crate) fn passes_when_idle(&self, wire_bytes: u32) -> bool {
+            /// Whether a packet that finds nothing waiting and the serializer free goes
+            /// straight onto the wire (`QueueDiscipline::take_when_idle`).
+            pub(crate) fn take_when_idle(&mut self, now: Instant, wire_bytes: u32, payload: bool) -> bool {
                 match self {
-                    $(Discipline::$family(d) => d.passes_when_idle(wire_bytes),)+
+                    $(Discipline::$family(d) => d.take_when_idle(now, wire_bytes, payload),)+
                 }
             }
 

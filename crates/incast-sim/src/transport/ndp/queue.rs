@@ -78,6 +78,15 @@ impl QueueDiscipline for NdpQueue {
         }
     }
 
+    /// A switch port's trimming queue takes an idle arrival into service as `offer` and `next`
+    /// would; a host NIC's paces its PULLs and takes turns by flow, so it is always offered.
+    fn take_when_idle(&mut self, now: Instant, wire_bytes: u32, payload: bool) -> bool {
+        match self {
+            NdpQueue::Switch { queue, .. } => queue.take_idle(now, wire_bytes, payload),
+            NdpQueue::Host(_) => false,
+        }
+    }
+
     fn held_until(&self) -> Option<Instant> {
         match self {
             NdpQueue::Switch { .. } => None,

@@ -236,7 +236,7 @@ mod tests {
     #[test]
     fn an_idle_pfabric_port_sends_on_what_its_queue_would_send_at_once() {
         let (mut fast, mut slow) = (pfabric_port(3000), pfabric_port(3000));
-        let sent = fast.send_if_idle(Instant::ZERO, PacketId(0), 1500, &[]);
+        let sent = fast.send_if_idle(Instant::ZERO, PacketId(0), 1500, true, &[]);
         assert_eq!(offer(&mut slow, ranked(0, 1, 900_000, 1500)), Admission::Queued { marked: false });
         let served = slow.serve(Instant::ZERO, &mut [], |_| 1500);
         assert_eq!(sent, Some(served.arrival));
@@ -244,14 +244,14 @@ mod tests {
         assert_eq!((fast.queue_bytes(), fast.packets_held(), fast.counters.packets_sent), (0, 1, 1));
         assert_eq!(fast.pop_arrival(), slow.pop_arrival());
         let mut small = pfabric_port(1000);
-        assert_eq!(small.send_if_idle(Instant::ZERO, PacketId(1), 1500, &[]), None, "above the limit");
+        assert_eq!(small.send_if_idle(Instant::ZERO, PacketId(1), 1500, true, &[]), None, "above the limit");
         assert_eq!(offer(&mut small, ranked(1, 1, 0, 1500)), Admission::Dropped);
         // Busy until 12 us: a packet at 1 us waits, and one at 20 us finds it waiting.
         let mut busy = pfabric_port(3000);
-        assert!(busy.send_if_idle(Instant::ZERO, PacketId(2), 1500, &[]).is_some());
+        assert!(busy.send_if_idle(Instant::ZERO, PacketId(2), 1500, true, &[]).is_some());
         let at = |us| Instant::ZERO + Duration::from_us(us);
-        assert_eq!(busy.send_if_idle(at(1), PacketId(3), 1500, &[]), None);
+        assert_eq!(busy.send_if_idle(at(1), PacketId(3), 1500, true, &[]), None);
         assert_eq!(busy.offer(at(1), ranked(3, 2, 5, 1500).0, &mut [], || None), Admission::Queued { marked: false });
-        assert_eq!(busy.send_if_idle(at(20), PacketId(4), 40, &[]), None);
+        assert_eq!(busy.send_if_idle(at(20), PacketId(4), 40, true, &[]), None);
     }
 }

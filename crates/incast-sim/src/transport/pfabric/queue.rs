@@ -105,7 +105,7 @@ impl QueueDiscipline for PfabricQueue {
 
     /// With nothing waiting, an arrival within the limit joins and is the one sent next; the
     /// queue keeps nothing but its entries.
-    fn passes_when_idle(&self, wire_bytes: u32) -> bool {
+    fn take_when_idle(&mut self, _now: Instant, wire_bytes: u32, _payload: bool) -> bool {
         u64::from(wire_bytes) <= self.limit
     }
 
