@@ -154,6 +154,32 @@ def test_bad_requests_are_one_line_errors(argv, message, tmp_path, monkeypatch, 
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize("where", ["elsewhere", "out", "none"])
+def test_a_file_a_reproduction_cannot_open_is_named_not_blamed_on_out(where, tmp_path, monkeypatch, capsys) -> None:
+    """A data file a reproduction reads that is missing (Homa's committed reference rows, in a copy
+    of the package without its repository) is named; a failure to write into --out, or one
+    without a file, is --out's."""
+    import errno
+
+    import incast.reproduce
+
+    out = tmp_path / "out"
+    missing = {"elsewhere": str(tmp_path / "docs" / "reference.txt"), "out": str(out / "homa-w3" / "flows.parquet"),
+               "none": None}[where]
+
+    def fails(rid, *args, **kwargs):  # type: ignore[no-untyped-def]
+        code = errno.ENOENT if where != "none" else errno.ENOSPC
+        raise OSError(code, os.strerror(code), missing)
+
+    monkeypatch.setattr(incast.reproduce, "run_reproduction", fails)
+    assert main(["reproduce", "d3-fig5", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    if where == "elsewhere":
+        assert err == f"incast: error: d3-fig5: cannot open {missing!r}: No such file or directory", err
+    else:
+        assert err.startswith(f"incast: error: --out {str(out)!r}: cannot write results: "), err
+
+
 def test_d3_settings_run_every_simulation_under_them_and_say_so(tmp_path: Path) -> None:
     out = tmp_path / "repaired"
     argv = ["reproduce", "d3-multi-bottleneck", "--quick", "--out", str(out), "--quiet", "--d3", "variant=repaired",

@@ -5,6 +5,7 @@ directory into one HTML page."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -86,12 +87,23 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"incast: error: {rid}: {e}; finished runs are kept, rerun to resume", file=sys.stderr)
             return EXIT_FAILED
         except OSError as e:
-            raise CliError(f"--out {args.out!r}: cannot write results: {os_error(e)}") from None
+            raise _os_failure(args.out, out, rid, e) from None
         if not args.quiet:
             tally = Tally.of([c.report() for c in outcome.claims])
             print(f"{rid}: {tally}, {time.monotonic() - started:.1f} s "
                   f"-> {out / rid}/report.md")
     return 0
+
+
+def _os_failure(given: str, out: Path, rid: str, e: OSError) -> CliError:
+    """The error for an OSError of reproduction `rid`: a file outside `out` is named as the one
+    that could not be opened (a data file the reproduction reads, such as the Homa cross-check's
+    committed reference rows, which a copy of the package without its repository lacks); any
+    other is a failure to write the results to `out` (`given`, as the command line wrote it)."""
+    name = e.filename
+    if name is not None and not Path(os.fsdecode(name)).resolve().is_relative_to(out.resolve()):
+        return CliError(f"{rid}: cannot open {os.fsdecode(name)!r}: {os_error(e)}")
+    return CliError(f"--out {given!r}: cannot write results: {os_error(e)}")
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
