@@ -411,7 +411,7 @@ pub(crate) trait QueueDiscipline {
     /// once, the discipline keeps what it would keep of it in service and says yes, and the
     /// port puts it on the wire without offering it (`Port::send_if_idle`: most hops of a
     /// network that is not congested). It says no (the default) where the two calls would do
-    /// anything else, or where its state is shared with a host's transport or paced.
+    /// anything else, or where the packet might have to wait (a pacer).
     fn take_when_idle(&mut self, _now: Instant, _wire_bytes: u32, _payload: bool) -> bool {
         false
     }
