@@ -48,6 +48,17 @@ pub(crate) struct SharedPool {
     pub(crate) used: u64,
 }
 
+impl SharedPool {
+    /// Whether a port with `waiting` bytes queued and threshold factor `alpha` may queue a
+    /// packet of `size` bytes: the pool has room for it, and the port's queue with it stays
+    /// within alpha x the free bytes (Choudhury and Hahne's dynamic threshold).
+    #[inline]
+    fn admits(&self, waiting: u64, size: u64, alpha: f64) -> bool {
+        let free = self.capacity - self.used;
+        size <= free && (waiting + size) as f64 <= alpha * free as f64
+    }
+}
+
 /// Outcome of offering a packet to a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Admission {
@@ -353,11 +364,7 @@ impl Port {
         let fits = if self.special_limit {
             match self.limit {
                 BufferLimit::Plugged(_) => return self.offer_plugged(now, packet, header()),
-                BufferLimit::Shared { pool, alpha } => {
-                    let pool = &pools[pool as usize];
-                    let free = pool.capacity - pool.used;
-                    size <= free && (self.queued_bytes + size) as f64 <= alpha * free as f64
-                }
+                BufferLimit::Shared { pool, alpha } => pools[pool as usize].admits(self.queued_bytes, size, alpha),
                 _ => unreachable!("special limits are a discipline's or a pool's"),
             }
         } else {
@@ -480,13 +487,8 @@ impl Port {
     /// it keeps of a packet in service).
     #[inline]
     fn fits_idle_special(&mut self, now: Instant, wire_bytes: u32, payload: bool, pools: &[SharedPool]) -> bool {
-        let size = u64::from(wire_bytes);
         match &mut self.limit {
-            &mut BufferLimit::Shared { pool, alpha } => {
-                let pool = &pools[pool as usize];
-                let free = pool.capacity - pool.used;
-                size <= free && size as f64 <= alpha * free as f64
-            }
+            &mut BufferLimit::Shared { pool, alpha } => pools[pool as usize].admits(0, u64::from(wire_bytes), alpha),
             BufferLimit::Plugged(discipline) => discipline.take_when_idle(now, wire_bytes, payload),
             _ => false,
         }
