@@ -129,6 +129,16 @@ impl<T: Copy> TrimmingQueue<T> {
             }
     }
 
+    /// Whether `size` more bytes of `class` fit at `now`: data within the limit, headers within
+    /// twice it (htsim's `_maxsize` and its header queue's), the packet in service counted.
+    fn fits(&mut self, now: Instant, class: Class, size: u32) -> bool {
+        let room = match class {
+            Class::Data => self.limit,
+            Class::Header => 2 * self.limit,
+        };
+        self.counted(now, class) + u64::from(size) <= room
+    }
+
     /// A packet `id` of `bytes` arrives at `now`; `data` if it carries payload (a header
     /// otherwise), `returned` if it is a header on its way back to its sender already (it is not
     /// turned back twice: dropped if it finds no room); `coin` tosses a fair coin, when the data
@@ -136,7 +146,7 @@ impl<T: Copy> TrimmingQueue<T> {
     pub fn offer(&mut self, now: Instant, id: T, bytes: u32, data: bool, returned: bool, coin: impl FnOnce() -> bool) -> Offered<T> {
         let mut outcome = Offered::Queued;
         if data {
-            let fits = self.counted(now, Class::Data) + u64::from(bytes) <= self.limit;
+            let fits = self.fits(now, Class::Data, bytes);
             // The coin may spare the arrival only if a waiting packet can be trimmed instead
             // (htsim asserts one waits, line 153; with a limit below two packets it may not).
             if fits || (coin() && !self.data.is_empty()) {
@@ -171,11 +181,8 @@ impl<T: Copy> TrimmingQueue<T> {
     /// end). Returns whether it did; if not, `offer` decides (and tosses the coin if it must).
     pub fn take_idle(&mut self, now: Instant, bytes: u32, data: bool) -> bool {
         debug_assert!(self.is_empty(), "a packet waits");
-        let (class, size, room) = match data {
-            true => (Class::Data, bytes, self.limit),
-            false => (Class::Header, self.header_size, 2 * self.limit),
-        };
-        if self.counted(now, class) + u64::from(size) > room {
+        let (class, size) = if data { (Class::Data, bytes) } else { (Class::Header, self.header_size) };
+        if !self.fits(now, class, size) {
             return false;
         }
         self.in_service = Some((class, size, now + self.rate.tx_time(u64::from(size))));
@@ -196,7 +203,7 @@ impl<T: Copy> TrimmingQueue<T> {
     /// A header joins the header queue if there is room; whether it did.
     fn header(&mut self, now: Instant, id: T) -> bool {
         let size = self.header_size;
-        if self.counted(now, Class::Header) + u64::from(size) > 2 * self.limit {
+        if !self.fits(now, Class::Header, size) {
             return false;
         }
         self.headers.push_back(id);
